@@ -1,0 +1,26 @@
+"""Myia: a differentiable programming language for Python.
+
+Write a model in a functional subset of Python; Myia parses it into a graph IR, infers types
+and shapes, differentiates by transforming the IR, optimizes and compiles it.
+"""
+
+from .api import MyiaFunction, myia
+from .errors import (
+    MyiaError,
+    MyiaInternalError,
+    MyiaNameError,
+    MyiaShapeError,
+    MyiaSyntaxError,
+    MyiaTypeError,
+)
+
+__all__ = [
+    "MyiaError",
+    "MyiaFunction",
+    "MyiaInternalError",
+    "MyiaNameError",
+    "MyiaShapeError",
+    "MyiaSyntaxError",
+    "MyiaTypeError",
+    "myia",
+]

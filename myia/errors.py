@@ -1,0 +1,88 @@
+"""The errors Myia raises for user mistakes, each pointing at the user's source.
+
+A `MyiaError` carries a message and a list of `Frame`s: the user's call stack from the entry
+point down to the failing construct, each with the function name, file, line, source text and
+(where known) the inferred types of the arguments. ``str(error)`` shows all of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .ir.node import Location
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One level of a Myia traceback."""
+
+    function: str
+    location: Location | None
+    detail: str | None = None
+
+    def format(self) -> str:
+        loc = self.location
+        if loc is None:
+            head = f"  in {self.function}"
+        else:
+            head = f'  File "{loc.filename}", line {loc.line}, in {self.function}'
+        lines = [head]
+        if loc is not None:
+            src = loc.source_line()
+            if src:
+                lines.append(f"    {src}")
+        if self.detail:
+            lines.append(f"    {self.detail}")
+        return "\n".join(lines)
+
+
+class MyiaError(Exception):
+    """Base class of every error Myia raises while compiling a user's program."""
+
+    def __init__(self, message: str, frames: Sequence[Frame] = ()):
+        super().__init__(message)
+        self.message = message
+        self.frames = list(frames)
+
+    @property
+    def location(self) -> Location | None:
+        """The location of the innermost frame."""
+        for f in reversed(self.frames):
+            if f.location is not None:
+                return f.location
+        return None
+
+    def __str__(self) -> str:
+        if not self.frames:
+            return self.message
+        tb = "\n".join(f.format() for f in self.frames)
+        return f"{self.message}\nMyia traceback (most recent call last):\n{tb}"
+
+
+class MyiaSyntaxError(MyiaError):
+    """Python syntax outside the subset Myia compiles."""
+
+
+class MyiaNameError(MyiaError):
+    """A name that is not defined anywhere."""
+
+
+class MyiaTypeError(MyiaError):
+    """An operation on the wrong types, a wrong number of arguments, incompatible branches."""
+
+
+class MyiaShapeError(MyiaTypeError):
+    """Incompatible array shapes."""
+
+
+class MyiaInternalError(MyiaError):
+    """A fault inside Myia itself, not in the user's program."""
+
+    def __init__(self, message: str, frames: Sequence[Frame] = ()):
+        super().__init__(f"internal error in Myia (please report it): {message}", frames)
+
+
+def at(location: Location | None, function: str = "<module>") -> list[Frame]:
+    """Return a one-frame traceback pointing at `location`."""
+    return [Frame(function, location)]

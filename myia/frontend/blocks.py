@@ -1,0 +1,167 @@
+"""SSA construction (Braun et al. 2013): basic blocks as graphs, jumps as tail calls.
+
+Every basic block of a Python function becomes a `Graph`. A jump from one block to another is
+a tail call whose arguments are the variables the target reads: ``target(x, y)``, or, for a
+conditional jump, ``switch(cond, if_true, if_false)(x, y)`` where both targets take the same
+parameters. Parameters are created on demand when a block reads a variable it did not assign
+(the phi nodes of SSA form); a block whose predecessors are not all known yet (a loop header
+while its body is being parsed) is *unsealed* and fills in the arguments of its incoming jumps
+when it is sealed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..ir.node import Apply, Constant, DebugInfo, Graph, Node, Parameter
+from ..primitives import P
+
+
+class Unbound:
+    """The value of a local variable read before any assignment on some path."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<unbound {self.name}>"
+
+
+class Jump:
+    """A jump from `source` to one target, or to two targets with shared parameters."""
+
+    def __init__(self, source: Block, targets: list[Block], apply: Apply):
+        self.source = source
+        self.targets = targets
+        self.apply = apply
+        self.vars: list[str] = []
+
+    def add_var(self, name: str) -> None:
+        """Pass variable `name` along this jump (and make every target take it)."""
+        if name in self.vars:
+            return
+        self.vars.append(name)
+        index = len(self.apply.inputs)
+        self.apply.inputs.append(Constant(None))
+        for t in self.targets:
+            t.ensure_param(name)
+        self.apply.inputs[index] = self.source.read(name)
+
+
+class Block:
+    """A basic block of a function being parsed.
+
+    Attributes:
+        graph: the graph of the block.
+        variables: the current SSA value of each variable assigned or read in the block.
+        preds: the jumps into this block.
+        sealed: whether every predecessor is known.
+        effects: nodes to evaluate, in order, before the block's final jump or return.
+        terminated: whether the block has its output (return, jump or raise).
+    """
+
+    def __init__(self, function: Any, graph: Graph):
+        self.function = function
+        self.graph = graph
+        self.variables: dict[str, Node] = {}
+        self.phis: dict[str, Parameter] = {}
+        self.preds: list[Jump] = []
+        self.sealed = False
+        self.effects: list[Node] = []
+        self.terminated = False
+
+    # Reading and writing variables ---------------------------------------------------------
+
+    def write(self, name: str, node: Node) -> None:
+        self.variables[name] = node
+
+    def read(self, name: str) -> Node:
+        """Return the SSA value of `name` at the current end of this block."""
+        if name in self.variables:
+            return self.variables[name]
+        if not self.function.is_local(name):
+            return self.function.read_nonlocal(name)
+        if self.sealed and not self.preds:
+            return Constant(Unbound(name), DebugInfo(name))
+        return self.add_phi(name)
+
+    def ensure_param(self, name: str) -> Parameter:
+        """Make this block take variable `name` as a parameter."""
+        if name in self.phis:
+            return self.phis[name]
+        p = self.graph.add_parameter(name)
+        self.phis[name] = p
+        self.variables.setdefault(name, p)
+        if self.sealed:
+            for j in self.preds:
+                j.add_var(name)
+        return p
+
+    def add_phi(self, name: str) -> Node:
+        p = self.ensure_param(name)
+        return self.variables[name] if name in self.variables else p
+
+    def seal(self) -> None:
+        """Mark every predecessor as known and pass the parameters along each of them."""
+        if self.sealed:
+            return
+        self.sealed = True
+        for name in list(self.phis):
+            for j in self.preds:
+                j.add_var(name)
+
+    # Outputs --------------------------------------------------------------------------------
+
+    def apply(self, fn: Any, *args: Any, debug: DebugInfo | None = None) -> Apply:
+        return self.graph.apply(fn, *args, debug=debug)
+
+    def finish(self, node: Node) -> None:
+        """Set the block's output to `node`, after its pending effects."""
+        for eff in reversed(self.effects):
+            node = self.graph.apply(P.seq, eff, node, debug=node.debug.derive())
+        self.graph.output = node
+        self.terminated = True
+
+    def jump(self, target: Block, debug: DebugInfo | None = None) -> Jump:
+        """End this block with a jump to `target`."""
+        app = self.graph.apply(target.graph, debug=debug)
+        j = Jump(self, [target], app)
+        target.preds.append(j)
+        self.finish(app)
+        if target.sealed:
+            for name in list(target.phis):
+                j.add_var(name)
+        return j
+
+    def branch(
+        self, cond: Node, if_true: Block, if_false: Block, debug: DebugInfo | None = None
+    ) -> Jump:
+        """End this block with ``switch(cond, if_true, if_false)(vars...)``."""
+        sw = self.graph.apply(P.switch, cond, if_true.graph, if_false.graph, debug=debug)
+        app = self.graph.apply(sw, debug=debug)
+        j = Jump(self, [if_true, if_false], app)
+        if_true.preds.append(j)
+        if_false.preds.append(j)
+        self.finish(app)
+        return j
+
+
+class ExpressionBlock(Block):
+    """The body of a closure made for a branch inside an expression (``a if c else b``).
+
+    It reads variables from the enclosing block (as free variables) and never assigns any.
+    """
+
+    def __init__(self, function: Any, graph: Graph, enclosing: Block):
+        super().__init__(function, graph)
+        self.enclosing = enclosing
+        self.sealed = True
+
+    def read(self, name: str) -> Node:
+        return self.enclosing.read(name)
+
+
+def make_block(function: Any, name: str, location: Any, factory: Callable[..., Block] = Block):
+    """Create a block with a fresh graph named `name`."""
+    return factory(function, Graph(name, location))

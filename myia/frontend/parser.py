@@ -1,0 +1,673 @@
+"""The frontend: Python functions to graphs, by SSA construction over their AST.
+
+`parse(fn)` returns the graph of a Python function (cached per function object). Each basic
+block becomes a graph (see `myia.frontend.blocks`); loops become tail-recursive graphs;
+``break``, ``continue`` and ``return`` are jumps. Branches inside expressions (``and``, ``or``,
+conditional expressions, chained comparisons) become closures selected by ``switch``.
+Constructs outside the subset raise `MyiaSyntaxError` at their line.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+import types
+from typing import Any
+
+from ..errors import MyiaSyntaxError, at
+from ..ir.node import Constant, DebugInfo, Graph, Location, Node
+from ..operations import ops
+from ..primitives import P
+from .blocks import Block, ExpressionBlock, Jump
+from .resolve import is_namespace, resolve_global, to_node
+
+_cache: dict[Any, Graph] = {}
+
+BINOPS: dict[type, Any] = {
+    ast.Add: ops.add,
+    ast.Sub: ops.sub,
+    ast.Mult: ops.mul,
+    ast.Div: ops.truediv,
+    ast.FloorDiv: ops.floordiv,
+    ast.Mod: ops.mod,
+    ast.Pow: ops.pow_,
+    ast.MatMult: ops.matmul,
+}
+
+COMPARE: dict[type, Any] = {
+    ast.Eq: ops.eq,
+    ast.NotEq: ops.ne,
+    ast.Lt: ops.lt,
+    ast.LtE: ops.le,
+    ast.Gt: ops.gt,
+    ast.GtE: ops.ge,
+}
+
+UNSUPPORTED_STATEMENTS: dict[type, str] = {
+    ast.Global: "global declarations",
+    ast.Nonlocal: "nonlocal declarations",
+    ast.Try: "try statements",
+    ast.With: "with statements",
+    ast.AsyncWith: "async with statements",
+    ast.AsyncFor: "async for loops",
+    ast.AsyncFunctionDef: "async functions",
+    ast.ClassDef: "class definitions inside a function",
+    ast.Import: "import statements",
+    ast.ImportFrom: "import statements",
+    ast.Delete: "del statements",
+    ast.Match: "match statements",
+}
+if hasattr(ast, "TryStar"):
+    UNSUPPORTED_STATEMENTS[ast.TryStar] = "try statements"
+
+
+def parse(fn: types.FunctionType) -> Graph:
+    """Return the graph of Python function `fn`, parsing it the first time."""
+    graph = _cache.get(fn)
+    if graph is None:
+        graph = Graph(fn.__qualname__)
+        _cache[fn] = graph
+        try:
+            SourceFunction(fn).parse_into(graph)
+        except BaseException:
+            del _cache[fn]
+            raise
+    return graph
+
+
+class SourceFunction:
+    """The source of a top-level Python function: its AST, file and line offset."""
+
+    def __init__(self, fn: types.FunctionType):
+        self.fn = fn
+        self.filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        lines, first = inspect.getsourcelines(fn)
+        self.line_offset = first - 1
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        self.col_offset = len(lines[0]) - len(lines[0].lstrip())
+        self.node = self._find(tree)
+
+    def _find(self, tree: ast.AST) -> ast.AST:
+        name = self.fn.__name__
+        if name == "<lambda>":
+            lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+            argnames = list(self.fn.__code__.co_varnames[: self.fn.__code__.co_argcount])
+            for lam in lambdas:
+                if [a.arg for a in lam.args.args] == argnames:
+                    return lam
+            raise MyiaSyntaxError("cannot find the source of this lambda")
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name:
+                return n
+        raise MyiaSyntaxError(f"cannot find the source of function {name}")
+
+    def location(self, node: ast.AST) -> Location:
+        line = getattr(node, "lineno", 1) + self.line_offset
+        end = getattr(node, "end_lineno", None)
+        return Location(
+            self.filename,
+            line,
+            getattr(node, "col_offset", 0) + self.col_offset,
+            end + self.line_offset if end is not None else None,
+            getattr(node, "end_col_offset", None),
+        )
+
+    def parse_into(self, graph: Graph) -> None:
+        node = self.node
+        graph.debug.location = self.location(node)
+        fp = FunctionParser(self, node, graph, parent=None)
+        defaults = list(self.fn.__defaults__ or ())
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        for a, v in zip(positional[len(positional) - len(defaults) :], defaults):
+            graph.defaults[a.arg] = Constant(v, DebugInfo(a.arg, self.location(a)))
+        for a in args.kwonlyargs:
+            if self.fn.__kwdefaults__ and a.arg in self.fn.__kwdefaults__:
+                v = self.fn.__kwdefaults__[a.arg]
+                graph.defaults[a.arg] = Constant(v, DebugInfo(a.arg, self.location(a)))
+        fp.parse_body()
+
+
+def walk_scope(body: list[ast.stmt] | ast.expr) -> list[ast.AST]:
+    """The AST nodes of one function's own scope (nested functions' bodies excluded)."""
+    out: list[ast.AST] = []
+    stack: list[ast.AST] = list(reversed(body)) if isinstance(body, list) else [body]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(n))))
+    return out
+
+
+def _bound_names(scope: list[ast.AST]) -> list[str]:
+    """Every binding of a name in a scope, in order (repetitions kept)."""
+    out = []
+    for n in scope:
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.append(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append(n.name)
+    return out
+
+
+class FunctionParser:
+    """Parses one function (top-level, nested ``def`` or ``lambda``) into a graph."""
+
+    def __init__(
+        self,
+        source: SourceFunction,
+        node: ast.FunctionDef | ast.Lambda,
+        graph: Graph,
+        parent: FunctionParser | None,
+        def_block: Block | None = None,
+    ):
+        self.source = source
+        self.node = node
+        self.graph = graph
+        self.parent = parent
+        self.def_block = def_block
+        self.name = getattr(node, "name", "<lambda>")
+        args = node.args
+        scope = walk_scope(node.body)
+        self.bindings = _bound_names(scope)
+        self.locals = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+        if args.vararg:
+            self.locals.add(args.vararg.arg)
+        self.locals.update(self.bindings)
+        self.nested_defs: dict[str, Graph] = {}
+        for n in scope:
+            if isinstance(n, ast.FunctionDef) and n.name not in self.nested_defs:
+                self.nested_defs[n.name] = Graph(n.name, source.location(n))
+        self.loops: list[tuple[Block, Block]] = []
+        self.block_count = 0
+        self.global_cache: dict[str, Constant] = {}
+
+    # Names ----------------------------------------------------------------------------------
+
+    def is_local(self, name: str) -> bool:
+        return name in self.locals
+
+    def read_nonlocal(self, name: str) -> Node:
+        """The value of a name this function does not bind: enclosing function or global."""
+        if self.parent is not None and self.parent.binds(name):
+            if name in self.parent.nested_defs and self.parent.def_count(name) == 1:
+                return Constant(self.parent.nested_defs[name], DebugInfo(name))
+            assert self.def_block is not None
+            return self.def_block.read(name)
+        if name not in self.global_cache:
+            self.global_cache[name] = resolve_global(
+                self.source.fn, name, self.source.location(self.node)
+            )
+        c = self.global_cache[name]
+        return Constant(c.value, DebugInfo(name, c.debug.location))
+
+    def binds(self, name: str) -> bool:
+        """Whether this function or one enclosing it binds `name`."""
+        return name in self.locals or (self.parent is not None and self.parent.binds(name))
+
+    def def_count(self, name: str) -> int:
+        """How many times this function binds `name`."""
+        return self.bindings.count(name)
+
+    # Helpers --------------------------------------------------------------------------------
+
+    def loc(self, node: ast.AST) -> Location:
+        return self.source.location(node)
+
+    def dbg(self, node: ast.AST, name: str | None = None) -> DebugInfo:
+        return DebugInfo(name, self.loc(node))
+
+    def error(self, node: ast.AST, message: str) -> MyiaSyntaxError:
+        return MyiaSyntaxError(message, at(self.loc(node), self.name))
+
+    def new_block(self, kind: str, node: ast.AST) -> Block:
+        self.block_count += 1
+        return Block(self, Graph(f"{self.graph.name}:{kind}", self.loc(node)))
+
+    # Entry ----------------------------------------------------------------------------------
+
+    def parse_body(self) -> None:
+        args = self.node.args
+        if args.kwarg is not None:
+            raise self.error(args.kwarg, "**kwargs parameters are not supported")
+        entry = Block(self, self.graph)
+        positional = [*args.posonlyargs, *args.args]
+        for a in positional:
+            entry.write(a.arg, self.graph.add_parameter(a.arg, self.dbg(a, a.arg)))
+        if args.vararg is not None:
+            a = args.vararg
+            entry.write(a.arg, self.graph.add_parameter(a.arg, self.dbg(a, a.arg)))
+            self.graph.flags["vararg"] = True
+        for a in args.kwonlyargs:
+            entry.write(a.arg, self.graph.add_parameter(a.arg, self.dbg(a, a.arg)))
+        self.graph.kwonly = len(args.kwonlyargs)
+        entry.sealed = True
+        if isinstance(self.node, ast.Lambda):
+            value = self.expr(entry, self.node.body)
+            entry.finish(value)
+            return
+        end = self.statements(entry, self.node.body)
+        if end is not None and not end.terminated:
+            end.finish(Constant(None, DebugInfo(None, self.loc(self.node))))
+
+    def parse_nested(self, node: ast.FunctionDef | ast.Lambda, block: Block, graph: Graph) -> None:
+        """Parse a nested ``def``/``lambda`` whose definition is in `block`."""
+        graph.debug.location = self.loc(node)
+        fp = FunctionParser(self.source, node, graph, parent=self, def_block=block)
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        for a, d in zip(positional[len(positional) - len(args.defaults) :], args.defaults):
+            graph.defaults[a.arg] = self.expr(block, d)
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            if d is not None:
+                graph.defaults[a.arg] = self.expr(block, d)
+        fp.parse_body()
+
+    # Statements -----------------------------------------------------------------------------
+
+    def statements(self, block: Block, stmts: list[ast.stmt]) -> Block | None:
+        """Parse `stmts` from `block`; return the block control reaches at the end, if any."""
+        for stmt in stmts:
+            if block.terminated:
+                break
+            method = getattr(self, f"stmt_{type(stmt).__name__}", None)
+            if method is None:
+                what = UNSUPPORTED_STATEMENTS.get(type(stmt), f"{type(stmt).__name__} statements")
+                raise self.error(stmt, f"{what} are not supported by Myia")
+            block = method(block, stmt)
+            if block is None:
+                return None
+        return block
+
+    def stmt_Pass(self, block: Block, stmt: ast.Pass) -> Block:
+        return block
+
+    def stmt_Expr(self, block: Block, stmt: ast.Expr) -> Block:
+        if isinstance(stmt.value, ast.Constant):
+            return block  # docstrings and other bare constants
+        node = self.expr(block, stmt.value)
+        block.effects.append(node)
+        return block
+
+    def stmt_Return(self, block: Block, stmt: ast.Return) -> None:
+        if stmt.value is None:
+            value: Node = Constant(None, self.dbg(stmt))
+        else:
+            value = self.expr(block, stmt.value)
+        block.finish(value)
+        return None
+
+    def stmt_Assign(self, block: Block, stmt: ast.Assign) -> Block:
+        value = self.expr(block, stmt.value)
+        if value.is_apply:
+            block.effects.append(value)
+        for target in stmt.targets:
+            self.assign(block, target, value)
+        return block
+
+    def stmt_AnnAssign(self, block: Block, stmt: ast.AnnAssign) -> Block:
+        if stmt.value is None:
+            return block
+        value = self.expr(block, stmt.value)
+        self.assign(block, stmt.target, value)
+        return block
+
+    def stmt_AugAssign(self, block: Block, stmt: ast.AugAssign) -> Block:
+        if not isinstance(stmt.target, ast.Name):
+            raise self.error(stmt, "augmented assignment is only supported on names in Myia")
+        current = block.read(stmt.target.id)
+        value = self.expr(block, stmt.value)
+        op = BINOPS.get(type(stmt.op))
+        if op is None:
+            raise self.error(stmt, f"operator {type(stmt.op).__name__} is not supported")
+        node = block.apply(op, current, value, debug=self.dbg(stmt, stmt.target.id))
+        block.write(stmt.target.id, node)
+        return block
+
+    def assign(self, block: Block, target: ast.expr, value: Node) -> None:
+        if isinstance(target, ast.Name):
+            if value.debug.name is None and not value.is_constant:
+                value.debug.name = target.id
+            block.write(target.id, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for i, elt in enumerate(target.elts):
+                if isinstance(elt, ast.Starred):
+                    raise self.error(elt, "starred assignment is not supported by Myia")
+                item = block.apply(ops.getitem, value, i, debug=self.dbg(elt))
+                self.assign(block, elt, item)
+        elif isinstance(target, ast.Attribute):
+            raise self.error(
+                target, "assigning to an attribute mutates an object, which Myia does not allow"
+            )
+        elif isinstance(target, ast.Subscript):
+            raise self.error(
+                target, "assigning to an item mutates an object, which Myia does not allow"
+            )
+        else:
+            raise self.error(target, "this assignment target is not supported by Myia")
+
+    def stmt_FunctionDef(self, block: Block, stmt: ast.FunctionDef) -> Block:
+        for deco in stmt.decorator_list:
+            raise self.error(deco, "decorators on nested functions are not supported by Myia")
+        graph = self.nested_defs.get(stmt.name)
+        if graph is None or graph.output is not None:
+            graph = Graph(stmt.name, self.loc(stmt))
+        self.parse_nested(stmt, block, graph)
+        block.write(stmt.name, Constant(graph, self.dbg(stmt, stmt.name)))
+        return block
+
+    def stmt_If(self, block: Block, stmt: ast.If) -> Block | None:
+        cond = self.truth(block, stmt.test)
+        true_block = self.new_block("if_true", stmt)
+        false_block = self.new_block("if_false", stmt.orelse[0] if stmt.orelse else stmt)
+        block.branch(cond, true_block, false_block, debug=self.dbg(stmt))
+        true_block.seal()
+        false_block.seal()
+        after = self.new_block("if_after", stmt)
+        reached = False
+        for b, body in ((true_block, stmt.body), (false_block, stmt.orelse)):
+            end = self.statements(b, body)
+            if end is not None and not end.terminated:
+                end.jump(after, debug=self.dbg(stmt))
+                reached = True
+        after.seal()
+        return after if reached else None
+
+    def _loop(
+        self, block: Block, stmt: ast.While | ast.For, prepare: Any, body_start: Any
+    ) -> Block | None:
+        header = self.new_block("loop_header", stmt)
+        block.jump(header, debug=self.dbg(stmt))
+        cond = prepare(header)
+        body = self.new_block("loop_body", stmt)
+        after = self.new_block("loop_after", stmt)
+        exit_block = self.new_block("loop_else", stmt) if stmt.orelse else after
+        header.branch(cond, body, exit_block, debug=self.dbg(stmt))
+        body.seal()
+        self.loops.append((header, after))
+        start = body_start(body)
+        end = self.statements(start, stmt.body)
+        self.loops.pop()
+        if end is not None and not end.terminated:
+            end.jump(header, debug=self.dbg(stmt))
+        header.seal()
+        if stmt.orelse:
+            exit_block.seal()
+            end = self.statements(exit_block, stmt.orelse)
+            if end is not None and not end.terminated:
+                end.jump(after, debug=self.dbg(stmt))
+        after.seal()
+        return after if after.preds else None
+
+    def stmt_While(self, block: Block, stmt: ast.While) -> Block | None:
+        def prepare(header: Block) -> Node:
+            return self.truth(header, stmt.test)
+
+        return self._loop(block, stmt, prepare, lambda b: b)
+
+    def stmt_For(self, block: Block, stmt: ast.For) -> Block | None:
+        self.block_count += 1
+        itvar = f"$iter{self.block_count}"
+        iterable = self.expr(block, stmt.iter)
+        block.write(itvar, block.apply(ops.myia_iter, iterable, debug=self.dbg(stmt.iter)))
+        self.locals.add(itvar)
+        dbg = self.dbg(stmt.iter)
+
+        def prepare(header: Block) -> Node:
+            return header.apply(ops.myia_hasnext, header.read(itvar), debug=dbg)
+
+        def body_start(body: Block) -> Block:
+            pair = body.apply(ops.myia_next, body.read(itvar), debug=dbg)
+            body.write(itvar, body.apply(P.tuple_getitem, pair, 1, debug=dbg))
+            item = body.apply(P.tuple_getitem, pair, 0, debug=self.dbg(stmt.target))
+            self.assign(body, stmt.target, item)
+            return body
+
+        return self._loop(block, stmt, prepare, body_start)
+
+    def stmt_Break(self, block: Block, stmt: ast.Break) -> None:
+        block.jump(self.loops[-1][1], debug=self.dbg(stmt))
+        return None
+
+    def stmt_Continue(self, block: Block, stmt: ast.Continue) -> None:
+        block.jump(self.loops[-1][0], debug=self.dbg(stmt))
+        return None
+
+    def stmt_Assert(self, block: Block, stmt: ast.Assert) -> Block:
+        cond = self.truth(block, stmt.test)
+        msg = self.expr(block, stmt.msg) if stmt.msg is not None else Constant(None)
+        block.effects.append(block.apply(P.assert_, cond, msg, debug=self.dbg(stmt)))
+        return block
+
+    def stmt_Raise(self, block: Block, stmt: ast.Raise) -> None:
+        exc = stmt.exc
+        if exc is None:
+            raise self.error(stmt, "a bare raise is not supported by Myia")
+        if isinstance(exc, ast.Call):
+            if exc.keywords:
+                raise self.error(exc, "keyword arguments to an exception are not supported")
+            cls = self.expr(block, exc.func)
+            args = [self.expr(block, a) for a in exc.args]
+        else:
+            cls = self.expr(block, exc)
+            args = []
+        block.finish(block.apply(P.raise_, cls, *args, debug=self.dbg(stmt)))
+        return None
+
+    # Expressions ----------------------------------------------------------------------------
+
+    def expr(self, block: Block, node: ast.expr) -> Node:
+        """Return the node computing `node` in `block`."""
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        if method is None:
+            raise self.error(node, f"{type(node).__name__} expressions are not supported by Myia")
+        return method(block, node)
+
+    def truth(self, block: Block, node: ast.expr) -> Node:
+        value = self.expr(block, node)
+        return block.apply(ops.truth, value, debug=self.dbg(node))
+
+    def expr_Constant(self, block: Block, node: ast.Constant) -> Node:
+        return Constant(node.value, self.dbg(node))
+
+    def expr_Name(self, block: Block, node: ast.Name) -> Node:
+        value = block.read(node.id)
+        if value.is_constant:
+            return Constant(value.value, DebugInfo(node.id, self.loc(node)))
+        return value
+
+    def expr_BinOp(self, block: Block, node: ast.BinOp) -> Node:
+        op = BINOPS.get(type(node.op))
+        if op is None:
+            raise self.error(node, f"operator {type(node.op).__name__} is not supported by Myia")
+        left = self.expr(block, node.left)
+        right = self.expr(block, node.right)
+        return block.apply(op, left, right, debug=self.dbg(node))
+
+    def expr_UnaryOp(self, block: Block, node: ast.UnaryOp) -> Node:
+        operand = self.expr(block, node.operand)
+        if isinstance(node.op, ast.Not):
+            t = block.apply(ops.truth, operand, debug=self.dbg(node))
+            return block.apply(P.logical_not, t, debug=self.dbg(node))
+        op = {ast.USub: ops.neg, ast.UAdd: ops.pos}.get(type(node.op))
+        if op is None:
+            raise self.error(node, "the ~ operator is not supported by Myia")
+        return block.apply(op, operand, debug=self.dbg(node))
+
+    def closure(self, block: Block, node: ast.AST, kind: str, make: Any) -> Node:
+        """A closure nested in `block`'s graph whose body is built by ``make(inner)``."""
+        g = Graph(f"{block.graph.name}:{kind}", self.loc(node))
+        inner = ExpressionBlock(self, g, block)
+        inner.finish(make(inner))
+        return Constant(g, self.dbg(node))
+
+    def select(self, block: Block, node: ast.AST, cond: Node, if_true: Any, if_false: Any) -> Node:
+        """``switch(cond, λ: if_true(), λ: if_false())()`` evaluated in `block`."""
+        t = self.closure(block, node, "true", if_true)
+        f = self.closure(block, node, "false", if_false)
+        sw = block.apply(P.switch, cond, t, f, debug=self.dbg(node))
+        return block.apply(sw, debug=self.dbg(node))
+
+    def expr_IfExp(self, block: Block, node: ast.IfExp) -> Node:
+        cond = self.truth(block, node.test)
+        return self.select(
+            block,
+            node,
+            cond,
+            lambda b: self.expr(b, node.body),
+            lambda b: self.expr(b, node.orelse),
+        )
+
+    def expr_BoolOp(self, block: Block, node: ast.BoolOp) -> Node:
+        return self._boolop(block, node, node.values)
+
+    def _boolop(self, block: Block, node: ast.BoolOp, values: list[ast.expr]) -> Node:
+        first = self.expr(block, values[0])
+        if len(values) == 1:
+            return first
+        cond = block.apply(ops.truth, first, debug=self.dbg(values[0]))
+
+        def rest(b: Block) -> Node:
+            return self._boolop(b, node, values[1:])
+
+        def keep(b: Block) -> Node:
+            return first
+
+        if isinstance(node.op, ast.And):
+            return self.select(block, node, cond, rest, keep)
+        return self.select(block, node, cond, keep, rest)
+
+    def expr_Compare(self, block: Block, node: ast.Compare) -> Node:
+        left = self.expr(block, node.left)
+        return self._compare(block, node, left, node.ops, node.comparators)
+
+    def _compare(
+        self, block: Block, node: ast.Compare, left: Node, ops_: list[ast.cmpop], rights: list
+    ) -> Node:
+        right = self.expr(block, rights[0])
+        result = self._compare1(block, node, ops_[0], left, right)
+        if len(ops_) == 1:
+            return result
+        cond = block.apply(ops.truth, result, debug=self.dbg(node))
+        return self.select(
+            block,
+            node,
+            cond,
+            lambda b: self._compare(b, node, right, ops_[1:], rights[1:]),
+            lambda b: result,
+        )
+
+    def _compare1(self, block: Block, node: ast.AST, op: ast.cmpop, a: Node, b: Node) -> Node:
+        dbg = self.dbg(node)
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            if not (b.is_constant and b.value is None):
+                raise self.error(node, "'is' and 'is not' are only supported with None in Myia")
+            r = block.apply(ops.is_none, a, debug=dbg)
+            return block.apply(P.logical_not, r, debug=dbg) if isinstance(op, ast.IsNot) else r
+        if isinstance(op, (ast.In, ast.NotIn)):
+            r = block.apply(ops.contains, a, b, debug=dbg)
+            return block.apply(P.logical_not, r, debug=dbg) if isinstance(op, ast.NotIn) else r
+        return block.apply(COMPARE[type(op)], a, b, debug=dbg)
+
+    def expr_Call(self, block: Block, node: ast.Call) -> Node:
+        fn = self.expr(block, node.func)
+        args: list[Node] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                raise self.error(a, "*args in a call is not supported by Myia")
+            args.append(self.expr(block, a))
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.error(kw.value, "**kwargs in a call is not supported by Myia")
+            value = self.expr(block, kw.value)
+            args.append(block.apply(P.make_kwarg, kw.arg, value, debug=self.dbg(kw.value)))
+        return block.apply(fn, *args, debug=self.dbg(node))
+
+    def expr_Attribute(self, block: Block, node: ast.Attribute) -> Node:
+        value = self.expr(block, node.value)
+        if value.is_constant and is_namespace(value.value):
+            try:
+                attr = getattr(value.value, node.attr)
+            except AttributeError:
+                from ..errors import MyiaNameError
+
+                raise MyiaNameError(
+                    f"{value.value!r} has no attribute {node.attr!r}", at(self.loc(node), self.name)
+                ) from None
+            full = f"{getattr(value.value, '__name__', '')}.{node.attr}"
+            return to_node(attr, full, self.loc(node))
+        return block.apply(ops.getattr_, value, node.attr, debug=self.dbg(node, node.attr))
+
+    def expr_Subscript(self, block: Block, node: ast.Subscript) -> Node:
+        value = self.expr(block, node.value)
+        index = self.index(block, node.slice)
+        return block.apply(ops.getitem, value, index, debug=self.dbg(node))
+
+    def index(self, block: Block, node: ast.expr) -> Node:
+        if isinstance(node, ast.Slice):
+            parts = [
+                self.expr(block, p) if p is not None else Constant(None)
+                for p in (node.lower, node.upper, node.step)
+            ]
+            if all(p.is_constant for p in parts):
+                return Constant(slice(*(p.value for p in parts)), self.dbg(node))
+            return block.apply(P.make_slice, *parts, debug=self.dbg(node))
+        if isinstance(node, ast.Tuple):
+            items = [self.index(block, e) for e in node.elts]
+            if all(i.is_constant for i in items):
+                return Constant(tuple(i.value for i in items), self.dbg(node))
+            return block.apply(P.make_tuple, *items, debug=self.dbg(node))
+        return self.expr(block, node)
+
+    def expr_Tuple(self, block: Block, node: ast.Tuple) -> Node:
+        items = self._items(block, node.elts)
+        return block.apply(P.make_tuple, *items, debug=self.dbg(node))
+
+    def expr_List(self, block: Block, node: ast.List) -> Node:
+        items = self._items(block, node.elts)
+        return block.apply(P.make_list, *items, debug=self.dbg(node))
+
+    def _items(self, block: Block, elts: list[ast.expr]) -> list[Node]:
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                raise self.error(e, "starred expressions are not supported by Myia")
+            out.append(self.expr(block, e))
+        return out
+
+    def expr_Dict(self, block: Block, node: ast.Dict) -> Node:
+        keys = []
+        for k in node.keys:
+            if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
+                raise self.error(k or node, "dict keys must be constant strings in Myia")
+            keys.append(k.value)
+        values = self._items(block, node.values)
+        return block.apply(P.make_dict, tuple(keys), *values, debug=self.dbg(node))
+
+    def expr_Lambda(self, block: Block, node: ast.Lambda) -> Node:
+        graph = Graph(f"{self.graph.name}:lambda", self.loc(node))
+        self.parse_nested(node, block, graph)
+        return Constant(graph, self.dbg(node, "<lambda>"))
+
+    def expr_JoinedStr(self, block: Block, node: ast.JoinedStr) -> Node:
+        raise self.error(node, "f-strings are not supported by Myia")
+
+    def expr_Starred(self, block: Block, node: ast.Starred) -> Node:
+        raise self.error(node, "starred expressions are not supported by Myia")
+
+    def expr_Yield(self, block: Block, node: ast.Yield) -> Node:
+        raise self.error(node, "yield is not supported by Myia (generators have effects)")
+
+    expr_YieldFrom = expr_Yield
+
+    def expr_Await(self, block: Block, node: ast.Await) -> Node:
+        raise self.error(node, "await is not supported by Myia")
+
+    def expr_NamedExpr(self, block: Block, node: ast.NamedExpr) -> Node:
+        raise self.error(node, "assignment expressions (:=) are not supported by Myia")
+
+
+__all__ = ["Jump", "parse"]

@@ -1,0 +1,108 @@
+"""What a global name in a user's function means to Myia.
+
+Names that are not local to any enclosing function are looked up when the function is parsed:
+in the Python closure of the function, then its module's globals, then the builtins. The value
+found becomes a constant of the IR: a Python function is parsed in turn (once, cached), a
+builtin or NumPy/`math` function becomes the operation or primitive it maps to, and a plain
+value (a number, an array, a tuple, a module, a dataclass) is kept as is. Module-level values
+are thus read at compile time.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import types
+from typing import Any
+
+import numpy as np
+
+from ..errors import MyiaNameError, MyiaTypeError, at
+from ..ir.node import Constant, DebugInfo, Graph, Location
+from ..operations.core import Operation
+from ..operations.mapping import lookup
+from ..primitives import Primitive
+
+_MISSING = object()
+
+_PLAIN_TYPES = (
+    bool,
+    int,
+    float,
+    complex,
+    str,
+    bytes,
+    type(None),
+    type(Ellipsis),
+    slice,
+    np.ndarray,
+    np.generic,
+    np.dtype,
+)
+
+
+def lookup_global(fn: types.FunctionType, name: str) -> Any:
+    """Return the value of the free name `name` of Python function `fn`, or `_MISSING`."""
+    code = fn.__code__
+    if fn.__closure__ and name in code.co_freevars:
+        cell = fn.__closure__[code.co_freevars.index(name)]
+        try:
+            return cell.cell_contents
+        except ValueError:
+            return _MISSING
+    if name in fn.__globals__:
+        return fn.__globals__[name]
+    return getattr(builtins, name, _MISSING)
+
+
+def is_namespace(value: Any) -> bool:
+    """Whether attributes of `value` are resolved when parsing (modules, classes, namespaces)."""
+    return isinstance(value, (types.ModuleType, types.SimpleNamespace, type))
+
+
+def is_parsable(value: Any) -> bool:
+    """Whether `value` is a Python function Myia parses."""
+    if not isinstance(value, types.FunctionType):
+        return False
+    return not value.__code__.co_filename.startswith("<")
+
+
+def to_node(value: Any, name: str, location: Location | None) -> Constant:
+    """Return the IR constant standing for Python value `value` (named `name` in the source)."""
+    from .parser import parse
+
+    debug = DebugInfo(name, location)
+    inner = getattr(value, "__myia_function__", None)
+    if inner is not None:
+        value = inner
+    mapped = lookup(value)
+    if mapped is not None:
+        value = mapped
+    if isinstance(value, (Graph, Primitive, Operation)):
+        return Constant(value, debug)
+    if is_parsable(value):
+        return Constant(parse(value), debug)
+    if isinstance(value, types.MethodType) and is_parsable(value.__func__):
+        raise MyiaTypeError(
+            f"bound method {name} of a global object is not supported; "
+            "pass the object as an argument",
+            at(location),
+        )
+    if isinstance(value, _PLAIN_TYPES) or is_namespace(value):
+        return Constant(value, debug)
+    if isinstance(value, (tuple, list, dict)) or dataclasses.is_dataclass(value):
+        return Constant(value, debug)
+    if callable(value):
+        qual = getattr(value, "__qualname__", None) or getattr(value, "__name__", repr(value))
+        module = getattr(value, "__module__", None)
+        full = f"{module}.{qual}" if module and module != "builtins" else qual
+        raise MyiaTypeError(f"{full} is not supported in Myia code (used as {name!r})", at(location))
+    return Constant(value, debug)
+
+
+def resolve_global(fn: types.FunctionType, name: str, location: Location | None) -> Constant:
+    """Return the constant for free name `name` of `fn`, or raise `MyiaNameError`."""
+    value = lookup_global(fn, name)
+    if value is _MISSING:
+        raise MyiaNameError(f"name {name!r} is not defined", at(location, fn.__name__))
+    return to_node(value, name, location)

@@ -1,0 +1,85 @@
+"""`Operation`: a user-facing operation (an operator or a builtin) resolved by argument kinds.
+
+Python's operators and builtins are polymorphic: ``a + b`` adds numbers and arrays elementwise,
+concatenates tuples and lists, and calls ``__add__`` on a dataclass. The frontend emits one
+`Operation` for each; the interpreter (on runtime values) and type inference (on abstract
+values) both resolve it with the same `dispatch` function, applied to the *kinds* of the
+arguments, into a `Primitive`, a Python function (parsed by Myia on demand), or another
+operation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+class Array:
+    """Kind of a NumPy array."""
+
+
+class Function:
+    """Kind of a function value: a graph, closure, primitive, operation or partial."""
+
+
+class NoMatch(Exception):
+    """Raised by a dispatch function when no rule applies to the argument kinds."""
+
+
+def kind_of(value: Any) -> type:
+    """Return the dispatch kind of a runtime value.
+
+    Scalars are their own type (``float``, ``np.float32``...), arrays `Array`, containers their
+    class, dataclass instances their class, classes ``type``, and functions `Function`.
+    """
+    t = type(value)
+    if t is float or t is int or t is bool or isinstance(value, np.generic):
+        return t
+    if t is np.ndarray:
+        return Array
+    if t in (tuple, list, dict, str, type(None), slice) or isinstance(value, type):
+        return t if not isinstance(value, type) else type
+    if dataclasses.is_dataclass(value):
+        return t
+    return Function
+
+
+def is_record(kind: Any) -> bool:
+    """Whether a kind is a dataclass (a record)."""
+    return isinstance(kind, type) and dataclasses.is_dataclass(kind)
+
+
+class Operation:
+    """A polymorphic operation resolved by the kinds of its arguments.
+
+    ``dispatch(*kinds)`` returns the callee for those kinds, or raises `NoMatch`.
+    """
+
+    def __init__(self, name: str, dispatch: Callable[..., Any], doc: str = ""):
+        self.name = name
+        self.dispatch = dispatch
+        self.__doc__ = doc or dispatch.__doc__
+        self._cache: dict[tuple[Any, ...], Any] = {}
+
+    def resolve(self, kinds: tuple[Any, ...]) -> Any:
+        """Return the callee for argument kinds `kinds` (cached); raise `NoMatch`."""
+        try:
+            return self._cache[kinds]
+        except KeyError:
+            pass
+        except TypeError:
+            return self.dispatch(*kinds)
+        callee = self.dispatch(*kinds)
+        self._cache[kinds] = callee
+        return callee
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def operation(fn: Callable[..., Any]) -> Operation:
+    """Declare an operation whose dispatch function is the decorated function."""
+    return Operation(fn.__name__.rstrip("_"), fn)

@@ -1,0 +1,336 @@
+"""Library code written in Myia's Python subset, parsed by Myia like user code.
+
+Operations resolve to these functions for the cases that are not a single primitive: the
+iteration protocol behind ``for`` loops, reflected operators, builtins over iterables. Being
+ordinary Myia code, they are inferred, differentiated and optimized like the user's code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..primitives import P
+from .ops import myia_hasnext, myia_iter, myia_next
+
+# Iteration protocol: iter(x) gives an iterator state; hasnext(it) and next(it) -> (x, it').
+
+
+@dataclass(frozen=True)
+class Range:
+    """``range(start, stop, step)``: its own iterator state."""
+
+    start: int
+    stop: int
+    step: int
+
+    def __myia_iter__(self):
+        return self
+
+    def __myia_hasnext__(self):
+        if self.step > 0:
+            return self.start < self.stop
+        return self.start > self.stop
+
+    def __myia_next__(self):
+        return self.start, Range(self.start + self.step, self.stop, self.step)
+
+    def __len__(self):
+        if self.step > 0:
+            n = (self.stop - self.start + self.step - 1) // self.step
+        else:
+            n = (self.start - self.stop - self.step - 1) // -self.step
+        return P.maximum(n, 0)
+
+
+def range1(stop):
+    return Range(0, stop, 1)
+
+
+def range2(start, stop):
+    return Range(start, stop, 1)
+
+
+def range3(start, stop, step):
+    return Range(start, stop, step)
+
+
+@dataclass(frozen=True)
+class SequenceIter:
+    """Iterator over a list or the rows of an array: the sequence and the next index."""
+
+    seq: object
+    index: int
+
+    def __myia_iter__(self):
+        return self
+
+    def __myia_hasnext__(self):
+        return self.index < len(self.seq)
+
+    def __myia_next__(self):
+        return self.seq[self.index], SequenceIter(self.seq, self.index + 1)
+
+
+def sequence_iter(seq):
+    return SequenceIter(seq, 0)
+
+
+def tuple_iter(t):
+    return t
+
+
+def tuple_hasnext(t):
+    return P.tuple_len(t) > 0
+
+
+def tuple_next(t):
+    return t[0], t[1:]
+
+
+def dict_iter(d):
+    return P.dict_keys(d)
+
+
+@dataclass(frozen=True)
+class Zip:
+    """``zip(*its)``: a tuple of iterator states."""
+
+    iters: tuple
+
+    def __myia_iter__(self):
+        return self
+
+    def __myia_hasnext__(self):
+        return _all_hasnext(self.iters)
+
+    def __myia_next__(self):
+        values, iters = _all_next(self.iters)
+        return values, Zip(iters)
+
+
+def _all_hasnext(its):
+    if P.tuple_len(its) == 0:
+        return True
+    return myia_hasnext(its[0]) and _all_hasnext(its[1:])
+
+
+def _all_next(its):
+    if P.tuple_len(its) == 0:
+        return (), ()
+    x, it = myia_next(its[0])
+    xs, rest = _all_next(its[1:])
+    return (x,) + xs, (it,) + rest
+
+
+def zip_(*seqs):
+    return Zip(_all_iter(seqs))
+
+
+def _all_iter(seqs):
+    if P.tuple_len(seqs) == 0:
+        return ()
+    return (myia_iter(seqs[0]),) + _all_iter(seqs[1:])
+
+
+@dataclass(frozen=True)
+class Enumerate:
+    """``enumerate(x)``: a counter and an iterator state."""
+
+    count: int
+    it: object
+
+    def __myia_iter__(self):
+        return self
+
+    def __myia_hasnext__(self):
+        return myia_hasnext(self.it)
+
+    def __myia_next__(self):
+        x, it = myia_next(self.it)
+        return (self.count, x), Enumerate(self.count + 1, it)
+
+
+def enumerate_(x, start=0):
+    return Enumerate(start, myia_iter(x))
+
+
+# Builtins over iterables ----------------------------------------------------------------------
+
+
+def sum_(xs, start=0):
+    acc = start
+    for x in xs:
+        acc = acc + x
+    return acc
+
+
+def max_iter(xs):
+    it = myia_iter(xs)
+    best, it = myia_next(it)
+    while myia_hasnext(it):
+        x, it = myia_next(it)
+        if x > best:
+            best = x
+    return best
+
+
+def min_iter(xs):
+    it = myia_iter(xs)
+    best, it = myia_next(it)
+    while myia_hasnext(it):
+        x, it = myia_next(it)
+        if x < best:
+            best = x
+    return best
+
+
+def contains(x, xs):
+    for y in xs:
+        if x == y:
+            return True
+    return False
+
+
+def false_(x):
+    return False
+
+
+def true_(x):
+    return True
+
+
+def true_2(x, y):
+    return True
+
+
+def false_2(x, y):
+    return False
+
+
+def dict_len(d):
+    return P.tuple_len(P.dict_keys(d))
+
+
+def dict_keys(d):
+    return P.dict_keys(d)
+
+
+def dict_values(d):
+    return P.dict_values(d)
+
+
+def dict_items(d):
+    return _pairs(P.dict_keys(d), P.dict_values(d))
+
+
+def _pairs(ks, vs):
+    if P.tuple_len(ks) == 0:
+        return ()
+    return ((ks[0], vs[0]),) + _pairs(ks[1:], vs[1:])
+
+
+def len_truth(x):
+    return len(x) != 0
+
+
+def tuple_eq(a, b):
+    if P.tuple_len(a) != P.tuple_len(b):
+        return False
+    if P.tuple_len(a) == 0:
+        return True
+    return a[0] == b[0] and tuple_eq(a[1:], b[1:])
+
+
+def tuple_ne(a, b):
+    return not tuple_eq(a, b)
+
+
+def pos(x):
+    return x
+
+
+def array_T(x):
+    return P.transpose(x, None)
+
+
+def array_size(x):
+    return np.prod(P.shape(x))
+
+
+# Reflected operators on dataclasses: ``1 + obj`` calls ``obj.__radd__(1)``.
+
+
+def radd(a, b):
+    return b.__radd__(a)
+
+
+def rsub(a, b):
+    return b.__rsub__(a)
+
+
+def rmul(a, b):
+    return b.__rmul__(a)
+
+
+def rtruediv(a, b):
+    return b.__rtruediv__(a)
+
+
+def rfloordiv(a, b):
+    return b.__rfloordiv__(a)
+
+
+def rmod(a, b):
+    return b.__rmod__(a)
+
+
+def rpow(a, b):
+    return b.__rpow__(a)
+
+
+def rmatmul(a, b):
+    return b.__rmatmul__(a)
+
+
+# Builtins with several forms -------------------------------------------------------------------
+
+
+def max_n(*xs):
+    return max_iter(xs)
+
+
+def min_n(*xs):
+    return min_iter(xs)
+
+
+# Array attributes and NumPy functions ----------------------------------------------------------
+
+
+def array_shape(x, name):
+    return P.shape(x)
+
+
+def array_ndim(x, name):
+    return P.ndim(x)
+
+
+def array_transpose_attr(x, name):
+    return P.transpose(x, None)
+
+
+def np_sum(a, axis=None, keepdims=False):
+    return P.reduce_sum(a, axis, keepdims)
+
+
+def np_transpose(a, axes=None):
+    return P.transpose(a, axes)
+
+
+def np_reshape(a, shape):
+    return P.reshape(a, shape)
+
+
+def np_dot(a, b):
+    return P.matmul(a, b)

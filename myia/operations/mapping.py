@@ -1,0 +1,147 @@
+"""What Python's builtins, `math` and NumPy functions mean inside Myia code.
+
+The frontend looks up every global object a user's function refers to in `MAPPING`; a function
+found there is replaced by the Myia operation, primitive or library function it maps to.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any
+
+import numpy as np
+
+from ..primitives import P
+from . import lib, ops
+from .core import NoMatch, Operation
+
+
+def _by_arity(name: str, *callees: Any) -> Operation:
+    def dispatch(*kinds: Any) -> Any:
+        n = len(kinds)
+        if 1 <= n <= len(callees) and callees[n - 1] is not None:
+            return callees[n - 1]
+        raise NoMatch
+
+    return Operation(name, dispatch, f"Python's ``{name}``.")
+
+
+def _minmax(name: str, prim: Any, fold: Any, fold_n: Any) -> Operation:
+    def dispatch(*kinds: Any) -> Any:
+        if len(kinds) == 1:
+            return fold
+        if len(kinds) == 2 and all(ops.is_numeric(k) for k in kinds):
+            return prim
+        return fold_n
+
+    return Operation(name, dispatch, f"Python's ``{name}``.")
+
+
+def _scalar_conversion(name: str, prim: Any) -> Operation:
+    def dispatch(*kinds: Any) -> Any:
+        if len(kinds) == 1 and ops.is_numeric(kinds[0]):
+            return prim
+        raise NoMatch
+
+    return Operation(name, dispatch, f"Python's ``{name}``.")
+
+
+BUILTINS: dict[Any, Any] = {
+    builtins.len: ops.len_,
+    builtins.abs: ops.abs_,
+    builtins.range: _by_arity("range", lib.range1, lib.range2, lib.range3),
+    builtins.zip: lib.zip_,
+    builtins.enumerate: lib.enumerate_,
+    builtins.sum: lib.sum_,
+    builtins.max: _minmax("max", P.maximum, lib.max_iter, lib.max_n),
+    builtins.min: _minmax("min", P.minimum, lib.min_iter, lib.min_n),
+    builtins.float: _scalar_conversion("float", P.to_float),
+    builtins.int: _scalar_conversion("int", P.to_int),
+    builtins.bool: ops.truth,
+    builtins.isinstance: ops.isinstance_,
+    builtins.print: P.print_,
+}
+
+MATH: dict[Any, Any] = {
+    math.exp: P.exp,
+    math.log: P.log,
+    math.log1p: P.log1p,
+    math.expm1: P.expm1,
+    math.sqrt: P.sqrt,
+    math.sin: P.sin,
+    math.cos: P.cos,
+    math.tan: P.tan,
+    math.asin: P.asin,
+    math.acos: P.acos,
+    math.atan: P.atan,
+    math.atan2: P.atan2,
+    math.sinh: P.sinh,
+    math.cosh: P.cosh,
+    math.tanh: P.tanh,
+    math.floor: P.floor,
+    math.ceil: P.ceil,
+    math.fabs: P.abs_,
+    math.pow: P.pow_,
+}
+
+NUMPY: dict[Any, Any] = {
+    np.exp: P.exp,
+    np.log: P.log,
+    np.log1p: P.log1p,
+    np.expm1: P.expm1,
+    np.sqrt: P.sqrt,
+    np.sin: P.sin,
+    np.cos: P.cos,
+    np.tan: P.tan,
+    np.arcsin: P.asin,
+    np.arccos: P.acos,
+    np.arctan: P.atan,
+    np.arctan2: P.atan2,
+    np.sinh: P.sinh,
+    np.cosh: P.cosh,
+    np.tanh: P.tanh,
+    np.floor: P.floor,
+    np.ceil: P.ceil,
+    np.sign: P.sign,
+    np.abs: P.abs_,
+    np.absolute: P.abs_,
+    np.maximum: P.maximum,
+    np.minimum: P.minimum,
+    np.add: P.add,
+    np.subtract: P.sub,
+    np.multiply: P.mul,
+    np.divide: P.truediv,
+    np.power: P.pow_,
+    np.negative: P.neg,
+    np.matmul: P.matmul,
+    np.dot: lib.np_dot,
+    np.sum: lib.np_sum,
+    np.transpose: lib.np_transpose,
+    np.reshape: lib.np_reshape,
+    np.shape: P.shape,
+    np.ndim: P.ndim,
+}
+
+MAPPING: dict[Any, Any] = {**BUILTINS, **MATH, **NUMPY}
+
+ARRAY_ATTRIBUTES: dict[str, Any] = {
+    "shape": lib.array_shape,
+    "ndim": lib.array_ndim,
+    "T": lib.array_transpose_attr,
+}
+
+ARRAY_METHODS: dict[str, Any] = {
+    "sum": lib.np_sum,
+    "transpose": lib.np_transpose,
+    "reshape": lib.np_reshape,
+    "dot": lib.np_dot,
+}
+
+
+def lookup(obj: Any) -> Any:
+    """Return what `obj` means in Myia code, or None if it has no special meaning."""
+    try:
+        return MAPPING.get(obj)
+    except TypeError:
+        return None

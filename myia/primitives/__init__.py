@@ -1,0 +1,29 @@
+"""Every primitive of Myia, by family; ``from myia.primitives import P`` gives them by name."""
+
+from types import SimpleNamespace
+
+from . import array, control, scalar, structure
+from .core import PRIMITIVES, Primitive, primitive
+from .structure import KeywordArgument, Partial
+
+P = SimpleNamespace(
+    **{
+        k: v
+        for mod in (scalar, array, structure, control)
+        for k, v in vars(mod).items()
+        if isinstance(v, Primitive)
+    }
+)
+
+__all__ = [
+    "PRIMITIVES",
+    "KeywordArgument",
+    "P",
+    "Partial",
+    "Primitive",
+    "array",
+    "control",
+    "primitive",
+    "scalar",
+    "structure",
+]

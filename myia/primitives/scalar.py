@@ -1,0 +1,226 @@
+"""Elementwise primitives: arithmetic, comparisons, logic and math functions.
+
+They follow NumPy's semantics and broadcasting, and work the same on Python scalars, NumPy
+scalars and arrays, so that one primitive serves scalar and array code alike. On Python
+scalars they compute with Python's own operators and `math`, so that a float stays a float.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .core import primitive
+
+_PY_SCALARS = (bool, int, float)
+
+
+def _is_py(*xs: Any) -> bool:
+    return all(type(x) in _PY_SCALARS for x in xs)
+
+
+# Binary arithmetic ---------------------------------------------------------------------------
+
+
+@primitive
+def add(x, y):
+    """Elementwise ``x + y``."""
+    return x + y
+
+
+@primitive
+def sub(x, y):
+    """Elementwise ``x - y``."""
+    return x - y
+
+
+@primitive
+def mul(x, y):
+    """Elementwise ``x * y``."""
+    return x * y
+
+
+@primitive
+def truediv(x, y):
+    """Elementwise ``x / y``."""
+    if _is_py(x, y):
+        return x / y
+    return np.true_divide(x, y)
+
+
+@primitive
+def floordiv(x, y):
+    """Elementwise ``x // y`` (rounding towards minus infinity)."""
+    return x // y
+
+
+@primitive
+def mod(x, y):
+    """Elementwise ``x % y`` (the sign of the divisor, as in Python and NumPy)."""
+    return x % y
+
+
+@primitive
+def pow_(x, y):
+    """Elementwise ``x ** y``."""
+    return x**y
+
+
+# Comparisons and logic -----------------------------------------------------------------------
+
+
+@primitive
+def eq(x, y):
+    """Elementwise ``x == y``."""
+    return x == y
+
+
+@primitive
+def ne(x, y):
+    """Elementwise ``x != y``."""
+    return x != y
+
+
+@primitive
+def lt(x, y):
+    """Elementwise ``x < y``."""
+    return x < y
+
+
+@primitive
+def le(x, y):
+    """Elementwise ``x <= y``."""
+    return x <= y
+
+
+@primitive
+def gt(x, y):
+    """Elementwise ``x > y``."""
+    return x > y
+
+
+@primitive
+def ge(x, y):
+    """Elementwise ``x >= y``."""
+    return x >= y
+
+
+@primitive
+def logical_not(x):
+    """Elementwise logical negation."""
+    if _is_py(x):
+        return not x
+    return np.logical_not(x)
+
+
+@primitive
+def logical_and(x, y):
+    """Elementwise logical and (both operands evaluated)."""
+    if _is_py(x, y):
+        return bool(x) and bool(y)
+    return np.logical_and(x, y)
+
+
+@primitive
+def logical_or(x, y):
+    """Elementwise logical or (both operands evaluated)."""
+    if _is_py(x, y):
+        return bool(x) or bool(y)
+    return np.logical_or(x, y)
+
+
+# Unary math ---------------------------------------------------------------------------------
+
+
+@primitive
+def neg(x):
+    """Elementwise ``-x``."""
+    return -x
+
+
+@primitive
+def abs_(x):
+    """Elementwise absolute value."""
+    return abs(x)
+
+
+def _unary(name: str, mathfn: Any, npfn: Any, doc: str) -> Any:
+    def impl(x):
+        if _is_py(x):
+            return mathfn(x)
+        return npfn(x)
+
+    impl.__name__ = name
+    impl.__doc__ = doc
+    return primitive(impl, name=name)
+
+
+def _sign(x: Any) -> Any:
+    return type(x)((x > 0) - (x < 0))
+
+
+exp = _unary("exp", math.exp, np.exp, "Elementwise exponential.")
+log = _unary("log", math.log, np.log, "Elementwise natural logarithm.")
+log1p = _unary("log1p", math.log1p, np.log1p, "Elementwise ``log(1 + x)``.")
+expm1 = _unary("expm1", math.expm1, np.expm1, "Elementwise ``exp(x) - 1``.")
+sqrt = _unary("sqrt", math.sqrt, np.sqrt, "Elementwise square root.")
+sin = _unary("sin", math.sin, np.sin, "Elementwise sine.")
+cos = _unary("cos", math.cos, np.cos, "Elementwise cosine.")
+tan = _unary("tan", math.tan, np.tan, "Elementwise tangent.")
+asin = _unary("asin", math.asin, np.arcsin, "Elementwise arcsine.")
+acos = _unary("acos", math.acos, np.arccos, "Elementwise arccosine.")
+atan = _unary("atan", math.atan, np.arctan, "Elementwise arctangent.")
+sinh = _unary("sinh", math.sinh, np.sinh, "Elementwise hyperbolic sine.")
+cosh = _unary("cosh", math.cosh, np.cosh, "Elementwise hyperbolic cosine.")
+tanh = _unary("tanh", math.tanh, np.tanh, "Elementwise hyperbolic tangent.")
+floor = _unary("floor", math.floor, np.floor, "Elementwise floor.")
+ceil = _unary("ceil", math.ceil, np.ceil, "Elementwise ceiling.")
+sign = _unary("sign", _sign, np.sign, "Elementwise sign (-1, 0 or 1).")
+
+
+@primitive
+def atan2(y, x):
+    """Elementwise ``atan2(y, x)``."""
+    if _is_py(x, y):
+        return math.atan2(y, x)
+    return np.arctan2(y, x)
+
+
+@primitive
+def maximum(x, y):
+    """Elementwise maximum."""
+    if _is_py(x, y):
+        return max(x, y)
+    return np.maximum(x, y)
+
+
+@primitive
+def minimum(x, y):
+    """Elementwise minimum."""
+    if _is_py(x, y):
+        return min(x, y)
+    return np.minimum(x, y)
+
+
+# Conversions --------------------------------------------------------------------------------
+
+
+@primitive
+def to_float(x):
+    """Python's ``float(x)``."""
+    return float(x)
+
+
+@primitive
+def to_int(x):
+    """Python's ``int(x)`` (truncation towards zero)."""
+    return int(x)
+
+
+@primitive
+def to_bool(x):
+    """Python's ``bool(x)`` on a scalar or a one-element array."""
+    return bool(x)
+
