@@ -1,38 +1,42 @@
 """Analyses of the IR, computed on demand.
 
-None of these are cached on the graphs: they walk the graphs from scratch, so they are always
-consistent with the IR. Passes that need them repeatedly compute them once per pass.
+None of these are cached on the graphs themselves: a `Scopes` is a snapshot of the graphs
+reachable from some roots, and passes that transform graphs build a new one when they need it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from .node import Apply, Graph, Node
 
 
-def toposort(graph: Graph) -> list[Node]:
+def toposort(graph: Graph, deps: Callable[[Graph], Iterable[Node]] | None = None) -> list[Node]:
     """Return the nodes of `graph` reachable from its output, inputs before users.
 
     Only nodes that belong to `graph` and constants are listed: free variables (nodes of
     enclosing graphs) are not. Inputs are visited left to right, so effects sequenced by
-    argument order keep their order.
+    argument order keep their order. With `deps`, a constant holding a graph ``g`` also
+    depends on the nodes of `graph` among ``deps(g)`` (the free variables of a closure must
+    be computed before the closure is made); without it, such nodes are only listed when
+    something else uses them.
     """
     out: list[Node] = []
-    seen: set[int] = set()
     if graph.output is None:
         return out
+    seen: set[Node] = set()
     stack: list[tuple[Node, int]] = [(graph.output, 0)]
     while stack:
         node, i = stack.pop()
         if i == 0:
-            if id(node) in seen:
+            if node in seen:
                 continue
-            seen.add(id(node))
-        if node.is_apply and node.graph is graph and i < len(node.inputs):
+            seen.add(node)
+        succ = _successors(graph, node, deps)
+        if i < len(succ):
             stack.append((node, i + 1))
-            inp = node.inputs[i]
-            if id(inp) not in seen and (inp.graph is graph or inp.is_constant):
+            inp = succ[i]
+            if inp not in seen:
                 stack.append((inp, 0))
             continue
         if node.graph is graph or node.is_constant:
@@ -40,15 +44,27 @@ def toposort(graph: Graph) -> list[Node]:
     return out
 
 
-def graph_constants(graph: Graph) -> Iterator[Graph]:
-    """Yield the graphs held by constants used in `graph`'s body (with repetitions)."""
-    for node in toposort(graph):
+def _successors(
+    graph: Graph, node: Node, deps: Callable[[Graph], Iterable[Node]] | None
+) -> list[Node]:
+    if node.is_apply:
+        if node.graph is not graph:
+            return []
+        return [i for i in node.inputs if i.graph is graph or i.is_constant]
+    if deps is not None and node.is_constant and isinstance(node.value, Graph):
+        return [n for n in deps(node.value) if n.graph is graph]
+    return []
+
+
+def graph_constants(graph: Graph, nodes: Iterable[Node] | None = None) -> Iterator[Graph]:
+    """Yield the graphs held by constants used by `graph`'s nodes (with repetitions)."""
+    for node in toposort(graph) if nodes is None else nodes:
         if node.is_apply:
             for inp in node.inputs:
                 if inp.is_constant and isinstance(inp.value, Graph):
                     yield inp.value
     if graph.output is not None and graph.output.is_constant_graph():
-        yield graph.output.value  # type: ignore[union-attr]
+        yield graph.output.value  # type: ignore[attr-defined]
     for d in graph.defaults.values():
         if d.is_constant_graph():
             yield d.value  # type: ignore[attr-defined]
@@ -56,107 +72,144 @@ def graph_constants(graph: Graph) -> Iterator[Graph]:
 
 def reachable_graphs(root: Graph) -> list[Graph]:
     """Return every graph reachable from `root` through graph constants, `root` first."""
-    order: list[Graph] = []
-    seen: set[Graph] = set()
-    todo = [root]
-    while todo:
-        g = todo.pop()
-        if g in seen:
-            continue
-        seen.add(g)
-        order.append(g)
-        todo.extend(reversed(list(graph_constants(g))))
-    return order
+    return Scopes(root).graphs
 
 
 def direct_free_variables(graph: Graph) -> list[Node]:
-    """Return the nodes of other graphs that `graph`'s body uses directly, in order of use."""
-    fvs: dict[int, Node] = {}
-    for node in toposort(graph):
-        if node.is_apply:
-            for inp in node.inputs:
-                if inp.graph is not None and inp.graph is not graph:
-                    fvs.setdefault(id(inp), inp)
-    out = graph.output
-    if out is not None and out.graph is not None and out.graph is not graph:
-        fvs.setdefault(id(out), out)
-    for d in graph.defaults.values():
-        if d.graph is not None and d.graph is not graph:
-            fvs.setdefault(id(d), d)
-    return list(fvs.values())
+    """Return the nodes of other graphs that `graph`'s own nodes use, in order of use."""
+    return Scopes(graph).free_variables_direct[graph]
 
 
 class Scopes:
-    """Free variables, parents and children of a set of graphs.
+    """Nodes, free variables, parents and children of every graph reachable from roots.
 
-    The *total* free variables of a graph are the nodes of other graphs it uses, directly or
-    through the graphs it references by constant (a closure created in `g` needs `g` to see
-    the closure's free variables). The *parent* of a graph is the graph, among the owners of
-    its total free variables, that is nested the deepest; a graph without free variables is
-    top-level (parent None).
+    A graph's *own nodes* are those reachable from its output or used, as free variables, by
+    the graphs it references. Its *direct* free variables are the nodes of other graphs its
+    own nodes use; its *total* free variables add those of the graphs it references by
+    constant (a closure made in ``g`` needs ``g`` to see the closure's free variables). The
+    *parent* of a graph is the owner of its total free variables nested the deepest; a graph
+    without free variables is top-level (parent None). `add` extends the snapshot with new
+    roots, recomputing nothing already known.
     """
 
-    def __init__(self, root: Graph | Iterable[Graph]):
-        roots = [root] if isinstance(root, Graph) else list(root)
-        graphs: list[Graph] = []
-        seen: set[Graph] = set()
-        for r in roots:
-            for g in reachable_graphs(r):
-                if g not in seen:
-                    seen.add(g)
-                    graphs.append(g)
-        self.graphs = graphs
-        direct = {g: direct_free_variables(g) for g in graphs}
-        consts = {g: set(graph_constants(g)) for g in graphs}
-        total: dict[Graph, dict[int, Node]] = {
-            g: {id(n): n for n in direct[g]} for g in graphs
+    def __init__(self, roots: Graph | Iterable[Graph] = ()):
+        self.graphs: list[Graph] = []
+        self.nodes: dict[Graph, list[Node]] = {}
+        self.free_variables_direct: dict[Graph, list[Node]] = {}
+        self.free_variables_total: dict[Graph, list[Node]] = {}
+        self.parents: dict[Graph, Graph | None] = {}
+        self.add(roots)
+
+    def add(self, roots: Graph | Iterable[Graph]) -> None:
+        """Index every graph reachable from `roots` that is not indexed yet."""
+        roots = [roots] if isinstance(roots, Graph) else list(roots)
+        new: list[Graph] = []
+        found: dict[Graph, set[Node]] = {}
+        todo = [r for r in roots if r not in self.nodes]
+        for r in todo:
+            found.setdefault(r, set())
+        # Walk every node of every new graph, following inputs and graph constants.
+        stack: list[Node] = []
+        for r in todo:
+            new.append(r)
+            if r.output is not None:
+                stack.append(r.output)
+            stack.extend(r.defaults.values())
+            stack.extend(r.parameters)
+        seen: set[Node] = set()
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            g = node.graph
+            if g is not None and g in self.nodes:
+                continue
+            if g is not None:
+                if g not in found:
+                    found[g] = set()
+                    new.append(g)
+                    stack.extend(g.parameters)
+                    if g.output is not None:
+                        stack.append(g.output)
+                found[g].add(node)
+            if node.is_apply:
+                stack.extend(node.inputs)
+            elif node.is_constant and isinstance(node.value, Graph):
+                sub = node.value
+                if sub not in self.nodes and sub not in found:
+                    found[sub] = set()
+                    new.append(sub)
+                    stack.extend(sub.parameters)
+                    stack.extend(sub.defaults.values())
+                    if sub.output is not None:
+                        stack.append(sub.output)
+        consts: dict[Graph, set[Graph]] = {}
+        for g in new:
+            own = found[g]
+            self.graphs.append(g)
+            self.nodes[g] = list(own)
+            fv: dict[Node, None] = {}
+            cs: set[Graph] = set()
+            for n in own:
+                if n.is_apply:
+                    for inp in n.inputs:
+                        if inp.graph is not None and inp.graph is not g:
+                            fv[inp] = None
+                        elif inp.is_constant and isinstance(inp.value, Graph):
+                            cs.add(inp.value)
+            for extra in [g.output, *g.defaults.values()]:
+                if extra is None:
+                    continue
+                if extra.graph is not None and extra.graph is not g:
+                    fv[extra] = None
+                elif extra.is_constant and isinstance(extra.value, Graph):
+                    cs.add(extra.value)
+            consts[g] = cs
+            self.free_variables_direct[g] = list(fv)
+        total: dict[Graph, dict[Node, None]] = {
+            g: dict.fromkeys(self.free_variables_direct[g]) for g in new
         }
         changed = True
         while changed:
             changed = False
-            for g in graphs:
+            for g in new:
                 fv = total[g]
                 for sub in consts[g]:
-                    for k, n in total.get(sub, {}).items():
-                        if n.graph is not g and k not in fv:
-                            fv[k] = n
+                    sub_fv = total[sub] if sub in total else self.free_variables_total[sub]
+                    for n in sub_fv:
+                        if n.graph is not g and n not in fv:
+                            fv[n] = None
                             changed = True
-        self.free_variables_total: dict[Graph, list[Node]] = {
-            g: list(v.values()) for g, v in total.items()
-        }
-        self.parents: dict[Graph, Graph | None] = {}
-        for g in graphs:
-            self._parent(g, set())
+        for g in new:
+            self.free_variables_total[g] = list(total[g])
+        for g in new:
+            self._parent(g)
 
-    def _parent(self, g: Graph, visiting: set[Graph]) -> Graph | None:
+    def _parent(self, g: Graph) -> Graph | None:
         if g in self.parents:
             return self.parents[g]
-        owners = {n.graph for n in self.free_variables_total.get(g, [])}
+        owners = {n.graph for n in self.free_variables_total[g]}
         owners.discard(None)
-        if not owners:
-            self.parents[g] = None
-            return None
-        visiting.add(g)
-        # The deepest owner is the one whose ancestors include every other owner.
+        self.parents[g] = None  # guard against cycles while computing
         best = None
         for o in owners:
-            anc = set(self.ancestors(o, visiting))
+            anc = set(self.ancestors(o))
             if all(p is o or p in anc for p in owners):
                 best = o
                 break
-        if best is None:
+        if best is None and owners:
             best = next(iter(owners))
         self.parents[g] = best
-        visiting.discard(g)
         return best
 
-    def ancestors(self, g: Graph, visiting: set[Graph] | None = None) -> list[Graph]:
+    def ancestors(self, g: Graph) -> list[Graph]:
         """Return the chain of parents of `g`, innermost first."""
         out = []
-        p = self.parents[g] if g in self.parents else self._parent(g, visiting or set())
-        while p is not None:
+        p = self._parent(g) if g in self.free_variables_total else None
+        while p is not None and p not in out:
             out.append(p)
-            p = self.parents.get(p) if p in self.parents else self._parent(p, visiting or set())
+            p = self._parent(p) if p in self.free_variables_total else None
         return out
 
     def children(self, g: Graph) -> list[Graph]:
@@ -170,13 +223,23 @@ class Scopes:
             out.extend(self.scope(c))
         return out
 
+    def toposort(self, g: Graph) -> list[Node]:
+        """`toposort` of `g`, with closures depending on their free variables."""
+        return toposort(g, self.closure_deps)
 
-def uses(graphs: Iterable[Graph]) -> dict[int, list[tuple[Apply, int]]]:
-    """Map ``id(node)`` to the list of ``(user, input_index)`` pairs over `graphs`' bodies."""
-    result: dict[int, list[tuple[Apply, int]]] = {}
+    def closure_deps(self, g: Graph) -> list[Node]:
+        """The total free variables of `g` (indexing `g` first if needed)."""
+        if g not in self.free_variables_total:
+            self.add(g)
+        return self.free_variables_total[g]
+
+
+def uses(graphs: Iterable[Graph]) -> dict[Node, list[tuple[Apply, int]]]:
+    """Map each node to the list of ``(user, input_index)`` pairs over `graphs`' bodies."""
+    result: dict[Node, list[tuple[Apply, int]]] = {}
     for g in graphs:
         for node in toposort(g):
             if node.is_apply:
                 for i, inp in enumerate(node.inputs):
-                    result.setdefault(id(inp), []).append((node, i))  # type: ignore[arg-type]
+                    result.setdefault(inp, []).append((node, i))  # type: ignore[arg-type]
     return result

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import Frame as ErrorFrame
 from ..errors import MyiaError, MyiaTypeError
-from ..ir.analysis import Scopes, toposort
+from ..ir.analysis import Scopes
 from ..ir.node import Graph, Node
 from ..operations.core import NoMatch, Operation, kind_of
 from ..operations.ops import StaticOperation
@@ -56,7 +56,7 @@ class Code:
         self.graph = graph
         self.params = graph.parameters
         self.simple_call = not graph.flags.get("vararg") and not graph.kwonly
-        order = [n for n in toposort(graph) if n.is_apply]
+        order = [n for n in vm.scopes.toposort(graph) if n.is_apply]
         tails = _tail_nodes(graph)
         # The last instructions may be `seq` wrappers around a tail call: skip them.
         last = len(order)
@@ -121,7 +121,7 @@ class DebugVM:
 
     def __init__(self) -> None:
         self.codes: dict[Graph, Code] = {}
-        self.parents: dict[Graph, Graph | None] = {}
+        self.scopes = Scopes()
 
     # Preparation ----------------------------------------------------------------------------
 
@@ -132,9 +132,9 @@ class DebugVM:
         return c
 
     def parent(self, graph: Graph) -> Graph | None:
-        if graph not in self.parents:
-            self.parents.update(Scopes(graph).parents)
-        return self.parents[graph]
+        if graph not in self.scopes.parents:
+            self.scopes.add(graph)
+        return self.scopes.parents[graph]
 
     def getter(self, graph: Graph, node: Node) -> tuple[int, Any]:
         if node.is_constant:
