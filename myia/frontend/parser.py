@@ -153,6 +153,17 @@ def _bound_names(scope: list[ast.AST]) -> list[str]:
     return out
 
 
+def _attribute_chain(node: ast.expr) -> str | None:
+    """``"a.b.c"`` for the expression ``a.b.c``, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
 class FunctionParser:
     """Parses one function (top-level, nested ``def`` or ``lambda``) into a graph."""
 
@@ -182,6 +193,7 @@ class FunctionParser:
             if isinstance(n, ast.FunctionDef) and n.name not in self.nested_defs:
                 self.nested_defs[n.name] = Graph(n.name, source.location(n))
         self.loops: list[tuple[Block, Block]] = []
+        self.narrowed: dict[str, str] = {}
         self.block_count = 0
         self.global_cache: dict[str, Constant] = {}
 
@@ -329,6 +341,8 @@ class FunctionParser:
 
     def assign(self, block: Block, target: ast.expr, value: Node) -> None:
         if isinstance(target, ast.Name):
+            for chain in [c for c in self.narrowed if c.split(".")[0] == target.id]:
+                del self.narrowed[chain]
             if value.debug.name is None and not value.is_constant:
                 value.debug.name = target.id
             block.write(target.id, value)
@@ -360,6 +374,38 @@ class FunctionParser:
         return block
 
     def stmt_If(self, block: Block, stmt: ast.If) -> Block | None:
+        saved = dict(self.narrowed)
+        try:
+            return self._if(block, stmt)
+        finally:
+            self.narrowed = saved
+
+    def _narrow(self, block: Block, test: ast.expr) -> None:
+        """Name the attribute chain an ``if`` tests (``t.left is None``, ``isinstance``).
+
+        In the branches, the same chain then reads that variable, which type inference
+        narrows in each branch (see `myia.infer.narrow`).
+        """
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        subject = None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            if isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+                subject = test.left
+        elif isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
+            if test.func.id == "isinstance" and test.args:
+                subject = test.args[0]
+        chain = _attribute_chain(subject) if subject is not None else None
+        if chain is None or "." not in chain:
+            return
+        var = f"${chain}"
+        self.locals.add(var)
+        value = self.expr(block, subject)
+        block.write(var, value)
+        self.narrowed[chain] = var
+
+    def _if(self, block: Block, stmt: ast.If) -> Block | None:
+        self._narrow(block, stmt.test)
         cond = self.truth(block, stmt.test)
         true_block = self.new_block("if_true", stmt)
         false_block = self.new_block("if_false", stmt.orelse[0] if stmt.orelse else stmt)
@@ -587,6 +633,9 @@ class FunctionParser:
         return block.apply(fn, *args, debug=self.dbg(node))
 
     def expr_Attribute(self, block: Block, node: ast.Attribute) -> Node:
+        chain = _attribute_chain(node) if self.narrowed else None
+        if chain in self.narrowed:
+            return block.read(self.narrowed[chain])
         value = self.expr(block, node.value)
         if value.is_constant and is_namespace(value.value):
             try:

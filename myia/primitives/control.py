@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import sys
 
+from ..abstract.data import ANYTHING, BOTTOM, NONE, AbstractScalar, show
+from ..abstract.lattice import TypeMismatch, join, union_options
+from ..errors import MyiaTypeError
+from ..infer.registry import infer_rule
+from ..infer.rulelib import py_bool
 from .core import primitive
 
 
@@ -48,3 +53,54 @@ def is_none(x):
 def identity(x):
     """Return ``x``."""
     return x
+
+
+# Type rules -----------------------------------------------------------------------------------
+
+
+@infer_rule(switch)
+def _infer_switch(cond, if_true, if_false):
+    if not isinstance(cond, AbstractScalar):
+        raise MyiaTypeError(f"a condition must be a scalar, not {show(cond)}")
+    if cond.value is not ANYTHING:
+        return if_true if cond.value else if_false
+    try:
+        return join(if_true, if_false)
+    except TypeMismatch as exc:
+        raise MyiaTypeError(f"branches have incompatible types: {exc}") from None
+
+
+@infer_rule(seq)
+def _infer_seq(before, after):
+    return after
+
+
+@infer_rule(print_)
+def _infer_print(*args):
+    return NONE
+
+
+@infer_rule(assert_)
+def _infer_assert(cond, msg):
+    return NONE
+
+
+@infer_rule(raise_)
+def _infer_raise(exc_class, *args):
+    return BOTTOM
+
+
+@infer_rule(is_none)
+def _infer_is_none(x):
+    opts = union_options(x)
+    if all(o == NONE for o in opts):
+        return py_bool(True)
+    if all(o != NONE for o in opts):
+        return py_bool(False)
+    return py_bool()
+
+
+@infer_rule(identity)
+def _infer_identity(x):
+    return x
+

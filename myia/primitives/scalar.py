@@ -12,6 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from ..abstract.data import AbstractArray, AbstractScalar
+from ..errors import MyiaTypeError
+from ..infer.registry import infer_rule
+from ..infer.rulelib import elementwise
 from .core import primitive
 
 _PY_SCALARS = (bool, int, float)
@@ -175,8 +179,8 @@ atan = _unary("atan", math.atan, np.arctan, "Elementwise arctangent.")
 sinh = _unary("sinh", math.sinh, np.sinh, "Elementwise hyperbolic sine.")
 cosh = _unary("cosh", math.cosh, np.cosh, "Elementwise hyperbolic cosine.")
 tanh = _unary("tanh", math.tanh, np.tanh, "Elementwise hyperbolic tangent.")
-floor = _unary("floor", math.floor, np.floor, "Elementwise floor.")
-ceil = _unary("ceil", math.ceil, np.ceil, "Elementwise ceiling.")
+floor = _unary("floor", lambda x: float(math.floor(x)), np.floor, "Elementwise floor (a float).")
+ceil = _unary("ceil", lambda x: float(math.ceil(x)), np.ceil, "Elementwise ceiling (a float).")
 sign = _unary("sign", _sign, np.sign, "Elementwise sign (-1, 0 or 1).")
 
 
@@ -224,3 +228,51 @@ def to_bool(x):
     """Python's ``bool(x)`` on a scalar or a one-element array."""
     return bool(x)
 
+
+
+# Type and shape rules -----------------------------------------------------------------------
+
+
+@infer_rule(add, sub, mul, floordiv, mod, pow_, maximum, minimum)
+def _infer_arith(x, y):
+    return elementwise("an arithmetic operation", x, y)
+
+
+@infer_rule(truediv, atan2)
+def _infer_div(x, y):
+    return elementwise("a division", x, y, float_=True)
+
+
+@infer_rule(eq, ne, lt, le, gt, ge, logical_and, logical_or)
+def _infer_compare(x, y):
+    return elementwise("a comparison", x, y, dtype="bool")
+
+
+@infer_rule(logical_not)
+def _infer_not(x):
+    return elementwise("not", x, dtype="bool")
+
+
+@infer_rule(neg, abs_, sign)
+def _infer_same(x):
+    return elementwise("a unary operation", x)
+
+
+@infer_rule(exp, log, log1p, expm1, sqrt, sin, cos, tan, asin, acos, atan)
+@infer_rule(sinh, cosh, tanh, floor, ceil)
+def _infer_float_unary(x):
+    return elementwise("a math function", x, float_=True)
+
+
+def _scalar_conversion(name, dtype):
+    def rule(x):
+        if isinstance(x, AbstractScalar) or (isinstance(x, AbstractArray) and x.shape in ((), (1,))):
+            return AbstractScalar(dtype, True)
+        raise MyiaTypeError(f"{name}() of a value of type {x} is not supported")
+
+    return rule
+
+
+infer_rule(to_float)(_scalar_conversion("float", "float64"))
+infer_rule(to_int)(_scalar_conversion("int", "int64"))
+infer_rule(to_bool)(_scalar_conversion("bool", "bool"))

@@ -8,6 +8,24 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..abstract.data import (
+    ANYTHING as ANYTHING_,
+    BOTTOM,
+    AbstractConstant,
+    AbstractDict,
+    AbstractFunction,
+    AbstractKeyword,
+    AbstractList,
+    AbstractRecord,
+    AbstractTuple,
+    PartialFunction,
+    fold,
+    show,
+)
+from ..abstract.lattice import TypeMismatch, broaden, join, recursive_fields
+from ..errors import MyiaTypeError
+from ..infer.registry import infer_rule
+from ..infer.rulelib import const_value, i64, int_scalar
 from .core import primitive
 
 # Tuples ---------------------------------------------------------------------------------------
@@ -166,3 +184,154 @@ def partial(fn, *args):
 def make_slice(start, stop, step):
     """``slice(start, stop, step)``."""
     return slice(start, stop, step)
+
+
+# Type rules -----------------------------------------------------------------------------------
+
+
+def _expect(a, cls, what):
+    if not isinstance(a, cls):
+        raise MyiaTypeError(f"{what} expects a {cls.__name__[8:].lower()}, not {show(a)}")
+    return a
+
+
+def _join_all(items, what):
+    out = BOTTOM
+    for x in items:
+        try:
+            out = join(out, x)
+        except TypeMismatch as exc:
+            raise MyiaTypeError(f"{what}: elements of incompatible types {exc}") from None
+    return out
+
+
+@infer_rule(make_tuple)
+def _infer_make_tuple(*items):
+    return AbstractTuple(tuple(items))
+
+
+@infer_rule(tuple_getitem)
+def _infer_tuple_getitem(t, i):
+    t = _expect(t, AbstractTuple, "tuple indexing")
+    if isinstance(i, AbstractConstant) and isinstance(i.value, slice):
+        return AbstractTuple(t.elements[i.value])
+    int_scalar(i, "a tuple index")
+    n = len(t.elements)
+    if i.value is not ANYTHING_:
+        if not -n <= i.value < n:
+            raise MyiaTypeError(f"tuple index {i.value} out of range for {show(t)}")
+        return t.elements[i.value]
+    return broaden(_join_all(t.elements, "indexing a tuple with an index unknown at compile time"))
+
+
+@infer_rule(tuple_slice)
+def _infer_tuple_slice(t, start, stop, step):
+    t = _expect(t, AbstractTuple, "tuple slicing")
+    bounds = [const_value(b, "a tuple slice bound") for b in (start, stop, step)]
+    return AbstractTuple(t.elements[slice(*bounds)])
+
+
+@infer_rule(tuple_concat)
+def _infer_tuple_concat(a, b):
+    a = _expect(a, AbstractTuple, "tuple concatenation")
+    b = _expect(b, AbstractTuple, "tuple concatenation")
+    return AbstractTuple(a.elements + b.elements)
+
+
+@infer_rule(tuple_len)
+def _infer_tuple_len(t):
+    return i64(len(_expect(t, AbstractTuple, "len").elements))
+
+
+@infer_rule(make_list)
+def _infer_make_list(*items):
+    return AbstractList(broaden(_join_all(items, "a list")))
+
+
+@infer_rule(list_getitem)
+def _infer_list_getitem(lst, i):
+    lst = _expect(lst, AbstractList, "list indexing")
+    if isinstance(i, AbstractConstant) and isinstance(i.value, slice):
+        return lst
+    int_scalar(i, "a list index")
+    return lst.element
+
+
+@infer_rule(list_slice)
+def _infer_list_slice(lst, start, stop, step):
+    return _expect(lst, AbstractList, "list slicing")
+
+
+@infer_rule(list_concat)
+def _infer_list_concat(a, b):
+    a = _expect(a, AbstractList, "list concatenation")
+    b = _expect(b, AbstractList, "list concatenation")
+    return AbstractList(_join_all([a.element, b.element], "list concatenation"))
+
+
+@infer_rule(list_len)
+def _infer_list_len(lst):
+    _expect(lst, AbstractList, "len")
+    return i64()
+
+
+@infer_rule(make_dict)
+def _infer_make_dict(keys, *values):
+    return AbstractDict(const_value(keys, "dict keys", tuple), tuple(values))
+
+
+@infer_rule(dict_getitem)
+def _infer_dict_getitem(d, key):
+    d = _expect(d, AbstractDict, "dict indexing")
+    k = const_value(key, "a dict key", str)
+    if k not in d.keys:
+        raise MyiaTypeError(f"key {k!r} is not in {show(d)}")
+    return d.get(k)
+
+
+@infer_rule(dict_keys)
+def _infer_dict_keys(d):
+    d = _expect(d, AbstractDict, "keys()")
+    return AbstractTuple(tuple(AbstractConstant(k) for k in d.keys))
+
+
+@infer_rule(dict_values)
+def _infer_dict_values(d):
+    return AbstractTuple(_expect(d, AbstractDict, "values()").values)
+
+
+@infer_rule(make_record)
+def _infer_make_record(cls, *fields):
+    c = const_value(cls, "a record class", type)
+    rec = recursive_fields(c)
+    names = [f.name for f in dataclasses.fields(c)]
+    return AbstractRecord(
+        c, tuple(fold(broaden(a), c) if n in rec else broaden(a) for n, a in zip(names, fields))
+    )
+
+
+@infer_rule(record_getattr)
+def _infer_record_getattr(r, name):
+    r = _expect(r, AbstractRecord, "attribute access")
+    n = const_value(name, "an attribute name", str)
+    if n not in r.names:
+        raise MyiaTypeError(f"{r.cls.__name__} has no field {n!r}")
+    return r.field(n)
+
+
+@infer_rule(make_kwarg)
+def _infer_make_kwarg(key, value):
+    return AbstractKeyword(const_value(key, "a keyword", str), value)
+
+
+@infer_rule(partial)
+def _infer_partial(fn, *args):
+    fn = _expect(fn, AbstractFunction, "partial")
+    return AbstractFunction(frozenset(PartialFunction(f, tuple(args)) for f in fn.options))
+
+
+@infer_rule(make_slice)
+def _infer_make_slice(start, stop, step):
+    bounds = [const_value(b, "a slice bound") for b in (start, stop, step)]
+    return AbstractConstant(slice(*bounds))
+

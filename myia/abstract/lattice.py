@@ -1,0 +1,256 @@
+"""Operations on abstract values: the abstract value of a Python value, join, promotion.
+
+`join` merges the abstract values two branches (or two iterations of a loop, or two elements
+of a list) can produce; `broaden` forgets values known at compile time; `promote` gives the
+dtype of an arithmetic result following NumPy (Python scalars are weak: ``f32 x 3`` times a
+Python float stays ``f32``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import typing
+from typing import Any
+
+import numpy as np
+
+from .data import (
+    ANYTHING,
+    BOTTOM,
+    NONE,
+    AbstractArray,
+    AbstractConstant,
+    AbstractDict,
+    AbstractFunction,
+    AbstractList,
+    AbstractRecord,
+    AbstractScalar,
+    AbstractTuple,
+    AbstractUnion,
+    AbstractValue,
+    SelfRef,
+    fold,
+    show,
+)
+
+
+class TypeMismatch(Exception):
+    """Raised by `join` when two abstract values cannot be merged."""
+
+    def __init__(self, a: Any, b: Any, why: str = ""):
+        super().__init__(f"{show(a)} and {show(b)}" + (f" ({why})" if why else ""))
+        self.a = a
+        self.b = b
+
+
+_WEAK_SAMPLE = {"bool": False, "int64": 0, "float64": 0.0}
+
+PY_SCALARS = {
+    bool: AbstractScalar("bool", True),
+    int: AbstractScalar("int64", True),
+    float: AbstractScalar("float64", True),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def promote(*types: tuple[str, bool]) -> tuple[str, bool]:
+    """The ``(dtype, weak)`` of an elementwise result of operands ``(dtype, weak)``."""
+    operands = [_WEAK_SAMPLE[d] if w else np.dtype(d) for d, w in types]
+    dtype = np.result_type(*operands).name
+    return dtype, all(w for _, w in types)
+
+
+def scalar(dtype: str, weak: bool = False, value: Any = ANYTHING) -> AbstractScalar:
+    return AbstractScalar(dtype, weak, value)
+
+
+def to_abstract(value: Any) -> AbstractValue:
+    """The abstract value of a Python value passed as an argument (values not kept)."""
+    t = type(value)
+    a = PY_SCALARS.get(t)
+    if a is not None:
+        return a
+    if t is np.ndarray:
+        return AbstractArray(value.dtype.name, value.shape)
+    if isinstance(value, np.generic):
+        return AbstractScalar(value.dtype.name)
+    if t is tuple:
+        return AbstractTuple(tuple(to_abstract(v) for v in value))
+    if t is list:
+        elem = BOTTOM
+        for v in value:
+            elem = join(elem, to_abstract(v))
+        return AbstractList(elem)
+    if t is dict:
+        if not all(isinstance(k, str) for k in value):
+            raise TypeError("dict keys must be strings")
+        return AbstractDict(tuple(value), tuple(to_abstract(v) for v in value.values()))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return record_abstract(value)
+    if value is None:
+        return NONE
+    if isinstance(value, (str, type, slice)) or value is Ellipsis:
+        return AbstractConstant(value)
+    raise TypeError(f"Myia cannot take a value of type {t.__name__} as an argument")
+
+
+def constant_abstract(value: Any) -> AbstractValue:
+    """The abstract value of a constant of the program (values kept where useful)."""
+    t = type(value)
+    if t in PY_SCALARS:
+        return AbstractScalar(PY_SCALARS[t].dtype, True, value)
+    if isinstance(value, np.generic):
+        return AbstractScalar(value.dtype.name, False, value)
+    if t is tuple:
+        return AbstractTuple(tuple(constant_abstract(v) for v in value))
+    return to_abstract(value)
+
+
+def recursive_fields(cls: type) -> set[str]:
+    """The fields of dataclass `cls` whose annotation mentions `cls` itself."""
+    return _recursive_fields(cls)
+
+
+@functools.lru_cache(maxsize=None)
+def _recursive_fields(cls: type) -> frozenset[str]:
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:
+        hints = {}
+    out = set()
+    for f in dataclasses.fields(cls):
+        h = hints.get(f.name, f.type)
+        if _mentions(h, cls):
+            out.add(f.name)
+    return frozenset(out)
+
+
+def _mentions(hint: Any, cls: type) -> bool:
+    if hint is cls:
+        return True
+    if isinstance(hint, str):
+        return hint == cls.__name__ or cls.__name__ in hint.replace(" ", "").split("|")
+    return any(_mentions(a, cls) for a in typing.get_args(hint))
+
+
+def record_abstract(value: Any) -> AbstractRecord:
+    """The abstract value of a dataclass instance.
+
+    For a recursive class (a field annotated with the class itself), the fields of every
+    instance of the class reachable through recursive fields are joined, so that a tree of
+    any shape has one abstract value.
+    """
+    cls = type(value)
+    rec = recursive_fields(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    if not rec:
+        return AbstractRecord(cls, tuple(to_abstract(getattr(value, n)) for n in names))
+    fields: list[AbstractValue] = [BOTTOM] * len(names)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        for i, n in enumerate(names):
+            v = getattr(node, n)
+            if n in rec and type(v) is cls:
+                a: AbstractValue = SelfRef(cls)
+                stack.append(v)
+            elif n in rec and v is None:
+                a = NONE
+            else:
+                a = fold(to_abstract(v), cls)
+            fields[i] = join(fields[i], a)
+    return AbstractRecord(cls, tuple(fields))
+
+
+def broaden(a: AbstractValue) -> AbstractValue:
+    """Forget the values known at compile time in `a` (but keep types and shapes)."""
+    if isinstance(a, AbstractScalar):
+        return a if a.value is ANYTHING else AbstractScalar(a.dtype, a.weak)
+    if isinstance(a, AbstractTuple):
+        return AbstractTuple(tuple(broaden(e) for e in a.elements))
+    if isinstance(a, AbstractRecord):
+        return AbstractRecord(a.cls, tuple(broaden(e) for e in a.fields))
+    if isinstance(a, AbstractDict):
+        return AbstractDict(a.keys, tuple(broaden(e) for e in a.values))
+    if isinstance(a, AbstractList):
+        return AbstractList(broaden(a.element))
+    if isinstance(a, AbstractUnion):
+        return AbstractUnion(frozenset(broaden(o) for o in a.options))
+    return a
+
+
+def _unionable(a: AbstractValue) -> bool:
+    return isinstance(a, (AbstractRecord, SelfRef)) or a == NONE
+
+
+def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
+    """The least abstract value that covers both `a` and `b`; raise `TypeMismatch`."""
+    if a == b:
+        return a
+    if a is BOTTOM:
+        return b
+    if b is BOTTOM:
+        return a
+    ta, tb = type(a), type(b)
+    if ta is AbstractScalar and tb is AbstractScalar:
+        if a.dtype == b.dtype and a.weak == b.weak:
+            return AbstractScalar(a.dtype, a.weak)
+        if a.dtype == "bool" or b.dtype == "bool":
+            if a.dtype != b.dtype:
+                raise TypeMismatch(a, b)
+        dtype, weak = promote((a.dtype, a.weak), (b.dtype, b.weak))
+        return AbstractScalar(dtype, weak)
+    if ta is AbstractArray and tb is AbstractArray:
+        if a.shape != b.shape:
+            raise TypeMismatch(a, b, "different shapes")
+        if a.dtype != b.dtype:
+            raise TypeMismatch(a, b, "different dtypes")
+        return a
+    if ta is AbstractTuple and tb is AbstractTuple:
+        if len(a.elements) != len(b.elements):
+            raise TypeMismatch(a, b, "tuples of different lengths")
+        return AbstractTuple(tuple(join(x, y) for x, y in zip(a.elements, b.elements)))
+    if ta is AbstractList and tb is AbstractList:
+        return AbstractList(join(a.element, b.element))
+    if ta is AbstractDict and tb is AbstractDict:
+        if a.keys != b.keys:
+            raise TypeMismatch(a, b, "dicts with different keys")
+        return AbstractDict(a.keys, tuple(join(x, y) for x, y in zip(a.values, b.values)))
+    if ta is AbstractRecord and tb is AbstractRecord and a.cls is b.cls:
+        return AbstractRecord(a.cls, tuple(join(x, y) for x, y in zip(a.fields, b.fields)))
+    if ta is AbstractFunction and tb is AbstractFunction:
+        return AbstractFunction(a.options | b.options)
+    if ta is AbstractUnion or tb is AbstractUnion or (_unionable(a) and _unionable(b)):
+        return union(a, b)
+    raise TypeMismatch(a, b)
+
+
+def union(a: AbstractValue, b: AbstractValue) -> AbstractValue:
+    """The union of `a` and `b`, merging options of the same kind."""
+    opts: list[AbstractValue] = []
+    for x in (a, b):
+        for o in x.options if isinstance(x, AbstractUnion) else (x,):
+            for i, y in enumerate(opts):
+                if _same_kind(o, y):
+                    opts[i] = join(o, y)
+                    break
+            else:
+                opts.append(o)
+    for o in opts:
+        if not _unionable(o):
+            raise TypeMismatch(a, b)
+    return opts[0] if len(opts) == 1 else AbstractUnion(frozenset(opts))
+
+
+def _same_kind(a: AbstractValue, b: AbstractValue) -> bool:
+    if isinstance(a, AbstractRecord) and isinstance(b, AbstractRecord):
+        return a.cls is b.cls
+    if isinstance(a, AbstractUnion) or isinstance(b, AbstractUnion):
+        return False
+    return type(a) is type(b) and not isinstance(a, AbstractConstant) or a == b
+
+
+def union_options(a: AbstractValue) -> tuple[AbstractValue, ...]:
+    """The options of a union, or ``(a,)``."""
+    return tuple(a.options) if isinstance(a, AbstractUnion) else (a,)

@@ -1,0 +1,1 @@
+"""Type and shape inference by abstract interpretation (see `myia.infer.engine`)."""

@@ -1,0 +1,113 @@
+"""Binding the arguments of calls on abstract values: graphs, primitives, dataclasses."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from typing import Any
+
+from ..abstract.data import (
+    AbstractKeyword,
+    AbstractRecord,
+    AbstractTuple,
+    AbstractValue,
+    GraphFunction,
+)
+from ..abstract.lattice import broaden, constant_abstract, recursive_fields
+from ..abstract.data import fold
+from ..errors import MyiaTypeError
+from ..primitives import Primitive
+from .traceback import error_frames
+
+
+def _split(args: list[AbstractValue]) -> tuple[list[AbstractValue], dict[str, AbstractValue]]:
+    pos = [a for a in args if type(a) is not AbstractKeyword]
+    kws = {a.key: a.value for a in args if type(a) is AbstractKeyword}
+    return pos, kws
+
+
+def bind_graph_args(inferrer: Any, fn: GraphFunction, args: list[AbstractValue]) -> list[Any]:
+    """Match positional and keyword arguments to the parameters of a graph."""
+    g = fn.graph
+    params = g.parameters
+    vararg = g.flags.get("vararg", False)
+    if len(args) == len(params) and not vararg and not g.kwonly:
+        if not any(type(a) is AbstractKeyword for a in args):
+            return args
+    names = g.param_names
+    fname = g.name.split(":")[0]
+    npos = len(params) - g.kwonly - (1 if vararg else 0)
+    pos, kws = _split(args)
+    values: dict[str, Any] = dict(zip(names[:npos], pos))
+    extra = pos[npos:]
+    if vararg:
+        values[names[npos]] = AbstractTuple(tuple(extra))
+    elif extra:
+        raise MyiaTypeError(
+            f"{fname}() takes {npos} positional arguments but {len(pos)} were given",
+            error_frames(inferrer.calls),
+        )
+    for k, v in kws.items():
+        if k not in names or k in values:
+            what = "multiple values for argument" if k in values else "an unexpected keyword argument"
+            raise MyiaTypeError(f"{fname}() got {what} {k!r}", error_frames(inferrer.calls))
+        values[k] = v
+    out = []
+    for name in names:
+        if name in values:
+            out.append(values[name])
+        elif name in g.defaults:
+            d = g.defaults[name]
+            if d.is_constant:
+                out.append(inferrer.constant(d.value, None))
+            else:
+                c = fn.context
+                while c is not None and c.graph is not d.graph:
+                    c = c.parent
+                out.append(inferrer.node_values[c][d])
+        else:
+            raise MyiaTypeError(
+                f"{fname}() missing required argument {name!r}", error_frames(inferrer.calls)
+            )
+    return out
+
+
+def bind_primitive_args(prim: Primitive, args: list[AbstractValue], calls: Any) -> list[Any]:
+    """Match arguments to a primitive's parameters, filling in defaults."""
+    pos, kws = _split(args)
+    try:
+        bound = prim.signature.bind(*pos, **kws)
+    except TypeError as exc:
+        raise MyiaTypeError(f"{prim.name}: {exc}", error_frames(calls)) from None
+    if len(bound.arguments) < len(prim.signature.parameters):
+        for name, p in prim.signature.parameters.items():
+            if name not in bound.arguments and p.default is not inspect.Parameter.empty:
+                bound.arguments[name] = constant_abstract(p.default)
+    return list(bound.args)
+
+
+def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> AbstractValue:
+    """The abstract value of calling class `cls`: a dataclass instance."""
+    if not dataclasses.is_dataclass(cls):
+        raise MyiaTypeError(
+            f"calling {cls.__name__} is not supported in Myia", error_frames(inferrer.calls)
+        )
+    pos, kws = _split(args)
+    try:
+        bound = inspect.signature(cls).bind(*pos, **kws)
+    except TypeError as exc:
+        raise MyiaTypeError(f"{cls.__name__}(): {exc}", error_frames(inferrer.calls)) from None
+    rec = recursive_fields(cls)
+    fields = []
+    for f in dataclasses.fields(cls):
+        if f.name in bound.arguments:
+            a = bound.arguments[f.name]
+        elif f.default is not dataclasses.MISSING:
+            a = constant_abstract(f.default)
+        else:
+            raise MyiaTypeError(
+                f"{cls.__name__}(): field {f.name} has no value", error_frames(inferrer.calls)
+            )
+        a = broaden(a)
+        fields.append(fold(a, cls) if f.name in rec else a)
+    return AbstractRecord(cls, tuple(fields))

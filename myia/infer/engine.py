@@ -1,0 +1,382 @@
+"""Type and shape inference by abstract interpretation.
+
+The engine interprets graphs on abstract values, starting from the abstract values of the
+entry point's arguments. Each (graph, argument values, parent context) is a `Context`,
+interpreted once; its result and the abstract value of each of its nodes are recorded.
+
+Recursion (loops are tail-recursive graphs) is solved by fixpoint iteration: a call to a
+context that is already being interpreted returns the current approximation of its result
+(bottom at first); when the outer interpretation ends with a different result, the
+approximation is widened (joined with it) and the context interpreted again, until stable.
+Contexts whose result depended on an approximation are *tentative*: their results are cached
+only until an approximation changes (a global epoch), and become final when the recursive
+context they depend on does.
+
+Arguments to recursive graphs are broadened (values known at compile time are forgotten), so
+that ``i = 0; while ...: i = i + 1`` gives one context, not one per iteration. Elsewhere values
+are kept: tuple indices, `axis` arguments, dataclass field names, lengths of tuples.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from ..abstract.data import (
+    ANYTHING,
+    BOTTOM,
+    AbstractConstant,
+    AbstractFunction,
+    AbstractKeyword,
+    AbstractScalar,
+    AbstractTuple,
+    AbstractUnion,
+    AbstractValue,
+    GraphFunction,
+    PartialFunction,
+    show,
+)
+from ..abstract.lattice import TypeMismatch, broaden, constant_abstract, join
+from ..errors import MyiaError, MyiaInternalError, MyiaTypeError
+from ..ir.analysis import Scopes
+from ..ir.node import Apply, Graph, Node
+from ..operations.core import NoMatch, Operation
+from ..operations.ops import StaticOperation
+from ..primitives import Primitive
+from .calls import bind_graph_args, bind_primitive_args, construct_record
+from .kinds import abstract_kind, static_value, union_error
+from .narrow import branch_refinements
+from .registry import INFER_RULES
+from .traceback import error_frames
+
+MAX_DEPTH = 3000
+
+
+@dataclass(frozen=True)
+class Context:
+    """A graph interpreted on given argument values, inside the context of its parent."""
+
+    graph: Graph
+    args: tuple[AbstractValue, ...]
+    parent: Context | None = None
+
+    def __repr__(self) -> str:
+        return f"{self.graph.name}({', '.join(map(show, self.args))})"
+
+
+class Inferrer:
+    """Infers the abstract value of every node of every graph reachable from an entry point.
+
+    Attributes:
+        results: the final result of each context.
+        node_values: the abstract value of each node, per context.
+    """
+
+    def __init__(self) -> None:
+        self.scopes = Scopes()
+        self.results: dict[Context, AbstractValue] = {}
+        self.node_values: dict[Context, dict[Node, AbstractValue]] = {}
+        self.approx: dict[Context, AbstractValue] = {}
+        self.tentative: dict[Context, tuple[AbstractValue, int]] = {}
+        self.epoch = 0
+        self.stack: list[Context] = []
+        self.on_stack: dict[Context, int] = {}
+        self.low = MAX_DEPTH * 10
+        self.calls: list[tuple[Context, Node | None, dict[Node, AbstractValue]]] = []
+        self._recursive: dict[Graph, bool] = {}
+
+    # Entry ------------------------------------------------------------------------------------
+
+    def infer(self, graph: Graph, args: tuple[AbstractValue, ...]) -> tuple[Context, Any]:
+        """Infer `graph` called on `args`; return the entry context and the result."""
+        ctx = Context(graph, tuple(args))
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 20 * MAX_DEPTH))
+        try:
+            result = self.infer_context(ctx)
+        except MyiaError:
+            raise
+        except RecursionError as exc:
+            raise MyiaInternalError(f"inference recursed too deeply: {exc}") from exc
+        finally:
+            sys.setrecursionlimit(limit)
+        return ctx, result
+
+    def finalize(self, ctx: Context) -> None:
+        """Make sure `ctx` has final node values (re-interpreting a tentative context)."""
+        if ctx not in self.results:
+            self.infer_context(ctx)
+
+    # Contexts ---------------------------------------------------------------------------------
+
+    def infer_context(self, ctx: Context) -> AbstractValue:
+        """The result of context `ctx` (or its current approximation while it is running)."""
+        done = self.results.get(ctx)
+        if done is not None:
+            return done
+        depth = self.on_stack.get(ctx)
+        if depth is not None:
+            self.low = min(self.low, depth)
+            return self.approx.get(ctx, BOTTOM)
+        cached = self.tentative.get(ctx)
+        if cached is not None and cached[1] == self.epoch:
+            return cached[0]
+        depth = len(self.stack)
+        if depth >= MAX_DEPTH:
+            raise MyiaTypeError(
+                f"type inference of {ctx.graph.name} recursed {MAX_DEPTH} levels deep: "
+                "a recursive function whose argument types change at every call?"
+            )
+        self.stack.append(ctx)
+        self.on_stack[ctx] = depth
+        outer_low = self.low
+        try:
+            while True:
+                self.low = MAX_DEPTH * 10
+                result = self.interpret(ctx)
+                if self.low < depth:
+                    break
+                if self.low == depth:
+                    old = self.approx.get(ctx, BOTTOM)
+                    if result != old:
+                        self.approx[ctx] = self._widen(old, result, ctx)
+                        self.epoch += 1
+                        continue
+                break
+        finally:
+            self.stack.pop()
+            del self.on_stack[ctx]
+        if self.low < depth:
+            self.tentative[ctx] = (result, self.epoch)
+            self.low = min(outer_low, self.low)
+        else:
+            self.results[ctx] = result
+            self.tentative.pop(ctx, None)
+            self.low = outer_low
+        return result
+
+    def _widen(self, old: AbstractValue, new: AbstractValue, ctx: Context) -> AbstractValue:
+        try:
+            return broaden(join(old, new))
+        except TypeMismatch as exc:
+            raise MyiaTypeError(
+                f"{ctx.graph.name.split(':')[0]} returns incompatible types: {exc}",
+                error_frames(self.calls),
+            ) from None
+
+    def interpret(self, ctx: Context) -> AbstractValue:
+        """Interpret the body of `ctx`'s graph on its arguments."""
+        graph = ctx.graph
+        values: dict[Node, AbstractValue] = dict(zip(graph.parameters, ctx.args))
+        self.node_values[ctx] = values
+        self.calls.append((ctx, None, values))
+        try:
+            for node in self.scopes.toposort(graph):
+                if node.is_apply:
+                    self.calls[-1] = (ctx, node, values)
+                    values[node] = self.infer_apply(node, ctx, values)  # type: ignore[arg-type]
+            assert graph.output is not None
+            return self.value(graph.output, ctx, values)
+        finally:
+            self.calls.pop()
+
+    # Nodes ------------------------------------------------------------------------------------
+
+    def value(self, node: Node, ctx: Context, values: dict[Node, AbstractValue]) -> Any:
+        """The abstract value of `node` as seen from context `ctx`."""
+        if node.graph is ctx.graph:
+            return values[node]
+        if node.is_constant:
+            return self.constant(node.value, ctx)
+        c = ctx.parent
+        while c is not None and c.graph is not node.graph:
+            c = c.parent
+        if c is None:
+            raise MyiaInternalError(f"free variable {node} not found from {ctx}")
+        return self.node_values[c][node]
+
+    def constant(self, v: Any, ctx: Context | None) -> AbstractValue:
+        """The abstract value of constant `v` (a graph becomes a closure over `ctx`)."""
+        if isinstance(v, Graph):
+            return AbstractFunction(frozenset([GraphFunction(v, self.closure_context(v, ctx))]))
+        if isinstance(v, (Primitive, Operation)):
+            return AbstractFunction(frozenset([v]))
+        from ..frontend.resolve import is_parsable
+
+        if is_parsable(v):
+            from ..frontend import parse
+
+            return AbstractFunction(frozenset([GraphFunction(parse(v), None)]))
+        try:
+            return constant_abstract(v)
+        except TypeError:
+            return AbstractConstant(v)
+
+    def closure_context(self, g: Graph, ctx: Context | None) -> Context | None:
+        """The context that a closure of `g` made in `ctx` sees its free variables in."""
+        if g not in self.scopes.parents:
+            self.scopes.add(g)
+        parent = self.scopes.parents[g]
+        if parent is None:
+            return None
+        c = ctx
+        while c is not None and c.graph is not parent:
+            c = c.parent
+        if c is None:
+            raise MyiaInternalError(f"closure {g.name} made outside of its parent {parent.name}")
+        return c
+
+    def infer_apply(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Any:
+        fn = self.value(node.inputs[0], ctx, values)
+        args = [self.value(i, ctx, values) for i in node.inputs[1:]]
+        if fn is BOTTOM or any(a is BOTTOM for a in args):
+            return BOTTOM
+        if isinstance(fn, AbstractConstant) and isinstance(fn.value, type):
+            fn = AbstractFunction(frozenset([fn.value]))
+        if not isinstance(fn, AbstractFunction):
+            raise MyiaTypeError(f"{show(fn)} is not a function", error_frames(self.calls))
+        fn_node = node.inputs[0]
+        if len(fn.options) > 1 and fn_node.is_apply and fn_node.graph is ctx.graph:
+            refined = branch_refinements(fn_node, node, ctx, values, self)
+            if refined is not None:
+                return self._join_results([self.call(f, a) for f, a in refined])
+        return self._join_results([self.call(f, args) for f in fn.options])
+
+    def _join_results(self, results: list[AbstractValue]) -> AbstractValue:
+        out: AbstractValue = BOTTOM
+        for r in results:
+            try:
+                out = join(out, r)
+            except TypeMismatch as exc:
+                raise MyiaTypeError(
+                    f"branches return incompatible types: {exc}", error_frames(self.calls)
+                ) from None
+        return out
+
+    # Calls ------------------------------------------------------------------------------------
+
+    def call(self, fn: Any, args: list[AbstractValue]) -> AbstractValue:
+        """The abstract result of calling callee `fn` on `args`."""
+        while True:
+            if isinstance(fn, GraphFunction):
+                return self.call_graph(fn, args)
+            if isinstance(fn, Primitive):
+                return self.call_primitive(fn, args)
+            if isinstance(fn, PartialFunction):
+                args = [*fn.args, *args]
+                fn = fn.fn
+                continue
+            if isinstance(fn, Operation):
+                fn = self.resolve(fn, args)
+                continue
+            if isinstance(fn, Graph):
+                fn = GraphFunction(fn, None)
+                continue
+            if isinstance(fn, type):
+                return construct_record(self, fn, args)
+            from ..frontend.resolve import is_parsable
+
+            if is_parsable(fn):
+                from ..frontend import parse
+
+                fn = GraphFunction(parse(fn), None)
+                continue
+            raise MyiaTypeError(f"{fn!r} is not callable", error_frames(self.calls))
+
+    def resolve(self, op: Operation, args: list[AbstractValue]) -> Any:
+        """The callee of operation `op` on arguments `args`."""
+        static = op.static if isinstance(op, StaticOperation) else ()
+        kinds = []
+        for i, a in enumerate(args):
+            if isinstance(a, AbstractKeyword):
+                a = a.value
+            if i in static:
+                v = static_value(a)
+                if v is ANYTHING:
+                    raise MyiaTypeError(
+                        f"argument {i + 1} of {op.name} must be known at compile time, "
+                        f"got {show(a)}",
+                        error_frames(self.calls),
+                    )
+                kinds.append(v)
+            else:
+                kinds.append(abstract_kind(a, op, self.calls))
+        try:
+            return op.resolve(tuple(kinds))
+        except NoMatch:
+            for a in args:
+                if isinstance(a, AbstractUnion):
+                    raise union_error(a, op, self.calls) from None
+            shown = ", ".join(show(a) for a in args)
+            raise MyiaTypeError(
+                f"unsupported operation {op.name} on ({shown})", error_frames(self.calls)
+            ) from None
+
+    def call_primitive(self, prim: Primitive, args: list[AbstractValue]) -> AbstractValue:
+        args = bind_primitive_args(prim, args, self.calls)
+        rule = INFER_RULES.get(prim)
+        if rule is None:
+            raise MyiaInternalError(f"primitive {prim.name} has no type rule")
+        try:
+            result = rule(*args)
+        except MyiaError as exc:
+            if not exc.frames:
+                exc.frames = error_frames(self.calls)
+            raise
+        if type(result) is AbstractScalar and result.value is ANYTHING and not prim.effect:
+            result = _fold(prim, args, result)
+        return result
+
+    def call_graph(self, fn: GraphFunction, args: list[AbstractValue]) -> AbstractValue:
+        g = fn.graph
+        bound = bind_graph_args(self, fn, args)
+        if self.is_recursive(g):
+            bound = [broaden(a) for a in bound]
+        return self.infer_context(Context(g, tuple(bound), fn.context))
+
+    def is_recursive(self, g: Graph) -> bool:
+        """Whether `g` can call itself (loops and recursive functions)."""
+        r = self._recursive.get(g)
+        if r is None:
+            self.scopes.add(g)
+            seen: set[Graph] = set()
+            todo = list(_graph_consts(self.scopes, g))
+            r = False
+            while todo:
+                h = todo.pop()
+                if h is g:
+                    r = True
+                    break
+                if h in seen:
+                    continue
+                seen.add(h)
+                self.scopes.add(h)
+                todo.extend(_graph_consts(self.scopes, h))
+            self._recursive[g] = r
+        return r
+
+
+def _graph_consts(scopes: Scopes, g: Graph) -> list[Graph]:
+    out = []
+    for n in scopes.nodes[g]:
+        if n.is_apply:
+            for i in n.inputs:
+                if i.is_constant and isinstance(i.value, Graph):
+                    out.append(i.value)
+    return out
+
+
+def _fold(prim: Primitive, args: list[AbstractValue], result: AbstractScalar) -> AbstractValue:
+    """Compute a scalar result at compile time when every argument is known."""
+    values = []
+    for a in args:
+        v = static_value(a)
+        if v is ANYTHING or not isinstance(a, (AbstractScalar, AbstractConstant, AbstractTuple)):
+            return result
+        values.append(v)
+    try:
+        v = prim.impl(*values)
+    except Exception:
+        return result
+    return AbstractScalar(result.dtype, result.weak, v)

@@ -1,0 +1,82 @@
+"""The dispatch kind of an abstract value, and values known at compile time.
+
+Operations are resolved on kinds (see `myia.operations.core`); an abstract value's kind is the
+kind its runtime values will have, so that the interpreter and inference resolve alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..abstract.data import (
+    ANYTHING,
+    AbstractArray,
+    AbstractConstant,
+    AbstractDict,
+    AbstractFunction,
+    AbstractList,
+    AbstractRecord,
+    AbstractScalar,
+    AbstractTuple,
+    AbstractUnion,
+    AbstractValue,
+    show,
+)
+from ..errors import MyiaTypeError
+from ..operations.core import Array, Function
+from .traceback import error_frames
+
+class Union:
+    """The kind of a union: most operations do not accept it."""
+
+
+def union_error(a: AbstractValue, op: Any, calls: Any) -> MyiaTypeError:
+    """The error for using a union-typed value where its alternative must be known."""
+    return MyiaTypeError(
+        f"a value of type {show(a)} is used in {op.name} without checking which it is; "
+        "test it first (e.g. `if x is not None:` or `isinstance`)",
+        error_frames(calls),
+    )
+
+
+_WEAK = {"bool": bool, "int64": int, "float64": float}
+
+
+def abstract_kind(a: AbstractValue, op: Any = None, calls: Any = ()) -> Any:
+    """The kind runtime values of abstract value `a` have."""
+    t = type(a)
+    if t is AbstractScalar:
+        return _WEAK[a.dtype] if a.weak else np.dtype(a.dtype).type
+    if t is AbstractArray:
+        return Array
+    if t is AbstractTuple:
+        return tuple
+    if t is AbstractList:
+        return list
+    if t is AbstractDict:
+        return dict
+    if t is AbstractRecord:
+        return a.cls
+    if t is AbstractFunction:
+        return Function
+    if t is AbstractConstant:
+        v = a.value
+        return type if isinstance(v, type) else type(v)
+    if t is AbstractUnion:
+        return Union
+    raise MyiaTypeError(f"unexpected value of type {show(a)}", error_frames(calls))
+
+
+def static_value(a: AbstractValue) -> Any:
+    """The Python value of `a` if known at compile time, else `ANYTHING`."""
+    t = type(a)
+    if t is AbstractScalar:
+        return a.value
+    if t is AbstractConstant:
+        return a.value
+    if t is AbstractTuple:
+        items = [static_value(e) for e in a.elements]
+        return ANYTHING if any(i is ANYTHING for i in items) else tuple(items)
+    return ANYTHING

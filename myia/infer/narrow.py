@@ -1,0 +1,100 @@
+"""Narrowing union types in the branches of an ``if`` that tests them.
+
+In ``if x is not None: f(x)``, `x` has type ``Tree | None`` before the test; the branch that
+runs when it is not None receives it as a parameter, and is inferred with ``Tree``. The test
+is recognized in the condition of the `switch` whose result is called:
+``truth(...)``, ``not ...``, ``... is None`` and ``isinstance(..., C)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..abstract.data import BOTTOM, NONE, AbstractFunction, AbstractValue
+from ..abstract.lattice import union_options
+from ..ir.node import Node
+from ..operations import ops
+from ..primitives import P
+
+
+def _fn_of(node: Node) -> Any:
+    if node.is_apply and node.inputs[0].is_constant:
+        return node.inputs[0].value
+    return None
+
+
+def type_tests(cond: Node, negate: bool = False) -> list[tuple[Node, Any, bool]]:
+    """The ``(node, test, negated)`` type tests that `cond` performs."""
+    fn = _fn_of(cond)
+    if fn is ops.truth:
+        return type_tests(cond.inputs[1], negate)
+    if fn is P.logical_not:
+        return type_tests(cond.inputs[1], not negate)
+    if fn is ops.is_none or fn is P.is_none:
+        return [(cond.inputs[1], None, negate)]
+    if fn is ops.isinstance_ and cond.inputs[2].is_constant:
+        return [(cond.inputs[1], cond.inputs[2].value, negate)]
+    return []
+
+
+def _matches(option: AbstractValue, test: Any) -> bool:
+    if test is None:
+        return option == NONE
+    from .kinds import abstract_kind
+
+    classes = test if isinstance(test, tuple) else (test,)
+    try:
+        kind = abstract_kind(option)
+    except Exception:
+        return False
+    return isinstance(kind, type) and any(issubclass(kind, c) for c in classes)
+
+
+def split(a: AbstractValue, test: Any) -> tuple[AbstractValue, AbstractValue]:
+    """The parts of `a` for which `test` is true and false (BOTTOM where none)."""
+    yes = [o for o in union_options(a) if _matches(o, test)]
+    no = [o for o in union_options(a) if not _matches(o, test)]
+
+    def make(opts: list[AbstractValue]) -> AbstractValue:
+        from ..abstract.lattice import join
+
+        out: AbstractValue = BOTTOM
+        for o in opts:
+            out = join(out, o)
+        return out
+
+    return make(yes), make(no)
+
+
+def branch_refinements(
+    switch_node: Node, call: Node, ctx: Any, values: dict[Node, AbstractValue], inferrer: Any
+) -> list[tuple[Any, list[AbstractValue]]] | None:
+    """For ``switch(cond, t, f)(args)``, the callee and narrowed arguments of each branch."""
+    if _fn_of(switch_node) is not P.switch:
+        return None
+    cond, if_true, if_false = switch_node.inputs[1:]
+    tests = type_tests(cond)
+    args = [inferrer.value(i, ctx, values) for i in call.inputs[1:]]
+    true_args, false_args = list(args), list(args)
+    possible = [True, True]
+    narrowed = False
+    for node, test, negated in tests:
+        positions = [i for i, inp in enumerate(call.inputs[1:]) if inp is node]
+        if not positions:
+            continue
+        yes, no = split(inferrer.value(node, ctx, values), test)
+        if negated:
+            yes, no = no, yes
+        for i in positions:
+            true_args[i], false_args[i] = yes, no
+        possible = [yes is not BOTTOM, no is not BOTTOM]
+        narrowed = True
+    if not narrowed:
+        return None
+    out = []
+    for ok, branch, bargs in ((possible[0], if_true, true_args), (possible[1], if_false, false_args)):
+        if ok:
+            fn = inferrer.value(branch, ctx, values)
+            assert isinstance(fn, AbstractFunction)
+            out.extend((f, bargs) for f in fn.options)
+    return out
