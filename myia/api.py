@@ -3,16 +3,41 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
+from .abstract import show, to_abstract
+from .errors import MyiaError, MyiaInternalError, MyiaTypeError
 from .frontend import parse
+from .infer.engine import Inferrer
+from .infer.specialize import specialize
 from .ir.node import Graph
-from .primitives.structure import KeywordArgument
-from .signature import signature_of
 from .vm import DebugVM
 
 BACKENDS = ("debug",)
+
+
+class Signature(tuple):
+    """The abstract values of a call's arguments, printed in Myia's notation."""
+
+    def __str__(self) -> str:
+        return "(" + ", ".join(show(a) for a in self) + ")"
+
+    def __repr__(self) -> str:
+        return f"Signature{self}"
+
+
+class Compiled:
+    """One specialization of a function: its typed graph and how to run it."""
+
+    def __init__(self, graph: Graph, result: Any, backend: str):
+        self.graph = graph
+        self.result = result
+        self.vm = DebugVM()
+
+    def __call__(self, args: tuple[Any, ...]) -> Any:
+        return self.vm.run(self.graph, args)
 
 
 class MyiaFunction:
@@ -25,26 +50,69 @@ class MyiaFunction:
         self.fn = fn
         self.__myia_function__ = fn
         self.backend = backend
-        self._graph: Graph | None = None
-        self._vm = DebugVM()
-        self._signatures: dict[Any, Any] = {}
+        self._signature = inspect.signature(fn)
+        self._simple = all(
+            p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.default is p.empty
+            for p in self._signature.parameters.values()
+        )
+        self._cache: dict[Signature, Compiled] = {}
 
     def graph(self) -> Graph:
         """The graph of the function, as parsed."""
-        if self._graph is None:
-            self._graph = parse(self.fn)
-        return self._graph
+        return parse(self.fn)
+
+    def _arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        if self._simple and not kwargs and len(args) == len(self._signature.parameters):
+            return args
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise MyiaTypeError(f"{self.fn.__name__}(): {exc}") from None
+        bound.apply_defaults()
+        return tuple(bound.args)
+
+    def signature(self, *args: Any, **kwargs: Any) -> Signature:
+        """The argument signature of a call (the key of the compilation cache)."""
+        args = self._arguments(args, kwargs)
+        try:
+            return Signature(to_abstract(a) for a in args)
+        except TypeError as exc:
+            raise MyiaTypeError(f"{self.fn.__name__}(): {exc}") from None
+
+    def compile(self, sig: Signature) -> Compiled:
+        """Parse, infer and specialize the function for argument signature `sig`."""
+        try:
+            inferrer = Inferrer()
+            ctx, result = inferrer.infer(self.graph(), tuple(sig))
+            graph = specialize(inferrer, ctx)
+        except MyiaError:
+            raise
+        except Exception as exc:
+            raise MyiaInternalError(f"{type(exc).__name__}: {exc}") from exc
+        return Compiled(graph, result, self.backend)
+
+    def specialization(self, *args: Any, **kwargs: Any) -> Compiled:
+        """The compiled specialization for these arguments (compiling it if needed)."""
+        sig = self.signature(*args, **kwargs)
+        compiled = self._cache.get(sig)
+        if compiled is None:
+            compiled = self._cache[sig] = self.compile(sig)
+        return compiled
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        sig = signature_of(args, kwargs)
-        if sig not in self._signatures:
-            self._signatures[sig] = self.graph()
-        call_args = [*args, *(KeywordArgument(k, v) for k, v in kwargs.items())]
-        return self._vm.run(self._signatures[sig], tuple(call_args))
+        args = self._arguments(args, kwargs)
+        try:
+            sig = Signature(to_abstract(a) for a in args)
+        except TypeError as exc:
+            raise MyiaTypeError(f"{self.fn.__name__}(): {exc}") from None
+        compiled = self._cache.get(sig)
+        if compiled is None:
+            compiled = self._cache[sig] = self.compile(sig)
+        return compiled(args)
 
-    def compiled_signatures(self) -> list[Any]:
+    def compiled_signatures(self) -> list[Signature]:
         """The argument signatures compiled so far (one entry per compilation)."""
-        return list(self._signatures)
+        return list(self._cache)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         if obj is None:

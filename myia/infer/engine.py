@@ -85,6 +85,9 @@ class Inferrer:
         self.low = MAX_DEPTH * 10
         self.calls: list[tuple[Context, Node | None, dict[Node, AbstractValue]]] = []
         self._recursive: dict[Graph, bool] = {}
+        self.targets: dict[tuple[Context, Node], set[Any]] = {}
+        self.fn_contexts: dict[GraphFunction, set[Context]] = {}
+        self.local_contexts: dict[tuple[GraphFunction, Context], set[Context]] = {}
 
     # Entry ------------------------------------------------------------------------------------
 
@@ -274,6 +277,7 @@ class Inferrer:
                 fn = GraphFunction(fn, None)
                 continue
             if isinstance(fn, type):
+                self._record(fn)
                 return construct_record(self, fn, args)
             from ..frontend.resolve import is_parsable
 
@@ -313,7 +317,14 @@ class Inferrer:
                 f"unsupported operation {op.name} on ({shown})", error_frames(self.calls)
             ) from None
 
+    def _record(self, target: Any) -> None:
+        """Record that the node being inferred calls `target` (for specialization)."""
+        ctx, node, _ = self.calls[-1]
+        if node is not None:
+            self.targets.setdefault((ctx, node), set()).add(target)
+
     def call_primitive(self, prim: Primitive, args: list[AbstractValue]) -> AbstractValue:
+        self._record(prim)
         args = bind_primitive_args(prim, args, self.calls)
         rule = INFER_RULES.get(prim)
         if rule is None:
@@ -333,7 +344,12 @@ class Inferrer:
         bound = bind_graph_args(self, fn, args)
         if self.is_recursive(g):
             bound = [broaden(a) for a in bound]
-        return self.infer_context(Context(g, tuple(bound), fn.context))
+        ctx = Context(g, tuple(bound), fn.context)
+        self._record(ctx)
+        self.fn_contexts.setdefault(fn, set()).add(ctx)
+        caller = self.calls[-1][0]
+        self.local_contexts.setdefault((fn, caller), set()).add(ctx)
+        return self.infer_context(ctx)
 
     def is_recursive(self, g: Graph) -> bool:
         """Whether `g` can call itself (loops and recursive functions)."""

@@ -1,0 +1,339 @@
+"""Specialization: one typed graph per inference context.
+
+After inference, every context (a graph on given argument types) becomes a new graph whose
+nodes carry their abstract values (``node.abstract``). Operations are replaced by the callee
+they resolve to for those types (a primitive or another specialized graph), calls are
+normalized to positional arguments (keywords bound, defaults filled in), and graph constants
+refer to the specialization of the context they are called in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from typing import Any
+
+from ..abstract.data import (
+    BOTTOM,
+    AbstractConstant,
+    AbstractFunction,
+    AbstractValue,
+    GraphFunction,
+    PartialFunction,
+)
+from ..abstract.lattice import broaden, constant_abstract
+from ..errors import MyiaInternalError, MyiaTypeError
+from ..ir.node import Apply, Constant, Graph, Node, Parameter
+from ..operations.core import Operation
+from ..primitives import P, Primitive
+from .calls import bind_graph_args
+from .engine import Context, Inferrer
+from .traceback import error_frames
+
+
+class Dead:
+    """Stands for a function that is never called (a branch never taken)."""
+
+    def __repr__(self) -> str:
+        return "DEAD"
+
+
+DEAD = Dead()
+
+
+class Specializer:
+    """Builds the specialized graphs of every context reachable from an entry context."""
+
+    def __init__(self, inferrer: Inferrer):
+        self.inf = inferrer
+        self.graphs: dict[Context, Graph] = {}
+        self.maps: dict[Context, dict[Node, Node]] = {}
+        self.todo: list[Context] = []
+
+    def run(self, entry: Context) -> Graph:
+        """Return the specialized graph of `entry` (and specialize everything it reaches)."""
+        g = self.graph_for(entry)
+        while self.todo:
+            self.build(self.todo.pop(0))
+        return g
+
+    def graph_for(self, ctx: Context) -> Graph:
+        g = self.graphs.get(ctx)
+        if g is None:
+            self.inf.finalize(ctx)
+            old = ctx.graph
+            g = Graph()
+            g.debug = old.debug.derive()
+            g.flags = dict(old.flags)
+            g.flags.pop("vararg", None)
+            m: dict[Node, Node] = {}
+            for p, a in zip(old.parameters, ctx.args):
+                np_ = Parameter(g, debug=p.debug.derive())
+                np_.abstract = a
+                g.parameters.append(np_)
+                m[p] = np_
+            self.graphs[ctx] = g
+            self.maps[ctx] = m
+            self.todo.append(ctx)
+        return g
+
+    # Building one graph -----------------------------------------------------------------------
+
+    def build(self, ctx: Context) -> None:
+        old, new = ctx.graph, self.graphs[ctx]
+        values = self.inf.node_values[ctx]
+        m = self.maps[ctx]
+        for node in self.inf.scopes.toposort(old):
+            if node.is_apply:
+                m[node] = self.apply(node, ctx, values)
+        assert old.output is not None
+        new.output = self.ref(old.output, ctx, values)
+        new.abstract = self.inf.results.get(ctx)
+
+    def ref(self, node: Node, ctx: Context, values: dict[Node, AbstractValue]) -> Node:
+        """The specialized counterpart of input `node` of a node of `ctx`."""
+        if node.is_constant:
+            return self.constant(node, ctx, values)
+        if node.graph is ctx.graph:
+            return self.maps[ctx][node]
+        c = ctx.parent
+        while c is not None and c.graph is not node.graph:
+            c = c.parent
+        if c is None or node not in self.maps.get(c, {}):
+            raise MyiaInternalError(f"free variable {node} is not specialized")
+        return self.maps[c][node]
+
+    def constant(self, node: Node, ctx: Context, values: dict[Node, AbstractValue]) -> Node:
+        v = node.value
+        a = self.inf.value(node, ctx, values)
+        if isinstance(a, AbstractFunction) and len(a.options) == 1:
+            (fn,) = a.options
+            if isinstance(fn, GraphFunction):
+                return self._const(self.indirect(fn, ctx), node, None)
+        c = self._const(v, node, a)
+        return c
+
+    def _const(self, value: Any, origin: Node, abstract: AbstractValue | None) -> Constant:
+        c = Constant(value, origin.debug.derive())
+        if abstract is None and isinstance(value, Graph):
+            abstract = AbstractFunction(frozenset([GraphFunction(value)]))
+        c.abstract = abstract if abstract is not None else _abstract_of(value)
+        return c
+
+    def indirect(self, fn: GraphFunction, where: Context) -> Any:
+        """The specialized graph of a function value made in `where`.
+
+        It is the context the value was called in: from `where` itself (a branch selected by
+        `switch`), or anywhere if it is called with one type only.
+        """
+        ctxs = list(self.inf.local_contexts.get((fn, where), ()))
+        if not ctxs:
+            # Called elsewhere (the value escaped), or never called (a branch not taken).
+            ctxs = list(self.inf.fn_contexts.get(fn, ()))
+            if len(ctxs) != 1:
+                return DEAD
+        if len(ctxs) > 1:
+            raise MyiaTypeError(
+                f"function {fn.graph.name} is called with different argument types "
+                f"({'; '.join(map(repr, ctxs))}) through the same value; "
+                "Myia needs one type per function value"
+            )
+        return self.graph_for(ctxs[0])
+
+    def apply(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Node:
+        new = self.graphs[ctx]
+        fn_node = node.inputs[0]
+        fn_abs = self.inf.value(fn_node, ctx, values)
+        arg_nodes = list(node.inputs[1:])
+        arg_abs = [self.inf.value(i, ctx, values) for i in arg_nodes]
+        result = values[node]
+        if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) == 1:
+            callee = next(iter(fn_abs.options))
+            if fn_node.is_constant:
+                out = self.direct_call(callee, node, arg_nodes, arg_abs, ctx, values)
+                if out is not None:
+                    out.abstract = result
+                    return out
+            elif isinstance(callee, PartialFunction):
+                inputs = self.partial_call(callee, node, arg_nodes, arg_abs, ctx, values)
+                app = Apply(inputs, new, node.debug.derive())
+                app.abstract = result
+                return app
+        inputs = [self.ref(i, ctx, values) for i in node.inputs]
+        app = Apply(inputs, new, node.debug.derive())
+        app.abstract = result
+        return app
+
+    def partial_call(
+        self,
+        pf: PartialFunction,
+        node: Apply,
+        arg_nodes: list[Node],
+        arg_abs: list[AbstractValue],
+        ctx: Context,
+        values: dict[Node, AbstractValue],
+    ) -> list[Node]:
+        """Inputs of a call to a partial application, with keywords bound positionally."""
+        fn_ref = self.ref(node.inputs[0], ctx, values)
+        refs = [self.ref(i, ctx, values) for i in arg_nodes]
+        k = len(pf.args)
+        holes: list[Node] = [Constant(None) for _ in range(k)]
+        target = pf.fn
+        if isinstance(target, Graph):
+            target = GraphFunction(target)
+        if isinstance(target, GraphFunction):
+            bound = bind_graph_nodes(target.graph, holes + refs, holes + arg_nodes)
+        elif isinstance(target, Primitive):
+            bound = bind_primitive_nodes(target, holes + refs, holes + arg_nodes, node)
+        else:
+            return [fn_ref, *refs]
+        return [fn_ref, *bound[k:]]
+
+    def direct_call(
+        self,
+        callee: Any,
+        node: Apply,
+        arg_nodes: list[Node],
+        arg_abs: list[AbstractValue],
+        ctx: Context,
+        values: dict[Node, AbstractValue],
+    ) -> Apply | None:
+        """A call to a known callee, resolved and with positional arguments."""
+        from ..frontend import parse
+        from ..frontend.resolve import is_parsable
+
+        new = self.graphs[ctx]
+        dbg = node.debug.derive()
+        if any(a is BOTTOM for a in arg_abs):
+            return None
+        while True:
+            if isinstance(callee, Operation):
+                self.inf.calls.append((ctx, node, values))
+                try:
+                    callee = self.inf.resolve(callee, arg_abs)
+                finally:
+                    self.inf.calls.pop()
+                continue
+            if is_parsable(callee):
+                callee = GraphFunction(parse(callee), None)
+                continue
+            if isinstance(callee, Graph):
+                callee = GraphFunction(callee, None)
+                continue
+            break
+        refs = [self.ref(i, ctx, values) for i in arg_nodes]
+        if isinstance(callee, Primitive):
+            inputs = bind_primitive_nodes(callee, refs, arg_nodes, node)
+            return Apply([self._const(callee, node, None), *inputs], new, dbg)
+        if isinstance(callee, GraphFunction):
+            self.inf.calls.append((ctx, node, values))
+            try:
+                bound = bind_graph_args(self.inf, callee, arg_abs)
+            finally:
+                self.inf.calls.pop()
+            if self.inf.is_recursive(callee.graph):
+                bound = [broaden(a) for a in bound]
+            target = Context(callee.graph, tuple(bound), callee.context)
+            g = self.graph_for(target)
+            inputs = bind_graph_nodes(callee.graph, refs, arg_nodes)
+            return Apply([self._const(g, node, None), *inputs], new, dbg)
+        if isinstance(callee, type) and dataclasses.is_dataclass(callee):
+            inputs = bind_record_nodes(callee, refs, arg_nodes, node)
+            cls = self._const(callee, node, constant_abstract(callee))
+            return Apply([self._const(P.make_record, node, None), cls, *inputs], new, dbg)
+        if isinstance(callee, PartialFunction):
+            return None
+        return None
+
+
+def _abstract_of(value: Any) -> AbstractValue | None:
+    if isinstance(value, (Primitive, Operation)):
+        return AbstractFunction(frozenset([value]))
+    try:
+        return constant_abstract(value)
+    except TypeError:
+        return AbstractConstant(value)
+
+
+def _split_nodes(refs: list[Node], originals: list[Node]) -> tuple[list[Node], dict[str, Node]]:
+    pos: list[Node] = []
+    kws: dict[str, Node] = {}
+    for r, o in zip(refs, originals):
+        if o.is_apply and o.inputs[0].is_constant and o.inputs[0].value is P.make_kwarg:
+            kws[o.inputs[1].value] = r.inputs[2]
+        else:
+            pos.append(r)
+    return pos, kws
+
+
+def bind_primitive_nodes(prim: Primitive, refs: list[Node], originals: list[Node], node: Node):
+    """Positional argument nodes for a primitive call (keywords bound, defaults filled)."""
+    pos, kws = _split_nodes(refs, originals)
+    if not kws and len(pos) == len(prim.signature.parameters):
+        return pos
+    bound = prim.signature.bind(*pos, **kws)
+    out = []
+    for name, p in prim.signature.parameters.items():
+        if name in bound.arguments:
+            v = bound.arguments[name]
+            out.extend(v if p.kind is inspect.Parameter.VAR_POSITIONAL else [v])
+        elif p.default is not inspect.Parameter.empty:
+            c = Constant(p.default, node.debug.derive())
+            c.abstract = constant_abstract(p.default)
+            out.append(c)
+    return out
+
+
+def bind_graph_nodes(g: Graph, refs: list[Node], originals: list[Node]) -> list[Node]:
+    """Positional argument nodes for a call to graph `g`."""
+    pos, kws = _split_nodes(refs, originals)
+    names = g.param_names
+    vararg = g.flags.get("vararg", False)
+    if len(pos) == len(names) and not kws and not vararg:
+        return pos
+    npos = len(names) - g.kwonly - (1 if vararg else 0)
+    values: dict[str, Node] = dict(zip(names[:npos], pos))
+    if vararg:
+        extra = pos[npos:]
+        graph = pos[0].graph if pos else None
+        tup = Apply([Constant(P.make_tuple), *extra], graph)  # type: ignore[arg-type]
+        from ..abstract.data import AbstractTuple
+
+        tup.abstract = AbstractTuple(tuple(e.abstract for e in extra))
+        tup.inputs[0].abstract = AbstractFunction(frozenset([P.make_tuple]))
+        values[names[npos]] = tup
+    values.update(kws)
+    out = []
+    for name in names:
+        if name in values:
+            out.append(values[name])
+        else:
+            d = g.defaults[name]
+            if not d.is_constant:
+                raise MyiaTypeError(
+                    f"the default value of {name} in {g.name} must be a constant", error_frames([])
+                )
+            c = Constant(d.value, d.debug.derive())
+            c.abstract = constant_abstract(d.value)
+            out.append(c)
+    return out
+
+
+def bind_record_nodes(cls: type, refs: list[Node], originals: list[Node], node: Node):
+    """Field nodes, in order, for a call to dataclass `cls`."""
+    pos, kws = _split_nodes(refs, originals)
+    bound = inspect.signature(cls).bind(*pos, **kws)
+    out = []
+    for f in dataclasses.fields(cls):
+        if f.name in bound.arguments:
+            out.append(bound.arguments[f.name])
+        else:
+            c = Constant(f.default, node.debug.derive())
+            c.abstract = broaden(constant_abstract(f.default))
+            out.append(c)
+    return out
+
+
+def specialize(inferrer: Inferrer, entry: Context) -> Graph:
+    """Return the specialized graph of `entry`, inferred by `inferrer`."""
+    return Specializer(inferrer).run(entry)
