@@ -17,6 +17,9 @@ from .vm import DebugVM
 
 BACKENDS = ("debug",)
 
+#: Verify the structure and types of every specialized graph (the test suite turns it on).
+VERIFY = False
+
 
 class Signature(tuple):
     """The abstract values of a call's arguments, printed in Myia's notation."""
@@ -85,6 +88,10 @@ class MyiaFunction:
             inferrer = Inferrer()
             ctx, result = inferrer.infer(self.graph(), tuple(sig))
             graph = specialize(inferrer, ctx)
+            if VERIFY:
+                from .infer.verify_types import verify_types
+
+                verify_types(graph)
         except MyiaError:
             raise
         except Exception as exc:

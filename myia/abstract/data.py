@@ -184,6 +184,18 @@ class AbstractConstant(AbstractValue):
 
 
 @dataclass(frozen=True, repr=False)
+class AbstractSlice(AbstractValue):
+    """A slice whose bounds are not all known at compile time (fine for lists)."""
+
+    start: AbstractValue
+    stop: AbstractValue
+    step: AbstractValue
+
+    def __repr__(self) -> str:
+        return show(self)
+
+
+@dataclass(frozen=True, repr=False)
 class GraphFunction:
     """A graph, closed over the inference context of its parent (None when top-level)."""
 
@@ -306,6 +318,8 @@ def show(a: Any, top: bool = True) -> str:
         return " | ".join(names) if len(names) > 1 else f"<function {names[0]}>"
     if isinstance(a, AbstractKeyword):
         return repr(a)
+    if isinstance(a, AbstractSlice):
+        return f"slice({show(a.start)}, {show(a.stop)}, {show(a.step)})"
     if a is BOTTOM:
         return "⊥"
     return repr(a)

@@ -19,6 +19,7 @@ from ..abstract.data import (
     AbstractList,
     AbstractRecord,
     AbstractScalar,
+    AbstractSlice,
     AbstractTuple,
     AbstractUnion,
     AbstractValue,
@@ -66,6 +67,8 @@ def abstract_kind(a: AbstractValue, op: Any = None, calls: Any = ()) -> Any:
         return type if isinstance(v, type) else type(v)
     if t is AbstractUnion:
         return Union
+    if t is AbstractSlice:
+        return slice
     raise MyiaTypeError(f"unexpected value of type {show(a)}", error_frames(calls))
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..abstract.data import (
     ANYTHING,
     AbstractArray,
     AbstractConstant,
+    AbstractFunction,
     AbstractScalar,
     AbstractTuple,
     AbstractValue,
@@ -18,6 +21,7 @@ from ..errors import MyiaShapeError, MyiaTypeError
 
 
 def shape_str(shape: tuple[int, ...]) -> str:
+    """Show a shape as NumPy prints it: ``(3, 4)``, ``(3,)``, ``()``."""
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
@@ -91,3 +95,76 @@ def i64(value: Any = ANYTHING) -> AbstractScalar:
 def py_bool(value: Any = ANYTHING) -> AbstractScalar:
     """A Python bool."""
     return AbstractScalar("bool", True, value)
+
+
+# Arrays -------------------------------------------------------------------------------------
+
+
+def as_array(a: AbstractValue, what: str) -> AbstractArray:
+    """Return `a` as an array: a scalar is a 0-d array of its dtype."""
+    if isinstance(a, AbstractArray):
+        return a
+    if isinstance(a, AbstractScalar):
+        return AbstractArray(a.dtype, ())
+    raise MyiaTypeError(f"{what} expects an array, not {show(a)}")
+
+
+def array_result(dtype: str, shape: tuple[int, ...]) -> AbstractScalar | AbstractArray:
+    """Return an array of `dtype` and `shape`, or a NumPy scalar when `shape` is ``()``."""
+    return AbstractScalar(dtype) if shape == () else AbstractArray(dtype, tuple(shape))
+
+
+def is_none(a: AbstractValue) -> bool:
+    """Whether `a` is the constant None."""
+    return isinstance(a, AbstractConstant) and a.value is None
+
+
+def normalize_axis(axis: Any, ndim: int, shape: tuple[int, ...] | None = None) -> int:
+    """`axis` (possibly negative) as an index in ``range(ndim)``; raise `MyiaShapeError`."""
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise MyiaTypeError(f"an axis must be an integer, not {axis!r}")
+    if not -ndim <= axis < ndim:
+        of = f"an array of shape {shape_str(shape)}" if shape is not None else f"{ndim} dims"
+        raise MyiaShapeError(f"axis {axis} is out of bounds for {of}")
+    return axis % ndim
+
+
+def axes_arg(axis: AbstractValue, ndim: int, what: str, shape: Any = None) -> tuple[int, ...]:
+    """Return the axes an ``axis`` argument (None, an int or ints) designates, sorted."""
+    if is_none(axis):
+        return tuple(range(ndim))
+    ax = const_value(axis, f"the axis of {what}")
+    ax = ax if isinstance(ax, tuple) else (ax,)
+    out = tuple(sorted(normalize_axis(a, ndim, shape) for a in ax))
+    if len(set(out)) != len(out):
+        raise MyiaShapeError(f"repeated axis in {what}: {ax}")
+    return out
+
+
+def as_dtype(value: Any) -> np.dtype | None:
+    """Return the NumPy dtype a ``dtype=`` argument stands for (None stays None).
+
+    Accepts NumPy dtypes and scalar types (``np.float32``), names (``"float32"``) and the
+    builtin classes ``float``, ``int`` and ``bool`` (which Myia code sees as operations).
+    """
+    if value is None:
+        return None
+    from ..operations.mapping import python_class
+
+    value = python_class(value)
+    try:
+        return np.dtype(value)
+    except TypeError:
+        raise MyiaTypeError(f"{value!r} is not a dtype") from None
+
+
+def const_dtype(a: AbstractValue, what: str) -> str | None:
+    """Return the name of the dtype a ``dtype`` argument (known at compile time) gives."""
+    if isinstance(a, AbstractFunction) and len(a.options) == 1:
+        value = a.get_unique()
+    elif isinstance(a, AbstractConstant):
+        value = a.value
+    else:
+        raise MyiaTypeError(f"the dtype of {what} must be known at compile time, got {show(a)}")
+    dt = as_dtype(value)
+    return None if dt is None else dt.name

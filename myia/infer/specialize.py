@@ -28,6 +28,7 @@ from ..operations.core import Operation
 from ..primitives import P, Primitive
 from .calls import bind_graph_args
 from .engine import Context, Inferrer
+from .registry import INFER_RULES
 from .traceback import error_frames
 
 
@@ -152,17 +153,14 @@ class Specializer:
             if fn_node.is_constant:
                 out = self.direct_call(callee, node, arg_nodes, arg_abs, ctx, values)
                 if out is not None:
-                    out.abstract = result
-                    return out
+                    return _retype(out, result)
             elif isinstance(callee, PartialFunction):
                 inputs = self.partial_call(callee, node, arg_nodes, arg_abs, ctx, values)
                 app = Apply(inputs, new, node.debug.derive())
                 app.abstract = result
                 return app
         inputs = [self.ref(i, ctx, values) for i in node.inputs]
-        app = Apply(inputs, new, node.debug.derive())
-        app.abstract = result
-        return app
+        return _retype(Apply(inputs, new, node.debug.derive()), result)
 
     def partial_call(
         self,
@@ -244,6 +242,16 @@ class Specializer:
         if isinstance(callee, PartialFunction):
             return None
         return None
+
+
+def _retype(app: Apply, result: AbstractValue) -> Apply:
+    """Give `app` its inferred type; function values refer to the specialized graphs."""
+    app.abstract = result
+    fn = app.inputs[0]
+    if isinstance(result, AbstractFunction) and fn.is_constant:
+        if isinstance(fn.value, Primitive) and fn.value in INFER_RULES:
+            app.abstract = INFER_RULES[fn.value](*(i.abstract for i in app.inputs[1:]))
+    return app
 
 
 def _abstract_of(value: Any) -> AbstractValue | None:

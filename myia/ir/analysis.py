@@ -72,7 +72,17 @@ def graph_constants(graph: Graph, nodes: Iterable[Node] | None = None) -> Iterat
 
 def reachable_graphs(root: Graph) -> list[Graph]:
     """Return every graph reachable from `root` through graph constants, `root` first."""
-    return Scopes(root).graphs
+    order: list[Graph] = []
+    seen: set[Graph] = set()
+    todo = [root]
+    while todo:
+        g = todo.pop()
+        if g in seen:
+            continue
+        seen.add(g)
+        order.append(g)
+        todo.extend(reversed(list(dict.fromkeys(graph_constants(g)))))
+    return order
 
 
 def direct_free_variables(graph: Graph) -> list[Node]:
@@ -104,10 +114,10 @@ class Scopes:
         """Index every graph reachable from `roots` that is not indexed yet."""
         roots = [roots] if isinstance(roots, Graph) else list(roots)
         new: list[Graph] = []
-        found: dict[Graph, set[Node]] = {}
+        found: dict[Graph, dict[Node, None]] = {}
         todo = [r for r in roots if r not in self.nodes]
         for r in todo:
-            found.setdefault(r, set())
+            found.setdefault(r, {})
         # Walk every node of every new graph, following inputs and graph constants.
         stack: list[Node] = []
         for r in todo:
@@ -127,18 +137,18 @@ class Scopes:
                 continue
             if g is not None:
                 if g not in found:
-                    found[g] = set()
+                    found[g] = {}
                     new.append(g)
                     stack.extend(g.parameters)
                     if g.output is not None:
                         stack.append(g.output)
-                found[g].add(node)
+                found[g][node] = None
             if node.is_apply:
                 stack.extend(node.inputs)
             elif node.is_constant and isinstance(node.value, Graph):
                 sub = node.value
                 if sub not in self.nodes and sub not in found:
-                    found[sub] = set()
+                    found[sub] = {}
                     new.append(sub)
                     stack.extend(sub.parameters)
                     stack.extend(sub.defaults.values())
@@ -228,7 +238,7 @@ class Scopes:
         return toposort(g, self.closure_deps)
 
     def closure_deps(self, g: Graph) -> list[Node]:
-        """The total free variables of `g` (indexing `g` first if needed)."""
+        """Return the total free variables of `g` (indexing `g` first if needed)."""
         if g not in self.free_variables_total:
             self.add(g)
         return self.free_variables_total[g]

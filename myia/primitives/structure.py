@@ -11,12 +11,15 @@ from typing import Any
 from ..abstract.data import (
     ANYTHING as ANYTHING_,
     BOTTOM,
+    NONE,
     AbstractConstant,
     AbstractDict,
     AbstractFunction,
     AbstractKeyword,
     AbstractList,
     AbstractRecord,
+    AbstractScalar,
+    AbstractSlice,
     AbstractTuple,
     PartialFunction,
     fold,
@@ -24,6 +27,7 @@ from ..abstract.data import (
 )
 from ..abstract.lattice import TypeMismatch, broaden, join, recursive_fields
 from ..errors import MyiaTypeError
+from ..infer.kinds import static_value
 from ..infer.registry import infer_rule
 from ..infer.rulelib import const_value, i64, int_scalar
 from .core import primitive
@@ -251,7 +255,9 @@ def _infer_make_list(*items):
 @infer_rule(list_getitem)
 def _infer_list_getitem(lst, i):
     lst = _expect(lst, AbstractList, "list indexing")
-    if isinstance(i, AbstractConstant) and isinstance(i.value, slice):
+    if isinstance(i, AbstractSlice) or (
+        isinstance(i, AbstractConstant) and isinstance(i.value, slice)
+    ):
         return lst
     int_scalar(i, "a list index")
     return lst.element
@@ -332,6 +338,12 @@ def _infer_partial(fn, *args):
 
 @infer_rule(make_slice)
 def _infer_make_slice(start, stop, step):
-    bounds = [const_value(b, "a slice bound") for b in (start, stop, step)]
-    return AbstractConstant(slice(*bounds))
+    bounds = (start, stop, step)
+    for b in bounds:
+        if not (b == NONE or isinstance(b, AbstractScalar)):
+            raise MyiaTypeError(f"a slice bound must be an integer or None, not {show(b)}")
+    values = [static_value(b) for b in bounds]
+    if any(v is ANYTHING_ for v in values):
+        return AbstractSlice(*bounds)
+    return AbstractConstant(slice(*values))
 

@@ -1,0 +1,64 @@
+"""The type verifier: every node of a specialized graph agrees with its primitive's rule.
+
+Used in tests after specialization (and after each later pass): on top of the structural
+checks of `myia.ir.verify`, each node must carry an abstract value; a call to a primitive
+must have the abstract value its type rule gives for its inputs; a call to a graph must pass
+arguments of the types of its parameters and have the type of its output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..abstract.data import BOTTOM, AbstractValue, show
+from ..abstract.lattice import TypeMismatch, broaden, join
+from ..errors import MyiaError
+from ..ir.node import Graph, Node
+from ..ir.verify import verify
+from ..primitives import Primitive
+from .registry import INFER_RULES
+
+
+def _compatible(expected: AbstractValue, actual: AbstractValue) -> bool:
+    if expected == actual or expected is BOTTOM or actual is BOTTOM:
+        return True
+    try:
+        return broaden(join(expected, actual)) == broaden(expected)
+    except TypeMismatch:
+        return False
+
+
+def check_types(graph: Graph, node: Node) -> str | None:
+    """The type check of one node (a `verify` check)."""
+    if node.abstract is None:
+        return "has no abstract value"
+    if not node.is_apply:
+        return None
+    fn = node.inputs[0]
+    if not fn.is_constant:
+        return None
+    args = [i.abstract for i in node.inputs[1:]]
+    if isinstance(fn.value, Primitive):
+        rule = INFER_RULES[fn.value]
+        try:
+            expected = rule(*args)
+        except MyiaError as exc:
+            return f"fails the rule of {fn.value.name}: {exc.message}"
+        if not _compatible(expected, node.abstract):
+            return f"has type {show(node.abstract)} but {fn.value.name} gives {show(expected)}"
+    elif isinstance(fn.value, Graph):
+        callee = fn.value
+        if len(callee.parameters) != len(args):
+            return f"passes {len(args)} arguments to {callee.name}"
+        for p, a in zip(callee.parameters, args):
+            if not _compatible(p.abstract, a):
+                return f"passes {show(a)} for parameter {p.debug.find_name()} :: {show(p.abstract)}"
+        out: Any = getattr(callee, "abstract", None)
+        if out is not None and not _compatible(out, node.abstract):
+            return f"has type {show(node.abstract)} but {callee.name} returns {show(out)}"
+    return None
+
+
+def verify_types(graph: Graph) -> None:
+    """Verify `graph` and every graph it reaches, structure and types (raises VerifyError)."""
+    verify(graph, checks=[check_types])
