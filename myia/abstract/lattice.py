@@ -107,23 +107,28 @@ def constant_abstract(value: Any) -> AbstractValue:
     return to_abstract(value)
 
 
-def recursive_fields(cls: type) -> set[str]:
-    """The fields of dataclass `cls` whose annotation mentions `cls` itself."""
+def recursive_fields(cls: type) -> dict[str, AbstractValue]:
+    """The fields of dataclass `cls` whose annotation mentions `cls` itself, with their type.
+
+    The type is `SelfRef` of the class, or ``SelfRef | None`` for an optional field: it comes
+    from the annotation, so that every tree has one type whatever its shape.
+    """
     return _recursive_fields(cls)
 
 
 @functools.lru_cache(maxsize=None)
-def _recursive_fields(cls: type) -> frozenset[str]:
+def _recursive_fields(cls: type) -> dict[str, AbstractValue]:
     try:
         hints = typing.get_type_hints(cls)
     except Exception:
         hints = {}
-    out = set()
+    out: dict[str, AbstractValue] = {}
     for f in dataclasses.fields(cls):
         h = hints.get(f.name, f.type)
         if _mentions(h, cls):
-            out.add(f.name)
-    return frozenset(out)
+            ref = SelfRef(cls)
+            out[f.name] = AbstractUnion(frozenset([ref, NONE])) if _optional(h) else ref
+    return out
 
 
 def _mentions(hint: Any, cls: type) -> bool:
@@ -131,7 +136,15 @@ def _mentions(hint: Any, cls: type) -> bool:
         return True
     if isinstance(hint, str):
         return hint == cls.__name__ or cls.__name__ in hint.replace(" ", "").split("|")
+    if isinstance(hint, typing.ForwardRef):
+        return hint.__forward_arg__ == cls.__name__
     return any(_mentions(a, cls) for a in typing.get_args(hint))
+
+
+def _optional(hint: Any) -> bool:
+    if isinstance(hint, str):
+        return "None" in hint or "Optional" in hint
+    return type(None) in typing.get_args(hint)
 
 
 def record_abstract(value: Any) -> AbstractRecord:
@@ -146,20 +159,19 @@ def record_abstract(value: Any) -> AbstractRecord:
     names = [f.name for f in dataclasses.fields(cls)]
     if not rec:
         return AbstractRecord(cls, tuple(to_abstract(getattr(value, n)) for n in names))
-    fields: list[AbstractValue] = [BOTTOM] * len(names)
+    fields: list[AbstractValue] = [rec.get(n, BOTTOM) for n in names]
     stack = [value]
     while stack:
         node = stack.pop()
         for i, n in enumerate(names):
             v = getattr(node, n)
-            if n in rec and type(v) is cls:
-                a: AbstractValue = SelfRef(cls)
-                stack.append(v)
-            elif n in rec and v is None:
-                a = NONE
+            if n in rec:
+                if type(v) is cls:
+                    stack.append(v)
+                elif v is not None:
+                    raise TypeError(f"field {n} of a {cls.__name__} holds a {type(v).__name__}")
             else:
-                a = fold(to_abstract(v), cls)
-            fields[i] = join(fields[i], a)
+                fields[i] = join(fields[i], fold(to_abstract(v), cls))
     return AbstractRecord(cls, tuple(fields))
 
 

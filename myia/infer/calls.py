@@ -13,8 +13,8 @@ from ..abstract.data import (
     AbstractValue,
     GraphFunction,
 )
-from ..abstract.lattice import broaden, constant_abstract, recursive_fields
-from ..abstract.data import fold
+from ..abstract.data import NONE, SelfRef
+from ..abstract.lattice import broaden, constant_abstract, recursive_fields, union_options
 from ..errors import MyiaTypeError
 from ..primitives import Primitive
 from .traceback import error_frames
@@ -109,5 +109,15 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
                 f"{cls.__name__}(): field {f.name} has no value", error_frames(inferrer.calls)
             )
         a = broaden(a)
-        fields.append(fold(a, cls) if f.name in rec else a)
+        if f.name in rec:
+            for o in union_options(a):
+                ok = o == NONE or (isinstance(o, (AbstractRecord, SelfRef)) and o.cls is cls)
+                if not ok or (o == NONE and rec[f.name] == SelfRef(cls)):
+                    raise MyiaTypeError(
+                        f"{cls.__name__}(): field {f.name} must be a {cls.__name__}, not {o}",
+                        error_frames(inferrer.calls),
+                    )
+            fields.append(rec[f.name])
+        else:
+            fields.append(a)
     return AbstractRecord(cls, tuple(fields))

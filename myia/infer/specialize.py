@@ -160,7 +160,32 @@ class Specializer:
                 app.abstract = result
                 return app
         inputs = [self.ref(i, ctx, values) for i in node.inputs]
-        return _retype(Apply(inputs, new, node.debug.derive()), result)
+        app = _retype(Apply(inputs, new, node.debug.derive()), result)
+        if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
+            if any(r != result for r in self.option_results(fn_abs, ctx)):
+                return self.convert(app, result)
+        return app
+
+    def option_results(self, fn: AbstractFunction, ctx: Context) -> list[AbstractValue | None]:
+        """The result type of each function a call may call (None where unknown)."""
+        out: list[AbstractValue | None] = []
+        for f in fn.options:
+            targets = self.inf.local_contexts.get((f, ctx)) if isinstance(f, GraphFunction) else None
+            if not targets:
+                out.append(None)
+            else:
+                out.extend(self.inf.results.get(t) for t in targets)
+        return out
+
+    def convert(self, node: Node, to: AbstractValue) -> Apply:
+        """``convert(node, to)``: `node`'s value in the representation of type `to`."""
+        if isinstance(to, AbstractFunction) or to is BOTTOM:
+            return node  # type: ignore[return-value]
+        typ = Constant(to, node.debug.derive())
+        typ.abstract = AbstractConstant(to)
+        app = Apply([self._const(P.convert, node, None), node, typ], node.graph, node.debug.derive())
+        app.abstract = to
+        return app
 
     def partial_call(
         self,
@@ -222,6 +247,9 @@ class Specializer:
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
         if isinstance(callee, Primitive):
             inputs = bind_primitive_nodes(callee, refs, arg_nodes, node)
+            if callee is P.make_list and inputs:
+                elem = values[node].element  # type: ignore[attr-defined]
+                inputs = [i if i.abstract == elem else self.convert(i, elem) for i in inputs]
             return Apply([self._const(callee, node, None), *inputs], new, dbg)
         if isinstance(callee, GraphFunction):
             self.inf.calls.append((ctx, node, values))

@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import numpy as np
+
 from ..abstract.data import (
     ANYTHING as ANYTHING_,
     BOTTOM,
@@ -190,6 +192,35 @@ def make_slice(start, stop, step):
     return slice(start, stop, step)
 
 
+@primitive
+def convert(x, typ):
+    """``x`` in the representation of abstract value ``typ`` (an int where a float is due).
+
+    Inserted where values of different types meet and are promoted: the branches of an
+    ``if`` returning an int and a float, the elements of a list.
+    """
+    return convert_value(x, typ)
+
+
+def convert_value(x: Any, a: Any) -> Any:
+    """Convert Python value `x` to the representation of abstract value `a`."""
+    from ..abstract.data import AbstractArray
+
+    if isinstance(a, AbstractScalar):
+        if a.weak:
+            return {"float64": float, "int64": int, "bool": bool}[a.dtype](x)
+        return np.dtype(a.dtype).type(x)
+    if isinstance(a, AbstractArray):
+        return np.asarray(x, dtype=a.dtype)
+    if isinstance(a, AbstractTuple):
+        return tuple(convert_value(v, e) for v, e in zip(x, a.elements))
+    if isinstance(a, AbstractList):
+        return [convert_value(v, a.element) for v in x]
+    if isinstance(a, AbstractDict):
+        return {k: convert_value(x[k], v) for k, v in zip(a.keys, a.values)}
+    return x
+
+
 # Type rules -----------------------------------------------------------------------------------
 
 
@@ -312,7 +343,7 @@ def _infer_make_record(cls, *fields):
     rec = recursive_fields(c)
     names = [f.name for f in dataclasses.fields(c)]
     return AbstractRecord(
-        c, tuple(fold(broaden(a), c) if n in rec else broaden(a) for n, a in zip(names, fields))
+        c, tuple(rec[n] if n in rec else broaden(a) for n, a in zip(names, fields))
     )
 
 
@@ -334,6 +365,11 @@ def _infer_make_kwarg(key, value):
 def _infer_partial(fn, *args):
     fn = _expect(fn, AbstractFunction, "partial")
     return AbstractFunction(frozenset(PartialFunction(f, tuple(args)) for f in fn.options))
+
+
+@infer_rule(convert)
+def _infer_convert(x, typ):
+    return const_value(typ, "the type of a conversion")
 
 
 @infer_rule(make_slice)
