@@ -284,8 +284,7 @@ def fold(value: AbstractValue, cls: type) -> AbstractValue:
 def show(a: Any, top: bool = True) -> str:
     """Print an abstract value in Myia's notation."""
     if isinstance(a, AbstractScalar):
-        s = DTYPE_SHORT.get(a.dtype, a.dtype)
-        return s if a.value is ANYTHING else f"{s}={a.value!r}"
+        return DTYPE_SHORT.get(a.dtype, a.dtype)
     if isinstance(a, AbstractArray):
         return " x ".join([DTYPE_SHORT.get(a.dtype, a.dtype), *map(str, a.shape)])
     if isinstance(a, AbstractTuple):
