@@ -84,7 +84,6 @@ class Inferrer:
         self.on_stack: dict[Context, int] = {}
         self.low = MAX_DEPTH * 10
         self.calls: list[tuple[Context, Node | None, dict[Node, AbstractValue]]] = []
-        self._recursive: dict[Graph, bool] = {}
         self.targets: dict[tuple[Context, Node], set[Any]] = {}
         self.fn_contexts: dict[GraphFunction, set[Context]] = {}
         self.local_contexts: dict[tuple[GraphFunction, Context], set[Context]] = {}
@@ -353,34 +352,7 @@ class Inferrer:
 
     def is_recursive(self, g: Graph) -> bool:
         """Whether `g` can call itself (loops and recursive functions)."""
-        r = self._recursive.get(g)
-        if r is None:
-            self.scopes.add(g)
-            seen: set[Graph] = set()
-            todo = list(_graph_consts(self.scopes, g))
-            r = False
-            while todo:
-                h = todo.pop()
-                if h is g:
-                    r = True
-                    break
-                if h in seen:
-                    continue
-                seen.add(h)
-                self.scopes.add(h)
-                todo.extend(_graph_consts(self.scopes, h))
-            self._recursive[g] = r
-        return r
-
-
-def _graph_consts(scopes: Scopes, g: Graph) -> list[Graph]:
-    out = []
-    for n in scopes.nodes[g]:
-        if n.is_apply:
-            for i in n.inputs:
-                if i.is_constant and isinstance(i.value, Graph):
-                    out.append(i.value)
-    return out
+        return self.scopes.is_recursive(g)
 
 
 def _fold(prim: Primitive, args: list[AbstractValue], result: AbstractScalar) -> AbstractValue:

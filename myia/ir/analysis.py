@@ -108,6 +108,9 @@ class Scopes:
         self.free_variables_direct: dict[Graph, list[Node]] = {}
         self.free_variables_total: dict[Graph, list[Node]] = {}
         self.parents: dict[Graph, Graph | None] = {}
+        self._topo: dict[Graph, list[Node]] = {}
+        self._consts: dict[Graph, list[Graph]] = {}
+        self._recursive: dict[Graph, bool] = {}
         self.add(roots)
 
     def add(self, roots: Graph | Iterable[Graph]) -> None:
@@ -234,8 +237,69 @@ class Scopes:
         return out
 
     def toposort(self, g: Graph) -> list[Node]:
-        """`toposort` of `g`, with closures depending on their free variables."""
-        return toposort(g, self.closure_deps)
+        """Return `toposort` of `g`, closures after their free variables (cached: no mutation!)."""
+        order = self._topo.get(g)
+        if order is None:
+            order = self._topo[g] = toposort(g, self.closure_deps)
+        return order
+
+    def constants(self, g: Graph) -> list[Graph]:
+        """Return the graphs held by constants among `g`'s own nodes (indexing `g` if needed)."""
+        if g not in self.nodes:
+            self.add(g)
+        out = self._consts.get(g)
+        if out is None:
+            out = self._consts[g] = list(dict.fromkeys(graph_constants(g, self.nodes[g])))
+        return out
+
+    def is_recursive(self, g: Graph) -> bool:
+        """Whether `g` can reach itself through graph constants (loops, recursion).
+
+        Computed for every graph reachable from `g` at once, by Tarjan's algorithm.
+        """
+        if g not in self._recursive:
+            self._tarjan(g)
+        return self._recursive[g]
+
+    def _tarjan(self, root: Graph) -> None:
+        index: dict[Graph, int] = {}
+        low: dict[Graph, int] = {}
+        on_stack: set[Graph] = set()
+        stack: list[Graph] = []
+        work: list[tuple[Graph, int]] = [(root, 0)]
+        while work:
+            g, i = work.pop()
+            if i == 0:
+                if g in index or g in self._recursive:
+                    continue
+                index[g] = low[g] = len(index)
+                stack.append(g)
+                on_stack.add(g)
+            succ = self.constants(g)
+            if i < len(succ):
+                work.append((g, i + 1))
+                h = succ[i]
+                if h in self._recursive:
+                    continue
+                if h not in index:
+                    work.append((h, 0))
+                elif h in on_stack:
+                    low[g] = min(low[g], index[h])
+                continue
+            for h in succ:
+                if h in on_stack and h in low:
+                    low[g] = min(low[g], low[h])
+            if low[g] == index[g]:
+                component = []
+                while True:
+                    h = stack.pop()
+                    on_stack.discard(h)
+                    component.append(h)
+                    if h is g:
+                        break
+                rec = len(component) > 1 or g in self.constants(g)
+                for h in component:
+                    self._recursive[h] = rec
 
     def closure_deps(self, g: Graph) -> list[Node]:
         """Return the total free variables of `g` (indexing `g` first if needed)."""
