@@ -1,27 +1,86 @@
-"""Array primitives with NumPy semantics (indexing, shapes, linear algebra, reductions)."""
+"""Array primitives with NumPy semantics: shapes, creation, indexing, joins, reductions.
+
+Each primitive is its NumPy implementation, followed by its type and shape rule. Shapes, axes,
+sizes and dtypes are compile-time constants. A result of shape ``()`` is a NumPy scalar, never
+a 0-d array, at run time as in inference. Elementwise arithmetic and math functions live in
+`scalar.py`; `where` and `clip` are here.
+"""
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 
-from ..abstract.data import AbstractArray, AbstractConstant, AbstractScalar, AbstractTuple, show
+from ..abstract.data import (
+    ANYTHING,
+    AbstractArray,
+    AbstractConstant,
+    AbstractList,
+    AbstractScalar,
+    AbstractSlice,
+    AbstractTuple,
+    show,
+)
 from ..abstract.lattice import promote
 from ..errors import MyiaShapeError, MyiaTypeError
 from ..infer.registry import infer_rule
-from ..infer.rulelib import broadcast_shapes, const_value, i64, shape_str
+from ..infer.rulelib import (
+    array_result,
+    as_array,
+    as_dtype,
+    axes_arg,
+    broadcast_shapes,
+    const_dtype,
+    const_value,
+    i64,
+    is_none,
+    normalize_axis,
+    numeric,
+    shape_str,
+)
 from .core import primitive
 
-
-@primitive
-def matmul(x, y):
-    """``x @ y`` with NumPy's rules (vector, matrix and batched)."""
-    return np.matmul(x, y)
+_PY_SCALARS = (bool, int, float)
 
 
-@primitive
-def array_getitem(a, index):
-    """``a[index]`` with NumPy's basic and integer-array indexing."""
-    return a[index]
+def _scalar(x: Any) -> Any:
+    """Return a 0-d array as a NumPy scalar (other values unchanged)."""
+    return x[()] if type(x) is np.ndarray and x.ndim == 0 else x
+
+
+def _py_result(r: Any, *inputs: Any) -> Any:
+    """Return a 0-d `r` as a Python scalar if every input is one, else as `_scalar` does."""
+    if np.ndim(r) == 0 and all(type(x) in _PY_SCALARS or x is None for x in inputs):
+        return r.item()
+    return _scalar(r)
+
+
+def _shape_arg(shape: Any) -> Any:
+    """Normalize a shape or axes argument: ``n`` -> ``(n,)``, ``((3, 4),)`` -> ``(3, 4)``."""
+    if isinstance(shape, tuple) and len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return shape
+
+
+def _probe(shape: tuple[int, ...]) -> np.ndarray:
+    """Return an array of `shape` that takes no memory, to compute result shapes with NumPy."""
+    return np.broadcast_to(np.empty((), dtype="V0"), shape)
+
+
+def _strong(*args: Any) -> str:
+    """Return the promoted dtype of `args`, Python scalars counting as NumPy arrays."""
+    return promote(*((a.dtype, False) for a in args))[0]
+
+
+def _weak(a: Any) -> bool:
+    return isinstance(a, AbstractScalar) and a.weak
+
+
+# Attributes -----------------------------------------------------------------------------------
 
 
 @primitive
@@ -37,48 +96,468 @@ def ndim(a):
 
 
 @primitive
+def size(a):
+    """``a.size``: the number of elements."""
+    return int(np.size(a))
+
+
+@primitive
+def dtype_of(a):
+    """``a.dtype``: a NumPy dtype, a compile-time constant."""
+    return np.asarray(a).dtype
+
+
+@primitive
 def array_len(a):
     """``len(a)``: the size of the first axis."""
     return len(a)
 
 
+@infer_rule(shape)
+def _infer_shape(a):
+    return AbstractTuple(tuple(i64(d) for d in as_array(a, "shape").shape))
+
+
+@infer_rule(ndim)
+def _infer_ndim(a):
+    return i64(len(as_array(a, "ndim").shape))
+
+
+@infer_rule(size)
+def _infer_size(a):
+    return i64(math.prod(as_array(a, "size").shape))
+
+
+@infer_rule(dtype_of)
+def _infer_dtype_of(a):
+    return AbstractConstant(np.dtype(as_array(a, "dtype").dtype))
+
+
+@infer_rule(array_len)
+def _infer_array_len(a):
+    a = as_array(a, "len")
+    if not a.shape:
+        raise MyiaTypeError("len() of a 0-d array")
+    return i64(a.shape[0])
+
+
+# Creation and conversion ----------------------------------------------------------------------
+
+
 @primitive
-def transpose(a, axes):
-    """``np.transpose(a, axes)`` (``axes`` None reverses the axes)."""
-    return np.transpose(a, axes)
+def zeros(shape, dtype=None):
+    """``np.zeros(shape, dtype)`` (float64 by default)."""
+    return _scalar(np.zeros(shape, as_dtype(dtype) or np.float64))
+
+
+@primitive
+def ones(shape, dtype=None):
+    """``np.ones(shape, dtype)`` (float64 by default)."""
+    return _scalar(np.ones(shape, as_dtype(dtype) or np.float64))
+
+
+@primitive
+def full(shape, fill_value, dtype=None):
+    """``np.full(shape, fill_value, dtype)`` (the dtype of `fill_value` by default)."""
+    return _scalar(np.full(shape, fill_value, as_dtype(dtype)))
+
+
+@primitive
+def zeros_like(a, dtype=None):
+    """``np.zeros_like(a, dtype)``."""
+    return _scalar(np.zeros_like(a, as_dtype(dtype)))
+
+
+@primitive
+def ones_like(a, dtype=None):
+    """``np.ones_like(a, dtype)``."""
+    return _scalar(np.ones_like(a, as_dtype(dtype)))
+
+
+@primitive
+def full_like(a, fill_value, dtype=None):
+    """``np.full_like(a, fill_value, dtype)``."""
+    return _scalar(np.full_like(a, fill_value, as_dtype(dtype)))
+
+
+@primitive
+def arange(start, stop=None, step=None, dtype=None):
+    """``np.arange(start, stop, step, dtype)``; the bounds are compile-time constants."""
+    return np.arange(start, stop, step, dtype=as_dtype(dtype))
+
+
+@primitive
+def astype(a, dtype):
+    """``a.astype(dtype)``."""
+    return _scalar(np.asarray(a).astype(as_dtype(dtype)))
+
+
+def _const_shape(shape, what):
+    s = _shape_arg(const_value(shape, f"the shape of {what}"))
+    if not (isinstance(s, tuple) and all(isinstance(d, int) and d >= 0 for d in s)):
+        raise MyiaTypeError(f"invalid shape for {what}: {s!r}")
+    return s
+
+
+@infer_rule(zeros, ones)
+def _infer_zeros(shape, dtype):
+    return array_result(const_dtype(dtype, "zeros") or "float64", _const_shape(shape, "zeros"))
+
+
+@infer_rule(full)
+def _infer_full(shape, fill_value, dtype):
+    s = _const_shape(shape, "full")
+    fill = as_array(fill_value, "full")
+    broadcast_shapes("full", s, fill.shape)
+    return array_result(const_dtype(dtype, "full") or fill.dtype, s)
+
+
+@infer_rule(zeros_like, ones_like)
+def _infer_zeros_like(a, dtype):
+    a = as_array(a, "zeros_like")
+    return array_result(const_dtype(dtype, "zeros_like") or a.dtype, a.shape)
+
+
+@infer_rule(full_like)
+def _infer_full_like(a, fill_value, dtype):
+    a = as_array(a, "full_like")
+    broadcast_shapes("full_like", a.shape, as_array(fill_value, "full_like").shape)
+    return array_result(const_dtype(dtype, "full_like") or a.dtype, a.shape)
+
+
+@infer_rule(arange)
+def _infer_arange(start, stop, step, dtype):
+    bounds = [const_value(b, "the bounds of arange") for b in (start, stop, step)]
+    try:
+        probe = np.arange(*bounds, dtype=as_dtype(const_dtype(dtype, "arange")))
+    except (TypeError, ValueError, ZeroDivisionError) as exc:
+        raise MyiaTypeError(f"arange{tuple(bounds)}: {exc}") from None
+    return AbstractArray(probe.dtype.name, probe.shape)
+
+
+@infer_rule(astype)
+def _infer_astype(a, dtype):
+    dt = const_dtype(dtype, "astype")
+    if dt is None:
+        raise MyiaTypeError("astype needs a dtype")
+    return array_result(dt, as_array(a, "astype").shape)
+
+
+# Elementwise selection ------------------------------------------------------------------------
+
+
+@primitive
+def where(condition, x, y):
+    """``np.where(condition, x, y)``: elementwise ``x if condition else y``."""
+    return _py_result(np.where(condition, x, y), x, y)
+
+
+@primitive
+def clip(a, a_min, a_max):
+    """``np.clip(a, a_min, a_max)`` (either bound may be None)."""
+    return _py_result(np.clip(a, a_min, a_max), a, a_min, a_max)
+
+
+def _select(what, shaped, typed):
+    """Return the elementwise result of dtype promoted from `typed`, broadcasting `shaped`."""
+    nums = [numeric(a, what) for a in shaped]
+    dt, weak = promote(*((a.dtype, _weak(a)) for a in typed))
+    arrays = [a.shape for a in nums if isinstance(a, AbstractArray)]
+    if not arrays:
+        return AbstractScalar(dt, weak)
+    return AbstractArray(dt, broadcast_shapes(what, *arrays))
+
+
+@infer_rule(where)
+def _infer_where(condition, x, y):
+    return _select("where", (condition, x, y), (x, y))
+
+
+@infer_rule(clip)
+def _infer_clip(a, a_min, a_max):
+    args = [b for b in (a, a_min, a_max) if not is_none(b)]
+    if len(args) == 1:
+        raise MyiaTypeError("clip needs at least one of a_min and a_max")
+    return _select("clip", args, args)
+
+
+# Shapes ---------------------------------------------------------------------------------------
 
 
 @primitive
 def reshape(a, shape):
-    """``np.reshape(a, shape)``."""
-    return np.reshape(a, shape)
+    """``np.reshape(a, shape)``; one dimension may be -1."""
+    return _scalar(np.reshape(a, _shape_arg(shape)))
 
 
 @primitive
-def reduce_sum(a, axis, keepdims):
-    """``np.sum(a, axis, keepdims=keepdims)``."""
-    return np.sum(a, axis=axis, keepdims=keepdims)
+def transpose(a, axes=None):
+    """``np.transpose(a, axes)`` (``axes`` None or ``()`` reverses the axes)."""
+    axes = _shape_arg(axes)
+    return np.transpose(a, axes or None)
 
 
-# Type and shape rules -------------------------------------------------------------------------
+@primitive
+def swapaxes(a, axis1, axis2):
+    """``np.swapaxes(a, axis1, axis2)``."""
+    return np.swapaxes(a, axis1, axis2)
 
 
-def _array(a, what):
-    if isinstance(a, AbstractArray):
-        return a
-    if isinstance(a, AbstractScalar):
-        return AbstractArray(a.dtype, ())
-    raise MyiaTypeError(f"{what} expects an array, not {show(a)}")
+@primitive
+def expand_dims(a, axis):
+    """``np.expand_dims(a, axis)`` (``axis`` an int or a tuple)."""
+    return np.expand_dims(a, axis)
 
 
-def _result(dtype, shape):
-    return AbstractScalar(dtype) if shape == () else AbstractArray(dtype, shape)
+@primitive
+def squeeze(a, axis=None):
+    """``np.squeeze(a, axis)``: remove axes of size 1."""
+    return _scalar(np.squeeze(a, axis))
+
+
+@infer_rule(reshape)
+def _infer_reshape(a, shape):
+    a = as_array(a, "reshape")
+    new = _shape_arg(const_value(shape, "the shape of reshape"))
+    if not (isinstance(new, tuple) and all(isinstance(d, int) for d in new)):
+        raise MyiaTypeError(f"invalid shape for reshape: {new!r}")
+    size = math.prod(a.shape)
+    if new.count(-1) == 1:
+        rest = math.prod(d for d in new if d != -1)
+        if rest and size % rest == 0:
+            new = tuple(size // rest if d == -1 else d for d in new)
+    if math.prod(new) != size or any(d < 0 for d in new):
+        raise MyiaShapeError(
+            f"cannot reshape an array of shape {shape_str(a.shape)} into shape {shape_str(new)}"
+        )
+    return array_result(a.dtype, new)
+
+
+@infer_rule(transpose)
+def _infer_transpose(a, axes):
+    a = as_array(a, "transpose")
+    n = len(a.shape)
+    ax = None if is_none(axes) else _shape_arg(const_value(axes, "the axes of transpose"))
+    if not ax:
+        ax = tuple(reversed(range(n)))
+    if len(ax) != n:
+        raise MyiaShapeError(f"axes {ax} do not match an array of shape {shape_str(a.shape)}")
+    ax = tuple(normalize_axis(i, n, a.shape) for i in ax)
+    if len(set(ax)) != n:
+        raise MyiaShapeError(f"repeated axis in transpose: {ax}")
+    return array_result(a.dtype, tuple(a.shape[i] for i in ax))
+
+
+@infer_rule(swapaxes)
+def _infer_swapaxes(a, axis1, axis2):
+    a = as_array(a, "swapaxes")
+    n, s = len(a.shape), list(a.shape)
+    i, j = (normalize_axis(const_value(x, "an axis"), n, a.shape) for x in (axis1, axis2))
+    s[i], s[j] = s[j], s[i]
+    return array_result(a.dtype, tuple(s))
+
+
+@infer_rule(expand_dims)
+def _infer_expand_dims(a, axis):
+    a = as_array(a, "expand_dims")
+    ax = const_value(axis, "the axis of expand_dims")
+    ax = ax if isinstance(ax, tuple) else (ax,)
+    n = len(a.shape) + len(ax)
+    new = {normalize_axis(i, n) for i in ax}
+    if len(new) != len(ax):
+        raise MyiaShapeError(f"repeated axis in expand_dims: {ax}")
+    dims = iter(a.shape)
+    return array_result(a.dtype, tuple(1 if i in new else next(dims) for i in range(n)))
+
+
+@infer_rule(squeeze)
+def _infer_squeeze(a, axis):
+    a = as_array(a, "squeeze")
+    if is_none(axis):
+        ax = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    else:
+        ax = axes_arg(axis, len(a.shape), "squeeze", a.shape)
+    for i in ax:
+        if a.shape[i] != 1:
+            raise MyiaShapeError(
+                f"cannot squeeze axis {i} of an array of shape {shape_str(a.shape)}: "
+                "its size is not 1"
+            )
+    return array_result(a.dtype, tuple(d for i, d in enumerate(a.shape) if i not in ax))
+
+
+# Joining and splitting ------------------------------------------------------------------------
+
+
+@primitive
+def concatenate(arrays, axis=0):
+    """``np.concatenate(arrays, axis)`` of a tuple of arrays (``axis`` None flattens them)."""
+    return np.concatenate(arrays, axis=axis)
+
+
+@primitive
+def stack(arrays, axis=0):
+    """``np.stack(arrays, axis)`` of a tuple of arrays of the same shape."""
+    return np.stack(arrays, axis=axis)
+
+
+@primitive
+def split(a, indices_or_sections, axis=0):
+    """``np.split(a, indices_or_sections, axis)``, as a tuple of arrays."""
+    return tuple(np.split(a, indices_or_sections, axis=axis))
+
+
+def _array_tuple(arrays, what):
+    """Return the arrays of the tuple `arrays` (a list's length is not known statically)."""
+    if isinstance(arrays, AbstractList):
+        raise MyiaTypeError(
+            f"{what} of a list: its length is not known at compile time; "
+            f"pass a tuple instead, e.g. np.{what}((a, b))"
+        )
+    if not isinstance(arrays, AbstractTuple) or not arrays.elements:
+        raise MyiaTypeError(f"{what} expects a non-empty tuple of arrays, not {show(arrays)}")
+    return [as_array(x, what) for x in arrays.elements]
+
+
+@infer_rule(concatenate)
+def _infer_concatenate(arrays, axis):
+    arrs = _array_tuple(arrays, "concatenate")
+    if any(not x.shape for x in arrs):
+        raise MyiaShapeError("concatenate: zero-dimensional arrays cannot be concatenated")
+    dtype = _strong(*arrs)
+    if is_none(axis):
+        return AbstractArray(dtype, (sum(math.prod(x.shape) for x in arrs),))
+    first = arrs[0].shape
+    ax = normalize_axis(const_value(axis, "the axis of concatenate"), len(first), first)
+    for x in arrs[1:]:
+        s = x.shape
+        if len(s) != len(first) or any(s[i] != first[i] for i in range(len(s)) if i != ax):
+            raise MyiaShapeError(
+                f"Incompatible shapes in concatenate along axis {ax}: "
+                f"{shape_str(first)} and {shape_str(s)}"
+            )
+    total = sum(x.shape[ax] for x in arrs)
+    return AbstractArray(dtype, first[:ax] + (total,) + first[ax + 1 :])
+
+
+@infer_rule(stack)
+def _infer_stack(arrays, axis):
+    arrs = _array_tuple(arrays, "stack")
+    first = arrs[0].shape
+    for x in arrs[1:]:
+        if x.shape != first:
+            raise MyiaShapeError(
+                f"Incompatible shapes in stack: {shape_str(first)} and {shape_str(x.shape)}"
+            )
+    ax = normalize_axis(const_value(axis, "the axis of stack"), len(first) + 1)
+    return AbstractArray(_strong(*arrs), first[:ax] + (len(arrs),) + first[ax:])
+
+
+@infer_rule(split)
+def _infer_split(a, indices_or_sections, axis):
+    a = as_array(a, "split")
+    how = const_value(indices_or_sections, "the sections of split")
+    ax = normalize_axis(const_value(axis, "the axis of split"), len(a.shape), a.shape)
+    try:
+        parts = np.split(_probe(a.shape), how, axis=ax)
+    except ValueError as exc:
+        raise MyiaShapeError(f"split of an array of shape {shape_str(a.shape)}: {exc}") from None
+    return AbstractTuple(tuple(AbstractArray(a.dtype, p.shape) for p in parts))
+
+
+# Indexing -------------------------------------------------------------------------------------
+
+
+@primitive
+def array_getitem(a, index):
+    """``a[index]``: NumPy's basic indexing (ints, slices, None, ...) and integer arrays."""
+    return _scalar(a[index])
+
+
+@primitive
+def take(a, indices, axis=None):
+    """``np.take(a, indices, axis)``: gather along `axis` (the flattened array if None)."""
+    return _scalar(np.take(a, indices, axis=axis))
+
+
+def _index_probe(index):
+    """Return a value standing for `index` in a probe: unknown ints 0, arrays of zeros."""
+    if isinstance(index, AbstractTuple):
+        return tuple(_index_probe(i) for i in index.elements)
+    if isinstance(index, AbstractScalar):
+        if not index.dtype.startswith(("int", "uint", "bool")):
+            raise MyiaTypeError(f"array indices must be integers, not {show(index)}")
+        if index.value is not ANYTHING:
+            return index.value
+        if index.dtype == "bool":
+            raise MyiaTypeError("indexing with a boolean gives a shape known only at run time")
+        return 0
+    if isinstance(index, AbstractArray):
+        if index.dtype == "bool":
+            raise MyiaTypeError(
+                "indexing with a boolean array gives a shape known only at run time; "
+                "use np.where instead"
+            )
+        if not index.dtype.startswith(("int", "uint")):
+            raise MyiaTypeError(f"array indices must be integers, not {show(index)}")
+        return np.zeros(index.shape, dtype=np.intp)
+    if isinstance(index, AbstractSlice):
+        raise MyiaTypeError(
+            "the bounds of a slice of an array must be known at compile time "
+            f"(its shape depends on them), got {show(index)}"
+        )
+    if isinstance(index, AbstractConstant):
+        return index.value
+    raise MyiaTypeError(f"invalid array index {show(index)}")
+
+
+@infer_rule(array_getitem)
+def _infer_array_getitem(a, index):
+    a = as_array(a, "indexing")
+    idx = _index_probe(index)
+    try:
+        return array_result(a.dtype, _probe(a.shape)[idx].shape)
+    except IndexError as exc:
+        raise MyiaShapeError(
+            f"invalid index {show(index)} for an array of shape {shape_str(a.shape)}: {exc}"
+        ) from None
+
+
+@infer_rule(take)
+def _infer_take(a, indices, axis):
+    a = as_array(a, "take")
+    idx = as_array(indices, "take") if not isinstance(indices, AbstractTuple) else None
+    ishape = idx.shape if idx is not None else (len(indices.elements),)
+    if idx is not None and not idx.dtype.startswith(("int", "uint")):
+        raise MyiaTypeError(f"take's indices must be integers, not {show(indices)}")
+    if is_none(axis):
+        return array_result(a.dtype, ishape)
+    ax = normalize_axis(const_value(axis, "the axis of take"), len(a.shape), a.shape)
+    return array_result(a.dtype, a.shape[:ax] + ishape + a.shape[ax + 1 :])
+
+
+# Linear algebra -------------------------------------------------------------------------------
+
+
+@primitive
+def matmul(x, y):
+    """``x @ y`` with NumPy's rules (vector, matrix and batched)."""
+    return np.matmul(x, y)
+
+
+@primitive
+def dot(x, y):
+    """``np.dot(x, y)``, with NumPy's rules for N-D arrays (unlike matmul's batching).
+
+    The sum is over the last axis of `x` and the second-to-last of `y` (its only axis if 1-D);
+    with a scalar, it is a multiplication.
+    """
+    return _scalar(np.dot(x, y))
 
 
 @infer_rule(matmul)
 def _infer_matmul(x, y):
-    a, b = _array(x, "matmul"), _array(y, "matmul")
-    dtype = promote((a.dtype, False), (b.dtype, False))[0]
+    a, b = as_array(x, "matmul"), as_array(y, "matmul")
     sa, sb = a.shape, b.shape
     if not sa or not sb:
         raise MyiaShapeError("matmul does not accept scalars: use * instead")
@@ -92,78 +571,94 @@ def _infer_matmul(x, y):
         shape = shape[:-2] + shape[-1:]
     if len(sb) == 1:
         shape = shape[:-1]
-    return _result(dtype, shape)
+    return array_result(_strong(a, b), shape)
 
 
-@infer_rule(array_getitem)
-def _infer_array_getitem(a, index):
-    a = _array(a, "indexing")
-    idx = const_value(index, "an array index") if not isinstance(index, AbstractScalar) else None
-    probe = np.lib.stride_tricks.as_strided(np.zeros(1), a.shape, [0] * len(a.shape))
-    if idx is None:
-        if index.dtype.startswith("float"):
-            raise MyiaTypeError("array indices must be integers")
-        return _result(a.dtype, probe[0].shape)
-    try:
-        return _result(a.dtype, probe[idx].shape)
-    except IndexError as exc:
-        raise MyiaShapeError(f"invalid index {idx!r} for an array of shape {a.shape}: {exc}") from None
+@infer_rule(dot)
+def _infer_dot(x, y):
+    a, b = as_array(x, "dot"), as_array(y, "dot")
+    sa, sb = a.shape, b.shape
+    dtype = _strong(a, b)
+    if not sa or not sb:
+        return array_result(dtype, sa or sb)
+    k = sb[-2] if len(sb) > 1 else sb[0]
+    if sa[-1] != k:
+        raise MyiaShapeError(f"Incompatible shapes in dot: {shape_str(sa)} and {shape_str(sb)}")
+    return array_result(dtype, sa[:-1] + sb[:-2] + sb[-1:] if len(sb) > 1 else sa[:-1])
 
 
-@infer_rule(shape)
-def _infer_shape(a):
-    return AbstractTuple(tuple(i64(d) for d in _array(a, "shape").shape))
+# Reductions -----------------------------------------------------------------------------------
 
 
-@infer_rule(ndim)
-def _infer_ndim(a):
-    return i64(len(_array(a, "ndim").shape))
+@primitive
+def reduce_sum(a, axis=None, keepdims=False, dtype=None):
+    """``np.sum(a, axis, dtype, keepdims=keepdims)``."""
+    return _scalar(np.sum(a, axis=axis, dtype=as_dtype(dtype), keepdims=keepdims))
 
 
-@infer_rule(array_len)
-def _infer_array_len(a):
-    a = _array(a, "len")
-    if not a.shape:
-        raise MyiaTypeError("len() of a 0-d array")
-    return i64(a.shape[0])
+@primitive
+def reduce_prod(a, axis=None, keepdims=False, dtype=None):
+    """``np.prod(a, axis, dtype, keepdims=keepdims)``."""
+    return _scalar(np.prod(a, axis=axis, dtype=as_dtype(dtype), keepdims=keepdims))
 
 
-@infer_rule(transpose)
-def _infer_transpose(a, axes):
-    a = _array(a, "transpose")
-    ax = const_value(axes, "transpose's axes") if not (
-        isinstance(axes, AbstractConstant) and axes.value is None
-    ) else tuple(reversed(range(len(a.shape))))
-    if sorted(ax) != list(range(len(a.shape))):
-        raise MyiaShapeError(f"axes {ax} do not match an array of shape {shape_str(a.shape)}")
-    return _result(a.dtype, tuple(a.shape[i] for i in ax))
+@primitive
+def reduce_mean(a, axis=None, keepdims=False, dtype=None):
+    """``np.mean(a, axis, dtype, keepdims=keepdims)``."""
+    return _scalar(np.mean(a, axis=axis, dtype=as_dtype(dtype), keepdims=keepdims))
 
 
-@infer_rule(reshape)
-def _infer_reshape(a, shape):
-    a = _array(a, "reshape")
-    new = const_value(shape, "reshape's shape")
-    new = (new,) if isinstance(new, int) else tuple(new)
-    size = int(np.prod(a.shape))
-    if new.count(-1) == 1:
-        rest = int(np.prod([d for d in new if d != -1]))
-        if rest and size % rest == 0:
-            new = tuple(size // rest if d == -1 else d for d in new)
-    if int(np.prod(new)) != size or any(d < 0 for d in new):
-        raise MyiaShapeError(f"cannot reshape an array of shape {shape_str(a.shape)} into {new}")
-    return _result(a.dtype, new)
+@primitive
+def reduce_max(a, axis=None, keepdims=False):
+    """``np.max(a, axis, keepdims=keepdims)``."""
+    return _scalar(np.max(a, axis=axis, keepdims=keepdims))
 
 
-@infer_rule(reduce_sum)
-def _infer_reduce_sum(a, axis, keepdims):
-    a = _array(a, "sum")
-    ax = const_value(axis, "the axis") if not (
-        isinstance(axis, AbstractConstant) and axis.value is None
-    ) else None
-    kd = const_value(keepdims, "keepdims")
-    probe = np.lib.stride_tricks.as_strided(np.zeros(1, dtype=a.dtype), a.shape, [0] * len(a.shape))
-    try:
-        out = np.sum(probe, axis=ax, keepdims=kd)
-    except (ValueError, np.exceptions.AxisError) as exc:
-        raise MyiaShapeError(f"sum over axis {ax} of shape {shape_str(a.shape)}: {exc}") from None
-    return _result(np.result_type(out).name, np.shape(out))
+@primitive
+def reduce_min(a, axis=None, keepdims=False):
+    """``np.min(a, axis, keepdims=keepdims)``."""
+    return _scalar(np.min(a, axis=axis, keepdims=keepdims))
+
+
+@primitive
+def argmax(a, axis=None, keepdims=False):
+    """``np.argmax(a, axis, keepdims=keepdims)``: int64 indices."""
+    return _scalar(np.argmax(a, axis=axis, keepdims=keepdims))
+
+
+@primitive
+def argmin(a, axis=None, keepdims=False):
+    """``np.argmin(a, axis, keepdims=keepdims)``: int64 indices."""
+    return _scalar(np.argmin(a, axis=axis, keepdims=keepdims))
+
+
+def _reduction(a, axis, keepdims, npfn, what, dtype=None, identity=True, single=False):
+    a = as_array(a, what)
+    if single and not is_none(axis):
+        const_value(axis, f"the axis of {what}", int)
+    axes = axes_arg(axis, len(a.shape), what, a.shape)
+    if not identity and any(a.shape[i] == 0 for i in axes):
+        raise MyiaShapeError(
+            f"{what} of an empty axis (an array of shape {shape_str(a.shape)}) has no value"
+        )
+    kd = const_value(keepdims, f"keepdims of {what}", (bool, int))
+    dt = npfn(np.ones(1, a.dtype), **({} if dtype is None else {"dtype": dtype})).dtype.name
+    out = tuple(1 if i in axes else d for i, d in enumerate(a.shape) if kd or i not in axes)
+    return array_result(dt, out)
+
+
+def _reduction_rule(prim, npfn, **kw):
+    def rule(a, axis, keepdims, dtype=None):
+        dt = None if dtype is None else const_dtype(dtype, prim.name)
+        return _reduction(a, axis, keepdims, npfn, prim.name, dt, **kw)
+
+    infer_rule(prim)(rule)
+
+
+_reduction_rule(reduce_sum, np.sum)
+_reduction_rule(reduce_prod, np.prod)
+_reduction_rule(reduce_mean, np.mean)
+_reduction_rule(reduce_max, np.max, identity=False)
+_reduction_rule(reduce_min, np.min, identity=False)
+_reduction_rule(argmax, np.argmax, identity=False, single=True)
+_reduction_rule(argmin, np.argmin, identity=False, single=True)

@@ -259,9 +259,20 @@ def _infer_same(x):
 
 
 @infer_rule(exp, log, log1p, expm1, sqrt, sin, cos, tan, asin, acos, atan)
-@infer_rule(sinh, cosh, tanh, floor, ceil)
+@infer_rule(sinh, cosh, tanh)
 def _infer_float_unary(x):
     return elementwise("a math function", x, float_=True)
+
+
+@infer_rule(floor, ceil)
+def _infer_rounding(x):
+    if isinstance(x, AbstractScalar) and x.weak:
+        return elementwise("a rounding function", x, float_=True)
+    r = elementwise("a rounding function", x)
+    dtype = np.floor(np.zeros(1, r.dtype)).dtype.name  # integers stay integers in NumPy 2
+    if isinstance(r, AbstractScalar):
+        return AbstractScalar(dtype)
+    return AbstractArray(dtype, r.shape)
 
 
 def _scalar_conversion(name, dtype):
