@@ -14,6 +14,7 @@ import numpy as np
 
 from ..primitives import P
 from . import lib, ops
+from . import numpy_lib as nl
 from .core import NoMatch, Operation
 
 
@@ -114,28 +115,72 @@ NUMPY: dict[Any, Any] = {
     np.divide: P.truediv,
     np.power: P.pow_,
     np.negative: P.neg,
+    np.logical_and: P.logical_and,
+    np.logical_or: P.logical_or,
+    np.logical_not: P.logical_not,
+    np.clip: nl.np_clip,
+    np.where: nl.np_where,
     np.matmul: P.matmul,
-    np.dot: lib.np_dot,
-    np.sum: lib.np_sum,
-    np.transpose: lib.np_transpose,
-    np.reshape: lib.np_reshape,
+    np.dot: nl.np_dot,
+    np.sum: nl.np_sum,
+    np.prod: nl.np_prod,
+    np.mean: nl.np_mean,
+    np.max: nl.np_max,
+    np.amax: nl.np_max,
+    np.min: nl.np_min,
+    np.amin: nl.np_min,
+    np.argmax: nl.np_argmax,
+    np.argmin: nl.np_argmin,
+    np.transpose: nl.np_transpose,
+    np.swapaxes: nl.np_swapaxes,
+    np.reshape: nl.np_reshape,
+    np.expand_dims: nl.np_expand_dims,
+    np.squeeze: nl.np_squeeze,
+    np.concatenate: nl.np_concatenate,
+    np.stack: nl.np_stack,
+    np.split: nl.np_split,
+    np.take: nl.np_take,
+    np.zeros: nl.np_zeros,
+    np.ones: nl.np_ones,
+    np.full: nl.np_full,
+    np.zeros_like: nl.np_zeros_like,
+    np.ones_like: nl.np_ones_like,
+    np.full_like: nl.np_full_like,
+    np.arange: nl.np_arange,
     np.shape: P.shape,
     np.ndim: P.ndim,
+    np.size: P.size,
 }
 
 MAPPING: dict[Any, Any] = {**BUILTINS, **MATH, **NUMPY}
 
 ARRAY_ATTRIBUTES: dict[str, Any] = {
-    "shape": lib.array_shape,
-    "ndim": lib.array_ndim,
-    "T": lib.array_transpose_attr,
+    "shape": nl.array_shape,
+    "ndim": nl.array_ndim,
+    "size": nl.array_size,
+    "dtype": nl.array_dtype,
+    "T": nl.array_T,
 }
 
 ARRAY_METHODS: dict[str, Any] = {
-    "sum": lib.np_sum,
-    "transpose": lib.np_transpose,
-    "reshape": lib.np_reshape,
-    "dot": lib.np_dot,
+    "sum": nl.np_sum,
+    "prod": nl.np_prod,
+    "mean": nl.np_mean,
+    "max": nl.np_max,
+    "min": nl.np_min,
+    "argmax": nl.np_argmax,
+    "argmin": nl.np_argmin,
+    "transpose": nl.array_transpose,
+    "swapaxes": nl.np_swapaxes,
+    "reshape": nl.array_reshape,
+    "flatten": nl.array_flatten,
+    "ravel": nl.array_flatten,
+    "squeeze": nl.np_squeeze,
+    "take": nl.np_take,
+    "clip": nl.np_clip,
+    "dot": nl.np_dot,
+    "astype": nl.array_astype,
+    "copy": nl.array_copy,
 }
 
 

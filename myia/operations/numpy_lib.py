@@ -1,0 +1,212 @@
+"""NumPy functions and array methods, written in Myia's Python subset.
+
+These thin wrappers give the NumPy signatures (keyword arguments, defaults, a method's
+``self``) to the array primitives; `mapping.py` maps ``np.<name>`` and ``a.<method>`` to them.
+Myia parses them like user code, so they cost nothing after optimization.
+"""
+
+from __future__ import annotations
+
+from ..primitives import P
+
+# Reductions -----------------------------------------------------------------------------------
+
+
+def np_sum(a, axis=None, dtype=None, *, keepdims=False):
+    """``np.sum`` and ``a.sum``."""
+    return P.reduce_sum(a, axis, keepdims, dtype)
+
+
+def np_prod(a, axis=None, dtype=None, *, keepdims=False):
+    """``np.prod`` and ``a.prod``."""
+    return P.reduce_prod(a, axis, keepdims, dtype)
+
+
+def np_mean(a, axis=None, dtype=None, *, keepdims=False):
+    """``np.mean`` and ``a.mean``."""
+    return P.reduce_mean(a, axis, keepdims, dtype)
+
+
+def np_max(a, axis=None, *, keepdims=False):
+    """``np.max`` and ``a.max``."""
+    return P.reduce_max(a, axis, keepdims)
+
+
+def np_min(a, axis=None, *, keepdims=False):
+    """``np.min`` and ``a.min``."""
+    return P.reduce_min(a, axis, keepdims)
+
+
+def np_argmax(a, axis=None, *, keepdims=False):
+    """``np.argmax`` and ``a.argmax``."""
+    return P.argmax(a, axis, keepdims)
+
+
+def np_argmin(a, axis=None, *, keepdims=False):
+    """``np.argmin`` and ``a.argmin``."""
+    return P.argmin(a, axis, keepdims)
+
+
+# Shapes ---------------------------------------------------------------------------------------
+
+
+def np_reshape(a, shape):
+    """``np.reshape(a, shape)``."""
+    return P.reshape(a, shape)
+
+
+def array_reshape(a, *shape):
+    """``a.reshape(3, 4)`` or ``a.reshape((3, 4))``."""
+    return P.reshape(a, shape)
+
+
+def array_flatten(a):
+    """``a.flatten()`` and ``a.ravel()``: a 1-D array."""
+    return P.reshape(a, -1)
+
+
+def np_transpose(a, axes=None):
+    """``np.transpose(a, axes)``."""
+    return P.transpose(a, axes)
+
+
+def array_transpose(a, *axes):
+    """``a.transpose()``, ``a.transpose(1, 0)`` or ``a.transpose((1, 0))``."""
+    return P.transpose(a, axes)
+
+
+def np_swapaxes(a, axis1, axis2):
+    """``np.swapaxes`` and ``a.swapaxes``."""
+    return P.swapaxes(a, axis1, axis2)
+
+
+def np_expand_dims(a, axis):
+    """``np.expand_dims(a, axis)``."""
+    return P.expand_dims(a, axis)
+
+
+def np_squeeze(a, axis=None):
+    """``np.squeeze`` and ``a.squeeze``."""
+    return P.squeeze(a, axis)
+
+
+# Joining, indexing, selection -----------------------------------------------------------------
+
+
+def np_concatenate(arrays, axis=0):
+    """``np.concatenate`` of a tuple of arrays."""
+    return P.concatenate(arrays, axis)
+
+
+def np_stack(arrays, axis=0):
+    """``np.stack`` of a tuple of arrays."""
+    return P.stack(arrays, axis)
+
+
+def np_split(a, indices_or_sections, axis=0):
+    """``np.split``: a tuple of arrays."""
+    return P.split(a, indices_or_sections, axis)
+
+
+def np_take(a, indices, axis=None):
+    """``np.take`` and ``a.take``."""
+    return P.take(a, indices, axis)
+
+
+def np_where(condition, x, y):
+    """``np.where(condition, x, y)`` (the one-argument form has a data-dependent shape)."""
+    return P.where(condition, x, y)
+
+
+def np_clip(a, a_min=None, a_max=None):
+    """``np.clip`` and ``a.clip``."""
+    return P.clip(a, a_min, a_max)
+
+
+# Products -------------------------------------------------------------------------------------
+
+
+def np_dot(a, b):
+    """``np.dot`` and ``a.dot``."""
+    return P.dot(a, b)
+
+
+def np_matmul(a, b):
+    """``np.matmul``."""
+    return P.matmul(a, b)
+
+
+# Creation and conversion ----------------------------------------------------------------------
+
+
+def np_zeros(shape, dtype=None):
+    """``np.zeros``."""
+    return P.zeros(shape, dtype)
+
+
+def np_ones(shape, dtype=None):
+    """``np.ones``."""
+    return P.ones(shape, dtype)
+
+
+def np_full(shape, fill_value, dtype=None):
+    """``np.full``."""
+    return P.full(shape, fill_value, dtype)
+
+
+def np_zeros_like(a, dtype=None):
+    """``np.zeros_like``."""
+    return P.zeros_like(a, dtype)
+
+
+def np_ones_like(a, dtype=None):
+    """``np.ones_like``."""
+    return P.ones_like(a, dtype)
+
+
+def np_full_like(a, fill_value, dtype=None):
+    """``np.full_like``."""
+    return P.full_like(a, fill_value, dtype)
+
+
+def np_arange(start, stop=None, step=None, dtype=None):
+    """``np.arange`` with bounds known at compile time."""
+    return P.arange(start, stop, step, dtype)
+
+
+def array_astype(a, dtype):
+    """``a.astype(dtype)``."""
+    return P.astype(a, dtype)
+
+
+def array_copy(a):
+    """``a.copy()``: arrays are immutable in Myia, so the array itself."""
+    return a
+
+
+# Attributes (called with the array and the attribute's name) ---------------------------------
+
+
+def array_shape(a, name):
+    """``a.shape``."""
+    return P.shape(a)
+
+
+def array_ndim(a, name):
+    """``a.ndim``."""
+    return P.ndim(a)
+
+
+def array_size(a, name):
+    """``a.size``."""
+    return P.size(a)
+
+
+def array_dtype(a, name):
+    """``a.dtype``: a compile-time constant."""
+    return P.dtype_of(a)
+
+
+def array_T(a, name):
+    """``a.T``."""
+    return P.transpose(a, None)
