@@ -4,7 +4,7 @@ Write a model in a functional subset of Python; Myia parses it into a graph IR, 
 and shapes, differentiates by transforming the IR, optimizes and compiles it.
 """
 
-from .api import MyiaFunction, myia
+from .api import MyiaFunction, grad, myia, value_and_grad
 from .errors import (
     MyiaError,
     MyiaInternalError,
@@ -22,5 +22,7 @@ __all__ = [
     "MyiaShapeError",
     "MyiaSyntaxError",
     "MyiaTypeError",
+    "grad",
     "myia",
+    "value_and_grad",
 ]

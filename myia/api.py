@@ -127,6 +127,51 @@ class MyiaFunction:
         return functools.partial(self, obj)
 
 
+class GradFunction(MyiaFunction):
+    """``grad(fn, *wrt)`` or ``value_and_grad(fn, *wrt)``: compiled like any Myia function."""
+
+    def __init__(self, fn: Any, wrt: tuple[Any, ...], value: bool, backend: str = "debug"):
+        super().__init__(getattr(fn, "fn", fn), backend=backend)
+        self.target = fn
+        self.wrt = wrt
+        self.value = value
+        self._entry: Graph | None = None
+
+    def graph(self) -> Graph:
+        if self._entry is None:
+            from .grad.api import entry_graph
+
+            self._entry = entry_graph(self.target, self.wrt, self.value)
+        return self._entry
+
+    __myia_graph__ = graph
+
+
+def grad(fn: Callable[..., Any], *wrt: Any, **options: Any) -> GradFunction:
+    """The gradient of scalar function `fn` w.r.t. the parameters `wrt` (default: the first).
+
+    Parameters are named or given by position; several give a tuple of gradients. Works at
+    the top level (it compiles) and inside Myia code, to any order.
+    """
+    return GradFunction(fn, wrt, False, **options)
+
+
+def value_and_grad(fn: Callable[..., Any], *wrt: Any, **options: Any) -> GradFunction:
+    """Like `grad`, but returns ``(fn(*args), gradient)``."""
+    return GradFunction(fn, wrt, True, **options)
+
+
+def _register_grad_in_myia_code() -> None:
+    from .grad import lib
+    from .operations.mapping import MAPPING
+
+    MAPPING[grad] = lib.grad_
+    MAPPING[value_and_grad] = lib.value_and_grad_
+
+
+_register_grad_in_myia_code()
+
+
 def myia(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
     """Compile `fn` with Myia: ``@myia``, ``@myia(backend=...)`` or ``myia(fn, ...)``."""
     if fn is None:

@@ -248,6 +248,16 @@ class AbstractKeyword(AbstractValue):
         return f"{self.key}={show(self.value)}"
 
 
+class _Env(AbstractValue):
+    """The sensitivity of a function value: sensitivities of its free variables, by key."""
+
+    def __repr__(self) -> str:
+        return "Env"
+
+
+ENV: Any = _Env()
+
+
 class _Bottom(AbstractValue):
     """The abstract value of a computation that never returns (raises or loops forever)."""
 
@@ -321,6 +331,8 @@ def show(a: Any, top: bool = True) -> str:
         return f"slice({show(a.start)}, {show(a.stop)}, {show(a.step)})"
     if a is BOTTOM:
         return "⊥"
+    if a is ENV:
+        return "Env"
     return repr(a)
 
 

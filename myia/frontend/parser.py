@@ -620,10 +620,10 @@ class FunctionParser:
 
     def expr_Call(self, block: Block, node: ast.Call) -> Node:
         fn = self.expr(block, node.func)
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            return self._star_call(block, node, fn)
         args: list[Node] = []
         for a in node.args:
-            if isinstance(a, ast.Starred):
-                raise self.error(a, "*args in a call is not supported by Myia")
             args.append(self.expr(block, a))
         for kw in node.keywords:
             if kw.arg is None:
@@ -631,6 +631,27 @@ class FunctionParser:
             value = self.expr(block, kw.value)
             args.append(block.apply(P.make_kwarg, kw.arg, value, debug=self.dbg(kw.value)))
         return block.apply(fn, *args, debug=self.dbg(node))
+
+    def _star_call(self, block: Block, node: ast.Call, fn: Node) -> Node:
+        """``f(a, *t, b)``: ``apply_star(f, (a,) + t + (b,))``."""
+        if node.keywords:
+            raise self.error(node, "keyword arguments with *args are not supported by Myia")
+        parts: list[Node] = []
+        pending: list[Node] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                if pending:
+                    parts.append(block.apply(P.make_tuple, *pending, debug=self.dbg(a)))
+                    pending = []
+                parts.append(self.expr(block, a.value))
+            else:
+                pending.append(self.expr(block, a))
+        if pending:
+            parts.append(block.apply(P.make_tuple, *pending, debug=self.dbg(node)))
+        args = parts[0]
+        for p in parts[1:]:
+            args = block.apply(ops.add, args, p, debug=self.dbg(node))
+        return block.apply(P.apply_star, fn, args, debug=self.dbg(node))
 
     def expr_Attribute(self, block: Block, node: ast.Attribute) -> Node:
         chain = _attribute_chain(node) if self.narrowed else None

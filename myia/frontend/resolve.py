@@ -72,6 +72,9 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
     from .parser import parse
 
     debug = DebugInfo(name, location)
+    make_graph = getattr(value, "__myia_graph__", None)
+    if make_graph is not None:
+        return Constant(make_graph(), debug)
     inner = getattr(value, "__myia_function__", None)
     if inner is not None:
         value = inner

@@ -43,7 +43,7 @@ from ..ir.analysis import Scopes
 from ..ir.node import Apply, Graph, Node
 from ..operations.core import NoMatch, Operation
 from ..operations.ops import StaticOperation
-from ..primitives import Primitive
+from ..primitives import P, Primitive
 from .calls import bind_graph_args, bind_primitive_args, construct_record
 from .kinds import abstract_kind, static_value, union_error
 from .narrow import branch_refinements
@@ -195,6 +195,8 @@ class Inferrer:
         while c is not None and c.graph is not node.graph:
             c = c.parent
         if c is None:
+            if node.abstract is not None:
+                return node.abstract  # a node of an already specialized graph
             raise MyiaInternalError(f"free variable {node} not found from {ctx}")
         return self.node_values[c][node]
 
@@ -225,9 +227,7 @@ class Inferrer:
         c = ctx
         while c is not None and c.graph is not parent:
             c = c.parent
-        if c is None:
-            raise MyiaInternalError(f"closure {g.name} made outside of its parent {parent.name}")
-        return c
+        return c  # None for a graph nested in an already specialized graph
 
     def infer_apply(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Any:
         fn = self.value(node.inputs[0], ctx, values)
@@ -278,6 +278,11 @@ class Inferrer:
             if isinstance(fn, type):
                 self._record(fn)
                 return construct_record(self, fn, args)
+            from ..grad.api import GradSpec, infer_grad_call
+
+            if isinstance(fn, GradSpec):
+                self._record(fn)
+                return infer_grad_call(self, fn, args)
             from ..frontend.resolve import is_parsable
 
             if is_parsable(fn):
@@ -324,6 +329,13 @@ class Inferrer:
 
     def call_primitive(self, prim: Primitive, args: list[AbstractValue]) -> AbstractValue:
         self._record(prim)
+        if prim is P.apply_star:
+            fn, tup = args
+            if not isinstance(fn, AbstractFunction) or not isinstance(tup, AbstractTuple):
+                raise MyiaTypeError(
+                    f"cannot call {show(fn)} with arguments {show(tup)}", error_frames(self.calls)
+                )
+            return self._join_results([self.call(f, list(tup.elements)) for f in fn.options])
         args = bind_primitive_args(prim, args, self.calls)
         rule = INFER_RULES.get(prim)
         if rule is None:

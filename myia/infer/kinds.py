@@ -82,4 +82,7 @@ def static_value(a: AbstractValue) -> Any:
     if t is AbstractTuple:
         items = [static_value(e) for e in a.elements]
         return ANYTHING if any(i is ANYTHING for i in items) else tuple(items)
+    if t is AbstractFunction and len(a.options) == 1:
+        (fn,) = a.options
+        return getattr(fn, "pytype", ANYTHING)
     return ANYTHING

@@ -17,6 +17,7 @@ from ..abstract.data import (
     BOTTOM,
     AbstractConstant,
     AbstractFunction,
+    AbstractTuple,
     AbstractValue,
     GraphFunction,
     PartialFunction,
@@ -26,6 +27,7 @@ from ..errors import MyiaInternalError, MyiaTypeError
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..operations.core import Operation
 from ..primitives import P, Primitive
+from ..primitives.grad import GradSpec
 from .calls import bind_graph_args
 from .engine import Context, Inferrer
 from .registry import INFER_RULES
@@ -101,6 +103,8 @@ class Specializer:
         while c is not None and c.graph is not node.graph:
             c = c.parent
         if c is None or node not in self.maps.get(c, {}):
+            if node.abstract is not None:
+                return node  # a node of an enclosing, already specialized graph
             raise MyiaInternalError(f"free variable {node} is not specialized")
         return self.maps[c][node]
 
@@ -150,6 +154,8 @@ class Specializer:
         result = values[node]
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) == 1:
             callee = next(iter(fn_abs.options))
+            if isinstance(callee, GradSpec):
+                return self.grad_call(callee, node, arg_nodes, arg_abs, ctx, values)
             if fn_node.is_constant:
                 out = self.direct_call(callee, node, arg_nodes, arg_abs, ctx, values)
                 if out is not None:
@@ -164,6 +170,45 @@ class Specializer:
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
             if any(r != result for r in self.option_results(fn_abs, ctx)):
                 return self.convert(app, result)
+        return app
+
+    def drain(self) -> None:
+        """Build every graph queued so far."""
+        while self.todo:
+            self.build(self.todo.pop(0))
+
+    def grad_call(
+        self,
+        spec: GradSpec,
+        node: Apply,
+        arg_nodes: list[Node],
+        arg_abs: list[AbstractValue],
+        ctx: Context,
+        values: dict[Node, AbstractValue],
+    ) -> Apply:
+        """``grad(f)(args)``: a call to the specialized gradient graph of ``f``."""
+        from ..grad.api import build_grad_graph
+
+        fn = spec.fn
+        if not isinstance(fn, GraphFunction):
+            raise MyiaTypeError(f"grad of {fn!r} is not supported: wrap it in a function")
+        self.inf.calls.append((ctx, node, values))
+        try:
+            bound = bind_graph_args(self.inf, fn, arg_abs)
+        finally:
+            self.inf.calls.pop()
+        if self.inf.is_recursive(fn.graph):
+            bound = [broaden(a) for a in bound]
+        primal = self.graph_for(Context(fn.graph, tuple(bound), fn.context))
+        self.drain()
+        graph = build_grad_graph(primal, spec, len(bound))
+        nested = Inferrer()
+        gctx, _ = nested.infer(graph, tuple(p.abstract for p in primal.parameters))
+        gspec = Specializer(nested).run(gctx)
+        refs = [self.ref(i, ctx, values) for i in arg_nodes]
+        inputs = bind_graph_nodes(fn.graph, refs, arg_nodes, self.graphs[ctx])
+        app = Apply([self._const(gspec, node, None), *inputs], self.graphs[ctx], node.debug.derive())
+        app.abstract = values[node]
         return app
 
     def option_results(self, fn: AbstractFunction, ctx: Context) -> list[AbstractValue | None]:
@@ -205,7 +250,7 @@ class Specializer:
         if isinstance(target, Graph):
             target = GraphFunction(target)
         if isinstance(target, GraphFunction):
-            bound = bind_graph_nodes(target.graph, holes + refs, holes + arg_nodes)
+            bound = bind_graph_nodes(target.graph, holes + refs, holes + arg_nodes, self.graphs[ctx])
         elif isinstance(target, Primitive):
             bound = bind_primitive_nodes(target, holes + refs, holes + arg_nodes, node)
         else:
@@ -261,7 +306,7 @@ class Specializer:
                 bound = [broaden(a) for a in bound]
             target = Context(callee.graph, tuple(bound), callee.context)
             g = self.graph_for(target)
-            inputs = bind_graph_nodes(callee.graph, refs, arg_nodes)
+            inputs = bind_graph_nodes(callee.graph, refs, arg_nodes, new)
             return Apply([self._const(g, node, None), *inputs], new, dbg)
         if isinstance(callee, type) and dataclasses.is_dataclass(callee):
             inputs = bind_record_nodes(callee, refs, arg_nodes, node)
@@ -276,10 +321,18 @@ def _retype(app: Apply, result: AbstractValue) -> Apply:
     """Give `app` its inferred type; function values refer to the specialized graphs."""
     app.abstract = result
     fn = app.inputs[0]
-    if isinstance(result, AbstractFunction) and fn.is_constant:
+    if _has_function(result) and fn.is_constant:
         if isinstance(fn.value, Primitive) and fn.value in INFER_RULES:
             app.abstract = INFER_RULES[fn.value](*(i.abstract for i in app.inputs[1:]))
     return app
+
+
+def _has_function(a: Any) -> bool:
+    if isinstance(a, AbstractFunction):
+        return True
+    if isinstance(a, AbstractTuple):
+        return any(_has_function(e) for e in a.elements)
+    return False
 
 
 def _abstract_of(value: Any) -> AbstractValue | None:
@@ -320,8 +373,10 @@ def bind_primitive_nodes(prim: Primitive, refs: list[Node], originals: list[Node
     return out
 
 
-def bind_graph_nodes(g: Graph, refs: list[Node], originals: list[Node]) -> list[Node]:
-    """Positional argument nodes for a call to graph `g`."""
+def bind_graph_nodes(
+    g: Graph, refs: list[Node], originals: list[Node], caller: Graph | None = None
+) -> list[Node]:
+    """Positional argument nodes for a call to graph `g` from graph `caller`."""
     pos, kws = _split_nodes(refs, originals)
     names = g.param_names
     vararg = g.flags.get("vararg", False)
@@ -331,8 +386,7 @@ def bind_graph_nodes(g: Graph, refs: list[Node], originals: list[Node]) -> list[
     values: dict[str, Node] = dict(zip(names[:npos], pos))
     if vararg:
         extra = pos[npos:]
-        graph = pos[0].graph if pos else None
-        tup = Apply([Constant(P.make_tuple), *extra], graph)  # type: ignore[arg-type]
+        tup = Apply([Constant(P.make_tuple), *extra], caller)  # type: ignore[arg-type]
         from ..abstract.data import AbstractTuple
 
         tup.abstract = AbstractTuple(tuple(e.abstract for e in extra))

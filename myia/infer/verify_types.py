@@ -10,16 +10,36 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..abstract.data import BOTTOM, AbstractValue, show
+from ..abstract.data import (
+    BOTTOM,
+    AbstractConstant,
+    AbstractFunction,
+    AbstractTuple,
+    AbstractValue,
+    show,
+)
 from ..abstract.lattice import TypeMismatch, broaden, join
 from ..errors import MyiaError
 from ..ir.node import Graph, Node
 from ..ir.verify import verify
-from ..primitives import Primitive
+from ..primitives import P, Primitive
 from .registry import INFER_RULES
 
 
+def _erase(a: Any) -> Any:
+    """`a` with function types erased (they name graphs before or after specialization)."""
+    if isinstance(a, AbstractFunction):
+        return FUNCTION
+    if isinstance(a, AbstractTuple):
+        return AbstractTuple(tuple(_erase(e) for e in a.elements))
+    return a
+
+
+FUNCTION = AbstractConstant("<function>")
+
+
 def _compatible(expected: AbstractValue, actual: AbstractValue) -> bool:
+    expected, actual = _erase(expected), _erase(actual)
     if expected == actual or expected is BOTTOM or actual is BOTTOM:
         return True
     try:
@@ -38,6 +58,8 @@ def check_types(graph: Graph, node: Node) -> str | None:
     if not fn.is_constant:
         return None
     args = [i.abstract for i in node.inputs[1:]]
+    if fn.value is P.apply_star:
+        return None
     if isinstance(fn.value, Primitive):
         rule = INFER_RULES[fn.value]
         try:

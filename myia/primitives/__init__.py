@@ -2,14 +2,14 @@
 
 from types import SimpleNamespace
 
-from . import array, control, nn, scalar, structure
+from . import array, control, grad, nn, scalar, structure
 from .core import PRIMITIVES, Primitive, primitive
 from .structure import KeywordArgument, Partial
 
 P = SimpleNamespace(
     **{
         k: v
-        for mod in (scalar, array, nn, structure, control)
+        for mod in (scalar, array, nn, structure, control, grad)
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
     }
@@ -23,6 +23,7 @@ __all__ = [
     "Primitive",
     "array",
     "control",
+    "grad",
     "nn",
     "primitive",
     "scalar",

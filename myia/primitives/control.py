@@ -7,6 +7,7 @@ import sys
 from ..abstract.data import ANYTHING, BOTTOM, NONE, AbstractScalar, show
 from ..abstract.lattice import TypeMismatch, join, union_options
 from ..errors import MyiaTypeError
+from ..grad.registry import bprop, nondifferentiable
 from ..infer.registry import infer_rule
 from ..infer.rulelib import py_bool
 from .core import primitive
@@ -16,6 +17,12 @@ from .core import primitive
 def switch(cond, if_true, if_false):
     """``if_true`` if ``cond`` else ``if_false`` (both already evaluated: branches are closures)."""
     return if_true if cond else if_false
+
+
+@primitive
+def apply_star(fn, args):
+    """``fn(*args)`` for a tuple ``args``. Interpreters and inference call it themselves."""
+    raise NotImplementedError("apply_star is evaluated by the interpreter")
 
 
 @primitive
@@ -70,6 +77,11 @@ def _infer_switch(cond, if_true, if_false):
         raise MyiaTypeError(f"branches have incompatible types: {exc}") from None
 
 
+@infer_rule(apply_star)
+def _infer_apply_star(fn, args):
+    raise MyiaTypeError("apply_star is inferred by the engine")
+
+
 @infer_rule(seq)
 def _infer_seq(before, after):
     return after
@@ -104,3 +116,30 @@ def _infer_is_none(x):
 def _infer_identity(x):
     return x
 
+
+
+# Backpropagators ------------------------------------------------------------------------------
+
+
+@bprop(switch)
+def bprop_switch(cond, if_true, if_false, out, dout):
+    return (
+        gzeros(cond),
+        switch(cond, dout, gzeros(if_true)),
+        switch(cond, gzeros(if_false), dout),
+    )
+
+
+@bprop(seq)
+def bprop_seq(before, after, out, dout):
+    return (gzeros(before), dout)
+
+
+@bprop(identity)
+def bprop_identity(x, out, dout):
+    return (dout,)
+
+
+nondifferentiable(print_, assert_, raise_, is_none)
+
+from .grad import gzeros  # noqa: E402

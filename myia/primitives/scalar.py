@@ -14,6 +14,7 @@ import numpy as np
 
 from ..abstract.data import AbstractArray, AbstractScalar
 from ..errors import MyiaTypeError
+from ..grad.registry import bprop, nondifferentiable
 from ..infer.registry import infer_rule
 from ..infer.rulelib import elementwise
 from .core import primitive
@@ -287,3 +288,146 @@ def _scalar_conversion(name, dtype):
 infer_rule(to_float)(_scalar_conversion("float", "float64"))
 infer_rule(to_int)(_scalar_conversion("int", "int64"))
 infer_rule(to_bool)(_scalar_conversion("bool", "bool"))
+
+
+# Backpropagators ------------------------------------------------------------------------------
+
+
+@bprop(add)
+def bprop_add(x, y, out, dout):
+    return (unbroadcast(dout, x), unbroadcast(dout, y))
+
+
+@bprop(sub)
+def bprop_sub(x, y, out, dout):
+    return (unbroadcast(dout, x), unbroadcast(-dout, y))
+
+
+@bprop(mul)
+def bprop_mul(x, y, out, dout):
+    return (unbroadcast(dout * y, x), unbroadcast(dout * x, y))
+
+
+@bprop(truediv)
+def bprop_truediv(x, y, out, dout):
+    return (unbroadcast(dout / y, x), unbroadcast(-dout * out / y, y))
+
+
+@bprop(pow_)
+def bprop_pow(x, y, out, dout):
+    dx = unbroadcast(dout * y * x ** (y - 1), x)
+    if isinstance(y, (int, np.integer)):
+        return (dx, gzeros(y))
+    return (dx, unbroadcast(dout * out * log(x), y))
+
+
+@bprop(mod)
+def bprop_mod(x, y, out, dout):
+    return (unbroadcast(dout, x), unbroadcast(-dout * floor(x / y), y))
+
+
+@bprop(neg)
+def bprop_neg(x, out, dout):
+    return (-dout,)
+
+
+@bprop(abs_)
+def bprop_abs(x, out, dout):
+    return (unbroadcast(dout * sign(x), x),)
+
+
+@bprop(exp)
+def bprop_exp(x, out, dout):
+    return (dout * out,)
+
+
+@bprop(log)
+def bprop_log(x, out, dout):
+    return (unbroadcast(dout / x, x),)
+
+
+@bprop(log1p)
+def bprop_log1p(x, out, dout):
+    return (unbroadcast(dout / (1 + x), x),)
+
+
+@bprop(expm1)
+def bprop_expm1(x, out, dout):
+    return (dout * (out + 1),)
+
+
+@bprop(sqrt)
+def bprop_sqrt(x, out, dout):
+    return (dout / (2 * out),)
+
+
+@bprop(sin)
+def bprop_sin(x, out, dout):
+    return (unbroadcast(dout * cos(x), x),)
+
+
+@bprop(cos)
+def bprop_cos(x, out, dout):
+    return (unbroadcast(-dout * sin(x), x),)
+
+
+@bprop(tan)
+def bprop_tan(x, out, dout):
+    return (unbroadcast(dout * (1 + out * out), x),)
+
+
+@bprop(asin)
+def bprop_asin(x, out, dout):
+    return (unbroadcast(dout / sqrt(1 - x * x), x),)
+
+
+@bprop(acos)
+def bprop_acos(x, out, dout):
+    return (unbroadcast(-dout / sqrt(1 - x * x), x),)
+
+
+@bprop(atan)
+def bprop_atan(x, out, dout):
+    return (unbroadcast(dout / (1 + x * x), x),)
+
+
+@bprop(sinh)
+def bprop_sinh(x, out, dout):
+    return (unbroadcast(dout * cosh(x), x),)
+
+
+@bprop(cosh)
+def bprop_cosh(x, out, dout):
+    return (unbroadcast(dout * sinh(x), x),)
+
+
+@bprop(tanh)
+def bprop_tanh(x, out, dout):
+    return (unbroadcast(dout * (1 - out * out), x),)
+
+
+@bprop(atan2)
+def bprop_atan2(y, x, out, dout):
+    d = dout / (x * x + y * y)
+    return (unbroadcast(d * x, y), unbroadcast(-d * y, x))
+
+
+@bprop(maximum)
+def bprop_maximum(x, y, out, dout):
+    return (unbroadcast(dout * (x >= y), x), unbroadcast(dout * (x < y), y))
+
+
+@bprop(minimum)
+def bprop_minimum(x, y, out, dout):
+    return (unbroadcast(dout * (x <= y), x), unbroadcast(dout * (x > y), y))
+
+
+@bprop(to_float)
+def bprop_to_float(x, out, dout):
+    return (unbroadcast(dout, x),)
+
+
+nondifferentiable(floordiv, eq, ne, lt, le, gt, ge, logical_not, logical_and, logical_or)
+nondifferentiable(floor, ceil, sign, to_int, to_bool)
+
+from .grad import gzeros, unbroadcast  # noqa: E402

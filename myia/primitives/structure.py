@@ -30,6 +30,7 @@ from ..abstract.data import (
 from ..abstract.lattice import TypeMismatch, broaden, join, recursive_fields
 from ..errors import MyiaTypeError
 from ..infer.kinds import static_value
+from ..grad.registry import bprop, nondifferentiable
 from ..infer.registry import infer_rule
 from ..infer.rulelib import const_value, i64, int_scalar
 from .core import primitive
@@ -47,12 +48,6 @@ def make_tuple(*items):
 def tuple_getitem(t, i):
     """``t[i]`` for a constant integer ``i``."""
     return t[i]
-
-
-@primitive
-def tuple_slice(t, start, stop, step):
-    """``t[start:stop:step]`` with constant bounds."""
-    return t[start:stop:step]
 
 
 @primitive
@@ -80,12 +75,6 @@ def make_list(*items):
 def list_getitem(lst, i):
     """``lst[i]`` for an integer ``i`` (negative indices count from the end)."""
     return lst[i]
-
-
-@primitive
-def list_slice(lst, start, stop, step):
-    """``lst[start:stop:step]``."""
-    return lst[start:stop:step]
 
 
 @primitive
@@ -259,13 +248,6 @@ def _infer_tuple_getitem(t, i):
     return broaden(_join_all(t.elements, "indexing a tuple with an index unknown at compile time"))
 
 
-@infer_rule(tuple_slice)
-def _infer_tuple_slice(t, start, stop, step):
-    t = _expect(t, AbstractTuple, "tuple slicing")
-    bounds = [const_value(b, "a tuple slice bound") for b in (start, stop, step)]
-    return AbstractTuple(t.elements[slice(*bounds)])
-
-
 @infer_rule(tuple_concat)
 def _infer_tuple_concat(a, b):
     a = _expect(a, AbstractTuple, "tuple concatenation")
@@ -292,11 +274,6 @@ def _infer_list_getitem(lst, i):
         return lst
     int_scalar(i, "a list index")
     return lst.element
-
-
-@infer_rule(list_slice)
-def _infer_list_slice(lst, start, stop, step):
-    return _expect(lst, AbstractList, "list slicing")
 
 
 @infer_rule(list_concat)
@@ -383,3 +360,86 @@ def _infer_make_slice(start, stop, step):
         return AbstractSlice(*bounds)
     return AbstractConstant(slice(*values))
 
+
+
+# Backpropagators ------------------------------------------------------------------------------
+
+
+@bprop(make_tuple)
+def bprop_make_tuple(*args):
+    return args[-1]
+
+
+@bprop(tuple_getitem)
+def bprop_tuple_getitem(t, i, out, dout):
+    if isinstance(i, slice):
+        return (seq_slice_add(gzeros(t), i, dout), i)
+    return (tuple_setitem(gzeros(t), i, dout), 0)
+
+
+@bprop(tuple_concat)
+def bprop_tuple_concat(a, b, out, dout):
+    return (dout[: len(a)], dout[len(a) :])
+
+
+@bprop(make_list)
+def bprop_make_list(*args):
+    return list_as_tuple(args[-1], args[:-2])
+
+
+@bprop(list_getitem)
+def bprop_list_getitem(lst, i, out, dout):
+    if isinstance(i, slice):
+        return (seq_slice_add(gzeros(lst), i, dout), i)
+    return (list_setitem(gzeros(lst), i, dout), 0)
+
+
+@bprop(list_concat)
+def bprop_list_concat(a, b, out, dout):
+    return (dout[: len(a)], dout[len(a) :])
+
+
+@bprop(make_dict)
+def bprop_make_dict(keys, *args):
+    return (keys,) + dict_values(args[-1])
+
+
+@bprop(dict_getitem)
+def bprop_dict_getitem(d, key, out, dout):
+    return (dict_setitem(gzeros(d), key, dout), key)
+
+
+@bprop(dict_values)
+def bprop_dict_values(d, out, dout):
+    return (dict_from_values(d, dout),)
+
+
+@bprop(make_record)
+def bprop_make_record(cls, *args):
+    return (cls,) + record_fields(args[-1])
+
+
+@bprop(record_getattr)
+def bprop_record_getattr(r, name, out, dout):
+    return (record_setattr(gzeros(r), name, dout), name)
+
+
+@bprop(convert)
+def bprop_convert(x, typ, out, dout):
+    return (unbroadcast(dout, x), typ)
+
+
+nondifferentiable(tuple_len, list_len, dict_keys, make_kwarg, make_slice)
+
+from .grad import (  # noqa: E402
+    dict_from_values,
+    dict_setitem,
+    list_as_tuple,
+    list_setitem,
+    record_fields,
+    record_setattr,
+    seq_slice_add,
+    tuple_setitem,
+    unbroadcast,
+    gzeros,
+)

@@ -1,0 +1,1 @@
+"""Reverse-mode automatic differentiation as a transformation of the IR."""

@@ -1,0 +1,95 @@
+"""`grad` and `value_and_grad`, at the top level and inside Myia code.
+
+``grad(f, *wrt)`` is a function value (`GradSpec` at inference). Calling it on arguments:
+
+- at inference, infers ``f`` on them, checks that it returns a scalar, and gives the types of
+  the gradients (those of the arguments differentiated);
+- at specialization, builds the gradient graph: the forward graph of ``f``'s specialization
+  (`myia.grad.jtransform.fprop`) is called, its backpropagator is called on a sensitivity of
+  one, and the sensitivities of the arguments asked for are returned. That graph is inferred
+  and specialized in turn, so the gradient is an ordinary typed graph, which can itself be
+  differentiated (``grad(grad(f))``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from ..abstract.data import (
+    AbstractScalar,
+    AbstractTuple,
+    AbstractValue,
+    GraphFunction,
+    show,
+)
+from ..errors import MyiaTypeError
+from ..ir.node import Constant, Graph
+from ..primitives import P
+from ..primitives.grad import GradSpec, grad_of, sens_type
+
+
+def positions(spec: GradSpec, nargs: int) -> list[int]:
+    """The positions of the arguments `spec` differentiates."""
+    fn = spec.fn
+    names = fn.graph.param_names if isinstance(fn, GraphFunction) else []
+    out = []
+    for w in spec.wrt or (0,):
+        if isinstance(w, str):
+            if w not in names:
+                raise MyiaTypeError(f"grad: {w!r} is not a parameter of the function")
+            out.append(names.index(w))
+        elif isinstance(w, int) and -nargs <= w < nargs:
+            out.append(w % nargs)
+        else:
+            raise MyiaTypeError(f"grad: no argument {w!r}")
+    return out
+
+
+def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) -> AbstractValue:
+    """The type of ``grad(f)(args)``: the types of the arguments differentiated."""
+    result = inferrer.call(spec.fn, args)
+    if not (isinstance(result, AbstractScalar) and result.dtype.startswith("float")):
+        raise MyiaTypeError(
+            f"the function differentiated must return a float scalar, not {show(result)}"
+        )
+    grads = [sens_type(args[i]) for i in positions(spec, len(args))]
+    g: AbstractValue = grads[0] if len(grads) == 1 else AbstractTuple(tuple(grads))
+    return AbstractTuple((result, g)) if spec.value else g
+
+
+def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
+    """The graph computing ``grad(primal)`` (untyped: it is inferred afterwards)."""
+    from .jtransform import fprop
+
+    pos = positions(spec, nargs)
+    g = Graph(f"∇{primal.name}", primal.debug.find_location())
+    g.debug.origin = primal.debug
+    params = [g.add_parameter(p.debug.find_name()) for p in primal.parameters]
+    res = g.apply(fprop(primal), *params)
+    out = g.apply(P.tuple_getitem, res, 0)
+    bprop = g.apply(P.tuple_getitem, res, 1)
+    sens = g.apply(bprop, g.apply(P.broadcast_like, 1.0, out))
+    grads = [g.apply(P.tuple_getitem, sens, i + 1) for i in pos]
+    result = grads[0] if len(grads) == 1 else g.apply(P.make_tuple, *grads)
+    g.output = g.apply(P.make_tuple, out, result) if spec.value else result
+    return g
+
+
+def entry_graph(fn: Any, wrt: tuple[Any, ...], value: bool) -> Graph:
+    """A graph ``(params...) -> grad(fn, *wrt)(params...)`` with `fn`'s parameters."""
+    from ..frontend import parse
+
+    inner = fn.graph() if hasattr(fn, "graph") and callable(fn.graph) else parse(fn)
+    g = Graph(f"{'value_and_grad' if value else 'grad'}({inner.name})")
+    params = [g.add_parameter(name) for name in inner.param_names]
+    g.defaults = dict(inner.defaults)
+    gf = g.apply(grad_of, Constant(inner), Constant(tuple(wrt)), Constant(value))
+    g.output = g.apply(gf, *params)
+    return g
+
+
+def python_signature(fn: Any) -> inspect.Signature:
+    """The signature of the function a gradient is taken of."""
+    target = getattr(fn, "fn", fn)
+    return inspect.signature(target)

@@ -1,0 +1,237 @@
+"""The J transform: reverse-mode AD as a transformation of graphs.
+
+For a graph ``g``, ``fprop(g)`` is a graph with the same parameters that returns
+``(value, bprop)``: the value of ``g`` and a *backpropagator* closure. Calling ``bprop(dout)``
+returns ``(env, d_param_1, ..., d_param_n)``: the sensitivities of the parameters and, in the
+environment ``env``, those of the free variables of ``g``. This is the transform of Pearlmutter
+and Siskind, "Reverse-mode AD in a functional framework: Lambda the ultimate backpropagator".
+
+In the forward graph, every call ``f(x, y)`` becomes ``J(f)(x, y)``, which returns the value
+and the backpropagator of that call; ``J`` of a graph constant is its forward graph, ``J`` of a
+primitive a small graph built from its backpropagator (`myia.grad.registry`), and data are
+their own ``J``. The backpropagator of ``g`` (nested in its forward graph, so it sees the values
+and backpropagators of the forward pass as free variables) calls the backpropagators of the
+calls in reverse order and adds up (`gadd`) the sensitivities each node receives. A closure
+made in ``g`` returns the sensitivities of its free variables in its environment; ``g`` takes
+those of its own nodes out of it (`env_getitem`) and passes the rest on in its own.
+
+The transform applies to *specialized* graphs: operations are resolved to primitives and
+graphs, keyword arguments bound. Its output is untyped: it is inferred and specialized like any
+program, which is what makes ``grad(grad(f))`` work: the gradient is an ordinary graph.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import MyiaTypeError
+from ..frontend import parse
+from ..ir.analysis import Scopes
+from ..ir.node import Apply, Constant, DebugInfo, Graph, Node
+from ..primitives import P, Primitive
+from .registry import BPROPS, NONDIFFERENTIABLE
+
+
+class FreeVariableKey:
+    """The key of a free variable's sensitivity in an environment."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: Node):
+        self.node = node
+
+    def __repr__(self) -> str:
+        return f"key({self.node.debug.find_name() or '?'})"
+
+
+_fprops: dict[Graph, Graph] = {}
+_jprims: dict[tuple[Primitive, int], Graph] = {}
+_keys: dict[Node, FreeVariableKey] = {}
+
+
+def key_of(node: Node) -> FreeVariableKey:
+    """The environment key of free variable `node`."""
+    k = _keys.get(node)
+    if k is None:
+        k = _keys[node] = FreeVariableKey(node)
+    return k
+
+
+def fprop(g: Graph) -> Graph:
+    """The forward graph of `g` (free variables outside `g` are treated as constants)."""
+    f = _fprops.get(g)
+    if f is None:
+        _ScopeTransform(g).run()
+        f = _fprops[g]
+    return f
+
+
+class _ScopeTransform:
+    """Transforms a graph and every graph nested in it, together."""
+
+    def __init__(self, root: Graph):
+        self.root = root
+        self.scopes = Scopes(root)
+        self.members = self.scopes.scope(root)
+        self.forward: dict[Graph, Graph] = {}
+        self.backward: dict[Graph, Graph] = {}
+        self.values: dict[Node, Node] = {}
+        self.bprops: dict[Node, Node] = {}
+
+    def run(self) -> None:
+        for g in self.members:
+            f = Graph()
+            f.debug = DebugInfo(f"▶{g.name}", g.debug.find_location(), g.debug)
+            b = Graph()
+            b.debug = DebugInfo(f"◀{g.name}", g.debug.find_location(), g.debug)
+            self.forward[g] = f
+            self.backward[g] = b
+            _fprops[g] = f
+        for g in self.members:
+            self.build_forward(g)
+        for g in self.members:
+            self.build_backward(g)
+
+    # Forward --------------------------------------------------------------------------------
+
+    def jref(self, node: Node, g: Graph, f: Graph) -> Node:
+        """The forward-pass counterpart of `node`, an input of a node of `g`."""
+        if node.is_constant:
+            v = node.value
+            if isinstance(v, Graph):
+                target = self.forward.get(v) or fprop(v)
+                return Constant(target, node.debug.derive())
+            if isinstance(v, Primitive):
+                raise AssertionError("primitives are handled by the caller")
+            return Constant(v, node.debug.derive())
+        if node in self.values:
+            return self.values[node]
+        if node.graph in self.forward:
+            raise AssertionError(f"node {node} used before it is computed")
+        # A free variable from outside the transformed scope: a constant of the gradient.
+        if node.abstract is not None and _is_function(node.abstract):
+            raise MyiaTypeError(
+                "differentiating a function that calls a function-valued free variable "
+                f"({node.debug.find_name()}) is not supported yet"
+            )
+        return node
+
+    def build_forward(self, g: Graph) -> None:
+        f = self.forward[g]
+        for p in g.parameters:
+            np_ = f.add_parameter(debug=p.debug.derive())
+            self.values[p] = np_
+        for node in self.scopes.toposort(g):
+            if not node.is_apply:
+                continue
+            fn, *args = node.inputs
+            if fn.is_constant and isinstance(fn.value, Primitive):
+                jfn: Node = Constant(jprim(fn.value, len(args)), fn.debug.derive())
+            else:
+                jfn = self.jref(fn, g, f)
+            jargs = [self.jref(a, g, f) for a in args]
+            app = f.apply(jfn, *jargs, debug=node.debug.derive())
+            val = f.apply(P.tuple_getitem, app, 0, debug=node.debug.derive())
+            bp = f.apply(P.tuple_getitem, app, 1, debug=DebugInfo(origin=node.debug))
+            self.values[node] = val
+            self.bprops[node] = bp
+        assert g.output is not None
+        out = self.jref(g.output, g, f)
+        f.output = f.apply(P.make_tuple, out, Constant(self.backward[g]))
+
+    # Backward -------------------------------------------------------------------------------
+
+    def build_backward(self, g: Graph) -> None:
+        b = self.backward[g]
+        dout = b.add_parameter("dout")
+        contributions: dict[Node, list[Node]] = {}
+
+        def add(node: Node, sens: Node) -> None:
+            contributions.setdefault(node, []).append(sens)
+
+        def total(node: Node) -> Node:
+            parts = contributions.get(node)
+            if not parts:
+                return b.apply(P.gzeros, self.fwd(node))
+            acc = parts[0]
+            for p in parts[1:]:
+                acc = b.apply(P.gadd, acc, p)
+            return acc
+
+        assert g.output is not None
+        add(g.output, dout)
+        # In reverse order, every user of a node is processed before the node itself; a
+        # closure made in g (a graph constant) comes after its free variables in `toposort`,
+        # so its environment is split among them at its own position.
+        for node in reversed(self.scopes.toposort(g)):
+            if node not in contributions or node.is_parameter:
+                continue
+            if node.is_constant:
+                if isinstance(node.value, Graph) and node.value in self.forward:
+                    env = total(node)
+                    for fv in self.scopes.free_variables_total[node.value]:
+                        zero = b.apply(P.gzeros, self.fwd(fv))
+                        add(fv, b.apply(P.env_getitem, env, key_of(fv), zero))
+                continue
+            r = b.apply(self.bprops[node], total(node), debug=DebugInfo(origin=node.debug))
+            for i, inp in enumerate(node.inputs):
+                if inp.is_constant and not isinstance(inp.value, Graph):
+                    continue
+                if inp.is_constant and inp.value not in self.forward:
+                    continue
+                add(inp, b.apply(P.tuple_getitem, r, i))
+        # Free variables of g itself go into its own environment.
+        env: Node = b.apply(P.env_new)
+        for fv in self.scopes.free_variables_total[g]:
+            if fv in contributions and (fv.graph in self.forward):
+                env = b.apply(P.env_setitem, env, key_of(fv), total(fv))
+        sens = [total(p) for p in g.parameters]
+        b.output = b.apply(P.make_tuple, env, *sens)
+
+    def fwd(self, node: Node) -> Node:
+        """The forward value of `node`, seen from a backward graph."""
+        if node.is_constant:
+            return node
+        return self.values.get(node, node)
+
+
+def _is_function(a: Any) -> bool:
+    from ..abstract.data import AbstractFunction
+
+    return isinstance(a, AbstractFunction)
+
+
+# Primitives -----------------------------------------------------------------------------------
+
+
+def jprim(prim: Primitive, nargs: int) -> Graph:
+    """``J(prim)`` for a call with `nargs` arguments: returns ``(out, bprop)``.
+
+    ``bprop(dout)`` returns ``(env_new(), *backpropagator(args..., out, dout))``.
+    """
+    key = (prim, nargs)
+    g = _jprims.get(key)
+    if g is not None:
+        return g
+    if prim is P.partial or prim is P.apply_star:
+        from . import lib
+
+        g = _jprims[key] = parse(lib.jpartial if prim is P.partial else lib.japply_star)
+        return g
+    g = Graph(f"J({prim.name})")
+    _jprims[key] = g
+    params = [g.add_parameter(f"x{i}") for i in range(nargs)]
+    out = g.apply(prim, *params)
+    b = Graph(f"◀{prim.name}")
+    dout = b.add_parameter("dout")
+    if prim in BPROPS:
+        sens = b.apply(parse(BPROPS[prim]), *params, out, dout)
+        result = b.apply(P.tuple_concat, b.apply(P.make_tuple, b.apply(P.env_new)), sens)
+    elif prim in NONDIFFERENTIABLE:
+        zeros = [b.apply(P.gzeros, p) for p in params]
+        result = b.apply(P.make_tuple, b.apply(P.env_new), *zeros)
+    else:
+        raise MyiaTypeError(f"primitive {prim.name} has no derivative yet")
+    b.output = result
+    g.output = g.apply(P.make_tuple, out, Constant(b))
+    return g

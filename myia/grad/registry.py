@@ -1,0 +1,39 @@
+"""The backpropagators of primitives, owned by the AD transform.
+
+A backpropagator is written in Myia's Python subset, beside its primitive's declaration:
+``@bprop(P.mul) def bprop_mul(x, y, out, dout): return (dout * y, dout * x)``. It receives
+the primitive's arguments, its output and the sensitivity of the output, and returns the
+sensitivities of the arguments, one per argument. Myia parses it like user code, so that
+gradients are inferred and optimized like the rest of the program and can be differentiated
+again. A primitive that has no derivative is marked `nondifferentiable`: the sensitivities of
+its arguments are zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+BPROPS: dict[Any, Callable[..., Any]] = {}
+NONDIFFERENTIABLE: set[Any] = set()
+
+
+def bprop(*prims: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated function as the backpropagator of each of `prims`."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for p in prims:
+            if p in BPROPS or p in NONDIFFERENTIABLE:
+                raise ValueError(f"backpropagator of {p} registered twice")
+            BPROPS[p] = fn
+        return fn
+
+    return deco
+
+
+def nondifferentiable(*prims: Any) -> None:
+    """Mark `prims` as having no derivative (their arguments get zero sensitivities)."""
+    for p in prims:
+        if p in BPROPS:
+            raise ValueError(f"{p} has a backpropagator")
+        NONDIFFERENTIABLE.add(p)

@@ -1,0 +1,506 @@
+"""Primitives the gradient transform uses: environments, generic zeros and addition, and
+functional updates of data structures (the backpropagators of indexing).
+
+An environment (`EnvInstance`) is the sensitivity of a function value: it maps the free
+variables of a closure (by key) to their sensitivities.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..abstract.data import (
+    ENV,
+    AbstractDict,
+    AbstractFunction,
+    AbstractList,
+    AbstractRecord,
+    AbstractTuple,
+    show,
+)
+from ..abstract.lattice import TypeMismatch, broaden, join
+from ..errors import MyiaTypeError
+from ..grad.registry import bprop, nondifferentiable
+from ..infer.registry import infer_rule
+from ..infer.rulelib import const_value
+from .core import primitive
+
+# Environments ---------------------------------------------------------------------------------
+
+
+class EnvInstance:
+    """An immutable map from keys to sensitivities."""
+
+    __slots__ = ("contents",)
+
+    def __init__(self, contents: dict[Any, Any] | None = None):
+        self.contents = contents or {}
+
+    def __repr__(self) -> str:
+        return f"Env({len(self.contents)})"
+
+
+EMPTY_ENV = EnvInstance()
+
+
+@primitive
+def env_new():
+    """An empty environment."""
+    return EMPTY_ENV
+
+
+@primitive
+def env_setitem(env, key, value):
+    """``env`` with ``key`` set to ``value``."""
+    return EnvInstance({**env.contents, key: value})
+
+
+@primitive
+def env_getitem(env, key, default):
+    """The value of ``key`` in ``env``, or ``default``."""
+    return env.contents.get(key, default)
+
+
+@primitive
+def env_add(a, b):
+    """The environment with the sum of the sensitivities of ``a`` and ``b``."""
+    if not a.contents:
+        return b
+    if not b.contents:
+        return a
+    out = dict(a.contents)
+    for k, v in b.contents.items():
+        out[k] = gadd_value(out[k], v) if k in out else v
+    return EnvInstance(out)
+
+
+# Generic zeros and addition -------------------------------------------------------------------
+
+
+def zeros_value(x: Any) -> Any:
+    """A zero of the structure, types and shapes of ``x``."""
+    t = type(x)
+    if t is float or t is int or t is bool:
+        return t(0)
+    if isinstance(x, np.ndarray):
+        return np.gzeros(x)
+    if isinstance(x, np.generic):
+        return x.dtype.type(0)
+    if t is tuple:
+        return tuple(zeros_value(v) for v in x)
+    if t is list:
+        return [zeros_value(v) for v in x]
+    if t is dict:
+        return {k: zeros_value(v) for k, v in x.items()}
+    if x is None or isinstance(x, (str, slice, type)):
+        return x
+    if dataclasses.is_dataclass(x):
+        return _record(type(x), [zeros_value(getattr(x, f.name)) for f in dataclasses.fields(x)])
+    return EMPTY_ENV
+
+
+def gadd_value(a: Any, b: Any) -> Any:
+    """The sum of two sensitivities of the same structure."""
+    t = type(a)
+    if t is EnvInstance:
+        return env_add.impl(a, b)
+    if t is tuple:
+        return tuple(gadd_value(x, y) for x, y in zip(a, b))
+    if t is list:
+        return [gadd_value(x, y) for x, y in zip(a, b)]
+    if t is dict:
+        return {k: gadd_value(a[k], b[k]) for k in a}
+    if a is None or isinstance(a, (str, slice, type)):
+        return a
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        fields = dataclasses.fields(a)
+        return _record(t, [gadd_value(getattr(a, f.name), getattr(b, f.name)) for f in fields])
+    if t is bool:
+        return a
+    return a + b
+
+
+def _record(cls: type, values: list[Any]) -> Any:
+    obj = object.__new__(cls)
+    for f, v in zip(dataclasses.fields(cls), values):
+        object.__setattr__(obj, f.name, v)
+    return obj
+
+
+@primitive
+def gzeros(x):
+    """A zero sensitivity for ``x``: zeros of its structure (an empty env for functions)."""
+    return zeros_value(x)
+
+
+@primitive
+def gadd(a, b):
+    """The sum of two sensitivities (numbers, arrays, and structures of them)."""
+    return gadd_value(a, b)
+
+
+def sens_type(a: Any) -> Any:
+    """The type of the sensitivity of a value of type `a`."""
+    if isinstance(a, (AbstractFunction,)) or a is ENV:
+        return ENV
+    if isinstance(a, AbstractTuple):
+        return AbstractTuple(tuple(sens_type(e) for e in a.elements))
+    if isinstance(a, AbstractList):
+        return AbstractList(sens_type(a.element))
+    if isinstance(a, AbstractDict):
+        return AbstractDict(a.keys, tuple(sens_type(v) for v in a.values))
+    return broaden(a)
+
+
+# Functional updates (the backpropagators of indexing) ----------------------------------------
+
+
+@primitive
+def tuple_setitem(t, i, v):
+    """``t`` with element ``i`` replaced by ``v``."""
+    return t[:i] + (v,) + t[i + 1 :] if i != -1 else t[:-1] + (v,)
+
+
+@primitive
+def seq_slice_add(t, index, v):
+    """The tuple or list ``t`` with ``v`` added to its elements ``t[index]`` (a slice)."""
+    out = list(t)
+    for j, x in zip(range(len(t))[index], v):
+        out[j] = gadd_value(out[j], x)
+    return type(t)(out)
+
+
+@primitive
+def list_as_tuple(lst, like):
+    """The elements of list ``lst`` as a tuple, whose length is that of tuple ``like``."""
+    return tuple(lst)
+
+
+@primitive
+def record_fields(r):
+    """The tuple of the fields of record ``r``."""
+    return tuple(getattr(r, f.name) for f in dataclasses.fields(r))
+
+
+@primitive
+def dict_from_values(d, values):
+    """A dict with the keys of ``d`` and the tuple ``values``."""
+    return dict(zip(d, values))
+
+
+@primitive
+def unbroadcast(d, x):
+    """Sensitivity ``d`` brought to the type of ``x``: summed over broadcast axes, cast to its
+    dtype, and zero if ``x`` is an integer or a boolean (which have no derivative)."""
+    if isinstance(x, (bool, int, np.integer, np.bool_)) or (
+        isinstance(x, np.ndarray) and x.dtype.kind in "biu"
+    ):
+        return zeros_value(x)
+    xs = np.shape(x)
+    ds = np.shape(d)
+    if ds != xs:
+        lead = len(ds) - len(xs)
+        axes = tuple(range(lead)) + tuple(
+            i + lead for i, n in enumerate(xs) if n == 1 and ds[i + lead] != 1
+        )
+        d = np.sum(d, axis=axes, keepdims=False)
+        d = np.reshape(d, xs)
+    if type(x) is float:
+        return float(d)
+    if isinstance(x, np.generic):
+        return x.dtype.type(d)
+    return np.asarray(d, dtype=x.dtype)
+
+
+@primitive
+def broadcast_like(d, like):
+    """``d`` broadcast to the shape of ``like`` and cast to its dtype (the adjoint of
+    `unbroadcast`)."""
+    if type(like) is float:
+        return float(d)
+    if isinstance(like, np.generic):
+        return like.dtype.type(d)
+    return np.broadcast_to(np.asarray(d, dtype=np.result_type(like)), np.shape(like)).copy()
+
+
+@primitive
+def list_setitem(lst, i, v):
+    """A copy of ``lst`` with element ``i`` replaced by ``v``."""
+    out = list(lst)
+    out[i] = v
+    return out
+
+
+@primitive
+def dict_setitem(d, key, v):
+    """A copy of ``d`` with ``key`` set to ``v``."""
+    return {**d, key: v}
+
+
+@primitive
+def record_setattr(r, name, v):
+    """A copy of record ``r`` with field ``name`` set to ``v``."""
+    return _replace(r, name, v)
+
+
+def _replace(r: Any, name: str, v: Any) -> Any:
+    cls = type(r)
+    return _record(cls, [v if f.name == name else getattr(r, f.name) for f in dataclasses.fields(cls)])
+
+
+@primitive
+def array_index_add(a, index, v):
+    """A copy of ``a`` with ``v`` added at ``a[index]`` (repeated indices add up)."""
+    out = np.array(a, copy=True)
+    np.add.at(out, index, v)
+    return out
+
+
+# Type rules -----------------------------------------------------------------------------------
+
+
+@infer_rule(env_new)
+def _infer_env_new():
+    return ENV
+
+
+@infer_rule(env_setitem)
+def _infer_env_setitem(env, key, value):
+    return ENV
+
+
+@infer_rule(env_getitem)
+def _infer_env_getitem(env, key, default):
+    return default
+
+
+@infer_rule(env_add)
+def _infer_env_add(a, b):
+    return ENV
+
+
+@infer_rule(gzeros)
+def _infer_gzeros(x):
+    return sens_type(x)
+
+
+@infer_rule(gadd)
+def _infer_gadd(a, b):
+    try:
+        return sens_type(join(a, b))
+    except TypeMismatch as exc:
+        raise MyiaTypeError(f"cannot add sensitivities {exc}") from None
+
+
+@infer_rule(tuple_setitem)
+def _infer_tuple_setitem(t, i, v):
+    if not isinstance(t, AbstractTuple):
+        raise MyiaTypeError(f"tuple_setitem on {show(t)}")
+    idx = const_value(i, "a tuple index", int)
+    elems = list(t.elements)
+    elems[idx] = v
+    return AbstractTuple(tuple(elems))
+
+
+@infer_rule(seq_slice_add)
+def _infer_seq_slice_add(t, index, v):
+    return t
+
+
+@infer_rule(list_as_tuple)
+def _infer_list_as_tuple(lst, like):
+    if not isinstance(lst, AbstractList) or not isinstance(like, AbstractTuple):
+        raise MyiaTypeError(f"list_as_tuple on {show(lst)}, {show(like)}")
+    return AbstractTuple((lst.element,) * len(like.elements))
+
+
+@infer_rule(record_fields)
+def _infer_record_fields(r):
+    if not isinstance(r, AbstractRecord):
+        raise MyiaTypeError(f"record_fields on {show(r)}")
+    return AbstractTuple(tuple(r.field(n) for n in r.names))
+
+
+@infer_rule(dict_from_values)
+def _infer_dict_from_values(d, values):
+    return AbstractDict(d.keys, values.elements)
+
+
+@infer_rule(unbroadcast)
+def _infer_unbroadcast(d, x):
+    return sens_type(x)
+
+
+@infer_rule(broadcast_like)
+def _infer_broadcast_like(d, like):
+    return sens_type(like)
+
+
+@infer_rule(list_setitem)
+def _infer_list_setitem(lst, i, v):
+    return lst
+
+
+@infer_rule(dict_setitem)
+def _infer_dict_setitem(d, key, v):
+    return d
+
+
+@infer_rule(record_setattr)
+def _infer_record_setattr(r, name, v):
+    if not isinstance(r, AbstractRecord):
+        raise MyiaTypeError(f"record_setattr on {show(r)}")
+    return r
+
+
+@infer_rule(array_index_add)
+def _infer_array_index_add(a, index, v):
+    return a
+
+
+# Backpropagators ------------------------------------------------------------------------------
+
+
+@bprop(gadd)
+def bprop_gadd(a, b, out, dout):
+    return (dout, dout)
+
+
+@bprop(env_add)
+def bprop_env_add(a, b, out, dout):
+    return (dout, dout)
+
+
+@bprop(env_setitem)
+def bprop_env_setitem(env, key, value, out, dout):
+    return (env_setitem(dout, key, gzeros(value)), key, env_getitem(dout, key, gzeros(value)))
+
+
+@bprop(env_getitem)
+def bprop_env_getitem(env, key, default, out, dout):
+    return (env_setitem(env_new(), key, dout), key, gzeros(default))
+
+
+@bprop(tuple_setitem)
+def bprop_tuple_setitem(t, i, v, out, dout):
+    return (tuple_setitem(dout, i, gzeros(v)), 0, dout[i])
+
+
+@bprop(list_setitem)
+def bprop_list_setitem(lst, i, v, out, dout):
+    return (list_setitem(dout, i, gzeros(v)), 0, dout[i])
+
+
+@bprop(dict_setitem)
+def bprop_dict_setitem(d, key, v, out, dout):
+    return (dict_setitem(dout, key, gzeros(v)), key, dout[key])
+
+
+@bprop(record_setattr)
+def bprop_record_setattr(r, name, v, out, dout):
+    return (record_setattr(dout, name, gzeros(v)), name, record_getattr(dout, name))
+
+
+@bprop(array_index_add)
+def bprop_array_index_add(a, index, v, out, dout):
+    return (dout, gzeros(index), array_getitem(dout, index))
+
+
+@bprop(seq_slice_add)
+def bprop_seq_slice_add(t, index, v, out, dout):
+    return (dout, index, dout[index])
+
+
+@bprop(list_as_tuple)
+def bprop_list_as_tuple(lst, like, out, dout):
+    return (list(dout), gzeros(like))
+
+
+@bprop(record_fields)
+def bprop_record_fields(r, out, dout):
+    return (record_from_fields(r, dout),)
+
+
+@bprop(dict_from_values)
+def bprop_dict_from_values(d, values, out, dout):
+    return (gzeros(d), dict_values(dout))
+
+
+@bprop(unbroadcast)
+def bprop_unbroadcast(d, x, out, dout):
+    return (broadcast_like(dout, d), gzeros(x))
+
+
+@bprop(broadcast_like)
+def bprop_broadcast_like(d, like, out, dout):
+    return (unbroadcast(dout, d), gzeros(like))
+
+
+@primitive
+def record_from_fields(r, fields):
+    """A record of the class of ``r`` holding the tuple ``fields``."""
+    return _record(type(r), list(fields))
+
+
+@infer_rule(record_from_fields)
+def _infer_record_from_fields(r, fields):
+    return AbstractRecord(r.cls, tuple(broaden(f) for f in fields.elements))
+
+
+@bprop(record_from_fields)
+def bprop_record_from_fields(r, fields, out, dout):
+    return (gzeros(r), record_fields(dout))
+
+
+nondifferentiable(env_new, gzeros)
+
+
+# grad as a value ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GradSpec:
+    """The gradient of callee ``fn`` w.r.t. parameters ``wrt`` (names or positions)."""
+
+    fn: Any
+    wrt: tuple[Any, ...]
+    value: bool
+
+    @property
+    def name(self) -> str:
+        what = "value_and_grad" if self.value else "grad"
+        return f"{what}({getattr(self.fn, 'graph', self.fn)!r})"
+
+
+class GradValue:
+    """The runtime value of ``grad(f)`` in an unspecialized program (never called)."""
+
+    def __init__(self, spec: GradSpec):
+        self.spec = spec
+
+
+@primitive
+def grad_of(fn, wrt, value):
+    """``grad(fn, *wrt)`` (or ``value_and_grad`` when ``value``): a function value."""
+    return GradValue(GradSpec(fn, wrt, value))
+
+
+@infer_rule(grad_of)
+def _infer_grad_of(fn, wrt, value):
+    if not isinstance(fn, AbstractFunction):
+        raise MyiaTypeError(f"grad expects a function, not {show(fn)}")
+    w = tuple(wrt.value if hasattr(wrt, "value") else ())
+    if hasattr(wrt, "elements"):
+        w = tuple(e.value for e in wrt.elements)
+    return AbstractFunction(frozenset(GradSpec(f, w, bool(value.value)) for f in fn.options))
+
+
+nondifferentiable(grad_of)
+
+
+from .array import array_getitem  # noqa: E402
+from .structure import dict_values, record_getattr  # noqa: E402
