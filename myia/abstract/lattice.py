@@ -266,3 +266,28 @@ def _same_kind(a: AbstractValue, b: AbstractValue) -> bool:
 def union_options(a: AbstractValue) -> tuple[AbstractValue, ...]:
     """The options of a union, or ``(a,)``."""
     return tuple(a.options) if isinstance(a, AbstractUnion) else (a,)
+
+
+FUNCTION = AbstractConstant("<function>")
+
+
+def erase_functions(a: AbstractValue) -> AbstractValue:
+    """`a` with every function type replaced by one marker.
+
+    Function types name the graphs they call (before or after specialization, in one
+    inference or another); erasing them compares the data types alone.
+    """
+    if isinstance(a, AbstractFunction):
+        return FUNCTION
+    if isinstance(a, AbstractTuple):
+        return AbstractTuple(tuple(erase_functions(e) for e in a.elements))
+    return a
+
+
+def merge_data(data: AbstractValue, like: AbstractValue) -> AbstractValue:
+    """The data types of `data`, with the function types of `like` where it has functions."""
+    if isinstance(like, AbstractFunction):
+        return like
+    if isinstance(data, AbstractTuple) and isinstance(like, AbstractTuple):
+        return AbstractTuple(tuple(merge_data(d, x) for d, x in zip(data.elements, like.elements)))
+    return data

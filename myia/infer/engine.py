@@ -87,6 +87,7 @@ class Inferrer:
         self.targets: dict[tuple[Context, Node], set[Any]] = {}
         self.fn_contexts: dict[GraphFunction, set[Context]] = {}
         self.local_contexts: dict[tuple[GraphFunction, Context], set[Context]] = {}
+        self.narrowed: dict[tuple[Graph, tuple[AbstractValue, ...]], dict[int, Any]] = {}
 
     # Entry ------------------------------------------------------------------------------------
 
@@ -242,7 +243,20 @@ class Inferrer:
         if len(fn.options) > 1 and fn_node.is_apply and fn_node.graph is ctx.graph:
             refined = branch_refinements(fn_node, node, ctx, values, self)
             if refined is not None:
+                for f, a in refined:
+                    if isinstance(f, GraphFunction):
+                        key = (f.graph, tuple(broaden(x) for x in a) if self.is_recursive(f.graph) else tuple(a))
+                        self.narrowed[key] = {
+                            i: args[i] for i, (x, y) in enumerate(zip(a, args)) if x != y
+                        }
                 return self._join_results([self.call(f, a) for f, a in refined])
+        if not fn_node.is_constant and not _is_switch(fn_node):
+            # A function value is called on broadened arguments (values known at compile time
+            # would make one specialization per call site); partial applications keep them.
+            wide = [broaden(a) for a in args]
+            return self._join_results(
+                [self.call(f, wide if isinstance(f, GraphFunction) else args) for f in fn.options]
+            )
         return self._join_results([self.call(f, args) for f in fn.options])
 
     def _join_results(self, results: list[AbstractValue]) -> AbstractValue:
@@ -380,3 +394,7 @@ def _fold(prim: Primitive, args: list[AbstractValue], result: AbstractScalar) ->
     except Exception:
         return result
     return AbstractScalar(result.dtype, result.weak, v)
+
+
+def _is_switch(node: Node) -> bool:
+    return node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.switch

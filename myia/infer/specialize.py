@@ -22,7 +22,7 @@ from ..abstract.data import (
     GraphFunction,
     PartialFunction,
 )
-from ..abstract.lattice import broaden, constant_abstract
+from ..abstract.lattice import broaden, constant_abstract, erase_functions
 from ..errors import MyiaInternalError, MyiaTypeError
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..operations.core import Operation
@@ -70,11 +70,21 @@ class Specializer:
             g.flags = dict(old.flags)
             g.flags.pop("vararg", None)
             m: dict[Node, Node] = {}
-            for p, a in zip(old.parameters, ctx.args):
+            narrowed = self.inf.narrowed.get((ctx.graph, ctx.args), {})
+            for i, (p, a) in enumerate(zip(old.parameters, ctx.args)):
                 np_ = Parameter(g, debug=p.debug.derive())
                 np_.abstract = a
                 g.parameters.append(np_)
                 m[p] = np_
+                if i in narrowed:
+                    # The caller passes a union that this branch's test narrowed: say so.
+                    np_.abstract = narrowed[i]
+                    typ = Constant(a, p.debug.derive())
+                    typ.abstract = AbstractConstant(a)
+                    fn = Constant(P.narrow, p.debug.derive())
+                    fn.abstract = AbstractFunction(frozenset([P.narrow]))
+                    m[p] = Apply([fn, np_, typ], g, p.debug.derive())
+                    m[p].abstract = a
             self.graphs[ctx] = g
             self.maps[ctx] = m
             self.todo.append(ctx)
@@ -89,6 +99,7 @@ class Specializer:
         for node in self.inf.scopes.toposort(old):
             if node.is_apply:
                 m[node] = self.apply(node, ctx, values)
+        # A narrowing node is used only where the parameter was: keep it even if unused.
         assert old.output is not None
         new.output = self.ref(old.output, ctx, values)
         new.abstract = self.inf.results.get(ctx)
@@ -152,6 +163,8 @@ class Specializer:
         arg_nodes = list(node.inputs[1:])
         arg_abs = [self.inf.value(i, ctx, values) for i in arg_nodes]
         result = values[node]
+        if isinstance(fn_abs, AbstractConstant) and isinstance(fn_abs.value, type):
+            fn_abs = AbstractFunction(frozenset([fn_abs.value]))
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) == 1:
             callee = next(iter(fn_abs.options))
             if isinstance(callee, GradSpec):
@@ -165,10 +178,16 @@ class Specializer:
                 app = Apply(inputs, new, node.debug.derive())
                 app.abstract = result
                 return app
+            elif isinstance(callee, GraphFunction):
+                refs = [self.ref(i, ctx, values) for i in arg_nodes]
+                bound = bind_graph_nodes(callee.graph, refs, arg_nodes, new)
+                app = Apply([self.ref(fn_node, ctx, values), *bound], new, node.debug.derive())
+                return _retype(app, result)
         inputs = [self.ref(i, ctx, values) for i in node.inputs]
         app = _retype(Apply(inputs, new, node.debug.derive()), result)
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
-            if any(r != result for r in self.option_results(fn_abs, ctx)):
+            want = erase_functions(result)
+            if any(r is None or erase_functions(r) != want for r in self.option_results(fn_abs, ctx)):
                 return self.convert(app, result)
         return app
 
@@ -226,6 +245,7 @@ class Specializer:
         """``convert(node, to)``: `node`'s value in the representation of type `to`."""
         if isinstance(to, AbstractFunction) or to is BOTTOM:
             return node  # type: ignore[return-value]
+        to = erase_functions(to)
         typ = Constant(to, node.debug.derive())
         typ.abstract = AbstractConstant(to)
         app = Apply([self._const(P.convert, node, None), node, typ], node.graph, node.debug.derive())
@@ -322,7 +342,7 @@ def _retype(app: Apply, result: AbstractValue) -> Apply:
     app.abstract = result
     fn = app.inputs[0]
     if _has_function(result) and fn.is_constant:
-        if isinstance(fn.value, Primitive) and fn.value in INFER_RULES:
+        if isinstance(fn.value, Primitive) and fn.value is not P.apply_star:
             app.abstract = INFER_RULES[fn.value](*(i.abstract for i in app.inputs[1:]))
     return app
 

@@ -10,15 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..abstract.data import (
-    BOTTOM,
-    AbstractConstant,
-    AbstractFunction,
-    AbstractTuple,
-    AbstractValue,
-    show,
-)
-from ..abstract.lattice import TypeMismatch, broaden, join
+from ..abstract.data import BOTTOM, AbstractValue, show
+from ..abstract.lattice import TypeMismatch, broaden, erase_functions, join
 from ..errors import MyiaError
 from ..ir.node import Graph, Node
 from ..ir.verify import verify
@@ -26,20 +19,8 @@ from ..primitives import P, Primitive
 from .registry import INFER_RULES
 
 
-def _erase(a: Any) -> Any:
-    """`a` with function types erased (they name graphs before or after specialization)."""
-    if isinstance(a, AbstractFunction):
-        return FUNCTION
-    if isinstance(a, AbstractTuple):
-        return AbstractTuple(tuple(_erase(e) for e in a.elements))
-    return a
-
-
-FUNCTION = AbstractConstant("<function>")
-
-
 def _compatible(expected: AbstractValue, actual: AbstractValue) -> bool:
-    expected, actual = _erase(expected), _erase(actual)
+    expected, actual = erase_functions(expected), erase_functions(actual)
     if expected == actual or expected is BOTTOM or actual is BOTTOM:
         return True
     try:

@@ -51,6 +51,12 @@ def raise_(exc_class, *args):
 
 
 @primitive
+def narrow(x, typ):
+    """``x``, known to be of type ``typ`` (one of the options of its union type)."""
+    return x
+
+
+@primitive
 def is_none(x):
     """``x is None``."""
     return x is None
@@ -102,6 +108,11 @@ def _infer_raise(exc_class, *args):
     return BOTTOM
 
 
+@infer_rule(narrow)
+def _infer_narrow(x, typ):
+    return typ.value
+
+
 @infer_rule(is_none)
 def _infer_is_none(x):
     opts = union_options(x)
@@ -133,6 +144,11 @@ def bprop_switch(cond, if_true, if_false, out, dout):
 @bprop(seq)
 def bprop_seq(before, after, out, dout):
     return (gzeros(before), dout)
+
+
+@bprop(narrow)
+def bprop_narrow(x, typ, out, dout):
+    return (dout, typ)
 
 
 @bprop(identity)

@@ -196,6 +196,23 @@ def dict_from_values(d, values):
 def unbroadcast(d, x):
     """Sensitivity ``d`` brought to the type of ``x``: summed over broadcast axes, cast to its
     dtype, and zero if ``x`` is an integer or a boolean (which have no derivative)."""
+    return unbroadcast_value(d, x)
+
+
+def unbroadcast_value(d: Any, x: Any) -> Any:
+    """`unbroadcast` on values, through data structures."""
+    t = type(x)
+    if t is tuple:
+        return tuple(unbroadcast_value(a, b) for a, b in zip(d, x))
+    if t is list:
+        return [unbroadcast_value(a, b) for a, b in zip(d, x)]
+    if t is dict:
+        return {k: unbroadcast_value(d[k], x[k]) for k in x}
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        fields = dataclasses.fields(x)
+        return _record(t, [unbroadcast_value(getattr(d, f.name), getattr(x, f.name)) for f in fields])
+    if not isinstance(x, (float, int, np.generic, np.ndarray)):
+        return d
     if isinstance(x, (bool, int, np.integer, np.bool_)) or (
         isinstance(x, np.ndarray) and x.dtype.kind in "biu"
     ):

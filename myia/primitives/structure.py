@@ -27,7 +27,7 @@ from ..abstract.data import (
     fold,
     show,
 )
-from ..abstract.lattice import TypeMismatch, broaden, join, recursive_fields
+from ..abstract.lattice import TypeMismatch, broaden, join, merge_data, recursive_fields
 from ..errors import MyiaTypeError
 from ..infer.kinds import static_value
 from ..grad.registry import bprop, nondifferentiable
@@ -346,7 +346,7 @@ def _infer_partial(fn, *args):
 
 @infer_rule(convert)
 def _infer_convert(x, typ):
-    return const_value(typ, "the type of a conversion")
+    return merge_data(const_value(typ, "the type of a conversion"), x)
 
 
 @infer_rule(make_slice)
