@@ -5,6 +5,7 @@ and shapes, differentiates by transforming the IR, optimizes and compiles it.
 """
 
 from .api import MyiaFunction, grad, myia, value_and_grad
+from .arithmetic import ArithmeticData
 from .errors import (
     MyiaError,
     MyiaInternalError,
@@ -15,6 +16,7 @@ from .errors import (
 )
 
 __all__ = [
+    "ArithmeticData",
     "MyiaError",
     "MyiaFunction",
     "MyiaInternalError",

@@ -87,6 +87,7 @@ class Inferrer:
         self.targets: dict[tuple[Context, Node], set[Any]] = {}
         self.fn_contexts: dict[GraphFunction, set[Context]] = {}
         self.local_contexts: dict[tuple[GraphFunction, Context], set[Context]] = {}
+        self.partial_contexts: dict[PartialFunction, set[Context]] = {}
         self.narrowed: dict[tuple[Graph, tuple[AbstractValue, ...]], dict[int, Any]] = {}
 
     # Entry ------------------------------------------------------------------------------------
@@ -274,12 +275,14 @@ class Inferrer:
 
     def call(self, fn: Any, args: list[AbstractValue]) -> AbstractValue:
         """The abstract result of calling callee `fn` on `args`."""
+        partial = None
         while True:
             if isinstance(fn, GraphFunction):
-                return self.call_graph(fn, args)
+                return self.call_graph(fn, args, partial)
             if isinstance(fn, Primitive):
                 return self.call_primitive(fn, args)
             if isinstance(fn, PartialFunction):
+                partial = partial or fn
                 args = [*fn.args, *args]
                 fn = fn.fn
                 continue
@@ -364,7 +367,9 @@ class Inferrer:
             result = _fold(prim, args, result)
         return result
 
-    def call_graph(self, fn: GraphFunction, args: list[AbstractValue]) -> AbstractValue:
+    def call_graph(
+        self, fn: GraphFunction, args: list[AbstractValue], partial: Any = None
+    ) -> AbstractValue:
         g = fn.graph
         bound = bind_graph_args(self, fn, args)
         if self.is_recursive(g):
@@ -374,6 +379,8 @@ class Inferrer:
         self.fn_contexts.setdefault(fn, set()).add(ctx)
         caller = self.calls[-1][0]
         self.local_contexts.setdefault((fn, caller), set()).add(ctx)
+        if partial is not None:
+            self.partial_contexts.setdefault(partial, set()).add(ctx)
         return self.infer_context(ctx)
 
     def is_recursive(self, g: Graph) -> bool:

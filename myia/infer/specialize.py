@@ -163,6 +163,8 @@ class Specializer:
         arg_nodes = list(node.inputs[1:])
         arg_abs = [self.inf.value(i, ctx, values) for i in arg_nodes]
         result = values[node]
+        if fn_node.is_constant and fn_node.value is P.partial:
+            return self.partial(node, ctx, values)
         if isinstance(fn_abs, AbstractConstant) and isinstance(fn_abs.value, type):
             fn_abs = AbstractFunction(frozenset([fn_abs.value]))
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) == 1:
@@ -251,6 +253,17 @@ class Specializer:
         app = Apply([self._const(P.convert, node, None), node, typ], node.graph, node.debug.derive())
         app.abstract = to
         return app
+
+    def partial(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Apply:
+        """``partial(g, x...)``: `g` specialized as its calls with ``x...`` made it."""
+        result = values[node]
+        inputs = [self.ref(i, ctx, values) for i in node.inputs]
+        if isinstance(result, AbstractFunction) and len(result.options) == 1:
+            targets = self.inf.partial_contexts.get(next(iter(result.options)), ())
+            if len(targets) == 1:
+                g = self.graph_for(next(iter(targets)))
+                inputs[1] = self._const(g, node.inputs[1], None)
+        return _retype(Apply(inputs, self.graphs[ctx], node.debug.derive()), result)
 
     def partial_call(
         self,
