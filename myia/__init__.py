@@ -6,6 +6,7 @@ and shapes, differentiates by transforming the IR, optimizes and compiles it.
 
 from .api import MyiaFunction, grad, myia, value_and_grad
 from .arithmetic import ArithmeticData
+from .grad.registry import custom_bprop
 from .errors import (
     MyiaError,
     MyiaInternalError,
@@ -24,6 +25,7 @@ __all__ = [
     "MyiaShapeError",
     "MyiaSyntaxError",
     "MyiaTypeError",
+    "custom_bprop",
     "grad",
     "myia",
     "value_and_grad",

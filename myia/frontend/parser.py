@@ -68,6 +68,10 @@ def parse(fn: types.FunctionType) -> Graph:
     if graph is None:
         graph = Graph(fn.__qualname__)
         _cache[fn] = graph
+        from ..grad.registry import CUSTOM_BPROPS
+
+        if fn in CUSTOM_BPROPS:
+            graph.flags["bprop"] = CUSTOM_BPROPS[fn]
         try:
             SourceFunction(fn).parse_into(graph)
         except BaseException:

@@ -61,8 +61,24 @@ def fprop(g: Graph) -> Graph:
     """The forward graph of `g` (free variables outside `g` are treated as constants)."""
     f = _fprops.get(g)
     if f is None:
+        if g.flags.get("bprop") is not None:
+            f = _fprops[g] = _custom_fprop(g)
+            return f
         _ScopeTransform(g).run()
         f = _fprops[g]
+    return f
+
+
+def _custom_fprop(g: Graph) -> Graph:
+    """The forward graph of `g`, whose backpropagator the user gave (`custom_bprop`)."""
+    f = Graph(f"▶{g.name}", g.debug.find_location())
+    params = [f.add_parameter(p.debug.find_name()) for p in g.parameters]
+    out = f.apply(g, *params)
+    b = Graph(f"◀{g.name}")
+    dout = b.add_parameter("dout")
+    sens = b.apply(parse(g.flags["bprop"]), *params, out, dout)
+    b.output = b.apply(P.tuple_concat, b.apply(P.make_tuple, b.apply(P.env_new)), sens)
+    f.output = f.apply(P.make_tuple, out, Constant(b))
     return f
 
 
@@ -99,7 +115,7 @@ class _ScopeTransform:
         if node.is_constant:
             v = node.value
             if isinstance(v, Graph):
-                target = self.forward.get(v) or fprop(v)
+                target = self.forward.get(v) or fprop(v)  # custom_bprop graphs: not members
                 return Constant(target, node.debug.derive())
             if isinstance(v, Primitive):
                 raise AssertionError("primitives are handled by the caller")
@@ -131,7 +147,12 @@ class _ScopeTransform:
                 jfn = self.jref(fn, g, f)
             jargs = [self.jref(a, g, f) for a in args]
             app = f.apply(jfn, *jargs, debug=node.debug.derive())
-            val = f.apply(P.tuple_getitem, app, 0, debug=node.debug.derive())
+            if fn.is_constant and fn.value is P.switch:
+                # The value of a switch stays a switch, so that inference calls the branch it
+                # selects as it calls a branch (on unbroadened, possibly constant arguments).
+                val = f.apply(P.switch, *jargs, debug=node.debug.derive())
+            else:
+                val = f.apply(P.tuple_getitem, app, 0, debug=node.debug.derive())
             bp = f.apply(P.tuple_getitem, app, 1, debug=DebugInfo(origin=node.debug))
             self.values[node] = val
             self.bprops[node] = bp

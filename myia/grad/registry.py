@@ -37,3 +37,29 @@ def nondifferentiable(*prims: Any) -> None:
         if p in BPROPS:
             raise ValueError(f"{p} has a backpropagator")
         NONDIFFERENTIABLE.add(p)
+
+
+CUSTOM_BPROPS: dict[Any, Callable[..., Any]] = {}
+
+
+def custom_bprop(fn: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give the Python function `fn` its own backpropagator, used wherever Myia differentiates it.
+
+    The decorated function is written in Myia's Python subset, takes ``fn``'s arguments, its
+    output and the sensitivity of the output, and returns one sensitivity per argument::
+
+        def clip_grad(x):
+            return x
+
+        @custom_bprop(clip_grad)
+        def bprop_clip_grad(x, out, dout):
+            return (np.clip(dout, -1.0, 1.0),)
+
+    It is differentiated in turn for higher-order gradients.
+    """
+
+    def deco(bprop_fn: Callable[..., Any]) -> Callable[..., Any]:
+        CUSTOM_BPROPS[getattr(fn, "__myia_function__", fn)] = bprop_fn
+        return bprop_fn
+
+    return deco
