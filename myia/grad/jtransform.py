@@ -29,7 +29,7 @@ from ..frontend import parse
 from ..ir.analysis import Scopes
 from ..ir.node import Apply, Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
-from .registry import BPROPS, NONDIFFERENTIABLE
+from .registry import BPROPS, NONDIFFERENTIABLE, SPECIAL
 
 
 class FreeVariableKey:
@@ -234,10 +234,10 @@ def jprim(prim: Primitive, nargs: int) -> Graph:
     g = _jprims.get(key)
     if g is not None:
         return g
-    if prim is P.partial or prim is P.apply_star:
+    if prim in SPECIAL:
         from . import lib
 
-        g = _jprims[key] = parse(lib.jpartial if prim is P.partial else lib.japply_star)
+        g = _jprims[key] = parse(getattr(lib, f"j{prim.name}"))
         return g
     g = Graph(f"J({prim.name})")
     _jprims[key] = g

@@ -16,6 +16,7 @@ from typing import Any
 
 BPROPS: dict[Any, Callable[..., Any]] = {}
 NONDIFFERENTIABLE: set[Any] = set()
+SPECIAL: set[Any] = set()
 
 
 def bprop(*prims: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -37,6 +38,18 @@ def nondifferentiable(*prims: Any) -> None:
         if p in BPROPS:
             raise ValueError(f"{p} has a backpropagator")
         NONDIFFERENTIABLE.add(p)
+
+
+def special(*prims: Any) -> None:
+    """Mark `prims` as having their own forward graph, ``j<name>`` in `myia.grad.lib`.
+
+    ``partial`` and ``apply_star`` call a function: their forward graphs call its forward
+    graph, so they have neither a backpropagator nor a `nondifferentiable` mark.
+    """
+    for p in prims:
+        if p in BPROPS or p in NONDIFFERENTIABLE:
+            raise ValueError(f"{p} has a backpropagator or is nondifferentiable")
+        SPECIAL.add(p)
 
 
 CUSTOM_BPROPS: dict[Any, Callable[..., Any]] = {}

@@ -7,7 +7,7 @@ import sys
 from ..abstract.data import ANYTHING, BOTTOM, NONE, AbstractScalar, show
 from ..abstract.lattice import TypeMismatch, join, union_options
 from ..errors import MyiaTypeError
-from ..grad.registry import bprop, nondifferentiable
+from ..grad.registry import bprop, nondifferentiable, special
 from ..infer.registry import infer_rule
 from ..infer.rulelib import py_bool
 from .core import primitive
@@ -157,5 +157,6 @@ def bprop_identity(x, out, dout):
 
 
 nondifferentiable(print_, assert_, raise_, is_none)
+special(apply_star)  # its forward graph is `myia.grad.lib.japply_star`
 
 from .grad import gzeros  # noqa: E402

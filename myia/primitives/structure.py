@@ -30,7 +30,7 @@ from ..abstract.data import (
 from ..abstract.lattice import TypeMismatch, broaden, join, merge_data, recursive_fields
 from ..errors import MyiaTypeError
 from ..infer.kinds import static_value
-from ..grad.registry import bprop, nondifferentiable
+from ..grad.registry import bprop, nondifferentiable, special
 from ..infer.registry import infer_rule
 from ..infer.rulelib import const_value, i64, int_scalar
 from .core import primitive
@@ -430,6 +430,7 @@ def bprop_convert(x, typ, out, dout):
 
 
 nondifferentiable(tuple_len, list_len, dict_keys, make_kwarg, make_slice)
+special(partial)  # its forward graph is `myia.grad.lib.jpartial`
 
 from .grad import (  # noqa: E402
     dict_from_values,
