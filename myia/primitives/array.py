@@ -519,7 +519,7 @@ def _infer_array_getitem(a, index):
         return array_result(a.dtype, _probe(a.shape)[idx].shape)
     except IndexError as exc:
         raise MyiaShapeError(
-            f"invalid index {show(index)} for an array of shape {shape_str(a.shape)}: {exc}"
+            f"invalid index for an array of shape {shape_str(a.shape)}: {exc}"
         ) from None
 
 
