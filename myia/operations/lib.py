@@ -29,9 +29,8 @@ class Range:
         return self
 
     def __myia_hasnext__(self):
-        if self.step > 0:
-            return self.start < self.stop
-        return self.start > self.stop
+        # start < stop for a positive step, start > stop for a negative one (never zero).
+        return (self.stop - self.start) * self.step > 0
 
     def __myia_next__(self):
         return self.start, Range(self.start + self.step, self.stop, self.step)
@@ -53,6 +52,8 @@ def range2(start, stop):
 
 
 def range3(start, stop, step):
+    if step == 0:
+        raise ValueError("range() arg 3 must not be zero")
     return Range(start, stop, step)
 
 

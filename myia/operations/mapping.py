@@ -48,6 +48,12 @@ def _scalar_conversion(name: str, prim: Any) -> Operation:
     return Operation(name, dispatch, f"Python's ``{name}``.")
 
 
+def _typed(op: Operation, cls: type) -> Operation:
+    """Mark `op` as standing for class `cls` where a class is expected (``isinstance``)."""
+    op.pytype = cls  # type: ignore[attr-defined]
+    return op
+
+
 BUILTINS: dict[Any, Any] = {
     builtins.len: ops.len_,
     builtins.abs: ops.abs_,
@@ -57,9 +63,9 @@ BUILTINS: dict[Any, Any] = {
     builtins.sum: lib.sum_,
     builtins.max: _minmax("max", P.maximum, lib.max_iter, lib.max_n),
     builtins.min: _minmax("min", P.minimum, lib.min_iter, lib.min_n),
-    builtins.float: _scalar_conversion("float", P.to_float),
-    builtins.int: _scalar_conversion("int", P.to_int),
-    builtins.bool: ops.truth,
+    builtins.float: _typed(_scalar_conversion("float", P.to_float), float),
+    builtins.int: _typed(_scalar_conversion("int", P.to_int), int),
+    builtins.bool: _typed(ops.truth, bool),
     builtins.isinstance: ops.isinstance_,
     builtins.print: P.print_,
 }
@@ -182,6 +188,15 @@ ARRAY_METHODS: dict[str, Any] = {
     "astype": nl.array_astype,
     "copy": nl.array_copy,
 }
+
+
+# The builtin classes that map to an operation (``int``, ``float``, ``bool``...), by operation.
+_CLASSES: dict[int, type] = {id(v): k for k, v in MAPPING.items() if isinstance(k, type)}
+
+
+def python_class(value: Any) -> Any:
+    """Return the Python class a constant stands for: `value`, or the builtin class it maps to."""
+    return _CLASSES.get(id(value), value)
 
 
 def lookup(obj: Any) -> Any:

@@ -216,7 +216,7 @@ contains = Operation("contains", _contains)
 
 
 def _iter(a: Any) -> Any:
-    """The iterator state of ``for x in a``."""
+    """Return the iterator state of ``for x in a``."""
     lib = _lib()
     if a is tuple:
         return lib.tuple_iter
@@ -255,10 +255,6 @@ myia_next = Operation("next", _next)
 # Attributes -----------------------------------------------------------------------------------
 
 
-def _field_getter(obj: Any, name: Any) -> Any:
-    return P.record_getattr(obj, name)
-
-
 def _method_getter(fn: Any) -> Any:
     def get_method(obj, name):
         return P.partial(fn, obj)
@@ -294,7 +290,7 @@ def _getattr(a: Any, name: str) -> Any:
     """``a.name`` for a constant ``name``."""
     if is_record(a):
         if name in {f.name for f in dataclasses.fields(a)}:
-            return _field_getter
+            return P.record_getattr
         attr = inspect.getattr_static(a, name, None)
         if isinstance(attr, property) and has_source(attr.fget):
             return _property_getter(attr.fget)
@@ -315,7 +311,11 @@ getattr_ = StaticOperation("getattr", _getattr, static=(1,))
 
 def _isinstance(a: Any, cls: Any) -> Any:
     """``isinstance(a, cls)`` for a constant class or tuple of classes: known statically."""
-    classes = cls if isinstance(cls, tuple) else (cls,)
+    from .mapping import python_class
+
+    classes = tuple(python_class(c) for c in (cls if isinstance(cls, tuple) else (cls,)))
+    if not all(isinstance(c, type) for c in classes):
+        raise NoMatch
     pyclass = {Array: np.ndarray, Function: object}.get(a, a)
     result = any(isinstance(pyclass, type) and issubclass(pyclass, c) for c in classes)
     lib = _lib()

@@ -1,24 +1,30 @@
 """The reference interpreter ("debug VM"): runs any graph of the IR on Python values.
 
-It is the ground truth every pass is tested against, so it is faithful rather than fast: it
-evaluates each graph's nodes in topological order, calls primitives' Python implementations,
-resolves operations by the kinds of their runtime arguments, and calls graphs and closures.
+It is the ground truth every pass is tested against, so it is faithful: it evaluates each
+graph's nodes in topological order, calls primitives' Python implementations, resolves
+operations by the kinds of their runtime arguments, and calls graphs and closures.
 
-It never recurses in Python: calls push frames on an explicit stack, and a call in tail
-position replaces the caller's frame, so a loop of a million iterations (a tail-recursive
-graph) runs in constant stack space and non-tail recursion is bounded by memory only.
+It never recurses in Python: a call pushes a `Frame` (frames are linked to their callers), and
+a call in tail position replaces the caller's frame, so a loop of a million iterations (a
+tail-recursive graph) runs in constant space and non-tail recursion is bounded by memory only.
+
+To be fast enough for such loops, each graph is prepared once into a `Code`: every node gets
+a *slot* in a list of values, constants are stored in the initial values, free variables and
+closures are loaded when a frame starts, and each call becomes a flat instruction tuple.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
+import os
 import types
 from operator import itemgetter
 from typing import Any
 
 from ..errors import Frame as ErrorFrame
-from ..errors import MyiaError, MyiaTypeError
+from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError
 from ..ir.analysis import Scopes
 from ..ir.node import Graph, Node
 from ..operations.core import NoMatch, Operation, kind_of
@@ -26,102 +32,169 @@ from ..operations.ops import StaticOperation
 from ..primitives import P, Primitive
 from ..primitives.structure import KeywordArgument, Partial
 
-CONST, LOCAL, FREE, CLOSURE = 0, 1, 2, 3
+# Opcodes of the instructions of a `Code`. Every instruction is a tuple
+# ``(opcode, out, fn, get, is_tail, has_kw)``: `out` is the slot of the result, `get` reads
+# the argument values from the frame's values, and `fn` depends on the opcode:
+PRIM = 0  # fn is the implementation of a pure primitive called without keywords
+OP = 1  # fn is an Operation, resolved on the types of the arguments
+CALL = 2  # fn is the slot of the function to call
+RETURN = 3  # out is the slot of the graph's output
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Closure:
     """A graph together with the frame holding its free variables (None if it has none)."""
 
-    __slots__ = ("graph", "env")
+    __slots__ = ("graph", "env", "code")
 
     def __init__(self, graph: Graph, env: Frame | None):
         self.graph = graph
         self.env = env
+        self.code: Code | None = None
 
     def __repr__(self) -> str:
         return f"<closure {self.graph.name}>"
 
 
-class Code:
-    """A graph prepared for interpretation: its schedule and how to fetch each input.
+def _getter(slots: list[int]) -> Any:
+    """Return a function reading the values at `slots` from a list of values, as a tuple."""
+    if len(slots) > 1:
+        return itemgetter(*slots)
+    if len(slots) == 1:
+        (i,) = slots
+        return lambda values: (values[i],)
+    return lambda values: ()
 
-    Each instruction is ``(node, inputs, getters, is_tail, has_kw)``. When every input is a
-    local node or a constant, ``getters`` is None and the inputs are read from the frame's
-    values, which start as a copy of `consts`; otherwise `DebugVM.fetch` reads each one.
+
+class Code:
+    """A graph prepared for interpretation.
+
+    Attributes:
+        slots: the slot of each node (parameters first, then constants and computed nodes).
+        init: the initial values of a frame after its parameters (constants filled in).
+        prologue: ``(slot, node)`` for each free variable and closure, loaded by `DebugVM`
+            when a frame starts.
+        instrs: the instructions, in topological order, ending with a `RETURN`.
+        nodes: the node computed by each instruction (for tracebacks).
+        simple_call: whether positional arguments can be bound without looking at names.
+
     """
 
-    __slots__ = ("graph", "instrs", "output", "params", "consts", "simple_call")
+    __slots__ = ("graph", "nparams", "slots", "init", "prologue", "instrs", "nodes", "simple_call")
 
     def __init__(self, graph: Graph, vm: DebugVM):
-        self.graph = graph
-        self.params = graph.parameters
-        self.simple_call = not graph.flags.get("vararg") and not graph.kwonly
-        order = [n for n in vm.scopes.toposort(graph) if n.is_apply]
-        tails = _tail_nodes(graph)
-        # The last instructions may be `seq` wrappers around a tail call: skip them.
-        last = len(order)
-        while last > 0 and order[last - 1] in tails and _is_seq(order[last - 1]):
-            last -= 1
-        self.consts: dict[Node, Any] = {}
-        self.instrs = []
-        for i, node in enumerate(order):
-            getters = [vm.getter(graph, inp) for inp in node.inputs]
-            for (kind, x), inp in zip(getters, node.inputs):
-                if kind == CONST:
-                    self.consts[inp] = x
-            simple = all(kind in (CONST, LOCAL) for kind, _ in getters)
-            is_tail = node in tails and i == last - 1 and not _is_seq(node)
-            has_kw = any(
-                inp.is_apply and inp.inputs[0].is_constant and inp.inputs[0].value is P.make_kwarg
-                for inp in node.inputs
-            )
-            inputs = tuple(node.inputs)
-            fetch_all = itemgetter(*inputs) if len(inputs) > 1 else _single(inputs[0])
-            self.instrs.append((node, fetch_all, None if simple else getters, is_tail, has_kw))
         assert graph.output is not None, f"graph {graph} has no output"
-        self.output = vm.getter(graph, graph.output)
+        self.graph = graph
+        self.nparams = len(graph.parameters)
+        self.simple_call = not graph.flags.get("vararg") and not graph.kwonly
+        self.slots: dict[Node, int] = {p: i for i, p in enumerate(graph.parameters)}
+        values: list[Any] = [None] * self.nparams
+        self.prologue: list[tuple[int, Node]] = []
+        self.instrs: list[tuple[Any, ...]] = []
+        self.nodes: list[Node] = []
+
+        def slot(node: Node) -> int:
+            s = self.slots.get(node)
+            if s is None:
+                s = self.slots[node] = len(values)
+                values.append(None)
+                if node.is_constant:
+                    v = node.value
+                    if isinstance(v, Graph) and vm.parent(v) is not None:
+                        self.prologue.append((s, node))
+                    else:
+                        values[s] = Closure(v, None) if isinstance(v, Graph) else v
+                elif node.graph is not graph:
+                    self.prologue.append((s, node))
+            return s
+
+        order = [n for n in vm.scopes.toposort(graph) if n.is_apply]
+        for node in order:
+            if _is_seq(node):
+                # seq(before, after) is `after`: `before` was computed first (toposort).
+                self.slots[node] = slot(node.inputs[2])
+                continue
+            fn, *args = node.inputs
+            arg_slots = [slot(a) for a in args]
+            out = slot(node)
+            has_kw = any(_is_kwarg(a) for a in args)
+            get = _getter(arg_slots)
+            f = fn.value if fn.is_constant else None
+            if type(f) is Primitive and not f.effect and not has_kw and f is not P.apply_star:
+                instr = (PRIM, out, f.impl, get, False, False)
+            elif isinstance(f, Operation) and (key := _op_key(f, args)) is not None:
+                instr = (OP, out, key, get, False, has_kw)
+            else:
+                instr = (CALL, out, slot(fn), get, False, has_kw)
+            self.instrs.append(instr)
+            self.nodes.append(node)
+        tail = _strip_seq(graph.output)
+        if self.nodes and self.nodes[-1] is tail and self.instrs[-1][0] != PRIM:
+            self.instrs[-1] = (*self.instrs[-1][:4], True, self.instrs[-1][5])
+        self.instrs.append((RETURN, slot(graph.output), None, None, False, False))
+        self.nodes.append(graph.output)
+        self.init = values[self.nparams :]
 
 
-def _single(node: Node) -> Any:
-    def get(values: dict[Node, Any]) -> tuple[Any]:
-        return (values[node],)
+def _op_key(op: Operation, args: list[Node]) -> Any:
+    """Return how an `OP` instruction names its operation in `DebugVM.resolved`.
 
-    return get
+    That is the operation itself, or for a `StaticOperation` the operation and its static
+    arguments (None if they are not hashable constants: the instruction is then a plain call).
+    """
+    if not isinstance(op, StaticOperation):
+        return op
+    try:
+        statics = tuple(args[i].value if args[i].is_constant else [] for i in op.static)
+        hash(statics)
+    except (TypeError, IndexError):
+        return None
+    return (op, statics)
 
 
 def _is_seq(node: Node) -> bool:
     return node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.seq
 
 
-def _tail_nodes(graph: Graph) -> set[Node]:
-    tails = set()
-    node = graph.output
-    while node is not None and node.is_apply and node.graph is graph:
-        tails.add(node)
-        node = node.inputs[2] if _is_seq(node) else None
-    return tails
+def _is_kwarg(node: Node) -> bool:
+    return node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.make_kwarg
+
+
+def _strip_seq(node: Node) -> Node:
+    while _is_seq(node):
+        node = node.inputs[2]
+    return node
 
 
 class Frame:
-    """The activation of a graph: values of its nodes, its closure environment, its caller."""
+    """The activation of a graph: the values of its slots, its closure environment, its caller.
 
-    __slots__ = ("code", "values", "env", "pc", "caller", "caller_node")
+    `caller_out` is the slot of the caller's values that receives this frame's result; `pc`
+    the index of the next instruction (saved while a callee runs).
+    """
 
-    def __init__(self, code: Code, env: Frame | None, caller: Frame | None, caller_node: Any):
+    __slots__ = ("code", "values", "env", "pc", "caller", "caller_out")
+
+    def __init__(
+        self, code: Code, values: list[Any], env: Frame | None, caller: Frame | None, out: int
+    ):
         self.code = code
-        self.values: dict[Node, Any] = code.consts.copy()
+        self.values = values
         self.env = env
         self.pc = 0
         self.caller = caller
-        self.caller_node = caller_node
+        self.caller_out = out
 
 
 class DebugVM:
-    """Interprets graphs. One instance caches prepared code and scopes across calls."""
+    """Interprets graphs. One instance caches prepared code, scopes and resolved operations."""
 
     def __init__(self) -> None:
         self.codes: dict[Graph, Code] = {}
         self.scopes = Scopes()
+        # Operations resolved at run time, by (operation, types of the arguments...).
+        self.resolved: dict[tuple[Any, ...], Any] = {}
 
     # Preparation ----------------------------------------------------------------------------
 
@@ -136,33 +209,8 @@ class DebugVM:
             self.scopes.add(graph)
         return self.scopes.parents[graph]
 
-    def getter(self, graph: Graph, node: Node) -> tuple[int, Any]:
-        if node.is_constant:
-            v = node.value
-            if isinstance(v, Graph):
-                if self.parent(v) is None:
-                    return (CONST, Closure(v, None))
-                return (CLOSURE, v)
-            return (CONST, v)
-        if node.graph is graph:
-            return (LOCAL, node)
-        return (FREE, node)
-
-    def fetch(self, frame: Frame, getter: tuple[int, Any]) -> Any:
-        kind, x = getter
-        if kind == LOCAL:
-            return frame.values[x]
-        if kind == CONST:
-            return x
-        if kind == FREE:
-            env = frame.env
-            g = x.graph
-            while env.code.graph is not g:
-                env = env.env
-            return env.values[x]
-        return self.make_closure(x, frame)
-
     def make_closure(self, graph: Graph, frame: Frame | None) -> Closure:
+        """Return the closure of `graph` made in `frame` (or an enclosing frame)."""
         parent = self.parent(graph)
         if parent is None:
             return Closure(graph, None)
@@ -173,6 +221,28 @@ class DebugVM:
             raise MyiaTypeError(f"closure {graph.name} escapes the scope of its free variables")
         return Closure(graph, env)
 
+    def _new_frame(self, fn: Closure, args: Any, caller: Frame | None, out: int) -> Frame:
+        code = fn.code
+        if code is None:
+            code = fn.code = self.code(fn.graph)
+        frame = Frame(code, [*args, *code.init], fn.env, caller, out)
+        if code.prologue:
+            values = frame.values
+            for s, node in code.prologue:
+                if node.is_constant:
+                    values[s] = self.make_closure(node.value, frame)
+                else:
+                    values[s] = self._lookup(fn.env, node)
+        return frame
+
+    def _lookup(self, env: Frame | None, node: Node) -> Any:
+        """Return the value of `node` (a node of an enclosing graph) in environment `env`."""
+        while env is not None and env.code.graph is not node.graph:
+            env = env.env
+        if env is None:
+            raise MyiaInternalError(f"free variable {node} has no enclosing frame")
+        return env.values[env.code.slots[node]]
+
     # Running --------------------------------------------------------------------------------
 
     def run(self, graph: Graph, args: tuple[Any, ...]) -> Any:
@@ -182,95 +252,132 @@ class DebugVM:
     def call(self, fn: Any, args: list[Any]) -> Any:
         """Call any Myia function value on `args`.
 
-        An exception raised by the program (``raise``, ``assert``) propagates as itself.
+        An exception raised by the program (``raise``, ``assert``) or at run time (division by
+        zero, an index out of range) propagates as itself, with the Myia traceback as a note.
         """
-        stack: list[Frame] = []
-        try:
-            result = self._apply(fn, args, None, None, stack, False)
-            if not stack:
-                return result
-            return self._loop(stack)
-        except UserException as exc:
-            raise exc.exception from None
+        result = self._apply(fn, args, None, -1, False, True)
+        if type(result) is not Frame:
+            return result
+        return self._loop(result)
 
-    def _loop(self, stack: list[Frame]) -> Any:
-        fetch = self.fetch
+    def _loop(self, frame: Frame) -> Any:
+        resolved = self.resolved
         while True:
-            frame = stack[-1]
-            code = frame.code
-            instrs = code.instrs
             values = frame.values
-            n = len(instrs)
-            while frame.pc < n:
-                node, fetch_all, getters, is_tail, has_kw = instrs[frame.pc]
-                frame.pc += 1
-                if getters is None:
-                    fn, *args = fetch_all(values)
-                else:
-                    fn, *args = [fetch(frame, g) for g in getters]
-                tf = type(fn)
-                if tf is Operation:
-                    try:
-                        fn = fn._cache[tuple(map(kind_of, args))]
-                        tf = type(fn)
-                    except KeyError:
-                        pass
-                if tf is Primitive and not fn.effect and not has_kw:
-                    try:
-                        values[node] = fn.impl(*args)
-                    except MyiaError:
-                        raise
-                    except Exception as exc:
-                        raise self._error(stack, node, exc) from exc
-                    continue
-                try:
-                    res = self._apply(fn, args, frame, node, stack, is_tail, has_kw)
-                except (MyiaError, UserException) as exc:
-                    if isinstance(exc, MyiaError) and not exc.frames:
-                        exc.frames = self._traceback(stack, node)
+            instrs = frame.code.instrs
+            pc = frame.pc
+            try:
+                while True:
+                    opcode, out, fn, get, is_tail, has_kw = instrs[pc]
+                    pc += 1
+                    if opcode is PRIM:
+                        values[out] = fn(*get(values))
+                        continue
+                    if opcode is RETURN:
+                        result = values[out]
+                        caller = frame.caller
+                        if caller is None:
+                            return result
+                        caller.values[frame.caller_out] = result
+                        frame = caller
+                        break
+                    args = get(values)
+                    if opcode is OP:
+                        key = (fn, *map(type, args))
+                        callee = resolved.get(key)
+                        fn = callee if callee is not None else self._resolve(fn, args, key)
+                    else:
+                        fn = values[fn]
+                    tf = type(fn)
+                    if tf is Primitive and not fn.effect and fn is not P.apply_star and not has_kw:
+                        values[out] = fn.impl(*args)
+                        continue
+                    if tf is Closure and not has_kw:
+                        code = fn.code
+                        if (
+                            code is not None
+                            and code.simple_call
+                            and not code.prologue
+                            and len(args) == code.nparams
+                        ):
+                            # The common case of `_apply`, inlined.
+                            if is_tail:
+                                frame = Frame(
+                                    code,
+                                    [*args, *code.init],
+                                    fn.env,
+                                    frame.caller,
+                                    frame.caller_out,
+                                )
+                            else:
+                                frame.pc = pc
+                                frame = Frame(code, [*args, *code.init], fn.env, frame, out)
+                            break
+                    frame.pc = pc
+                    res = self._apply(fn, list(args), frame, out, is_tail, has_kw)
+                    if type(res) is Frame:
+                        frame = res
+                        break
+                    values[out] = res
+            except UserException as exc:
+                frame.pc = pc
+                err = exc.exception
+                err.add_note(_format_traceback(self._traceback(frame)))
+                raise err from None
+            except MyiaError as exc:
+                frame.pc = pc
+                if not exc.frames:
+                    exc.frames = self._traceback(frame)
+                raise
+            except Exception as exc:
+                frame.pc = pc
+                err = self._error(frame, exc)
+                if err is exc:
                     raise
-                except Exception as exc:
-                    raise self._error(stack, node, exc) from exc
-                if res is _PUSHED:
-                    break
-                values[node] = res
-            else:
-                result = fetch(frame, code.output)
-                stack.pop()
-                caller = frame.caller
-                if caller is None:
-                    return result
-                caller.values[frame.caller_node] = result
+                raise err from exc
+
+    def _resolve(self, op_key: Any, args: tuple[Any, ...], key: tuple[Any, ...]) -> Any:
+        """Resolve an operation on `args` (the slow path of `_loop`); remember it under `key`."""
+        op = op_key[0] if type(op_key) is tuple else op_key
+        callee = self.resolved[key] = self._callee(self.resolve(op, list(args)))
+        return callee
+
+    def _callee(self, fn: Any) -> Any:
+        """Prepare the callee an operation resolved to: a Python function becomes a closure."""
+        if isinstance(fn, types.FunctionType):
+            from ..frontend import parse
+
+            return Closure(parse(fn), None)
+        if isinstance(fn, Graph) and self.parent(fn) is None:
+            return Closure(fn, None)
+        return fn
 
     def _apply(
         self,
         fn: Any,
         args: list[Any],
         frame: Frame | None,
-        node: Any,
-        stack: list[Frame],
+        out: int,
         is_tail: bool,
-        has_kw: bool = True,
+        has_kw: bool,
     ) -> Any:
-        """Apply `fn`: return its value, or push a frame and return `_PUSHED`."""
+        """Apply `fn` to `args`: return its value, or the new `Frame` that computes it."""
         while True:
             t = type(fn)
             if t is Closure:
-                code = self.codes.get(fn.graph) or self.code(fn.graph)
-                if has_kw or not code.simple_call or len(args) != len(code.params):
+                code = fn.code
+                if code is None:
+                    code = fn.code = self.code(fn.graph)
+                if has_kw or not code.simple_call or len(args) != code.nparams:
                     args = self.bind(fn, args)
                 if is_tail and frame is not None:
-                    stack.pop()
-                    new = Frame(code, fn.env, frame.caller, frame.caller_node)
-                else:
-                    new = Frame(code, fn.env, frame, node)
-                values = new.values
-                for p, v in zip(code.params, args):
-                    values[p] = v
-                stack.append(new)
-                return _PUSHED
+                    return self._new_frame(fn, args, frame.caller, frame.caller_out)
+                return self._new_frame(fn, args, frame, out)
             if t is Primitive:
-                if any(type(a) is KeywordArgument for a in args):
+                if fn is P.apply_star:
+                    fn, args = args[0], list(args[1])
+                    continue
+                if has_kw and any(type(a) is KeywordArgument for a in args):
                     args = _bind_primitive(fn, args)
                 if fn.effect:
                     try:
@@ -283,22 +390,20 @@ class DebugVM:
                 fn = fn.fn
                 continue
             if isinstance(fn, Operation):
-                fn = self.resolve(fn, args)
+                fn = self._callee(self.resolve(fn, args))
                 continue
             if isinstance(fn, Graph):
                 fn = self.make_closure(fn, frame)
                 continue
             if isinstance(fn, types.FunctionType):
-                from ..frontend import parse
-
-                fn = Closure(parse(fn), None)
+                fn = self._callee(fn)
                 continue
             if isinstance(fn, type):
                 return construct(fn, args)
             raise MyiaTypeError(f"{fn!r} is not callable")
 
     def resolve(self, op: Operation, args: list[Any]) -> Any:
-        """The callee of operation `op` for runtime arguments `args`."""
+        """Return the callee of operation `op` for runtime arguments `args`."""
         static = op.static if isinstance(op, StaticOperation) else ()
         kinds = tuple(a if i in static else kind_of(a) for i, a in enumerate(args))
         try:
@@ -311,11 +416,11 @@ class DebugVM:
         """Match call arguments (positional and keyword) to the parameters of `fn`."""
         g = fn.graph
         params = g.parameters
-        if len(args) == len(params) and not g.flags.get("vararg") and not g.kwonly:
+        vararg = g.flags.get("vararg", False)
+        if len(args) == len(params) and not vararg and not g.kwonly:
             if not any(type(a) is KeywordArgument for a in args):
                 return args
         names = g.param_names
-        vararg = g.flags.get("vararg", False)
         npos = len(params) - g.kwonly - (1 if vararg else 0)
         pos = [a for a in args if type(a) is not KeywordArgument]
         kws = {a.key: a.value for a in args if type(a) is KeywordArgument}
@@ -344,28 +449,42 @@ class DebugVM:
                 raise MyiaTypeError(f"{g.name}() missing required argument {name!r}")
         return out
 
-    def _lookup(self, env: Frame | None, node: Node) -> Any:
-        while env is not None and env.code.graph is not node.graph:
-            env = env.env
-        assert env is not None
-        return env.values[node]
-
     # Errors ---------------------------------------------------------------------------------
 
-    def _traceback(self, stack: list[Frame], node: Node) -> list[ErrorFrame]:
+    def _traceback(self, frame: Frame) -> list[ErrorFrame]:
+        """Return the user's frames, from the entry point down to where `frame` is.
+
+        Frames of graphs defined inside the Myia package (its library code) are left out,
+        unless the program itself is library code.
+        """
         frames = []
-        for f in stack[:-1]:
-            at_node = f.code.instrs[f.pc - 1][0] if f.pc else None
-            frames.append(_frame_at(f.code.graph, at_node))
-        if stack:
-            frames.append(_frame_at(stack[-1].code.graph, node))
-        return frames
+        f: Frame | None = frame
+        while f is not None:
+            code = f.code
+            node = code.nodes[f.pc - 1] if 0 < f.pc <= len(code.nodes) else None
+            frames.append(_frame_at(code.graph, node))
+            f = f.caller
+        frames.reverse()
+        user = [f for f in frames if f.location and not _in_package(f.location.filename)]
+        return user or frames
 
-    def _error(self, stack: list[Frame], node: Node, exc: Exception) -> MyiaError:
-        return MyiaTypeError(f"{type(exc).__name__}: {exc}", self._traceback(stack, node))
+    def _error(self, frame: Frame, exc: Exception) -> Exception:
+        """Return the error to raise for an exception that a primitive raised.
 
-
-_PUSHED = object()
+        A `TypeError` or `AttributeError` means an operation on values of the wrong types, a
+        `ValueError` on arrays incompatible shapes: Myia errors, which type inference reports
+        before running. Other exceptions (division by zero, an index out of range, a math
+        domain error) are run-time errors of the program, raised as themselves, as Python
+        would, with the Myia traceback as a note.
+        """
+        frames = self._traceback(frame)
+        message = f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, (TypeError, AttributeError)):
+            return MyiaTypeError(message, frames)
+        if isinstance(exc, ValueError) and _on_arrays(frame):
+            return MyiaShapeError(message, frames)
+        exc.add_note(_format_traceback(frames))
+        return exc
 
 
 class UserException(Exception):
@@ -376,10 +495,25 @@ class UserException(Exception):
         self.exception = exception
 
 
+def _on_arrays(frame: Frame) -> bool:
+    """Whether the failing instruction of `frame` had an array argument."""
+    instr = frame.code.instrs[frame.pc - 1]
+    args = instr[3](frame.values) if instr[3] is not None else ()
+    return any(hasattr(a, "shape") and hasattr(a, "ndim") for a in args)
+
+
+def _in_package(filename: str) -> bool:
+    return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+
+
+def _format_traceback(frames: list[ErrorFrame]) -> str:
+    return "Myia traceback (most recent call last):\n" + "\n".join(f.format() for f in frames)
+
+
 def _frame_at(graph: Graph, node: Node | None) -> ErrorFrame:
     name = graph.name.split(":")[0]
-    loc = node.debug.find_location() if node is not None else graph.debug.find_location()
-    return ErrorFrame(name, loc)
+    loc = node.debug.find_location() if node is not None else None
+    return ErrorFrame(name, loc or graph.debug.find_location())
 
 
 def _kind_name(k: Any) -> str:
@@ -397,18 +531,33 @@ def _bind_primitive(prim: Primitive, args: list[Any]) -> list[Any]:
     return list(bound.args)
 
 
+@functools.cache
+def _fields(cls: type) -> tuple[dataclasses.Field, ...]:
+    return dataclasses.fields(cls)
+
+
 def construct(cls: type, args: list[Any]) -> Any:
     """Call a class: build a dataclass instance (fields bound like its ``__init__``)."""
     if dataclasses.is_dataclass(cls):
+        fields = _fields(cls)
+        if len(args) == len(fields) and all(f.init for f in fields):
+            if not any(type(a) is KeywordArgument for a in args):
+                return P.make_record.impl(cls, *args)
         pos = [a for a in args if type(a) is not KeywordArgument]
         kws = {a.key: a.value for a in args if type(a) is KeywordArgument}
         try:
             bound = inspect.signature(cls).bind(*pos, **kws)
         except TypeError as exc:
             raise MyiaTypeError(f"{cls.__name__}(): {exc}") from None
-        bound.apply_defaults()
-        fields = [bound.arguments[f.name] for f in dataclasses.fields(cls) if f.init]
-        return P.make_record.impl(cls, *fields)
+        values = []
+        for f in fields:
+            if f.name in bound.arguments:
+                values.append(bound.arguments[f.name])
+            elif f.default_factory is not dataclasses.MISSING:
+                values.append(f.default_factory())
+            else:
+                values.append(f.default)
+        return P.make_record.impl(cls, *values)
     if issubclass(cls, BaseException):
         return cls(*args)
     raise MyiaTypeError(f"calling {cls.__name__} is not supported in Myia")
