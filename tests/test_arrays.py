@@ -691,17 +691,7 @@ CASES = [
     Case("methods_varargs", methods_varargs, ("reshape", "transpose"), [(f(2, 3, 4),)]),
     Case("methods_tuple", methods_varargs_tuple, ("reshape", "transpose"), [(f(2, 3, 4),)]),
     Case("methods_none", methods_varargs_none, ("reshape", "transpose"), [(f32(2, 3, 4),)]),
-    Case(
-        "same_method_twice",
-        same_method_twice,
-        ("reduce_sum", "reshape"),
-        [(f(2, 3, 4),)],
-        marks=pytest.mark.xfail(
-            reason="specializer bug: a method of one object called with two argument types "
-            "(x.sum(axis=0), x.sum(axis=1)) is specialized as DEAD",
-            strict=False,
-        ),
-    ),
+    Case("same_method_twice", same_method_twice, ("reduce_sum", "reshape"), [(f(2, 3, 4),)]),
     Case("mixed_forms", mixed_forms, ("reduce_sum", "argmax"), [(f(3, 4),)]),
     Case("mixed_types", mixed_types, ("reduce_sum",), [(f(3, 4), f32(2))]),
     Case(

@@ -61,8 +61,11 @@ def is_namespace(value: Any) -> bool:
 
 
 def is_parsable(value: Any) -> bool:
-    """Whether `value` is a Python function Myia parses."""
+    """Whether `value` is a Python function Myia parses (not one of NumPy's own)."""
     if not isinstance(value, types.FunctionType):
+        return False
+    module = getattr(value, "__module__", None) or ""
+    if module == "numpy" or module.startswith("numpy."):
         return False
     return not value.__code__.co_filename.startswith("<")
 

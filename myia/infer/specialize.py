@@ -25,6 +25,7 @@ from ..abstract.data import (
 from ..abstract.lattice import broaden, constant_abstract, erase_functions
 from ..errors import MyiaInternalError, MyiaTypeError
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
+from ..operations import ops
 from ..operations.core import Operation
 from ..primitives import P, Primitive
 from ..primitives.grad import GradSpec
@@ -125,7 +126,8 @@ class Specializer:
         if isinstance(a, AbstractFunction) and len(a.options) == 1:
             (fn,) = a.options
             if isinstance(fn, GraphFunction):
-                return self._const(self.indirect(fn, ctx), node, None)
+                target = self.indirect(fn, ctx)
+                return self._const(target, node, a if target is DEAD else None)
         c = self._const(v, node, a)
         return c
 
@@ -176,6 +178,9 @@ class Specializer:
                 if out is not None:
                     return _retype(out, result)
             elif isinstance(callee, PartialFunction):
+                method = self.method_call(callee, node, arg_nodes, arg_abs, ctx, values)
+                if method is not None:
+                    return _retype(method, result)
                 inputs = self.partial_call(callee, node, arg_nodes, arg_abs, ctx, values)
                 app = Apply(inputs, new, node.debug.derive())
                 app.abstract = result
@@ -190,7 +195,7 @@ class Specializer:
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
             want = erase_functions(result)
             if any(r is None or erase_functions(r) != want for r in self.option_results(fn_abs, ctx)):
-                return self.convert(app, result)
+                return self.convert(app, result, new)
         return app
 
     def drain(self) -> None:
@@ -243,14 +248,14 @@ class Specializer:
                 out.extend(self.inf.results.get(t) for t in targets)
         return out
 
-    def convert(self, node: Node, to: AbstractValue) -> Apply:
-        """``convert(node, to)``: `node`'s value in the representation of type `to`."""
+    def convert(self, node: Node, to: AbstractValue, graph: Graph) -> Apply:
+        """``convert(node, to)`` in `graph`: `node`'s value in the representation of `to`."""
         if isinstance(to, AbstractFunction) or to is BOTTOM:
             return node  # type: ignore[return-value]
         to = erase_functions(to)
         typ = Constant(to, node.debug.derive())
         typ.abstract = AbstractConstant(to)
-        app = Apply([self._const(P.convert, node, None), node, typ], node.graph, node.debug.derive())
+        app = Apply([self._const(P.convert, node, None), node, typ], graph, node.debug.derive())
         app.abstract = to
         return app
 
@@ -264,6 +269,41 @@ class Specializer:
                 g = self.graph_for(next(iter(targets)))
                 inputs[1] = self._const(g, node.inputs[1], None)
         return _retype(Apply(inputs, self.graphs[ctx], node.debug.derive()), result)
+
+    def method_call(
+        self,
+        pf: PartialFunction,
+        node: Apply,
+        arg_nodes: list[Node],
+        arg_abs: list[AbstractValue],
+        ctx: Context,
+        values: dict[Node, AbstractValue],
+    ) -> Apply | None:
+        """``obj.method(args)``: a direct call ``method(obj, args)`` to its specialization.
+
+        Each call site gets the specialization for its own arguments, even when the same
+        method of the same object is called with different types (``x.sum(axis=0)`` and
+        ``x.sum(axis=1)``).
+        """
+        getter = node.inputs[0]
+        if not (getter.is_apply and getter.graph is ctx.graph and len(pf.args) == 1):
+            return None
+        if not (getter.inputs[0].is_constant and getter.inputs[0].value is ops.getattr_):
+            return None
+        if not isinstance(pf.fn, GraphFunction):
+            return None
+        obj = getter.inputs[1]
+        self.inf.calls.append((ctx, node, values))
+        try:
+            bound = bind_graph_args(self.inf, pf.fn, [*pf.args, *arg_abs])
+        finally:
+            self.inf.calls.pop()
+        if self.inf.is_recursive(pf.fn.graph):
+            bound = [broaden(a) for a in bound]
+        target = self.graph_for(Context(pf.fn.graph, tuple(bound), pf.fn.context))
+        refs = [self.ref(i, ctx, values) for i in [obj, *arg_nodes]]
+        inputs = bind_graph_nodes(pf.fn.graph, refs, [obj, *arg_nodes], self.graphs[ctx])
+        return Apply([self._const(target, node, None), *inputs], self.graphs[ctx], node.debug.derive())
 
     def partial_call(
         self,
@@ -327,7 +367,7 @@ class Specializer:
             inputs = bind_primitive_nodes(callee, refs, arg_nodes, node)
             if callee is P.make_list and inputs:
                 elem = values[node].element  # type: ignore[attr-defined]
-                inputs = [i if i.abstract == elem else self.convert(i, elem) for i in inputs]
+                inputs = [i if i.abstract == elem else self.convert(i, elem, new) for i in inputs]
             return Apply([self._const(callee, node, None), *inputs], new, dbg)
         if isinstance(callee, GraphFunction):
             self.inf.calls.append((ctx, node, values))
