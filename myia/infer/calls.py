@@ -104,6 +104,8 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
             a = bound.arguments[f.name]
         elif f.default is not dataclasses.MISSING:
             a = constant_abstract(f.default)
+        elif f.default_factory is not dataclasses.MISSING:
+            a = constant_abstract(f.default_factory())
         else:
             raise MyiaTypeError(
                 f"{cls.__name__}(): field {f.name} has no value", error_frames(inferrer.calls)

@@ -78,7 +78,7 @@ class Inferrer:
         self.results: dict[Context, AbstractValue] = {}
         self.node_values: dict[Context, dict[Node, AbstractValue]] = {}
         self.approx: dict[Context, AbstractValue] = {}
-        self.tentative: dict[Context, tuple[AbstractValue, int]] = {}
+        self.tentative: dict[Context, tuple[AbstractValue, int, int]] = {}
         self.epoch = 0
         self.stack: list[Context] = []
         self.on_stack: dict[Context, int] = {}
@@ -125,6 +125,7 @@ class Inferrer:
             return self.approx.get(ctx, BOTTOM)
         cached = self.tentative.get(ctx)
         if cached is not None and cached[1] == self.epoch:
+            self.low = min(self.low, cached[2])  # it depends on what it depended on
             return cached[0]
         depth = len(self.stack)
         if depth >= MAX_DEPTH:
@@ -152,7 +153,7 @@ class Inferrer:
             self.stack.pop()
             del self.on_stack[ctx]
         if self.low < depth:
-            self.tentative[ctx] = (result, self.epoch)
+            self.tentative[ctx] = (result, self.epoch, self.low)
             self.low = min(outer_low, self.low)
         else:
             self.results[ctx] = result

@@ -491,8 +491,10 @@ def bind_record_nodes(cls: type, refs: list[Node], originals: list[Node], node: 
         if f.name in bound.arguments:
             out.append(bound.arguments[f.name])
         else:
-            c = Constant(f.default, node.debug.derive())
-            c.abstract = broaden(constant_abstract(f.default))
+            has_default = f.default is not dataclasses.MISSING
+            value = f.default if has_default else f.default_factory()  # type: ignore[misc]
+            c = Constant(value, node.debug.derive())
+            c.abstract = broaden(constant_abstract(value))
             out.append(c)
     return out
 
