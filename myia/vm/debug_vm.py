@@ -261,80 +261,83 @@ class DebugVM:
         return self._loop(result)
 
     def _loop(self, frame: Frame) -> Any:
+        """Run `frame` (and the frames it calls) to completion; return its result."""
         resolved = self.resolved
-        while True:
-            values = frame.values
-            instrs = frame.code.instrs
-            pc = frame.pc
-            try:
-                while True:
-                    opcode, out, fn, get, is_tail, has_kw = instrs[pc]
-                    pc += 1
-                    if opcode is PRIM:
-                        values[out] = fn(*get(values))
-                        continue
-                    if opcode is RETURN:
-                        result = values[out]
-                        caller = frame.caller
-                        if caller is None:
-                            return result
-                        caller.values[frame.caller_out] = result
-                        frame = caller
-                        break
-                    args = get(values)
-                    if opcode is OP:
-                        key = (fn, *map(type, args))
-                        callee = resolved.get(key)
-                        fn = callee if callee is not None else self._resolve(fn, args, key)
+        apply_star = P.apply_star
+        values = frame.values
+        instrs = frame.code.instrs
+        pc = frame.pc
+        try:
+            while True:
+                opcode, out, fn, get, is_tail, has_kw = instrs[pc]
+                pc += 1
+                if opcode is PRIM:
+                    values[out] = fn(*get(values))
+                    continue
+                if opcode is RETURN:
+                    result = values[out]
+                    caller = frame.caller
+                    if caller is None:
+                        return result
+                    caller.values[frame.caller_out] = result
+                    frame = caller
+                    values = frame.values
+                    instrs = frame.code.instrs
+                    pc = frame.pc
+                    continue
+                args = get(values)
+                if opcode is OP:
+                    key = (fn, *map(type, args))
+                    callee = resolved.get(key)
+                    fn = callee if callee is not None else self._resolve(fn, args, key)
+                else:
+                    fn = values[fn]
+                tf = type(fn)
+                if tf is Primitive and not fn.effect and not has_kw and fn is not apply_star:
+                    values[out] = fn.impl(*args)
+                    continue
+                code = fn.code if tf is Closure else None
+                if (
+                    code is not None
+                    and not has_kw
+                    and not code.prologue
+                    and code.simple_call
+                    and len(args) == code.nparams
+                ):
+                    # The common case of `_apply`, inlined.
+                    if is_tail:
+                        frame = Frame(
+                            code, [*args, *code.init], fn.env, frame.caller, frame.caller_out
+                        )
                     else:
-                        fn = values[fn]
-                    tf = type(fn)
-                    if tf is Primitive and not fn.effect and fn is not P.apply_star and not has_kw:
-                        values[out] = fn.impl(*args)
-                        continue
-                    if tf is Closure and not has_kw:
-                        code = fn.code
-                        if (
-                            code is not None
-                            and code.simple_call
-                            and not code.prologue
-                            and len(args) == code.nparams
-                        ):
-                            # The common case of `_apply`, inlined.
-                            if is_tail:
-                                frame = Frame(
-                                    code,
-                                    [*args, *code.init],
-                                    fn.env,
-                                    frame.caller,
-                                    frame.caller_out,
-                                )
-                            else:
-                                frame.pc = pc
-                                frame = Frame(code, [*args, *code.init], fn.env, frame, out)
-                            break
+                        frame.pc = pc
+                        frame = Frame(code, [*args, *code.init], fn.env, frame, out)
+                else:
                     frame.pc = pc
                     res = self._apply(fn, list(args), frame, out, is_tail, has_kw)
-                    if type(res) is Frame:
-                        frame = res
-                        break
-                    values[out] = res
-            except UserException as exc:
-                frame.pc = pc
-                err = exc.exception
-                err.add_note(_format_traceback(self._traceback(frame)))
-                raise err from None
-            except MyiaError as exc:
-                frame.pc = pc
-                if not exc.frames:
-                    exc.frames = self._traceback(frame)
+                    if type(res) is not Frame:
+                        values[out] = res
+                        continue
+                    frame = res
+                values = frame.values
+                instrs = frame.code.instrs
+                pc = frame.pc
+        except UserException as exc:
+            frame.pc = pc
+            err = exc.exception
+            err.add_note(_format_traceback(self._traceback(frame)))
+            raise err from None
+        except MyiaError as exc:
+            frame.pc = pc
+            if not exc.frames:
+                exc.frames = self._traceback(frame)
+            raise
+        except Exception as exc:
+            frame.pc = pc
+            err = self._error(frame, exc)
+            if err is exc:
                 raise
-            except Exception as exc:
-                frame.pc = pc
-                err = self._error(frame, exc)
-                if err is exc:
-                    raise
-                raise err from exc
+            raise err from exc
 
     def _resolve(self, op_key: Any, args: tuple[Any, ...], key: tuple[Any, ...]) -> Any:
         """Resolve an operation on `args` (the slow path of `_loop`); remember it under `key`."""

@@ -1,0 +1,141 @@
+"""Helpers for the language tests: run a function with Myia and with Python, compare."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+from myia import myia
+from myia.frontend import parse
+from myia.primitives import KeywordArgument
+from myia.vm import Closure, DebugVM
+
+# Hypothesis profile for the language tests: modest example counts, no deadline (the
+# interpreter parses a function on its first call).
+examples = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+small_ints = st.integers(min_value=-20, max_value=20)
+floats = st.floats(min_value=-10.0, max_value=10.0, allow_nan=False, allow_infinity=False)
+numbers = st.one_of(small_ints, floats)
+
+
+def assert_same(got: Any, expected: Any, promote: bool = False) -> None:
+    """Check that `got` equals `expected` in value *and* kind (int stays int, etc.).
+
+    With `promote`, an int or bool may come back as a float of the same value: in typed code,
+    a value that is an int on one path and a float on another is a float (NumPy's promotion),
+    and so are the elements of a list holding ints and floats.
+    """
+    if promote and type(expected) in (int, bool) and type(got) is float:
+        assert got == expected, f"{got!r} != {expected!r}"
+        return
+    if isinstance(expected, np.ndarray):
+        assert isinstance(got, np.ndarray), f"{got!r} is not an array"
+        assert got.shape == expected.shape, (got.shape, expected.shape)
+        assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0, equal_nan=True)
+        return
+    assert type(got) is type(expected), f"{got!r}: {type(got)} != {type(expected)}"
+    if isinstance(expected, (tuple, list)):
+        assert len(got) == len(expected), (got, expected)
+        for g, e in zip(got, expected):
+            assert_same(g, e, promote)
+    elif isinstance(expected, dict):
+        assert list(got) == list(expected), (got, expected)
+        for k in expected:
+            assert_same(got[k], expected[k], promote)
+    elif dataclasses.is_dataclass(expected):
+        for f in dataclasses.fields(expected):
+            assert_same(getattr(got, f.name), getattr(expected, f.name), promote)
+    elif isinstance(expected, float) and math.isnan(expected):
+        assert math.isnan(got)
+    else:
+        assert got == expected, f"{got!r} != {expected!r}"
+
+
+_vm = DebugVM()
+_compiled: dict[Any, Any] = {}
+
+
+def interpret(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run `fn` in the reference interpreter on its parsed graph (no type inference)."""
+    call_args = [*args, *(KeywordArgument(k, v) for k, v in kwargs.items())]
+    return _vm.call(Closure(parse(fn), None), call_args)
+
+
+def compiled(fn: Any) -> Any:
+    """``myia(fn)``, made once per function so that its specializations are reused."""
+    if fn not in _compiled:
+        _compiled[fn] = myia(fn)
+    return _compiled[fn]
+
+
+def run_vm(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run `fn` with the frontend and the interpreter alone."""
+    return interpret(fn, *args, **kwargs)
+
+
+def run_myia(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run `fn` through the whole pipeline (``myia(fn)``)."""
+    return compiled(fn)(*args, **kwargs)
+
+
+def make_check(run: Any) -> Any:
+    """Return ``check(fn, *args, **kwargs)``: compare ``run(fn, ...)`` with Python's ``fn(...)``.
+
+    When Python raises, `run` must raise an exception of the same class and message.
+    """
+
+    def check(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            expected = fn(*args, **kwargs)
+        except Exception as exc:
+            try:
+                run(fn, *args, **kwargs)
+            except type(exc) as got:
+                assert str(got) == str(exc)
+                return got
+            raise AssertionError(f"{run.__name__} did not raise {exc!r}") from None
+        got = run(fn, *args, **kwargs)
+        assert_same(got, expected, promote=run is run_myia)
+        return got
+
+    return check
+
+
+@pytest.fixture(params=["vm", "myia"])
+def check(request: Any) -> Any:
+    """Compare a function run by Myia with plain Python, in two modes.
+
+    ``vm``: the frontend and the reference interpreter alone, on the parsed graph; ``myia``:
+    the whole pipeline (inference, specialization). A test marked
+    ``@pytest.mark.xfail_pipeline(reason)`` is expected to fail in the ``myia`` mode only;
+    with ``run=False``, it is not even run in that mode (it would take too long to fail).
+    """
+    if request.param == "myia":
+        marker = request.node.get_closest_marker("xfail_pipeline")
+        if marker is not None:
+            reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
+            if not marker.kwargs.get("run", True):
+                pytest.xfail(f"[NOTRUN] {reason}")
+            request.applymarker(pytest.mark.xfail(reason=reason, strict=False))
+        return make_check(run_myia)
+    return make_check(run_vm)
+
+
+def line_of(fn: Any, marker: str) -> int:
+    """The line number, in `fn`'s file, of the first line of `fn`'s source containing `marker`."""
+    lines, first = inspect.getsourcelines(fn)
+    for i, line in enumerate(lines):
+        if marker in line:
+            return first + i
+    raise AssertionError(f"marker {marker!r} not found in the source of {fn.__name__}")
