@@ -59,6 +59,7 @@ class Block:
         sealed: whether every predecessor is known.
         effects: nodes to evaluate, in order, before the block's final jump or return.
         terminated: whether the block has its output (return, jump or raise).
+
     """
 
     def __init__(self, function: Any, graph: Graph):

@@ -58,6 +58,23 @@ UNSUPPORTED_STATEMENTS: dict[type, str] = {
     ast.Delete: "del statements",
     ast.Match: "match statements",
 }
+# Methods of lists, dicts and sets that mutate them, and how to write the same in Myia.
+MUTATING_METHODS: dict[str, str] = {
+    "append": "write {obj} = {obj} + [value]",
+    "extend": "write {obj} = {obj} + values",
+    "insert": "build a new list with + and slices",
+    "remove": "build a new list",
+    "pop": "read the item and build a new list or dict without it",
+    "clear": "assign an empty value",
+    "sort": "build a sorted copy",
+    "reverse": "write {obj} = {obj}[::-1]",
+    "update": "build a new dict",
+    "setdefault": "build a new dict",
+    "popitem": "build a new dict",
+    "add": "build a new value",
+    "discard": "build a new value",
+}
+
 if hasattr(ast, "TryStar"):
     UNSUPPORTED_STATEMENTS[ast.TryStar] = "try statements"
 
@@ -120,6 +137,11 @@ class SourceFunction:
     def parse_into(self, graph: Graph) -> None:
         node = self.node
         graph.debug.location = self.location(node)
+        if isinstance(node, ast.AsyncFunctionDef):
+            raise MyiaSyntaxError(
+                "async functions (and await) are not supported by Myia",
+                at(self.location(node), node.name),
+            )
         fp = FunctionParser(self, node, graph, parent=None)
         defaults = list(self.fn.__defaults__ or ())
         args = node.args
@@ -134,7 +156,7 @@ class SourceFunction:
 
 
 def walk_scope(body: list[ast.stmt] | ast.expr) -> list[ast.AST]:
-    """The AST nodes of one function's own scope (nested functions' bodies excluded)."""
+    """Return the AST nodes of one function's own scope (nested functions' bodies excluded)."""
     out: list[ast.AST] = []
     stack: list[ast.AST] = list(reversed(body)) if isinstance(body, list) else [body]
     while stack:
@@ -200,6 +222,8 @@ class FunctionParser:
         self.narrowed: dict[str, str] = {}
         self.block_count = 0
         self.global_cache: dict[str, Constant] = {}
+        # Where the name being read is used (for the location of a `MyiaNameError`).
+        self.use_location: Location | None = None
 
     # Names ----------------------------------------------------------------------------------
 
@@ -207,16 +231,15 @@ class FunctionParser:
         return name in self.locals
 
     def read_nonlocal(self, name: str) -> Node:
-        """The value of a name this function does not bind: enclosing function or global."""
+        """Return the value of a name this function does not bind (enclosing or global)."""
         if self.parent is not None and self.parent.binds(name):
             if name in self.parent.nested_defs and self.parent.def_count(name) == 1:
                 return Constant(self.parent.nested_defs[name], DebugInfo(name))
             assert self.def_block is not None
             return self.def_block.read(name)
         if name not in self.global_cache:
-            self.global_cache[name] = resolve_global(
-                self.source.fn, name, self.source.location(self.node)
-            )
+            loc = self.use_location or self.source.location(self.node)
+            self.global_cache[name] = resolve_global(self.source.fn, name, loc, self.name)
         c = self.global_cache[name]
         return Constant(c.value, DebugInfo(name, c.debug.location))
 
@@ -248,7 +271,7 @@ class FunctionParser:
     def parse_body(self) -> None:
         args = self.node.args
         if args.kwarg is not None:
-            raise self.error(args.kwarg, "**kwargs parameters are not supported")
+            raise self.error(args.kwarg, "**kwargs parameters are not supported by Myia")
         entry = Block(self, self.graph)
         positional = [*args.posonlyargs, *args.args]
         for a in positional:
@@ -304,9 +327,29 @@ class FunctionParser:
     def stmt_Expr(self, block: Block, stmt: ast.Expr) -> Block:
         if isinstance(stmt.value, ast.Constant):
             return block  # docstrings and other bare constants
+        self._reject_mutating_call(stmt.value)
         node = self.expr(block, stmt.value)
         block.effects.append(node)
         return block
+
+    def _reject_mutating_call(self, call: ast.expr) -> None:
+        """Reject a statement ``obj.append(v)`` (a method that mutates a list, dict or set).
+
+        Its result is discarded, so it could only be meant for its effect on ``obj``, which
+        Myia's values (immutable) cannot have.
+        """
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+            return
+        method = call.func.attr
+        if method not in MUTATING_METHODS:
+            return
+        obj = ast.unparse(call.func.value)
+        hint = MUTATING_METHODS[method].format(obj=obj)
+        raise self.error(
+            call,
+            f"{obj}.{method}(...) mutates {obj}, which Myia does not allow "
+            f"(values are immutable): {hint}",
+        )
 
     def stmt_Return(self, block: Block, stmt: ast.Return) -> None:
         if stmt.value is None:
@@ -333,7 +376,12 @@ class FunctionParser:
 
     def stmt_AugAssign(self, block: Block, stmt: ast.AugAssign) -> Block:
         if not isinstance(stmt.target, ast.Name):
-            raise self.error(stmt, "augmented assignment is only supported on names in Myia")
+            raise self.error(
+                stmt,
+                "augmented assignment to an item or attribute mutates an object, "
+                "which Myia does not allow (augmented assignment is supported on names)",
+            )
+        self.use_location = self.loc(stmt.target)
         current = block.read(stmt.target.id)
         value = self.expr(block, stmt.value)
         op = BINOPS.get(type(stmt.op))
@@ -524,6 +572,7 @@ class FunctionParser:
         return Constant(node.value, self.dbg(node))
 
     def expr_Name(self, block: Block, node: ast.Name) -> Node:
+        self.use_location = self.loc(node)
         value = block.read(node.id)
         if value.is_constant:
             return Constant(value.value, DebugInfo(node.id, self.loc(node)))
@@ -548,7 +597,7 @@ class FunctionParser:
         return block.apply(op, operand, debug=self.dbg(node))
 
     def closure(self, block: Block, node: ast.AST, kind: str, make: Any) -> Node:
-        """A closure nested in `block`'s graph whose body is built by ``make(inner)``."""
+        """Return a closure nested in `block`'s graph whose body is ``make(inner)``."""
         g = Graph(f"{block.graph.name}:{kind}", self.loc(node))
         inner = ExpressionBlock(self, g, block)
         inner.finish(make(inner))
@@ -669,7 +718,8 @@ class FunctionParser:
                 from ..errors import MyiaNameError
 
                 raise MyiaNameError(
-                    f"{value.value!r} has no attribute {node.attr!r}", at(self.loc(node), self.name)
+                    f"{value.value!r} has no attribute {node.attr!r}",
+                    at(self.loc(node), self.name),
                 ) from None
             full = f"{getattr(value.value, '__name__', '')}.{node.attr}"
             return to_node(attr, full, self.loc(node))

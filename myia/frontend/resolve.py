@@ -102,13 +102,21 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
         qual = getattr(value, "__qualname__", None) or getattr(value, "__name__", repr(value))
         module = getattr(value, "__module__", None)
         full = f"{module}.{qual}" if module and module != "builtins" else qual
-        raise MyiaTypeError(f"{full} is not supported in Myia code (used as {name!r})", at(location))
+        raise MyiaTypeError(
+            f"{full} is not supported in Myia code (used as {name!r})", at(location)
+        )
     return Constant(value, debug)
 
 
-def resolve_global(fn: types.FunctionType, name: str, location: Location | None) -> Constant:
-    """Return the constant for free name `name` of `fn`, or raise `MyiaNameError`."""
+def resolve_global(
+    fn: types.FunctionType, name: str, location: Location | None, function: str | None = None
+) -> Constant:
+    """Return the constant for free name `name` of `fn`, or raise `MyiaNameError`.
+
+    `location` is where the name is used, in the function (possibly nested in `fn`) named
+    `function`.
+    """
     value = lookup_global(fn, name)
     if value is _MISSING:
-        raise MyiaNameError(f"name {name!r} is not defined", at(location, fn.__name__))
+        raise MyiaNameError(f"name {name!r} is not defined", at(location, function or fn.__name__))
     return to_node(value, name, location)

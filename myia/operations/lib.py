@@ -333,5 +333,13 @@ def np_reshape(a, shape):
     return P.reshape(a, shape)
 
 
+def math_floor(x):
+    return P.to_int(P.floor(x))
+
+
+def math_ceil(x):
+    return P.to_int(P.ceil(x))
+
+
 def np_dot(a, b):
     return P.matmul(a, b)

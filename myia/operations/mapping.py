@@ -86,8 +86,8 @@ MATH: dict[Any, Any] = {
     math.sinh: P.sinh,
     math.cosh: P.cosh,
     math.tanh: P.tanh,
-    math.floor: P.floor,
-    math.ceil: P.ceil,
+    math.floor: lib.math_floor,
+    math.ceil: lib.math_ceil,
     math.fabs: P.abs_,
     math.pow: P.pow_,
 }

@@ -1,0 +1,294 @@
+"""Builtins, `math` and NumPy functions, ``print``, ``assert`` and ``raise`` inside `@myia`
+code, compared with plain Python.
+
+PYTEST_DONT_REWRITE: the functions below use ``assert`` as programs do, with Python's own
+messages, which pytest's assertion rewriting would change.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from helpers import examples, floats, interpret, line_of, numbers, small_ints
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from myia import myia
+
+# Builtins -------------------------------------------------------------------------------------
+
+
+def builtins_on_numbers(x, y):
+    return abs(x), min(x, y), max(x, y), float(x), int(x), bool(x), bool(y), abs(-y)
+
+
+def builtins_on_sequences(xs):
+    return len(xs), sum(xs), max(xs), min(xs), sum(xs, 10), len(range(len(xs)))
+
+
+def builtins_on_tuples(t):
+    return len(t), sum(t), max(t), min(t), len(()), sum(())
+
+
+def max_min_n(a, b, c):
+    return max(a, b, c), min(a, b, c), max((a, b)), min([a, c])
+
+
+def conversions(x):
+    return int(x) + 1, float(int(x)), bool(int(x)), int(True), float(False)
+
+
+@examples
+@given(numbers, numbers)
+def test_builtins_on_numbers(check, x, y):
+    check(builtins_on_numbers, x, y)
+    check(conversions, x)
+
+
+@examples
+@given(st.lists(floats, min_size=1, max_size=6))
+def test_builtins_on_sequences(check, xs):
+    check(builtins_on_sequences, xs)
+    check(builtins_on_tuples, tuple(xs))
+
+
+@examples
+@given(small_ints, small_ints, small_ints)
+def test_max_min_n(check, a, b, c):
+    check(max_min_n, a, b, c)
+
+
+def test_max_of_empty(check):
+    def f(xs):
+        return max(xs)
+
+    with pytest.raises(Exception):  # noqa: B017 (Python: ValueError)
+        f([])
+    # Python raises ValueError; the iteration protocol of Myia cannot know a list is empty
+    # before reading it, so it is only checked that something is raised.
+    with pytest.raises(Exception):  # noqa: B017
+        interpret(f, [])
+
+
+# math and NumPy -------------------------------------------------------------------------------
+
+
+def math_functions(x):
+    return (
+        math.exp(x),
+        math.sin(x),
+        math.cos(x),
+        math.tanh(x),
+        math.atan(x),
+        math.sqrt(abs(x)),
+        math.log(abs(x) + 1),
+        math.floor(x),
+        math.ceil(x),
+        math.pow(abs(x), 0.5),
+        math.atan2(x, 2.0),
+    )
+
+
+@examples
+@given(floats)
+def test_math(check, x):
+    check(math_functions, x)
+
+
+def test_math_domain_error(check):
+    def f(x):
+        return math.sqrt(x)
+
+    check(f, -1.0)  # ValueError: math domain error, as in Python
+
+
+def numpy_functions(a, b):
+    c = np.tanh(a) * 2.0 + np.exp(-a)
+    return c, np.sum(a), np.sum(a, axis=0), a.T, a @ b, a.shape, (a @ b).shape, np.maximum(a, 0.0)
+
+
+def numpy_in_loop(a):
+    acc = np.zeros(a.shape[1])
+    for row in a:
+        acc = acc + np.tanh(row)
+    return acc
+
+
+@examples
+@given(
+    hnp.arrays(np.float64, (3, 4), elements=floats),
+    hnp.arrays(np.float64, (4, 2), elements=floats),
+)
+def test_numpy(check, a, b):
+    check(numpy_functions, a, b)
+    check(numpy_in_loop, a)
+
+
+def numpy_on_scalars(x):
+    return np.exp(x) + 1.0, np.tanh(x)
+
+
+@pytest.mark.parametrize("x", [0.5, np.float32(0.5), np.float64(-2.0)])
+@pytest.mark.parametrize("run", [interpret, lambda f, *a: myia(f)(*a)])
+def test_numpy_on_scalars(run, x):
+    # NumPy functions on a Python float compute with Python floats in Myia (elementwise
+    # primitives keep a float a float), where NumPy returns a numpy.float64: same value.
+    got = run(numpy_on_scalars, x)
+    expected = numpy_on_scalars(x)
+    for g, e in zip(got, expected):
+        assert math.isclose(g, e, rel_tol=1e-6)
+        assert isinstance(g, type(x)) or type(x) is float
+
+
+# print ----------------------------------------------------------------------------------------
+
+
+def prints(x):
+    print("start", x)
+    y = x * 2
+    print(y)
+    if y > 3:
+        print("big")
+    else:
+        print("small", y, 1)
+    for i in range(2):
+        print("loop", i)
+    print()
+    return y
+
+
+def prints_in_expression(x):
+    return show(x) + show(x + 1)
+
+
+def show(v):
+    print("show", v)
+    return v
+
+
+def prints_in_callees(n):
+    if n == 0:
+        print("done")
+        return 0
+    print("n =", n)
+    return 1 + prints_in_callees(n - 1)
+
+
+def print_returns_none(x):
+    r = print(x)
+    return r is None
+
+
+@pytest.mark.parametrize("x", [1, 2.5])
+@pytest.mark.parametrize(
+    "fn", [prints, prints_in_expression, prints_in_callees, print_returns_none]
+)
+def test_print(check, capsys, fn, x):
+    if fn is prints_in_callees:
+        x = 3
+    expected = None
+    capsys.readouterr()
+    fn(x)
+    expected = capsys.readouterr().out
+    check(fn, x)
+    out = capsys.readouterr().out
+    assert out == expected * 2  # once for Python, once for Myia, in the same order
+
+
+def test_print_goes_to_current_stdout(monkeypatch):
+    import io
+    import sys
+
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", buf)
+    myia(prints_in_expression)(4)
+    assert buf.getvalue() == "show 4\nshow 5\n"
+
+
+def test_print_unused_result_in_loop_body(capsys):
+    def f(n):
+        i = 0
+        while i < n:
+            print(i)
+            i = i + 1
+        return i
+
+    assert myia(f)(3) == 3
+    assert capsys.readouterr().out == "0\n1\n2\n"
+
+
+# assert and raise -----------------------------------------------------------------------------
+
+
+def asserts(x):
+    assert x > 0, "x must be positive"
+    assert x < 100
+    return x
+
+
+def raises(x):
+    if x < 0:
+        raise ValueError("negative")
+    if x == 0:
+        raise ZeroDivisionError("zero")
+    if x > 100:
+        raise RuntimeError
+    return x
+
+
+def raise_in_callee(x):
+    return 1 + raises(x)
+
+
+def assert_message_computed(x):
+    assert x > 0, "bad value"
+    return x
+
+
+@pytest.mark.parametrize("x", [5, -1, 0, 200, 50.5])
+def test_assert_and_raise(check, x):
+    check(asserts, x)
+    check(raises, x)
+    check(raise_in_callee, x)
+
+
+@pytest.mark.parametrize("run", [interpret, lambda f, *a: myia(f)(*a)])
+def test_assert_message_and_location(run):
+    with pytest.raises(AssertionError) as info:
+        run(asserts, -3)
+    assert info.value.args == ("x must be positive",)
+    # The Myia traceback is attached as a note, pointing at the assert.
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert f"line {line_of(asserts, 'x must be positive')}" in notes
+    assert "myia/" not in notes.replace(__file__, "")
+
+
+@pytest.mark.parametrize("run", [interpret, lambda f, *a: myia(f)(*a)])
+def test_raise_class_and_message(run):
+    with pytest.raises(ValueError) as info:
+        run(raise_in_callee, -1)
+    assert type(info.value) is ValueError
+    assert info.value.args == ("negative",)
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert f"line {line_of(raises, 'negative')}" in notes
+    assert f"line {line_of(raise_in_callee, 'raises(x)')}" in notes
+    with pytest.raises(RuntimeError):
+        run(raises, 1000)
+
+
+def test_runtime_errors_are_raised_as_in_python(check):
+    def div(x, y):
+        return x // y
+
+    def index(xs, i):
+        return xs[i]
+
+    check(div, 1, 0)
+    check(index, [1.0, 2.0], 5)
+    with pytest.raises(ZeroDivisionError) as info:
+        interpret(div, 1, 0)
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert f"line {line_of(div, 'x // y')}" in notes
