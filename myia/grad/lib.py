@@ -21,22 +21,25 @@ def value_and_grad_(fn, *wrt):
 
 
 def jpartial(jf, *args):
-    def call(*more):
-        res = jf(*(args + more))
-        out = res[0]
-        bp = res[1]
-
-        def bprop(dout):
-            r = bp(dout)
-            n = len(args)
-            return (_store(r[0], r[1 : n + 1], 0),) + r[n + 1 :]
-
-        return out, bprop
-
     def bprop_partial(dout):
         return (P.env_new(), dout) + _load(dout, args, 0)
 
-    return call, bprop_partial
+    # A partial application, not a closure: inference calls it on unbroadened arguments, as
+    # it calls the partial application it stands for (whose bound arguments may be constants).
+    return P.partial(_jpartial_call, jf, args), bprop_partial
+
+
+def _jpartial_call(jf, args, *more):
+    res = jf(*(args + more))
+    out = res[0]
+    bp = res[1]
+
+    def bprop(dout):
+        r = bp(dout)
+        n = len(args)
+        return (_store(r[0], r[1 : n + 1], 0),) + r[n + 1 :]
+
+    return out, bprop
 
 
 def _store(env, sens, i):

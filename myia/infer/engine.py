@@ -209,6 +209,8 @@ class Inferrer:
             return AbstractFunction(frozenset([GraphFunction(v, self.closure_context(v, ctx))]))
         if isinstance(v, (Primitive, Operation)):
             return AbstractFunction(frozenset([v]))
+        if isinstance(v, AbstractValue):
+            return AbstractConstant(v)  # a type: the target of `convert` and `narrow`
         from ..frontend.resolve import is_parsable
 
         if is_parsable(v):

@@ -87,7 +87,7 @@ def zeros_value(x: Any) -> Any:
     if t is float or t is int or t is bool:
         return t(0)
     if isinstance(x, np.ndarray):
-        return np.gzeros(x)
+        return np.zeros_like(x)
     if isinstance(x, np.generic):
         return x.dtype.type(0)
     if t is tuple:
@@ -96,7 +96,7 @@ def zeros_value(x: Any) -> Any:
         return [zeros_value(v) for v in x]
     if t is dict:
         return {k: zeros_value(v) for k, v in x.items()}
-    if x is None or isinstance(x, (str, slice, type)):
+    if x is None or x is Ellipsis or isinstance(x, (str, slice, type, np.dtype)):
         return x
     if dataclasses.is_dataclass(x):
         return _record(type(x), [zeros_value(getattr(x, f.name)) for f in dataclasses.fields(x)])
@@ -114,7 +114,7 @@ def gadd_value(a: Any, b: Any) -> Any:
         return [gadd_value(x, y) for x, y in zip(a, b)]
     if t is dict:
         return {k: gadd_value(a[k], b[k]) for k in a}
-    if a is None or isinstance(a, (str, slice, type)):
+    if a is None or a is Ellipsis or isinstance(a, (str, slice, type, np.dtype)):
         return a
     if dataclasses.is_dataclass(a) and not isinstance(a, type):
         fields = dataclasses.fields(a)
@@ -434,7 +434,7 @@ def bprop_seq_slice_add(t, index, v, out, dout):
 
 @bprop(list_as_tuple)
 def bprop_list_as_tuple(lst, like, out, dout):
-    return (list(dout), gzeros(like))
+    return (make_list(*dout), gzeros(like))
 
 
 @bprop(record_fields)
@@ -520,4 +520,4 @@ nondifferentiable(grad_of)
 
 
 from .array import array_getitem  # noqa: E402
-from .structure import dict_values, record_getattr  # noqa: E402
+from .structure import dict_values, make_list, record_getattr  # noqa: E402
