@@ -2,14 +2,14 @@
 
 from types import SimpleNamespace
 
-from . import array, control, grad, nn, scalar, structure
+from . import array, array_grad, control, grad, nn, scalar, structure
 from .core import PRIMITIVES, Primitive, primitive
 from .structure import KeywordArgument, Partial
 
 P = SimpleNamespace(
     **{
         k: v
-        for mod in (scalar, array, nn, structure, control, grad)
+        for mod in (scalar, array, nn, structure, control, grad, array_grad)
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
     }
@@ -22,6 +22,7 @@ __all__ = [
     "Partial",
     "Primitive",
     "array",
+    "array_grad",
     "control",
     "grad",
     "nn",

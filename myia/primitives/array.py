@@ -25,6 +25,7 @@ from ..abstract.data import (
 )
 from ..abstract.lattice import promote
 from ..errors import MyiaShapeError, MyiaTypeError
+from ..grad.registry import bprop, nondifferentiable
 from ..infer.registry import infer_rule
 from ..infer.rulelib import (
     array_result,
@@ -662,3 +663,159 @@ _reduction_rule(reduce_max, np.max, identity=False)
 _reduction_rule(reduce_min, np.min, identity=False)
 _reduction_rule(argmax, np.argmax, identity=False, single=True)
 _reduction_rule(argmin, np.argmin, identity=False, single=True)
+
+
+# Backpropagators ------------------------------------------------------------------------------
+#
+# Static arguments (shapes, axes, dtypes, indices) get `gzeros` of themselves: zero for ints,
+# themselves for None, slices and dtypes.
+
+
+@bprop(astype)
+def bprop_astype(a, dtype, out, dout):
+    return (unbroadcast(dout, a), gzeros(dtype))
+
+
+@bprop(full)
+def bprop_full(shape_, fill_value, dtype, out, dout):
+    return (gzeros(shape_), unbroadcast(dout, fill_value), gzeros(dtype))
+
+
+@bprop(full_like)
+def bprop_full_like(a, fill_value, dtype, out, dout):
+    return (gzeros(a), unbroadcast(dout, fill_value), gzeros(dtype))
+
+
+@bprop(where)
+def bprop_where(condition, x, y, out, dout):
+    dx = unbroadcast(where(condition, dout, 0.0), x)
+    return (gzeros(condition), dx, unbroadcast(where(condition, 0.0, dout), y))
+
+
+@bprop(clip)
+def bprop_clip(a, a_min, a_max, out, dout):
+    # clip(a, lo, hi) = minimum(maximum(a, lo), hi), either bound possibly None.
+    m = a if a_min is None else maximum(a, a_min)
+    dm = dout if a_max is None else dout * (m <= a_max)
+    dhi = None if a_max is None else unbroadcast(dout * (m > a_max), a_max)
+    da = dm if a_min is None else dm * (a >= a_min)
+    dlo = None if a_min is None else unbroadcast(dm * (a < a_min), a_min)
+    return (unbroadcast(da, a), dlo, dhi)
+
+
+@bprop(reshape)
+def bprop_reshape(a, newshape, out, dout):
+    return (reshape(dout, shape(a)), gzeros(newshape))
+
+
+@bprop(transpose)
+def bprop_transpose(a, axes, out, dout):
+    return (transpose(dout, invert_permutation(axes, ndim(a))), gzeros(axes))
+
+
+@bprop(swapaxes)
+def bprop_swapaxes(a, axis1, axis2, out, dout):
+    return (swapaxes(dout, axis1, axis2), gzeros(axis1), gzeros(axis2))
+
+
+@bprop(expand_dims, squeeze)
+def bprop_expand_dims(a, axis, out, dout):
+    return (reshape(dout, shape(a)), gzeros(axis))
+
+
+@bprop(concatenate)
+def bprop_concatenate(arrays, axis, out, dout):
+    return (unconcatenate(dout, arrays, axis), gzeros(axis))
+
+
+@bprop(stack)
+def bprop_stack(arrays, axis, out, dout):
+    return (unstack(dout, arrays, axis), gzeros(axis))
+
+
+@bprop(split)
+def bprop_split(a, indices_or_sections, axis, out, dout):
+    da = unbroadcast(concatenate(dout, axis), a)
+    return (da, gzeros(indices_or_sections), gzeros(axis))
+
+
+@bprop(array_getitem)
+def bprop_array_getitem(a, index, out, dout):
+    return (array_index_add(gzeros(a), index, dout), gzeros(index))
+
+
+@bprop(take)
+def bprop_take(a, indices, axis, out, dout):
+    return (untake(dout, a, indices, axis), gzeros(indices), gzeros(axis))
+
+
+@bprop(matmul)
+def bprop_matmul(x, y, out, dout):
+    # Vectors are made matrices (x: a row, y: a column), then batch axes are summed back.
+    x2 = expand_dims(x, 0) if ndim(x) == 1 else x
+    y2 = expand_dims(y, -1) if ndim(y) == 1 else y
+    d = expand_dims(dout, -1) if ndim(y) == 1 else dout
+    d = expand_dims(d, -2) if ndim(x) == 1 else d
+    dx = unbroadcast(matmul(d, swapaxes(y2, -1, -2)), x2)
+    dy = unbroadcast(matmul(swapaxes(x2, -1, -2), d), y2)
+    return (reshape(dx, shape(x)), reshape(dy, shape(y)))
+
+
+@bprop(dot)
+def bprop_dot(x, y, out, dout):
+    if ndim(x) == 0 or ndim(y) == 0:
+        return (unbroadcast(dout * y, x), unbroadcast(dout * x, y))
+    # dot(x, y)[i..., k..., m] = sum_j x[i..., j] y[k..., j, m]: as a product of matrices
+    # x (P, J) and y (J, Q), Q running over (k..., m); a vector y is a column.
+    y2 = expand_dims(y, -1) if ndim(y) == 1 else y
+    j = shape(y2)[-2]
+    d = reshape(dout, (-1, size(y2) // j))
+    x2 = reshape(x, (-1, j))
+    yq = reshape(swapaxes(y2, -1, -2), (-1, j))
+    dx = reshape(matmul(d, yq), shape(x))
+    dy = swapaxes(reshape(matmul(swapaxes(x2, 0, 1), d), (j, -1, shape(y2)[-1])), 0, 1)
+    return (unbroadcast(dx, x), unbroadcast(reshape(dy, shape(y)), y))
+
+
+def _unreduce(a, axis, keepdims, d):
+    """`d`, of the shape of a reduction of `a`, broadcast back to the shape of `a`."""
+    if axis is None or keepdims:
+        return broadcast_like(d, a)
+    return broadcast_like(expand_dims(d, axis), a)
+
+
+@bprop(reduce_sum)
+def bprop_reduce_sum(a, axis, keepdims, dtype, out, dout):
+    da = unbroadcast(_unreduce(a, axis, keepdims, dout), a)
+    return (da, gzeros(axis), gzeros(keepdims), gzeros(dtype))
+
+
+@bprop(reduce_mean)
+def bprop_reduce_mean(a, axis, keepdims, dtype, out, dout):
+    da = unbroadcast(_unreduce(a, axis, keepdims, dout * (size(out) / size(a))), a)
+    return (da, gzeros(axis), gzeros(keepdims), gzeros(dtype))
+
+
+@bprop(reduce_prod)
+def bprop_reduce_prod(a, axis, keepdims, dtype, out, dout):
+    # The product of the other elements, as out / a: `a` must have no zeros.
+    da = unbroadcast(_unreduce(a, axis, keepdims, dout * out) / a, a)
+    return (da, gzeros(axis), gzeros(keepdims), gzeros(dtype))
+
+
+@bprop(reduce_max, reduce_min)
+def bprop_reduce_max(a, axis, keepdims, out, dout):
+    # The sensitivity goes to the extrema, shared equally between ties.
+    hit = a == _unreduce(a, axis, keepdims, out)
+    count = _unreduce(a, axis, keepdims, reduce_sum(hit, axis, keepdims))
+    da = unbroadcast(hit * _unreduce(a, axis, keepdims, dout) / count, a)
+    return (da, gzeros(axis), gzeros(keepdims))
+
+
+# Their values do not depend on their arguments' values (or they are integers).
+nondifferentiable(shape, ndim, size, dtype_of, array_len, argmax, argmin)
+nondifferentiable(zeros, ones, zeros_like, ones_like, arange)
+
+from .array_grad import invert_permutation, unconcatenate, unstack, untake  # noqa: E402
+from .grad import array_index_add, broadcast_like, gzeros, unbroadcast  # noqa: E402
+from .scalar import maximum  # noqa: E402

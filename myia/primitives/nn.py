@@ -16,6 +16,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..abstract.data import AbstractArray
 from ..abstract.lattice import promote
 from ..errors import MyiaShapeError, MyiaTypeError
+from ..grad.registry import bprop
 from ..infer.registry import infer_rule
 from ..infer.rulelib import as_array, const_value, is_none, shape_str
 from .core import primitive
@@ -123,3 +124,30 @@ def _infer_max_pool2d(x, kernel_size, stride, padding):
             f"max_pool2d: the kernel {k} is larger than the padded input {shape_str(x.shape)}"
         )
     return AbstractArray(x.dtype, (n, c, oh, ow))
+
+
+# Backpropagators ------------------------------------------------------------------------------
+
+
+@bprop(conv2d)
+def bprop_conv2d(x, w, stride, padding, dilation, groups, out, dout):
+    dx = conv2d_input_grad(x, w, dout, stride, padding, dilation, groups)
+    dw = conv2d_weight_grad(x, w, dout, stride, padding, dilation, groups)
+    return (
+        unbroadcast(dx, x),
+        unbroadcast(dw, w),
+        gzeros(stride),
+        gzeros(padding),
+        gzeros(dilation),
+        gzeros(groups),
+    )
+
+
+@bprop(max_pool2d)
+def bprop_max_pool2d(x, kernel_size, stride, padding, out, dout):
+    dx = unbroadcast(max_pool2d_grad(x, dout, kernel_size, stride, padding), x)
+    return (dx, gzeros(kernel_size), gzeros(stride), gzeros(padding))
+
+
+from .array_grad import conv2d_input_grad, conv2d_weight_grad, max_pool2d_grad  # noqa: E402
+from .grad import gzeros, unbroadcast  # noqa: E402
