@@ -1,0 +1,536 @@
+"""One table-driven test of the gradient of every primitive, against finite differences.
+
+Each entry of `CASES` names the primitives it covers, a function using them (a primitive
+itself, or a function written with NumPy whose compile-time arguments are fixed in its
+closure) and argument specs (random float64 arrays of a few shapes, broadcasting corner cases
+for elementwise primitives). For each set of arguments, `myia.testing.check_grad` compares
+the gradient of ``args -> <fn(*args), ct>`` (``ct`` a random cotangent of the output) with
+central differences, at the first order, and at the second order for the scalar math
+primitives. The test also checks that each function compiles to the primitives it claims to
+cover, and that every primitive has a backpropagator, a ``nondifferentiable`` mark or a
+forward graph of its own (``SPECIAL``), and that every differentiable one is in the table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from myia import myia
+from myia.grad import jtransform
+from myia.grad.registry import BPROPS, NONDIFFERENTIABLE, SPECIAL
+from myia.primitives import PRIMITIVES, P, Primitive
+from myia.testing import check_grad, vdot
+
+# Arguments ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class F:
+    """A random float64 array of `shape` (a NumPy scalar for ``()``).
+
+    `kind`: ``normal``; ``pos`` (in [0.5, 2]); ``unit`` (in [-0.9, 0.9]); ``sep``
+    (distinct values at least 0.1 apart: no ties for max and min).
+    """
+
+    shape: tuple[int, ...] = ()
+    kind: str = "normal"
+
+    def make(self, rng: np.random.Generator) -> Any:
+        s, n = self.shape, int(np.prod(self.shape))
+        v = {
+            "normal": lambda: rng.standard_normal(s),
+            "pos": lambda: rng.uniform(0.5, 2.0, s),
+            "unit": lambda: rng.uniform(-0.9, 0.9, s),
+            "sep": lambda: rng.permutation(n).reshape(s) * 0.1 + rng.uniform(0, 0.05, s),
+        }[self.kind]()
+        return np.asarray(v, np.float64)[()] if s == () else np.asarray(v, np.float64)
+
+
+@dataclasses.dataclass(frozen=True)
+class PY:
+    """A random Python float."""
+
+    kind: str = "normal"
+
+    def make(self, rng: np.random.Generator) -> float:
+        return float(F((), self.kind).make(rng))
+
+
+def f(*shape: int, kind: str = "normal") -> F:
+    return F(shape, kind)
+
+
+def make_args(spec: tuple[Any, ...], seed: int) -> tuple[Any, ...]:
+    rng = np.random.default_rng(seed)
+    return tuple(s.make(rng) if isinstance(s, (F, PY)) else s for s in spec)
+
+
+# Shapes for elementwise primitives: scalars, rank differences, size-1 axes on both sides.
+UNARY = [(PY(),), (f(2, 3),)]
+BINARY = [(PY(), PY()), (f(2, 3), f(3)), (f(2, 1), f(1, 3)), (f(3), PY()), (f(), f(2))]
+
+
+# Functions written with NumPy (compile-time arguments fixed in closures) -----------------------
+
+
+def reduction(npfn: Any, axis: Any, keepdims: bool = False) -> Callable[..., Any]:
+    def reduce(x):
+        return npfn(x, axis=axis, keepdims=keepdims)
+
+    return reduce
+
+
+def reshape(x):
+    return np.reshape(x, (3, -1))
+
+
+def transpose(x):
+    return np.transpose(x, (2, 0, -2))
+
+
+def transpose_method(x):
+    return x.T + x.transpose()
+
+
+def swapaxes(x):
+    return np.swapaxes(x, 0, 2)
+
+
+def expand_squeeze(x):
+    return np.squeeze(np.expand_dims(x, (0, 2)), 0)
+
+
+def squeeze_all(x):
+    return np.squeeze(x)
+
+
+def concatenate(x, y):
+    return np.concatenate((x, y, x), axis=1)
+
+
+def concatenate_flat(x, y):
+    return np.concatenate((x, y), axis=None)
+
+
+def stack(x, y):
+    return np.stack((x, y), axis=-1)
+
+
+def split(x):
+    a, b, c = np.split(x, (1, 3), axis=1)
+    return (a, b * 2.0, c)
+
+
+def split_sections(x):
+    a, b = np.split(x, 2)
+    return a * b
+
+
+def getitem(x):
+    return x[1, ::2] + x[-1, 1:4]
+
+
+def getitem_fancy(x, i):
+    return x[i, None, 1:]
+
+
+def take(x, i):
+    return np.take(x, i, axis=1)
+
+
+def take_flat(x, i):
+    return np.take(x, i)
+
+
+def matmul(x, y):
+    return x @ y
+
+
+def dot(x, y):
+    return np.dot(x, y)
+
+
+def where(c, x, y):
+    return np.where(c, x, y)
+
+
+def clip(x, lo, hi):
+    return np.clip(x, lo, hi)
+
+
+def clip_above(x, hi):
+    return np.clip(x, None, hi)
+
+
+def clip_below(x, lo):
+    return np.clip(x, lo, None)
+
+
+def to_float32(x):
+    return x.astype(np.float32)
+
+
+def full(v):
+    return np.full((2, 3), v)
+
+
+def full_like(a, v):
+    return np.full_like(a, v)
+
+
+def conv(stride: Any, padding: Any, dilation: Any, groups: int) -> Callable[..., Any]:
+    def conv2d(x, w):
+        return P.conv2d(x, w, stride, padding, dilation, groups)
+
+    return conv2d
+
+
+def pool(kernel: Any, stride: Any, padding: Any) -> Callable[..., Any]:
+    def max_pool2d(x):
+        return P.max_pool2d(x, kernel, stride, padding)
+
+    return max_pool2d
+
+
+def nondifferentiable(x, y):
+    """Functions with zero derivatives: their gradient is zero."""
+    a = np.floor(x) + np.ceil(x) * np.sign(x) + (x // y) + (x < y) + np.argmax(x) * x.size
+    b = np.zeros_like(x) + np.ones(x.shape) * np.arange(3.0) + len(x) + x.ndim
+    return a + b + float(int(x[0] > 0)) + np.ones_like(x, dtype=np.float64)
+
+
+# Data structures, control and the primitives of the gradient transform
+
+
+@dataclasses.dataclass
+class Pair:
+    a: Any
+    b: Any
+
+
+def tuples(x, y):
+    t = (x, y * x) + (y,)
+    u = t[1:]
+    return t[0] * u[0] + u[1]
+
+
+def lists(x, y):
+    lst = [x, y] + [x * y]
+    return lst[0] * lst[2] + lst[1] * lst[-1] + lst[1:][0]
+
+
+def dicts(x, y):
+    d = {"a": x, "b": y * x}
+    a, b = d.values()
+    return d["a"] * d["b"] + a * b
+
+
+def records(x, y):
+    p = Pair(x, y * x)
+    return p.a * p.b
+
+
+def control(x, y):
+    z = x * y if np.sum(x) > 0 else x - y
+    w = P.identity(z)
+    print(w.shape)
+    return P.switch(y[0] > 0, w, z * 2.0)
+
+
+def promotion(x, y):
+    z = x if y > 0 else 1  # a float or an int: converted to a float
+    return z * x
+
+
+def unions(x, y):
+    p = None if y[0] > 10 else Pair(x, y)
+    if p is None:
+        return x
+    return p.a * p.b
+
+
+def partials(x, y):
+    total = x.sum  # a method: a partial application
+    return total(axis=0) * y.mean()
+
+
+def apply_star(x, y):
+    t = (x, y)
+    return where(*((x > y,) + t))
+
+
+def environments(x, y):
+    e = P.env_setitem(P.env_new(), "k", x * y)
+    e = P.env_add(e, P.env_setitem(P.env_new(), "k", x))
+    return P.env_getitem(e, "k", y)
+
+
+def setitems(x, y):
+    t = P.tuple_setitem((x, y, x), 1, x * y)
+    lst = P.list_setitem([x, y], 0, x * x)
+    d = P.dict_setitem({"a": x, "b": y}, "a", y * y)
+    r = P.record_setattr(Pair(x, y), "b", x * y)
+    s = P.seq_slice_add((x, y, y), P.make_slice(1, None, None), (x, x * y))
+    return t[1] * t[2] + lst[0] * lst[1] + d["a"] * d["b"] + r.a * r.b + s[1] * s[2]
+
+
+def conversions(x, y):
+    t = P.list_as_tuple([x, y * x], (0.0, 0.0))
+    r = P.record_from_fields(Pair(x, y), P.record_fields(Pair(y, x * x)))
+    d = P.dict_from_values({"a": x, "b": y}, (y, x * y))
+    return t[0] * t[1] + r.a * r.b + d["a"] * d["b"]
+
+
+def broadcasts(x, y):
+    return P.unbroadcast(x * y, y) + P.broadcast_like(y * y, x)
+
+
+def index_add(a, v):
+    return P.array_index_add(a * a, (1, P.make_slice(None, None, 2)), v * a[0, :2])
+
+
+def gadd(x, y):
+    return P.gadd((x * y, y), (x, y))[0]
+
+
+def invert(a, i):
+    """`untake`, `unconcatenate`, `unstack` (gradient helpers) on their own."""
+    u = P.untake(a[:, :3], a, i, 1)
+    pieces = P.unconcatenate(a * a, (a[:, :1], a[:, 1:]), 1)
+    rows = P.unstack(a, (a[0], a[0], a[0]), 0)
+    return u + pieces[1][:, :1] * rows[2]
+
+
+def conv_grads(x, w, d):
+    """The transposed convolutions (gradient helpers) on their own."""
+    dx = P.conv2d_input_grad(x, w, d, 2, 1, 1, 1)
+    dw = P.conv2d_weight_grad(x, w, d, 2, 1, 1, 1)
+    return (dx * x, dw * w)
+
+
+def pool_grads(x, e):
+    """The routing of max pooling's sensitivities (gradient helpers) on their own."""
+    return (P.max_pool2d_grad(x, e[:, :, :2, :2], 2, None, 0), P.max_pool2d_gather(x, e, 2, 2, 0))
+
+
+# The table ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Case:
+    """Primitives `prims`, covered by checking the gradient of `fn` on each of `args`: up to
+    order `order` on the first, at the first order on the others."""
+
+    prims: tuple[str, ...]
+    fn: Any
+    args: list[tuple[Any, ...]]
+    order: int = 1
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return getattr(self.fn, "name", None) or self.fn.__name__
+
+
+def case(prims: str, fn: Any, args: list[tuple[Any, ...]], order: int = 1, **options: Any) -> Case:
+    return Case(tuple(prims.split()), fn, args, order, options)
+
+
+def call(prim: Primitive, nargs: int) -> Any:
+    """A function calling `prim` (a primitive passed as a value is not differentiable)."""
+    if nargs == 1:
+
+        def fn(x):
+            return prim(x)
+
+    else:
+
+        def fn(x, y):
+            return prim(x, y)
+
+    fn.name = prim.name  # type: ignore[attr-defined]
+    return fn
+
+
+def unary(prim: Primitive, args: list[tuple[Any, ...]], order: int = 1) -> Case:
+    return case(prim.name, call(prim, 1), args, order)
+
+
+def binary(prim: Primitive, args: list[tuple[Any, ...]], order: int = 1) -> Case:
+    return case(prim.name, call(prim, 2), args, order)
+
+
+def scalar_math(prim: Primitive, kind: str = "normal") -> Case:
+    """A unary math primitive: first order on scalars and arrays, second order on a float."""
+    return unary(prim, [(PY(kind),), (f(2, 3, kind=kind),)], order=2)
+
+
+SCALARS = [(PY(), PY())]
+DIVISION = [(PY(), PY("pos")), (f(2, 3), f(3, kind="pos")), (f(2, 1), f(1, 3, kind="pos"))]
+MATMUL = [(f(2, 3), f(3, 4)), (f(3), f(2, 3, 4)), (f(2, 1, 2, 3), f(3)), (f(3), f(3))]
+MATMUL.append((f(2, 1, 2, 3), f(4, 3, 2)))  # batch axes broadcast
+CONV_GRADS = (f(1, 2, 5, 5), f(4, 2, 3, 3), f(1, 4, 3, 3))  # x, w, dout
+MASK = np.array([[True, False, True], [False, False, True]])
+
+CASES = [
+    binary(P.add, BINARY),
+    binary(P.sub, BINARY),
+    binary(P.mul, BINARY, order=2),
+    binary(P.truediv, DIVISION, order=2),
+    binary(P.pow_, [(PY("pos"), PY()), (f(2, 3, kind="pos"), f(3)), (f(3, kind="pos"), 3)], 2),
+    binary(P.mod, DIVISION),
+    binary(P.atan2, BINARY, order=2),
+    binary(P.maximum, BINARY),
+    binary(P.minimum, BINARY),
+    unary(P.neg, UNARY),
+    unary(P.abs_, UNARY),
+    unary(P.to_float, [(PY(),), (f(),)]),
+    *(scalar_math(p) for p in (P.exp, P.expm1, P.sin, P.cos, P.tan, P.atan)),
+    *(scalar_math(p) for p in (P.sinh, P.cosh, P.tanh)),
+    *(scalar_math(p, "pos") for p in (P.log, P.log1p, P.sqrt)),
+    *(scalar_math(p, "unit") for p in (P.asin, P.acos)),
+    case("reduce_sum", reduction(np.sum, (0, 2)), [(f(2, 3, 4),)]),
+    case("reduce_sum", reduction(np.sum, 1, True), [(f(2, 3, 4),)]),
+    case("reduce_sum", reduction(np.sum, None), [(f(2, 3),), (f(),)]),
+    case("reduce_mean", reduction(np.mean, -1), [(f(2, 3),)]),
+    case("reduce_mean", reduction(np.mean, None, True), [(f(2, 3),)]),
+    case("reduce_prod", reduction(np.prod, 0), [(f(3, 2, kind="pos"),)]),
+    case("reduce_prod", reduction(np.prod, None), [(f(2, 3, kind="pos"),)]),
+    case("reduce_max", reduction(np.max, 1), [(f(3, 4, kind="sep"),)]),
+    case("reduce_max", reduction(np.max, (0, 1), True), [(f(2, 3, 2, kind="sep"),)]),
+    case("reduce_min", reduction(np.min, None), [(f(3, 4, kind="sep"),)]),
+    case("reshape", reshape, [(f(2, 3),)]),
+    case("transpose", transpose, [(f(2, 3, 4),)]),
+    case("transpose", transpose_method, [(f(2, 2),)]),
+    case("swapaxes", swapaxes, [(f(2, 3, 4),)]),
+    case("expand_dims squeeze", expand_squeeze, [(f(2, 3),)]),
+    case("squeeze", squeeze_all, [(f(2, 1, 3, 1),)]),
+    case("concatenate", concatenate, [(f(2, 3), f(2, 2))]),
+    case("concatenate", concatenate_flat, [(f(2, 3), f(4))]),
+    case("stack", stack, [(f(2, 3), f(2, 3))]),
+    case("split", split, [(f(2, 5),)]),
+    case("split", split_sections, [(f(4, 2),)]),
+    case("array_getitem", getitem, [(f(3, 5),)]),
+    case("array_getitem", getitem_fancy, [(f(3, 4), np.array([0, 2, 0]))]),
+    case("take", take, [(f(3, 5), np.array([0, 2, 0, 4]))]),
+    case("take", take_flat, [(f(3, 5), np.array([[0, 2], [0, 14]]))]),
+    case("matmul", matmul, MATMUL),
+    case("matmul", matmul, [(f(2, 3), f(3, 2))], order=2),
+    case("dot", dot, [*MATMUL[:1], (f(2, 3), f(2, 3, 4)), (f(2, 2, 3), f(3)), (f(2, 3), PY())]),
+    case("dot", dot, [(f(3), f(3)), (PY(), f(2))]),
+    case("where", where, [(MASK, f(2, 3), f(3)), (np.array([True, False]), PY(), f(2, 1))]),
+    case("clip", clip, [(f(2, 3), f(3, kind="unit"), PY("unit"))]),
+    case("clip", clip_above, [(f(2, 3), PY("unit"))]),
+    case("clip", clip_below, [(f(2, 3), f(2, 1, kind="unit"))]),
+    case("astype", to_float32, [(f(2, 3),)], eps=1e-3, rtol=1e-3, atol=1e-3),
+    case("full", full, [(f(3),), (PY(),)]),
+    case("full_like", full_like, [(f(2, 3), PY()), (f(2, 3), f(3))]),
+    case("conv2d", conv(1, 0, 1, 1), [(f(1, 2, 4, 4), f(3, 2, 2, 2))]),
+    case("conv2d", conv(2, 1, 1, 1), [(f(2, 2, 5, 5), f(3, 2, 3, 3))]),
+    case("conv2d", conv((1, 2), (1, 0), 2, 2), [(f(1, 4, 6, 5), f(4, 2, 2, 3))]),
+    case("conv2d", conv(1, 1, 1, 1), [(f(1, 1, 3, 3), f(2, 1, 2, 2))], order=2),
+    case("max_pool2d", pool(2, None, 0), [(f(1, 2, 4, 4, kind="sep"),)]),
+    case("max_pool2d", pool(3, 2, 1), [(f(2, 1, 5, 5, kind="sep"),)], order=2),
+    case("", nondifferentiable, [(f(3), f(3, kind="pos"))]),
+    case("make_tuple tuple_getitem tuple_concat", tuples, [(PY(), PY()), (f(2), f(2))], order=2),
+    case("make_list list_getitem list_concat", lists, [(PY(), PY()), (f(2), f(2))]),
+    case("make_dict dict_getitem dict_values", dicts, SCALARS),
+    case("make_record record_getattr", records, [(PY(), PY()), (f(2), f(2))]),
+    case("switch seq identity", control, [(f(2), f(2))]),
+    case("narrow", unions, [(f(2), f(2))]),
+    case("convert", promotion, [(PY(), PY("pos"))]),
+    case("partial", partials, [(f(2, 3), f(3))]),
+    case("apply_star", apply_star, [(f(2, 3), f(3))]),
+    case("env_new env_setitem env_getitem env_add", environments, SCALARS),
+    case(
+        "tuple_setitem list_setitem dict_setitem record_setattr seq_slice_add", setitems, SCALARS
+    ),
+    case("list_as_tuple record_fields record_from_fields dict_from_values", conversions, SCALARS),
+    case("unbroadcast broadcast_like", broadcasts, [(f(2, 3), f(3))]),
+    case("array_index_add", index_add, [(f(3, 4), f(2))]),
+    case("gadd", gadd, [(PY(), PY()), (f(2), f(2))]),
+    case("untake unconcatenate unstack", invert, [(f(3, 4), np.array([0, 2, 2]))]),
+    case("conv2d_input_grad conv2d_weight_grad", conv_grads, [CONV_GRADS]),
+    case(
+        "max_pool2d_grad max_pool2d_gather",
+        pool_grads,
+        [(f(1, 2, 4, 4, kind="sep"), f(1, 2, 4, 4))],
+    ),
+]
+
+
+# The test -------------------------------------------------------------------------------------
+
+_LOSSES: dict[Any, Any] = {}
+
+
+def contracted(fn: Any) -> Any:
+    """``(args, ct) -> <fn(*args), ct>``, compiled by Myia (once per function)."""
+    loss = _LOSSES.get(fn)
+    if loss is None:
+
+        def loss_fn(args, ct):
+            return vdot(fn(*args), ct)
+
+        loss = _LOSSES[fn] = myia(loss_fn)
+    return loss
+
+
+def random_like(x: Any, rng: np.random.Generator) -> Any:
+    if isinstance(x, (tuple, list)):
+        return type(x)(random_like(v, rng) for v in x)
+    if isinstance(x, (float, np.floating, np.ndarray)) and np.result_type(x).kind == "f":
+        out = rng.standard_normal(np.shape(x))
+        return float(out) if isinstance(x, float) else np.asarray(out, np.result_type(x))[()]
+    return x
+
+
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, id=f"{c.name}-{i}") for i, c in enumerate(CASES)]
+)
+def test_gradient(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
+    differentiated: set[str] = set()  # the primitives whose J the gradients use
+    jprim = jtransform.jprim
+
+    def recording_jprim(prim: Primitive, nargs: int) -> Any:
+        differentiated.add(prim.name)
+        return jprim(prim, nargs)
+
+    monkeypatch.setattr(jtransform, "jprim", recording_jprim)
+    for seed, spec in enumerate(case.args):
+        args = make_args(spec, seed)
+        out = case.fn(*args)
+        order = case.order if seed == 0 else 1
+        if isinstance(out, float):
+            check_grad(case.fn, *args, order=order, seed=seed, **case.options)
+        else:
+            ct = random_like(out, np.random.default_rng(seed))
+            check_grad(
+                contracted(case.fn), args, ct, wrt=0, order=order, seed=seed, **case.options
+            )
+    missing = set(case.prims) - differentiated
+    assert not missing, f"{case.name} does not differentiate {missing}"
+
+
+def test_every_primitive_is_differentiable_or_marked() -> None:
+    missing = [
+        name
+        for name, p in PRIMITIVES.items()
+        if p not in BPROPS and p not in NONDIFFERENTIABLE and p not in SPECIAL
+    ]
+    assert not missing, f"primitives without a backpropagator or a mark: {missing}"
+
+
+def test_every_differentiable_primitive_is_checked() -> None:
+    covered = {p for c in CASES for p in c.prims}
+    unchecked = [
+        name
+        for name, p in PRIMITIVES.items()
+        if p not in NONDIFFERENTIABLE and name not in covered
+    ]
+    assert not unchecked, f"differentiable primitives missing from the table: {unchecked}"
