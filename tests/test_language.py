@@ -687,3 +687,33 @@ def test_method_of_myia_function_and_wrapper():
     assert myia_helper.__name__ == "myia_helper"
     assert myia_helper(1) == 8
     assert len(myia_helper.compiled_signatures()) >= 1
+
+
+def unbound_read(x):
+    if x > 0:
+        y = 1
+    return y  # noqa: F821
+
+
+def unbound_used(x):
+    if x > 0:
+        y = 1
+    return y + 1  # noqa: F821
+
+
+@pytest.mark.parametrize("fn", [unbound_read, unbound_used])
+def test_unbound_local_in_interpreter(fn):
+    # Reading a variable that no path assigned is Python's UnboundLocalError at run time.
+    assert interpret(fn, 1) == fn(1)
+    with pytest.raises(UnboundLocalError) as expected:
+        fn(-1)
+    with pytest.raises(UnboundLocalError) as got:
+        interpret(fn, -1)
+    assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("fn", [unbound_read, unbound_used])
+def test_unbound_local_is_a_type_error_when_compiled(fn):
+    # Through type inference, a variable unbound on some path has no type.
+    with pytest.raises(MyiaTypeError, match="unbound"):
+        myia(fn)(1)

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import Frame as ErrorFrame
 from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError
+from ..frontend.blocks import Unbound
 from ..ir.analysis import Scopes
 from ..ir.node import Graph, Node
 from ..operations.core import NoMatch, Operation, kind_of
@@ -36,6 +37,7 @@ from ..primitives.structure import KeywordArgument, Partial
 # ``(opcode, out, fn, get, is_tail, has_kw)``: `out` is the slot of the result, `get` reads
 # the argument values from the frame's values, and `fn` depends on the opcode:
 PRIM = 0  # fn is the implementation of a pure primitive called without keywords
+PRIM2 = 4  # the same with two arguments, read from slots `get` and `is_tail` (the hot case)
 OP = 1  # fn is an Operation, resolved on the types of the arguments
 CALL = 2  # fn is the slot of the function to call
 RETURN = 3  # out is the slot of the graph's output
@@ -122,7 +124,10 @@ class Code:
             get = _getter(arg_slots)
             f = fn.value if fn.is_constant else None
             if type(f) is Primitive and not f.effect and not has_kw and f is not P.apply_star:
-                instr = (PRIM, out, f.impl, get, False, False)
+                if len(arg_slots) == 2:
+                    instr = (PRIM2, out, f.impl, arg_slots[0], arg_slots[1], False)
+                else:
+                    instr = (PRIM, out, f.impl, get, False, False)
             elif isinstance(f, Operation) and (key := _op_key(f, args)) is not None:
                 instr = (OP, out, key, get, False, has_kw)
             else:
@@ -130,7 +135,7 @@ class Code:
             self.instrs.append(instr)
             self.nodes.append(node)
         tail = _strip_seq(graph.output)
-        if self.nodes and self.nodes[-1] is tail and self.instrs[-1][0] != PRIM:
+        if self.nodes and self.nodes[-1] is tail and self.instrs[-1][0] not in (PRIM, PRIM2):
             self.instrs[-1] = (*self.instrs[-1][:4], True, self.instrs[-1][5])
         self.instrs.append((RETURN, slot(graph.output), None, None, False, False))
         self.nodes.append(graph.output)
@@ -256,9 +261,11 @@ class DebugVM:
         zero, an index out of range) propagates as itself, with the Myia traceback as a note.
         """
         result = self._apply(fn, args, None, -1, False, True)
-        if type(result) is not Frame:
-            return result
-        return self._loop(result)
+        if type(result) is Frame:
+            result = self._loop(result)
+        if type(result) is Unbound:
+            raise _unbound_error(result)
+        return result
 
     def _loop(self, frame: Frame) -> Any:
         """Run `frame` (and the frames it calls) to completion; return its result."""
@@ -271,6 +278,9 @@ class DebugVM:
             while True:
                 opcode, out, fn, get, is_tail, has_kw = instrs[pc]
                 pc += 1
+                if opcode is PRIM2:
+                    values[out] = fn(values[get], values[is_tail])
+                    continue
                 if opcode is PRIM:
                     values[out] = fn(*get(values))
                     continue
@@ -412,6 +422,9 @@ class DebugVM:
         try:
             return op.resolve(kinds)
         except NoMatch:
+            for a in args:
+                if type(a) is Unbound:
+                    raise UserException(_unbound_error(a)) from None
             shown = ", ".join(_kind_name(k) for k in kinds)
             raise MyiaTypeError(f"unsupported operation {op.name} on ({shown})") from None
 
@@ -500,9 +513,17 @@ class UserException(Exception):
 
 def _on_arrays(frame: Frame) -> bool:
     """Whether the failing instruction of `frame` had an array argument."""
-    instr = frame.code.instrs[frame.pc - 1]
-    args = instr[3](frame.values) if instr[3] is not None else ()
+    code = frame.code
+    node = code.nodes[frame.pc - 1]
+    args = [frame.values[code.slots[i]] for i in node.inputs[1:] if i in code.slots]
     return any(hasattr(a, "shape") and hasattr(a, "ndim") for a in args)
+
+
+def _unbound_error(value: Unbound) -> UnboundLocalError:
+    """Python's error for reading a local variable before any assignment."""
+    return UnboundLocalError(
+        f"cannot access local variable {value.name!r} where it is not associated with a value"
+    )
 
 
 def _in_package(filename: str) -> bool:
