@@ -416,7 +416,12 @@ def bprop_dict_values(d, out, dout):
 
 @bprop(make_record)
 def bprop_make_record(cls, *args):
-    return (cls,) + record_fields(args[-1])
+    dout = args[-1]
+    if dout is None:
+        # The sensitivity of a record returned where `None` may be returned too (a tree
+        # built recursively) has an optional type: narrow it.
+        return (cls,) + gzeros(args[:-2])
+    return (cls,) + record_fields(dout)
 
 
 @bprop(record_getattr)
