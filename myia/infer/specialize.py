@@ -30,7 +30,7 @@ from ..operations.core import Operation
 from ..primitives import P, Primitive
 from ..primitives.grad import GradSpec
 from .calls import bind_graph_args
-from .engine import Context, Inferrer
+from .engine import Context, Inferrer, _is_switch
 from .registry import INFER_RULES
 from .traceback import error_frames
 
@@ -188,7 +188,12 @@ class Specializer:
             elif isinstance(callee, GraphFunction):
                 refs = [self.ref(i, ctx, values) for i in arg_nodes]
                 bound = bind_graph_nodes(callee.graph, refs, arg_nodes, new)
-                app = Apply([self.ref(fn_node, ctx, values), *bound], new, node.debug.derive())
+                fn_ref = self.ref(fn_node, ctx, values)
+                if callee.context is None and not _is_switch(fn_node):
+                    # A top-level function passed as a value: call the specialization for
+                    # these arguments directly (the same value may be called with others).
+                    fn_ref = self._const(self.value_target(callee, arg_abs, node, ctx, values), node, None)
+                app = Apply([fn_ref, *bound], new, node.debug.derive())
                 return _retype(app, result)
         inputs = [self.ref(i, ctx, values) for i in node.inputs]
         app = _retype(Apply(inputs, new, node.debug.derive()), result)
@@ -269,6 +274,24 @@ class Specializer:
                 g = self.graph_for(next(iter(targets)))
                 inputs[1] = self._const(g, node.inputs[1], None)
         return _retype(Apply(inputs, self.graphs[ctx], node.debug.derive()), result)
+
+    def value_target(
+        self,
+        fn: GraphFunction,
+        arg_abs: list[AbstractValue],
+        node: Apply,
+        ctx: Context,
+        values: dict[Node, AbstractValue],
+    ) -> Graph:
+        """The specialization a call through a function value reaches (as inference did)."""
+        self.inf.calls.append((ctx, node, values))
+        try:
+            bound = bind_graph_args(self.inf, fn, [broaden(a) for a in arg_abs])
+        finally:
+            self.inf.calls.pop()
+        if self.inf.is_recursive(fn.graph):
+            bound = [broaden(a) for a in bound]
+        return self.graph_for(Context(fn.graph, tuple(bound), None))
 
     def method_call(
         self,
