@@ -93,13 +93,6 @@ def test_mlp_sgd_steps_with_gradients_from_myia_decrease_the_loss():
     assert len(vg.compiled_signatures()) == 1
 
 
-@pytest.mark.xfail(
-    reason="ArithmeticData inside Myia code on a model whose fields have different types "
-    "(W and b): the function value `op` passed through the recursive _lift/_map2 is "
-    "called with several argument types and specialized as DEAD ('DEAD is not callable' at "
-    "run time)",
-    strict=True,
-)
 def test_mlp_step_in_myia_decreases_the_loss():
     model, x, y = make_problem()
     losses = []
@@ -111,11 +104,6 @@ def test_mlp_step_in_myia_decreases_the_loss():
     assert len(step.compiled_signatures()) == 1
 
 
-@pytest.mark.xfail(
-    reason="same as test_mlp_step_in_myia_decreases_the_loss: `a - 0.5 * a` on a Linear "
-    "(two array fields of different shapes) inside Myia code",
-    strict=True,
-)
 def test_arithmetic_data_update_inside_myia():
     @myia
     def update(layer, lr):
