@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from myia import myia
+from myia import MyiaTypeError, myia
 
 # Builtins -------------------------------------------------------------------------------------
 
@@ -61,16 +61,33 @@ def test_max_min_n(check, a, b, c):
     check(max_min_n, a, b, c)
 
 
-def test_max_of_empty(check):
-    def f(xs):
-        return max(xs)
+def max_of(xs):
+    return max(xs)
 
-    with pytest.raises(Exception):  # noqa: B017 (Python: ValueError)
-        f([])
-    # Python raises ValueError; the iteration protocol of Myia cannot know a list is empty
-    # before reading it, so it is only checked that something is raised.
-    with pytest.raises(Exception):  # noqa: B017
-        interpret(f, [])
+
+def min_of(xs):
+    return min(xs)
+
+
+@pytest.mark.parametrize("fn", [max_of, min_of])
+@pytest.mark.parametrize("xs", [[], [2.0], [3.0, -1.0]])
+def test_max_min_of_list(check, fn, xs):
+    check(fn, xs)  # an empty list: ValueError("max() arg is an empty sequence")
+
+
+def sum_of_pairs(xs):
+    return sum(xs)
+
+
+@pytest.mark.parametrize("run", [interpret, lambda f, *a: myia(f)(*a)])
+def test_error_inside_library_code_points_at_the_user(run):
+    # sum() is written in Myia (operations/lib.py): 0 + (1.0,) fails inside it, but the
+    # traceback shows the user's call, not the library's frames.
+    with pytest.raises(MyiaTypeError) as info:
+        run(sum_of_pairs, [(1.0,), (2.0,)])
+    err = info.value
+    assert err.location.line == line_of(sum_of_pairs, "sum(xs)")
+    assert "myia/" not in str(err).replace(__file__, "")
 
 
 # math and NumPy -------------------------------------------------------------------------------
@@ -292,3 +309,36 @@ def test_runtime_errors_are_raised_as_in_python(check):
         interpret(div, 1, 0)
     notes = "\n".join(getattr(info.value, "__notes__", []))
     assert f"line {line_of(div, 'x // y')}" in notes
+
+
+def inner_sum(xs, k):
+    total = 0.0
+    for x in xs:
+        if x > k:
+            total = total + sum(x)  # MARK inner
+    return total
+
+
+def outer_loop(xs):
+    s = 0.0
+    i = 0
+    while i < 2:
+        s = s + inner_sum(xs, i)  # MARK outer
+        i += 1
+    return s
+
+
+@pytest.mark.parametrize("run", [interpret, lambda f, *a: myia(f)(*a)])
+def test_traceback_through_loops_and_calls(run):
+    # One frame per user function (its loop and branch blocks collapse into it), each at the
+    # line being run, outermost first; nothing from inside the package.
+    with pytest.raises(MyiaTypeError) as info:
+        run(outer_loop, [1.0, 2.0])
+    err = info.value
+    frames = [(f.function, f.location.line) for f in err.frames]
+    assert frames == [
+        ("outer_loop", line_of(outer_loop, "MARK outer")),
+        ("inner_sum", line_of(inner_sum, "MARK inner")),
+    ]
+    assert "f64" in err.message
+    assert "myia/" not in str(err).replace(__file__, "")

@@ -169,6 +169,8 @@ def sum_(xs, start=0):
 
 def max_iter(xs):
     it = myia_iter(xs)
+    if not myia_hasnext(it):
+        raise ValueError("max() arg is an empty sequence")
     best, it = myia_next(it)
     while myia_hasnext(it):
         x, it = myia_next(it)
@@ -179,6 +181,8 @@ def max_iter(xs):
 
 def min_iter(xs):
     it = myia_iter(xs)
+    if not myia_hasnext(it):
+        raise ValueError("min() arg is an empty sequence")
     best, it = myia_next(it)
     while myia_hasnext(it):
         x, it = myia_next(it)

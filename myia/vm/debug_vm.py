@@ -23,6 +23,8 @@ import types
 from operator import itemgetter
 from typing import Any
 
+import numpy as np
+
 from ..errors import Frame as ErrorFrame
 from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError
 from ..frontend.blocks import Unbound
@@ -83,13 +85,25 @@ class Code:
 
     """
 
-    __slots__ = ("graph", "nparams", "slots", "init", "prologue", "instrs", "nodes", "simple_call")
+    __slots__ = (
+        "graph",
+        "nparams",
+        "slots",
+        "init",
+        "prologue",
+        "instrs",
+        "nodes",
+        "simple_call",
+        "user",
+    )
 
     def __init__(self, graph: Graph, vm: DebugVM):
         assert graph.output is not None, f"graph {graph} has no output"
         self.graph = graph
         self.nparams = len(graph.parameters)
         self.simple_call = not graph.flags.get("vararg") and not graph.kwonly
+        loc = graph.debug.find_location()
+        self.user = loc is None or not _in_package(loc.filename)
         self.slots: dict[Node, int] = {p: i for i, p in enumerate(graph.parameters)}
         values: list[Any] = [None] * self.nparams
         self.prologue: list[tuple[int, Node]] = []
@@ -176,13 +190,21 @@ class Frame:
     """The activation of a graph: the values of its slots, its closure environment, its caller.
 
     `caller_out` is the slot of the caller's values that receives this frame's result; `pc`
-    the index of the next instruction (saved while a callee runs).
+    the index of the next instruction (saved while a callee runs). A frame made by a tail call
+    replaces its caller's frame; for tracebacks, `origin` keeps ``(code, pc)`` of the last call
+    site in the user's code that led to it by tail calls (only one: space stays constant).
     """
 
-    __slots__ = ("code", "values", "env", "pc", "caller", "caller_out")
+    __slots__ = ("code", "values", "env", "pc", "caller", "caller_out", "origin")
 
     def __init__(
-        self, code: Code, values: list[Any], env: Frame | None, caller: Frame | None, out: int
+        self,
+        code: Code,
+        values: list[Any],
+        env: Frame | None,
+        caller: Frame | None,
+        out: int,
+        origin: tuple[Code, int] | None = None,
     ):
         self.code = code
         self.values = values
@@ -190,6 +212,7 @@ class Frame:
         self.pc = 0
         self.caller = caller
         self.caller_out = out
+        self.origin = origin
 
 
 class DebugVM:
@@ -226,11 +249,18 @@ class DebugVM:
             raise MyiaTypeError(f"closure {graph.name} escapes the scope of its free variables")
         return Closure(graph, env)
 
-    def _new_frame(self, fn: Closure, args: Any, caller: Frame | None, out: int) -> Frame:
+    def _new_frame(
+        self,
+        fn: Closure,
+        args: Any,
+        caller: Frame | None,
+        out: int,
+        origin: tuple[Code, int] | None = None,
+    ) -> Frame:
         code = fn.code
         if code is None:
             code = fn.code = self.code(fn.graph)
-        frame = Frame(code, [*args, *code.init], fn.env, caller, out)
+        frame = Frame(code, [*args, *code.init], fn.env, caller, out, origin)
         if code.prologue:
             values = frame.values
             for s, node in code.prologue:
@@ -317,7 +347,12 @@ class DebugVM:
                     # The common case of `_apply`, inlined.
                     if is_tail:
                         frame = Frame(
-                            code, [*args, *code.init], fn.env, frame.caller, frame.caller_out
+                            code,
+                            [*args, *code.init],
+                            fn.env,
+                            frame.caller,
+                            frame.caller_out,
+                            (frame.code, pc) if frame.code.user else frame.origin,
                         )
                     else:
                         frame.pc = pc
@@ -384,7 +419,8 @@ class DebugVM:
                 if has_kw or not code.simple_call or len(args) != code.nparams:
                     args = self.bind(fn, args)
                 if is_tail and frame is not None:
-                    return self._new_frame(fn, args, frame.caller, frame.caller_out)
+                    origin = (frame.code, frame.pc) if frame.code.user else frame.origin
+                    return self._new_frame(fn, args, frame.caller, frame.caller_out, origin)
                 return self._new_frame(fn, args, frame, out)
             if t is Primitive:
                 if fn is P.apply_star:
@@ -471,18 +507,28 @@ class DebugVM:
         """Return the user's frames, from the entry point down to where `frame` is.
 
         Frames of graphs defined inside the Myia package (its library code) are left out,
-        unless the program itself is library code.
+        unless the program itself is library code, and the frames of the blocks of one
+        function (its branches and loops) are shown as one.
         """
-        frames = []
+        sites: list[tuple[Code, int]] = []
         f: Frame | None = frame
         while f is not None:
-            code = f.code
-            node = code.nodes[f.pc - 1] if 0 < f.pc <= len(code.nodes) else None
-            frames.append(_frame_at(code.graph, node))
+            sites.append((f.code, f.pc))
+            if f.origin is not None:
+                sites.append(f.origin)
             f = f.caller
-        frames.reverse()
-        user = [f for f in frames if f.location and not _in_package(f.location.filename)]
-        return user or frames
+        frames: list[ErrorFrame] = []
+        has_user = any(code.user for code, _ in sites)
+        for code, pc in reversed(sites):
+            if has_user and not code.user:
+                continue
+            node = code.nodes[pc - 1] if 0 < pc <= len(code.nodes) else None
+            new = _frame_at(code.graph, node)
+            if frames and frames[-1].function == new.function and ":" in code.graph.name:
+                frames[-1] = new  # blocks of one function are one frame
+            else:
+                frames.append(new)
+        return frames
 
     def _error(self, frame: Frame, exc: Exception) -> Exception:
         """Return the error to raise for an exception that a primitive raised.
@@ -540,7 +586,16 @@ def _frame_at(graph: Graph, node: Node | None) -> ErrorFrame:
     return ErrorFrame(name, loc or graph.debug.find_location())
 
 
+_KIND_NAMES = {float: "f64", int: "i64", bool: "bool", type(None): "None"}
+
+
 def _kind_name(k: Any) -> str:
+    """Name a kind as type errors do (``f64``, ``i64``, ``f32``, ``Array``, ``tuple``...)."""
+    if k in _KIND_NAMES:
+        return _KIND_NAMES[k]
+    if isinstance(k, type) and issubclass(k, np.generic):
+        dt = np.dtype(k)
+        return "bool" if dt.kind == "b" else f"{dt.kind}{dt.itemsize * 8}"
     return getattr(k, "__name__", repr(k))
 
 
