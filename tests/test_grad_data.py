@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
+import numpy as np
 import pytest
 from grad_helpers import check_grad_at
 
@@ -265,6 +266,49 @@ def test_grad_tree_fold_wrt_tree_and_scalar():
         dt, _ = g(t, 0.7)
         assert_same_shape(dt, t)
     assert len(g.compiled_signatures()) == 1
+
+
+@dataclass
+class ArrayTree:
+    value: np.ndarray
+    left: Optional["ArrayTree"] = None  # noqa: UP007, UP037, UP045
+    right: Optional["ArrayTree"] = None  # noqa: UP007, UP037, UP045
+
+
+def array_tree_sum(t):
+    s = np.sum(np.tanh(t.value))
+    if t.left is not None:
+        s = s + array_tree_sum(t.left)
+    if t.right is not None:
+        s = s * array_tree_sum(t.right)
+    return s
+
+
+def test_grad_tree_of_arrays():
+    rng = np.random.default_rng(0)
+    t = ArrayTree(
+        rng.normal(size=4),
+        ArrayTree(rng.normal(size=4), None, ArrayTree(rng.normal(size=4))),
+        ArrayTree(rng.normal(size=4)),
+    )
+    g = check_grad_at(array_tree_sum, [(t,)])
+    dt = g(t)
+    assert_same_shape(dt, t)
+    assert dt.left.right.value.shape == (4,)
+
+
+def tuple_of_arrays(p, x):
+    w, (b, n) = p
+    return np.sum(np.tanh(x @ w + b)) * n
+
+
+def test_grad_tuple_of_arrays_with_int_leaf():
+    rng = np.random.default_rng(1)
+    p = (rng.normal(size=(3, 2)), (rng.normal(size=2), 3))
+    g = check_grad_at(tuple_of_arrays, [(p, rng.normal(size=(4, 3)))], "p", "x")
+    (dw, (db, dn)), dx = g(p, np.ones((4, 3)))
+    assert dw.shape == (3, 2) and db.shape == (2,) and dx.shape == (4, 3)
+    assert type(dn) is int and dn == 0
 
 
 def test_grad_tree_as_intermediate_value():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from grad_helpers import check_grad_at
 
@@ -86,6 +87,15 @@ def test_grad_of_non_scalar_output_is_a_type_error():
 
     with pytest.raises(MyiaTypeError, match="scalar"):
         grad(pair)(1.0)
+
+
+def test_grad_of_array_output_is_a_type_error():
+    def vec(x):
+        return np.ones(3) * x
+
+    with pytest.raises(MyiaTypeError, match="scalar") as info:
+        grad(vec)(1.0)
+    assert "f64 x 3" in str(info.value) or "(3,)" in str(info.value)
 
 
 def test_grad_of_int_output_is_a_type_error():
@@ -453,6 +463,13 @@ def for_range_if_inside(x, n):
     return s
 
 
+def for_array_rows(a, x):
+    s = 0.0
+    for row in a:
+        s = s + np.sum(np.sin(row * x)) * row[0]
+    return s
+
+
 def for_nested(x):
     s = 0.0
     for i in range(3):
@@ -506,6 +523,12 @@ def test_grad_if_statement_inside_for_over_list():
 def test_grad_if_statement_inside_for_over_range():
     g = check_grad_at(for_range_if_inside, [(1.5, 4), (1.5, 0), (0.7, 5)])
     assert g(1.5, 4) == 3 * 1.5**2
+
+
+def test_grad_for_over_array_rows():
+    g = check_grad_at(for_array_rows, [(np.arange(6.0).reshape(3, 2) / 5, 0.7)], "a", "x")
+    da, dx = g(np.ones((4, 3)), 0.5)
+    assert da.shape == (4, 3) and da.dtype == np.float64 and isinstance(dx, float)
 
 
 def test_grad_nested_for():
