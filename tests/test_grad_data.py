@@ -237,6 +237,12 @@ def tree_intermediate(x, n):
     return tree_sum(build_tree(x, n))
 
 
+def tree_sum_conditional_expressions(t):
+    left = tree_sum_conditional_expressions(t.left) if t.left is not None else 0.0
+    right = tree_sum_conditional_expressions(t.right) if t.right is not None else 1.0
+    return t.value * right + left
+
+
 TREES = [
     Tree(1.0),
     Tree(1.0, Tree(2.0, None, Tree(3.0)), Tree(0.5)),
@@ -266,6 +272,16 @@ def test_grad_tree_fold_wrt_tree_and_scalar():
         dt, _ = g(t, 0.7)
         assert_same_shape(dt, t)
     assert len(g.compiled_signatures()) == 1
+
+
+@pytest.mark.xfail(
+    reason="`x.attr if x is not None else ...` does not narrow `x` in the conditional "
+    "expression (also without grad): MyiaTypeError 'a value of type Tree | None is used in "
+    "getattr without checking which it is'",
+    strict=True,
+)
+def test_grad_tree_fold_with_conditional_expressions():
+    check_grad_at(tree_sum_conditional_expressions, [(t,) for t in TREES])
 
 
 @dataclass
