@@ -455,13 +455,11 @@ def count_for(n):
     return s
 
 
-@pytest.mark.slow
 def test_million_iteration_while():
     n = 10**6
     assert myia(count_while)(n) == n * (n - 1) // 2
 
 
-@pytest.mark.slow
 def test_million_deep_tail_recursion():
     assert myia(count_tail)(10**6, 0) == 10**6
 
