@@ -190,6 +190,14 @@ def nested_error(x):
     return inner(x)
 
 
+def closure_reads_later_variable(x):
+    def g():
+        return y + 1  # MARK
+
+    y = x
+    return g()
+
+
 def calls_bad_function(x):
     return set_attribute(x)
 
@@ -222,6 +230,7 @@ CASES = [
     uses_invert,
     uses_kwargs_param,
     nested_error,
+    closure_reads_later_variable,
 ]
 
 

@@ -19,7 +19,7 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
-from .blocks import Block, ExpressionBlock, Jump
+from .blocks import Block, ExpressionBlock, Jump, Unbound
 from .resolve import is_namespace, resolve_global, to_node
 
 _cache: dict[Any, Graph] = {}
@@ -236,7 +236,18 @@ class FunctionParser:
             if name in self.parent.nested_defs and self.parent.def_count(name) == 1:
                 return Constant(self.parent.nested_defs[name], DebugInfo(name))
             assert self.def_block is not None
-            return self.def_block.read(name)
+            location = self.use_location
+            value = self.def_block.read(name)
+            if value.is_constant and isinstance(value.value, Unbound):
+                # Python would read the variable when the closure is called; Myia captures
+                # its value where the closure is defined, and there it has none.
+                raise MyiaSyntaxError(
+                    f"{self.name} reads {name!r}, which is not assigned yet where {self.name} "
+                    "is defined: Myia closures capture the values variables have where they "
+                    f"are defined (define {self.name} after assigning {name!r})",
+                    at(location, self.name),
+                )
+            return value
         if name not in self.global_cache:
             loc = self.use_location or self.source.location(self.node)
             self.global_cache[name] = resolve_global(self.source.fn, name, loc, self.name)
