@@ -8,7 +8,7 @@ operators; assignment and unpacking. Loops are in ``test_loops.py``, data struct
 from __future__ import annotations
 
 import pytest
-from helpers import examples, interpret, numbers, small_ints
+from helpers import examples, interpret, line_of, numbers, small_ints
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -717,3 +717,25 @@ def test_unbound_local_is_a_type_error_when_compiled(fn):
     # Through type inference, a variable unbound on some path has no type.
     with pytest.raises(MyiaTypeError, match="unbound"):
         myia(fn)(1)
+
+
+def wrong_arity(x):
+    def f(a, b):
+        return a + b
+
+    return f(x)  # MARK arity
+
+
+def wrong_keyword(x):
+    return with_defaults(x, w=2)  # MARK keyword
+
+
+@pytest.mark.parametrize("run", [interpret, lambda f, *a: myia(f)(*a)])
+@pytest.mark.parametrize(
+    "fn, marker", [(wrong_arity, "MARK arity"), (wrong_keyword, "MARK keyword")]
+)
+def test_wrong_call_points_at_the_call(run, fn, marker):
+    with pytest.raises(MyiaTypeError) as info:
+        run(fn, 1.0)
+    assert info.value.location.line == line_of(fn, marker)
+    assert "myia/" not in str(info.value).replace(__file__, "")
