@@ -21,6 +21,7 @@ from ..operations import ops
 from ..primitives import P
 from .blocks import Block, ExpressionBlock, Jump, Unbound
 from .resolve import is_namespace, resolve_global, to_node
+from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
 
 _cache: dict[Any, Graph] = {}
 
@@ -43,40 +44,6 @@ COMPARE: dict[type, Any] = {
     ast.Gt: ops.gt,
     ast.GtE: ops.ge,
 }
-
-UNSUPPORTED_STATEMENTS: dict[type, str] = {
-    ast.Global: "global declarations",
-    ast.Nonlocal: "nonlocal declarations",
-    ast.Try: "try statements",
-    ast.With: "with statements",
-    ast.AsyncWith: "async with statements",
-    ast.AsyncFor: "async for loops",
-    ast.AsyncFunctionDef: "async functions",
-    ast.ClassDef: "class definitions inside a function",
-    ast.Import: "import statements",
-    ast.ImportFrom: "import statements",
-    ast.Delete: "del statements",
-    ast.Match: "match statements",
-}
-# Methods of lists, dicts and sets that mutate them, and how to write the same in Myia.
-MUTATING_METHODS: dict[str, str] = {
-    "append": "write {obj} = {obj} + [value]",
-    "extend": "write {obj} = {obj} + values",
-    "insert": "build a new list with + and slices",
-    "remove": "build a new list",
-    "pop": "read the item and build a new list or dict without it",
-    "clear": "assign an empty value",
-    "sort": "build a sorted copy",
-    "reverse": "write {obj} = {obj}[::-1]",
-    "update": "build a new dict",
-    "setdefault": "build a new dict",
-    "popitem": "build a new dict",
-    "add": "build a new value",
-    "discard": "build a new value",
-}
-
-if hasattr(ast, "TryStar"):
-    UNSUPPORTED_STATEMENTS[ast.TryStar] = "try statements"
 
 
 def parse(fn: types.FunctionType) -> Graph:
@@ -344,23 +311,10 @@ class FunctionParser:
         return block
 
     def _reject_mutating_call(self, call: ast.expr) -> None:
-        """Reject a statement ``obj.append(v)`` (a method that mutates a list, dict or set).
-
-        Its result is discarded, so it could only be meant for its effect on ``obj``, which
-        Myia's values (immutable) cannot have.
-        """
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
-            return
-        method = call.func.attr
-        if method not in MUTATING_METHODS:
-            return
-        obj = ast.unparse(call.func.value)
-        hint = MUTATING_METHODS[method].format(obj=obj)
-        raise self.error(
-            call,
-            f"{obj}.{method}(...) mutates {obj}, which Myia does not allow "
-            f"(values are immutable): {hint}",
-        )
+        """Reject a statement ``obj.append(v)``: see `mutating_call_message`."""
+        message = mutating_call_message(call)
+        if message is not None:
+            raise self.error(call, message)
 
     def stmt_Return(self, block: Block, stmt: ast.Return) -> None:
         if stmt.value is None:
