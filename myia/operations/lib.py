@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..primitives import P
 from .ops import myia_hasnext, myia_iter, myia_next
 
@@ -256,14 +254,6 @@ def pos(x):
     return x
 
 
-def array_T(x):
-    return P.transpose(x, None)
-
-
-def array_size(x):
-    return np.prod(P.shape(x))
-
-
 # Reflected operators on dataclasses: ``1 + obj`` calls ``obj.__radd__(1)``.
 
 
@@ -310,40 +300,9 @@ def min_n(*xs):
     return min_iter(xs)
 
 
-# Array attributes and NumPy functions ----------------------------------------------------------
-
-
-def array_shape(x, name):
-    return P.shape(x)
-
-
-def array_ndim(x, name):
-    return P.ndim(x)
-
-
-def array_transpose_attr(x, name):
-    return P.transpose(x, None)
-
-
-def np_sum(a, axis=None, keepdims=False):
-    return P.reduce_sum(a, axis, keepdims)
-
-
-def np_transpose(a, axes=None):
-    return P.transpose(a, axes)
-
-
-def np_reshape(a, shape):
-    return P.reshape(a, shape)
-
-
 def math_floor(x):
     return P.to_int(P.floor(x))
 
 
 def math_ceil(x):
     return P.to_int(P.ceil(x))
-
-
-def np_dot(a, b):
-    return P.matmul(a, b)
