@@ -223,16 +223,10 @@ class Specializer:
         fn = spec.fn
         if not isinstance(fn, GraphFunction):
             raise MyiaTypeError(f"grad of {fn!r} is not supported: wrap it in a function")
-        self.inf.calls.append((ctx, node, values))
-        try:
-            bound = bind_graph_args(self.inf, fn, arg_abs)
-        finally:
-            self.inf.calls.pop()
-        if self.inf.is_recursive(fn.graph):
-            bound = [broaden(a) for a in bound]
-        primal = self.graph_for(Context(fn.graph, tuple(bound), fn.context))
+        target = self.target(fn, arg_abs, node, ctx, values)
+        primal = self.graph_for(target)
         self.drain()
-        graph = build_grad_graph(primal, spec, len(bound))
+        graph = build_grad_graph(primal, spec, len(target.args))
         nested = Inferrer()
         gctx, _ = nested.infer(graph, tuple(p.abstract for p in primal.parameters))
         gspec = Specializer(nested).run(gctx)
@@ -284,14 +278,26 @@ class Specializer:
         values: dict[Node, AbstractValue],
     ) -> Graph:
         """The specialization a call through a function value reaches (as inference did)."""
+        wide = [broaden(a) for a in arg_abs]
+        return self.graph_for(self.target(fn, wide, node, ctx, values))
+
+    def target(
+        self,
+        fn: GraphFunction,
+        args: list[AbstractValue],
+        node: Apply,
+        ctx: Context,
+        values: dict[Node, AbstractValue],
+    ) -> Context:
+        """The context inference reached for a call of `fn` on `args` at `node` of `ctx`."""
         self.inf.calls.append((ctx, node, values))
         try:
-            bound = bind_graph_args(self.inf, fn, [broaden(a) for a in arg_abs])
+            bound = bind_graph_args(self.inf, fn, args)
         finally:
             self.inf.calls.pop()
         if self.inf.is_recursive(fn.graph):
             bound = [broaden(a) for a in bound]
-        return self.graph_for(Context(fn.graph, tuple(bound), None))
+        return Context(fn.graph, tuple(bound), fn.context)
 
     def method_call(
         self,
@@ -316,14 +322,7 @@ class Specializer:
         if not isinstance(pf.fn, GraphFunction):
             return None
         obj = getter.inputs[1]
-        self.inf.calls.append((ctx, node, values))
-        try:
-            bound = bind_graph_args(self.inf, pf.fn, [*pf.args, *arg_abs])
-        finally:
-            self.inf.calls.pop()
-        if self.inf.is_recursive(pf.fn.graph):
-            bound = [broaden(a) for a in bound]
-        target = self.graph_for(Context(pf.fn.graph, tuple(bound), pf.fn.context))
+        target = self.graph_for(self.target(pf.fn, [*pf.args, *arg_abs], node, ctx, values))
         refs = [self.ref(i, ctx, values) for i in [obj, *arg_nodes]]
         inputs = bind_graph_nodes(pf.fn.graph, refs, [obj, *arg_nodes], self.graphs[ctx])
         return Apply([self._const(target, node, None), *inputs], self.graphs[ctx], node.debug.derive())
@@ -393,15 +392,7 @@ class Specializer:
                 inputs = [i if i.abstract == elem else self.convert(i, elem, new) for i in inputs]
             return Apply([self._const(callee, node, None), *inputs], new, dbg)
         if isinstance(callee, GraphFunction):
-            self.inf.calls.append((ctx, node, values))
-            try:
-                bound = bind_graph_args(self.inf, callee, arg_abs)
-            finally:
-                self.inf.calls.pop()
-            if self.inf.is_recursive(callee.graph):
-                bound = [broaden(a) for a in bound]
-            target = Context(callee.graph, tuple(bound), callee.context)
-            g = self.graph_for(target)
+            g = self.graph_for(self.target(callee, arg_abs, node, ctx, values))
             inputs = bind_graph_nodes(callee.graph, refs, arg_nodes, new)
             return Apply([self._const(g, node, None), *inputs], new, dbg)
         if isinstance(callee, type) and dataclasses.is_dataclass(callee):
