@@ -12,7 +12,9 @@ from .errors import MyiaError, MyiaInternalError, MyiaTypeError
 from .frontend import parse
 from .infer.engine import Inferrer
 from .infer.specialize import specialize
+from .infer.verify_types import verify_types
 from .ir.node import Graph
+from .opt import optimize
 from .vm import DebugVM
 
 BACKENDS = ("debug",)
@@ -89,8 +91,9 @@ class MyiaFunction:
             ctx, result = inferrer.infer(self.graph(), tuple(sig))
             graph = specialize(inferrer, ctx)
             if VERIFY:
-                from .infer.verify_types import verify_types
-
+                verify_types(graph)
+            graph = optimize(graph)
+            if VERIFY:
                 verify_types(graph)
         except MyiaError:
             raise
