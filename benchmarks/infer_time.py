@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 
-TEMPLATE = '''
+TEMPLATE = """
 def f{i}(x, y):
     a = x * {i}.5 + y
     b = (a, x - y)
@@ -26,7 +26,7 @@ def f{i}(x, y):
         c = c * 0.5 + a
         k = k + 1
     return {call}
-'''
+"""
 
 
 def make_program(n: int) -> str:
