@@ -1,0 +1,92 @@
+"""The examples of ``examples/``, each run on a reduced size, with a check of what it shows."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def load(name: str):
+    """Import ``examples/<name>.py`` as a module."""
+    spec = importlib.util.spec_from_file_location(f"myia_examples_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while being created
+    spec.loader.exec_module(module)
+    return module
+
+
+def decreasing(losses, k: int) -> bool:
+    """The mean of the last `k` losses is below that of the first `k`."""
+    return np.mean(losses[-k:]) < np.mean(losses[:k])
+
+
+def test_demo(tmp_path, capsys):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("tqdm")
+    demo = load("demo")
+    result = demo.main(epochs=3, plot_path=tmp_path / "curve.png", progress=False)
+    assert result["test_accuracy"] > 0.9
+    assert decreasing(result["losses"], 20)
+    assert (tmp_path / "curve.png").stat().st_size > 10_000
+    assert len(demo.step.compiled_signatures()) == 1  # every batch has the same shape
+    out = capsys.readouterr().out
+    assert "test accuracy" in out and "time per step" in out and str(tmp_path) in out
+
+
+def test_tree_network(capsys):
+    tree_network = load("tree_network")
+    result = tree_network.main(n_train=80, n_test=60, epochs=2)
+    assert result["losses"][-1] < result["losses"][0]
+    assert result["test_accuracy"] > 0.6
+    # One compilation for trees of every shape.
+    assert len(result["signatures"]) == 1
+    assert "Tree | None" in capsys.readouterr().out
+
+
+def test_rnn():
+    rnn = load("rnn")
+    result = rnn.main(steps=40, length=8, batch=16, hidden=8)
+    assert decreasing(result["losses"], 10)
+    assert result["final"] < 0.5 * result["initial"]
+
+
+def test_convnet():
+    pytest.importorskip("sklearn")
+    convnet = load("convnet")
+    result = convnet.main(epochs=2, channels=4)
+    assert result["test_accuracy"] > 0.7
+    assert decreasing(result["losses"], 10)
+
+
+def test_adaptive_ode():
+    ode = load("adaptive_ode")
+    result = ode.main(tol=1e-2, target=20.0)
+    np.testing.assert_allclose(result["grad"], result["finite_differences"], rtol=1e-5)
+    assert abs(result["landed"] - result["target"]) < 1e-6
+    # The number of steps depends on the launch angle.
+    steps = {ode.simulate(math.radians(a), 20.0, 0.02, 1e-2)[1] for a in (15, 45, 75)}
+    assert len(steps) == 3
+
+
+def test_second_order():
+    second_order = load("second_order")
+    result = second_order.main(n=2, newton_iterations=12)
+    assert abs(result["x1"] - 1.1309011226) < 1e-8
+    assert result["hvp_error"] < 1e-6
+    np.testing.assert_allclose(result["x"], [1.0, 1.0], atol=1e-8)
+    assert result["gradient_norms"][-1] < 1e-8
+
+
+def test_basics():
+    basics = load("basics")
+    signatures = basics.main(n_trees=3, depth=3)
+    assert len(signatures["fact"]) == 2  # an int and a float
+    assert len(signatures["tree_sum"]) == 1  # every tree shape
