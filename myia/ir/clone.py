@@ -97,14 +97,22 @@ class Cloner:
             self._fill_graph(g, self.graphs[g])
         self._flush()
 
-    def inline(self, graph: Graph, args: Sequence[Node], into: Graph) -> Node:
+    def inline(
+        self,
+        graph: Graph,
+        args: Sequence[Node],
+        into: Graph,
+        *,
+        nested: Iterable[Graph] | None = None,
+    ) -> Node:
         """Copy `graph`'s body into `into` with `args` for its parameters; return its output.
 
         The copied nodes belong to `into`; the graphs nested in `graph` are copied and refer
         to them. Free variables of `graph` are left as they are, so `into` must be nested in
         their owners (as a caller of `graph` is), and a constant holding `graph` itself (a
         recursive call) still refers to `graph`. Defaults are not applied: `args` gives one
-        node per parameter.
+        node per parameter. `nested`, if given, lists the graphs nested in `graph` (which a
+        caller that tracks nesting itself knows without a `Scopes` walk).
         """
         if len(args) != len(graph.parameters):
             raise ValueError(
@@ -113,7 +121,7 @@ class Cloner:
             )
         if graph in self._home:
             raise ValueError(f"{graph.name} was already copied or inlined by this cloner")
-        scope = self.scopes(graph).scope(graph)
+        scope = self.scopes(graph).scope(graph) if nested is None else [graph, *nested]
         nested = [g for g in scope if g is not graph and g not in self.graphs]
         self._home[graph] = into
         for p, a in zip(graph.parameters, args):
@@ -135,6 +143,8 @@ class Cloner:
         ng.debug = g.debug.derive()
         ng.kwonly = g.kwonly
         ng.flags = dict(g.flags)
+        if hasattr(g, "abstract"):  # the output type of a specialized graph
+            ng.abstract = g.abstract  # type: ignore[attr-defined]
         for p in g.parameters:
             np_ = Parameter(ng, debug=p.debug.derive())
             np_.abstract = p.abstract

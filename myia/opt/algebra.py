@@ -1,0 +1,277 @@
+"""Constant folding and algebraic simplification of scalars and arrays.
+
+Only exact identities are applied, for every value of the types involved (NaN, infinities
+and the sign of zero included), and only where the result has the type of the expression
+(``x * 1`` where ``x`` is ``f32 x 3`` and ``1`` a Python int is ``x``; ``x * ones((2, 3))`` where
+``x`` is ``f32 x 3`` broadcasts and is kept):
+
+- ``x * 1``, ``1 * x``, ``x / 1``, ``x ** 1``, ``x - 0``, ``x + (-0.0)``, ``-(-x)`` are ``x``;
+- ``x + 0`` and ``0 + x`` are ``x`` for integers only (for floats ``-0.0 + 0.0`` is ``0.0``);
+- ``x * 0`` is ``0`` for integers and booleans only (for floats ``inf * 0`` is ``nan``).
+
+Constant folding evaluates a pure primitive on constant arguments at compile time when the
+result is a scalar, None, a string or a small tuple of those (arrays are left to run time:
+folding them would store them in the program); if the primitive raises (``1 // 0``) the node
+is kept, to raise at run time as Python would. A node whose value inference already knows
+(``is_none(None)``, ``tuple_len(t)``, ``x.shape``) becomes that constant.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..abstract.data import ANYTHING, AbstractArray, AbstractConstant, AbstractScalar, AbstractTuple
+from ..abstract.lattice import FUNCTION
+from ..ir.node import Apply, Graph, Node
+from ..primitives import P, Primitive
+from ..primitives.structure import convert_value
+from .matcher import NO_VALUE, Rewrite, prim_of, rewrite, value_of
+from .sweep import same_type
+
+#: Primitives never folded or replaced by their known value: effects are excluded by their
+#: flag; these build values that must stay distinct at run time, or sequence effects.
+NO_FOLD = frozenset(
+    [
+        P.seq,
+        P.apply_star,
+        P.partial,
+        P.make_list,
+        P.make_dict,
+        P.make_record,
+        P.make_kwarg,
+        P.env_new,
+        P.env_setitem,
+        P.env_add,
+        P.grad_of,
+        P.record_setattr,
+        P.record_from_fields,
+        P.dict_setitem,
+        P.list_setitem,
+        P.array_index_add,
+    ]
+)
+
+_PLAIN = (bool, int, float, complex, str, type(None), slice, type(Ellipsis))
+
+
+def _plain(v: Any, depth: int = 0) -> bool:
+    """Whether `v` is a plain data value that can be stored in a constant."""
+    if isinstance(v, _PLAIN) or isinstance(v, (np.generic, np.dtype)):
+        return True
+    if type(v) is tuple and depth < 3 and len(v) <= 16:
+        return all(_plain(x, depth + 1) for x in v)
+    return isinstance(v, type)
+
+
+def _known(a: Any, depth: int = 0) -> Any:
+    """The value abstract value `a` says its node has, or `NO_VALUE`."""
+    if isinstance(a, AbstractScalar):
+        if a.value is ANYTHING:
+            return NO_VALUE
+        try:
+            return convert_value(a.value, a)
+        except Exception:
+            return NO_VALUE
+    if isinstance(a, AbstractConstant):
+        v = a.value
+        if a == FUNCTION:  # a function type, erased (convert's type argument)
+            return NO_VALUE
+        return v if isinstance(v, _PLAIN) or isinstance(v, type) else NO_VALUE
+    if isinstance(a, AbstractTuple) and depth < 3 and len(a.elements) <= 16:
+        items = [_known(e, depth + 1) for e in a.elements]
+        return NO_VALUE if any(x is NO_VALUE for x in items) else tuple(items)
+    return NO_VALUE
+
+
+def _foldable(node: Apply) -> Primitive | None:
+    prim = prim_of(node)
+    if prim is None or prim.effect or prim in NO_FOLD:
+        return None
+    return prim
+
+
+@rewrite(Primitive)
+def known_value(node: Apply, opt: Any) -> Node | None:
+    """prim(args...) => c  (inference knows the value c: ``tuple_len(t)``, ``is_none(None)``)"""
+    if _foldable(node) is None:
+        return None
+    v = _known(node.abstract)
+    if v is NO_VALUE:
+        return None
+    return opt.const(v, like=node, abstract=node.abstract)
+
+
+@rewrite(Primitive)
+def fold_constants(node: Apply, opt: Any) -> Node | None:
+    """prim(c1, ..., cn) => prim.impl(c1, ..., cn)  (pure, scalar result, did not raise)"""
+    prim = _foldable(node)
+    if prim is None or prim in (P.switch, P.make_tuple, P.tuple_getitem):
+        return None
+    values = []
+    for i in node.inputs[1:]:
+        v = value_of(i)
+        if v is NO_VALUE or isinstance(v, Graph) or not (_plain(v) or type(v) is np.ndarray):
+            return None
+        values.append(v)
+    if isinstance(node.abstract, AbstractArray):
+        return None
+    try:
+        with np.errstate(all="raise"):
+            result = prim.impl(*values)
+    except Exception:
+        return None
+    if not _plain(result) or type(result) is np.ndarray:
+        return None
+    return opt.const(result, like=node, abstract=node.abstract)
+
+
+@rewrite(P.tuple_getitem)
+def getitem_constant(node: Apply, opt: Any) -> Node | None:
+    """tuple_getitem(c, i) => c[i]  (a constant tuple and index)"""
+    t, i = (value_of(x) for x in node.inputs[1:])
+    if type(t) is not tuple or type(i) not in (int, slice):
+        return None
+    try:
+        v = t[i]
+    except IndexError:
+        return None
+    return opt.const(v, like=node, abstract=node.abstract)
+
+
+@rewrite(P.make_tuple)
+def make_tuple_constant(node: Apply, opt: Any) -> Node | None:
+    """make_tuple(c1, ..., cn) => (c1, ..., cn)  (plain constants: numbers, None, strings)"""
+    values = [value_of(i) for i in node.inputs[1:]]
+    if len(values) > 16 or not all(v is not NO_VALUE and _plain(v) for v in values):
+        return None
+    return opt.const(tuple(values), like=node, abstract=node.abstract)
+
+
+# Algebraic identities -------------------------------------------------------------------------
+
+
+def _scalar_value(node: Node) -> Any:
+    """The number `node` is everywhere, if it is a constant scalar or uniform array."""
+    v = value_of(node)
+    if v is NO_VALUE:
+        bl = node.inputs[1:] if prim_of(node) is P.broadcast_like else None
+        if bl is not None:
+            return _scalar_value(bl[0])
+        return NO_VALUE
+    if isinstance(v, (bool, int, float, np.number, np.bool_)):
+        return v
+    if type(v) is np.ndarray and v.size > 0 and v.size <= 1024:
+        first = v.flat[0]
+        return first if bool(np.all(v == first)) else NO_VALUE
+    return NO_VALUE
+
+
+def _is(node: Node, target: float) -> bool:
+    v = _scalar_value(node)
+    if v is NO_VALUE:
+        return False
+    try:
+        return bool(v == target) and not (target == 0 and math.copysign(1.0, float(v)) < 0)
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _is_negative_zero(node: Node) -> bool:
+    v = _scalar_value(node)
+    try:
+        return v is not NO_VALUE and float(v) == 0.0 and math.copysign(1.0, float(v)) < 0
+    except (TypeError, ValueError):
+        return False
+
+
+def _integral(a: Any) -> bool:
+    """Whether `a` is a scalar or array of integers or booleans."""
+    return isinstance(a, (AbstractScalar, AbstractArray)) and (
+        a.dtype.startswith(("int", "uint")) or a.dtype == "bool"
+    )
+
+
+def _keep(x: Node, node: Apply) -> Node | None:
+    """`x` if it has the type of `node` (no broadcasting or promotion lost), else None."""
+    return x if same_type(x.abstract, node.abstract) else None
+
+
+@rewrite(P.mul)
+def mul_one(node: Apply, opt: Any) -> Node | None:
+    """mul(x, 1) => x;  mul(1, x) => x"""
+    x, y = node.inputs[1:]
+    if _is(y, 1):
+        return _keep(x, node)
+    if _is(x, 1):
+        return _keep(y, node)
+    return None
+
+
+@rewrite(P.mul)
+def mul_zero_integer(node: Apply, opt: Any) -> Node | None:
+    """mul(x, 0) => 0;  mul(0, x) => 0  (integer or boolean scalars only: exact)"""
+    x, y = node.inputs[1:]
+    a = node.abstract
+    if not (isinstance(a, AbstractScalar) and _integral(x.abstract) and _integral(y.abstract)):
+        return None
+    if _is(x, 0) or _is(y, 0):
+        return opt.const(convert_value(0, a), like=node, abstract=a)
+    return None
+
+
+@rewrite(P.add)
+def add_zero(node: Apply, opt: Any) -> Node | None:
+    """add(x, 0) => x;  add(0, x) => x  (integers; for floats only x + (-0.0))"""
+    x, y = node.inputs[1:]
+    exact = _integral(node.abstract)
+    if (exact and _is(y, 0)) or _is_negative_zero(y):
+        return _keep(x, node)
+    if (exact and _is(x, 0)) or _is_negative_zero(x):
+        return _keep(y, node)
+    return None
+
+
+@rewrite(P.sub)
+def sub_zero(node: Apply, opt: Any) -> Node | None:
+    """sub(x, 0) => x"""
+    x, y = node.inputs[1:]
+    return _keep(x, node) if _is(y, 0) else None
+
+
+@rewrite(P.truediv)
+def div_one(node: Apply, opt: Any) -> Node | None:
+    """truediv(x, 1) => x  (x a float: the type of the quotient)"""
+    x, y = node.inputs[1:]
+    return _keep(x, node) if _is(y, 1) else None
+
+
+@rewrite(P.pow_)
+def pow_one(node: Apply, opt: Any) -> Node | None:
+    """pow(x, 1) => x"""
+    x, y = node.inputs[1:]
+    return _keep(x, node) if _is(y, 1) else None
+
+
+@rewrite(P.neg)
+def neg_neg(node: Apply, opt: Any) -> Node | None:
+    """neg(neg(x)) => x"""
+    inner = node.inputs[1]
+    if prim_of(inner) is P.neg:
+        return _keep(inner.inputs[1], node)
+    return None
+
+
+FOLD: list[Rewrite] = [known_value, getitem_constant, make_tuple_constant, fold_constants]
+
+ALGEBRA: list[Rewrite] = [
+    mul_one,
+    mul_zero_integer,
+    add_zero,
+    sub_zero,
+    div_one,
+    pow_one,
+    neg_neg,
+]

@@ -1,0 +1,76 @@
+"""Which computations the optimizer may drop: effects, and pure primitives that may raise.
+
+The frontend sequences every statement of a block (``seq(stmt, rest)``), so that ``y = 1 / x``
+raises even when ``y`` is never read, as in Python. A ``seq`` keeps its first argument only
+when dropping it could be observed: an effect (``print``, ``raise``, ``assert``), a call to a
+graph (which may contain effects), or a primitive that may raise at run time on values of
+its argument types (division by zero, ``math.sqrt(-1)``, an index out of range, ``math.exp``
+overflowing on a Python float). NumPy arrays never raise on elementwise arithmetic (they give
+``inf``/``nan`` with a warning) and their shapes are checked at compile time, so array
+primitives that do not index are safe to drop.
+"""
+
+from __future__ import annotations
+
+from ..abstract.data import AbstractArray
+from ..ir.node import Node
+from ..primitives import P, Primitive
+
+#: Pure primitives that never raise on well-typed arguments (types and shapes are checked at
+#: compile time).
+TOTAL: frozenset[Primitive] = frozenset(
+    [
+        P.add, P.sub, P.mul, P.neg, P.abs_, P.sign, P.tanh, P.atan, P.maximum, P.minimum,
+        P.eq, P.ne, P.lt, P.le, P.gt, P.ge,
+        P.logical_not, P.logical_and, P.logical_or, P.to_bool, P.is_none,
+        P.identity, P.narrow, P.switch, P.seq, P.convert,
+        P.make_tuple, P.tuple_getitem, P.tuple_concat, P.tuple_len, P.tuple_setitem,
+        P.make_list, P.list_concat, P.list_len, P.make_dict, P.dict_getitem, P.dict_keys,
+        P.dict_values, P.dict_setitem, P.dict_from_values,
+        P.make_record, P.record_getattr, P.record_fields, P.record_from_fields,
+        P.record_setattr, P.make_kwarg, P.partial, P.make_slice,
+        P.env_new, P.env_setitem, P.env_getitem, P.env_add, P.gzeros, P.gadd,
+        P.unbroadcast, P.broadcast_like, P.shape, P.ndim, P.size, P.dtype_of, P.grad_of,
+    ]
+)  # fmt: skip
+
+#: Primitives that cannot raise when their result is an array (NumPy semantics: no
+#: exceptions on arithmetic, shapes checked at compile time). Indexing is not among them.
+ARRAY_TOTAL: frozenset[Primitive] = frozenset(
+    [
+        P.truediv, P.exp, P.log, P.log1p, P.expm1, P.sqrt, P.sin, P.cos, P.tan,
+        P.asin, P.acos, P.sinh, P.cosh, P.floor, P.ceil, P.atan2,
+        P.zeros, P.ones, P.full, P.zeros_like, P.ones_like, P.full_like, P.astype,
+        P.where, P.clip, P.reshape, P.transpose, P.swapaxes, P.expand_dims, P.squeeze,
+        P.concatenate, P.stack, P.matmul, P.dot, P.reduce_sum, P.reduce_prod,
+        P.reduce_mean, P.conv2d, P.conv2d_input_grad, P.conv2d_weight_grad,
+    ]
+)  # fmt: skip
+
+
+def is_effect(node: Node) -> bool:
+    """Whether `node` calls an effectful primitive (``print``, ``raise``, ``assert``)."""
+    if not node.is_apply:
+        return False
+    fn = node.inputs[0]
+    return fn.is_constant and isinstance(fn.value, Primitive) and fn.value.effect  # type: ignore[attr-defined]
+
+
+def droppable(node: Node, graph: object) -> bool:
+    """Whether not computing `node` in `graph` (``seq(node, ...)``) is unobservable.
+
+    Constants, parameters and nodes of enclosing graphs (computed there) are; so are calls to
+    total primitives (`TOTAL`, and `ARRAY_TOTAL` on arrays). Effects, graph calls and
+    primitives that may raise are not.
+    """
+    if not node.is_apply or node.graph is not graph:
+        return True
+    fn = node.inputs[0]
+    if not fn.is_constant:
+        return False
+    prim = fn.value  # type: ignore[attr-defined]
+    if type(prim) is not Primitive or prim.effect:
+        return False
+    if prim in TOTAL:
+        return True
+    return prim in ARRAY_TOTAL and isinstance(node.abstract, AbstractArray)

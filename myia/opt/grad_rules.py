@@ -1,0 +1,388 @@
+"""Rewrites of what the J transform produces: environments, zeros, sums of sensitivities.
+
+Backpropagators return the sensitivities of free variables in environments (`env_setitem`
+under one key per free variable, `env_getitem` with a zero default to read one back), start
+from zeros (`gzeros`) and add contributions up with `gadd`. Once the forward and backward
+graphs are inlined, these rules resolve every lookup to the value stored, fold the zeros of
+scalars into constants, and turn `gadd` into `add` or into the tuples and records of sums it
+stands for, so that no environment, zero or tuple is left per operation.
+
+A zero sensitivity carries no sign: ``gadd(x, gzeros(y)) => x`` even where ``x`` is ``-0.0``
+(``-0.0 + 0.0`` is ``0.0``). It is the one rewrite that may change the sign of a zero result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..abstract.data import (
+    ENV,
+    AbstractArray,
+    AbstractConstant,
+    AbstractDict,
+    AbstractFunction,
+    AbstractList,
+    AbstractRecord,
+    AbstractScalar,
+    AbstractTuple,
+    AbstractUnion,
+    SelfRef,
+)
+from ..abstract.lattice import FUNCTION, broaden
+from ..ir.node import Apply, Node
+from ..primitives import P
+from ..primitives.grad import EnvInstance
+from ..primitives.structure import convert_value
+from .matcher import NO_VALUE, Rewrite, args_of, prim_of, rewrite, value_of
+from .sweep import same_type
+
+# Zeros ----------------------------------------------------------------------------------------
+
+
+def _integral(a: Any) -> bool:
+    return isinstance(a, (AbstractScalar, AbstractArray)) and (
+        a.dtype.startswith(("int", "uint")) or a.dtype == "bool"
+    )
+
+
+def _no_integers(a: Any) -> bool:
+    """Whether no leaf of type `a` is an integer or a boolean (`unbroadcast` zeroes those)."""
+    if isinstance(a, (AbstractScalar, AbstractArray)):
+        return not _integral(a)
+    if isinstance(a, AbstractTuple):
+        return all(_no_integers(e) for e in a.elements)
+    if isinstance(a, AbstractRecord):
+        return all(_no_integers(e) for e in a.fields if not isinstance(e, SelfRef))
+    if isinstance(a, AbstractList):
+        return _no_integers(a.element)
+    if isinstance(a, AbstractDict):
+        return all(_no_integers(v) for v in a.values)
+    if isinstance(a, AbstractUnion):
+        return all(_no_integers(o) for o in a.options if not isinstance(o, SelfRef))
+    return True
+
+
+def static_zero(a: Any) -> Any:
+    """The zero sensitivity of type `a` if it is known at compile time, else `NO_VALUE`.
+
+    Scalars, None, strings and tuples of those have one; arrays and records are built at
+    run time (`gzeros` stays, one allocation, until an access takes it apart).
+    """
+    if isinstance(a, AbstractScalar):
+        return convert_value(0, broaden(a))
+    if isinstance(a, AbstractConstant) and a != FUNCTION:
+        v = a.value
+        ok = v is None or isinstance(v, (str, slice, type)) or v is Ellipsis
+        return v if ok else NO_VALUE
+    if isinstance(a, AbstractTuple) and len(a.elements) <= 16:
+        items = tuple(static_zero(e) for e in a.elements)
+        return NO_VALUE if any(i is NO_VALUE for i in items) else items
+    return NO_VALUE
+
+
+def zero_node(x: Callable[[], Node], a: Any, node: Apply, opt: Any) -> Node:
+    """A node for the zero sensitivity of a value of type `a`, which `x()` computes."""
+    v = static_zero(a)
+    if v is not NO_VALUE:
+        return opt.const(v, like=node, abstract=broaden(a))
+    if isinstance(a, AbstractFunction) or a is ENV or a == FUNCTION:
+        return opt.apply(P.env_new, like=node)
+    return opt.apply(P.gzeros, x(), like=node)
+
+
+def _element(t: Node, prim: Any, key: Any, node: Apply, opt: Any) -> Callable[[], Node]:
+    return lambda: opt.apply(prim, t, key, like=node)
+
+
+@rewrite(P.gzeros)
+def gzeros_static(node: Apply, opt: Any) -> Node | None:
+    """gzeros(x) => 0 of x's dtype (scalars, tuples of them);  gzeros(f) => env_new() (functions)"""
+    a = node.inputs[1].abstract
+    v = static_zero(a)
+    if v is not NO_VALUE:
+        return opt.const(v, like=node, abstract=node.abstract)
+    if isinstance(a, AbstractFunction) or a is ENV or a == FUNCTION:
+        return opt.apply(P.env_new, like=node)
+    return None
+
+
+@rewrite(P.tuple_getitem)
+def getitem_gzeros(node: Apply, opt: Any) -> Node | None:
+    """tuple_getitem(gzeros(t), i) => gzeros(tuple_getitem(t, i))"""
+    z, i = node.inputs[1:]
+    t = args_of(z, P.gzeros)
+    if t is None or not isinstance(t[0].abstract, AbstractTuple):
+        return None
+    elem = opt.apply(P.tuple_getitem, t[0], i, like=node)
+    return zero_node(lambda: elem, elem.abstract, node, opt)
+
+
+@rewrite(P.record_getattr)
+def getattr_gzeros(node: Apply, opt: Any) -> Node | None:
+    """record_getattr(gzeros(r), name) => gzeros(record_getattr(r, name))"""
+    z, name = node.inputs[1:]
+    r = args_of(z, P.gzeros)
+    if r is None or not isinstance(r[0].abstract, AbstractRecord):
+        return None
+    field = opt.apply(P.record_getattr, r[0], name, like=node)
+    return zero_node(lambda: field, field.abstract, node, opt)
+
+
+@rewrite(P.tuple_setitem)
+def setitem_gzeros(node: Apply, opt: Any) -> Node | None:
+    """tuple_setitem(gzeros(t), i, v) => make_tuple(zero of t[0], ..., v, ..., zero of t[n])"""
+    z, i, v = node.inputs[1:]
+    t = args_of(z, P.gzeros)
+    a = t[0].abstract if t is not None else None
+    k = value_of(i)
+    if not isinstance(a, AbstractTuple) or type(k) is not int:
+        return None
+    n = len(a.elements)
+    if not -n <= k < n:
+        return None
+    items = [
+        v if j == k % n else zero_node(_element(t[0], P.tuple_getitem, j, node, opt), e, node, opt)
+        for j, e in enumerate(a.elements)
+    ]
+    return opt.apply(P.make_tuple, *items, like=node)
+
+
+@rewrite(P.record_setattr)
+def setattr_gzeros(node: Apply, opt: Any) -> Node | None:
+    """record_setattr(gzeros(r), name, v) => make_record(C, zero of each field..., v, ...)"""
+    z, name, v = node.inputs[1:]
+    r = args_of(z, P.gzeros)
+    a = r[0].abstract if r is not None else None
+    key = value_of(name)
+    if not isinstance(a, AbstractRecord) or key not in a.names:
+        return None
+    if any(isinstance(f, (AbstractUnion, SelfRef)) for f in a.fields):
+        return None
+    fields = [
+        v if n == key else zero_node(_element(r[0], P.record_getattr, n, node, opt), f, node, opt)
+        for n, f in zip(a.names, a.fields)
+    ]
+    return opt.apply(P.make_record, opt.const(a.cls, like=node), *fields, like=node)
+
+
+def is_zero(node: Node) -> bool:
+    """Whether `node` is a zero sensitivity (`gzeros`, a zero constant, an empty env...)."""
+    p = prim_of(node)
+    if p is P.gzeros or p is P.env_new:
+        return True
+    if p is P.make_tuple or p is P.make_record:
+        items = node.inputs[1:] if p is P.make_tuple else node.inputs[2:]
+        return all(is_zero(i) for i in items)
+    v = value_of(node)
+    if v is NO_VALUE:
+        return False
+    return _zero_value(v)
+
+
+def _zero_value(v: Any) -> bool:
+    if v is None:
+        return True
+    if type(v) is tuple:
+        return all(_zero_value(x) for x in v)
+    if isinstance(v, EnvInstance):
+        return not v.contents
+    if isinstance(v, (bool, np.bool_)):
+        return False  # gadd of booleans keeps its first argument: see gadd_zero
+    if isinstance(v, (int, float, complex, np.number)):
+        return bool(v == 0)
+    if isinstance(v, np.ndarray) and v.size <= 1024:
+        return not v.any()
+    return False
+
+
+# Sums of sensitivities ----------------------------------------------------------------------
+
+
+@rewrite(P.gadd)
+def gadd_zero(node: Apply, opt: Any) -> Node | None:
+    """gadd(x, zero) => x;  gadd(zero, x) => x
+
+    And ``gadd(x, y) => x`` for booleans (their sensitivities are all zero).
+    """
+    a, b = node.inputs[1:]
+    if isinstance(node.abstract, AbstractScalar) and node.abstract.dtype == "bool":
+        return a
+    if is_zero(b):
+        return a
+    if is_zero(a):
+        return b
+    return None
+
+
+@rewrite(P.gadd)
+def gadd_tuples(node: Apply, opt: Any) -> Node | None:
+    """gadd(make_tuple(a0, ..., an), make_tuple(b0, ..., bn)) => make_tuple(gadd(a0, b0), ...)"""
+    xs, ys = args_of(node.inputs[1], P.make_tuple), args_of(node.inputs[2], P.make_tuple)
+    if xs is None or ys is None or len(xs) != len(ys):
+        return None
+    return opt.apply(P.make_tuple, *(_gadd(x, y, node, opt) for x, y in zip(xs, ys)), like=node)
+
+
+@rewrite(P.gadd)
+def gadd_records(node: Apply, opt: Any) -> Node | None:
+    """gadd(make_record(C, a0, ..., an), make_record(C, b0, ..., bn)) => make_record(C, gadd(a0, b0), ...)"""
+    xs, ys = args_of(node.inputs[1], P.make_record), args_of(node.inputs[2], P.make_record)
+    if xs is None or ys is None or len(xs) != len(ys) or value_of(xs[0]) is not value_of(ys[0]):
+        return None
+    fields = (_gadd(x, y, node, opt) for x, y in zip(xs[1:], ys[1:]))
+    return opt.apply(P.make_record, xs[0], *fields, like=node)
+
+
+def _gadd(x: Node, y: Node, node: Apply, opt: Any) -> Node:
+    if is_zero(y):
+        return x
+    if is_zero(x):
+        return y
+    return opt.apply(P.gadd, x, y, like=node)
+
+
+@rewrite(P.gadd)
+def gadd_numbers(node: Apply, opt: Any) -> Node | None:
+    """gadd(x, y) => add(x, y)  (numbers or arrays, not booleans)"""
+    a, b = node.inputs[1:]
+    num = (AbstractScalar, AbstractArray)
+    if not (isinstance(a.abstract, num) and isinstance(b.abstract, num)):
+        return None
+    if a.abstract.dtype == "bool" or b.abstract.dtype == "bool":
+        return None
+    new = opt.apply(P.add, a, b, like=node)
+    return new if same_type(new.abstract, node.abstract) else None
+
+
+@rewrite(P.gadd)
+def gadd_envs(node: Apply, opt: Any) -> Node | None:
+    """gadd(e1, e2) => env_add(e1, e2)  (environments)"""
+    a, b = node.inputs[1:]
+    if a.abstract is ENV and b.abstract is ENV:
+        return opt.apply(P.env_add, a, b, like=node)
+    return None
+
+
+# Environments ---------------------------------------------------------------------------------
+
+
+def _same_key(a: Node, b: Node) -> bool | None:
+    """Whether environment keys `a` and `b` are equal (None: unknown at compile time)."""
+    va, vb = value_of(a), value_of(b)
+    if va is NO_VALUE or vb is NO_VALUE:
+        return None if a is not b else True
+    if va is vb:
+        return True
+    if type(va) is int and type(vb) is int:
+        return va == vb
+    if type(va) is type(vb) and type(va) in (str,):
+        return va == vb
+    return False
+
+
+def _is_empty_env(node: Node) -> bool:
+    if prim_of(node) is P.env_new:
+        return True
+    v = value_of(node)
+    return isinstance(v, EnvInstance) and not v.contents
+
+
+@rewrite(P.env_getitem)
+def getitem_env(node: Apply, opt: Any) -> Node | None:
+    """env_getitem(env_setitem(e, k, v), k, d) => v;  env_getitem(env_new(), k, d) => d
+
+    A different key looks further: ``env_getitem(env_setitem(e, j, v), k, d) =>
+    env_getitem(e, k, d)``; a sum looks in both: ``env_getitem(env_add(a, b), k, zero) =>
+    gadd(env_getitem(a, k, zero), env_getitem(b, k, zero))``.
+    """
+    env, key, default = node.inputs[1:]
+    e = env
+    while True:
+        if _is_empty_env(e):
+            return default
+        s = args_of(e, P.env_setitem)
+        if s is None:
+            break
+        same = _same_key(s[1], key)
+        if same is None:
+            break
+        if same:
+            return s[2]
+        e = s[0]
+    if e is not env:
+        return opt.apply(P.env_getitem, e, key, default, like=node)
+    ab = args_of(e, P.env_add)
+    if ab is not None and is_zero(default):
+        a = opt.apply(P.env_getitem, ab[0], key, default, like=node)
+        b = opt.apply(P.env_getitem, ab[1], key, default, like=node)
+        return opt.apply(P.gadd, a, b, like=node)
+    return None
+
+
+@rewrite(P.env_add)
+def env_add_empty(node: Apply, opt: Any) -> Node | None:
+    """env_add(env_new(), e) => e;  env_add(e, env_new()) => e"""
+    a, b = node.inputs[1:]
+    if _is_empty_env(a):
+        return b
+    if _is_empty_env(b):
+        return a
+    return None
+
+
+# Broadcasting ---------------------------------------------------------------------------------
+
+
+@rewrite(P.unbroadcast)
+def unbroadcast_same(node: Apply, opt: Any) -> Node | None:
+    """unbroadcast(d, x) => d  (d of the type and shape of x's sensitivity, x of floats)
+
+    And ``unbroadcast(d, x) => gzeros(x)`` for ``x`` of integers or booleans.
+    """
+    d, x = node.inputs[1:]
+    if _integral(x.abstract):
+        return opt.apply(P.gzeros, x, like=node)
+    if _no_integers(x.abstract) and same_type(d.abstract, node.abstract):
+        return d
+    return None
+
+
+@rewrite(P.broadcast_like)
+def broadcast_like_same(node: Apply, opt: Any) -> Node | None:
+    """broadcast_like(d, x) => d  (d already of x's type);  broadcast_like(c, x) => c as x's dtype
+
+    The second form is for a constant ``c`` and a scalar ``x`` of floats.
+    """
+    d, like = node.inputs[1:]
+    a = like.abstract
+    if not isinstance(a, (AbstractScalar, AbstractArray)) or _integral(a):
+        return None
+    if same_type(d.abstract, node.abstract):
+        return d
+    v = value_of(d)
+    if isinstance(a, AbstractScalar) and isinstance(v, (int, float)) and type(v) is not bool:
+        return opt.const(convert_value(v, broaden(a)), like=node, abstract=node.abstract)
+    return None
+
+
+GRAD: list[Rewrite] = [
+    gzeros_static,
+    getitem_gzeros,
+    getattr_gzeros,
+    setitem_gzeros,
+    setattr_gzeros,
+    gadd_zero,
+    gadd_tuples,
+    gadd_records,
+    gadd_numbers,
+    gadd_envs,
+    getitem_env,
+    env_add_empty,
+    unbroadcast_same,
+    broadcast_like_same,
+]
+
+__all__ = ["GRAD", "is_zero", "static_zero", "zero_node"]

@@ -1,0 +1,50 @@
+"""Inlining: a call to a known graph is replaced by a copy of the graph's body.
+
+``g(args)`` is inlined when `g` is a graph constant that cannot reach itself (recursion and
+loops are never inlined, so the program stays finite and loops stay loops), takes its
+arguments positionally, and does not reach a ``raise`` (a raised exception's traceback shows
+the call it went through). Graphs used once, small graphs and, within a budget of copied
+nodes per sweep, every other non-recursive graph are inlined: the output of AD is made of
+small forward and backward graphs, and inlining them all is what lets the other rules see
+``tuple_getitem(make_tuple(...))`` and calls of known closures.
+
+The copy is made by `myia.ir.clone.Cloner` with the graphs nested in `g` (its closures),
+which are copied too and refer to the copied body; `g`'s free variables are left as they are,
+and are visible where `g` is called (the caller is nested where `g` is). Inlining never turns
+a tail call into a non-tail call: the call's value becomes the copied output, in the same
+position, and the tail calls of `g` stay in tail position of the caller when the call was.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.node import Apply, Graph, Node
+from .matcher import GRAPH_CALL, Rewrite, rewrite
+
+#: Graphs of at most this many applies (with their closures) are inlined at every call.
+SMALL = 64
+
+
+def can_inline(g: Graph, call: Apply, info: Any) -> bool:
+    """Whether the call `call` of graph constant `g` may be inlined (see the module doc)."""
+    if not info.known(g) or info.is_recursive(g) or g in info.raises:
+        return False
+    if g.flags.get("vararg") or g.kwonly or len(g.parameters) != len(call.inputs) - 1:
+        return False
+    return g.output is not None
+
+
+@rewrite(GRAPH_CALL)
+def inline(node: Apply, opt: Any) -> Node | None:
+    """g(a1, ..., an) => body of g with a1, ..., an for its parameters  (g not recursive)"""
+    g = node.inputs[0].value  # type: ignore[attr-defined]
+    info = opt.info
+    if not can_inline(g, node, info):
+        return None
+    if info.uses.get(g, 0) > 1 and info.scope_size(g) > SMALL and opt.budget <= 0:
+        return None
+    return opt.inline(g, node.inputs[1:], node)
+
+
+INLINE: list[Rewrite] = [inline]

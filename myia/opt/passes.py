@@ -1,0 +1,138 @@
+"""The optimizer's pass list: named passes, each a function from a graph to a graph.
+
+`optimize` runs `PASSES` in order on a specialized program (the graph and every graph it
+reaches; passes transform the graphs in place and return the root). With ``myia.api.VERIFY``
+on (as in the tests) the structure and the types of the program are verified after each pass;
+with the environment variable ``MYIA_PRINT_PASSES=1`` the program is printed after each pass,
+under a header naming it.
+
+The rewrite passes sweep the program with groups of named rules (`myia.opt.matcher`):
+
+- ``inline``: calls to non-recursive graphs (`myia.opt.inline`);
+- ``fold``: constant folding and values known to inference (`myia.opt.algebra`);
+- ``algebra``: exact algebraic identities on scalars and arrays (`myia.opt.algebra`);
+- ``data``: tuples, records, dicts and lists built and taken apart (`myia.opt.rewrites`);
+- ``control``: constant switches, pure ``seq``, identity conversions, partial applications
+  called (`myia.opt.rewrites`);
+- ``grad``: environments, zeros and sums of sensitivities (`myia.opt.grad_rules`);
+- ``cse``: common subexpressions (`myia.opt.cse`).
+
+The default pipeline runs them together as ``simplify`` (one sweep applies every rule, which
+is what makes it fast: an inlined body is simplified as it is copied), then removes dead
+parameters (``dce``), simplifies again what that exposed, and lifts the closures left
+(``lift``). Each pass can also run alone, which is how the tests check them one by one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from ..ir.node import Graph
+from .algebra import ALGEBRA, FOLD
+from .dce import dce
+from .grad_rules import GRAD
+from .inline import INLINE
+from .lift import lambda_lift
+from .matcher import Matcher, Rewrite
+from .rewrites import CONTROL, DATA
+from .sweep import run_sweeps
+
+#: Every rule, in the order tried on a node (rules of one head keep this order).
+ALL_RULES: list[Rewrite] = [*INLINE, *CONTROL, *DATA, *GRAD, *ALGEBRA, *FOLD]
+
+RULE_GROUPS: dict[str, list[Rewrite]] = {
+    "inline": INLINE,
+    "fold": FOLD,
+    "algebra": ALGEBRA,
+    "data": DATA,
+    "control": CONTROL,
+    "grad": GRAD,
+}
+
+
+@dataclass
+class Pass:
+    """A named pass: `run` transforms a program (given by its root graph) and returns it."""
+
+    name: str
+    run: Callable[[Graph], Graph]
+    doc: str = ""
+    #: How often each rule fired in the last run (rewrite passes only).
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def __call__(self, graph: Graph) -> Graph:
+        return self.run(graph)
+
+
+def rewrite_pass(name: str, rules: Iterable[Rewrite], *, cse: bool = False, doc: str = "") -> Pass:
+    """A pass that sweeps the program with `rules` (and CSE) until nothing changes."""
+    matcher = Matcher(rules)
+    p = Pass(name, lambda g: g, doc or f"rewrite with the rules {', '.join(r.name for r in rules)}")
+
+    def run(graph: Graph) -> Graph:
+        p.stats = dict(run_sweeps(graph, matcher, cse=cse))
+        return graph
+
+    p.run = run
+    return p
+
+
+def simplify_pass() -> Pass:
+    """Every rewrite rule and CSE, swept together to a fixpoint."""
+    return rewrite_pass("simplify", ALL_RULES, cse=True, doc="every rule and CSE, to a fixpoint")
+
+
+#: One pass per group of rules, plus CSE, DCE and lifting: for tests and experiments.
+PASS_LIBRARY: dict[str, Pass] = {
+    **{name: rewrite_pass(name, rules) for name, rules in RULE_GROUPS.items()},
+    "cse": rewrite_pass("cse", [], cse=True, doc="merge equal pure computations"),
+    "simplify": simplify_pass(),
+    "dce": Pass("dce", dce, "remove parameters nobody reads (loop-carried ones included)"),
+    "lift": Pass("lift", lambda_lift, "lambda lifting of closures only called directly"),
+}
+
+#: The default pipeline.
+PASSES: list[Pass] = [
+    simplify_pass(),
+    PASS_LIBRARY["dce"],
+    simplify_pass(),
+    PASS_LIBRARY["lift"],
+]
+
+
+def _verify_enabled() -> bool:
+    api = sys.modules.get("myia.api")
+    return bool(getattr(api, "VERIFY", False))
+
+
+def run_passes(graph: Graph, passes: Iterable[Pass], *, verify: bool | None = None) -> Graph:
+    """Run `passes` on `graph` in order, printing and verifying after each as configured."""
+    from ..infer.verify_types import verify_types
+    from ..ir.printer import print_graph
+
+    if verify is None:
+        verify = _verify_enabled()
+    printing = os.environ.get("MYIA_PRINT_PASSES", "") not in ("", "0")
+    for p in passes:
+        t0 = time.perf_counter()
+        graph = p.run(graph)
+        dt = time.perf_counter() - t0
+        if printing:
+            stats = ", ".join(f"{k} {v}" for k, v in sorted(p.stats.items()))
+            print(f"# ---- after pass {p.name} ({dt * 1000:.1f} ms){': ' + stats if stats else ''}")
+            print(print_graph(graph))
+        if verify:
+            try:
+                verify_types(graph)
+            except Exception as exc:
+                raise type(exc)(f"after optimizer pass {p.name}: {exc}") from exc
+    return graph
+
+
+def optimize(graph: Graph, passes: Iterable[Pass] | None = None) -> Graph:
+    """Optimize the specialized program `graph` with `passes` (default `PASSES`)."""
+    return run_passes(graph, PASSES if passes is None else passes)

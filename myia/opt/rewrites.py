@@ -1,0 +1,413 @@
+"""Rewrites of data structures and control: tuples, records, dicts, lists, switch, seq, partial.
+
+Each rule is named, indexed by the head it rewrites and documented by its ``lhs => rhs``
+form (see `myia.opt.matcher`). Indices and keys must be constants; a rule that does not
+apply returns None. `DATA` and `CONTROL` list them for the pass list (`myia.opt.passes`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..abstract.data import AbstractRecord, AbstractTuple
+from ..ir.node import Apply, Graph, Node
+from ..primitives import P, Primitive
+from .effects import droppable
+from .matcher import NO_VALUE, Called, Rewrite, args_of, rewrite, value_of
+from .sweep import same_type
+
+# Tuples ---------------------------------------------------------------------------------------
+
+
+def _items(node: Node, opt: Any) -> list[Node] | None:
+    """The element nodes of `node` if it is ``make_tuple(...)`` or a constant tuple."""
+    args = args_of(node, P.make_tuple)
+    if args is not None:
+        return args
+    v = value_of(node)
+    if type(v) is tuple and len(v) <= 16:
+        return [opt.const(x, like=node) for x in v]
+    return None
+
+
+def _index(node: Node, n: int) -> int | None:
+    """The constant integer index `node`, normalized for a sequence of length `n`."""
+    i = value_of(node)
+    if type(i) is not int or not -n <= i < n:
+        return None
+    return i % n
+
+
+def _length(node: Node) -> int | None:
+    a = node.abstract
+    return len(a.elements) if isinstance(a, AbstractTuple) else None
+
+
+@rewrite(P.tuple_getitem)
+def getitem_make_tuple(node: Apply, opt: Any) -> Node | None:
+    """tuple_getitem(make_tuple(x0, ..., xn), i) => xi
+
+    A slice ``i`` gives the tuple of the elements it selects.
+    """
+    t, i = node.inputs[1:]
+    items = args_of(t, P.make_tuple)
+    if items is None:
+        return None
+    s = value_of(i)
+    if type(s) is slice:
+        return opt.apply(P.make_tuple, *items[s], like=node)
+    k = _index(i, len(items))
+    return items[k] if k is not None else None
+
+
+@rewrite(P.tuple_getitem)
+def getitem_tuple_concat(node: Apply, opt: Any) -> Node | None:
+    """tuple_getitem(tuple_concat(a, b), i) => tuple_getitem(a, i) or tuple_getitem(b, i - len(a))"""
+    t, i = node.inputs[1:]
+    ab = args_of(t, P.tuple_concat)
+    if ab is None:
+        return None
+    a, b = ab
+    na, n = _length(a), _length(t)
+    if na is None or n is None:
+        return None
+    k = _index(i, n)
+    if k is None:
+        return None
+    if k < na:
+        return opt.apply(P.tuple_getitem, a, k, like=node)
+    return opt.apply(P.tuple_getitem, b, k - na, like=node)
+
+
+@rewrite(P.tuple_getitem)
+def getitem_tuple_setitem(node: Apply, opt: Any) -> Node | None:
+    """tuple_getitem(tuple_setitem(t, j, v), i) => v if i == j else tuple_getitem(t, i)"""
+    t, i = node.inputs[1:]
+    tjv = args_of(t, P.tuple_setitem)
+    n = _length(t)
+    if tjv is None or n is None:
+        return None
+    t0, j, v = tjv
+    ki, kj = _index(i, n), _index(j, n)
+    if ki is None or kj is None:
+        return None
+    return v if ki == kj else opt.apply(P.tuple_getitem, t0, ki, like=node)
+
+
+@rewrite(P.tuple_concat)
+def concat_tuples(node: Apply, opt: Any) -> Node | None:
+    """tuple_concat(make_tuple(a...), make_tuple(b...)) => make_tuple(a..., b...)
+
+    Also with constant tuples, and ``tuple_concat(t, ()) => t``, ``tuple_concat((), t) => t``.
+    """
+    a, b = node.inputs[1:]
+    if _length(a) == 0:
+        return b
+    if _length(b) == 0:
+        return a
+    xs, ys = _items(a, opt), _items(b, opt)
+    if xs is None or ys is None:
+        return None
+    return opt.apply(P.make_tuple, *xs, *ys, like=node)
+
+
+@rewrite(P.tuple_setitem)
+def setitem_make_tuple(node: Apply, opt: Any) -> Node | None:
+    """tuple_setitem(make_tuple(x0, ..., xn), i, v) => make_tuple(x0, ..., v, ..., xn)"""
+    t, i, v = node.inputs[1:]
+    items = _items(t, opt)
+    if items is None:
+        return None
+    k = _index(i, len(items))
+    if k is None:
+        return None
+    items = list(items)
+    items[k] = v
+    return opt.apply(P.make_tuple, *items, like=node)
+
+
+@rewrite(P.make_tuple)
+def make_tuple_of_getitems(node: Apply, opt: Any) -> Node | None:
+    """make_tuple(tuple_getitem(t, 0), ..., tuple_getitem(t, n - 1)) => t  (t of length n)"""
+    items = node.inputs[1:]
+    if not items:
+        return None
+    first = args_of(items[0], P.tuple_getitem)
+    if first is None:
+        return None
+    t = first[0]
+    if _length(t) != len(items):
+        return None
+    for k, x in enumerate(items):
+        ti = args_of(x, P.tuple_getitem)
+        if ti is None or ti[0] is not t or value_of(ti[1]) != k or type(value_of(ti[1])) is not int:
+            return None
+    return t
+
+
+# Records --------------------------------------------------------------------------------------
+
+
+def _fields(node: Node) -> tuple[type, list[Node]] | None:
+    args = args_of(node, P.make_record)
+    if args is None:
+        return None
+    cls = value_of(args[0])
+    return (cls, args[1:]) if isinstance(cls, type) else None
+
+
+def _field_index(cls: type, name: Any) -> int | None:
+    import dataclasses
+
+    names = [f.name for f in dataclasses.fields(cls)]
+    return names.index(name) if name in names else None
+
+
+@rewrite(P.record_getattr)
+def getattr_make_record(node: Apply, opt: Any) -> Node | None:
+    """record_getattr(make_record(cls, f0, ..., fn), name) => f_name"""
+    r, name = node.inputs[1:]
+    cf = _fields(r)
+    if cf is None:
+        return None
+    k = _field_index(cf[0], value_of(name))
+    return cf[1][k] if k is not None else None
+
+
+@rewrite(P.record_getattr)
+def getattr_record_setattr(node: Apply, opt: Any) -> Node | None:
+    """record_getattr(record_setattr(r, a, v), b) => v if a == b else record_getattr(r, b)"""
+    r, name = node.inputs[1:]
+    rav = args_of(r, P.record_setattr)
+    if rav is None or value_of(rav[1]) is NO_VALUE or value_of(name) is NO_VALUE:
+        return None
+    if value_of(rav[1]) == value_of(name):
+        return rav[2]
+    return opt.apply(P.record_getattr, rav[0], name, like=node)
+
+
+@rewrite(P.record_getattr)
+def getattr_from_fields(node: Apply, opt: Any) -> Node | None:
+    """record_getattr(record_from_fields(r, make_tuple(f0, ..., fn)), name) => f_name"""
+    r, name = node.inputs[1:]
+    rf = args_of(r, P.record_from_fields)
+    if rf is None or not isinstance(r.abstract, AbstractRecord):
+        return None
+    items = _items(rf[1], opt)
+    k = _field_index(r.abstract.cls, value_of(name))
+    if items is None or k is None or k >= len(items):
+        return None
+    return items[k]
+
+
+@rewrite(P.record_fields)
+def fields_of_record(node: Apply, opt: Any) -> Node | None:
+    """record_fields(make_record(cls, f0, ..., fn)) => make_tuple(f0, ..., fn)
+
+    Also ``record_fields(record_from_fields(r, t)) => t``.
+    """
+    (r,) = node.inputs[1:]
+    rf = args_of(r, P.record_from_fields)
+    if rf is not None:
+        return rf[1]
+    cf = _fields(r)
+    if cf is None:
+        return None
+    return opt.apply(P.make_tuple, *cf[1], like=node)
+
+
+@rewrite(P.record_from_fields)
+def record_from_make_tuple(node: Apply, opt: Any) -> Node | None:
+    """record_from_fields(r, make_tuple(f0, ..., fn)) => make_record(cls, f0, ..., fn)"""
+    r, t = node.inputs[1:]
+    items = _items(t, opt)
+    a = node.abstract
+    if items is None or not isinstance(a, AbstractRecord) or len(items) != len(a.fields):
+        return None
+    return opt.apply(P.make_record, opt.const(a.cls, like=node), *items, like=node)
+
+
+@rewrite(P.record_setattr)
+def setattr_make_record(node: Apply, opt: Any) -> Node | None:
+    """record_setattr(make_record(cls, f0, ..., fn), name, v) => make_record(cls, ..., v, ...)"""
+    r, name, v = node.inputs[1:]
+    cf = _fields(r)
+    if cf is None:
+        return None
+    k = _field_index(cf[0], value_of(name))
+    if k is None:
+        return None
+    fields = list(cf[1])
+    fields[k] = v
+    return opt.apply(P.make_record, r.inputs[1], *fields, like=node)
+
+
+@rewrite(P.make_record)
+def make_record_of_getattrs(node: Apply, opt: Any) -> Node | None:
+    """make_record(cls, record_getattr(r, f0), ..., record_getattr(r, fn)) => r  (r a cls)"""
+    cls = value_of(node.inputs[1])
+    fields = node.inputs[2:]
+    if not isinstance(cls, type) or not fields:
+        return None
+    first = args_of(fields[0], P.record_getattr)
+    if first is None:
+        return None
+    r = first[0]
+    if not (isinstance(r.abstract, AbstractRecord) and r.abstract.cls is cls):
+        return None
+    if len(r.abstract.fields) != len(fields):
+        return None
+    for name, f in zip(r.abstract.names, fields):
+        ra = args_of(f, P.record_getattr)
+        if ra is None or ra[0] is not r or value_of(ra[1]) != name:
+            return None
+    return r
+
+
+# Dicts and lists ------------------------------------------------------------------------------
+
+
+@rewrite(P.dict_getitem)
+def getitem_make_dict(node: Apply, opt: Any) -> Node | None:
+    """dict_getitem(make_dict(keys, v0, ..., vn), k) => v_k"""
+    d, k = node.inputs[1:]
+    args = args_of(d, P.make_dict)
+    if args is None:
+        return None
+    keys, key = value_of(args[0]), value_of(k)
+    if type(keys) is not tuple or key not in keys:
+        return None
+    return args[1 + keys.index(key)]
+
+
+@rewrite(P.dict_values)
+def values_of_make_dict(node: Apply, opt: Any) -> Node | None:
+    """dict_values(make_dict(keys, v0, ..., vn)) => make_tuple(v0, ..., vn)"""
+    args = args_of(node.inputs[1], P.make_dict)
+    if args is None:
+        return None
+    return opt.apply(P.make_tuple, *args[1:], like=node)
+
+
+@rewrite(P.list_getitem)
+def getitem_make_list(node: Apply, opt: Any) -> Node | None:
+    """list_getitem(make_list(x0, ..., xn), i) => xi  (i a constant in range)"""
+    lst, i = node.inputs[1:]
+    items = args_of(lst, P.make_list)
+    if items is None:
+        return None
+    k = _index(i, len(items))
+    return items[k] if k is not None else None
+
+
+@rewrite(P.list_len)
+def len_make_list(node: Apply, opt: Any) -> Node | None:
+    """list_len(make_list(x0, ..., xn)) => n + 1"""
+    items = args_of(node.inputs[1], P.make_list)
+    if items is None:
+        return None
+    return opt.const(len(items), like=node, abstract=node.abstract)
+
+
+# Control --------------------------------------------------------------------------------------
+
+
+@rewrite(P.switch)
+def switch_constant(node: Apply, opt: Any) -> Node | None:
+    """switch(True, a, b) => a;  switch(False, a, b) => b;  switch(c, a, a) => a"""
+    c, a, b = node.inputs[1:]
+    if a is b:
+        return a
+    v = value_of(c)
+    if v is NO_VALUE:
+        return None
+    try:
+        return a if v else b
+    except Exception:
+        return None
+
+
+@rewrite(P.seq)
+def seq_droppable(node: Apply, opt: Any) -> Node | None:
+    """seq(before, after) => after  (before pure and unable to raise, see myia.opt.effects)"""
+    before, after = node.inputs[1:]
+    return after if droppable(before, node.graph) else None
+
+
+@rewrite(P.convert)
+def convert_same(node: Apply, opt: Any) -> Node | None:
+    """convert(x, T) => x  (x already of type T)"""
+    x = node.inputs[1]
+    return x if same_type(x.abstract, node.abstract) else None
+
+
+@rewrite(P.identity)
+def identity_value(node: Apply, opt: Any) -> Node | None:
+    """identity(x) => x"""
+    return node.inputs[1]
+
+
+@rewrite(P.narrow)
+def narrow_same(node: Apply, opt: Any) -> Node | None:
+    """narrow(x, T) => x  (x already of type T)"""
+    x = node.inputs[1]
+    return x if same_type(x.abstract, node.abstract) else None
+
+
+@rewrite(P.to_bool)
+def to_bool_of_bool(node: Apply, opt: Any) -> Node | None:
+    """to_bool(x) => x  (x a Python bool)"""
+    x = node.inputs[1]
+    return x if same_type(x.abstract, node.abstract) else None
+
+
+@rewrite(Called(P.partial))
+def call_partial(node: Apply, opt: Any) -> Node | None:
+    """partial(f, a...)(b...) => f(a..., b...)"""
+    p = node.inputs[0]
+    f, *bound = p.inputs[1:]
+    if f.is_constant and isinstance(f.value, (Primitive, Graph)):  # type: ignore[attr-defined]
+        abstract = None if isinstance(f.value, Primitive) else node.abstract  # type: ignore[attr-defined]
+        return opt.apply(f, *bound, *node.inputs[1:], like=node, abstract=abstract)
+    return opt.apply(f, *bound, *node.inputs[1:], like=node, abstract=node.abstract)
+
+
+@rewrite(P.partial)
+def partial_of_partial(node: Apply, opt: Any) -> Node | None:
+    """partial(partial(f, a...), b...) => partial(f, a..., b...)"""
+    inner = args_of(node.inputs[1], P.partial)
+    if inner is None:
+        return None
+    return opt.apply(P.partial, *inner, *node.inputs[2:], like=node)
+
+
+DATA: list[Rewrite] = [
+    getitem_make_tuple,
+    getitem_tuple_concat,
+    getitem_tuple_setitem,
+    concat_tuples,
+    setitem_make_tuple,
+    make_tuple_of_getitems,
+    getattr_make_record,
+    getattr_record_setattr,
+    getattr_from_fields,
+    fields_of_record,
+    record_from_make_tuple,
+    setattr_make_record,
+    make_record_of_getattrs,
+    getitem_make_dict,
+    values_of_make_dict,
+    getitem_make_list,
+    len_make_list,
+]
+
+CONTROL: list[Rewrite] = [
+    switch_constant,
+    seq_droppable,
+    convert_same,
+    identity_value,
+    narrow_same,
+    to_bool_of_bool,
+    call_partial,
+    partial_of_partial,
+]
