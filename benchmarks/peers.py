@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.threads import configured_threads
+
 
 def jax_module() -> Any:
     """``jax``, in 64-bit mode."""
@@ -39,9 +41,12 @@ def jax_cache_size(fn: Callable[..., Any]) -> Callable[[], int] | None:
 
 
 def torch_module() -> Any:
-    """``torch``."""
+    """``torch``, with the thread pool the suite was given (``--threads``)."""
     import torch
 
+    n = configured_threads()
+    if n is not None and torch.get_num_threads() != n:
+        torch.set_num_threads(n)
     return torch
 
 

@@ -26,6 +26,7 @@ def format_header(info: dict[str, Any]) -> str:
         f"- versions: {versions}",
         f"- Myia commit: {info['commit'] or 'unknown'}, backend: {info['backend']}",
         f"- command: `{info['command']}`",
+        f"- threads per framework: {info.get('threads') or 'each framework default'}",
     ]
     if info["not_installed"]:
         lines.append(f"- not installed (skipped): {', '.join(info['not_installed'])}")

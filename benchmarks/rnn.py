@@ -48,23 +48,24 @@ def hand_loss(x, Wx, Wh, b):
 
 
 def hand_grad(x, Wx, Wh, b):
-    """(dWx, dWh, db) by backpropagation through time, written by hand."""
-    h = np.zeros((x.shape[1], Wh.shape[0]))
-    hs = [h]
-    for t in range(x.shape[0]):
-        h = np.tanh(x[t] @ Wx + h @ Wh + b)
-        hs.append(h)
-    dWx = np.zeros_like(Wx)
-    dWh = np.zeros_like(Wh)
-    db = np.zeros_like(b)
-    gh = 2.0 * h
-    for t in range(x.shape[0] - 1, -1, -1):
-        gz = gh * (1.0 - hs[t + 1] * hs[t + 1])
-        dWx += x[t].T @ gz
-        dWh += hs[t].T @ gz
-        db += gz.sum(axis=0)
-        gh = gz @ Wh.T
-    return dWx, dWh, db
+    """Return (dWx, dWh, db) by backpropagation through time, written by hand.
+
+    The backward loop only carries the gradient of `h` back in time; the weight gradients are
+    then one matrix product each over all the time steps at once.
+    """
+    T, batch, _ = x.shape
+    hs = np.zeros((T + 1, batch, Wh.shape[0]))
+    for t in range(T):
+        hs[t + 1] = np.tanh(x[t] @ Wx + hs[t] @ Wh + b)
+    gz = np.empty_like(hs[1:])
+    gh = 2.0 * hs[T]
+    for t in range(T - 1, -1, -1):
+        gz[t] = gh * (1.0 - hs[t + 1] * hs[t + 1])
+        gh = gz[t] @ Wh.T
+    flat = gz.reshape(T * batch, -1)
+    dWx = x.reshape(T * batch, -1).T @ flat
+    dWh = hs[:T].reshape(T * batch, -1).T @ flat
+    return dWx, dWh, flat.sum(axis=0)
 
 
 # Builders -------------------------------------------------------------------------------------
@@ -98,7 +99,8 @@ def build_hand(p: Problem, opts: Options) -> list[Impl]:
             p.inputs,
             float,
             flat_numpy,
-            note="NumPy; backpropagation through time written by hand",
+            note="NumPy; backpropagation through time written by hand (weight gradients batched "
+            "over time)",
         )
     ]
 

@@ -33,6 +33,7 @@ from benchmarks.harness import (
     relative_error,
     time_calls,
 )
+from benchmarks.threads import configured_threads
 
 #: The workloads, in table order: (name, module, keyword arguments of its `problem`).
 WORKLOADS = {
@@ -113,7 +114,7 @@ def check_rows(module: Any, problem: Problem, results: list[tuple[Row, list, lis
         errors = [relative_error(v, w) for v, w in zip(values, ref_values)]
         errors += [relative_error(g, w) for g, w in zip(grads, ref_grads)]
         if not errors:
-            row.check = "nothing to check"
+            row.check = "not run"
             continue
         row.error = max(errors)
         row.check = "ok" if row.error <= problem.rtol else f"wrong: rel err {row.error:.1e}"
@@ -211,6 +212,15 @@ def header(opts: Options, argv: Sequence[str], frameworks: Sequence[str]) -> dic
             timeout=10,
             cwd=os.path.dirname(os.path.abspath(__file__)),
         ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "myia"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        ).stdout.strip()
+        if commit and dirty:
+            commit += " (with uncommitted changes to myia/)"
     except (OSError, subprocess.SubprocessError):
         commit = ""
     from myia import myia
@@ -223,6 +233,7 @@ def header(opts: Options, argv: Sequence[str], frameworks: Sequence[str]) -> dic
         "versions": versions,
         "commit": commit,
         "backend": backend + ("" if opts.backend else " (the default)"),
+        "threads": configured_threads(),
         "mode": "quick" if opts.quick else "full",
         "command": "python -m benchmarks" + "".join(f" {a}" for a in argv),
         "not_installed": missing,
@@ -242,6 +253,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--frameworks", help="comma-separated frameworks (default: installed)")
     parser.add_argument("--budget", type=float, help="seconds of timed calls per function")
     parser.add_argument("--min-calls", type=int, help="timed samples per function, at least")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="thread pool size of every framework (default 1)"
+    )
     parser.add_argument("--no-memory", action="store_true", help="skip the memory measures")
     parser.add_argument("--json", help="also write the results as JSON to this file")
     parser.add_argument("--markdown", help="also write the report to this Markdown file")
