@@ -139,7 +139,9 @@ def train(model, x, labels, x_test, y_test, *, epochs, batch_size, lr, seed, pro
                 losses.append(loss)
                 bar.update(batch_size)
                 if i % 10 == 0:
-                    bar.set_postfix(epoch=epoch + 1, loss=f"{np.mean(losses[-10:]):.3f}")
+                    bar.set_postfix(
+                        epoch=epoch + 1, loss=f"{np.mean(losses[-10:]):.3f}", refresh=False
+                    )
             accuracies.append(float(np.mean(predict(model, x_test) == y_test)))
             bar.set_postfix(epoch=epoch + 1, loss=f"{loss:.3f}", test_acc=f"{accuracies[-1]:.3f}")
     return model, {
