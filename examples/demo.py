@@ -176,7 +176,7 @@ def plot(record: dict, path: Path) -> Path:
     acc.set_ylabel("test accuracy")
     acc.set_ylim(0.0, 1.0)
     lines = ax.get_legend_handles_labels()[0] + acc.get_legend_handles_labels()[0]
-    ax.legend(lines, [ln.get_label() for ln in lines], loc="center right")
+    ax.legend(lines, [ln.get_label() for ln in lines], loc="lower left")
     ax.set_title("A multi-layer perceptron trained with Myia on the digits")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
