@@ -228,6 +228,7 @@ def build_autograd(p: Problem, opts: Options) -> list[Impl]:
             p.inputs,
             float,
             _scalar,
+            note="the primal is the plain Python function (autograd traces only under `grad`)",
         )
     ]
 

@@ -162,6 +162,14 @@ def format_summary(sections: list[dict[str, Any]], frameworks: list[str]) -> str
             r = rows.get(f)
             cells.append(_ratio(r.grad, r.primal) if r else "—")
         out.append("| " + " | ".join(cells) + " |")
+    out.append("")
+    for s in sections:
+        for f in frameworks:
+            rows = [r for r in s["rows"] if r.framework == f]
+            main = next((r for r in rows if r.main), None)
+            if len(rows) > 1 and main is not None:
+                title = TITLES.get(s["workload"], s["workload"])
+                out.append(f'- {title}, {f}: the row "{main.label}" (see its table)')
     return "\n".join(out) + "\n"
 
 

@@ -175,7 +175,18 @@ def build_autograd(p: Problem, opts: Options) -> list[Impl]:
             y = anp.sin(y) * 0.5 + y * 0.5 + 0.1 * x
         return y
 
-    return [Impl("autograd", "autograd", f, autograd.grad(f), p.inputs, float, _scalar)]
+    return [
+        Impl(
+            "autograd",
+            "autograd",
+            f,
+            autograd.grad(f),
+            p.inputs,
+            float,
+            _scalar,
+            note="`autograd.numpy.sin` (a NumPy ufunc) on Python floats",
+        )
+    ]
 
 
 BUILDERS = {
