@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import functools
+import os
 import inspect
 from collections.abc import Callable
 from typing import Any
 
 from .abstract import show, to_abstract
+from .abstract.lattice import PY_SCALARS
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
 from .frontend import parse
 from .infer.engine import Inferrer
@@ -15,9 +17,10 @@ from .infer.specialize import specialize
 from .infer.verify_types import verify_types
 from .ir.node import Graph
 from .opt import optimize
-from .vm import DebugVM
+from .compile import Backend, get_backend
 
-BACKENDS = ("debug",)
+#: The backend of functions that do not name one (``MYIA_BACKEND`` in the environment sets it).
+DEFAULT_BACKEND = os.environ.get("MYIA_BACKEND", "numpy")
 
 #: Verify the structure and types of every specialized graph (the test suite turns it on).
 VERIFY = False
@@ -34,33 +37,37 @@ class Signature(tuple):
 
 
 class Compiled:
-    """One specialization of a function: its typed graph and how to run it."""
+    """One specialization of a function: its typed, optimized graph and its executable."""
 
-    def __init__(self, graph: Graph, result: Any, backend: str):
+    def __init__(self, graph: Graph, result: Any, backend: Backend):
         self.graph = graph
         self.result = result
-        self.vm = DebugVM()
+        self.executable = backend.compile(graph)
 
     def __call__(self, args: tuple[Any, ...]) -> Any:
-        return self.vm.run(self.graph, args)
+        return self.executable(args)
+
+    @property
+    def source(self) -> str | None:
+        """The generated source code (None for the reference interpreter)."""
+        return self.executable.source
 
 
 class MyiaFunction:
     """A Python function compiled by Myia on each new argument signature, then called."""
 
-    def __init__(self, fn: Callable[..., Any], backend: str = "debug"):
-        if backend not in BACKENDS:
-            raise ValueError(f"unknown backend {backend!r}; choose among {BACKENDS}")
+    def __init__(self, fn: Callable[..., Any], *, backend: str | None = None):
+        self.backend = get_backend(backend or DEFAULT_BACKEND)
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.__myia_function__ = fn
-        self.backend = backend
         self._signature = inspect.signature(fn)
         self._simple = all(
             p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.default is p.empty
             for p in self._signature.parameters.values()
         )
         self._cache: dict[Signature, Compiled] = {}
+        self._scalar_cache: dict[tuple[type, ...], Any] = {}
 
     def graph(self) -> Graph:
         """The graph of the function, as parsed."""
@@ -95,11 +102,11 @@ class MyiaFunction:
             graph = optimize(graph)
             if VERIFY:
                 verify_types(graph)
+            return Compiled(graph, result, self.backend)
         except MyiaError:
             raise
         except Exception as exc:
             raise MyiaInternalError(f"{type(exc).__name__}: {exc}") from exc
-        return Compiled(graph, result, self.backend)
 
     def specialization(self, *args: Any, **kwargs: Any) -> Compiled:
         """The compiled specialization for these arguments (compiling it if needed)."""
@@ -110,6 +117,11 @@ class MyiaFunction:
         return compiled
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            # The fast path: Python scalars only, whose types are their signature.
+            run = self._scalar_cache.get(tuple(map(type, args)))
+            if run is not None:
+                return run(args)
         args = self._arguments(args, kwargs)
         try:
             sig = Signature(to_abstract(a) for a in args)
@@ -118,7 +130,21 @@ class MyiaFunction:
         compiled = self._cache.get(sig)
         if compiled is None:
             compiled = self._cache[sig] = self.compile(sig)
-        return compiled(args)
+            if self._simple and all(type(a) in PY_SCALARS for a in args):
+                self._scalar_cache[tuple(map(type, args))] = compiled.executable
+        return compiled.executable(args)
+
+    def generated_code(self, *args: Any, **kwargs: Any) -> str:
+        """The Python source the backend generated for a call with these arguments.
+
+        It compiles the specialization if needed. The code is what runs: one function per
+        graph, named after the user's functions, loops as ``while`` loops; for a gradient,
+        it is the optimized code of the forward and backward passes.
+        """
+        compiled = self.specialization(*args, **kwargs)
+        if compiled.source is None:
+            raise ValueError(f"the {self.backend.name!r} backend generates no source code")
+        return compiled.source
 
     def compiled_signatures(self) -> list[Signature]:
         """The argument signatures compiled so far (one entry per compilation)."""
@@ -133,7 +159,9 @@ class MyiaFunction:
 class GradFunction(MyiaFunction):
     """``grad(fn, *wrt)`` or ``value_and_grad(fn, *wrt)``: compiled like any Myia function."""
 
-    def __init__(self, fn: Any, wrt: tuple[Any, ...], value: bool, backend: str = "debug"):
+    def __init__(
+        self, fn: Any, wrt: tuple[Any, ...], value: bool, *, backend: str | None = None
+    ):
         super().__init__(getattr(fn, "fn", fn), backend=backend)
         self.target = fn
         self.wrt = wrt

@@ -24,6 +24,7 @@ from ..abstract.data import (
 )
 from ..abstract.lattice import broaden, constant_abstract, erase_functions
 from ..errors import MyiaInternalError, MyiaTypeError
+from ..ir.analysis import toposort
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..operations import ops
 from ..operations.core import Operation
@@ -53,13 +54,55 @@ class Specializer:
         self.graphs: dict[Context, Graph] = {}
         self.maps: dict[Context, dict[Node, Node]] = {}
         self.todo: list[Context] = []
+        self.join_converts: list[Apply] = []
 
     def run(self, entry: Context) -> Graph:
         """Return the specialized graph of `entry` (and specialize everything it reaches)."""
         g = self.graph_for(entry)
         while self.todo:
             self.build(self.todo.pop(0))
+        self.place_join_converts()
         return g
+
+    def place_join_converts(self) -> None:
+        """Move each join's ``convert`` from the call into the branches that need it.
+
+        A call that may call several functions (``switch(c, f, g)(x)``) gets
+        ``convert(call, joined_type)`` while the branches are specialized. Once every graph is
+        built, the convert goes where a branch returns another type (``f``'s output becomes
+        ``convert(out, joined_type)``), so that the call itself keeps a truthful type and
+        stays a tail call (a loop's header jumps to its body that way).
+        """
+        uses: dict[Graph, int] | None = None
+        for conv in self.join_converts:
+            call = conv.inputs[1]
+            fn = call.inputs[0]
+            if not (fn.is_apply and _is_switch(fn)):
+                continue
+            targets = [b.value for b in fn.inputs[2:] if b.is_constant]
+            graphs = [t for t in targets if isinstance(t, Graph)]
+            if len(targets) != len(fn.inputs) - 2 or any(
+                t is not DEAD and not isinstance(t, Graph) for t in targets
+            ):
+                continue
+            if any(g.output is None or g.output.abstract is None for g in graphs):
+                continue
+            want = conv.abstract
+            wrong = [g for g in graphs if erase_functions(g.output.abstract) != want]
+            if wrong and uses is None:
+                uses = _graph_uses(self.graphs.values())
+            if any(uses.get(g, 0) > 1 for g in wrong):  # type: ignore[union-attr]
+                continue
+            for g in wrong:
+                assert g.output is not None
+                g.output = self.convert(g.output, want, g)
+            owner = conv.graph
+            if owner.output is conv:
+                owner.output = call
+            for node in toposort(owner):
+                if node.is_apply and conv in node.inputs:
+                    node.inputs = [call if i is conv else i for i in node.inputs]
+
 
     def graph_for(self, ctx: Context) -> Graph:
         g = self.graphs.get(ctx)
@@ -200,7 +243,9 @@ class Specializer:
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
             want = erase_functions(result)
             if any(r is None or erase_functions(r) != want for r in self.option_results(fn_abs, ctx)):
-                return self.convert(app, result, new)
+                conv = self.convert(app, result, new)
+                self.join_converts.append(conv)
+                return conv
         return app
 
     def drain(self) -> None:
@@ -402,6 +447,18 @@ class Specializer:
         if isinstance(callee, PartialFunction):
             return None
         return None
+
+
+def _graph_uses(graphs: Any) -> dict[Graph, int]:
+    """How many times each graph is referenced by a constant in `graphs`."""
+    uses: dict[Graph, int] = {}
+    for g in graphs:
+        for node in toposort(g):
+            if node.is_apply:
+                for i in node.inputs:
+                    if i.is_constant and isinstance(i.value, Graph):
+                        uses[i.value] = uses.get(i.value, 0) + 1
+    return uses
 
 
 def _retype(app: Apply, result: AbstractValue) -> Apply:

@@ -1,0 +1,123 @@
+"""The backend interface, and the two backends: generated Python/NumPy code, and the interpreter.
+
+A backend turns a typed, optimized graph into something that can be called on Python values.
+Each backend says how it lowers primitives, converts arguments and results, and where values
+live (`Backend.device`). The next backends (JAX/XLA, PyTorch on GPUs) implement this same
+interface: a `lower` table per primitive (as `myia.compile.lower.LOWER` for Python), `to_backend`
+and `from_backend` for values, and `compile`.
+"""
+
+from __future__ import annotations
+
+import linecache
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..ir.node import Graph
+from .codegen import Module, generate
+from .runtime import DeepRecursion, translate_error
+
+
+class Executable:
+    """A compiled graph: call it with a tuple of arguments."""
+
+    source: str | None = None
+
+    def __call__(self, args: tuple[Any, ...]) -> Any:
+        raise NotImplementedError
+
+
+class Backend:
+    """What every backend provides."""
+
+    name: str = ""
+    device: str = "cpu"
+
+    def compile(self, graph: Graph) -> Executable:
+        """Compile the closed, typed graph `graph`."""
+        raise NotImplementedError
+
+    def to_backend(self, value: Any) -> Any:
+        """Convert an argument to the backend's representation."""
+        return value
+
+    def from_backend(self, value: Any) -> Any:
+        """Convert a result to the Python/NumPy values the user gets."""
+        return value
+
+
+# The modules of generated code, by file name (for tracebacks).
+MODULES: dict[str, Module] = {}
+
+
+class PythonExecutable(Executable):
+    """A function of generated Python code."""
+
+    def __init__(self, module: Module):
+        self.module = module
+        self.source = module.source
+        name = module.filename
+        n = 2
+        while name in MODULES:
+            name = f"{module.filename[:-1]} #{n}>"
+            n += 1
+        module.filename = name
+        MODULES[name] = module
+        linecache.cache[name] = (len(module.source), None, module.source.splitlines(True), name)
+        code = compile(module.source, name, "exec")
+        exec(code, module.globals)
+        self.fn: Callable[..., Any] = module.globals[module.entry]
+        self.deep = module.deep
+
+    def __call__(self, args: tuple[Any, ...]) -> Any:
+        try:
+            if self.deep and sys.getrecursionlimit() < DeepRecursion.LIMIT:
+                with DeepRecursion():
+                    return self.fn(*args)
+            return self.fn(*args)
+        except Exception as exc:
+            err = translate_error(exc, MODULES)
+            if err is exc:
+                raise
+            raise err from None
+
+
+class PythonBackend(Backend):
+    """The default backend: Python source with NumPy calls, one function per graph."""
+
+    name = "numpy"
+
+    def compile(self, graph: Graph) -> Executable:
+        return PythonExecutable(generate(graph))
+
+
+class DebugExecutable(Executable):
+    def __init__(self, graph: Graph):
+        from ..vm import DebugVM
+
+        self.graph = graph
+        self.vm = DebugVM()
+
+    def __call__(self, args: tuple[Any, ...]) -> Any:
+        return self.vm.run(self.graph, args)
+
+
+class DebugBackend(Backend):
+    """The reference interpreter (`myia.vm.DebugVM`): slow, faithful, for debugging."""
+
+    name = "debug"
+
+    def compile(self, graph: Graph) -> Executable:
+        return DebugExecutable(graph)
+
+
+BACKENDS: dict[str, type[Backend]] = {"numpy": PythonBackend, "debug": DebugBackend}
+
+
+def get_backend(name: str) -> Backend:
+    """The backend called `name` (``"numpy"``, the default, or ``"debug"``)."""
+    try:
+        return BACKENDS[name]()
+    except KeyError:
+        raise ValueError(f"unknown backend {name!r}; choose among {tuple(BACKENDS)}") from None

@@ -1,0 +1,485 @@
+"""Python code generation: typed graphs to the source of a Python module.
+
+Each top-level graph becomes a Python function, named after the user's function; each
+closure (a graph with free variables) a *maker* ``mk_g(fv...)`` that defines and returns the
+function, so that a closure captures the values of its free variables when it is made (as
+Myia's semantics say), even when the graph making it runs as a ``while`` loop.
+
+Tail calls become control flow. The blocks of a function (the graphs its tail calls reach,
+used nowhere else: the branches, loop headers and bodies the frontend made) are compiled into
+the function that enters them: a block with one predecessor is written inline where it is
+jumped to; a block jumped to from several places, or from itself (a loop), is a *state* of a
+``while True`` loop: a jump assigns the block's parameters and ``continue``s. So a loop of a
+million iterations is a Python ``while`` loop, in the primal and in the gradient.
+
+Variables are named after the user's variables (``y``, ``y_2``...), so the code can be read;
+`Module.nodes` maps each line back to the node it computes, for tracebacks.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..abstract import show
+from ..abstract.data import AbstractValue
+from ..infer.specialize import Dead
+from ..ir.analysis import Scopes, reachable_graphs
+from ..ir.node import Apply, Graph, Node
+from ..primitives import P, Primitive
+from . import runtime
+from .lower import INLINABLE, LOWER
+
+_LITERALS = (bool, int, str, type(None))
+
+
+@dataclass
+class Module:
+    """The generated source of a program, the globals it runs in and its entry function."""
+
+    source: str
+    globals: dict[str, Any]
+    entry: str
+    filename: str
+    nodes: dict[int, Node] = field(default_factory=dict)
+    #: whether the code may recurse deeper than Python's default limit (non-tail calls of
+    #: recursive graphs, or calls of function values)
+    deep: bool = False
+
+
+class Namer:
+    """Unique Python identifiers, derived from the user's names where there are some."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set(keyword.kwlist) | set(dir(builtins)) | {"np", "math"}
+        self.names: dict[Any, str] = {}
+
+    def fresh(self, base: str | None) -> str:
+        base = _sanitize(base or "v")
+        name = base
+        i = 2
+        while name in self.used:
+            name = f"{base}_{i}"
+            i += 1
+        self.used.add(name)
+        return name
+
+    def __call__(self, key: Any, base: str | None) -> str:
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = self.fresh(base)
+        return name
+
+
+_REPLACE = {"▶": "fwd_", "◀": "bwd_", "∇": "grad_", "%": "", ":": "_", ".": "_"}
+
+
+def _sanitize(base: str) -> str:
+    for k, v in _REPLACE.items():
+        base = base.replace(k, v)
+    base = re.sub(r"\W", "_", base, flags=re.ASCII).strip("_") or "v"
+    if base[0].isdigit():
+        base = "v" + base
+    return base
+
+
+def _strip_seq(node: Node) -> Node:
+    while _is_call_of(node, P.seq):
+        node = node.inputs[2]
+    return node
+
+
+def _is_call_of(node: Node, prim: Primitive) -> bool:
+    return node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is prim
+
+
+def _graph_of(node: Node) -> Any:
+    """The graph held by constant `node` (or the DEAD marker of a branch never taken)."""
+    if node.is_constant and isinstance(node.value, (Graph, Dead)):
+        return node.value
+    return None
+
+
+def _tail_targets(call: Node) -> list[Graph] | None:
+    """The graphs a tail call `call` may jump to (None if it is not a call of known graphs)."""
+    if not call.is_apply:
+        return None
+    fn = call.inputs[0]
+    g = _graph_of(fn)
+    if g is not None:
+        return [g]
+    if _is_call_of(fn, P.switch):
+        targets = [_graph_of(b) for b in fn.inputs[2:]]
+        if all(t is not None for t in targets):
+            return targets  # type: ignore[return-value]
+    return None
+
+
+class CodeGenerator:
+    """Generates one `Module` for the graphs reachable from an entry graph."""
+
+    def __init__(self, entry: Graph):
+        self.entry = entry
+        self.graphs = reachable_graphs(entry)
+        self.scopes = Scopes(self.graphs)
+        self.names = Namer()
+        self.globals: dict[str, Any] = {"np": np, "math": math, "__builtins__": builtins}
+        self.global_values: dict[int, str] = {}
+        self.lines: list[str] = []
+        self.line_nodes: dict[int, Node] = {}
+        self.deep = False
+        self._count_uses()
+
+    # Analysis -------------------------------------------------------------------------------
+
+    def _count_uses(self) -> None:
+        """Find the uses of every node, the tail calls, and how each graph is used."""
+        self.uses: dict[Node, list[tuple[Apply, int]]] = {}
+        self.tail_calls: dict[Graph, Node | None] = {}
+        for g in self.graphs:
+            assert g.output is not None
+            out = _strip_seq(g.output)
+            self.tail_calls[g] = out if _tail_targets(out) is not None else None
+            if not g.output.is_constant:
+                self.uses.setdefault(g.output, []).append((None, -1))  # type: ignore[arg-type]
+            for node in self.scopes.toposort(g):
+                if node.is_apply:
+                    for i, inp in enumerate(node.inputs):
+                        self.uses.setdefault(inp, []).append((node, i))
+        # graph -> [(graph using it, whether the use is a jump: a tail call of it)]
+        self.graph_uses: dict[Any, list[tuple[Graph, bool]]] = {self.entry: [(self.entry, False)]}
+        for g in self.graphs:
+            tail = self.tail_calls[g]
+            for node in self.scopes.toposort(g):
+                if not node.is_apply:
+                    continue
+                for i, inp in enumerate(node.inputs):
+                    sub = _graph_of(inp)
+                    if sub is None:
+                        continue
+                    jump = (node is tail and i == 0) or (
+                        i >= 2
+                        and tail is not None
+                        and tail.inputs[0] is node
+                        and _is_call_of(node, P.switch)
+                        and len(self.uses.get(node, ())) == 1
+                    )
+                    self.graph_uses.setdefault(sub, []).append((g, jump))
+            for d in g.defaults.values():
+                sub = _graph_of(d)
+                if sub is not None:
+                    self.graph_uses.setdefault(sub, []).append((g, False))
+
+    def plan(self, entry: Graph) -> tuple[list[Graph], dict[Graph, int]]:
+        """The blocks compiled into `entry`'s function, and which of them are loop states."""
+        parent = self.scopes.parents.get(entry)
+        fvs = set(self.scopes.free_variables_total.get(entry, ()))
+        group = [entry]
+        members = {entry}
+        i = 0
+        while i < len(group):
+            g = group[i]
+            i += 1
+            tail = self.tail_calls.get(g)
+            for t in _tail_targets(tail) or [] if tail is not None else []:
+                if t in members or isinstance(t, Dead):
+                    continue
+                if self.scopes.parents.get(t) is not parent or t.flags.get("vararg"):
+                    continue
+                if not set(self.scopes.free_variables_total.get(t, ())) <= fvs:
+                    continue
+                members.add(t)
+                group.append(t)
+        # Keep the blocks only jumped to, and only from blocks of the group.
+        changed = True
+        while changed:
+            changed = False
+            for g in group[1:]:
+                if g in members and not all(
+                    jump and user in members for user, jump in self.graph_uses.get(g, [])
+                ):
+                    members.discard(g)
+                    changed = True
+            reach = self._reachable_in(entry, members)
+            if reach != members:
+                members = reach
+                changed = True
+        group = [g for g in group if g in members]
+        preds: dict[Graph, int] = {g: 0 for g in group}
+        for g in group:
+            tail = self.tail_calls.get(g)
+            for t in (_tail_targets(tail) or []) if tail is not None else []:
+                if t in preds:
+                    preds[t] += 1
+        states: dict[Graph, int] = {}
+        for g in group:
+            # Every cycle has a block jumped to from outside it and from inside it, or it
+            # goes through the entry: those blocks are enough to make loops of all cycles.
+            if preds[g] > 1 or (g is entry and preds[g] > 0):
+                states[g] = len(states)
+        return group, states
+
+    def _reachable_in(self, entry: Graph, members: set[Graph]) -> set[Graph]:
+        seen = {entry}
+        todo = [entry]
+        while todo:
+            g = todo.pop()
+            tail = self.tail_calls.get(g)
+            for t in (_tail_targets(tail) or []) if tail is not None else []:
+                if t in members and t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        return seen
+
+    # Output ---------------------------------------------------------------------------------
+
+    def emit(self, indent: int, text: str, node: Node | None = None) -> None:
+        self.lines.append("    " * indent + text)
+        if node is not None:
+            self.line_nodes[len(self.lines)] = node
+
+    def global_value(self, value: Any, base: str) -> str:
+        key = id(value)
+        name = self.global_values.get(key)
+        if name is None:
+            name = self.global_values[key] = self.names.fresh(base)
+            self.globals[name] = value
+        return name
+
+    def generate(self) -> Module:
+        self.function_names: dict[Graph, str] = {}
+        self.done: set[Graph] = set()
+        self.todo: list[Graph] = [self.entry]
+        entry_name = self.fn_name(self.entry)
+        while self.todo:
+            g = self.todo.pop()
+            if g in self.done:
+                continue
+            self.done.add(g)
+            self.function(g)
+            self.emit(0, "")
+        filename = f"<myia {entry_name}>"
+        source = "\n".join(self.lines) + "\n"
+        return Module(source, self.globals, entry_name, filename, self.line_nodes, self.deep)
+
+    def fn_name(self, g: Graph) -> str:
+        name = self.function_names.get(g)
+        if name is None:
+            name = self.function_names[g] = self.names.fresh(g.debug.find_name() or "fn")
+        return name
+
+    def need(self, g: Graph) -> str:
+        """The name of `g`'s function (or maker), generating it if not done yet."""
+        if g not in self.done:
+            self.todo.append(g)
+        name = self.fn_name(g)
+        return name
+
+    # Functions ------------------------------------------------------------------------------
+
+    def function(self, g: Graph) -> None:
+        parent = self.scopes.parents.get(g)
+        params = [self.var(p) for p in g.parameters]
+        indent = 0
+        self.current = g
+        if parent is not None:
+            fvs = [self.var(n) for n in self.closure_fvs(g)]
+            self.emit(0, f"def mk_{self.fn_name(g)}({', '.join(fvs)}):", g.output)
+            indent = 1
+        self.emit(indent, f"def {self.fn_name(g)}({', '.join(params)}):", g.output)
+        group, states = self.plan(g)
+        self.group = set(group)
+        self.states = states
+        self.in_loop = False
+        body = indent + 1
+        if g not in states:
+            self.block(g, body)
+        else:
+            if len(states) > 1:
+                self.emit(body, f"_state = {states[g]}")
+        if states:
+            self.in_loop = True
+            self.emit(body, "while True:")
+            ordered = sorted(states, key=states.get)  # type: ignore[arg-type]
+            if len(ordered) == 1:
+                self.block(ordered[0], body + 1)
+            else:
+                for k, s in enumerate(ordered):
+                    kw = "if" if k == 0 else "elif"
+                    self.emit(body + 1, f"{kw} _state == {k}:")
+                    self.block(s, body + 2)
+                self.emit(body + 1, "else:")
+                self.emit(body + 2, "raise AssertionError('unreachable')")
+        if parent is not None:
+            self.emit(1, f"return {self.fn_name(g)}")
+
+    def block(self, g: Graph, indent: int) -> None:
+        """Write the statements of block `g`, ending with its return or jumps."""
+        self.block_graph = g
+        tail = self.tail_calls.get(g)
+        targets = _tail_targets(tail) if tail is not None else None
+        local = targets is not None and any(t in self.group for t in targets)
+        skip: set[Node] = set()
+        if local:
+            assert tail is not None
+            skip.add(tail)
+            if _is_call_of(tail.inputs[0], P.switch):
+                skip.add(tail.inputs[0])
+        assert g.output is not None
+        out = _strip_seq(g.output)
+        if not local and out.is_apply and out.graph is g and not self.inlined(out):
+            skip.add(out)
+        for node in self.scopes.toposort(g):
+            if node.is_apply and node not in skip:
+                self.statement(node, indent)
+        if not local:
+            text = self.call(out) if out in skip else self.expr(out)
+            self.emit(indent, f"return {text}", out)
+            return
+        assert tail is not None and targets is not None
+        args = [self.expr(a) for a in tail.inputs[1:]]
+        fn = tail.inputs[0]
+        if len(targets) == 1:
+            self.jump(targets[0], args, indent, tail)
+        else:
+            self.emit(indent, f"if {self.expr(fn.inputs[1])}:", tail)
+            self.jump(targets[0], args, indent + 1, tail)
+            self.emit(indent, "else:", tail)
+            self.jump(targets[1], args, indent + 1, tail)
+
+    def jump(self, target: Graph, args: list[str], indent: int, tail: Node) -> None:
+        if isinstance(target, Dead):
+            self.emit(indent, "raise AssertionError('unreachable branch')", tail)
+            return
+        if target not in self.group:
+            self.deep = self.deep or self.scopes.is_recursive(target)
+            self.emit(indent, f"return {self.callee(target)}({', '.join(args)})", tail)
+            return
+        if target not in self.states:
+            # A block jumped to from here only: its parameters are names for the arguments.
+            pairs = []
+            for p, a in zip(target.parameters, args):
+                if a.isidentifier() and p not in self.names.names:
+                    self.names.names[p] = a
+                else:
+                    pairs.append((p, a))
+        else:
+            pairs = list(zip(target.parameters, args))
+        if pairs:
+            lhs = ", ".join(self.var(p) for p, _ in pairs)
+            self.emit(indent, f"{lhs} = {', '.join(a for _, a in pairs)}", tail)
+        if target in self.states:
+            if len(self.states) > 1:
+                self.emit(indent, f"_state = {self.states[target]}", tail)
+            if self.in_loop:
+                self.emit(indent, "continue", tail)
+            return
+        self.block(target, indent)
+
+    # Nodes ----------------------------------------------------------------------------------
+
+    def var(self, node: Node) -> str:
+        return self.names(node, node.debug.find_name())
+
+    def inlined(self, node: Apply) -> bool:
+        """Whether `node` is written inside its single user's expression."""
+        fn = node.inputs[0]
+        if not (fn.is_constant and fn.value in INLINABLE):
+            return False
+        users = self.uses.get(node, [])
+        if len(users) != 1:
+            return False
+        user, i = users[0]
+        if user is None or user.graph is not node.graph:
+            return False
+        if _is_call_of(user, P.seq) and i == 1:
+            return False
+        return True
+
+    def statement(self, node: Apply, indent: int) -> None:
+        """Write the statement computing `node`, unless it is written where it is used."""
+        if _is_call_of(node, P.seq) or self.inlined(node):
+            return
+        users = self.uses.get(node, [])
+        if users and all(u is not None and _is_call_of(u, P.seq) and i == 1 for u, i in users):
+            fn = node.inputs[0]
+            if fn.is_constant and isinstance(fn.value, Primitive) and not fn.value.effect:
+                return  # a pure value computed for nothing
+            self.emit(indent, self.call(node), node)
+            return
+        self.emit(indent, f"{self.var(node)} = {self.call(node)}", node)
+
+    def expr(self, node: Node) -> str:
+        """The Python expression of `node`'s value."""
+        if node.is_constant:
+            return self.constant(node)
+        if node.is_apply and node.graph is self.block_graph:
+            if _is_call_of(node, P.seq):
+                return self.expr(node.inputs[2])
+            if self.inlined(node):
+                return self.call(node)
+        return self.var(node)
+
+    def call(self, node: Apply) -> str:
+        fn, *args = node.inputs
+        arg_exprs = [self.expr(a) for a in args]
+        if fn.is_constant:
+            v = fn.value
+            if isinstance(v, Primitive):
+                lower = LOWER.get(v)
+                text = lower(arg_exprs, node, self) if lower is not None else None
+                if text is not None:
+                    return text
+                impl = self.global_value(v.impl, f"{v.name}_")
+                return f"{impl}({', '.join(arg_exprs)})"
+            if isinstance(v, (Graph, Dead)):
+                self.deep = self.deep or (isinstance(v, Graph) and self.scopes.is_recursive(v))
+                return f"{self.callee(v)}({', '.join(arg_exprs)})"
+        self.deep = True
+        return f"{self.expr(fn)}({', '.join(arg_exprs)})"
+
+    def callee(self, g: Graph) -> str:
+        """The expression of the function value of graph `g` (making its closure if needed)."""
+        if isinstance(g, Dead):
+            return self.global_value(runtime.dead, "dead")
+        name = self.need(g)
+        if self.scopes.parents.get(g) is None:
+            return name
+        if g is self.current:
+            return name
+        fvs = [self.expr(n) for n in self.closure_fvs(g)]
+        return f"mk_{name}({', '.join(fvs)})"
+
+    def closure_fvs(self, g: Graph) -> list[Node]:
+        """The free variables a closure's maker takes (one per name: parameters may alias)."""
+        out: dict[str, Node] = {}
+        for n in self.scopes.free_variables_total[g]:
+            out.setdefault(self.var(n), n)
+        return list(out.values())
+
+    def constant(self, node: Node) -> str:
+        v = node.value
+        if isinstance(v, (Graph, Dead)):
+            return self.callee(v)
+        if type(v) in _LITERALS:
+            return repr(v)
+        if type(v) is float and math.isfinite(v):
+            return repr(v)
+        if type(v) is tuple and all(type(x) in _LITERALS for x in v):
+            return repr(v)
+        if isinstance(v, AbstractValue):
+            return self.global_value(v, show(v))
+        base = getattr(v, "__name__", None) or getattr(v, "name", None) or type(v).__name__
+        return self.global_value(v, f"_{base}" if isinstance(base, str) else "_k")
+
+
+def generate(entry: Graph) -> Module:
+    """Generate the Python module of `entry` (a closed, typed graph) and what it reaches."""
+    return CodeGenerator(entry).generate()
+

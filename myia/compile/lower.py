@@ -1,0 +1,246 @@
+"""How the Python backend writes each primitive: a Python expression per call.
+
+`LOWER` maps a primitive to a function ``(args, node) -> str | None`` that returns the Python
+expression computing ``node`` (a call of the primitive) from its arguments' expressions
+`args`, or None to fall back on calling the primitive's implementation (always correct: it
+is what the reference interpreter runs). The expressions use the argument types that
+inference attached to the node's inputs (`Node.abstract`): a Python scalar (a *weak* scalar)
+computes with `math`, a NumPy scalar or array with `numpy`.
+
+The third argument, the generator, gives names to Python values the expression needs
+(``ctx.global_value(value, name)``). Every expression is parenthesized, so that the generator can nest them freely.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from ..abstract.data import AbstractArray, AbstractScalar
+from ..ir.node import Apply, Node
+from ..primitives import P, Primitive
+
+Lowering = Callable[[list[str], Apply, Any], "str | None"]
+
+LOWER: dict[Primitive, Lowering] = {}
+
+#: Primitives that the generator may move into their single user's expression: pure,
+#: cheap and never calling back into Myia code.
+INLINABLE: set[Primitive] = set()
+
+
+def _abstract(node: Node) -> object:
+    return node.abstract
+
+
+def _is_weak(node: Node) -> bool:
+    a = node.abstract
+    return isinstance(a, AbstractScalar) and a.weak
+
+
+def _is_numpy(node: Node) -> bool:
+    a = node.abstract
+    return isinstance(a, AbstractArray) or (isinstance(a, AbstractScalar) and not a.weak)
+
+
+def lowering(*prims: Primitive, inline: bool = True) -> Callable[[Lowering], Lowering]:
+    """Register the decorated function as the lowering of `prims`."""
+
+    def deco(fn: Lowering) -> Lowering:
+        for p in prims:
+            LOWER[p] = fn
+            if inline:
+                INLINABLE.add(p)
+        return fn
+
+    return deco
+
+
+def _binary(op: str) -> Lowering:
+    def lower(args: list[str], node: Apply, ctx: Any) -> str:
+        return f"({args[0]} {op} {args[1]})"
+
+    return lower
+
+
+for _prim, _op in [
+    (P.add, "+"),
+    (P.sub, "-"),
+    (P.mul, "*"),
+    (P.truediv, "/"),
+    (P.floordiv, "//"),
+    (P.mod, "%"),
+    (P.pow_, "**"),
+    (P.eq, "=="),
+    (P.ne, "!="),
+    (P.lt, "<"),
+    (P.le, "<="),
+    (P.gt, ">"),
+    (P.ge, ">="),
+]:
+    lowering(_prim)(_binary(_op))
+
+
+@lowering(P.neg)
+def _neg(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"(-{args[0]})"
+
+
+@lowering(P.to_bool)
+def _to_bool(args: list[str], node: Apply, ctx: Any) -> str:
+    a = node.inputs[1].abstract
+    if isinstance(a, AbstractScalar) and a.weak and a.dtype == "bool":
+        return args[0]
+    return f"bool({args[0]})"
+
+
+# Unary math: `math.f` on Python scalars, `np.f` on NumPy values (the primitive's own rule).
+_MATH = {
+    "exp": ("math.exp", "np.exp"),
+    "log": ("math.log", "np.log"),
+    "log1p": ("math.log1p", "np.log1p"),
+    "expm1": ("math.expm1", "np.expm1"),
+    "sqrt": ("math.sqrt", "np.sqrt"),
+    "sin": ("math.sin", "np.sin"),
+    "cos": ("math.cos", "np.cos"),
+    "tan": ("math.tan", "np.tan"),
+    "asin": ("math.asin", "np.arcsin"),
+    "acos": ("math.acos", "np.arccos"),
+    "atan": ("math.atan", "np.arctan"),
+    "sinh": ("math.sinh", "np.sinh"),
+    "cosh": ("math.cosh", "np.cosh"),
+    "tanh": ("math.tanh", "np.tanh"),
+}
+
+
+def _unary(py: str, numpy: str) -> Lowering:
+    def lower(args: list[str], node: Apply, ctx: Any) -> str | None:
+        x = node.inputs[1]
+        if _is_weak(x):
+            return f"{py}({args[0]})"
+        if _is_numpy(x):
+            return f"{numpy}({args[0]})"
+        return None
+
+    return lower
+
+
+for _name, (_py, _np) in _MATH.items():
+    lowering(getattr(P, _name))(_unary(_py, _np))
+
+
+@lowering(P.identity, P.narrow)
+def _identity(args: list[str], node: Apply, ctx: Any) -> str:
+    return args[0]
+
+
+@lowering(P.convert)
+def _convert(args: list[str], node: Apply, ctx: Any) -> str | None:
+    if node.inputs[1].abstract == node.abstract:
+        return args[0]
+    return None
+
+
+@lowering(P.switch)
+def _switch(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"({args[1]} if {args[0]} else {args[2]})"
+
+
+@lowering(P.make_tuple)
+def _make_tuple(args: list[str], node: Apply, ctx: Any) -> str:
+    if len(args) == 1:
+        return f"({args[0]},)"
+    return f"({', '.join(args)})"
+
+
+@lowering(P.tuple_getitem, P.list_getitem)
+def _getitem(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"{args[0]}[{args[1]}]"
+
+
+@lowering(P.tuple_concat)
+def _tuple_concat(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"({args[0]} + {args[1]})"
+
+
+@lowering(P.tuple_len, P.list_len)
+def _len(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"len({args[0]})"
+
+
+@lowering(P.make_list)
+def _make_list(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"[{', '.join(args)}]"
+
+
+@lowering(P.record_getattr)
+def _record_getattr(args: list[str], node: Apply, ctx: Any) -> str | None:
+    name = node.inputs[2]
+    if name.is_constant and isinstance(name.value, str) and name.value.isidentifier():
+        return f"{args[0]}.{name.value}"
+    return None
+
+
+@lowering(P.is_none)
+def _is_none(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"({args[0]} is None)"
+
+
+@lowering(P.logical_not)
+def _not(args: list[str], node: Apply, ctx: Any) -> str | None:
+    if _is_weak(node.inputs[1]):
+        return f"(not {args[0]})"
+    return None
+
+
+@lowering(P.matmul)
+def _matmul(args: list[str], node: Apply, ctx: Any) -> str | None:
+    if all(isinstance(i.abstract, AbstractArray) for i in node.inputs[1:]):
+        return f"({args[0]} @ {args[1]})"
+    return None
+
+
+@lowering(P.make_record)
+def _make_record(args: list[str], node: Apply, ctx: Any) -> str | None:
+    cls = node.inputs[1]
+    if not cls.is_constant:
+        return None
+    new = ctx.global_value(record_constructor(cls.value), f"new_{cls.value.__name__}")
+    return f"{new}({', '.join(args[1:])})"
+
+
+_CONSTRUCTORS: dict[type, Callable[..., Any]] = {}
+
+
+def record_constructor(cls: type) -> Callable[..., Any]:
+    """A fast function building an instance of dataclass `cls` from all its fields' values.
+
+    Like `make_record`'s implementation, it does not call ``__init__`` (nor
+    ``__post_init__``): a record is its fields.
+    """
+    fn = _CONSTRUCTORS.get(cls)
+    if fn is None:
+        names = [f.name for f in dataclasses.fields(cls)]
+        params = [f"_{i}" for i in range(len(names))]
+        if hasattr(cls, "__slots__") or not names:
+            body = [f"    _set(o, {n!r}, {p})" for n, p in zip(names, params)]
+        else:
+            body = ["    d = o.__dict__"] + [f"    d[{n!r}] = {p}" for n, p in zip(names, params)]
+        src = "\n".join([f"def new({', '.join(params)}):", "    o = _new(cls)", *body, "    return o"])
+        scope: dict[str, Any] = {"_new": object.__new__, "_set": object.__setattr__, "cls": cls}
+        exec(src, scope)
+        fn = _CONSTRUCTORS[cls] = scope["new"]
+    return fn
+
+
+@lowering(P.apply_star, inline=False)
+def _apply_star(args: list[str], node: Apply, ctx: Any) -> str:
+    ctx.deep = True
+    return f"{args[0]}(*{args[1]})"
+
+
+@lowering(P.partial, inline=False)
+def _partial(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"{ctx.global_value(functools.partial, 'partial')}({', '.join(args)})"

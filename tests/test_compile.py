@@ -1,0 +1,133 @@
+"""The code-generating backend: loops as loops, readable code, errors, both backends agree."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Optional
+
+import numpy as np
+import pytest
+
+from myia import grad, myia
+from myia.errors import MyiaTypeError
+from myia.testing import check_grad
+
+
+def newton_sqrt(a):
+    y = a
+    while abs(y * y - a) > 1e-12 * a:
+        y = 0.5 * (y + a / y)
+    return y
+
+
+def scalar_loop(x, n):
+    y = x
+    for _ in range(n):
+        y = math.sin(y) * 0.5 + y * 0.5 + 0.1 * x
+    return y
+
+
+def nested_loops(n, m):
+    total = 0
+    i = 0
+    while i < n:
+        j = 0
+        while j < m:
+            if (i + j) % 2 == 0:
+                total = total + i * j
+            else:
+                total = total - 1
+            j = j + 1
+        i = i + 1
+    return total
+
+
+def fact(n):
+    if n <= 1:
+        return 1
+    return n * fact(n - 1)
+
+
+@dataclasses.dataclass
+class Tree:
+    value: float
+    left: Optional["Tree"] = None
+    right: Optional["Tree"] = None
+
+
+def tree_sum(t):
+    s = t.value
+    if t.left is not None:
+        s = s + tree_sum(t.left)
+    if t.right is not None:
+        s = s + tree_sum(t.right)
+    return s
+
+
+def test_loops_are_while_loops():
+    f = myia(scalar_loop)
+    assert f(0.3, 10) == pytest.approx(scalar_loop(0.3, 10), rel=1e-15)
+    src = f.generated_code(0.3, 10)
+    assert "while True:" in src
+    assert "def scalar_loop(x, n):" in src
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_backends_agree(backend):
+    assert myia(nested_loops, backend=backend)(7, 5) == nested_loops(7, 5)
+    assert myia(newton_sqrt, backend=backend)(2.0) == newton_sqrt(2.0)
+    assert myia(fact, backend=backend)(10) == fact(10)
+    t = Tree(1.0, Tree(2.0, Tree(3.0)), Tree(4.0))
+    assert myia(tree_sum, backend=backend)(t) == tree_sum(t)
+
+
+def test_million_iterations_in_a_python_loop():
+    f = myia(scalar_loop)
+    assert f(0.5, 10**6) == pytest.approx(scalar_loop(0.5, 10**6), rel=1e-12)
+
+
+def test_deep_recursion():
+    f = myia(fact)
+    assert f(3000) == math.factorial(3000)
+
+
+def test_gradients_on_the_compiled_backend():
+    check_grad(newton_sqrt, 4.0)
+    g = grad(scalar_loop)
+    assert g(0.3, 50) == pytest.approx(grad(scalar_loop, backend="debug")(0.3, 50), rel=1e-12)
+
+
+def test_generated_code_of_the_debug_backend():
+    f = myia(fact, backend="debug")
+    with pytest.raises(ValueError, match="generates no source"):
+        f.generated_code(3)
+
+
+def test_unknown_backend():
+    with pytest.raises(ValueError, match="unknown backend"):
+        myia(fact, backend="nope")
+
+
+def divide(x, y):
+    return x / y
+
+
+def test_runtime_error_points_at_the_user_line():
+    f = myia(divide)
+    with pytest.raises(ZeroDivisionError) as info:
+        f(1.0, 0.0)
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert "return x / y" in notes
+
+
+def add_arrays(x, y):
+    return x + y
+
+
+def test_array_code_calls_numpy():
+    f = myia(add_arrays)
+    x = np.ones((2, 3))
+    np.testing.assert_array_equal(f(x, x), 2 * x)
+    with pytest.raises(MyiaTypeError):
+        f(x, "a")
