@@ -28,7 +28,7 @@ from ..abstract.lattice import FUNCTION
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.structure import convert_value
-from .matcher import NO_VALUE, Rewrite, prim_of, rewrite, value_of
+from .matcher import NO_VALUE, Rewrite, args_of, prim_of, rewrite, value_of
 from .sweep import same_type
 
 #: Primitives never folded or replaced by their known value: effects are excluded by their
@@ -264,6 +264,30 @@ def neg_neg(node: Apply, opt: Any) -> Node | None:
     return None
 
 
+@rewrite(P.add, P.sub, P.mul, P.truediv)
+def scalar_operand(node: Apply, opt: Any) -> Node | None:
+    """op(broadcast_like(c, y), x) => op(c, x)  (c a constant, the result's type unchanged)
+
+    The same for the second operand: the operation broadcasts the scalar itself.
+    """
+    x, y = node.inputs[1:]
+    for k, arg in ((1, x), (2, y)):
+        bl = args_of(arg, P.broadcast_like)
+        if bl is not None and bl[0].is_constant and isinstance(bl[0].abstract, AbstractScalar):
+            args = [x, y]
+            args[k - 1] = bl[0]
+            new = opt.apply(node.inputs[0], *args, like=node)
+            if same_type(new.abstract, node.abstract):
+                return new
+    return None
+
+
+@rewrite(P.reshape, P.astype)
+def reshape_same(node: Apply, opt: Any) -> Node | None:
+    """reshape(x, shape) => x;  astype(x, dtype) => x  (x already of that shape and dtype)"""
+    return _keep(node.inputs[1], node)
+
+
 FOLD: list[Rewrite] = [known_value, getitem_constant, make_tuple_constant, fold_constants]
 
 ALGEBRA: list[Rewrite] = [
@@ -274,4 +298,6 @@ ALGEBRA: list[Rewrite] = [
     div_one,
     pow_one,
     neg_neg,
+    scalar_operand,
+    reshape_same,
 ]

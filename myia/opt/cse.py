@@ -2,7 +2,8 @@
 
 Two applies of a graph are equal when they call the same primitive on the same nodes, or on
 constants of equal value (compared by type and exact value: ``0.0`` and ``-0.0`` differ, so do
-``1`` and ``1.0``). Effects (``print``, ``raise``, ``assert``) are never merged, nor are calls
+``1`` and ``1.0``), and have the same type (so that the users of the one dropped still
+type-check). Effects (``print``, ``raise``, ``assert``) are never merged, nor are calls
 to graphs (which may have effects) or to computed functions. A primitive that may raise at run
 time (``x // y``) can be merged: the node kept is the first one computed, which would have
 raised first.
@@ -47,15 +48,19 @@ def cse_key(node: Node) -> Any:
     prim = fn.value  # type: ignore[attr-defined]
     if type(prim) is not Primitive or prim.effect or prim in NO_CSE:
         return None
-    key: list[Any] = [prim]
+    key: list[Any] = [prim, node.abstract]
     for i in node.inputs[1:]:
         if i.is_constant:
             k = const_key(i.value)  # type: ignore[attr-defined]
             if k is None:
                 return None
-            key.append(k)
+            key.append((k, i.abstract))
         else:
             key.append(i)
+    try:
+        hash(tuple(key[1:]))
+    except TypeError:
+        return None
     return tuple(key)
 
 

@@ -13,67 +13,112 @@ position. Dead positions are removed from the members and from every call.
 
 from __future__ import annotations
 
-from ..ir.node import Apply, Graph, Node, Parameter
+from ..ir.node import Apply, Graph, Node
 from .callsites import CallSites, Group
+from .effects import calls_effect
+from .info import ProgramInfo
 
 
 def dead_parameters(sites: CallSites) -> dict[Group, list[int]]:
-    """The dead parameter positions of each group (see the module doc)."""
+    """The dead parameter positions of each group (see the module doc).
+
+    A mark phase from every graph's output: a node marked marks its inputs, except that a
+    call of a group marks its argument at position k only once position k of the group is
+    live; a parameter marked makes its position live (and so marks the arguments passed at
+    that position by the calls marked so far, and by those marked later).
+    """
     scopes = sites.scopes
+    effects = _Effects(ProgramInfo(sites.root, scopes))
     call_group: dict[Apply, Group] = {}
     for group in sites.groups:
         for c in group.calls:
             call_group[c] = group
-    position: dict[Parameter, tuple[Group, int]] = {}
+    position: dict[Node, tuple[Group, int]] = {}
     for group in sites.groups:
         for m in group.members:
             for j, p in enumerate(m.parameters):
                 position[p] = (group, j)
-    live: set[tuple[Group, int]] = set()
-    # feeds[(H, k)]: the positions whose parameter is passed at position k of a call of H.
-    feeds: dict[tuple[Group, int], list[tuple[Group, int]]] = {}
-    todo: list[tuple[Group, int]] = []
+    live_pos: set[tuple[Group, int]] = set()
+    marked: set[Node] = set()
+    # The calls marked so far, by group: their arguments at positions made live later.
+    calls_of: dict[Group, list[Apply]] = {}
+    stack: list[Node] = []
 
-    def mark(pos: tuple[Group, int]) -> None:
-        if pos not in live:
-            live.add(pos)
-            todo.append(pos)
+    def make_live(pos: tuple[Group, int]) -> None:
+        if pos in live_pos:
+            return
+        live_pos.add(pos)
+        group, k = pos
+        for c in calls_of.get(group, ()):
+            stack.append(c.inputs[k + 1])
 
-    def read(node: Node) -> None:
-        pos = position.get(node) if node.is_parameter else None  # type: ignore[call-overload]
-        if pos is not None:
-            mark(pos)
-
-    for g in scopes.graphs:
-        for n in scopes.nodes[g]:
-            if not n.is_apply:
-                continue
-            callee = call_group.get(n)  # type: ignore[call-overload]
-            for k, i in enumerate(n.inputs):
-                if not i.is_parameter or i not in position:
-                    continue
-                if callee is not None and k >= 1:
-                    feeds.setdefault((callee, k - 1), []).append(position[i])  # type: ignore[index]
-                else:
-                    mark(position[i])  # type: ignore[index]
-        if g.output is not None:
-            read(g.output)
-        for d in g.defaults.values():
-            read(d)
     for group in sites.groups:
         if not _editable(group):
             for j in range(group.nparams):
-                mark((group, j))
-    while todo:
-        pos = todo.pop()
-        for src in feeds.get(pos, ()):
-            mark(src)
+                live_pos.add((group, j))
+    for g in scopes.graphs:
+        if g.output is not None:
+            stack.append(g.output)
+        stack.extend(g.defaults.values())
+    while stack:
+        node = stack.pop()
+        if node in marked:
+            continue
+        marked.add(node)
+        if node.is_parameter:
+            pos = position.get(node)
+            if pos is not None:
+                make_live(pos)
+            continue
+        if not node.is_apply:
+            continue
+        group = call_group.get(node)  # type: ignore[call-overload]
+        if group is None:
+            stack.extend(node.inputs)
+            continue
+        calls_of.setdefault(group, []).append(node)  # type: ignore[arg-type]
+        stack.append(node.inputs[0])
+        for k, a in enumerate(node.inputs[1:]):
+            if (group, k) not in live_pos and effects.has_effect(a):
+                make_live((group, k))  # an argument computed for its effect stays
+            if (group, k) in live_pos:
+                stack.append(a)
     out: dict[Group, list[int]] = {}
     for group in sites.groups:
-        dead = [j for j in range(group.nparams) if (group, j) not in live]
+        dead = [j for j in range(group.nparams) if (group, j) not in live_pos]
         if dead:
             out[group] = dead
     return out
+
+
+class _Effects:
+    """Which nodes have an effect in their computation (memoized, iterative)."""
+
+    def __init__(self, info: ProgramInfo):
+        self.info = info
+        self.memo: dict[Node, bool] = {}
+
+    def has_effect(self, node: Node) -> bool:
+        memo = self.memo
+        stack = [node]
+        while stack:
+            n = stack[-1]
+            if n in memo:
+                stack.pop()
+                continue
+            if not n.is_apply:
+                memo[n] = False
+                stack.pop()
+                continue
+            pending = [i for i in n.inputs if i.graph is n.graph and i.is_apply and i not in memo]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            memo[n] = calls_effect(n, self.info.effectful, self.info.parents) or any(
+                memo.get(i, False) for i in n.inputs if i.graph is n.graph
+            )
+        return memo[node]
 
 
 def _editable(group: Group) -> bool:

@@ -12,8 +12,10 @@ primitives that do not index are safe to drop.
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from ..abstract.data import AbstractArray
-from ..ir.node import Node
+from ..ir.node import Graph, Node
 from ..primitives import P, Primitive
 
 #: Pure primitives that never raise on well-typed arguments (types and shapes are checked at
@@ -74,3 +76,43 @@ def droppable(node: Node, graph: object) -> bool:
     if prim in TOTAL:
         return True
     return prim in ARRAY_TOTAL and isinstance(node.abstract, AbstractArray)
+
+
+def calls_effect(node: Node, effectful: Container[Graph], known: Container[Graph]) -> bool:
+    """Whether evaluating the apply `node` itself (its inputs aside) may run an effect.
+
+    Effect primitives do; so do calls to graphs in `effectful` or not in `known`, and calls
+    to computed functions, except a ``switch`` between known graphs without effects.
+    """
+    fn = node.inputs[0]
+    if fn.is_constant:
+        v = fn.value  # type: ignore[attr-defined]
+        if type(v) is Primitive:
+            return v.effect or v is P.apply_star
+        if type(v) is Graph:
+            return v in effectful or v not in known
+        return True
+    if fn.is_apply and fn.inputs[0].is_constant and fn.inputs[0].value is P.switch:  # type: ignore[attr-defined]
+        for b in fn.inputs[2:4]:
+            v = b.value if b.is_constant else None  # type: ignore[attr-defined]
+            if type(v) is Graph and (v in effectful or v not in known):
+                return True
+            if not b.is_constant:
+                return True
+        return False
+    return True
+
+
+def droppable_tree(node: Node, graph: object, limit: int = 64) -> bool:
+    """Whether `node` and what it depends on in `graph` are all `droppable` (seen: `limit`)."""
+    seen: set[Node] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n in seen or not n.is_apply or n.graph is not graph:
+            continue
+        if not droppable(n, graph) or len(seen) >= limit:
+            return False
+        seen.add(n)
+        stack.extend(n.inputs[1:])
+    return True

@@ -99,13 +99,21 @@ def _element(t: Node, prim: Any, key: Any, node: Apply, opt: Any) -> Callable[[]
 
 @rewrite(P.gzeros)
 def gzeros_static(node: Apply, opt: Any) -> Node | None:
-    """gzeros(x) => 0 of x's dtype (scalars, tuples of them);  gzeros(f) => env_new() (functions)"""
+    """gzeros(x) => 0 of x's dtype (scalars, tuples of them);  gzeros(f) => env_new() (functions)
+
+    A record whose fields all have such zeros is built: ``gzeros(r) => make_record(C, 0, ...)``.
+    """
     a = node.inputs[1].abstract
     v = static_zero(a)
     if v is not NO_VALUE:
         return opt.const(v, like=node, abstract=node.abstract)
     if isinstance(a, AbstractFunction) or a is ENV or a == FUNCTION:
         return opt.apply(P.env_new, like=node)
+    if isinstance(a, AbstractRecord) and not any(isinstance(f, SelfRef) for f in a.fields):
+        zeros = [static_zero(f) for f in a.fields]
+        if all(z is not NO_VALUE for z in zeros):
+            consts = [opt.const(z, like=node, abstract=broaden(f)) for z, f in zip(zeros, a.fields)]
+            return opt.apply(P.make_record, opt.const(a.cls, like=node), *consts, like=node)
     return None
 
 
@@ -166,6 +174,62 @@ def setattr_gzeros(node: Apply, opt: Any) -> Node | None:
         for n, f in zip(a.names, a.fields)
     ]
     return opt.apply(P.make_record, opt.const(a.cls, like=node), *fields, like=node)
+
+
+@rewrite(P.seq_slice_add)
+def slice_add_tuples(node: Apply, opt: Any) -> Node | None:
+    """seq_slice_add(make_tuple(x0, ..., xn), s, make_tuple(v...)) => make_tuple(x0, ..., gadd(xj, vk), ...)
+
+    For the positions ``j`` selected by the constant slice ``s``; ``t`` may also be a
+    ``gzeros`` of a tuple, whose elements are zeros.
+    """
+    t, s, v = node.inputs[1:]
+    a = t.abstract
+    sl = value_of(s)
+    if not isinstance(a, AbstractTuple) or type(sl) is not slice:
+        return None
+    vs = _tuple_items(v, opt)
+    if vs is None:
+        return None
+    xs = _tuple_items(t, opt)
+    if xs is None:
+        z = args_of(t, P.gzeros)
+        if z is None:
+            return None
+        xs = [
+            zero_node(_element(z[0], P.tuple_getitem, j, node, opt), e, node, opt)
+            for j, e in enumerate(a.elements)
+        ]
+    items = list(xs)
+    for j, x in zip(range(len(items))[sl], vs):
+        items[j] = x if is_zero(items[j]) else opt.apply(P.gadd, items[j], x, like=node)
+    return opt.apply(P.make_tuple, *items, like=node)
+
+
+def _tuple_items(node: Node, opt: Any) -> list[Node] | None:
+    args = args_of(node, P.make_tuple)
+    if args is not None:
+        return list(args)
+    v = value_of(node)
+    if type(v) is tuple and len(v) <= 16:
+        return [opt.const(x, like=node) for x in v]
+    return None
+
+
+@rewrite(P.dict_setitem)
+def dict_setitem_gzeros(node: Apply, opt: Any) -> Node | None:
+    """dict_setitem(gzeros(d), k, v) => make_dict(keys, zero of each value..., v, ...)"""
+    z, k, v = node.inputs[1:]
+    d = args_of(z, P.gzeros)
+    a = d[0].abstract if d is not None else None
+    key = value_of(k)
+    if not isinstance(a, AbstractDict) or key not in a.keys:
+        return None
+    values = [
+        v if n == key else zero_node(_element(d[0], P.dict_getitem, n, node, opt), e, node, opt)
+        for n, e in zip(a.keys, a.values)
+    ]
+    return opt.apply(P.make_dict, opt.const(tuple(a.keys), like=node), *values, like=node)
 
 
 def is_zero(node: Node) -> bool:
@@ -290,6 +354,41 @@ def _is_empty_env(node: Node) -> bool:
     return isinstance(v, EnvInstance) and not v.contents
 
 
+_ENV_GETSENS = getattr(P, "env_getsens", None)
+_ENV_DELITEM = getattr(P, "env_delitem", None)
+
+
+def _lookup(env: Node, key: Node) -> tuple[str, Node]:
+    """Follow `env` back to `key`: ``("found", value)``, ``("absent", env)`` or ``("stuck", e)``.
+
+    Settings of other keys (and deletions of other keys) are skipped; `e` is where the search
+    stops without an answer (a parameter, a sum of environments...).
+    """
+    e = env
+    while True:
+        if _is_empty_env(e):
+            return "absent", e
+        s = args_of(e, P.env_setitem)
+        if s is None and _ENV_DELITEM is not None:
+            s = args_of(e, _ENV_DELITEM)
+            if s is not None:
+                same = _same_key(s[1], key)
+                if same is None:
+                    return "stuck", e
+                if same:
+                    return "absent", e
+                e = s[0]
+                continue
+        if s is None:
+            return "stuck", e
+        same = _same_key(s[1], key)
+        if same is None:
+            return "stuck", e
+        if same:
+            return "found", s[2]
+        e = s[0]
+
+
 @rewrite(P.env_getitem)
 def getitem_env(node: Apply, opt: Any) -> Node | None:
     """env_getitem(env_setitem(e, k, v), k, d) => v;  env_getitem(env_new(), k, d) => d
@@ -299,19 +398,11 @@ def getitem_env(node: Apply, opt: Any) -> Node | None:
     gadd(env_getitem(a, k, zero), env_getitem(b, k, zero))``.
     """
     env, key, default = node.inputs[1:]
-    e = env
-    while True:
-        if _is_empty_env(e):
-            return default
-        s = args_of(e, P.env_setitem)
-        if s is None:
-            break
-        same = _same_key(s[1], key)
-        if same is None:
-            break
-        if same:
-            return s[2]
-        e = s[0]
+    how, e = _lookup(env, key)
+    if how == "found":
+        return e
+    if how == "absent":
+        return default
     if e is not env:
         return opt.apply(P.env_getitem, e, key, default, like=node)
     ab = args_of(e, P.env_add)
@@ -320,6 +411,57 @@ def getitem_env(node: Apply, opt: Any) -> Node | None:
         b = opt.apply(P.env_getitem, ab[1], key, default, like=node)
         return opt.apply(P.gadd, a, b, like=node)
     return None
+
+
+def getsens_env(node: Apply, opt: Any) -> Node | None:
+    """env_getsens(env_setitem(e, k, v), k, x) => v;  env_getsens(env_new(), k, x) => gzeros(x)
+
+    Other keys are skipped as for `getitem_env`, and ``env_getsens(env_add(a, b), k, x) =>
+    gadd(env_getsens(a, k, x), env_getsens(b, k, x))``.
+    """
+    env, key, like = node.inputs[1:]
+    how, e = _lookup(env, key)
+    if how == "found":
+        return e
+    if how == "absent":
+        return zero_node(lambda: like, like.abstract, node, opt)
+    if e is not env:
+        return opt.apply(_ENV_GETSENS, e, key, like, like=node)
+    ab = args_of(e, P.env_add)
+    if ab is not None:
+        a = opt.apply(_ENV_GETSENS, ab[0], key, like, like=node)
+        b = opt.apply(_ENV_GETSENS, ab[1], key, like, like=node)
+        return opt.apply(P.gadd, a, b, like=node)
+    return None
+
+
+def delitem_env(node: Apply, opt: Any) -> Node | None:
+    """env_delitem(env_setitem(e, k, v), k) => env_delitem(e, k);  env_delitem(env_new(), k) => env_new()
+
+    A setting of another key moves out: ``env_delitem(env_setitem(e, j, v), k) =>
+    env_setitem(env_delitem(e, k), j, v)``.
+    """
+    env, key = node.inputs[1:]
+    if _is_empty_env(env):
+        return env
+    s = args_of(env, P.env_setitem)
+    if s is None:
+        return None
+    same = _same_key(s[1], key)
+    if same is None:
+        return None
+    if same:
+        return opt.apply(_ENV_DELITEM, s[0], key, like=node)
+    inner = opt.apply(_ENV_DELITEM, s[0], key, like=node)
+    return opt.apply(P.env_setitem, inner, s[1], s[2], like=node)
+
+
+# The loop gradients' environment primitives, where this version of Myia has them.
+_ENV_RULES: list[Rewrite] = [
+    rewrite(prim)(fn)
+    for prim, fn in ((_ENV_GETSENS, getsens_env), (_ENV_DELITEM, delitem_env))
+    if prim is not None
+]
 
 
 @rewrite(P.env_add)
@@ -374,12 +516,15 @@ GRAD: list[Rewrite] = [
     getattr_gzeros,
     setitem_gzeros,
     setattr_gzeros,
+    dict_setitem_gzeros,
+    slice_add_tuples,
     gadd_zero,
     gadd_tuples,
     gadd_records,
     gadd_numbers,
     gadd_envs,
     getitem_env,
+    *_ENV_RULES,
     env_add_empty,
     unbroadcast_same,
     broadcast_like_same,

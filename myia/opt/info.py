@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..ir.analysis import Scopes
 from ..ir.node import Graph
-from ..primitives import P
+from ..primitives import P, Primitive
 
 
 class ProgramInfo:
@@ -24,11 +24,12 @@ class ProgramInfo:
         uses: how many times each graph appears as an input of an apply or as an output.
         sizes: the number of applies of each graph's own body.
         raises: the graphs that may reach a ``raise`` (directly or through calls).
+        effectful: the graphs that may reach any effect (``print``, ``assert``, ``raise``).
     """
 
-    def __init__(self, root: Graph):
+    def __init__(self, root: Graph, scopes: Scopes | None = None):
         self.root = root
-        self.scopes = Scopes(root)
+        self.scopes = scopes if scopes is not None else Scopes(root)
         self.parents: dict[Graph, Graph | None] = dict(self.scopes.parents)
         self.children: dict[Graph, list[Graph]] = {}
         for g, p in self.parents.items():
@@ -38,10 +39,11 @@ class ProgramInfo:
         self.sizes: dict[Graph, int] = {}
         self.recursive: dict[Graph, bool] = {}
         direct_raise: list[Graph] = []
+        direct_effect: list[Graph] = []
         callers: dict[Graph, list[Graph]] = {}
         for g in self.scopes.graphs:
             size = 0
-            raises = False
+            raises = effect = False
             for n in self.scopes.nodes[g]:
                 if not n.is_apply:
                     continue
@@ -52,8 +54,9 @@ class ProgramInfo:
                         if type(v) is Graph:
                             self.uses[v] = self.uses.get(v, 0) + 1
                             callers.setdefault(v, []).append(g)
-                        elif v is P.raise_:
-                            raises = True
+                        elif type(v) is Primitive and v.effect:
+                            effect = True
+                            raises = raises or v is P.raise_
             out = g.output
             if out is not None and out.is_constant and type(out.value) is Graph:  # type: ignore[attr-defined]
                 self.uses[out.value] = self.uses.get(out.value, 0) + 1  # type: ignore[attr-defined]
@@ -61,14 +64,10 @@ class ProgramInfo:
             self.sizes[g] = size
             if raises:
                 direct_raise.append(g)
-        self.raises: set[Graph] = set(direct_raise)
-        todo = list(direct_raise)
-        while todo:
-            g = todo.pop()
-            for c in callers.get(g, ()):
-                if c not in self.raises:
-                    self.raises.add(c)
-                    todo.append(c)
+            if effect:
+                direct_effect.append(g)
+        self.raises = _callers_of(direct_raise, callers)
+        self.effectful = _callers_of(direct_effect, callers)
         self._scope_sizes: dict[Graph, int] = {}
 
     def known(self, g: Graph) -> bool:
@@ -110,4 +109,19 @@ class ProgramInfo:
         self.uses[copy] = 1
         if original in self.raises:
             self.raises.add(copy)
+        if original in self.effectful:
+            self.effectful.add(copy)
         self._scope_sizes.pop(parent, None)  # type: ignore[arg-type]
+
+
+def _callers_of(graphs: list[Graph], callers: dict[Graph, list[Graph]]) -> set[Graph]:
+    """`graphs` and every graph that uses one of them, transitively."""
+    out = set(graphs)
+    todo = list(graphs)
+    while todo:
+        g = todo.pop()
+        for c in callers.get(g, ()):
+            if c not in out:
+                out.add(c)
+                todo.append(c)
+    return out

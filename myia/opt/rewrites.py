@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..abstract.data import AbstractRecord, AbstractTuple
+from ..abstract.data import NONE, AbstractDict, AbstractRecord, AbstractTuple, AbstractUnion
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
-from .effects import droppable
+from .effects import droppable_tree
 from .matcher import NO_VALUE, Called, Rewrite, args_of, rewrite, value_of
 from .sweep import same_type
 
@@ -92,6 +92,21 @@ def getitem_tuple_setitem(node: Apply, opt: Any) -> Node | None:
     if ki is None or kj is None:
         return None
     return v if ki == kj else opt.apply(P.tuple_getitem, t0, ki, like=node)
+
+
+@rewrite(P.tuple_getitem)
+def getitem_of_slice(node: Apply, opt: Any) -> Node | None:
+    """tuple_getitem(tuple_getitem(t, slice), i) => tuple_getitem(t, j)  (j: i's place in t)"""
+    inner, i = node.inputs[1:]
+    ts = args_of(inner, P.tuple_getitem)
+    n = _length(ts[0]) if ts is not None else None
+    if n is None or type(value_of(ts[1])) is not slice:  # type: ignore[index]
+        return None
+    positions = range(n)[value_of(ts[1])]  # type: ignore[index]
+    k = _index(i, len(positions))
+    if k is None:
+        return None
+    return opt.apply(P.tuple_getitem, ts[0], positions[k], like=node)  # type: ignore[index]
 
 
 @rewrite(P.tuple_concat)
@@ -289,6 +304,32 @@ def values_of_make_dict(node: Apply, opt: Any) -> Node | None:
     return opt.apply(P.make_tuple, *args[1:], like=node)
 
 
+@rewrite(P.dict_setitem)
+def setitem_make_dict(node: Apply, opt: Any) -> Node | None:
+    """dict_setitem(make_dict(keys, v0, ..., vn), k, v) => make_dict(keys, ..., v, ...)"""
+    d, k, v = node.inputs[1:]
+    args = args_of(d, P.make_dict)
+    if args is None:
+        return None
+    keys, key = value_of(args[0]), value_of(k)
+    if type(keys) is not tuple or key not in keys:
+        return None
+    values = list(args[1:])
+    values[keys.index(key)] = v
+    return opt.apply(P.make_dict, args[0], *values, like=node)
+
+
+@rewrite(P.dict_from_values)
+def dict_from_make_tuple(node: Apply, opt: Any) -> Node | None:
+    """dict_from_values(d, make_tuple(v0, ..., vn)) => make_dict(keys of d, v0, ..., vn)"""
+    d, t = node.inputs[1:]
+    items = _items(t, opt)
+    a = node.abstract
+    if items is None or not isinstance(a, AbstractDict) or len(items) != len(a.keys):
+        return None
+    return opt.apply(P.make_dict, opt.const(tuple(a.keys), like=node), *items, like=node)
+
+
 @rewrite(P.list_getitem)
 def getitem_make_list(node: Apply, opt: Any) -> Node | None:
     """list_getitem(make_list(x0, ..., xn), i) => xi  (i a constant in range)"""
@@ -331,7 +372,7 @@ def switch_constant(node: Apply, opt: Any) -> Node | None:
 def seq_droppable(node: Apply, opt: Any) -> Node | None:
     """seq(before, after) => after  (before pure and unable to raise, see myia.opt.effects)"""
     before, after = node.inputs[1:]
-    return after if droppable(before, node.graph) else None
+    return after if droppable_tree(before, node.graph) else None
 
 
 @rewrite(P.convert)
@@ -349,9 +390,35 @@ def identity_value(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.narrow)
 def narrow_same(node: Apply, opt: Any) -> Node | None:
-    """narrow(x, T) => x  (x already of type T)"""
+    """narrow(x, T) => x  (x already of type T)
+
+    Also through a conversion to a union: ``narrow(convert(x, T | U), T) => x``.
+    """
     x = node.inputs[1]
-    return x if same_type(x.abstract, node.abstract) else None
+    if same_type(x.abstract, node.abstract):
+        return x
+    inner = args_of(x, P.convert)
+    if inner is not None and same_type(inner[0].abstract, node.abstract):
+        return inner[0]
+    return None
+
+
+@rewrite(P.is_none)
+def is_none_static(node: Apply, opt: Any) -> Node | None:
+    """is_none(x) => True or False  (x's type is None, or neither None nor a union)
+
+    And through a conversion to a union: ``is_none(convert(x, T | None)) => is_none(x)``.
+    """
+    x = node.inputs[1]
+    inner = args_of(x, P.convert)
+    if inner is not None:
+        return opt.apply(P.is_none, inner[0], like=node)
+    a = x.abstract
+    if a == NONE:
+        return opt.const(True, like=node, abstract=node.abstract)
+    if a is not None and not isinstance(a, AbstractUnion):
+        return opt.const(False, like=node, abstract=node.abstract)
+    return None
 
 
 @rewrite(P.to_bool)
@@ -372,19 +439,11 @@ def call_partial(node: Apply, opt: Any) -> Node | None:
     return opt.apply(f, *bound, *node.inputs[1:], like=node, abstract=node.abstract)
 
 
-@rewrite(P.partial)
-def partial_of_partial(node: Apply, opt: Any) -> Node | None:
-    """partial(partial(f, a...), b...) => partial(f, a..., b...)"""
-    inner = args_of(node.inputs[1], P.partial)
-    if inner is None:
-        return None
-    return opt.apply(P.partial, *inner, *node.inputs[2:], like=node)
-
-
 DATA: list[Rewrite] = [
     getitem_make_tuple,
     getitem_tuple_concat,
     getitem_tuple_setitem,
+    getitem_of_slice,
     concat_tuples,
     setitem_make_tuple,
     make_tuple_of_getitems,
@@ -397,6 +456,8 @@ DATA: list[Rewrite] = [
     make_record_of_getattrs,
     getitem_make_dict,
     values_of_make_dict,
+    setitem_make_dict,
+    dict_from_make_tuple,
     getitem_make_list,
     len_make_list,
 ]
@@ -407,7 +468,7 @@ CONTROL: list[Rewrite] = [
     convert_same,
     identity_value,
     narrow_same,
+    is_none_static,
     to_bool_of_bool,
     call_partial,
-    partial_of_partial,
 ]

@@ -43,6 +43,7 @@ from ..ir.node import Apply, Constant, DebugInfo, Graph, Node
 from ..operations.core import Operation
 from ..primitives import P, Primitive
 from .cse import cse_key
+from .effects import calls_effect
 from .info import ProgramInfo
 from .matcher import GRAPH_CALL, Called, Matcher, Rewrite, head_of
 
@@ -112,6 +113,8 @@ class Sweep:
         self.queued: set[Graph] = set()
         self.queue: list[Graph] = []
         self.walked: set[Node] = set()
+        #: Nodes whose computation has an effect (an effect, or a call that may run one).
+        self.impure: set[Node] = set()
         total = sum(self.info.sizes.values())
         #: How many nodes inlining may still copy in this sweep (guards against blow-up).
         self.budget = budget or max(20_000, 8 * total)
@@ -196,10 +199,17 @@ class Sweep:
             if pushed:
                 continue
             stack.pop()
-            new = self._rewrite(node)
+            graph = node.graph
+            impure = self.impure
+            tainted = [i for i in inputs if i in impure and i.graph is graph]
+            new = self._rewrite(node, tainted)
             done.add(node)
+            if new is None and (tainted or calls_effect(node, self.info.effectful, self.info.parents)):
+                impure.add(node)
             if new is not None:
                 repl[node] = new
+                if not new.is_constant and new.debug.find_name() is None:
+                    new.debug.name = node.debug.find_name()  # keep the user's name
                 if new.is_apply and new not in done:
                     stack.append(new)
             elif self.cse:
@@ -213,8 +223,12 @@ class Sweep:
                         repl[node] = other
                         self.fired["cse"] += 1
 
-    def _rewrite(self, node: Apply) -> Node | None:
-        """The replacement of `node` by the first rule that applies to it, or None."""
+    def _rewrite(self, node: Apply, tainted: list[Node]) -> Node | None:
+        """The replacement of `node` by the first rule that applies to it, or None.
+
+        `tainted` are the inputs of `node` whose computation has an effect: a replacement
+        that no longer depends on one of them (which would drop the effect) is refused.
+        """
         rules = self.matcher.rules_for(head_of(node))
         if not rules:
             return None
@@ -226,7 +240,7 @@ class Sweep:
             if new is None or new is node:
                 continue
             new = self._conform(new, node, rule)
-            if new is None:
+            if new is None or (tainted and not _depends_on(new, tainted, node.graph)):
                 continue
             self.fired[rule.name] += 1
             if TRACE:
@@ -286,11 +300,32 @@ class Sweep:
             parent = call.graph if parent is g else cloner.graphs.get(parent, parent)  # type: ignore[arg-type]
             info.register_copy(orig, copy, parent)
         self.budget -= info.scope_size(g)
-        if out.is_apply and out.graph is call.graph and out in cloner.nodes.values():
-            name = call.debug.name
-            if name is not None:
-                out.debug.name = name  # the call site's name (``y = f(x)``) for the result
+        # Code generated without a location (the graphs of AD) gets the call's: errors and
+        # generated code point at the user's line.
+        where = call.debug.find_location()
+        if where is not None:
+            for orig, copy in cloner.nodes.items():
+                if copy.debug.origin is orig.debug and copy.debug.find_location() is None:
+                    copy.debug.location = where
         return out
+
+
+def _depends_on(node: Node, targets: list[Node], graph: Any, limit: int = 5000) -> bool:
+    """Whether `node` depends on every node of `targets`, within `graph` (False if unsure)."""
+    todo = set(targets)
+    seen: set[Node] = set()
+    stack = [node]
+    while stack and todo:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        todo.discard(n)
+        if len(seen) > limit:
+            return False
+        if n.is_apply and n.graph is graph:
+            stack.extend(n.inputs)
+    return not todo
 
 
 def _has_function(a: Any) -> bool:
