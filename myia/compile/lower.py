@@ -244,3 +244,8 @@ def _apply_star(args: list[str], node: Apply, ctx: Any) -> str:
 @lowering(P.partial, inline=False)
 def _partial(args: list[str], node: Apply, ctx: Any) -> str:
     return f"{ctx.global_value(functools.partial, 'partial')}({', '.join(args)})"
+
+
+@lowering(P.abs_)
+def _abs(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"abs({args[0]})"
