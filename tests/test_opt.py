@@ -15,6 +15,7 @@ from helpers import assert_same
 
 from myia import grad, value_and_grad
 from myia.abstract import to_abstract
+from myia.abstract.data import AbstractConstant, AbstractFunction
 from myia.api import MyiaFunction
 from myia.frontend import parse
 from myia.infer.engine import Inferrer
@@ -22,7 +23,6 @@ from myia.infer.specialize import specialize
 from myia.infer.verify_types import verify_types
 from myia.ir.analysis import Scopes, reachable_graphs, toposort
 from myia.ir.clone import clone
-from myia.abstract.data import AbstractConstant, AbstractFunction
 from myia.ir.node import Apply, Constant, Graph
 from myia.ir.verify import VerifyError
 from myia.opt import PASS_LIBRARY, PASSES, Pass, optimize, run_passes
@@ -146,7 +146,7 @@ def closure_in_loop(n):
     while i < n:
 
         def add(v):
-            return v + i
+            return v + i  # noqa: B023 (the value i has now: closures capture values)
 
         acc = add(acc)
         i = i + 1
@@ -242,7 +242,11 @@ PROGRAMS = [
     ("grad2_sin", grad(grad(f_sin)), (1.0, 2.0)),
     ("grad2_branches", grad(grad(branches)), (3.0, 1.0)),
     ("grad2_loop", grad(grad(deep_loop)), (1.0, 5)),
-    ("value_and_grad_tanh", value_and_grad(f_tanh, "b"), (np.ones((2, 2)), np.ones(2), np.ones(2))),
+    (
+        "value_and_grad_tanh",
+        value_and_grad(f_tanh, "b"),
+        (np.ones((2, 2)), np.ones(2), np.ones(2)),
+    ),
 ]
 
 
@@ -306,6 +310,11 @@ def convert_output(g):
     return g
 
 
+def _neg_neg(x):
+    y = -x
+    return -y
+
+
 def _set_first(t, y):
     return P.tuple_setitem(t, 0, y)[0] * P.tuple_setitem(t, 0, y)[1]
 
@@ -321,16 +330,36 @@ RULE_CASES = [
     ("setitem_make_tuple", lambda x, y: P.tuple_setitem((x, y), 1, x), (1.0, 2.0), ""),
     ("make_tuple_of_getitems", lambda t: (t[0], t[1]), ((1.0, 2),), ""),
     ("getattr_make_record", lambda x, y: Pt(x, y).y, (1.0, 2.0), ""),
-    ("getattr_record_setattr", lambda p, v: P.record_setattr(p, "x", v).y, (Pt(1.0, 2.0), 3.0), ""),
-    ("getattr_from_fields", lambda p, v: P.record_from_fields(p, (v, v)).y, (Pt(1.0, 2.0), 3.0), ""),
+    (
+        "getattr_record_setattr",
+        lambda p, v: P.record_setattr(p, "x", v).y,
+        (Pt(1.0, 2.0), 3.0),
+        "",
+    ),
+    (
+        "getattr_from_fields",
+        lambda p, v: P.record_from_fields(p, (v, v)).y,
+        (Pt(1.0, 2.0), 3.0),
+        "",
+    ),
     ("fields_of_record", lambda x, y: P.record_fields(Pt(x, y)), (1.0, 2.0), ""),
-    ("record_from_make_tuple", lambda p, v: P.record_from_fields(p, (v, v)), (Pt(1.0, 2.0), 3.0), ""),
+    (
+        "record_from_make_tuple",
+        lambda p, v: P.record_from_fields(p, (v, v)),
+        (Pt(1.0, 2.0), 3.0),
+        "",
+    ),
     ("setattr_make_record", lambda x, y: P.record_setattr(Pt(x, y), "x", y), (1.0, 2.0), ""),
     ("make_record_of_getattrs", lambda p: Pt(p.x, p.y), (Pt(1.0, 2.0),), ""),
     ("getitem_make_dict", lambda x, y: {"a": x, "b": y}["b"], (1.0, 2.0), ""),
     ("values_of_make_dict", lambda x, y: P.dict_values({"a": x, "b": y}), (1.0, 2.0), ""),
     ("setitem_make_dict", lambda x, y: P.dict_setitem({"a": x, "b": y}, "a", y), (1.0, 2.0), ""),
-    ("dict_from_make_tuple", lambda d, y: P.dict_from_values(d, (y, y)), ({"a": 1.0, "b": 2.0}, 3.0), ""),
+    (
+        "dict_from_make_tuple",
+        lambda d, y: P.dict_from_values(d, (y, y)),
+        ({"a": 1.0, "b": 2.0}, 3.0),
+        "",
+    ),
     ("getitem_make_list", lambda x, y: [x, y][1], (1.0, 2.0), ""),
     ("len_make_list", lambda x, y: len([x, y]), (1.0, 2.0), ""),
     ("switch_constant", constant_condition, (3.0,), "others"),
@@ -344,17 +373,56 @@ RULE_CASES = [
     ("gzeros_static", lambda x, y: P.gzeros((x, y)), (1.0, 2), ""),
     ("getitem_gzeros", lambda a, b: P.gzeros((a, b))[0], (np.ones(2), np.ones(3)), ""),
     ("getattr_gzeros", lambda p: P.gzeros(p).y, (Pt(1.0, 2.0),), ""),
-    ("setitem_gzeros", lambda a, b: P.tuple_setitem(P.gzeros((a, b)), 0, a), (np.ones(2), 1.0), ""),
-    ("setattr_gzeros", lambda p, v: P.record_setattr(P.gzeros(p), "x", v), (Pt(1.0, 2.0), 3.0), ""),
-    ("slice_add_tuples", lambda x, y: P.seq_slice_add((x, y, x), P.make_slice(1, None, None), (y, y)), (1.0, 2.0), "others"),
-    ("dict_setitem_gzeros", lambda d, v: P.dict_setitem(P.gzeros(d), "a", v), ({"a": 1.0, "b": 2.0}, 3.0), ""),
+    (
+        "setitem_gzeros",
+        lambda a, b: P.tuple_setitem(P.gzeros((a, b)), 0, a),
+        (np.ones(2), 1.0),
+        "",
+    ),
+    (
+        "setattr_gzeros",
+        lambda p, v: P.record_setattr(P.gzeros(p), "x", v),
+        (Pt(1.0, 2.0), 3.0),
+        "",
+    ),
+    (
+        "slice_add_tuples",
+        lambda x, y: P.seq_slice_add((x, y, x), P.make_slice(1, None, None), (y, y)),
+        (1.0, 2.0),
+        "others",
+    ),
+    (
+        "dict_setitem_gzeros",
+        lambda d, v: P.dict_setitem(P.gzeros(d), "a", v),
+        ({"a": 1.0, "b": 2.0}, 3.0),
+        "",
+    ),
     ("gadd_zero", lambda x: P.gadd(x, P.gzeros(x)), (np.ones(3),), ""),
     ("gadd_tuples", lambda x, y: P.gadd((x, y), (y, x)), (1.0, 2.0), ""),
     ("gadd_records", lambda x, y: P.gadd(Pt(x, y), Pt(y, x)), (1.0, 2.0), ""),
     ("gadd_numbers", lambda x, y: P.gadd(x, y), (1.0, 2.0), ""),
-    ("gadd_envs", lambda x: P.env_getitem(P.gadd(P.env_setitem(P.env_new(), "a", x), P.env_new()), "a", 0.0), (1.0,), ""),
-    ("getitem_env", lambda x, y: P.env_getitem(P.env_setitem(P.env_setitem(P.env_new(), "a", x), "b", y), "a", 0.0), (1.0, 2.0), ""),
-    ("env_add_empty", lambda x: P.env_getitem(P.env_add(P.env_new(), P.env_setitem(P.env_new(), "a", x)), "a", 0.0), (1.0,), ""),
+    (
+        "gadd_envs",
+        lambda x: P.env_getitem(P.gadd(P.env_setitem(P.env_new(), "a", x), P.env_new()), "a", 0.0),
+        (1.0,),
+        "",
+    ),
+    (
+        "getitem_env",
+        lambda x, y: P.env_getitem(
+            P.env_setitem(P.env_setitem(P.env_new(), "a", x), "b", y), "a", 0.0
+        ),
+        (1.0, 2.0),
+        "",
+    ),
+    (
+        "env_add_empty",
+        lambda x: P.env_getitem(
+            P.env_add(P.env_new(), P.env_setitem(P.env_new(), "a", x)), "a", 0.0
+        ),
+        (1.0,),
+        "",
+    ),
     ("unbroadcast_same", lambda d, x: P.unbroadcast(d, x), (np.ones(3), np.zeros(3)), ""),
     ("broadcast_like_same", lambda x: P.broadcast_like(1, x), (2.0,), ""),
     ("mul_one", lambda x: x * 1 + 1.0 * x, (np.ones(3),), ""),
@@ -363,7 +431,7 @@ RULE_CASES = [
     ("sub_zero", lambda x: x - 0, (-0.0,), ""),
     ("div_one", lambda x: x / 1, (3.0,), ""),
     ("pow_one", lambda x: x**1, (3.0,), ""),
-    ("neg_neg", lambda x: -(-x), (3.0,), ""),
+    ("neg_neg", _neg_neg, (3.0,), ""),
     ("scalar_operand", lambda a: P.broadcast_like(2.0, a) * a, (np.ones(3),), ""),
     ("reshape_same", lambda a: np.reshape(a, (2, 3)), (np.ones((2, 3)),), ""),
     ("known_value", lambda t: len(t), ((1.0, 2.0),), ""),
@@ -383,7 +451,9 @@ for _name in ("getsens_env", "delitem_env"):
                 ),
                 "delitem_env": (
                     "delitem_env",
-                    lambda x: P.env_getitem(P.env_delitem(P.env_setitem(P.env_new(), "a", x), "a"), "a", 0.0),
+                    lambda x: P.env_getitem(
+                        P.env_delitem(P.env_setitem(P.env_new(), "a", x), "a"), "a", 0.0
+                    ),
                     (1.0,),
                     "",
                 ),

@@ -23,7 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from ..abstract.data import ANYTHING, AbstractArray, AbstractConstant, AbstractScalar, AbstractTuple
+from ..abstract.data import (
+    ANYTHING,
+    AbstractArray,
+    AbstractConstant,
+    AbstractScalar,
+    AbstractTuple,
+)
 from ..abstract.lattice import FUNCTION
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
@@ -67,7 +73,7 @@ def _plain(v: Any, depth: int = 0) -> bool:
 
 
 def _known(a: Any, depth: int = 0) -> Any:
-    """The value abstract value `a` says its node has, or `NO_VALUE`."""
+    """Return the value that abstract value `a` gives its node, or `NO_VALUE`."""
     if isinstance(a, AbstractScalar):
         if a.value is ANYTHING:
             return NO_VALUE
@@ -95,7 +101,10 @@ def _foldable(node: Apply) -> Primitive | None:
 
 @rewrite(Primitive)
 def known_value(node: Apply, opt: Any) -> Node | None:
-    """prim(args...) => c  (inference knows the value c: ``tuple_len(t)``, ``is_none(None)``)"""
+    """Replace a computation whose value inference knows by that value.
+
+    prim(args...) => c  (inference knows the value c: ``tuple_len(t)``, ``is_none(None)``)
+    """
     if _foldable(node) is None:
         return None
     v = _known(node.abstract)
@@ -106,7 +115,10 @@ def known_value(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(Primitive)
 def fold_constants(node: Apply, opt: Any) -> Node | None:
-    """prim(c1, ..., cn) => prim.impl(c1, ..., cn)  (pure, scalar result, did not raise)"""
+    """Compute a pure primitive on constants at compile time.
+
+    prim(c1, ..., cn) => prim.impl(c1, ..., cn)  (pure, scalar result, did not raise)
+    """
     prim = _foldable(node)
     if prim is None or prim in (P.switch, P.make_tuple, P.tuple_getitem):
         return None
@@ -130,7 +142,10 @@ def fold_constants(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.tuple_getitem)
 def getitem_constant(node: Apply, opt: Any) -> Node | None:
-    """tuple_getitem(c, i) => c[i]  (a constant tuple and index)"""
+    """Take an element of a constant tuple.
+
+    tuple_getitem(c, i) => c[i]  (a constant tuple and index)
+    """
     t, i = (value_of(x) for x in node.inputs[1:])
     if type(t) is not tuple or type(i) not in (int, slice):
         return None
@@ -143,7 +158,10 @@ def getitem_constant(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.make_tuple)
 def make_tuple_constant(node: Apply, opt: Any) -> Node | None:
-    """make_tuple(c1, ..., cn) => (c1, ..., cn)  (plain constants: numbers, None, strings)"""
+    """Make a constant of a tuple of constants.
+
+    make_tuple(c1, ..., cn) => (c1, ..., cn)  (plain constants: numbers, None, strings)
+    """
     values = [value_of(i) for i in node.inputs[1:]]
     if len(values) > 16 or not all(v is not NO_VALUE and _plain(v) for v in values):
         return None
@@ -154,7 +172,7 @@ def make_tuple_constant(node: Apply, opt: Any) -> Node | None:
 
 
 def _scalar_value(node: Node) -> Any:
-    """The number `node` is everywhere, if it is a constant scalar or uniform array."""
+    """Return the number `node` holds everywhere (a constant scalar or uniform array)."""
     v = value_of(node)
     if v is NO_VALUE:
         bl = node.inputs[1:] if prim_of(node) is P.broadcast_like else None
@@ -201,7 +219,10 @@ def _keep(x: Node, node: Apply) -> Node | None:
 
 @rewrite(P.mul)
 def mul_one(node: Apply, opt: Any) -> Node | None:
-    """mul(x, 1) => x;  mul(1, x) => x"""
+    """Drop a multiplication by one.
+
+    mul(x, 1) => x;  mul(1, x) => x
+    """
     x, y = node.inputs[1:]
     if _is(y, 1):
         return _keep(x, node)
@@ -212,7 +233,10 @@ def mul_one(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.mul)
 def mul_zero_integer(node: Apply, opt: Any) -> Node | None:
-    """mul(x, 0) => 0;  mul(0, x) => 0  (integer or boolean scalars only: exact)"""
+    """Replace a multiplication of integers by zero with zero.
+
+    mul(x, 0) => 0;  mul(0, x) => 0  (integer or boolean scalars only: exact)
+    """
     x, y = node.inputs[1:]
     a = node.abstract
     if not (isinstance(a, AbstractScalar) and _integral(x.abstract) and _integral(y.abstract)):
@@ -224,7 +248,10 @@ def mul_zero_integer(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.add)
 def add_zero(node: Apply, opt: Any) -> Node | None:
-    """add(x, 0) => x;  add(0, x) => x  (integers; for floats only x + (-0.0))"""
+    """Drop an addition of zero where it is exact.
+
+    add(x, 0) => x;  add(0, x) => x  (integers; for floats only x + (-0.0))
+    """
     x, y = node.inputs[1:]
     exact = _integral(node.abstract)
     if (exact and _is(y, 0)) or _is_negative_zero(y):
@@ -236,28 +263,40 @@ def add_zero(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.sub)
 def sub_zero(node: Apply, opt: Any) -> Node | None:
-    """sub(x, 0) => x"""
+    """Drop a subtraction of zero.
+
+    sub(x, 0) => x
+    """
     x, y = node.inputs[1:]
     return _keep(x, node) if _is(y, 0) else None
 
 
 @rewrite(P.truediv)
 def div_one(node: Apply, opt: Any) -> Node | None:
-    """truediv(x, 1) => x  (x a float: the type of the quotient)"""
+    """Drop a division by one.
+
+    truediv(x, 1) => x  (x a float: the type of the quotient)
+    """
     x, y = node.inputs[1:]
     return _keep(x, node) if _is(y, 1) else None
 
 
 @rewrite(P.pow_)
 def pow_one(node: Apply, opt: Any) -> Node | None:
-    """pow(x, 1) => x"""
+    """Drop a power of one.
+
+    pow(x, 1) => x
+    """
     x, y = node.inputs[1:]
     return _keep(x, node) if _is(y, 1) else None
 
 
 @rewrite(P.neg)
 def neg_neg(node: Apply, opt: Any) -> Node | None:
-    """neg(neg(x)) => x"""
+    """Drop a double negation.
+
+    neg(neg(x)) => x
+    """
     inner = node.inputs[1]
     if prim_of(inner) is P.neg:
         return _keep(inner.inputs[1], node)
@@ -266,7 +305,9 @@ def neg_neg(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.add, P.sub, P.mul, P.truediv)
 def scalar_operand(node: Apply, opt: Any) -> Node | None:
-    """op(broadcast_like(c, y), x) => op(c, x)  (c a constant, the result's type unchanged)
+    """Let an elementwise operation broadcast a constant scalar itself.
+
+    op(broadcast_like(c, y), x) => op(c, x)  (c a constant, the result's type unchanged)
 
     The same for the second operand: the operation broadcasts the scalar itself.
     """
@@ -284,7 +325,10 @@ def scalar_operand(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.reshape, P.astype)
 def reshape_same(node: Apply, opt: Any) -> Node | None:
-    """reshape(x, shape) => x;  astype(x, dtype) => x  (x already of that shape and dtype)"""
+    """Drop a reshape or a cast to what the array already is.
+
+    reshape(x, shape) => x;  astype(x, dtype) => x  (x already of that shape and dtype)
+    """
     return _keep(node.inputs[1], node)
 
 

@@ -40,6 +40,7 @@ class CallSites:
         groups: the groups, each with the call nodes that call it (their arguments are
             ``call.inputs[1:]``); the root and graphs used as values belong to none.
         group_of: the group of each graph that has one.
+
     """
 
     def __init__(self, root: Graph):

@@ -26,7 +26,7 @@ NO_CSE = frozenset([P.apply_star, P.make_list, P.make_dict])
 
 
 def const_key(value: Any) -> Any:
-    """A hashable key equal for constants of exactly the same value (else None)."""
+    """Return a hashable key, equal for constants of exactly the same value (or None)."""
     t = type(value)
     if t is float:
         return (float, value.hex())
@@ -41,7 +41,7 @@ def const_key(value: Any) -> Any:
 
 
 def cse_key(node: Node) -> Any:
-    """The key of `node` in its graph's table of subexpressions, or None if not mergeable."""
+    """Return the key of `node` in its graph's table of subexpressions (None: unmergeable)."""
     fn = node.inputs[0]
     if not fn.is_constant:
         return None

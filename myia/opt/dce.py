@@ -20,7 +20,7 @@ from .info import ProgramInfo
 
 
 def dead_parameters(sites: CallSites) -> dict[Group, list[int]]:
-    """The dead parameter positions of each group (see the module doc).
+    """Return the dead parameter positions of each group (see the module doc).
 
     A mark phase from every graph's output: a node marked marks its inputs, except that a
     call of a group marks its argument at position k only once position k of the group is

@@ -66,7 +66,7 @@ def _no_integers(a: Any) -> bool:
 
 
 def static_zero(a: Any) -> Any:
-    """The zero sensitivity of type `a` if it is known at compile time, else `NO_VALUE`.
+    """Return the zero sensitivity of type `a` if it is known at compile time, else `NO_VALUE`.
 
     Scalars, None, strings and tuples of those have one; arrays and records are built at
     run time (`gzeros` stays, one allocation, until an access takes it apart).
@@ -84,7 +84,7 @@ def static_zero(a: Any) -> Any:
 
 
 def zero_node(x: Callable[[], Node], a: Any, node: Apply, opt: Any) -> Node:
-    """A node for the zero sensitivity of a value of type `a`, which `x()` computes."""
+    """Return a node for the zero sensitivity of a value of type `a`, which `x()` computes."""
     v = static_zero(a)
     if v is not NO_VALUE:
         return opt.const(v, like=node, abstract=broaden(a))
@@ -99,7 +99,9 @@ def _element(t: Node, prim: Any, key: Any, node: Apply, opt: Any) -> Callable[[]
 
 @rewrite(P.gzeros)
 def gzeros_static(node: Apply, opt: Any) -> Node | None:
-    """gzeros(x) => 0 of x's dtype (scalars, tuples of them);  gzeros(f) => env_new() (functions)
+    """Build the zero of a type known at compile time.
+
+    gzeros(x) => 0 of x's dtype (scalars, tuples of them);  gzeros(f) => env_new() (functions)
 
     A record whose fields all have such zeros is built: ``gzeros(r) => make_record(C, 0, ...)``.
     """
@@ -112,14 +114,19 @@ def gzeros_static(node: Apply, opt: Any) -> Node | None:
     if isinstance(a, AbstractRecord) and not any(isinstance(f, SelfRef) for f in a.fields):
         zeros = [static_zero(f) for f in a.fields]
         if all(z is not NO_VALUE for z in zeros):
-            consts = [opt.const(z, like=node, abstract=broaden(f)) for z, f in zip(zeros, a.fields)]
+            consts = [
+                opt.const(z, like=node, abstract=broaden(f)) for z, f in zip(zeros, a.fields)
+            ]
             return opt.apply(P.make_record, opt.const(a.cls, like=node), *consts, like=node)
     return None
 
 
 @rewrite(P.tuple_getitem)
 def getitem_gzeros(node: Apply, opt: Any) -> Node | None:
-    """tuple_getitem(gzeros(t), i) => gzeros(tuple_getitem(t, i))"""
+    """Take an element of a zero tuple: a zero.
+
+    tuple_getitem(gzeros(t), i) => gzeros(tuple_getitem(t, i))
+    """
     z, i = node.inputs[1:]
     t = args_of(z, P.gzeros)
     if t is None or not isinstance(t[0].abstract, AbstractTuple):
@@ -130,7 +137,10 @@ def getitem_gzeros(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.record_getattr)
 def getattr_gzeros(node: Apply, opt: Any) -> Node | None:
-    """record_getattr(gzeros(r), name) => gzeros(record_getattr(r, name))"""
+    """Take a field of a zero record: a zero.
+
+    record_getattr(gzeros(r), name) => gzeros(record_getattr(r, name))
+    """
     z, name = node.inputs[1:]
     r = args_of(z, P.gzeros)
     if r is None or not isinstance(r[0].abstract, AbstractRecord):
@@ -141,7 +151,10 @@ def getattr_gzeros(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.tuple_setitem)
 def setitem_gzeros(node: Apply, opt: Any) -> Node | None:
-    """tuple_setitem(gzeros(t), i, v) => make_tuple(zero of t[0], ..., v, ..., zero of t[n])"""
+    """Update an element of a zero tuple: a tuple of zeros and the element.
+
+    tuple_setitem(gzeros(t), i, v) => make_tuple(zero of t[0], ..., v, ..., zero of t[n])
+    """
     z, i, v = node.inputs[1:]
     t = args_of(z, P.gzeros)
     a = t[0].abstract if t is not None else None
@@ -160,7 +173,10 @@ def setitem_gzeros(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.record_setattr)
 def setattr_gzeros(node: Apply, opt: Any) -> Node | None:
-    """record_setattr(gzeros(r), name, v) => make_record(C, zero of each field..., v, ...)"""
+    """Update a field of a zero record: a record of zeros and the field.
+
+    record_setattr(gzeros(r), name, v) => make_record(C, zero of each field..., v, ...)
+    """
     z, name, v = node.inputs[1:]
     r = args_of(z, P.gzeros)
     a = r[0].abstract if r is not None else None
@@ -178,7 +194,9 @@ def setattr_gzeros(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.seq_slice_add)
 def slice_add_tuples(node: Apply, opt: Any) -> Node | None:
-    """seq_slice_add(make_tuple(x0, ..., xn), s, make_tuple(v...)) => make_tuple(x0, ..., gadd(xj, vk), ...)
+    """Add a tuple into a slice of a tuple built in place, element by element.
+
+    seq_slice_add(make_tuple(x...), s, make_tuple(v...)) => make_tuple(..., gadd(xj, vk), ...)
 
     For the positions ``j`` selected by the constant slice ``s``; ``t`` may also be a
     ``gzeros`` of a tuple, whose elements are zeros.
@@ -218,7 +236,10 @@ def _tuple_items(node: Node, opt: Any) -> list[Node] | None:
 
 @rewrite(P.dict_setitem)
 def dict_setitem_gzeros(node: Apply, opt: Any) -> Node | None:
-    """dict_setitem(gzeros(d), k, v) => make_dict(keys, zero of each value..., v, ...)"""
+    """Update a value of a zero dict: a dict of zeros and the value.
+
+    dict_setitem(gzeros(d), k, v) => make_dict(keys, zero of each value..., v, ...)
+    """
     z, k, v = node.inputs[1:]
     d = args_of(z, P.gzeros)
     a = d[0].abstract if d is not None else None
@@ -267,7 +288,9 @@ def _zero_value(v: Any) -> bool:
 
 @rewrite(P.gadd)
 def gadd_zero(node: Apply, opt: Any) -> Node | None:
-    """gadd(x, zero) => x;  gadd(zero, x) => x
+    """Drop a zero from a sum of sensitivities.
+
+    gadd(x, zero) => x;  gadd(zero, x) => x
 
     And ``gadd(x, y) => x`` for booleans (their sensitivities are all zero).
     """
@@ -283,7 +306,10 @@ def gadd_zero(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.gadd)
 def gadd_tuples(node: Apply, opt: Any) -> Node | None:
-    """gadd(make_tuple(a0, ..., an), make_tuple(b0, ..., bn)) => make_tuple(gadd(a0, b0), ...)"""
+    """Add tuples built in place element by element.
+
+    gadd(make_tuple(a0, ..., an), make_tuple(b0, ..., bn)) => make_tuple(gadd(a0, b0), ...)
+    """
     xs, ys = args_of(node.inputs[1], P.make_tuple), args_of(node.inputs[2], P.make_tuple)
     if xs is None or ys is None or len(xs) != len(ys):
         return None
@@ -292,7 +318,10 @@ def gadd_tuples(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.gadd)
 def gadd_records(node: Apply, opt: Any) -> Node | None:
-    """gadd(make_record(C, a0, ..., an), make_record(C, b0, ..., bn)) => make_record(C, gadd(a0, b0), ...)"""
+    """Add records built in place field by field.
+
+    gadd(make_record(C, a0, ...), make_record(C, b0, ...)) => make_record(C, gadd(a0, b0), ...)
+    """
     xs, ys = args_of(node.inputs[1], P.make_record), args_of(node.inputs[2], P.make_record)
     if xs is None or ys is None or len(xs) != len(ys) or value_of(xs[0]) is not value_of(ys[0]):
         return None
@@ -310,7 +339,10 @@ def _gadd(x: Node, y: Node, node: Apply, opt: Any) -> Node:
 
 @rewrite(P.gadd)
 def gadd_numbers(node: Apply, opt: Any) -> Node | None:
-    """gadd(x, y) => add(x, y)  (numbers or arrays, not booleans)"""
+    """Add numbers and arrays with add.
+
+    gadd(x, y) => add(x, y)  (numbers or arrays, not booleans)
+    """
     a, b = node.inputs[1:]
     num = (AbstractScalar, AbstractArray)
     if not (isinstance(a.abstract, num) and isinstance(b.abstract, num)):
@@ -323,7 +355,10 @@ def gadd_numbers(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.gadd)
 def gadd_envs(node: Apply, opt: Any) -> Node | None:
-    """gadd(e1, e2) => env_add(e1, e2)  (environments)"""
+    """Add environments with env_add.
+
+    gadd(e1, e2) => env_add(e1, e2)  (environments)
+    """
     a, b = node.inputs[1:]
     if a.abstract is ENV and b.abstract is ENV:
         return opt.apply(P.env_add, a, b, like=node)
@@ -391,7 +426,9 @@ def _lookup(env: Node, key: Node) -> tuple[str, Node]:
 
 @rewrite(P.env_getitem)
 def getitem_env(node: Apply, opt: Any) -> Node | None:
-    """env_getitem(env_setitem(e, k, v), k, d) => v;  env_getitem(env_new(), k, d) => d
+    """Look a key up in an environment built in place.
+
+    env_getitem(env_setitem(e, k, v), k, d) => v;  env_getitem(env_new(), k, d) => d
 
     A different key looks further: ``env_getitem(env_setitem(e, j, v), k, d) =>
     env_getitem(e, k, d)``; a sum looks in both: ``env_getitem(env_add(a, b), k, zero) =>
@@ -414,7 +451,9 @@ def getitem_env(node: Apply, opt: Any) -> Node | None:
 
 
 def getsens_env(node: Apply, opt: Any) -> Node | None:
-    """env_getsens(env_setitem(e, k, v), k, x) => v;  env_getsens(env_new(), k, x) => gzeros(x)
+    """Look a sensitivity up in an environment built in place.
+
+    env_getsens(env_setitem(e, k, v), k, x) => v;  env_getsens(env_new(), k, x) => gzeros(x)
 
     Other keys are skipped as for `getitem_env`, and ``env_getsens(env_add(a, b), k, x) =>
     gadd(env_getsens(a, k, x), env_getsens(b, k, x))``.
@@ -436,7 +475,11 @@ def getsens_env(node: Apply, opt: Any) -> Node | None:
 
 
 def delitem_env(node: Apply, opt: Any) -> Node | None:
-    """env_delitem(env_setitem(e, k, v), k) => env_delitem(e, k);  env_delitem(env_new(), k) => env_new()
+    """Delete a key from an environment built in place.
+
+    env_delitem(env_setitem(e, k, v), k) => env_delitem(e, k)
+
+    And ``env_delitem(env_new(), k) => env_new()``.
 
     A setting of another key moves out: ``env_delitem(env_setitem(e, j, v), k) =>
     env_setitem(env_delitem(e, k), j, v)``.
@@ -466,7 +509,10 @@ _ENV_RULES: list[Rewrite] = [
 
 @rewrite(P.env_add)
 def env_add_empty(node: Apply, opt: Any) -> Node | None:
-    """env_add(env_new(), e) => e;  env_add(e, env_new()) => e"""
+    """Drop an empty environment from a sum.
+
+    env_add(env_new(), e) => e;  env_add(e, env_new()) => e
+    """
     a, b = node.inputs[1:]
     if _is_empty_env(a):
         return b
@@ -480,7 +526,9 @@ def env_add_empty(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.unbroadcast)
 def unbroadcast_same(node: Apply, opt: Any) -> Node | None:
-    """unbroadcast(d, x) => d  (d of the type and shape of x's sensitivity, x of floats)
+    """Drop an unbroadcast that has nothing to sum or cast.
+
+    unbroadcast(d, x) => d  (d of the type and shape of x's sensitivity, x of floats)
 
     And ``unbroadcast(d, x) => gzeros(x)`` for ``x`` of integers or booleans.
     """
@@ -494,7 +542,9 @@ def unbroadcast_same(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.broadcast_like)
 def broadcast_like_same(node: Apply, opt: Any) -> Node | None:
-    """broadcast_like(d, x) => d  (d already of x's type);  broadcast_like(c, x) => c as x's dtype
+    """Drop a broadcast that has nothing to broadcast or cast.
+
+    broadcast_like(d, x) => d  (d already of x's type);  broadcast_like(c, x) => c as x's dtype
 
     The second form is for a constant ``c`` and a scalar ``x`` of floats.
     """

@@ -25,6 +25,7 @@ class ProgramInfo:
         sizes: the number of applies of each graph's own body.
         raises: the graphs that may reach a ``raise`` (directly or through calls).
         effectful: the graphs that may reach any effect (``print``, ``assert``, ``raise``).
+
     """
 
     def __init__(self, root: Graph, scopes: Scopes | None = None):
@@ -93,7 +94,7 @@ class ProgramInfo:
         return out
 
     def scope_size(self, g: Graph) -> int:
-        """The number of applies of `g` and of the graphs nested in it."""
+        """Return the number of applies of `g` and of the graphs nested in it."""
         s = self._scope_sizes.get(g)
         if s is None:
             s = self._scope_sizes[g] = sum(self.sizes.get(h, 0) for h in self.scope(g))

@@ -37,7 +37,10 @@ def can_inline(g: Graph, call: Apply, info: Any) -> bool:
 
 @rewrite(GRAPH_CALL)
 def inline(node: Apply, opt: Any) -> Node | None:
-    """g(a1, ..., an) => body of g with a1, ..., an for its parameters  (g not recursive)"""
+    """Inline a call to a graph that is not recursive.
+
+    g(a1, ..., an) => body of g with a1, ..., an for its parameters  (g not recursive)
+    """
     g = node.inputs[0].value  # type: ignore[attr-defined]
     info = opt.info
     if not can_inline(g, node, info):

@@ -31,7 +31,7 @@ def _scope(scopes: Scopes, g: Graph, children: dict[Graph, list[Graph]]) -> list
 
 
 def liftable(sites: CallSites) -> list[tuple[Group, list[Node]]]:
-    """The groups to lift, innermost first, each with its free variables (in order)."""
+    """Return the groups to lift, innermost first, each with its free variables in order."""
     scopes = sites.scopes
     children: dict[Graph, list[Graph]] = {}
     for g, p in scopes.parents.items():
@@ -44,9 +44,7 @@ def liftable(sites: CallSites) -> list[tuple[Group, list[Node]]]:
             fvs.update(dict.fromkeys(scopes.free_variables_total.get(m, ())))
         if fvs and not any(m.defaults or m.kwonly or m.flags.get("vararg") for m in group.members):
             candidates[group] = list(fvs)
-    scope_of = {
-        m: set(_scope(scopes, m, children)) for group in candidates for m in group.members
-    }
+    scope_of = {m: set(_scope(scopes, m, children)) for group in candidates for m in group.members}
     changed = True
     while changed:
         changed = False
@@ -55,7 +53,9 @@ def liftable(sites: CallSites) -> list[tuple[Group, list[Node]]]:
                 inner = scope_of[m]
                 if any(other in inner and other is not m for other in group.members):
                     break
-                if not all(_reachable(s, inner, scopes, sites, candidates) for s in _used(scopes, inner)):
+                if not all(
+                    _reachable(s, inner, scopes, sites, candidates) for s in _used(scopes, inner)
+                ):
                     break
             else:
                 continue
@@ -70,7 +70,9 @@ def _used(scopes: Scopes, graphs: set[Graph]) -> set[Graph]:
     return {s for g in graphs for s in scopes.constants(g)}
 
 
-def _reachable(s: Graph, inner: set[Graph], scopes: Scopes, sites: CallSites, lifted: dict) -> bool:
+def _reachable(
+    s: Graph, inner: set[Graph], scopes: Scopes, sites: CallSites, lifted: dict
+) -> bool:
     """Whether graph `s`, used inside a lifted scope `inner`, is fine there after lifting."""
     if s in inner or not scopes.free_variables_total.get(s):
         return True

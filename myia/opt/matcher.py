@@ -1,11 +1,14 @@
 """Named rewrites and the matcher that applies them, indexed by the head of a node.
 
 A rewrite is a function ``rule(node, opt) -> Node | None`` decorated with `rewrite`, whose
-docstring starts with its ``lhs => rhs`` form::
+docstring says what it does, then gives its ``lhs => rhs`` form::
 
     @rewrite(P.tuple_getitem)
-    def getitem_tuple(node, opt):
-        \"\"\"tuple_getitem(make_tuple(x0, ..., xn), i) => xi\"\"\"
+    def getitem_make_tuple(node, opt):
+        \"\"\"Take an element of a tuple built in place.
+
+        tuple_getitem(make_tuple(x0, ..., xn), i) => xi
+        \"\"\"
         ...
 
 The rule receives an `Apply` whose inputs are already in normal form, and `opt`, the sweep
@@ -67,8 +70,11 @@ class Rewrite:
 
     @property
     def lhs_rhs(self) -> str:
-        """The first line of the docstring: the rewrite's ``lhs => rhs`` form."""
-        return self.doc.strip().splitlines()[0] if self.doc else ""
+        """The rewrite's ``lhs => rhs`` form: the first line of its docstring with ``=>``."""
+        for line in self.doc.splitlines():
+            if "=>" in line:
+                return line.strip()
+        return ""
 
     def __repr__(self) -> str:
         return f"<rewrite {self.name}: {self.lhs_rhs}>"
@@ -79,15 +85,15 @@ def rewrite(*heads: Any) -> Callable[[RuleFn], Rewrite]:
 
     def deco(fn: RuleFn) -> Rewrite:
         doc = fn.__doc__ or ""
-        if "=>" not in doc.split("\n\n")[0]:
-            raise ValueError(f"rewrite {fn.__name__} needs an 'lhs => rhs' docstring")
+        if "=>" not in doc:
+            raise ValueError(f"rewrite {fn.__name__} needs an 'lhs => rhs' line in its docstring")
         return Rewrite(fn.__name__, tuple(heads), fn, doc)
 
     return deco
 
 
 def head_of(node: Node) -> Any:
-    """The key under which the rules for `node` are indexed (None if there are none)."""
+    """Return the key under which the rules for `node` are indexed (None: no rules)."""
     fn = node.inputs[0]
     if fn.is_constant:
         v = fn.value  # type: ignore[attr-defined]
@@ -123,7 +129,7 @@ class Matcher:
         self._index: dict[Any, list[Rewrite]] = {}
 
     def rules_for(self, head: Any) -> list[Rewrite]:
-        """The rules to try on a node of head `head`, in order."""
+        """Return the rules to try on a node of head `head`, in order."""
         rules = self._index.get(head)
         if rules is None:
             rules = list(self._specific.get(head, ()))
@@ -151,7 +157,7 @@ class Matcher:
 
 
 def args_of(node: Node, prim: Primitive) -> list[Node] | None:
-    """The arguments of `node` if it is a call ``prim(args...)``, else None."""
+    """Return the arguments of `node` if it is a call ``prim(args...)``, else None."""
     if node.is_apply:
         fn = node.inputs[0]
         if fn.is_constant and fn.value is prim:  # type: ignore[attr-defined]
@@ -160,7 +166,7 @@ def args_of(node: Node, prim: Primitive) -> list[Node] | None:
 
 
 def prim_of(node: Node) -> Primitive | None:
-    """The primitive `node` calls, or None."""
+    """Return the primitive `node` calls, or None."""
     if node.is_apply:
         fn = node.inputs[0]
         if fn.is_constant and type(fn.value) is Primitive:  # type: ignore[attr-defined]
@@ -177,5 +183,5 @@ NO_VALUE: Any = _NoValue()
 
 
 def value_of(node: Node) -> Any:
-    """The value of `node` if it is a constant, else `NO_VALUE`."""
+    """Return the value of `node` if it is a constant, else `NO_VALUE`."""
     return node.value if node.is_constant else NO_VALUE  # type: ignore[attr-defined]

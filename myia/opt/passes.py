@@ -69,9 +69,11 @@ class Pass:
 
 
 def rewrite_pass(name: str, rules: Iterable[Rewrite], *, cse: bool = False, doc: str = "") -> Pass:
-    """A pass that sweeps the program with `rules` (and CSE) until nothing changes."""
+    """Make a pass that sweeps the program with `rules` (and CSE) until nothing changes."""
     matcher = Matcher(rules)
-    p = Pass(name, lambda g: g, doc or f"rewrite with the rules {', '.join(r.name for r in rules)}")
+    p = Pass(
+        name, lambda g: g, doc or f"rewrite with the rules {', '.join(r.name for r in rules)}"
+    )
 
     def run(graph: Graph) -> Graph:
         p.stats = dict(run_sweeps(graph, matcher, cse=cse))
@@ -123,7 +125,9 @@ def run_passes(graph: Graph, passes: Iterable[Pass], *, verify: bool | None = No
         dt = time.perf_counter() - t0
         if printing:
             stats = ", ".join(f"{k} {v}" for k, v in sorted(p.stats.items()))
-            print(f"# ---- after pass {p.name} ({dt * 1000:.1f} ms){': ' + stats if stats else ''}")
+            print(
+                f"# ---- after pass {p.name} ({dt * 1000:.1f} ms){': ' + stats if stats else ''}"
+            )
             print(print_graph(graph))
         if verify:
             try:

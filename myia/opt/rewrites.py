@@ -20,7 +20,7 @@ from .sweep import same_type
 
 
 def _items(node: Node, opt: Any) -> list[Node] | None:
-    """The element nodes of `node` if it is ``make_tuple(...)`` or a constant tuple."""
+    """Return the element nodes of `node` if it is ``make_tuple(...)`` or a constant tuple."""
     args = args_of(node, P.make_tuple)
     if args is not None:
         return args
@@ -31,7 +31,7 @@ def _items(node: Node, opt: Any) -> list[Node] | None:
 
 
 def _index(node: Node, n: int) -> int | None:
-    """The constant integer index `node`, normalized for a sequence of length `n`."""
+    """Return the constant integer index `node`, normalized for a sequence of length `n`."""
     i = value_of(node)
     if type(i) is not int or not -n <= i < n:
         return None
@@ -45,7 +45,9 @@ def _length(node: Node) -> int | None:
 
 @rewrite(P.tuple_getitem)
 def getitem_make_tuple(node: Apply, opt: Any) -> Node | None:
-    """tuple_getitem(make_tuple(x0, ..., xn), i) => xi
+    """Take an element of a tuple built in place.
+
+    tuple_getitem(make_tuple(x0, ..., xn), i) => xi
 
     A slice ``i`` gives the tuple of the elements it selects.
     """
@@ -62,7 +64,10 @@ def getitem_make_tuple(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.tuple_getitem)
 def getitem_tuple_concat(node: Apply, opt: Any) -> Node | None:
-    """tuple_getitem(tuple_concat(a, b), i) => tuple_getitem(a, i) or tuple_getitem(b, i - len(a))"""
+    """Take an element of a concatenation from the tuple that holds it.
+
+    tuple_getitem(tuple_concat(a, b), i) => tuple_getitem(a, i) or tuple_getitem(b, i - len(a))
+    """
     t, i = node.inputs[1:]
     ab = args_of(t, P.tuple_concat)
     if ab is None:
@@ -81,7 +86,10 @@ def getitem_tuple_concat(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.tuple_getitem)
 def getitem_tuple_setitem(node: Apply, opt: Any) -> Node | None:
-    """tuple_getitem(tuple_setitem(t, j, v), i) => v if i == j else tuple_getitem(t, i)"""
+    """Take an element of a tuple updated in place.
+
+    tuple_getitem(tuple_setitem(t, j, v), i) => v if i == j else tuple_getitem(t, i)
+    """
     t, i = node.inputs[1:]
     tjv = args_of(t, P.tuple_setitem)
     n = _length(t)
@@ -96,7 +104,10 @@ def getitem_tuple_setitem(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.tuple_getitem)
 def getitem_of_slice(node: Apply, opt: Any) -> Node | None:
-    """tuple_getitem(tuple_getitem(t, slice), i) => tuple_getitem(t, j)  (j: i's place in t)"""
+    """Take an element of a slice of a tuple from the tuple itself.
+
+    tuple_getitem(tuple_getitem(t, slice), i) => tuple_getitem(t, j)  (j: i's place in t)
+    """
     inner, i = node.inputs[1:]
     ts = args_of(inner, P.tuple_getitem)
     n = _length(ts[0]) if ts is not None else None
@@ -111,7 +122,9 @@ def getitem_of_slice(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.tuple_concat)
 def concat_tuples(node: Apply, opt: Any) -> Node | None:
-    """tuple_concat(make_tuple(a...), make_tuple(b...)) => make_tuple(a..., b...)
+    """Concatenate tuples built in place into one.
+
+    tuple_concat(make_tuple(a...), make_tuple(b...)) => make_tuple(a..., b...)
 
     Also with constant tuples, and ``tuple_concat(t, ()) => t``, ``tuple_concat((), t) => t``.
     """
@@ -128,7 +141,10 @@ def concat_tuples(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.tuple_setitem)
 def setitem_make_tuple(node: Apply, opt: Any) -> Node | None:
-    """tuple_setitem(make_tuple(x0, ..., xn), i, v) => make_tuple(x0, ..., v, ..., xn)"""
+    """Update an element of a tuple built in place.
+
+    tuple_setitem(make_tuple(x0, ..., xn), i, v) => make_tuple(x0, ..., v, ..., xn)
+    """
     t, i, v = node.inputs[1:]
     items = _items(t, opt)
     if items is None:
@@ -143,7 +159,10 @@ def setitem_make_tuple(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.make_tuple)
 def make_tuple_of_getitems(node: Apply, opt: Any) -> Node | None:
-    """make_tuple(tuple_getitem(t, 0), ..., tuple_getitem(t, n - 1)) => t  (t of length n)"""
+    """Rebuild a tuple from all its elements in order: the tuple itself.
+
+    make_tuple(tuple_getitem(t, 0), ..., tuple_getitem(t, n - 1)) => t  (t of length n)
+    """
     items = node.inputs[1:]
     if not items:
         return None
@@ -155,7 +174,12 @@ def make_tuple_of_getitems(node: Apply, opt: Any) -> Node | None:
         return None
     for k, x in enumerate(items):
         ti = args_of(x, P.tuple_getitem)
-        if ti is None or ti[0] is not t or value_of(ti[1]) != k or type(value_of(ti[1])) is not int:
+        if (
+            ti is None
+            or ti[0] is not t
+            or value_of(ti[1]) != k
+            or type(value_of(ti[1])) is not int
+        ):
             return None
     return t
 
@@ -180,7 +204,10 @@ def _field_index(cls: type, name: Any) -> int | None:
 
 @rewrite(P.record_getattr)
 def getattr_make_record(node: Apply, opt: Any) -> Node | None:
-    """record_getattr(make_record(cls, f0, ..., fn), name) => f_name"""
+    """Take a field of a record built in place.
+
+    record_getattr(make_record(cls, f0, ..., fn), name) => f_name
+    """
     r, name = node.inputs[1:]
     cf = _fields(r)
     if cf is None:
@@ -191,7 +218,10 @@ def getattr_make_record(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.record_getattr)
 def getattr_record_setattr(node: Apply, opt: Any) -> Node | None:
-    """record_getattr(record_setattr(r, a, v), b) => v if a == b else record_getattr(r, b)"""
+    """Take a field of a record updated in place.
+
+    record_getattr(record_setattr(r, a, v), b) => v if a == b else record_getattr(r, b)
+    """
     r, name = node.inputs[1:]
     rav = args_of(r, P.record_setattr)
     if rav is None or value_of(rav[1]) is NO_VALUE or value_of(name) is NO_VALUE:
@@ -203,7 +233,10 @@ def getattr_record_setattr(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.record_getattr)
 def getattr_from_fields(node: Apply, opt: Any) -> Node | None:
-    """record_getattr(record_from_fields(r, make_tuple(f0, ..., fn)), name) => f_name"""
+    """Take a field of a record made from a tuple built in place.
+
+    record_getattr(record_from_fields(r, make_tuple(f0, ..., fn)), name) => f_name
+    """
     r, name = node.inputs[1:]
     rf = args_of(r, P.record_from_fields)
     if rf is None or not isinstance(r.abstract, AbstractRecord):
@@ -217,7 +250,9 @@ def getattr_from_fields(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.record_fields)
 def fields_of_record(node: Apply, opt: Any) -> Node | None:
-    """record_fields(make_record(cls, f0, ..., fn)) => make_tuple(f0, ..., fn)
+    """Take the fields of a record built in place.
+
+    record_fields(make_record(cls, f0, ..., fn)) => make_tuple(f0, ..., fn)
 
     Also ``record_fields(record_from_fields(r, t)) => t``.
     """
@@ -233,7 +268,10 @@ def fields_of_record(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.record_from_fields)
 def record_from_make_tuple(node: Apply, opt: Any) -> Node | None:
-    """record_from_fields(r, make_tuple(f0, ..., fn)) => make_record(cls, f0, ..., fn)"""
+    """Make a record from a tuple built in place directly.
+
+    record_from_fields(r, make_tuple(f0, ..., fn)) => make_record(cls, f0, ..., fn)
+    """
     r, t = node.inputs[1:]
     items = _items(t, opt)
     a = node.abstract
@@ -244,7 +282,10 @@ def record_from_make_tuple(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.record_setattr)
 def setattr_make_record(node: Apply, opt: Any) -> Node | None:
-    """record_setattr(make_record(cls, f0, ..., fn), name, v) => make_record(cls, ..., v, ...)"""
+    """Update a field of a record built in place.
+
+    record_setattr(make_record(cls, f0, ..., fn), name, v) => make_record(cls, ..., v, ...)
+    """
     r, name, v = node.inputs[1:]
     cf = _fields(r)
     if cf is None:
@@ -259,7 +300,10 @@ def setattr_make_record(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.make_record)
 def make_record_of_getattrs(node: Apply, opt: Any) -> Node | None:
-    """make_record(cls, record_getattr(r, f0), ..., record_getattr(r, fn)) => r  (r a cls)"""
+    """Rebuild a record from all its fields in order: the record itself.
+
+    make_record(cls, record_getattr(r, f0), ..., record_getattr(r, fn)) => r  (r a cls)
+    """
     cls = value_of(node.inputs[1])
     fields = node.inputs[2:]
     if not isinstance(cls, type) or not fields:
@@ -284,7 +328,10 @@ def make_record_of_getattrs(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.dict_getitem)
 def getitem_make_dict(node: Apply, opt: Any) -> Node | None:
-    """dict_getitem(make_dict(keys, v0, ..., vn), k) => v_k"""
+    """Take a value of a dict built in place.
+
+    dict_getitem(make_dict(keys, v0, ..., vn), k) => v_k
+    """
     d, k = node.inputs[1:]
     args = args_of(d, P.make_dict)
     if args is None:
@@ -297,7 +344,10 @@ def getitem_make_dict(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.dict_values)
 def values_of_make_dict(node: Apply, opt: Any) -> Node | None:
-    """dict_values(make_dict(keys, v0, ..., vn)) => make_tuple(v0, ..., vn)"""
+    """Take the values of a dict built in place.
+
+    dict_values(make_dict(keys, v0, ..., vn)) => make_tuple(v0, ..., vn)
+    """
     args = args_of(node.inputs[1], P.make_dict)
     if args is None:
         return None
@@ -306,7 +356,10 @@ def values_of_make_dict(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.dict_setitem)
 def setitem_make_dict(node: Apply, opt: Any) -> Node | None:
-    """dict_setitem(make_dict(keys, v0, ..., vn), k, v) => make_dict(keys, ..., v, ...)"""
+    """Update a value of a dict built in place.
+
+    dict_setitem(make_dict(keys, v0, ..., vn), k, v) => make_dict(keys, ..., v, ...)
+    """
     d, k, v = node.inputs[1:]
     args = args_of(d, P.make_dict)
     if args is None:
@@ -321,7 +374,10 @@ def setitem_make_dict(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.dict_from_values)
 def dict_from_make_tuple(node: Apply, opt: Any) -> Node | None:
-    """dict_from_values(d, make_tuple(v0, ..., vn)) => make_dict(keys of d, v0, ..., vn)"""
+    """Make a dict from a tuple built in place directly.
+
+    dict_from_values(d, make_tuple(v0, ..., vn)) => make_dict(keys of d, v0, ..., vn)
+    """
     d, t = node.inputs[1:]
     items = _items(t, opt)
     a = node.abstract
@@ -332,7 +388,10 @@ def dict_from_make_tuple(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.list_getitem)
 def getitem_make_list(node: Apply, opt: Any) -> Node | None:
-    """list_getitem(make_list(x0, ..., xn), i) => xi  (i a constant in range)"""
+    """Take an element of a list built in place.
+
+    list_getitem(make_list(x0, ..., xn), i) => xi  (i a constant in range)
+    """
     lst, i = node.inputs[1:]
     items = args_of(lst, P.make_list)
     if items is None:
@@ -343,7 +402,10 @@ def getitem_make_list(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.list_len)
 def len_make_list(node: Apply, opt: Any) -> Node | None:
-    """list_len(make_list(x0, ..., xn)) => n + 1"""
+    """Count the elements of a list built in place.
+
+    list_len(make_list(x0, ..., xn)) => n + 1
+    """
     items = args_of(node.inputs[1], P.make_list)
     if items is None:
         return None
@@ -355,7 +417,10 @@ def len_make_list(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.switch)
 def switch_constant(node: Apply, opt: Any) -> Node | None:
-    """switch(True, a, b) => a;  switch(False, a, b) => b;  switch(c, a, a) => a"""
+    """Select the branch of a switch whose condition is a constant.
+
+    switch(True, a, b) => a;  switch(False, a, b) => b;  switch(c, a, a) => a
+    """
     c, a, b = node.inputs[1:]
     if a is b:
         return a
@@ -370,27 +435,38 @@ def switch_constant(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.seq)
 def seq_droppable(node: Apply, opt: Any) -> Node | None:
-    """seq(before, after) => after  (before pure and unable to raise, see myia.opt.effects)"""
+    """Drop the first argument of a seq when computing it is unobservable.
+
+    seq(before, after) => after  (before pure and unable to raise, see myia.opt.effects)
+    """
     before, after = node.inputs[1:]
     return after if droppable_tree(before, node.graph) else None
 
 
 @rewrite(P.convert)
 def convert_same(node: Apply, opt: Any) -> Node | None:
-    """convert(x, T) => x  (x already of type T)"""
+    """Drop a conversion to the type the value already has.
+
+    convert(x, T) => x  (x already of type T)
+    """
     x = node.inputs[1]
     return x if same_type(x.abstract, node.abstract) else None
 
 
 @rewrite(P.identity)
 def identity_value(node: Apply, opt: Any) -> Node | None:
-    """identity(x) => x"""
+    """Drop a call to identity.
+
+    identity(x) => x
+    """
     return node.inputs[1]
 
 
 @rewrite(P.narrow)
 def narrow_same(node: Apply, opt: Any) -> Node | None:
-    """narrow(x, T) => x  (x already of type T)
+    """Drop a narrowing to the type the value already has.
+
+    narrow(x, T) => x  (x already of type T)
 
     Also through a conversion to a union: ``narrow(convert(x, T | U), T) => x``.
     """
@@ -405,7 +481,9 @@ def narrow_same(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.is_none)
 def is_none_static(node: Apply, opt: Any) -> Node | None:
-    """is_none(x) => True or False  (x's type is None, or neither None nor a union)
+    """Answer is_none from the type of its argument.
+
+    is_none(x) => True or False  (x's type is None, or neither None nor a union)
 
     And through a conversion to a union: ``is_none(convert(x, T | None)) => is_none(x)``.
     """
@@ -423,14 +501,20 @@ def is_none_static(node: Apply, opt: Any) -> Node | None:
 
 @rewrite(P.to_bool)
 def to_bool_of_bool(node: Apply, opt: Any) -> Node | None:
-    """to_bool(x) => x  (x a Python bool)"""
+    """Drop to_bool on a Python bool.
+
+    to_bool(x) => x  (x a Python bool)
+    """
     x = node.inputs[1]
     return x if same_type(x.abstract, node.abstract) else None
 
 
 @rewrite(Called(P.partial))
 def call_partial(node: Apply, opt: Any) -> Node | None:
-    """partial(f, a...)(b...) => f(a..., b...)"""
+    """Call the function of a partial application with all its arguments.
+
+    partial(f, a...)(b...) => f(a..., b...)
+    """
     p = node.inputs[0]
     f, *bound = p.inputs[1:]
     if f.is_constant and isinstance(f.value, (Primitive, Graph)):  # type: ignore[attr-defined]

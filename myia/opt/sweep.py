@@ -76,14 +76,14 @@ def covers(wide: Any, narrow: Any) -> bool:
 
 
 def function_abstract(fn: Any) -> AbstractFunction:
-    """The abstract value of a constant holding a primitive, operation or graph."""
+    """Return the abstract value of a constant holding a primitive, operation or graph."""
     if isinstance(fn, Graph):
         return AbstractFunction(frozenset([GraphFunction(fn)]))
     return AbstractFunction(frozenset([fn]))
 
 
 def value_abstract(value: Any) -> Any:
-    """The abstract value of a constant holding `value` (as specialization gives it)."""
+    """Return the abstract value of a constant holding `value` (as specialization does)."""
     if isinstance(value, (Primitive, Operation, Graph)):
         return function_abstract(value)
     if isinstance(value, AbstractValue):
@@ -161,7 +161,7 @@ class Sweep:
             self.queue.append(g)
 
     def resolve(self, node: Node) -> Node:
-        """The node that stands for `node` now (following replacements)."""
+        """Return the node that stands for `node` now (following replacements)."""
         repl = self.repl
         r = repl.get(node)
         if r is None:
@@ -204,7 +204,9 @@ class Sweep:
             tainted = [i for i in inputs if i in impure and i.graph is graph]
             new = self._rewrite(node, tainted)
             done.add(node)
-            if new is None and (tainted or calls_effect(node, self.info.effectful, self.info.parents)):
+            if new is None and (
+                tainted or calls_effect(node, self.info.effectful, self.info.parents)
+            ):
                 impure.add(node)
             if new is not None:
                 repl[node] = new
@@ -224,7 +226,7 @@ class Sweep:
                         self.fired["cse"] += 1
 
     def _rewrite(self, node: Apply, tainted: list[Node]) -> Node | None:
-        """The replacement of `node` by the first rule that applies to it, or None.
+        """Return the replacement of `node` by the first rule that applies to it, or None.
 
         `tainted` are the inputs of `node` whose computation has an effect: a replacement
         that no longer depends on one of them (which would drop the effect) is refused.
@@ -249,7 +251,7 @@ class Sweep:
         return None
 
     def _conform(self, new: Node, node: Apply, rule: Rewrite) -> Node | None:
-        """`new`, with the type `node` is declared with (converted if narrower), or None."""
+        """Return `new` with the type `node` is declared with (converted if narrower), or None."""
         if new.abstract is None:
             raise MyiaInternalError(f"rewrite {rule.name} made a node without a type: {new!r}")
         want = node.abstract
@@ -262,13 +264,13 @@ class Sweep:
     # Building nodes -------------------------------------------------------------------------
 
     def const(self, value: Any, *, like: Node | None = None, abstract: Any = None) -> Constant:
-        """A new constant holding `value` (with the debug origin of `like`)."""
+        """Make a new constant holding `value` (with the debug origin of `like`)."""
         c = Constant(value, DebugInfo(origin=like.debug) if like is not None else None)
         c.abstract = abstract if abstract is not None else value_abstract(value)
         return c
 
     def apply(self, fn: Any, *args: Any, like: Node, abstract: Any = None) -> Apply:
-        """A new node ``fn(*args)`` in the graph of `like`, which it stands for or helps to.
+        """Make a new node ``fn(*args)`` in the graph of `like`, which it replaces or helps to.
 
         Arguments that are not nodes become constants. Its abstract value is `abstract`, else
         the type rule's for a primitive, else that of `like`.
