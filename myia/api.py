@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
-import os
 import inspect
+import os
 from collections.abc import Callable
 from typing import Any
 
 from .abstract import show, to_abstract
 from .abstract.lattice import PY_SCALARS
+from .compile import Backend, get_backend
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
 from .frontend import parse
 from .infer.engine import Inferrer
@@ -17,7 +18,6 @@ from .infer.specialize import specialize
 from .infer.verify_types import verify_types
 from .ir.node import Graph
 from .opt import optimize
-from .compile import Backend, get_backend
 
 #: The backend of functions that do not name one (``MYIA_BACKEND`` in the environment sets it).
 DEFAULT_BACKEND = os.environ.get("MYIA_BACKEND", "numpy")

@@ -72,11 +72,12 @@ def interpret(fn: Any, *args: Any, **kwargs: Any) -> Any:
     return _vm.call(Closure(parse(fn), None), call_args)
 
 
-def compiled(fn: Any) -> Any:
-    """``myia(fn)``, made once per function so that its specializations are reused."""
-    if fn not in _compiled:
-        _compiled[fn] = myia(fn)
-    return _compiled[fn]
+def compiled(fn: Any, backend: str = "numpy") -> Any:
+    """``myia(fn, backend=...)``, made once per function so that its specializations are reused."""
+    key = (fn, backend)
+    if key not in _compiled:
+        _compiled[key] = myia(fn, backend=backend)
+    return _compiled[key]
 
 
 def run_vm(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -85,8 +86,13 @@ def run_vm(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def run_myia(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """Run `fn` through the whole pipeline (``myia(fn)``)."""
+    """Run `fn` through the whole pipeline (``myia(fn)``: generated code)."""
     return compiled(fn)(*args, **kwargs)
+
+
+def run_debug(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run `fn` through the whole pipeline on the reference interpreter's backend."""
+    return compiled(fn, "debug")(*args, **kwargs)
 
 
 def make_check(run: Any) -> Any:
@@ -106,29 +112,31 @@ def make_check(run: Any) -> Any:
                 return got
             raise AssertionError(f"{run.__name__} did not raise {exc!r}") from None
         got = run(fn, *args, **kwargs)
-        assert_same(got, expected, promote=run is run_myia)
+        assert_same(got, expected, promote=run is not run_vm)
         return got
 
     return check
 
 
-@pytest.fixture(params=["vm", "myia"])
+@pytest.fixture(params=["vm", "myia", "debug"])
 def check(request: Any) -> Any:
-    """Compare a function run by Myia with plain Python, in two modes.
+    """Compare a function run by Myia with plain Python, in three modes.
 
     ``vm``: the frontend and the reference interpreter alone, on the parsed graph; ``myia``:
-    the whole pipeline (inference, specialization). A test marked
-    ``@pytest.mark.xfail_pipeline(reason)`` is expected to fail in the ``myia`` mode only;
-    with ``run=False``, it is not even run in that mode (it would take too long to fail).
+    the whole pipeline (inference, specialization, optimization) and the generated code of
+    the default backend; ``debug``: the whole pipeline on the reference interpreter's
+    backend. A test marked ``@pytest.mark.xfail_pipeline(reason)`` is expected to fail in the
+    pipeline modes only; with ``run=False``, it is not even run there (it would take too long
+    to fail).
     """
-    if request.param == "myia":
+    if request.param in ("myia", "debug"):
         marker = request.node.get_closest_marker("xfail_pipeline")
         if marker is not None:
             reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
             if not marker.kwargs.get("run", True):
                 pytest.xfail(f"[NOTRUN] {reason}")
             request.applymarker(pytest.mark.xfail(reason=reason, strict=False))
-        return make_check(run_myia)
+        return make_check(run_myia if request.param == "myia" else run_debug)
     return make_check(run_vm)
 
 

@@ -79,7 +79,9 @@ def sum_of_pairs(xs):
     return sum(xs)
 
 
-@pytest.mark.parametrize("run", [interpret, lambda f, *a: myia(f)(*a)])
+@pytest.mark.parametrize(
+    "run", [interpret, lambda f, *a: myia(f)(*a), lambda f, *a: myia(f, backend="debug")(*a)]
+)
 def test_error_inside_library_code_points_at_the_user(run):
     # sum() is written in Myia (operations/lib.py): 0 + (1.0,) fails inside it, but the
     # traceback shows the user's call, not the library's frames.
@@ -149,7 +151,9 @@ def numpy_on_scalars(x):
 
 
 @pytest.mark.parametrize("x", [0.5, np.float32(0.5), np.float64(-2.0)])
-@pytest.mark.parametrize("run", [interpret, lambda f, *a: myia(f)(*a)])
+@pytest.mark.parametrize(
+    "run", [interpret, lambda f, *a: myia(f)(*a), lambda f, *a: myia(f, backend="debug")(*a)]
+)
 def test_numpy_on_scalars(run, x):
     # NumPy functions on a Python float compute with Python floats in Myia (elementwise
     # primitives keep a float a float), where NumPy returns a numpy.float64: same value.
@@ -272,7 +276,9 @@ def test_assert_and_raise(check, x):
     check(raise_in_callee, x)
 
 
-@pytest.mark.parametrize("run", [interpret, lambda f, *a: myia(f)(*a)])
+@pytest.mark.parametrize(
+    "run", [interpret, lambda f, *a: myia(f)(*a), lambda f, *a: myia(f, backend="debug")(*a)]
+)
 def test_assert_message_and_location(run):
     with pytest.raises(AssertionError) as info:
         run(asserts, -3)
@@ -283,7 +289,9 @@ def test_assert_message_and_location(run):
     assert "myia/" not in notes.replace(__file__, "")
 
 
-@pytest.mark.parametrize("run", [interpret, lambda f, *a: myia(f)(*a)])
+@pytest.mark.parametrize(
+    "run", [interpret, lambda f, *a: myia(f)(*a), lambda f, *a: myia(f, backend="debug")(*a)]
+)
 def test_raise_class_and_message(run):
     with pytest.raises(ValueError) as info:
         run(raise_in_callee, -1)
@@ -328,7 +336,9 @@ def outer_loop(xs):
     return s
 
 
-@pytest.mark.parametrize("run", [interpret, lambda f, *a: myia(f)(*a)])
+@pytest.mark.parametrize(
+    "run", [interpret, lambda f, *a: myia(f)(*a), lambda f, *a: myia(f, backend="debug")(*a)]
+)
 def test_traceback_through_loops_and_calls(run):
     # One frame per user function (its loop and branch blocks collapse into it), each at the
     # line being run, outermost first; nothing from inside the package.

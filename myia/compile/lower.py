@@ -8,7 +8,8 @@ inference attached to the node's inputs (`Node.abstract`): a Python scalar (a *w
 computes with `math`, a NumPy scalar or array with `numpy`.
 
 The third argument, the generator, gives names to Python values the expression needs
-(``ctx.global_value(value, name)``). Every expression is parenthesized, so that the generator can nest them freely.
+(``ctx.global_value(value, name)``). Every expression is parenthesized, so that the
+generator can nest them freely.
 """
 
 from __future__ import annotations
@@ -228,7 +229,8 @@ def record_constructor(cls: type) -> Callable[..., Any]:
             body = [f"    _set(o, {n!r}, {p})" for n, p in zip(names, params)]
         else:
             body = ["    d = o.__dict__"] + [f"    d[{n!r}] = {p}" for n, p in zip(names, params)]
-        src = "\n".join([f"def new({', '.join(params)}):", "    o = _new(cls)", *body, "    return o"])
+        head = [f"def new({', '.join(params)}):", "    o = _new(cls)"]
+        src = "\n".join([*head, *body, "    return o"])
         scope: dict[str, Any] = {"_new": object.__new__, "_set": object.__setattr__, "cls": cls}
         exec(src, scope)
         fn = _CONSTRUCTORS[cls] = scope["new"]

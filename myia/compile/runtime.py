@@ -26,7 +26,9 @@ def dead(*args: Any) -> Any:
     raise MyiaInternalError("a branch proved unreachable was taken")
 
 
-def _user_frames(tb: types.TracebackType | None, modules: dict[str, Any]) -> list[tuple[Node, str]]:
+def _user_frames(
+    tb: types.TracebackType | None, modules: dict[str, Any]
+) -> list[tuple[Node, str]]:
     """The nodes of generated code on traceback `tb`, outermost first, with their function."""
     out = []
     while tb is not None:
