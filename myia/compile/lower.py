@@ -251,3 +251,59 @@ def _partial(args: list[str], node: Apply, ctx: Any) -> str:
 @lowering(P.abs_)
 def _abs(args: list[str], node: Apply, ctx: Any) -> str:
     return f"abs({args[0]})"
+
+
+def _const_args(node: Apply, first: int) -> bool:
+    return all(i.is_constant for i in node.inputs[first:])
+
+
+def _reduction(fn: str) -> Lowering:
+    def lower(args: list[str], node: Apply, ctx: Any) -> str | None:
+        if not isinstance(node.inputs[1].abstract, AbstractArray) or not _const_args(node, 2):
+            return None
+        if len(node.inputs) > 4 and node.inputs[4].value is not None:
+            return None  # an explicit dtype: the implementation converts it
+        axis, keepdims = node.inputs[2].value, node.inputs[3].value
+        return f"{fn}({args[0]}, axis={axis!r}, keepdims={keepdims!r})"
+
+    return lower
+
+
+for _prim, _fn in [
+    (P.reduce_sum, "np.sum"),
+    (P.reduce_mean, "np.mean"),
+    (P.reduce_max, "np.max"),
+    (P.reduce_min, "np.min"),
+]:
+    lowering(_prim)(_reduction(_fn))
+
+
+@lowering(P.swapaxes)
+def _swapaxes(args: list[str], node: Apply, ctx: Any) -> str | None:
+    a = node.inputs[1].abstract
+    if isinstance(a, AbstractArray) and len(a.shape) == 2 and _const_args(node, 2):
+        return f"{args[0]}.T"
+    return f"np.swapaxes({args[0]}, {args[1]}, {args[2]})"
+
+
+@lowering(P.unbroadcast)
+def _unbroadcast(args: list[str], node: Apply, ctx: Any) -> str | None:
+    """Sum the broadcast axes away, with the axes known at compile time."""
+    d, x = node.inputs[1].abstract, node.inputs[2].abstract
+    if not (isinstance(d, AbstractArray) and isinstance(x, AbstractArray)):
+        return None
+    if x.dtype[0] != "f" or not x.shape or not d.shape:
+        return None
+    ds, xs = d.shape, x.shape
+    expr = args[0]
+    if ds != xs:
+        lead = len(ds) - len(xs)
+        axes = tuple(range(lead)) + tuple(
+            i + lead for i, n in enumerate(xs) if n == 1 and ds[i + lead] != 1
+        )
+        expr = f"np.sum({expr}, axis={axes!r})"
+        if tuple(n for i, n in enumerate(ds) if i not in axes) != xs:
+            expr = f"np.reshape({expr}, {xs!r})"
+    if d.dtype != x.dtype:
+        expr = f"np.asarray({expr}, dtype=np.{x.dtype})"
+    return expr
