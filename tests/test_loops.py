@@ -485,18 +485,7 @@ def peak_memory(run, *args):
         tracemalloc.stop()
 
 
-@pytest.mark.parametrize(
-    "mode",
-    [
-        "vm",
-        pytest.param(
-            "myia",
-            marks=pytest.mark.xfail(
-                reason="specialization wraps a loop header's call in convert: not a tail call"
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("mode", ["vm", "myia"])
 @pytest.mark.parametrize("fn, args", [(count_while, (5000,)), (count_tail, (5000, 0))])
 def test_loops_run_in_constant_space(mode, fn, args):
     run = (lambda *a: interpret(fn, *a)) if mode == "vm" else myia(fn)
