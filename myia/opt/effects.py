@@ -12,7 +12,7 @@ primitives that do not index are safe to drop.
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Collection, Container
 
 from ..abstract.data import AbstractArray
 from ..ir.node import Graph, Node
@@ -78,29 +78,22 @@ def droppable(node: Node, graph: object) -> bool:
     return prim in ARRAY_TOTAL and isinstance(node.abstract, AbstractArray)
 
 
-def calls_effect(node: Node, effectful: Container[Graph], known: Container[Graph]) -> bool:
+def calls_effect(node: Node, effectful: Collection[Graph], known: Container[Graph]) -> bool:
     """Whether evaluating the apply `node` itself (its inputs aside) may run an effect.
 
-    Effect primitives do; so do calls to graphs in `effectful` or not in `known`, and calls
-    to computed functions, except a ``switch`` between known graphs without effects.
+    Effect primitives do; so do calls to graphs in `effectful` or not in `known`. A call to a
+    computed function (a closure taken from a tuple, a switch, a parameter) may call any
+    function of the program: it is effectful only if some graph of the program is.
     """
     fn = node.inputs[0]
     if fn.is_constant:
         v = fn.value  # type: ignore[attr-defined]
         if type(v) is Primitive:
-            return v.effect or v is P.apply_star
+            return v.effect or (v is P.apply_star and bool(effectful))
         if type(v) is Graph:
             return v in effectful or v not in known
         return True
-    if fn.is_apply and fn.inputs[0].is_constant and fn.inputs[0].value is P.switch:  # type: ignore[attr-defined]
-        for b in fn.inputs[2:4]:
-            v = b.value if b.is_constant else None  # type: ignore[attr-defined]
-            if type(v) is Graph and (v in effectful or v not in known):
-                return True
-            if not b.is_constant:
-                return True
-        return False
-    return True
+    return bool(effectful)
 
 
 def droppable_tree(node: Node, graph: object, limit: int = 64) -> bool:

@@ -36,7 +36,7 @@ from ..abstract.data import (
     GraphFunction,
 )
 from ..abstract.lattice import TypeMismatch, broaden, constant_abstract, erase_functions, join
-from ..errors import MyiaInternalError
+from ..errors import MyiaInternalError, MyiaShapeError, MyiaTypeError
 from ..infer.registry import INFER_RULES
 from ..ir.clone import Cloner
 from ..ir.node import Apply, Constant, DebugInfo, Graph, Node
@@ -238,7 +238,10 @@ class Sweep:
         if self._steps > self._max_steps:
             raise MyiaInternalError("the optimizer does not terminate (rewrites keep firing)")
         for rule in rules:
-            new = rule.fn(node, self)
+            try:
+                new = rule.fn(node, self)
+            except (MyiaTypeError, MyiaShapeError):
+                continue  # what the rule would build does not type-check here: not applicable
             if new is None or new is node:
                 continue
             new = self._conform(new, node, rule)
