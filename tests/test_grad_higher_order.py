@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 import pytest
+from grad_helpers import check_grad_at, interpreted_grad
 
 from myia import grad, myia, value_and_grad
+from myia.grad import loops
 
 # Closed forms ---------------------------------------------------------------------------------
 
@@ -57,11 +59,6 @@ POINTS = [-1.3, 0.4, 2.1]
 # The gradient graph grows about tenfold with each order (nothing simplifies it between orders
 # yet): third order compiles in seconds, fourth order in tens of seconds, so the fourth-order
 # tests are marked slow.
-FOURTH_ORDER_KEY_BUG = pytest.mark.xfail(
-    reason="from the third order through a closure on: gadd of two FreeVariableKeys raises "
-    "TypeError (primitives/grad.py gadd_value/zeros_value do not pass keys through)",
-    strict=True,
-)
 
 
 def test_polynomial_derivatives_to_third_order_are_exact():
@@ -92,7 +89,6 @@ def test_exp_derivatives_to_third_order_are_exact():
 
 
 @pytest.mark.slow
-@FOURTH_ORDER_KEY_BUG
 @pytest.mark.parametrize("fn", [poly, poly_mul])
 def test_polynomial_fourth_derivative_is_exact(fn):
     d4 = derivatives(fn, 4)[-1]
@@ -101,7 +97,6 @@ def test_polynomial_fourth_derivative_is_exact(fn):
 
 
 @pytest.mark.slow
-@FOURTH_ORDER_KEY_BUG
 def test_sin_fourth_derivative_is_exact():
     d4 = derivatives(sin_, 4)[-1]
     for x in POINTS:
@@ -109,14 +104,12 @@ def test_sin_fourth_derivative_is_exact():
 
 
 @pytest.mark.slow
-@FOURTH_ORDER_KEY_BUG
 def test_exp_fourth_derivative_is_exact():
     d4 = derivatives(exp_, 4)[-1]
     for x in POINTS:
         assert d4(x) == pytest.approx(16.0 * math.exp(2.0 * x), rel=1e-14)
 
 
-@FOURTH_ORDER_KEY_BUG
 def test_third_derivative_through_a_closure():
     def f(x):
         def inner(y):
@@ -311,11 +304,6 @@ def cube_by_loop(x):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason="third order through a for loop: 'TypeError: Tuple must have size 2, but has "
-    "size 4' at run time (broadcast_like, primitives/grad.py)",
-    strict=True,
-)
 def test_third_derivative_through_for_loop():
     assert derivatives(cube_by_loop, 3)[-1](0.6) == pytest.approx(6.0)
 
@@ -365,3 +353,132 @@ def test_second_order_grad_of_deep_recursion():
     n = 200
     # f = x^2 (1 + n 1e-4): f'' = 2 (1 + n 1e-4)
     assert grad(grad(f))(0.5, n) == pytest.approx(2 * (1.0 + n * 1e-4), rel=1e-12)
+
+
+# The gradient of a loop is a loop ---------------------------------------------------------------
+# The forward pass pushes each iteration's backpropagator on a stack and the backward pass pops
+# them in a loop (myia.grad.loops): the interpreter keeps as many frames for 3000 iterations as
+# for 30 (a backward pass that recursed would keep two or more per iteration).
+
+
+def test_backward_pass_of_a_loop_is_a_loop():
+    run = interpreted_grad(long_loop, 1.5, 10)
+    depths = []
+    for n in (30, 3000):
+        got, depth = run(1.5, n)
+        assert got == pytest.approx(2 * 1.5 * n * 1e-6, rel=1e-9)
+        depths.append(depth)
+    assert depths[0] == depths[1] < 20
+
+
+def test_plain_j_transform_of_a_loop_recurses(monkeypatch):
+    # What the loop transform avoids: each iteration's backpropagator calls the next one's.
+    monkeypatch.setattr(loops, "ENABLED", False)
+    run = interpreted_grad(long_loop, 1.5, 10)
+    got, depth = run(1.5, 300)
+    assert got == pytest.approx(2 * 1.5 * 300 * 1e-6, rel=1e-9)
+    assert depth > 300
+
+
+def nested_loops(x, n):
+    s = 0.0
+    i = 0
+    while i < n:
+        j = 0
+        while j < i:
+            s = s + x * j
+            j += 1
+        i += 1
+    return s
+
+
+def loop_with_break(x, n):
+    i = 0
+    while True:
+        x = x * 1.01 + 0.1
+        i += 1
+        if i >= n:
+            break
+    return x
+
+
+def loop_with_return(x, n):
+    i = 0
+    while i < 100000:
+        x = x * math.sin(x) + 1.0
+        if i >= n:
+            return x * 2.0
+        i += 1
+    return x
+
+
+def loop_in_closure(x, n):
+    def inner(y):
+        i = 0
+        while i < n:
+            y = y * x + 0.1  # x: a free variable of the loop
+            i += 1
+        return y
+
+    return inner(x) + x
+
+
+def for_over_list(x, n):
+    xs = []
+    for i in range(n):
+        xs = xs + [x * i]
+    s = 0.0
+    for v in xs:
+        s = s + v * v
+    return s
+
+
+def tail_recursion(x, n):
+    if n == 0:
+        return x
+    return tail_recursion(x * 1.01 + math.cos(x), n - 1)
+
+
+def loop_on_tuple_state(x, n):
+    t = (x, 1.0)
+    i = 0
+    while i < n:
+        t = (t[0] * t[1], t[1] + x * 0.1)
+        i += 1
+    return t[0]
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        nested_loops,
+        loop_with_break,
+        loop_with_return,
+        loop_in_closure,
+        for_over_list,
+        tail_recursion,
+        loop_on_tuple_state,
+    ],
+)
+def test_gradients_of_loops_are_loops(fn):
+    check_grad_at(fn, [(0.7, 1), (0.7, 2), (-0.4, 5)])
+    run = interpreted_grad(fn, 0.7, 3)
+    assert run(0.7, 5)[1] == run(0.7, 40)[1]
+
+
+def test_second_order_gradient_of_a_loop_is_a_loop():
+    run = interpreted_grad(grad(loop_poly), 1.3, 3)
+    depths = []
+    for n in (5, 200):
+        got, depth = run(1.3, n)
+        assert got == pytest.approx(n * (n - 1) * 1.3 ** (n - 2), rel=1e-12)
+        depths.append(depth)
+    assert depths[0] == depths[1]
+
+
+@pytest.mark.slow
+def test_backward_pass_of_a_hundred_thousand_iterations_is_a_loop():
+    run = interpreted_grad(long_loop, 1.5, 10)
+    got, depth = run(1.5, 10**5)
+    assert got == pytest.approx(2 * 1.5 * 0.1, rel=1e-9)
+    assert depth < 20

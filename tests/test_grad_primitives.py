@@ -270,6 +270,22 @@ def environments(x, y):
     return P.env_getitem(e, "k", y)
 
 
+def environments_loop(x, y):
+    # What the backward pass of a loop does with its environments (myia.grad.loops).
+    e = P.env_setitem(P.env_setitem(P.env_new(), "a", x * y), "b", (y, x))
+    e = P.env_delitem(e, "b")
+    return P.env_getsens(e, "a", x) + P.env_getsens(e, "b", (y, x))[1] * y
+
+
+def stacks(x, y):
+    s = P.stack_push(P.stack_push(P.stack_new(), x * y), y * y)
+    top = P.stack_pop(s)
+    below = P.stack_pop(top[1])
+    d = P.stack_unpush(P.stack_push(P.stack_new(), x), y)
+    z = P.stack_unpush(P.stack_new(), y)
+    return top[0] * below[0] + d[1] * y + z[1]
+
+
 def setitems(x, y):
     t = P.tuple_setitem((x, y, x), 1, x * y)
     lst = P.list_setitem([x, y], 0, x * x)
@@ -447,6 +463,8 @@ CASES = [
     case("partial", partials, [(f(2, 3), f(3))]),
     case("apply_star", apply_star, [(f(2, 3), f(3))]),
     case("env_new env_setitem env_getitem env_add", environments, SCALARS),
+    case("env_delitem env_getsens", environments_loop, SCALARS, order=2),
+    case("stack_push stack_pop stack_unpush", stacks, SCALARS, order=2),
     case(
         "tuple_setitem list_setitem dict_setitem record_setattr seq_slice_add", setitems, SCALARS
     ),

@@ -2,7 +2,8 @@
 
 They are immutable and compare structurally, so that a tuple of them (an argument signature)
 is a cache key. Each prints in Myia's notation: ``f64``, ``f32 x 3 x 10``, ``(f64, i64)``,
-``[f64]`` for a list, ``{a: f64}`` for a dict, ``Tree(left :: Tree | None, ...)``.
+``[f64]`` for a list, ``stack[f64]`` for a stack, ``{a: f64}`` for a dict,
+``Tree(left :: Tree | None, ...)``.
 """
 
 from __future__ import annotations
@@ -87,6 +88,20 @@ class AbstractTuple(AbstractValue):
 @dataclass(frozen=True, repr=False)
 class AbstractList(AbstractValue):
     """A list of any length whose elements all have the abstract value ``element``."""
+
+    element: AbstractValue
+
+    def __repr__(self) -> str:
+        return show(self)
+
+
+@dataclass(frozen=True, repr=False)
+class AbstractStack(AbstractValue):
+    """A stack of any depth whose elements all have the abstract value ``element``.
+
+    The forward pass of a loop's gradient pushes each iteration's backpropagator on one; the
+    backward pass pops them (see `myia.grad.loops`).
+    """
 
     element: AbstractValue
 
@@ -303,6 +318,8 @@ def show(a: Any, top: bool = True) -> str:
         return "(" + ", ".join(show(e) for e in a.elements) + ")"
     if isinstance(a, AbstractList):
         return f"[{show(a.element)}]"
+    if isinstance(a, AbstractStack):
+        return f"stack[{show(a.element)}]"
     if isinstance(a, AbstractDict):
         return "{" + ", ".join(f"{k}: {show(v)}" for k, v in zip(a.keys, a.values)) + "}"
     if isinstance(a, AbstractRecord):

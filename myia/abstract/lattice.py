@@ -26,6 +26,7 @@ from .data import (
     AbstractList,
     AbstractRecord,
     AbstractScalar,
+    AbstractStack,
     AbstractTuple,
     AbstractUnion,
     AbstractValue,
@@ -187,6 +188,8 @@ def broaden(a: AbstractValue) -> AbstractValue:
         return AbstractDict(a.keys, tuple(broaden(e) for e in a.values))
     if isinstance(a, AbstractList):
         return AbstractList(broaden(a.element))
+    if isinstance(a, AbstractStack):
+        return AbstractStack(broaden(a.element))
     if isinstance(a, AbstractUnion):
         return AbstractUnion(frozenset(broaden(o) for o in a.options))
     return a
@@ -225,6 +228,8 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
         return AbstractTuple(tuple(join(x, y) for x, y in zip(a.elements, b.elements)))
     if ta is AbstractList and tb is AbstractList:
         return AbstractList(join(a.element, b.element))
+    if ta is AbstractStack and tb is AbstractStack:
+        return AbstractStack(join(a.element, b.element))
     if ta is AbstractDict and tb is AbstractDict:
         if a.keys != b.keys:
             raise TypeMismatch(a, b, "dicts with different keys")
@@ -281,6 +286,8 @@ def erase_functions(a: AbstractValue) -> AbstractValue:
         return FUNCTION
     if isinstance(a, AbstractTuple):
         return AbstractTuple(tuple(erase_functions(e) for e in a.elements))
+    if isinstance(a, AbstractStack):
+        return AbstractStack(erase_functions(a.element))
     return a
 
 

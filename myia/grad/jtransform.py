@@ -15,6 +15,11 @@ calls in reverse order and adds up (`gadd`) the sensitivities each node receives
 made in ``g`` returns the sensitivities of its free variables in its environment; ``g`` takes
 those of its own nodes out of it (`env_getitem`) and passes the rest on in its own.
 
+Loops (graphs calling one another by tail calls only) are transformed so that their gradient
+is a loop too: the forward pass pushes each iteration's backpropagator on a stack and the
+backward pass pops them (`myia.grad.loops`); a member of a loop is transformed here in *loop
+mode*, into a core graph that leaves the tail call to its wrapper.
+
 The transform applies to *specialized* graphs: operations are resolved to primitives and
 graphs, keyword arguments bound. Its output is untyped: it is inferred and specialized like any
 program, which is what makes ``grad(grad(f))`` work: the gradient is an ordinary graph.
@@ -29,10 +34,12 @@ from ..frontend import parse
 from ..ir.analysis import Scopes
 from ..ir.node import Apply, Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
+from ..primitives.grad import EnvKey
+from .loops import ARGS, Loop, loop_entry, loop_of, register_core
 from .registry import BPROPS, NONDIFFERENTIABLE, SPECIAL
 
 
-class FreeVariableKey:
+class FreeVariableKey(EnvKey):
     """The key of a free variable's sensitivity in an environment."""
 
     __slots__ = ("node",)
@@ -64,9 +71,16 @@ def fprop(g: Graph) -> Graph:
         if g.flags.get("bprop") is not None:
             f = _fprops[g] = _custom_fprop(g)
             return f
-        _ScopeTransform(g).run()
+        if loop_of(g) is not None:
+            return loop_entry(g)
+        transform_scope(g)
         f = _fprops[g]
     return f
+
+
+def transform_scope(g: Graph) -> None:
+    """Transform `g` and the graphs nested in it (free variables outside are constants)."""
+    _ScopeTransform(g).run()
 
 
 def _custom_fprop(g: Graph) -> Graph:
@@ -93,6 +107,7 @@ class _ScopeTransform:
         self.backward: dict[Graph, Graph] = {}
         self.values: dict[Node, Node] = {}
         self.bprops: dict[Node, Node] = {}
+        self.loops: dict[Graph, Loop] = {}
 
     def run(self) -> None:
         for g in self.members:
@@ -102,7 +117,12 @@ class _ScopeTransform:
             b.debug = DebugInfo(f"◀{g.name}", g.debug.find_location(), g.debug)
             self.forward[g] = f
             self.backward[g] = b
-            _fprops[g] = f
+            loop = loop_of(g, self.scopes) if g.flags.get("bprop") is None else None
+            if loop is not None:
+                self.loops[g] = loop
+                register_core(g, f)
+            else:
+                _fprops[g] = f
         for g in self.members:
             self.build_forward(g)
         for g in self.members:
@@ -115,7 +135,10 @@ class _ScopeTransform:
         if node.is_constant:
             v = node.value
             if isinstance(v, Graph):
-                target = self.forward.get(v) or fprop(v)  # custom_bprop graphs: not members
+                if v in self.loops:
+                    target = loop_entry(v)
+                else:
+                    target = self.forward.get(v) or fprop(v)  # custom_bprop graphs: not members
                 return Constant(target, node.debug.derive())
             if isinstance(v, Primitive):
                 raise AssertionError("primitives are handled by the caller")
@@ -134,11 +157,13 @@ class _ScopeTransform:
 
     def build_forward(self, g: Graph) -> None:
         f = self.forward[g]
+        tail = self.loops[g].tails[g] if g in self.loops else None
+        skip = tail.skip if tail is not None else ()
         for p in g.parameters:
             np_ = f.add_parameter(debug=p.debug.derive())
             self.values[p] = np_
         for node in self.scopes.toposort(g):
-            if not node.is_apply:
+            if not node.is_apply or node in skip:
                 continue
             fn, *args = node.inputs
             if fn.is_constant and isinstance(fn.value, Primitive):
@@ -156,6 +181,12 @@ class _ScopeTransform:
             bp = f.apply(P.tuple_getitem, app, 1, debug=DebugInfo(origin=node.debug))
             self.values[node] = val
             self.bprops[node] = bp
+        if tail is not None:
+            # Loop mode: (condition, arguments of the tail call, backpropagator of g's body).
+            cond = self.jref(tail.cond, g, f) if tail.cond is not None else Constant(None)
+            args = f.apply(P.make_tuple, *(self.jref(a, g, f) for a in tail.args))
+            f.output = f.apply(P.make_tuple, cond, args, Constant(self.backward[g]))
+            return
         assert g.output is not None
         out = self.jref(g.output, g, f)
         f.output = f.apply(P.make_tuple, out, Constant(self.backward[g]))
@@ -164,7 +195,8 @@ class _ScopeTransform:
 
     def build_backward(self, g: Graph) -> None:
         b = self.backward[g]
-        dout = b.add_parameter("dout")
+        tail = self.loops[g].tails[g] if g in self.loops else None
+        dout = b.add_parameter("env" if tail is not None else "dout")
         contributions: dict[Node, list[Node]] = {}
 
         def add(node: Node, sens: Node) -> None:
@@ -180,7 +212,17 @@ class _ScopeTransform:
             return acc
 
         assert g.output is not None
-        add(g.output, dout)
+        if tail is None:
+            add(g.output, dout)
+        else:
+            # Loop mode: `dout` is an environment holding the sensitivities of the tail call's
+            # arguments (under ARGS) and of free variables.
+            like = b.apply(P.make_tuple, *(self.fwd(a) for a in tail.args))
+            dargs = b.apply(P.env_getsens, dout, ARGS, like)
+            for i, a in enumerate(tail.args):
+                if a.is_constant and not (isinstance(a.value, Graph) and a.value in self.forward):
+                    continue
+                add(a, b.apply(P.tuple_getitem, dargs, i))
         # In reverse order, every user of a node is processed before the node itself; a
         # closure made in g (a graph constant) comes after its free variables in `toposort`,
         # so its environment is split among them at its own position.
@@ -203,11 +245,19 @@ class _ScopeTransform:
                 add(inp, b.apply(P.tuple_getitem, r, i))
         # Free variables of g itself go into its own environment.
         env: Node = b.apply(P.env_new)
+        has_fvs = False
         for fv in self.scopes.free_variables_total[g]:
             if fv in contributions and (fv.graph in self.forward):
                 env = b.apply(P.env_setitem, env, key_of(fv), total(fv))
+                has_fvs = True
         sens = [total(p) for p in g.parameters]
-        b.output = b.apply(P.make_tuple, env, *sens)
+        if tail is None:
+            b.output = b.apply(P.make_tuple, env, *sens)
+            return
+        # Loop mode: the environment of the iteration before (its ARGS: g's parameters).
+        if has_fvs:
+            dout = b.apply(P.env_add, dout, env)
+        b.output = b.apply(P.env_setitem, dout, ARGS, b.apply(P.make_tuple, *sens))
 
     def fwd(self, node: Node) -> Node:
         """The forward value of `node`, seen from a backward graph."""

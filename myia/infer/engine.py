@@ -112,6 +112,19 @@ class Inferrer:
         if ctx not in self.results:
             self.infer_context(ctx)
 
+    def result_of(self, ctx: Context) -> AbstractValue | None:
+        """Return the result of `ctx` once inference is done (final, or tentative and stable).
+
+        A context that depended on a recursive context keeps a tentative result; once every
+        approximation is stable (the epoch no longer changes) that result is final too.
+        """
+        done = self.results.get(ctx)
+        if done is None:
+            cached = self.tentative.get(ctx)
+            if cached is not None and cached[1] == self.epoch:
+                return cached[0]
+        return done
+
     # Contexts ---------------------------------------------------------------------------------
 
     def infer_context(self, ctx: Context) -> AbstractValue:

@@ -146,7 +146,7 @@ class Specializer:
         # A narrowing node is used only where the parameter was: keep it even if unused.
         assert old.output is not None
         new.output = self.ref(old.output, ctx, values)
-        new.abstract = self.inf.results.get(ctx)
+        new.abstract = self.inf.result_of(ctx)
 
     def ref(self, node: Node, ctx: Context, values: dict[Node, AbstractValue]) -> Node:
         """The specialized counterpart of input `node` of a node of `ctx`."""
@@ -289,7 +289,7 @@ class Specializer:
             if not targets:
                 out.append(None)
             else:
-                out.extend(self.inf.results.get(t) for t in targets)
+                out.extend(self.inf.result_of(t) for t in targets)
         return out
 
     def convert(self, node: Node, to: AbstractValue, graph: Graph) -> Apply:

@@ -2,14 +2,14 @@
 
 from types import SimpleNamespace
 
-from . import array, array_grad, control, grad, nn, scalar, structure
+from . import array, array_grad, control, grad, nn, scalar, stack, structure
 from .core import PRIMITIVES, Primitive, primitive
 from .structure import KeywordArgument, Partial
 
 P = SimpleNamespace(
     **{
         k: v
-        for mod in (scalar, array, nn, structure, control, grad, array_grad)
+        for mod in (scalar, array, nn, structure, control, grad, array_grad, stack)
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
     }
@@ -28,5 +28,6 @@ __all__ = [
     "nn",
     "primitive",
     "scalar",
+    "stack",
     "structure",
 ]

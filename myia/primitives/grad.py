@@ -2,7 +2,9 @@
 functional updates of data structures (the backpropagators of indexing).
 
 An environment (`EnvInstance`) is the sensitivity of a function value: it maps the free
-variables of a closure (by key) to their sensitivities.
+variables of a closure (by key) to their sensitivities. The backward pass of a loop also
+carries, from one iteration to the one before, an environment holding the sensitivities of
+the arguments of each iteration's tail call (`myia.grad.loops`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..abstract.data import (
     AbstractFunction,
     AbstractList,
     AbstractRecord,
+    AbstractStack,
     AbstractTuple,
     show,
 )
@@ -47,6 +50,17 @@ class EnvInstance:
 EMPTY_ENV = EnvInstance()
 
 
+class EnvKey:
+    """Base class of the keys of environments made by the gradient transform.
+
+    A key is its own sensitivity: `gzeros` and `gadd` pass keys through, so that the
+    backpropagators of environment primitives, which return their key, can be
+    differentiated again.
+    """
+
+    __slots__ = ()
+
+
 @primitive
 def env_new():
     """An empty environment."""
@@ -63,6 +77,29 @@ def env_setitem(env, key, value):
 def env_getitem(env, key, default):
     """The value of ``key`` in ``env``, or ``default``."""
     return env.contents.get(key, default)
+
+
+@primitive
+def env_delitem(env, key):
+    """Remove ``key`` from ``env`` (a new environment)."""
+    if key not in env.contents:
+        return env
+    out = dict(env.contents)
+    del out[key]
+    return EnvInstance(out)
+
+
+@primitive
+def env_getsens(env, key, like):
+    """Get the sensitivity under ``key`` in ``env``, or a zero sensitivity of ``like``.
+
+    The zero is computed only when ``key`` is missing; its type is that of the result.
+    """
+    v = env.contents.get(key, _MISSING)
+    return zeros_value(like) if v is _MISSING else v
+
+
+_MISSING = object()
 
 
 @primitive
@@ -100,6 +137,10 @@ def zeros_value(x: Any) -> Any:
         return x
     if dataclasses.is_dataclass(x):
         return _record(type(x), [zeros_value(getattr(x, f.name)) for f in dataclasses.fields(x)])
+    if t is Stack:
+        return EMPTY_STACK
+    if isinstance(x, EnvKey):
+        return x
     return EMPTY_ENV
 
 
@@ -119,8 +160,10 @@ def gadd_value(a: Any, b: Any) -> Any:
     if dataclasses.is_dataclass(a) and not isinstance(a, type):
         fields = dataclasses.fields(a)
         return _record(t, [gadd_value(getattr(a, f.name), getattr(b, f.name)) for f in fields])
-    if t is bool:
+    if t is bool or isinstance(a, EnvKey):
         return a
+    if t is Stack:
+        return stack_add_value(a, b, gadd_value)
     return a + b
 
 
@@ -151,6 +194,8 @@ def sens_type(a: Any) -> Any:
         return AbstractTuple(tuple(sens_type(e) for e in a.elements))
     if isinstance(a, AbstractList):
         return AbstractList(sens_type(a.element))
+    if isinstance(a, AbstractStack):
+        return AbstractStack(sens_type(a.element))
     if isinstance(a, AbstractDict):
         return AbstractDict(a.keys, tuple(sens_type(v) for v in a.values))
     return broaden(a)
@@ -300,6 +345,16 @@ def _infer_env_add(a, b):
     return ENV
 
 
+@infer_rule(env_delitem)
+def _infer_env_delitem(env, key):
+    return ENV
+
+
+@infer_rule(env_getsens)
+def _infer_env_getsens(env, key, like):
+    return sens_type(like)
+
+
 @infer_rule(gzeros)
 def _infer_gzeros(x):
     return sens_type(x)
@@ -394,12 +449,24 @@ def bprop_env_add(a, b, out, dout):
 
 @bprop(env_setitem)
 def bprop_env_setitem(env, key, value, out, dout):
-    return (env_setitem(dout, key, gzeros(value)), key, env_getitem(dout, key, gzeros(value)))
+    # The old value under `key` had no effect: its sensitivity is absent (zero), whatever its
+    # type (the backward pass of a loop replaces values of different types under one key).
+    return (env_delitem(dout, key), key, env_getsens(dout, key, value))
 
 
 @bprop(env_getitem)
 def bprop_env_getitem(env, key, default, out, dout):
     return (env_setitem(env_new(), key, dout), key, gzeros(default))
+
+
+@bprop(env_delitem)
+def bprop_env_delitem(env, key, out, dout):
+    return (env_delitem(dout, key), key)
+
+
+@bprop(env_getsens)
+def bprop_env_getsens(env, key, like, out, dout):
+    return (env_setitem(env_new(), key, dout), key, gzeros(like))
 
 
 @bprop(tuple_setitem)
@@ -520,4 +587,5 @@ nondifferentiable(grad_of)
 
 
 from .array import array_getitem  # noqa: E402
+from .stack import EMPTY_STACK, Stack, stack_add_value  # noqa: E402
 from .structure import dict_values, make_list, record_getattr  # noqa: E402

@@ -193,9 +193,10 @@ class Frame:
     the index of the next instruction (saved while a callee runs). A frame made by a tail call
     replaces its caller's frame; for tracebacks, `origin` keeps ``(code, pc)`` of the last call
     site in the user's code that led to it by tail calls (only one: space stays constant).
+    `depth` is the number of frames below it (its callers).
     """
 
-    __slots__ = ("code", "values", "env", "pc", "caller", "caller_out", "origin")
+    __slots__ = ("code", "values", "env", "pc", "caller", "caller_out", "origin", "depth")
 
     def __init__(
         self,
@@ -213,6 +214,7 @@ class Frame:
         self.caller = caller
         self.caller_out = out
         self.origin = origin
+        self.depth = 0 if caller is None else caller.depth + 1
 
 
 class DebugVM:
@@ -223,6 +225,9 @@ class DebugVM:
         self.scopes = Scopes()
         # Operations resolved at run time, by (operation, types of the arguments...).
         self.resolved: dict[tuple[Any, ...], Any] = {}
+        #: The largest number of frames alive at once (one per call being evaluated) so far:
+        #: tail calls replace their caller's frame, so a loop leaves it unchanged.
+        self.max_depth = 0
 
     # Preparation ----------------------------------------------------------------------------
 
@@ -304,6 +309,7 @@ class DebugVM:
         values = frame.values
         instrs = frame.code.instrs
         pc = frame.pc
+        peak = max(self.max_depth, frame.depth)
         try:
             while True:
                 opcode, out, fn, get, is_tail, has_kw = instrs[pc]
@@ -357,6 +363,8 @@ class DebugVM:
                     else:
                         frame.pc = pc
                         frame = Frame(code, [*args, *code.init], fn.env, frame, out)
+                        if frame.depth > peak:
+                            peak = frame.depth
                 else:
                     frame.pc = pc
                     res = self._apply(fn, list(args), frame, out, is_tail, has_kw)
@@ -364,6 +372,8 @@ class DebugVM:
                         values[out] = res
                         continue
                     frame = res
+                    if frame.depth > peak:
+                        peak = frame.depth
                 values = frame.values
                 instrs = frame.code.instrs
                 pc = frame.pc
@@ -383,6 +393,8 @@ class DebugVM:
             if err is exc:
                 raise
             raise err from exc
+        finally:
+            self.max_depth = peak
 
     def _resolve(self, op_key: Any, args: tuple[Any, ...], key: tuple[Any, ...]) -> Any:
         """Resolve an operation on `args` (the slow path of `_loop`); remember it under `key`."""

@@ -1,0 +1,351 @@
+"""Gradients of loops that are loops: a forward loop pushing on a stack, a backward loop popping.
+
+A loop is a set of graphs that call one another by tail calls only (a *loop SCC*: the header,
+body and blocks of a ``while`` or ``for``, or a tail-recursive function). Differentiated by the
+plain J transform, the backpropagator of each iteration would call the next iteration's
+before its own body: the backward pass would recurse as deep as the loop ran. Instead, for a
+member ``g`` of a loop:
+
+- its *core* ``▶g`` (built by `myia.grad.jtransform` in loop mode) computes ``g``'s body
+  except the tail call and returns ``(cond, args, ◀g)``: the switch condition selecting the
+  callee (or None), the tail call's arguments, and ``◀g``, the backpropagator of ``g``'s own
+  body. ``◀g`` closes over ``g``'s forward values only (not over the next iteration), so its
+  type does not nest: every ``◀g`` maps an environment to an environment. The environment
+  holds, under the key `ARGS`, the tuple of the sensitivities of the tail call's arguments
+  (those of the callee's parameters), and the sensitivities of the loop's free variables
+  under their `FreeVariableKey`; ``◀g`` replaces the first by the sensitivities of ``g``'s
+  parameters and adds its contributions to the second.
+- its *wrapper* ``▶g:loop(params..., stack)`` calls the core, pushes ``◀g`` and tail-calls
+  the callee's wrapper with the new stack: the forward pass stays a loop.
+- an *exit* ``▶t:exit(params..., stack)``, for a callee ``t`` outside the loop (the block after
+  the loop, a ``return``), calls ``t``'s ordinary forward graph and returns its value and a
+  backpropagator that starts the environment from ``t``'s sensitivities and runs
+  `myia.grad.lib.loop_backward`: a loop popping the stack and applying each ``◀g``.
+- an *entry* ``▶g:entry(params...)``, what a call from outside the loop calls, starts the
+  wrapper on an empty stack and gives the usual ``(value, bprop)``, ``bprop`` returning
+  ``(env, d_params...)``.
+
+The stack (`myia.primitives.stack`) is a persistent cons list: a push is O(1), so time and
+memory are linear in the number of iterations, and every call that is not a tail call
+returns before the next iteration: the depth of calls is bounded on any backend. The
+gradient is an ordinary graph: differentiated again, its wrappers and `loop_backward` are
+loops themselves, and the stack primitives have backpropagators.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..abstract.lattice import erase_functions
+from ..frontend import parse
+from ..infer.specialize import Dead
+from ..ir.analysis import Scopes
+from ..ir.node import Apply, Constant, DebugInfo, Graph, Node
+from ..primitives import P
+from ..primitives.grad import EnvKey
+
+
+class _ArgsKey(EnvKey):
+    """The environment key of the sensitivities of a loop's tail-call arguments."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "key(args)"
+
+
+ARGS = _ArgsKey()
+
+
+@dataclass
+class Tail:
+    """The tail call of a loop member.
+
+    It is ``fn(args...)`` under `chain` (the ``seq`` and identity ``convert`` nodes between it
+    and the output); ``fn`` is a member or ``switch(cond, targets...)``.
+    """
+
+    call: Apply
+    chain: list[Node]
+    switch: Apply | None
+    targets: tuple[Graph | object, ...]
+
+    @property
+    def args(self) -> list[Node]:
+        return list(self.call.inputs[1:])
+
+    @property
+    def cond(self) -> Node | None:
+        return self.switch.inputs[1] if self.switch is not None else None
+
+    @property
+    def skip(self) -> set[Node]:
+        """The nodes the core of the member does not compute."""
+        out = {self.call, *self.chain}
+        if self.switch is not None:
+            out.add(self.switch)
+        return out
+
+
+@dataclass
+class Loop:
+    """A loop SCC: its members (in a fixed order) and the tail call of each."""
+
+    members: list[Graph]
+    tails: dict[Graph, Tail]
+    built: dict[tuple[Graph, ...], _Built] = field(default_factory=dict)
+
+
+@dataclass
+class _Built:
+    wrappers: dict[Graph, Graph]
+    entries: dict[Graph, Graph]
+
+
+#: Whether loops are differentiated into loops (off: the plain J transform, whose backward
+#: pass of a loop recurses as deep as the loop ran).
+ENABLED = True
+
+_loops: dict[Graph, Loop | None] = {}
+_cores: dict[Graph, Graph] = {}
+
+
+# Analysis -----------------------------------------------------------------------------------
+
+
+def loop_of(g: Graph, scopes: Scopes | None = None) -> Loop | None:
+    """Return the loop SCC of `g`, or None (not recursive, or not by tail calls only)."""
+    if not ENABLED:
+        return None
+    if g in _loops:
+        return _loops[g]
+    scopes = scopes if scopes is not None else Scopes(g)
+    if not scopes.is_recursive(g):
+        _loops[g] = None
+        return None
+    members = _component(g, scopes)
+    loop = _analyze(members, scopes)
+    for m in members:
+        _loops[m] = loop
+    return loop
+
+
+def _component(g: Graph, scopes: Scopes) -> list[Graph]:
+    """Return the strongly connected component of `g` in the graph of graph references."""
+    order: list[Graph] = []
+    seen = {g}
+    todo = [g]
+    while todo:
+        h = todo.pop()
+        order.append(h)
+        for c in scopes.constants(h):
+            if c not in seen:
+                seen.add(c)
+                todo.append(c)
+    back: dict[Graph, list[Graph]] = {}
+    for h in order:
+        for c in scopes.constants(h):
+            back.setdefault(c, []).append(h)
+    reach = {g}
+    todo = [g]
+    while todo:
+        h = todo.pop()
+        for p in back.get(h, ()):
+            if p not in reach:
+                reach.add(p)
+                todo.append(p)
+    return [h for h in order if h in reach]
+
+
+def _member(v: object, members: set[Graph]) -> bool:
+    return isinstance(v, Graph) and v in members
+
+
+def _is_call_of(node: Node, prim: object) -> bool:
+    return node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is prim
+
+
+def _identity_convert(node: Node) -> bool:
+    if not _is_call_of(node, P.convert) or len(node.inputs) != 3:
+        return False
+    x, typ = node.inputs[1], node.inputs[2]
+    return typ.is_constant and x.abstract is not None and erase_functions(x.abstract) == typ.value
+
+
+def _tail(m: Graph, members: set[Graph]) -> Tail | None:
+    chain: list[Node] = []
+    node = m.output
+    while node is not None:
+        if _is_call_of(node, P.seq) and node.graph is m:
+            chain.append(node)
+            node = node.inputs[2]
+        elif _identity_convert(node) and node.graph is m:
+            chain.append(node)
+            node = node.inputs[1]
+        else:
+            break
+    if node is None or not node.is_apply or node.graph is not m:
+        return None
+    fn = node.inputs[0]
+    if fn.is_constant and _member(fn.value, members):
+        return Tail(node, chain, None, (fn.value,))  # type: ignore[arg-type]
+    if _is_call_of(fn, P.switch) and fn.graph is m and len(fn.inputs) == 4:
+        branches = fn.inputs[2:]
+        if not all(b.is_constant for b in branches):
+            return None
+        targets = tuple(b.value for b in branches)
+        if any(_member(t, members) for t in targets):
+            return Tail(node, chain, fn, targets)  # type: ignore[arg-type]
+    return None
+
+
+def _analyze(members: list[Graph], scopes: Scopes) -> Loop | None:
+    mset = set(members)
+    tails: dict[Graph, Tail] = {}
+    for m in members:
+        if m.flags.get("bprop") is not None or scopes.parents.get(m) in mset:
+            return None
+        tail = _tail(m, mset)
+        if tail is None:
+            return None
+        nargs = len(tail.call.inputs) - 1
+        for t in tail.targets:
+            if isinstance(t, Graph):
+                if len(t.parameters) != nargs or t.flags.get("bprop") is not None:
+                    return None
+                if t not in mset and scopes.parents.get(t) in mset:
+                    return None
+            elif not isinstance(t, Dead):
+                return None
+        # Members are referenced only by the tail call, and what the tail call computes is
+        # used by the output alone.
+        skip = tail.skip
+        for node in scopes.nodes[m]:
+            if not node.is_apply:
+                continue
+            for i, inp in enumerate(node.inputs):
+                if inp.is_constant and _member(inp.value, mset):
+                    ok = (node is tail.call and i == 0 and tail.switch is None) or (
+                        node is tail.switch and i >= 2
+                    )
+                    if not ok:
+                        return None
+                if inp in skip and node not in skip:
+                    return None
+        if m.output is not None and m.output.is_constant and _member(m.output.value, mset):
+            return None
+        tails[m] = tail
+    skipped = set().union(*(t.skip for t in tails.values()))
+    for h in scopes.graphs:
+        if h not in mset and any(n in skipped for n in scopes.free_variables_direct[h]):
+            return None  # a closure using what a tail call computes
+    return Loop(members, tails)
+
+
+# Forward graphs -----------------------------------------------------------------------------
+
+
+def register_core(g: Graph, core: Graph) -> None:
+    """Record `core`, the loop-mode forward graph of member `g` (see the module docstring)."""
+    _cores[g] = core
+
+
+def loop_entry(g: Graph) -> Graph:
+    """Return the forward graph of loop member `g` as called from outside its loop."""
+    loop = _loops[g]
+    assert loop is not None
+    cores = tuple(_core(m) for m in loop.members)
+    built = loop.built.get(cores)
+    if built is None:
+        built = loop.built[cores] = _build(loop, dict(zip(loop.members, cores)))
+    return built.entries[g]
+
+
+def _core(m: Graph) -> Graph:
+    if m not in _cores:
+        from .jtransform import transform_scope
+
+        transform_scope(m)
+    return _cores[m]
+
+
+def _graph(name: str, origin: Graph) -> Graph:
+    g = Graph()
+    g.debug = DebugInfo(name, origin.debug.find_location(), origin.debug)
+    return g
+
+
+def _params(new: Graph, old: Graph) -> list[Node]:
+    return [new.add_parameter(debug=p.debug.derive()) for p in old.parameters]
+
+
+def _build(loop: Loop, cores: dict[Graph, Graph]) -> _Built:
+    from .jtransform import fprop
+
+    wrappers = {m: _graph(f"▶{m.name}:loop", m) for m in loop.members}
+    entries = {m: _graph(f"▶{m.name}:entry", m) for m in loop.members}
+    exits: dict[Graph, Graph] = {}
+    backward = parse(_loop_backward())
+
+    def target(t: object) -> Node:
+        if not isinstance(t, Graph):
+            return Constant(t)  # a branch never taken
+        if t in wrappers:
+            return Constant(wrappers[t])
+        x = exits.get(t)
+        if x is None:
+            x = exits[t] = _exit(t, fprop(t), backward)
+        return Constant(x)
+
+    for m in loop.members:
+        tail = loop.tails[m]
+        w = wrappers[m]
+        params = _params(w, m)
+        stack = w.add_parameter("stack")
+        r = w.apply(cores[m], *params)
+        pushed = w.apply(P.stack_push, stack, w.apply(P.tuple_getitem, r, 2))
+        args = w.apply(P.tuple_getitem, r, 1)
+        jargs = [w.apply(P.tuple_getitem, args, i) for i in range(len(tail.args))]
+        if tail.switch is None:
+            fn: Node = target(tail.targets[0])
+        else:
+            cond = w.apply(P.tuple_getitem, r, 0)
+            fn = w.apply(P.switch, cond, *(target(t) for t in tail.targets))
+        w.output = w.apply(fn, *jargs, pushed, debug=DebugInfo(origin=tail.call.debug))
+        _entry(entries[m], m, w)
+    return _Built(wrappers, entries)
+
+
+def _entry(e: Graph, m: Graph, wrapper: Graph) -> None:
+    """``▶m:entry(params)``: the loop from an empty stack, with the usual bprop."""
+    params = _params(e, m)
+    r = e.apply(wrapper, *params, e.apply(P.stack_new))
+    b = _graph(f"◀{m.name}:entry", m)
+    dout = b.add_parameter("dout")
+    env = b.apply(e.apply(P.tuple_getitem, r, 1), dout)
+    sens = b.apply(P.env_getsens, env, ARGS, b.apply(P.make_tuple, *params))
+    fvs = b.apply(P.env_delitem, env, ARGS)
+    b.output = b.apply(P.tuple_concat, b.apply(P.make_tuple, fvs), sens)
+    e.output = e.apply(P.make_tuple, e.apply(P.tuple_getitem, r, 0), Constant(b))
+
+
+def _exit(t: Graph, jt: Graph, backward: Graph) -> Graph:
+    """``▶t:exit(params, stack)``: ``t`` called from the loop, then the backward loop."""
+    x = _graph(f"▶{t.name}:exit", t)
+    params = _params(x, t)
+    stack = x.add_parameter("stack")
+    r = x.apply(jt, *params)
+    b = _graph(f"◀{t.name}:exit", t)
+    dout = b.add_parameter("dout")
+    d = b.apply(x.apply(P.tuple_getitem, r, 1), dout)
+    sens = b.apply(P.make_tuple, *(b.apply(P.tuple_getitem, d, i + 1) for i in range(len(params))))
+    env = b.apply(P.env_setitem, b.apply(P.tuple_getitem, d, 0), ARGS, sens)
+    b.output = b.apply(backward, env, stack)
+    x.output = x.apply(P.make_tuple, x.apply(P.tuple_getitem, r, 0), Constant(b))
+    return x
+
+
+def _loop_backward():
+    from .lib import loop_backward
+
+    return loop_backward

@@ -1,0 +1,166 @@
+"""Stacks: what the forward pass of a loop's gradient keeps for its backward pass.
+
+A `Stack` is persistent and immutable: pushing makes one new cell that points at the stack
+below (O(1), nothing copied), so each iteration of a loop pushes its backpropagator in
+constant time and space, and the backward pass pops them in reverse order
+(`myia.grad.loops`). Its abstract value is `AbstractStack` (one element type: for a loop, the
+union of the backpropagators of the loop's blocks).
+
+The sensitivity of a stack is a stack of the sensitivities of its elements, aligned from the
+top; a sensitivity stack shorter than its stack is zero below its bottom, so that the zero of
+any stack is the empty stack (O(1), which keeps higher-order gradients of loops linear).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..abstract.data import AbstractScalar, AbstractStack, AbstractTuple, show
+from ..abstract.lattice import TypeMismatch, join
+from ..errors import MyiaTypeError
+from ..grad.registry import bprop, nondifferentiable
+from ..infer.registry import infer_rule
+from .core import primitive
+
+
+class Stack:
+    """A cell of a persistent stack: the top element and the stack below it."""
+
+    __slots__ = ("head", "tail")
+
+    def __init__(self, head: Any, tail: Stack | None):
+        self.head = head
+        self.tail = tail
+
+    def __repr__(self) -> str:
+        return "Stack(empty)" if self is EMPTY_STACK else f"Stack({self.head!r}, ...)"
+
+
+EMPTY_STACK = Stack(None, None)
+
+
+def stack_add_value(a: Stack, b: Stack, add: Any) -> Stack:
+    """Add two sensitivity stacks, element by element from the top, without recursion.
+
+    A missing element is zero.
+    """
+    if a is EMPTY_STACK:
+        return b
+    if b is EMPTY_STACK:
+        return a
+    heads = []
+    while a is not EMPTY_STACK and b is not EMPTY_STACK:
+        heads.append(add(a.head, b.head))
+        a, b = a.tail, b.tail  # type: ignore[assignment]
+    rest = b if a is EMPTY_STACK else a
+    for h in reversed(heads):
+        rest = Stack(h, rest)
+    return rest
+
+
+@primitive
+def stack_new():
+    """Return an empty stack."""
+    return EMPTY_STACK
+
+
+@primitive
+def stack_push(s, x):
+    """Return the stack ``s`` with ``x`` on top (``s`` is unchanged)."""
+    return Stack(x, s)
+
+
+@primitive
+def stack_pop(s):
+    """Return ``(top, rest)`` of the non-empty stack ``s``."""
+    if s is EMPTY_STACK:
+        raise IndexError("pop from an empty stack")
+    return (s.head, s.tail)
+
+
+@primitive
+def stack_empty(s):
+    """Return whether the stack ``s`` is empty."""
+    return s is EMPTY_STACK
+
+
+@primitive
+def stack_unpush(d, x):
+    """Split the sensitivity ``d`` of a pushed stack into those of the push's arguments.
+
+    That is ``(d_stack, d_x)``: ``d`` without its top, and its top; zeros of ``x`` when ``d``
+    is empty (i.e. zero).
+    """
+    if d is EMPTY_STACK:
+        from .grad import zeros_value
+
+        return (EMPTY_STACK, zeros_value(x))
+    return (d.tail, d.head)
+
+
+# Type rules -----------------------------------------------------------------------------------
+
+
+def _expect_stack(s: Any, what: str) -> AbstractStack:
+    if not isinstance(s, AbstractStack):
+        raise MyiaTypeError(f"{what} expects a stack, not {show(s)}")
+    return s
+
+
+@infer_rule(stack_new)
+def _infer_stack_new():
+    from ..abstract.data import BOTTOM
+
+    return AbstractStack(BOTTOM)
+
+
+@infer_rule(stack_push)
+def _infer_stack_push(s, x):
+    s = _expect_stack(s, "stack_push")
+    try:
+        return AbstractStack(join(s.element, x))
+    except TypeMismatch as exc:
+        raise MyiaTypeError(f"stack_push: elements of incompatible types {exc}") from None
+
+
+@infer_rule(stack_pop)
+def _infer_stack_pop(s):
+    s = _expect_stack(s, "stack_pop")
+    return AbstractTuple((s.element, s))
+
+
+@infer_rule(stack_empty)
+def _infer_stack_empty(s):
+    _expect_stack(s, "stack_empty")
+    return AbstractScalar("bool", True)
+
+
+@infer_rule(stack_unpush)
+def _infer_stack_unpush(d, x):
+    from .grad import sens_type
+
+    d = _expect_stack(d, "stack_unpush")
+    return AbstractTuple((d, sens_type(x)))
+
+
+# Backpropagators ------------------------------------------------------------------------------
+
+
+@bprop(stack_push)
+def bprop_stack_push(s, x, out, dout):
+    return stack_unpush(dout, x)
+
+
+@bprop(stack_pop)
+def bprop_stack_pop(s, out, dout):
+    return (stack_push(dout[1], dout[0]),)
+
+
+@bprop(stack_unpush)
+def bprop_stack_unpush(d, x, out, dout):
+    return (stack_push(dout[0], dout[1]), gzeros(x))
+
+
+nondifferentiable(stack_new, stack_empty)
+
+from .grad import gzeros  # noqa: E402
