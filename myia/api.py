@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .abstract import show, to_abstract
-from .abstract.lattice import PY_SCALARS
+from .abstract.lattice import PY_SCALARS, TypeMismatch
 from .compile import Backend, get_backend
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
 from .frontend import parse
@@ -88,8 +88,11 @@ class MyiaFunction:
         args = self._arguments(args, kwargs)
         try:
             return Signature(to_abstract(a) for a in args)
-        except TypeError as exc:
-            raise MyiaTypeError(f"{self.fn.__name__}(): {exc}") from None
+        except (TypeError, TypeMismatch) as exc:
+            raise self._bad_argument(exc) from None
+
+    def _bad_argument(self, exc: Exception) -> MyiaTypeError:
+        return MyiaTypeError(f"{self.fn.__name__}(): an argument has no Myia type: {exc}")
 
     def compile(self, sig: Signature) -> Compiled:
         """Parse, infer and specialize the function for argument signature `sig`."""
@@ -125,8 +128,8 @@ class MyiaFunction:
         args = self._arguments(args, kwargs)
         try:
             sig = Signature(to_abstract(a) for a in args)
-        except TypeError as exc:
-            raise MyiaTypeError(f"{self.fn.__name__}(): {exc}") from None
+        except (TypeError, TypeMismatch) as exc:
+            raise self._bad_argument(exc) from None
         compiled = self._cache.get(sig)
         if compiled is None:
             compiled = self._cache[sig] = self.compile(sig)
