@@ -22,6 +22,8 @@ from typing import Any
 from ..abstract.data import AbstractArray, AbstractScalar
 from ..ir.node import Apply, Node
 from ..primitives import P, Primitive
+from ..primitives.grad import EMPTY_ENV, EnvInstance
+from ..primitives.stack import EMPTY_STACK, Stack
 
 Lowering = Callable[[list[str], Apply, Any], "str | None"]
 
@@ -307,3 +309,37 @@ def _unbroadcast(args: list[str], node: Apply, ctx: Any) -> str | None:
     if d.dtype != x.dtype:
         expr = f"np.asarray({expr}, dtype=np.{x.dtype})"
     return expr
+
+
+# Stacks and environments of the gradient transform, in their runtime representations.
+
+
+@lowering(P.stack_new)
+def _stack_new(args: list[str], node: Apply, ctx: Any) -> str:
+    return ctx.global_value(EMPTY_STACK, "EMPTY_STACK")
+
+
+@lowering(P.stack_push)
+def _stack_push(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"{ctx.global_value(Stack, 'Stack')}({args[1]}, {args[0]})"
+
+
+@lowering(P.stack_empty)
+def _stack_empty(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"({args[0]} is {ctx.global_value(EMPTY_STACK, 'EMPTY_STACK')})"
+
+
+@lowering(P.env_setitem)
+def _env_setitem(args: list[str], node: Apply, ctx: Any) -> str:
+    env = ctx.global_value(EnvInstance, "Env")
+    return f"{env}({{**{args[0]}.contents, {args[1]}: {args[2]}}})"
+
+
+@lowering(P.env_getitem)
+def _env_getitem(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"{args[0]}.contents.get({args[1]}, {args[2]})"
+
+
+@lowering(P.env_new)
+def _env_new(args: list[str], node: Apply, ctx: Any) -> str:
+    return ctx.global_value(EMPTY_ENV, "EMPTY_ENV")
