@@ -25,6 +25,7 @@ parameters (``dce``), simplifies again what that exposed, and lifts the closures
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
@@ -138,5 +139,16 @@ def run_passes(graph: Graph, passes: Iterable[Pass], *, verify: bool | None = No
 
 
 def optimize(graph: Graph, passes: Iterable[Pass] | None = None) -> Graph:
-    """Optimize the specialized program `graph` with `passes` (default `PASSES`)."""
-    return run_passes(graph, PASSES if passes is None else passes)
+    """Optimize the specialized program `graph` with `passes` (default `PASSES`).
+
+    The cyclic garbage collector is paused meanwhile: the optimizer allocates many small
+    objects, each pass of the collector would walk the whole heap, and the nodes it drops
+    are collected afterwards all the same.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return run_passes(graph, PASSES if passes is None else passes)
+    finally:
+        if enabled:
+            gc.enable()
