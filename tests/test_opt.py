@@ -647,6 +647,28 @@ def test_dead_loop_variables_are_removed():
     assert after[header] == before[header] - 1
 
 
+def test_a_function_called_in_a_loop_is_inlined_there():
+    def f(x, n):
+        def step(v):
+            return v * x + 1.0
+
+        i = 0
+        y = x
+        while i < n:
+            y = step(y)
+            i = i + 1
+        return y
+
+    g = specialized(f, 1.5, 4)
+    expected = run(g, (1.5, 4))
+    g = run_passes(g, [PASS_LIBRARY["constants"]], verify=True)
+    assert_same(run(g, (1.5, 4)), expected)
+    g = optimized(f, 1.5, 4)
+    graphs = reachable_graphs(g)
+    assert not any(h.name == "step" for h in graphs)  # inlined in the loop's body
+    assert all(Scopes(g).parents[h] is None for h in graphs)  # no closure left
+
+
 def test_lambda_lifting_leaves_no_closure_that_is_only_called():
     def f(x, n):
         i = 0

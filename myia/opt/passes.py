@@ -18,9 +18,11 @@ The rewrite passes sweep the program with groups of named rules (`myia.opt.match
 - ``cse``: common subexpressions (`myia.opt.cse`).
 
 The default pipeline runs them together as ``simplify`` (one sweep applies every rule, which
-is what makes it fast: an inlined body is simplified as it is copied), then removes dead
-parameters (``dce``), simplifies again what that exposed, and lifts the closures left
-(``lift``). Each pass can also run alone, which is how the tests check them one by one.
+is what makes it fast: an inlined body is simplified as it is copied), then turns the
+parameters that always receive one constant into it (``constants``: a function called in a
+loop becomes known there), removes dead parameters (``dce``), simplifies again what that
+exposed, and lifts the closures left (``lift``). Each pass can also run alone, which is how
+the tests check them one by one.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from dataclasses import dataclass, field
 
 from ..ir.node import Graph
 from .algebra import ALGEBRA, FOLD
+from .constprop import propagate_constants
 from .dce import dce
 from .grad_rules import GRAD
 from .inline import INLINE
@@ -94,6 +97,9 @@ PASS_LIBRARY: dict[str, Pass] = {
     **{name: rewrite_pass(name, rules) for name, rules in RULE_GROUPS.items()},
     "cse": rewrite_pass("cse", [], cse=True, doc="merge equal pure computations"),
     "simplify": simplify_pass(),
+    "constants": Pass(
+        "constants", propagate_constants, "parameters that always get one constant become it"
+    ),
     "dce": Pass("dce", dce, "remove parameters nobody reads (loop-carried ones included)"),
     "lift": Pass("lift", lambda_lift, "lambda lifting of closures only called directly"),
 }
@@ -101,6 +107,7 @@ PASS_LIBRARY: dict[str, Pass] = {
 #: The default pipeline.
 PASSES: list[Pass] = [
     simplify_pass(),
+    PASS_LIBRARY["constants"],
     PASS_LIBRARY["dce"],
     simplify_pass(),
     PASS_LIBRARY["lift"],
