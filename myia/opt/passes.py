@@ -123,6 +123,7 @@ def run_passes(graph: Graph, passes: Iterable[Pass], *, verify: bool | None = No
     """Run `passes` on `graph` in order, printing and verifying after each as configured."""
     from ..infer.verify_types import verify_types
     from ..ir.printer import print_graph
+    from ..ir.verify import VerifyError
 
     if verify is None:
         verify = _verify_enabled()
@@ -140,8 +141,8 @@ def run_passes(graph: Graph, passes: Iterable[Pass], *, verify: bool | None = No
         if verify:
             try:
                 verify_types(graph)
-            except Exception as exc:
-                raise type(exc)(f"after optimizer pass {p.name}: {exc}") from exc
+            except VerifyError as exc:
+                raise VerifyError(f"after optimizer pass {p.name}: {exc}") from exc
     return graph
 
 
