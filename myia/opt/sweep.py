@@ -1,13 +1,19 @@
 """The rewriting engine: sweeps that bring every node of a program to normal form.
 
 One sweep visits every node reachable from the root once, inputs before users (an iterative
-depth-first walk, so chains of any length are fine), and graphs as their constants are met
-(a closure after the graph that makes it). When a node's inputs are final, the `Matcher`'s
+depth-first walk, so chains of any length are fine). A graph is visited once a graph that
+uses it is done, so that a closure inlined where it is called (the usual fate of a
+backpropagator) is never visited alone. When a node's inputs are final, the `Matcher`'s
 rules for its head are tried; a rule's result replaces the node (users find it through the
 replacement map) and is visited in turn, so that what a rule builds (an inlined body, a new
 tuple) is normalized in the same sweep. A node no rule rewrites is entered in its graph's
 table of common subexpressions (CSE, `myia.opt.cse`): an equal node met later is replaced by
 it.
+
+Effects are never dropped: the sweep knows which nodes have an effect in their computation
+(`myia.opt.effects.calls_effect`, and the inputs of a node that has one), and refuses a
+replacement that no longer depends on such an input of the node it replaces (as
+``tuple_getitem(make_tuple(x, print(y)), 0) => x`` would).
 
 Rules build new nodes and never mutate existing ones, except that a node's inputs are updated
 in place to their replacements. So a sweep costs time linear in the nodes visited and created.
