@@ -519,6 +519,23 @@ def test_cse_merges_equal_computations():
     assert run(g, (2.0, 3.0)) == f(2.0, 3.0)
 
 
+def _ignore_first(a, b):
+    return b
+
+
+def test_effects_in_expressions_are_kept(capsys):
+    def f(x, y):
+        return (x, print("a", y))[0] + _ignore_first(print("b", x), y)
+
+    g = specialized(f, 1.0, 2.0)
+    run(g, (1.0, 2.0))
+    expected = capsys.readouterr().out
+    assert expected == "a 2.0\nb 1.0\n"
+    g = optimize(g)
+    assert run(g, (1.0, 2.0)) == 3.0
+    assert capsys.readouterr().out == expected
+
+
 def test_effects_are_never_merged(capsys):
     def f(x):
         print(x)
