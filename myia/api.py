@@ -58,6 +58,13 @@ class MyiaFunction:
 
     def __init__(self, fn: Callable[..., Any], *, backend: str | None = None):
         self.backend = get_backend(backend or DEFAULT_BACKEND)
+        # `myia(f)` of a function `f` compiled by Myia already (`@myia`, `grad`) compiles
+        # what `f` compiles, with these options.
+        self._wrapped = fn if isinstance(fn, MyiaFunction) else None
+        if self._wrapped is not None:
+            if hasattr(fn, "__myia_graph__"):
+                self.__myia_graph__ = self.graph
+            fn = self._wrapped.fn
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.__myia_function__ = fn
@@ -71,6 +78,8 @@ class MyiaFunction:
 
     def graph(self) -> Graph:
         """The graph of the function, as parsed."""
+        if self._wrapped is not None:
+            return self._wrapped.graph()
         return parse(self.fn)
 
     def _arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
