@@ -129,6 +129,28 @@ def numpy_functions(a, b):
     return c, np.sum(a), np.sum(a, axis=0), a.T, a @ b, a.shape, (a @ b).shape, np.maximum(a, 0.0)
 
 
+def sum_of_rows(a):
+    return sum(a), sum(a, 1.5)
+
+
+def test_builtin_sum_of_an_array_sums_its_rows(check):
+    # Python's sum over the rows: 0 + a[0] broadcasts. It once failed to compile with
+    # "branches return incompatible types: f64 x 3 and i64".
+    check(sum_of_rows, np.arange(6.0).reshape(2, 3))
+    check(sum_of_rows, np.arange(24, dtype=np.int64).reshape(2, 3, 4))
+    check(sum_of_rows, np.array([[True, False], [True, True]]))
+    check(sum_of_rows, np.ones((0, 3)))  # no rows: the start value
+    check(sum_of_rows, np.arange(4.0))  # a 1-D array sums its elements
+    check(sum_of_rows, np.ones((3, 2), np.float32))
+
+
+def test_grad_through_sum_of_rows():
+    from myia import grad
+
+    a = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(grad(lambda a: np.sum(sum(a) ** 2))(a), [[6, 10, 14]] * 2)
+
+
 def numpy_in_loop(a):
     acc = np.zeros(a.shape[1])
     for row in a:

@@ -226,6 +226,18 @@ def test_for_sequences(check, xs, ys):
     check(for_enumerate_zip, xs, ys)
 
 
+def test_zip_of_lists_and_tuples_in_any_order(check):
+    # zip(list, tuple) once failed ("tuple index 0 out of range for ()"): the test of the
+    # list's iterator came first, so the loop was not unrolled over the tuple.
+    for xs, ys in [([1.0, 2.0], (3.0, 4.0)), ([1.0, 2.0, 5.0], (3.0, 4.0)), ([1.0], (3, 4))]:
+        check(for_zip, xs, ys)
+        check(for_zip, ys, xs)
+        check(for_zip3, xs, ys, list(ys))
+        check(for_zip3, list(ys), xs, ys)
+    check(for_zip, [], (1.0,))
+    check(for_enumerate_zip, [1.0, 2.0], (3.0, 4.0, 5.0))
+
+
 def test_for_misc(check):
     check(for_heterogeneous_tuple)
     check(for_dict_keys, {"a": 1, "b": 2.0})

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..primitives import P
 from .ops import myia_hasnext, myia_iter, myia_next
 
@@ -110,9 +112,25 @@ class Zip:
 
 
 def _all_hasnext(its):
+    # The iterators over tuples first: their tests are known at compile time, so that the
+    # loop is unrolled over the shortest tuple whatever the order of the arguments.
+    return _tuples_hasnext(its) and _others_hasnext(its)
+
+
+def _tuples_hasnext(its):
     if P.tuple_len(its) == 0:
         return True
-    return myia_hasnext(its[0]) and _all_hasnext(its[1:])
+    if isinstance(its[0], tuple):
+        return myia_hasnext(its[0]) and _tuples_hasnext(its[1:])
+    return _tuples_hasnext(its[1:])
+
+
+def _others_hasnext(its):
+    if P.tuple_len(its) == 0:
+        return True
+    if isinstance(its[0], tuple):
+        return _others_hasnext(its[1:])
+    return myia_hasnext(its[0]) and _others_hasnext(its[1:])
 
 
 def _all_next(its):
@@ -159,10 +177,20 @@ def enumerate_(x, start=0):
 
 
 def sum_(xs, start=0):
+    if isinstance(xs, np.ndarray) and xs.ndim >= 2:
+        return _sum_rows(xs, start)
     acc = start
     for x in xs:
         acc = acc + x
     return acc
+
+
+def _sum_rows(a, start):
+    # Python's ``start + a[0] + a[1] + ...`` over the rows of an array: ``start`` broadcasts
+    # on the first row. An array with no rows sums to ``start`` (its shape is static).
+    if len(a) == 0:
+        return start
+    return start + np.sum(a, axis=0)
 
 
 def max_iter(xs):
