@@ -314,3 +314,28 @@ def test_undefined_name(fn, name):
         myia(fn)(1)
     assert name in info.value.message
     check_error(info.value, fn, "MARK")
+
+
+# Functions without source ----------------------------------------------------------------------
+
+_SCOPE: dict = {}
+exec("def made_by_exec(x):\n    return x * 2.0\n", _SCOPE)  # no source file to read
+
+
+def calls_made_by_exec(x):
+    return _SCOPE_FN(x) + 1.0  # MARK
+
+
+_SCOPE_FN = _SCOPE["made_by_exec"]
+
+
+def test_function_without_source_is_a_syntax_error():
+    # It was MyiaInternalError("OSError: could not get source code").
+    from myia import grad
+
+    for compile_it in (myia, grad):
+        with pytest.raises(MyiaSyntaxError, match="needs the source code of made_by_exec"):
+            compile_it(_SCOPE_FN)(1.0)
+    with pytest.raises(MyiaSyntaxError, match="needs the source code") as exc:
+        myia(calls_made_by_exec)(1.0)
+    check_error(exc.value, calls_made_by_exec, "MARK")

@@ -64,13 +64,33 @@ def parse(fn: types.FunctionType) -> Graph:
     return graph
 
 
+def no_source_error(fn: types.FunctionType, location: Location | None = None) -> MyiaSyntaxError:
+    """The error for a function whose source Python cannot find.
+
+    Myia compiles a function from its source: one made by ``exec`` or ``eval``, or typed in
+    an interactive session, cannot be compiled. The error points at `location` (where the
+    function is used), or else at the function's first line.
+    """
+    code = fn.__code__
+    frames = at(location) if location else at(Location(code.co_filename, code.co_firstlineno))
+    return MyiaSyntaxError(
+        f"Myia needs the source code of {fn.__qualname__} to compile it, and Python cannot "
+        f"find it (defined in {code.co_filename}: by exec or eval, or in an interactive "
+        "session?); define the function in a file",
+        frames,
+    )
+
+
 class SourceFunction:
     """The source of a top-level Python function: its AST, file and line offset."""
 
     def __init__(self, fn: types.FunctionType):
         self.fn = fn
         self.filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
-        lines, first = inspect.getsourcelines(fn)
+        try:
+            lines, first = inspect.getsourcelines(fn)
+        except (OSError, TypeError):
+            raise no_source_error(fn) from None
         self.line_offset = first - 1
         tree = ast.parse(textwrap.dedent("".join(lines)))
         self.col_offset = len(lines[0]) - len(lines[0].lstrip())

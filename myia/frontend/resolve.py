@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import inspect
 import types
 from typing import Any
 
@@ -87,6 +88,15 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
     if isinstance(value, (Graph, Primitive, Operation)):
         return Constant(value, debug)
     if is_parsable(value):
+        return Constant(parse(value), debug)
+    if isinstance(value, types.FunctionType) and value.__code__.co_filename.startswith("<"):
+        # Defined in a notebook cell (its source is known), by exec or eval (it is not).
+        try:
+            inspect.getsourcelines(value)
+        except (OSError, TypeError):
+            from .parser import no_source_error
+
+            raise no_source_error(value, location) from None
         return Constant(parse(value), debug)
     if isinstance(value, types.MethodType) and is_parsable(value.__func__):
         raise MyiaTypeError(
