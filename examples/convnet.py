@@ -4,8 +4,8 @@ Images are NCHW arrays (batch, channels, height, width) of 8 x 8 pixels. The net
 
     conv2d 3 x 3 (1 -> C channels, padding 1) -> ReLU -> max pooling 2 x 2 -> linear -> 10 classes
 
-Myia's 2-D convolution and max pooling are the primitives ``P.conv2d(x, w, stride, padding,
-dilation, groups)`` and ``P.max_pool2d(x, kernel_size, stride, padding)`` of `myia.primitives`
+Myia's 2-D convolution and max pooling are ``myia.nn.conv2d(x, w, stride=1, padding=0,
+dilation=1, groups=1)`` and ``myia.nn.max_pool2d(x, kernel_size, stride=None, padding=0)``
 (NumPy has no convolution for Myia to map); their gradients are built in.
 
 Run: ``python examples/convnet.py``
@@ -18,8 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from myia import ArithmeticData, myia, value_and_grad
-from myia.primitives import P
+from myia import ArithmeticData, myia, nn, value_and_grad
 
 
 @dataclass
@@ -30,9 +29,9 @@ class ConvNet(ArithmeticData):
     b: np.ndarray  # (10,)
 
     def apply(self, x):
-        h = P.conv2d(x, self.kernels, 1, 1)  # stride 1, padding 1: (N, C, 8, 8)
+        h = nn.conv2d(x, self.kernels, padding=1)  # stride 1: (N, C, 8, 8)
         h = np.maximum(h + self.bias, 0.0)
-        h = P.max_pool2d(h, 2)  # (N, C, 4, 4)
+        h = nn.max_pool2d(h, 2)  # (N, C, 4, 4)
         h = h.reshape(x.shape[0], -1)
         return h @ self.W + self.b
 

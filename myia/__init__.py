@@ -4,9 +4,9 @@ Write a model in a functional subset of Python; Myia parses it into a graph IR, 
 and shapes, differentiates by transforming the IR, optimizes and compiles it.
 """
 
+from . import nn
 from .api import MyiaFunction, grad, myia, value_and_grad
 from .arithmetic import ArithmeticData
-from .grad.registry import custom_bprop
 from .errors import (
     MyiaError,
     MyiaInternalError,
@@ -15,6 +15,7 @@ from .errors import (
     MyiaSyntaxError,
     MyiaTypeError,
 )
+from .grad.registry import custom_bprop
 
 __all__ = [
     "ArithmeticData",
@@ -28,5 +29,6 @@ __all__ = [
     "custom_bprop",
     "grad",
     "myia",
+    "nn",
     "value_and_grad",
 ]

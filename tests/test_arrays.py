@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from myia import myia
+from myia import MyiaShapeError, myia
+from myia import nn as public_nn
 from myia.abstract import (
     AbstractArray,
     AbstractConstant,
@@ -865,3 +866,32 @@ def test_every_array_primitive_is_in_the_table() -> None:
 def test_every_primitive_has_a_type_rule() -> None:
     missing = [name for name, p in PRIMITIVES.items() if p not in INFER_RULES]
     assert not missing, f"primitives without a type rule: {missing}"
+
+
+# The public names: myia.nn ----------------------------------------------------------------------
+
+
+def nn_layer(x, w):
+    h = public_nn.conv2d(x, w, stride=(1, 2), padding=1, dilation=1, groups=2)
+    return public_nn.max_pool2d(np.maximum(h, 0.0), 2, stride=1, padding=(1, 0))
+
+
+def test_myia_nn_conv2d_and_max_pool2d():
+    # conv2d and max_pool2d had no public names (only `P.conv2d` of myia.primitives).
+    from myia import grad
+    from myia.testing import check_grad
+
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((2, 4, 5, 6)), rng.standard_normal((6, 2, 3, 3))
+    h = np.maximum(conv2d_reference(x, w, stride=(1, 2), padding=1, groups=2), 0.0)
+    expected = max_pool2d_reference(h, 2, stride=1, padding=(1, 0))
+    for backend in ("numpy", "debug"):
+        np.testing.assert_allclose(myia(nn_layer, backend=backend)(x, w), expected, rtol=1e-12)
+    np.testing.assert_allclose(nn_layer(x, w), expected, rtol=1e-12)  # plain Python: NumPy
+    assert public_nn.conv2d(x, w, groups=2).shape == (2, 6, 3, 4)
+    assert public_nn.max_pool2d(x, 2).shape == (2, 4, 2, 3)
+    check_grad(lambda x, w: np.sum(nn_layer(x, w) ** 2), x, w, wrt=(0, 1))
+    ties = grad(lambda x: np.sum(public_nn.max_pool2d(x, 2)))(np.ones((1, 1, 2, 2)))
+    assert ties.tolist() == [[[[1.0, 0.0], [0.0, 0.0]]]]  # to the first maximum
+    with pytest.raises(MyiaShapeError, match="conv2d"):
+        myia(lambda x, w: public_nn.conv2d(x, w))(x, rng.standard_normal((6, 3, 3, 3)))
