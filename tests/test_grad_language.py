@@ -706,11 +706,6 @@ def test_grad_functions_stored_in_tuple():
     check_grad_at(functions_in_tuple, [(0.7,), (-1.2,)])
 
 
-@pytest.mark.xfail(
-    reason="J of a primitive used as a value (not called): jtransform.jref asserts "
-    "'primitives are handled by the caller' (MyiaInternalError)",
-    strict=True,
-)
 def test_grad_primitive_passed_as_function():
     check_grad_at(primitive_passed, [(0.7,)])
 

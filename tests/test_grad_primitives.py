@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from myia import myia
+from myia.abstract import AbstractScalar
 from myia.grad import jtransform
 from myia.grad.registry import BPROPS, NONDIFFERENTIABLE, SPECIAL
 from myia.primitives import PRIMITIVES, P, Primitive
@@ -270,11 +271,14 @@ def environments(x, y):
     return P.env_getitem(e, "k", y)
 
 
+PY_FLOAT = AbstractScalar("float64", True)  # the abstract value of a Python float
+
+
 def environments_loop(x, y):
     # What the backward pass of a loop does with its environments (myia.grad.loops).
     e = P.env_setitem(P.env_setitem(P.env_new(), "a", x * y), "b", (y, x))
     e = P.env_delitem(e, "b")
-    return P.env_getsens(e, "a", x) + P.env_getsens(e, "b", (y, x))[1] * y
+    return P.env_sens(e, "a", PY_FLOAT) + P.env_getsens(e, "b", (y, x))[1] * y
 
 
 def stacks(x, y):
@@ -463,7 +467,7 @@ CASES = [
     case("partial", partials, [(f(2, 3), f(3))]),
     case("apply_star", apply_star, [(f(2, 3), f(3))]),
     case("env_new env_setitem env_getitem env_add", environments, SCALARS),
-    case("env_delitem env_getsens", environments_loop, SCALARS, order=2),
+    case("env_delitem env_getsens env_sens", environments_loop, SCALARS, order=2),
     case("stack_push stack_pop stack_unpush", stacks, SCALARS, order=2),
     case(
         "tuple_setitem list_setitem dict_setitem record_setattr seq_slice_add", setitems, SCALARS

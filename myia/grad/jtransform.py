@@ -32,10 +32,10 @@ from typing import Any
 from ..errors import MyiaTypeError
 from ..frontend import parse
 from ..ir.analysis import Scopes
-from ..ir.node import Apply, Constant, DebugInfo, Graph, Node
+from ..ir.node import Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import EnvKey
-from .loops import ARGS, Loop, loop_entry, loop_of, register_core
+from .loops import ARGS, Loop, args_sens_type, loop_entry, loop_of, register_core
 from .registry import BPROPS, NONDIFFERENTIABLE, SPECIAL
 
 
@@ -141,7 +141,7 @@ class _ScopeTransform:
                     target = self.forward.get(v) or fprop(v)  # custom_bprop graphs: not members
                 return Constant(target, node.debug.derive())
             if isinstance(v, Primitive):
-                raise AssertionError("primitives are handled by the caller")
+                return Constant(_jprim_value(v), node.debug.derive())
             return Constant(v, node.debug.derive())
         if node in self.values:
             return self.values[node]
@@ -217,8 +217,7 @@ class _ScopeTransform:
         else:
             # Loop mode: `dout` is an environment holding the sensitivities of the tail call's
             # arguments (under ARGS) and of free variables.
-            like = b.apply(P.make_tuple, *(self.fwd(a) for a in tail.args))
-            dargs = b.apply(P.env_getsens, dout, ARGS, like)
+            dargs = b.apply(P.env_sens, dout, ARGS, args_sens_type(tail.args))
             for i, a in enumerate(tail.args):
                 if a.is_constant and not (isinstance(a.value, Graph) and a.value in self.forward):
                     continue
@@ -273,6 +272,19 @@ def _is_function(a: Any) -> bool:
 
 
 # Primitives -----------------------------------------------------------------------------------
+
+
+def _jprim_value(prim: Primitive) -> Graph:
+    """``J(prim)`` for a primitive passed as a value (called on its positional parameters)."""
+    params = prim.signature.parameters.values()
+    if prim in SPECIAL or any(
+        p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params
+    ):
+        raise MyiaTypeError(
+            f"differentiating a program that passes primitive {prim.name} as a value is not "
+            "supported: wrap it in a function"
+        )
+    return jprim(prim, len(params))
 
 
 def jprim(prim: Primitive, nargs: int) -> Graph:

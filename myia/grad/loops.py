@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..abstract.data import AbstractTuple
 from ..abstract.lattice import erase_functions
 from ..frontend import parse
 from ..infer.specialize import Dead
@@ -316,6 +317,13 @@ def _build(loop: Loop, cores: dict[Graph, Graph]) -> _Built:
     return _Built(wrappers, entries)
 
 
+def args_sens_type(args: list[Node]) -> Constant:
+    """The abstract value of the tuple of the sensitivities of `args` (typed nodes)."""
+    from ..primitives.grad import sens_type
+
+    return Constant(AbstractTuple(tuple(sens_type(a.abstract) for a in args)))
+
+
 def _entry(e: Graph, m: Graph, wrapper: Graph) -> None:
     """``▶m:entry(params)``: the loop from an empty stack, with the usual bprop."""
     params = _params(e, m)
@@ -323,7 +331,7 @@ def _entry(e: Graph, m: Graph, wrapper: Graph) -> None:
     b = _graph(f"◀{m.name}:entry", m)
     dout = b.add_parameter("dout")
     env = b.apply(e.apply(P.tuple_getitem, r, 1), dout)
-    sens = b.apply(P.env_getsens, env, ARGS, b.apply(P.make_tuple, *params))
+    sens = b.apply(P.env_sens, env, ARGS, args_sens_type(m.parameters))
     fvs = b.apply(P.env_delitem, env, ARGS)
     b.output = b.apply(P.tuple_concat, b.apply(P.make_tuple, fvs), sens)
     e.output = e.apply(P.make_tuple, e.apply(P.tuple_getitem, r, 0), Constant(b))

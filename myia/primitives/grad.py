@@ -103,6 +103,17 @@ _MISSING = object()
 
 
 @primitive
+def env_sens(env, key, typ):
+    """Get the value under ``key`` in ``env``, which has one, of abstract value ``typ``.
+
+    ``typ`` is a constant: the value is not a default, so the backward pass of a loop, which
+    reads the sensitivities of the tail call's arguments this way, keeps no forward value
+    alive for it.
+    """
+    return env.contents[key]
+
+
+@primitive
 def env_add(a, b):
     """The environment with the sum of the sensitivities of ``a`` and ``b``."""
     if not a.contents:
@@ -355,6 +366,11 @@ def _infer_env_getsens(env, key, like):
     return sens_type(like)
 
 
+@infer_rule(env_sens)
+def _infer_env_sens(env, key, typ):
+    return const_value(typ, "the type of an environment's value")
+
+
 @infer_rule(gzeros)
 def _infer_gzeros(x):
     return sens_type(x)
@@ -467,6 +483,11 @@ def bprop_env_delitem(env, key, out, dout):
 @bprop(env_getsens)
 def bprop_env_getsens(env, key, like, out, dout):
     return (env_setitem(env_new(), key, dout), key, gzeros(like))
+
+
+@bprop(env_sens)
+def bprop_env_sens(env, key, typ, out, dout):
+    return (env_setitem(env_new(), key, dout), key, typ)
 
 
 @bprop(tuple_setitem)
