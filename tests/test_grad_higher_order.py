@@ -158,17 +158,19 @@ def test_grad_of_grad_inside_myia_code():
     assert third(0.5) == pytest.approx(-math.cos(0.5), rel=1e-14)
 
 
-@pytest.mark.xfail(
-    reason="grad of a grad value inside Myia code: 'grad of GradSpec(...) is not supported: "
-    "wrap it in a function' (specialize.grad_call)",
-    strict=True,
-)
 def test_grad_of_grad_value_inside_myia_code():
     @myia
     def second(x):
         return grad(grad(sin_))(x)
 
+    @myia
+    def third(x):
+        return value_and_grad(grad(grad(sin_)))(x)
+
     assert second(0.5) == pytest.approx(-math.sin(0.5), rel=1e-14)
+    value, d3 = third(0.5)
+    assert value == pytest.approx(-math.sin(0.5), rel=1e-14)
+    assert d3 == pytest.approx(-math.cos(0.5), rel=1e-14)
 
 
 # Second order through control flow ------------------------------------------------------------

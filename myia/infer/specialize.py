@@ -266,17 +266,22 @@ class Specializer:
         from ..grad.api import build_grad_graph
 
         fn = spec.fn
-        if not isinstance(fn, GraphFunction):
+        refs = [self.ref(i, ctx, values) for i in arg_nodes]
+        if isinstance(fn, GradSpec) and _grad_of_top_level(fn):
+            # grad of a gradient (``grad(grad(f))`` in Myia code): the inner gradient's graph.
+            primal = _specialized_grad_value(fn, arg_abs)
+            inputs = refs
+        elif isinstance(fn, GraphFunction):
+            target = self.target(fn, arg_abs, node, ctx, values)
+            primal = self.graph_for(target)
+            self.drain()
+            inputs = bind_graph_nodes(fn.graph, refs, arg_nodes, self.graphs[ctx])
+        else:
             raise MyiaTypeError(f"grad of {fn!r} is not supported: wrap it in a function")
-        target = self.target(fn, arg_abs, node, ctx, values)
-        primal = self.graph_for(target)
-        self.drain()
-        graph = build_grad_graph(primal, spec, len(target.args))
+        graph = build_grad_graph(primal, spec, len(primal.parameters))
         nested = Inferrer()
         gctx, _ = nested.infer(graph, tuple(p.abstract for p in primal.parameters))
         gspec = Specializer(nested).run(gctx)
-        refs = [self.ref(i, ctx, values) for i in arg_nodes]
-        inputs = bind_graph_nodes(fn.graph, refs, arg_nodes, self.graphs[ctx])
         app = Apply([self._const(gspec, node, None), *inputs], self.graphs[ctx], node.debug.derive())
         app.abstract = values[node]
         return app
@@ -459,6 +464,30 @@ def _graph_uses(graphs: Any) -> dict[Graph, int]:
                     if i.is_constant and isinstance(i.value, Graph):
                         uses[i.value] = uses.get(i.value, 0) + 1
     return uses
+
+
+def _grad_of_top_level(spec: GradSpec) -> bool:
+    fn = spec.fn
+    if isinstance(fn, GradSpec):
+        return _grad_of_top_level(fn)
+    return isinstance(fn, GraphFunction) and fn.context is None
+
+
+def _grad_value(g: Graph, spec: GradSpec) -> Apply:
+    """``grad_of(...)`` in `g` for `spec` (gradients of gradients of a top-level graph)."""
+    fn = spec.fn
+    f = _grad_value(g, fn) if isinstance(fn, GradSpec) else Constant(fn.graph)
+    return g.apply(P.grad_of, f, Constant(spec.wrt), Constant(spec.value))
+
+
+def _specialized_grad_value(spec: GradSpec, args: list[AbstractValue]) -> Graph:
+    """The specialized graph ``(args...) -> grad(spec.fn, *spec.wrt)(args...)``."""
+    g = Graph(spec.name)
+    params = [g.add_parameter(f"x{i}") for i in range(len(args))]
+    g.output = g.apply(_grad_value(g, spec), *params)
+    nested = Inferrer()
+    gctx, _ = nested.infer(g, tuple(broaden(a) for a in args))
+    return Specializer(nested).run(gctx)
 
 
 def _retype(app: Apply, result: AbstractValue) -> Apply:
