@@ -126,6 +126,28 @@ def test_tuple_index_must_be_known_for_mixed_tuples():
     check_traceback(exc.value, [(non_constant_index, "BAD-INDEX")])
 
 
+def make_adder(y):
+    return lambda x: x + y  # ADDER
+
+
+def adder_two_types(x, y):
+    add = make_adder(y)
+    return add(x) + add(2)  # TWO-TYPES
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_returned_closure_called_with_two_argument_types(backend):
+    # Not supported yet (one function value is one specialized graph): a compile-time error
+    # at the calls, not "a branch proved unreachable was taken" when it runs.
+    assert myia(adder_two_types, backend=backend)(1, 2) == 7
+    with pytest.raises(MyiaTypeError) as exc:
+        myia(adder_two_types, backend=backend)(1.5, 2.0)
+    check_traceback(exc.value, [(adder_two_types, "TWO-TYPES")])
+    msg = str(exc.value)
+    assert "called with different argument types: (f64) and (i64)" in msg
+    assert f"{HERE}:{line_of(make_adder, 'ADDER')}" in msg
+
+
 def test_argument_types_are_shown():
     with pytest.raises(MyiaTypeError) as exc:
         myia(outer_add)(np.ones((3, 10)))

@@ -83,10 +83,44 @@ def test_grad_of_a_myia_function():
 
 def test_grad_of_non_scalar_output_is_a_type_error():
     def pair(x):
-        return x, x
+        return x, x  # RETURNS-PAIR
 
     with pytest.raises(MyiaTypeError, match="scalar"):
         grad(pair)(1.0)
+
+
+def non_scalar(x):
+    y = x * 2.0
+    return (x, y)  # NON-SCALAR
+
+
+def grad_inside(x):
+    return grad(non_scalar)(x)  # GRAD-CALL
+
+
+def test_grad_of_non_scalar_output_shows_where():
+    # The error once had no file nor line: it shows the function's return (and the call of
+    # the gradient in Myia code).
+    import inspect
+    import os
+
+    def line(fn, marker):
+        lines, first = inspect.getsourcelines(fn)
+        return first + next(i for i, t in enumerate(lines) if marker in t)
+
+    here = os.path.abspath(__file__)
+    for compile_it, sites in [
+        (grad(non_scalar), [(non_scalar, "NON-SCALAR")]),
+        (myia(grad_inside), [(grad_inside, "GRAD-CALL"), (non_scalar, "NON-SCALAR")]),
+    ]:
+        with pytest.raises(MyiaTypeError, match="scalar, not \\(f64, f64\\)") as exc:
+            compile_it(1.0)
+        frames = [f for f in exc.value.frames if f.location is not None]
+        assert [(f.location.filename, f.location.line) for f in frames] == [
+            (here, line(fn, marker)) for fn, marker in sites
+        ]
+        assert "return (x, y)  # NON-SCALAR" in str(exc.value)
+        assert "returns (f64, f64)" in str(exc.value)
 
 
 def test_grad_of_array_output_is_a_type_error():

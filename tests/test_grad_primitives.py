@@ -299,6 +299,15 @@ def setitems(x, y):
     return t[1] * t[2] + lst[0] * lst[1] + d["a"] * d["b"] + r.a * r.b + s[1] * s[2]
 
 
+def lazy_sensitivities(x, y):
+    # Sensitivities of lists built sparsely and summed lazily (myia.primitives.lazy_sens).
+    one = P.list_index_sens([x, y, x], 1, x * y)
+    part = P.list_index_sens([x, y, x], P.make_slice(-2, None, None), [y * y, x])
+    m = P.gmaterialize(P.gadd(P.gadd(one, part), P.gzeros([x, y, x])))
+    n = P.gmaterialize(((x, [y]), P.list_index_sens([(x, y)], 0, (y, x * y))))
+    return m[0] + m[1] * m[2] + y * m[1] + n[0][1][0] * n[1][0][1]
+
+
 def conversions(x, y):
     t = P.list_as_tuple([x, y * x], (0.0, 0.0))
     r = P.record_from_fields(Pair(x, y), P.record_fields(Pair(y, x * x)))
@@ -472,6 +481,7 @@ CASES = [
     case(
         "tuple_setitem list_setitem dict_setitem record_setattr seq_slice_add", setitems, SCALARS
     ),
+    case("list_index_sens gmaterialize", lazy_sensitivities, SCALARS, order=2),
     case("list_as_tuple record_fields record_from_fields dict_from_values", conversions, SCALARS),
     case("unbroadcast broadcast_like", broadcasts, [(f(2, 3), f(3))]),
     case("array_index_add", index_add, [(f(3, 4), f(2))]),

@@ -17,13 +17,15 @@ import inspect
 from typing import Any
 
 from ..abstract.data import (
+    AbstractArray,
+    AbstractConstant,
     AbstractScalar,
     AbstractTuple,
     AbstractValue,
     GraphFunction,
     show,
 )
-from ..errors import MyiaTypeError
+from ..errors import Frame, MyiaTypeError
 from ..ir.node import Constant, Graph
 from ..primitives import P
 from ..primitives.grad import GradSpec, grad_of, sens_type
@@ -51,11 +53,42 @@ def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) ->
     result = inferrer.call(spec.fn, args)
     if not (isinstance(result, AbstractScalar) and result.dtype.startswith("float")):
         raise MyiaTypeError(
-            f"the function differentiated must return a float scalar, not {show(result)}"
+            f"the function differentiated must return a float scalar, not {show(result)}",
+            _not_scalar_frames(inferrer, spec, result),
         )
     grads = [sens_type(args[i]) for i in positions(spec, len(args))]
     g: AbstractValue = grads[0] if len(grads) == 1 else AbstractTuple(tuple(grads))
     return AbstractTuple((result, g)) if spec.value else g
+
+
+def _not_scalar_frames(inferrer: Any, spec: GradSpec, result: AbstractValue) -> list[Frame]:
+    """The traceback of `grad` of a function that does not return a float scalar.
+
+    The calls down to the gradient's (in Myia code), then the function differentiated,
+    where it returns.
+    """
+    from ..infer.traceback import error_frames, is_internal
+
+    frames = error_frames(inferrer.calls)
+    fn = spec.fn
+    if isinstance(fn, GraphFunction):
+        g = fn.graph
+        out = _strip_seq(g.output)
+        loc = out.debug.find_location() if out is not None else None
+        if loc is None or is_internal(loc.filename):
+            loc = g.debug.find_location()
+        if loc is not None and not is_internal(loc.filename):
+            frames.append(Frame(g.name, loc, f"returns {show(result)}"))
+    return frames
+
+
+def _strip_seq(node: Any) -> Any:
+    """`node`, or the value of the ``seq`` chain it is (the statements before a return)."""
+    while node is not None and node.is_apply and node.inputs[0].is_constant:
+        if node.inputs[0].value is not P.seq:
+            break
+        node = node.inputs[2]
+    return node
 
 
 def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
@@ -71,6 +104,13 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     bprop = g.apply(P.tuple_getitem, res, 1)
     sens = g.apply(bprop, g.apply(P.broadcast_like, 1.0, out))
     grads = [g.apply(P.tuple_getitem, sens, i + 1) for i in pos]
+    # Sensitivities of data structures may be lazy (`myia.primitives.lazy_sens`): the user
+    # receives them built.
+    leaves = (AbstractScalar, AbstractArray, AbstractConstant)
+    grads = [
+        d if isinstance(primal.parameters[i].abstract, leaves) else g.apply(P.gmaterialize, d)
+        for d, i in zip(grads, pos)
+    ]
     result = grads[0] if len(grads) == 1 else g.apply(P.make_tuple, *grads)
     g.output = g.apply(P.make_tuple, out, result) if spec.value else result
     return g

@@ -90,7 +90,8 @@ def _custom_fprop(g: Graph) -> Graph:
     out = f.apply(g, *params)
     b = Graph(f"◀{g.name}")
     dout = b.add_parameter("dout")
-    sens = b.apply(parse(g.flags["bprop"]), *params, out, dout)
+    # The user's backpropagator receives a concrete sensitivity (`myia.primitives.lazy_sens`).
+    sens = b.apply(parse(g.flags["bprop"]), *params, out, b.apply(P.gmaterialize, dout))
     b.output = b.apply(P.tuple_concat, b.apply(P.make_tuple, b.apply(P.env_new)), sens)
     f.output = f.apply(P.make_tuple, out, Constant(b))
     return f

@@ -21,6 +21,7 @@ from ..abstract.data import (
     AbstractValue,
     GraphFunction,
     PartialFunction,
+    show,
 )
 from ..abstract.lattice import broaden, constant_abstract, erase_functions
 from ..errors import MyiaInternalError, MyiaTypeError
@@ -102,7 +103,6 @@ class Specializer:
             for node in toposort(owner):
                 if node.is_apply and conv in node.inputs:
                     node.inputs = [call if i is conv else i for i in node.inputs]
-
 
     def graph_for(self, ctx: Context) -> Graph:
         g = self.graphs.get(ctx)
@@ -191,15 +191,39 @@ class Specializer:
         if not ctxs:
             # Called elsewhere (the value escaped), or never called (a branch not taken).
             ctxs = list(self.inf.fn_contexts.get(fn, ()))
+            if len(ctxs) > 1 and fn.context is not None:
+                # Calls of a closure call the value made here (those of a top-level
+                # function call the specialization for their arguments: `apply`).
+                raise self.polymorphic_value_error(fn, ctxs)
             if len(ctxs) != 1:
                 return DEAD
         if len(ctxs) > 1:
-            raise MyiaTypeError(
-                f"function {fn.graph.name} is called with different argument types "
-                f"({'; '.join(map(repr, ctxs))}) through the same value; "
-                "Myia needs one type per function value"
-            )
+            raise self.polymorphic_value_error(fn, ctxs)
         return self.graph_for(ctxs[0])
+
+    def polymorphic_value_error(self, fn: GraphFunction, ctxs: list[Context]) -> MyiaTypeError:
+        """The error for function value `fn` called with several argument types (`ctxs`).
+
+        One value is one specialized graph, so this is not supported yet; the traceback
+        shows where the function is defined and one call for each type.
+        """
+        sites: list[tuple[tuple[int, int], str, Any]] = []
+        for c in ctxs:
+            call = next(((k, n) for (k, n), t in self.inf.targets.items() if c in t), None)
+            loc = call[1].debug.find_location() if call is not None else None
+            site = (call[0], call[1], self.inf.node_values.get(call[0], {})) if call else None
+            types = f"({', '.join(map(show, c.args))})"
+            sites.append(((loc.line, loc.column) if loc is not None else (0, 0), types, site))
+        sites.sort(key=lambda s: s[0])
+        loc = fn.graph.debug.find_location()
+        where = f" (defined at {loc.filename}:{loc.line})" if loc is not None else ""
+        return MyiaTypeError(
+            f"the function {fn.graph.name}{where} is called with different argument types: "
+            f"{' and '.join(s[1] for s in sites)}; Myia needs one type per function value "
+            "(not supported yet): call it with arguments of one type, or make one function "
+            "value per type",
+            error_frames([s[2] for s in sites if s[2] is not None]),
+        )
 
     def apply(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Node:
         new = self.graphs[ctx]
@@ -466,6 +490,16 @@ def _graph_uses(graphs: Any) -> dict[Graph, int]:
     return uses
 
 
+def _specialized_grad_value(spec: GradSpec, args: list[AbstractValue]) -> Graph:
+    """The specialized graph ``(args...) -> grad(spec.fn, *spec.wrt)(args...)``."""
+    g = Graph(spec.name)
+    params = [g.add_parameter(f"x{i}") for i in range(len(args))]
+    g.output = g.apply(_grad_value(g, spec), *params)
+    nested = Inferrer()
+    gctx, _ = nested.infer(g, tuple(broaden(a) for a in args))
+    return Specializer(nested).run(gctx)
+
+
 def _grad_of_top_level(spec: GradSpec) -> bool:
     fn = spec.fn
     if isinstance(fn, GradSpec):
@@ -478,16 +512,6 @@ def _grad_value(g: Graph, spec: GradSpec) -> Apply:
     fn = spec.fn
     f = _grad_value(g, fn) if isinstance(fn, GradSpec) else Constant(fn.graph)
     return g.apply(P.grad_of, f, Constant(spec.wrt), Constant(spec.value))
-
-
-def _specialized_grad_value(spec: GradSpec, args: list[AbstractValue]) -> Graph:
-    """The specialized graph ``(args...) -> grad(spec.fn, *spec.wrt)(args...)``."""
-    g = Graph(spec.name)
-    params = [g.add_parameter(f"x{i}") for i in range(len(args))]
-    g.output = g.apply(_grad_value(g, spec), *params)
-    nested = Inferrer()
-    gctx, _ = nested.infer(g, tuple(broaden(a) for a in args))
-    return Specializer(nested).run(gctx)
 
 
 def _retype(app: Apply, result: AbstractValue) -> Apply:

@@ -130,7 +130,7 @@ def env_add(a, b):
 
 
 def zeros_value(x: Any) -> Any:
-    """A zero of the structure, types and shapes of ``x``."""
+    """A zero of the structure, types and shapes of ``x`` (lazy for data structures)."""
     t = type(x)
     if t is float or t is int or t is bool:
         return t(0)
@@ -138,16 +138,12 @@ def zeros_value(x: Any) -> Any:
         return np.zeros_like(x)
     if isinstance(x, np.generic):
         return x.dtype.type(0)
-    if t is tuple:
-        return tuple(zeros_value(v) for v in x)
-    if t is list:
-        return [zeros_value(v) for v in x]
-    if t is dict:
-        return {k: zeros_value(v) for k, v in x.items()}
+    if t is tuple or t is list or t is dict or isinstance(x, LazySens):
+        return lazy_zeros(x)  # built lazily: see `myia.primitives.lazy_sens`
     if x is None or x is Ellipsis or isinstance(x, (str, slice, type, np.dtype)):
         return x
     if dataclasses.is_dataclass(x):
-        return _record(type(x), [zeros_value(getattr(x, f.name)) for f in dataclasses.fields(x)])
+        return lazy_zeros(x)
     if t is Stack:
         return EMPTY_STACK
     if isinstance(x, EnvKey):
@@ -157,6 +153,8 @@ def zeros_value(x: Any) -> Any:
 
 def gadd_value(a: Any, b: Any) -> Any:
     """The sum of two sensitivities of the same structure."""
+    if isinstance(a, LazySens) or isinstance(b, LazySens):
+        return lazy_add(a, b)
     t = type(a)
     if t is EnvInstance:
         return env_add.impl(a, b)
@@ -321,6 +319,7 @@ def record_setattr(r, name, v):
 
 
 def _replace(r: Any, name: str, v: Any) -> Any:
+    r = concrete(r)
     cls = type(r)
     return _record(cls, [v if f.name == name else getattr(r, f.name) for f in dataclasses.fields(cls)])
 
@@ -608,5 +607,6 @@ nondifferentiable(grad_of)
 
 
 from .array import array_getitem  # noqa: E402
+from .lazy_sens import LazySens, concrete, lazy_add, lazy_zeros  # noqa: E402
 from .stack import EMPTY_STACK, Stack, stack_add_value  # noqa: E402
 from .structure import dict_values, make_list, record_getattr  # noqa: E402

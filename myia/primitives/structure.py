@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from ..abstract.data import ANYTHING as ANYTHING_
 from ..abstract.data import (
-    ANYTHING as ANYTHING_,
     BOTTOM,
     NONE,
     AbstractConstant,
@@ -24,13 +24,12 @@ from ..abstract.data import (
     AbstractSlice,
     AbstractTuple,
     PartialFunction,
-    fold,
     show,
 )
 from ..abstract.lattice import TypeMismatch, broaden, join, merge_data, recursive_fields
 from ..errors import MyiaTypeError
-from ..infer.kinds import static_value
 from ..grad.registry import bprop, nondifferentiable, special
+from ..infer.kinds import static_value
 from ..infer.registry import infer_rule
 from ..infer.rulelib import const_value, i64, int_scalar
 from .core import primitive
@@ -390,8 +389,8 @@ def bprop_make_list(*args):
 @bprop(list_getitem)
 def bprop_list_getitem(lst, i, out, dout):
     if isinstance(i, slice):
-        return (seq_slice_add(gzeros(lst), i, dout), i)
-    return (list_setitem(gzeros(lst), i, dout), 0)
+        return (list_index_sens(lst, i, dout), i)
+    return (list_index_sens(lst, i, dout), 0)
 
 
 @bprop(list_concat)
@@ -437,15 +436,59 @@ def bprop_convert(x, typ, out, dout):
 nondifferentiable(tuple_len, list_len, dict_keys, make_kwarg, make_slice)
 special(partial)  # its forward graph is `myia.grad.lib.jpartial`
 
+
+# Lazy sensitivities (`myia.primitives.lazy_sens`) -------------------------------------------
+
+
+@primitive
+def list_index_sens(lst, i, v):
+    """The sensitivity of list ``lst`` whose element ``i`` (or slice) has sensitivity ``v``.
+
+    The other elements' are zero. It is built in O(1), and sums of such sensitivities too.
+    """
+    return list_sens(lst, i, v)
+
+
+@primitive
+def gmaterialize(d):
+    """The sensitivity ``d`` made concrete: plain tuples, lists, dicts and records.
+
+    That is what the user receives as a gradient; built in time linear in its size.
+    """
+    return materialize(d)
+
+
+@infer_rule(list_index_sens)
+def _infer_list_index_sens(lst, i, v):
+    lst = _expect(lst, AbstractList, "list_index_sens")
+    return sens_type(lst)
+
+
+@infer_rule(gmaterialize)
+def _infer_gmaterialize(d):
+    return d
+
+
+@bprop(list_index_sens)
+def bprop_list_index_sens(lst, i, v, out, dout):
+    return (gzeros(lst), gzeros(i), dout[i])
+
+
+@bprop(gmaterialize)
+def bprop_gmaterialize(d, out, dout):
+    return (dout,)
+
+
 from .grad import (  # noqa: E402
     dict_from_values,
     dict_setitem,
+    gzeros,
     list_as_tuple,
-    list_setitem,
     record_fields,
     record_setattr,
+    sens_type,
     seq_slice_add,
     tuple_setitem,
     unbroadcast,
-    gzeros,
 )
+from .lazy_sens import list_sens, materialize  # noqa: E402
