@@ -54,7 +54,7 @@ PY_SCALARS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def promote(*types: tuple[str, bool]) -> tuple[str, bool]:
     """The ``(dtype, weak)`` of an elementwise result of operands ``(dtype, weak)``."""
     operands = [_WEAK_SAMPLE[d] if w else np.dtype(d) for d, w in types]
@@ -117,7 +117,7 @@ def recursive_fields(cls: type) -> dict[str, AbstractValue]:
     return _recursive_fields(cls)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _recursive_fields(cls: type) -> dict[str, AbstractValue]:
     try:
         hints = typing.get_type_hints(cls)

@@ -7,13 +7,14 @@ import inspect
 from typing import Any
 
 from ..abstract.data import (
+    NONE,
     AbstractKeyword,
     AbstractRecord,
     AbstractTuple,
     AbstractValue,
     GraphFunction,
+    SelfRef,
 )
-from ..abstract.data import NONE, SelfRef
 from ..abstract.lattice import broaden, constant_abstract, recursive_fields, union_options
 from ..errors import MyiaTypeError
 from ..primitives import Primitive

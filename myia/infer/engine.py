@@ -71,6 +71,7 @@ class Inferrer:
     Attributes:
         results: the final result of each context.
         node_values: the abstract value of each node, per context.
+
     """
 
     def __init__(self) -> None:

@@ -29,6 +29,7 @@ from ..errors import MyiaTypeError
 from ..operations.core import Array, Function
 from .traceback import error_frames
 
+
 class Union:
     """The kind of a union: most operations do not accept it."""
 

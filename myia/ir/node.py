@@ -90,6 +90,7 @@ class Node:
         graph: the graph the node belongs to (None for constants).
         abstract: the inferred abstract value, set by type inference.
         debug: a `DebugInfo`.
+
     """
 
     __slots__ = ("inputs", "graph", "abstract", "debug")
@@ -178,6 +179,7 @@ class Graph:
         kwonly: names of keyword-only parameters (they come last in `parameters`).
         flags: free-form markers set by passes (e.g. ``"core"`` for library code).
         debug: the `DebugInfo` of the function (its name and where it is defined).
+
     """
 
     def __init__(self, name: str | None = None, location: Location | None = None):

@@ -24,6 +24,7 @@ class Primitive:
         signature: the signature of `impl` (used to bind keyword arguments).
         effect: whether the primitive has a side effect (printing, raising), so that passes
             must neither remove nor duplicate it.
+
     """
 
     def __init__(self, name: str, impl: Callable[..., Any], effect: bool = False):

@@ -249,7 +249,8 @@ def dict_from_values(d, values):
 @primitive
 def unbroadcast(d, x):
     """Sensitivity ``d`` brought to the type of ``x``: summed over broadcast axes, cast to its
-    dtype, and zero if ``x`` is an integer or a boolean (which have no derivative)."""
+    dtype, and zero if ``x`` is an integer or a boolean (which have no derivative).
+    """
     return unbroadcast_value(d, x)
 
 
@@ -290,7 +291,8 @@ def unbroadcast_value(d: Any, x: Any) -> Any:
 @primitive
 def broadcast_like(d, like):
     """``d`` broadcast to the shape of ``like`` and cast to its dtype (the adjoint of
-    `unbroadcast`)."""
+    `unbroadcast`).
+    """
     if type(like) is float:
         return float(d)
     if isinstance(like, np.generic):
