@@ -468,6 +468,25 @@ def test_gradients_of_loops_are_loops(fn):
     assert run(0.7, 5)[1] == run(0.7, 40)[1]
 
 
+def loop_in_recursion(x, n, m):
+    i = 0
+    y = x
+    while i < m:
+        y = y * 0.999 + x * 0.001
+        i += 1
+    if n == 0:
+        return y
+    return y * loop_in_recursion(x * 0.5, n - 1, m)
+
+
+def test_gradient_of_a_loop_in_a_recursive_function_is_a_loop():
+    # The recursion keeps the plain transform (its backward pass recurses as deep as the
+    # function did); the loop's backward pass is a loop.
+    check_grad_at(loop_in_recursion, [(0.7, 0, 2), (0.7, 2, 3)])
+    run = interpreted_grad(loop_in_recursion, 0.7, 2, 5)
+    assert run(0.7, 2, 5)[1] == run(0.7, 2, 500)[1] < run(0.7, 4, 500)[1]
+
+
 def test_second_order_gradient_of_a_loop_is_a_loop():
     run = interpreted_grad(grad(loop_poly), 1.3, 3)
     depths = []

@@ -1,10 +1,13 @@
 """Gradients of loops that are loops: a forward loop pushing on a stack, a backward loop popping.
 
-A loop is a set of graphs that call one another by tail calls only (a *loop SCC*: the header,
-body and blocks of a ``while`` or ``for``, or a tail-recursive function). Differentiated by the
-plain J transform, the backpropagator of each iteration would call the next iteration's
-before its own body: the backward pass would recurse as deep as the loop ran. Instead, for a
-member ``g`` of a loop:
+A loop is a strongly connected set of graphs in the graph of tail calls, whose members refer
+to one another by those tail calls only (a *loop SCC*: the header, body and blocks of a
+``while`` or ``for``, or a tail-recursive function; a loop in the body of a function that
+recurses otherwise is one too, the recursion keeping the plain transform; a non-tail call of a
+member from a member disqualifies the loop, which keeps the plain transform too; `ENABLED`
+turns the whole scheme off). Differentiated by the plain J transform, the backpropagator of
+each iteration would call the next iteration's before its own body: the backward pass would
+recurse as deep as the loop ran. Instead, for a member ``g`` of a loop:
 
 - its *core* ``▶g`` (built by `myia.grad.jtransform` in loop mode) computes ``g``'s body
   except the tail call and returns ``(cond, args, ◀g)``: the switch condition selecting the
@@ -34,6 +37,7 @@ loops themselves, and the stack primitives have backpropagators.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..abstract.data import AbstractTuple
@@ -124,28 +128,39 @@ def loop_of(g: Graph, scopes: Scopes | None = None) -> Loop | None:
     if not scopes.is_recursive(g):
         _loops[g] = None
         return None
-    members = _component(g, scopes)
+    # The loop is the component of `g` in the graph of tail calls: in a recursive function
+    # whose body has a loop, the loop's blocks call one another by tail calls, the recursive
+    # call is not one (the recursion keeps the plain transform; the loop becomes a loop).
+    members = _component(g, _tail_targets)
+    if len(members) == 1 and g not in _tail_targets(g):
+        _loops[g] = None
+        return None
     loop = _analyze(members, scopes)
     for m in members:
         _loops[m] = loop
     return loop
 
 
-def _component(g: Graph, scopes: Scopes) -> list[Graph]:
-    """Return the strongly connected component of `g` in the graph of graph references."""
+def _tail_targets(g: Graph) -> list[Graph]:
+    tail = _tail_call(g)
+    return [t for t in tail.targets if isinstance(t, Graph)] if tail is not None else []
+
+
+def _component(g: Graph, successors: Callable[[Graph], list[Graph]]) -> list[Graph]:
+    """Return the strongly connected component of `g` in the graph given by `successors`."""
     order: list[Graph] = []
     seen = {g}
     todo = [g]
     while todo:
         h = todo.pop()
         order.append(h)
-        for c in scopes.constants(h):
+        for c in successors(h):
             if c not in seen:
                 seen.add(c)
                 todo.append(c)
     back: dict[Graph, list[Graph]] = {}
     for h in order:
-        for c in scopes.constants(h):
+        for c in successors(h):
             back.setdefault(c, []).append(h)
     reach = {g}
     todo = [g]
@@ -174,6 +189,15 @@ def _identity_convert(node: Node) -> bool:
 
 
 def _tail(m: Graph, members: set[Graph]) -> Tail | None:
+    """The tail call of `m` if it calls a member of the loop (directly or by a switch)."""
+    tail = _tail_call(m)
+    if tail is None or not any(_member(t, members) for t in tail.targets):
+        return None
+    return tail
+
+
+def _tail_call(m: Graph) -> Tail | None:
+    """The call of a graph constant (or a switch of them) `m` returns, if there is one."""
     chain: list[Node] = []
     node = m.output
     while node is not None:
@@ -188,21 +212,19 @@ def _tail(m: Graph, members: set[Graph]) -> Tail | None:
     if node is None or not node.is_apply or node.graph is not m:
         return None
     fn = node.inputs[0]
-    if fn.is_constant and _member(fn.value, members):
-        return Tail(node, chain, None, (fn.value,))  # type: ignore[arg-type]
+    if fn.is_constant and isinstance(fn.value, Graph):
+        return Tail(node, chain, None, (fn.value,))
     if _is_call_of(fn, P.switch) and fn.graph is m and len(fn.inputs) == 4:
         branches = fn.inputs[2:]
-        if not all(b.is_constant for b in branches):
-            return None
-        targets = tuple(b.value for b in branches)
-        if any(_member(t, members) for t in targets):
-            return Tail(node, chain, fn, targets)  # type: ignore[arg-type]
+        if all(b.is_constant for b in branches):
+            return Tail(node, chain, fn, tuple(b.value for b in branches))
     return None
 
 
 def _analyze(members: list[Graph], scopes: Scopes) -> Loop | None:
     mset = set(members)
     tails: dict[Graph, Tail] = {}
+    scopes.add(members)
     for m in members:
         if m.flags.get("bprop") is not None or scopes.parents.get(m) in mset:
             return None
