@@ -79,6 +79,39 @@ class Impl:
     grad_failure: str | None = None  # why `grad` is None
 
 
+def myia_impl(
+    p: Problem,
+    opts: Options,
+    primal: Callable[..., Any],
+    grads: Callable[[Any], list[np.ndarray]],
+    wrt: Sequence[str] = (),
+    step: Callable[..., Any] | None = None,
+    note: str = "",
+) -> list[Impl]:
+    """Myia's row, compiled with the suite's options.
+
+    The primal is `primal` compiled by `myia`; the gradient is ``grad(primal, *wrt)``, or
+    `step` compiled by `myia` where the workload's function differentiates itself.
+    """
+    from myia import grad, myia
+
+    options = opts.myia_options()
+    g = myia(step, **options) if step is not None else grad(primal, *wrt, **options)
+    return [
+        Impl(
+            "myia",
+            "myia",
+            myia(primal, **options),
+            g,
+            p.inputs,
+            float,
+            grads,
+            compilations=lambda: len(g.compiled_signatures()),
+            note=note,
+        )
+    ]
+
+
 @dataclass
 class Row:
     """The measurements of one implementation (one row of a table)."""

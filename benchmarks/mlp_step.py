@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.harness import Impl, Options, Problem, directional_check
+from benchmarks.harness import Impl, Options, Problem, directional_check, myia_impl
 from benchmarks.peers import flat_numpy, jax_cache_size, jax_module, jax_ready, torch_module
 from myia import value_and_grad
 
@@ -109,22 +109,8 @@ def hand_step(params, x, y):
 
 
 def build_myia(p: Problem, opts: Options) -> list[Impl]:
-    from myia import myia
-
-    step = myia(mlp_step, **opts.myia_options())
-    return [
-        Impl(
-            "myia",
-            "myia",
-            myia(mlp_loss, **opts.myia_options()),
-            step,
-            p.inputs,
-            float,
-            flat_numpy,
-            compilations=lambda: len(step.compiled_signatures()),
-            note="the whole step (`value_and_grad` and the update) is one Myia function",
-        )
-    ]
+    note = "the whole step (`value_and_grad` and the update) is one Myia function"
+    return myia_impl(p, opts, mlp_loss, flat_numpy, step=mlp_step, note=note)
 
 
 def build_hand(p: Problem, opts: Options) -> list[Impl]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.harness import Impl, Options, Problem, directional_check
+from benchmarks.harness import Impl, Options, Problem, directional_check, myia_impl
 from benchmarks.peers import jax_cache_size, jax_module, jax_ready, to_numpy, torch_module
 
 NAME = "newton_sqrt"
@@ -74,21 +74,7 @@ def _scalar(out) -> list[np.ndarray]:
 
 
 def build_myia(p: Problem, opts: Options) -> list[Impl]:
-    from myia import grad, myia
-
-    g = grad(newton_sqrt, "a", **opts.myia_options())
-    return [
-        Impl(
-            "myia",
-            "myia",
-            myia(newton_sqrt, **opts.myia_options()),
-            g,
-            p.inputs,
-            float,
-            _scalar,
-            compilations=lambda: len(g.compiled_signatures()),
-        )
-    ]
+    return myia_impl(p, opts, newton_sqrt, _scalar, wrt=("a",))
 
 
 def build_hand(p: Problem, opts: Options) -> list[Impl]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.harness import Impl, Options, Problem, directional_check
+from benchmarks.harness import Impl, Options, Problem, directional_check, myia_impl
 from benchmarks.peers import flat_numpy, jax_cache_size, jax_module, jax_ready, torch_module
 
 NAME = "rnn"
@@ -72,21 +72,7 @@ def hand_grad(x, Wx, Wh, b):
 
 
 def build_myia(p: Problem, opts: Options) -> list[Impl]:
-    from myia import grad, myia
-
-    g = grad(rnn_loss, "Wx", "Wh", "b", **opts.myia_options())
-    return [
-        Impl(
-            "myia",
-            "myia",
-            myia(rnn_loss, **opts.myia_options()),
-            g,
-            p.inputs,
-            float,
-            flat_numpy,
-            compilations=lambda: len(g.compiled_signatures()),
-        )
-    ]
+    return myia_impl(p, opts, rnn_loss, flat_numpy, wrt=("Wx", "Wh", "b"))
 
 
 def build_hand(p: Problem, opts: Options) -> list[Impl]:

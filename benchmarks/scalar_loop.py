@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from benchmarks.harness import Impl, Options, Problem
+from benchmarks.harness import Impl, Options, Problem, myia_impl
 from benchmarks.peers import jax_cache_size, jax_module, jax_ready, to_numpy, torch_module
 
 NAME = "scalar_loop"
@@ -78,21 +78,7 @@ def _scalar(out) -> list[np.ndarray]:
 
 
 def build_myia(p: Problem, opts: Options) -> list[Impl]:
-    from myia import grad, myia
-
-    g = grad(scalar_loop, "x", **opts.myia_options())
-    return [
-        Impl(
-            "myia",
-            "myia",
-            myia(scalar_loop, **opts.myia_options()),
-            g,
-            p.inputs,
-            float,
-            _scalar,
-            compilations=lambda: len(g.compiled_signatures()),
-        )
-    ]
+    return myia_impl(p, opts, scalar_loop, _scalar, wrt=("x",))
 
 
 def build_hand(p: Problem, opts: Options) -> list[Impl]:

@@ -14,7 +14,7 @@ from typing import Optional
 
 import numpy as np
 
-from benchmarks.harness import Impl, Options, Problem, directional_check
+from benchmarks.harness import Impl, Options, Problem, directional_check, myia_impl
 from benchmarks.peers import jax_cache_size, jax_module, jax_ready, to_numpy, torch_module
 
 NAME = "tree_rnn"
@@ -141,21 +141,7 @@ def as_tuples(t: Tree, leaf) -> object:
 
 
 def build_myia(p: Problem, opts: Options) -> list[Impl]:
-    from myia import grad, myia
-
-    g = grad(tree_loss, "W", "b", **opts.myia_options())
-    return [
-        Impl(
-            "myia",
-            "myia",
-            myia(tree_loss, **opts.myia_options()),
-            g,
-            p.inputs,
-            float,
-            _pair,
-            compilations=lambda: len(g.compiled_signatures()),
-        )
-    ]
+    return myia_impl(p, opts, tree_loss, _pair, wrt=("W", "b"))
 
 
 def build_hand(p: Problem, opts: Options) -> list[Impl]:
