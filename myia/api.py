@@ -44,9 +44,6 @@ class Compiled:
         self.result = result
         self.executable = backend.compile(graph)
 
-    def __call__(self, args: tuple[Any, ...]) -> Any:
-        return self.executable(args)
-
     @property
     def source(self) -> str | None:
         """The generated source code (None for the reference interpreter)."""

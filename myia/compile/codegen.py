@@ -278,8 +278,7 @@ class CodeGenerator:
         """The name of `g`'s function (or maker), generating it if not done yet."""
         if g not in self.done:
             self.todo.append(g)
-        name = self.fn_name(g)
-        return name
+        return self.fn_name(g)
 
     # Functions ------------------------------------------------------------------------------
 

@@ -34,10 +34,6 @@ LOWER: dict[Primitive, Lowering] = {}
 INLINABLE: set[Primitive] = set()
 
 
-def _abstract(node: Node) -> object:
-    return node.abstract
-
-
 def _is_weak(node: Node) -> bool:
     a = node.abstract
     return isinstance(a, AbstractScalar) and a.weak

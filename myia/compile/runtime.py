@@ -95,8 +95,7 @@ class DeepRecursion:
 
     def __enter__(self) -> None:
         self.old = sys.getrecursionlimit()
-        if self.old < self.LIMIT:
-            sys.setrecursionlimit(self.LIMIT)
+        sys.setrecursionlimit(max(self.old, self.LIMIT))
 
     def __exit__(self, *exc: Any) -> None:
         sys.setrecursionlimit(self.old)
