@@ -34,7 +34,7 @@ from ..frontend import parse
 from ..ir.analysis import Scopes
 from ..ir.node import Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
-from ..primitives.grad import EnvKey
+from ..primitives.grad import NO_ZERO, EnvKey, zero_of_type
 from .loops import ARGS, Loop, args_sens_type, loop_entry, loop_of, register_core
 from .registry import BPROPS, NONDIFFERENTIABLE, SPECIAL
 
@@ -167,6 +167,12 @@ class _ScopeTransform:
             if not node.is_apply or node in skip:
                 continue
             fn, *args = node.inputs
+            if fn.is_constant and _nondifferentiable(fn.value):
+                # No derivative: the forward pass computes the value alone, and the backward
+                # pass gives the arguments no sensitivity.
+                jargs = [self.jref(a, g, f) for a in args]
+                self.values[node] = f.apply(fn.value, *jargs, debug=node.debug.derive())
+                continue
             if fn.is_constant and isinstance(fn.value, Primitive):
                 jfn: Node = Constant(jprim(fn.value, len(args)), fn.debug.derive())
             else:
@@ -206,6 +212,9 @@ class _ScopeTransform:
         def total(node: Node) -> Node:
             parts = contributions.get(node)
             if not parts:
+                zero = zero_of_type(node.abstract)
+                if zero is not NO_ZERO:
+                    return Constant(zero)  # keeps no forward value alive
                 return b.apply(P.gzeros, self.fwd(node))
             acc = parts[0]
             for p in parts[1:]:
@@ -229,6 +238,8 @@ class _ScopeTransform:
         for node in reversed(self.scopes.toposort(g)):
             if node not in contributions or node.is_parameter:
                 continue
+            if node.is_apply and node not in self.bprops:
+                continue  # nondifferentiable
             if node.is_constant:
                 if isinstance(node.value, Graph) and node.value in self.forward:
                     env = total(node)
@@ -264,6 +275,10 @@ class _ScopeTransform:
         if node.is_constant:
             return node
         return self.values.get(node, node)
+
+
+def _nondifferentiable(v: Any) -> bool:
+    return isinstance(v, Primitive) and v in NONDIFFERENTIABLE
 
 
 def _is_function(a: Any) -> bool:

@@ -21,6 +21,7 @@ from ..abstract.data import (
     AbstractFunction,
     AbstractList,
     AbstractRecord,
+    AbstractScalar,
     AbstractStack,
     AbstractTuple,
     show,
@@ -193,6 +194,36 @@ def gzeros(x):
 def gadd(a, b):
     """The sum of two sensitivities (numbers, arrays, and structures of them)."""
     return gadd_value(a, b)
+
+
+NO_ZERO = object()
+_NUMERIC = {
+    **{f"float{n}": float for n in (16, 32, 64)},
+    **{f"{s}int{n}": int for s in ("", "u") for n in (8, 16, 32, 64)},
+    "bool": bool,
+}
+
+
+def zero_of_type(a: Any) -> Any:
+    """A zero sensitivity for every value of type `a`, or `NO_ZERO` if it depends on the value.
+
+    Numbers, and tuples and records of numbers, have one; arrays (shapes), lists (lengths),
+    functions and recursive records do not.
+    """
+    if isinstance(a, AbstractScalar):
+        kind = _NUMERIC.get(a.dtype)
+        if kind is None:
+            return NO_ZERO
+        return kind(0) if a.weak else np.dtype(a.dtype).type(0)
+    if isinstance(a, AbstractTuple):
+        elems = [zero_of_type(e) for e in a.elements]
+        return NO_ZERO if any(e is NO_ZERO for e in elems) else tuple(elems)
+    if isinstance(a, AbstractRecord) and a.cls is not None:
+        fields = [zero_of_type(f) for f in a.fields]
+        if any(f is NO_ZERO for f in fields):
+            return NO_ZERO
+        return _record(a.cls, fields)
+    return NO_ZERO
 
 
 def sens_type(a: Any) -> Any:
