@@ -285,10 +285,6 @@ def test_second_derivative_through_tree_fold_wrt_tree():
     check_grad(tree_fold, Tree(1.5, Tree(-0.5, None, Tree(2.0)), Tree(0.3)), 0.8, order=2)
 
 
-@pytest.mark.xfail(
-    reason="third order through a tree fold fails at run time: 'Tuple must have size 2'",
-    strict=True,
-)
 def test_third_derivative_through_tree_fold():
     check_grad(tree_fold, Tree(1.5, Tree(-0.5, None, Tree(2.0)), Tree(0.3)), 0.8, wrt="x", order=3)
 

@@ -255,6 +255,12 @@ def unions(x, y):
     return p.a * p.b
 
 
+def retyped(x, y):
+    # The backpropagator of narrow retypes sensitivities to unions (`unions`, order 2).
+    q = P.sens_as((x * y, y * x), (x, y))
+    return q[0] * q[1] + q[0]
+
+
 def partials(x, y):
     total = x.sum  # a method: a partial application
     return total(axis=0) * y.mean()
@@ -471,7 +477,8 @@ CASES = [
     case("make_dict dict_getitem dict_values", dicts, SCALARS),
     case("make_record record_getattr", records, [(PY(), PY()), (f(2), f(2))]),
     case("switch seq identity", control, [(f(2), f(2))]),
-    case("narrow", unions, [(f(2), f(2))]),
+    case("narrow", unions, [(f(2), f(2))], order=2),
+    case("sens_as", retyped, SCALARS, order=2),
     case("convert", promotion, [(PY(), PY("pos"))]),
     case("partial", partials, [(f(2, 3), f(3))]),
     case("apply_star", apply_star, [(f(2, 3), f(3))]),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..abstract.data import ANYTHING, BOTTOM, NONE, AbstractScalar, show
-from ..abstract.lattice import TypeMismatch, join, union_options
+from ..abstract.lattice import TypeMismatch, broaden, join, union_options
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable, special
 from ..infer.registry import infer_rule
@@ -54,6 +54,20 @@ def raise_(exc_class, *args):
 def narrow(x, typ):
     """``x``, known to be of type ``typ`` (one of the options of its union type)."""
     return x
+
+
+@primitive
+def sens_as(d, like):
+    """Sensitivity ``d``, typed as the sensitivity of ``like``'s type: the same value.
+
+    A value of a union type (``Tree | None``) and the same value after a test of its type
+    (``narrow``: a ``Tree``) have sensitivities of different types (those of their own types)
+    but one runtime value. The backpropagator of `narrow` retypes the sensitivity back to the
+    union, in O(1): the sensitivity of a value always has the type of the value's
+    sensitivity, so that the branches of an ``if`` give sensitivities of one type, and a
+    backpropagator differentiated again is called with one type everywhere.
+    """
+    return d
 
 
 @primitive
@@ -113,6 +127,19 @@ def _infer_narrow(x, typ):
     return typ.value
 
 
+@infer_rule(sens_as)
+def _infer_sens_as(d, like):
+    want = sens_type(like)
+    # Only the options of unions may differ: `d` and the result are one runtime value.
+    try:
+        wide = broaden(join(d, want))
+    except TypeMismatch:
+        wide = None
+    if wide != broaden(want) and wide != broaden(d):
+        raise MyiaTypeError(f"sens_as: {show(d)} is not a sensitivity of {show(like)}")
+    return want
+
+
 @infer_rule(is_none)
 def _infer_is_none(x):
     opts = union_options(x)
@@ -148,7 +175,13 @@ def bprop_seq(before, after, out, dout):
 
 @bprop(narrow)
 def bprop_narrow(x, typ, out, dout):
-    return (dout, typ)
+    # The sensitivity of `x` has the type of `x`'s (a union), whichever option it holds.
+    return (sens_as(dout, x), typ)
+
+
+@bprop(sens_as)
+def bprop_sens_as(d, like, out, dout):
+    return (sens_as(dout, d), gzeros(like))
 
 
 @bprop(identity)
@@ -159,4 +192,4 @@ def bprop_identity(x, out, dout):
 nondifferentiable(print_, assert_, raise_, is_none)
 special(apply_star)  # its forward graph is `myia.grad.lib.japply_star`
 
-from .grad import gzeros  # noqa: E402
+from .grad import gzeros, sens_type  # noqa: E402

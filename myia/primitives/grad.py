@@ -324,7 +324,26 @@ def broadcast_like(d, like):
     """``d`` broadcast to the shape of ``like`` and cast to its dtype (the adjoint of
     `unbroadcast`).
     """
-    if type(like) is float:
+    return broadcast_like_value(d, like)
+
+
+def broadcast_like_value(d: Any, like: Any) -> Any:
+    """`broadcast_like` on values, through data structures (as `unbroadcast_value`)."""
+    t = type(like)
+    if t is tuple:
+        return tuple(broadcast_like_value(a, b) for a, b in zip(d, like))
+    if t is list:
+        return [broadcast_like_value(a, b) for a, b in zip(d, like)]
+    if t is dict:
+        return {k: broadcast_like_value(d[k], like[k]) for k in like}
+    if dataclasses.is_dataclass(like) and not isinstance(like, type):
+        fields = dataclasses.fields(like)
+        return _record(
+            t, [broadcast_like_value(getattr(d, f.name), getattr(like, f.name)) for f in fields]
+        )
+    if not isinstance(like, (float, int, np.generic, np.ndarray)):
+        return d
+    if t is float:
         return float(d)
     if isinstance(like, np.generic):
         return like.dtype.type(d)
