@@ -167,17 +167,16 @@ class _ScopeTransform:
             if not node.is_apply or node in skip:
                 continue
             fn, *args = node.inputs
+            jargs = [self.jref(a, g, f) for a in args]
             if fn.is_constant and _nondifferentiable(fn.value):
                 # No derivative: the forward pass computes the value alone, and the backward
                 # pass gives the arguments no sensitivity.
-                jargs = [self.jref(a, g, f) for a in args]
                 self.values[node] = f.apply(fn.value, *jargs, debug=node.debug.derive())
                 continue
             if fn.is_constant and isinstance(fn.value, Primitive):
                 jfn: Node = Constant(jprim(fn.value, len(args)), fn.debug.derive())
             else:
                 jfn = self.jref(fn, g, f)
-            jargs = [self.jref(a, g, f) for a in args]
             app = f.apply(jfn, *jargs, debug=node.debug.derive())
             if fn.is_constant and fn.value is P.switch:
                 # The value of a switch stays a switch, so that inference calls the branch it
