@@ -15,7 +15,7 @@ from helpers import assert_same
 
 from myia import grad, value_and_grad
 from myia.abstract import to_abstract
-from myia.abstract.data import AbstractConstant, AbstractFunction
+from myia.abstract.data import AbstractConstant, AbstractFunction, AbstractRecord
 from myia.api import MyiaFunction
 from myia.frontend import parse
 from myia.infer.engine import Inferrer
@@ -684,6 +684,28 @@ def test_a_function_called_in_a_loop_is_inlined_there():
     graphs = reachable_graphs(g)
     assert not any(h.name == "step" for h in graphs)  # inlined in the loop's body
     assert all(Scopes(g).parents[h] is None for h in graphs)  # no closure left
+
+
+def test_the_range_a_for_loop_carries_is_flattened():
+    def f(x, n):
+        for i in range(n):
+            x = x * 0.5 + float(i)
+        return x
+
+    g = specialized(f, 1.5, 6)
+    expected = run(g, (1.5, 6))
+    g = run_passes(g, [PASS_LIBRARY["flatten"]], verify=True)
+    assert_same(run(g, (1.5, 6)), expected)
+    g = optimized(f, 1.5, 6)
+    assert_same(run(g, (1.5, 6)), expected)
+    for h in reachable_graphs(g):
+        assert not any(isinstance(p.abstract, AbstractRecord) for p in h.parameters)
+        for node in Scopes(h).nodes[h]:
+            assert not (
+                node.is_apply
+                and node.inputs[0].is_constant
+                and node.inputs[0].value is P.make_record
+            )
 
 
 def test_lambda_lifting_leaves_no_closure_that_is_only_called():

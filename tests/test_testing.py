@@ -135,10 +135,11 @@ def test_catches_a_wrong_second_derivative() -> None:
         check_grad(total, x, order=2)
 
 
-def test_catches_a_nonzero_gradient_for_an_int() -> None:
+def test_the_gradient_of_an_int_is_zero_even_from_a_wrong_backpropagator() -> None:
+    # The transform drops what flows into an integer (its sensitivity is zero by type), so
+    # the nonzero value the faulty backpropagator of SCALE gives n never reaches the user.
     check_grad(scale, 1.5, 3, wrt=0)
-    with pytest.raises(AssertionError, match=r"the gradient of n must be zero"):
-        check_grad(scale, 1.5, 3)
+    check_grad(scale, 1.5, 3)
 
 
 def test_rejects_functions_that_do_not_return_a_float_scalar() -> None:

@@ -196,21 +196,8 @@ class CodeGenerator:
                     continue
                 members.add(t)
                 group.append(t)
-        # Keep the blocks only jumped to, and only from blocks of the group.
-        changed = True
-        while changed:
-            changed = False
-            for g in group[1:]:
-                if g in members and not all(
-                    jump and user in members for user, jump in self.graph_uses.get(g, [])
-                ):
-                    members.discard(g)
-                    changed = True
-            reach = self._reachable_in(entry, members)
-            if reach != members:
-                members = reach
-                changed = True
-        group = [g for g in group if g in members]
+        # A block also called from elsewhere has a function of its own too: the jumps of the
+        # group stay jumps (a loop whose blocks are entered from several places is a loop).
         preds: dict[Graph, int] = {g: 0 for g in group}
         for g in group:
             tail = self.tail_calls.get(g)
@@ -361,15 +348,18 @@ class CodeGenerator:
             self.emit(indent, f"return {self.callee(target)}({', '.join(args)})", tail)
             return
         if target not in self.states:
-            # A block jumped to from here only: its parameters are names for the arguments.
+            # A block jumped to from here only: its parameters are names for the arguments
+            # (unless it has a function of its own too, whose parameters need their names).
+            own = not all(jump and u in self.group for u, jump in self.graph_uses.get(target, []))
             pairs = []
             for p, a in zip(target.parameters, args):
-                if a.isidentifier() and p not in self.names.names:
+                if a.isidentifier() and p not in self.names.names and not own:
                     self.names.names[p] = a
                 else:
                     pairs.append((p, a))
         else:
             pairs = list(zip(target.parameters, args))
+        pairs = [(p, a) for p, a in pairs if self.var(p) != a]
         if pairs:
             lhs = ", ".join(self.var(p) for p, _ in pairs)
             self.emit(indent, f"{lhs} = {', '.join(a for _, a in pairs)}", tail)

@@ -34,8 +34,8 @@ from ..frontend import parse
 from ..ir.analysis import Scopes
 from ..ir.node import Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
-from ..primitives.grad import NO_ZERO, EnvKey, zero_of_type
-from .loops import ARGS, Loop, args_sens_type, loop_entry, loop_of, register_core
+from ..primitives.grad import NO_ZERO, EnvKey, no_gradient, zero_of_type
+from .loops import Loop, flush, loop_entry, loop_of, register_core
 from .registry import BPROPS, NONDIFFERENTIABLE, SPECIAL
 
 
@@ -128,6 +128,7 @@ class _ScopeTransform:
             self.build_forward(g)
         for g in self.members:
             self.build_backward(g)
+        flush()  # the loops entered from this scope
 
     # Forward --------------------------------------------------------------------------------
 
@@ -202,16 +203,18 @@ class _ScopeTransform:
     def build_backward(self, g: Graph) -> None:
         b = self.backward[g]
         tail = self.loops[g].tails[g] if g in self.loops else None
-        dout = b.add_parameter("env" if tail is not None else "dout")
+        dout = b.add_parameter("dargs" if tail is not None else "dout")
         contributions: dict[Node, list[Node]] = {}
 
         def add(node: Node, sens: Node) -> None:
+            if no_gradient(node.abstract):
+                return  # an integer: its sensitivity is zero, whatever flows into it
             contributions.setdefault(node, []).append(sens)
 
         def total(node: Node) -> Node:
             parts = contributions.get(node)
             if not parts:
-                zero = zero_of_type(node.abstract)
+                zero = zero_of_type(node.abstract) if tail is not None else NO_ZERO
                 if zero is not NO_ZERO:
                     return Constant(zero)  # keeps no forward value alive
                 return b.apply(P.gzeros, self.fwd(node))
@@ -224,13 +227,11 @@ class _ScopeTransform:
         if tail is None:
             add(g.output, dout)
         else:
-            # Loop mode: `dout` is an environment holding the sensitivities of the tail call's
-            # arguments (under ARGS) and of free variables.
-            dargs = b.apply(P.env_sens, dout, ARGS, args_sens_type(tail.args))
+            # Loop mode: `dout` is the tuple of the sensitivities of the tail call's arguments.
             for i, a in enumerate(tail.args):
                 if a.is_constant and not (isinstance(a.value, Graph) and a.value in self.forward):
                     continue
-                add(a, b.apply(P.tuple_getitem, dargs, i))
+                add(a, b.apply(P.tuple_getitem, dout, i))
         # In reverse order, every user of a node is processed before the node itself; a
         # closure made in g (a graph constant) comes after its free variables in `toposort`,
         # so its environment is split among them at its own position.
@@ -255,19 +256,11 @@ class _ScopeTransform:
                 add(inp, b.apply(P.tuple_getitem, r, i))
         # Free variables of g itself go into its own environment.
         env: Node = b.apply(P.env_new)
-        has_fvs = False
         for fv in self.scopes.free_variables_total[g]:
             if fv in contributions and (fv.graph in self.forward):
                 env = b.apply(P.env_setitem, env, key_of(fv), total(fv))
-                has_fvs = True
         sens = [total(p) for p in g.parameters]
-        if tail is None:
-            b.output = b.apply(P.make_tuple, env, *sens)
-            return
-        # Loop mode: the environment of the iteration before (its ARGS: g's parameters).
-        if has_fvs:
-            dout = b.apply(P.env_add, dout, env)
-        b.output = b.apply(P.env_setitem, dout, ARGS, b.apply(P.make_tuple, *sens))
+        b.output = b.apply(P.make_tuple, env, *sens)
 
     def fwd(self, node: Node) -> Node:
         """The forward value of `node`, seen from a backward graph."""

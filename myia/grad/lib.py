@@ -63,17 +63,3 @@ def japply_star(jf, t):
         return (P.env_new(), r[0], r[1:])
 
     return res[0], bprop
-
-
-def loop_backward(env, stack):
-    """Run the backward pass of a loop: apply its iterations' backpropagators, last first.
-
-    ``env`` holds the sensitivities of the arguments of the loop's last tail call (see
-    `myia.grad.loops`); each backpropagator on ``stack`` maps it to those of its own
-    iteration's parameters.
-    """
-    while not P.stack_empty(stack):
-        top = P.stack_pop(stack)
-        env = top[0](env)
-        stack = top[1]
-    return env

@@ -13,26 +13,37 @@ recurse as deep as the loop ran. Instead, for a member ``g`` of a loop:
   except the tail call and returns ``(cond, args, ◀g)``: the switch condition selecting the
   callee (or None), the tail call's arguments, and ``◀g``, the backpropagator of ``g``'s own
   body. ``◀g`` closes over ``g``'s forward values only (not over the next iteration), so its
-  type does not nest: every ``◀g`` maps an environment to an environment. The environment
-  holds, under the key `ARGS`, the tuple of the sensitivities of the tail call's arguments
-  (those of the callee's parameters), and the sensitivities of the loop's free variables
-  under their `FreeVariableKey`; ``◀g`` replaces the first by the sensitivities of ``g``'s
-  parameters and adds its contributions to the second.
-- its *wrapper* ``▶g:loop(params..., stack)`` calls the core, pushes ``◀g`` and tail-calls
-  the callee's wrapper with the new stack: the forward pass stays a loop.
-- an *exit* ``▶t:exit(params..., stack)``, for a callee ``t`` outside the loop (the block after
-  the loop, a ``return``), calls ``t``'s ordinary forward graph and returns its value and a
-  backpropagator that starts the environment from ``t``'s sensitivities and runs
-  `myia.grad.lib.loop_backward`: a loop popping the stack and applying each ``◀g``.
+  type does not nest: it maps the sensitivities of the tail call's arguments to
+  ``(env, d_params...)``, like any backpropagator.
+- its *wrapper* ``▶g:loop(params..., state...)`` calls the core, pushes ``◀g`` on ``g``'s own
+  stack (a *closed* ``◀g``, which holds no forward value, is a constant and is not pushed)
+  and tail-calls the callee's wrapper with the new state: the forward pass stays a loop.
+  When a member has several predecessors in the loop (a join after an ``if``), or which one
+  ran before cannot be told from the stacks, every member also pushes its index on a stack of
+  *tags*.
+- the *backward loop* ``◀n:loop(state..., d, env)`` starts from before block ``n`` ran, with
+  the sensitivities ``d`` of ``n``'s parameters (a tuple: the sensitivities of the loop's
+  variables are loop variables, not an environment) and ``env``, those of the loop's free
+  variables. It finds the member ``p`` that ran before ``n`` (the only predecessor, or the
+  tag popped), pops ``◀p`` from ``p``'s stack, applies it, and tail-calls ``◀p:loop``: the
+  backward pass is a loop too, which generated code turns into a ``while`` loop. At the
+  start of the loop (no tag left, or the predecessor's stack empty) it returns ``env`` with
+  ``d`` under the key `ARGS`.
+- an *exit* ``▶t:exit(params..., state...)``, for a callee ``t`` outside the loop (the block
+  after the loop, a ``return``), calls ``t``'s ordinary forward graph and returns its value
+  and a backpropagator that runs the backward loop from before ``t``.
 - an *entry* ``▶g:entry(params...)``, what a call from outside the loop calls, starts the
-  wrapper on an empty stack and gives the usual ``(value, bprop)``, ``bprop`` returning
-  ``(env, d_params...)``.
+  wrapper on empty stacks and gives the usual ``(value, bprop)``, ``bprop`` returning
+  ``(env, d_params...)``. The members entered from outside are the loop's `entries`; a
+  backward loop only checks for the start at those.
 
 The stack (`myia.primitives.stack`) is a persistent cons list: a push is O(1), so time and
 memory are linear in the number of iterations, and every call that is not a tail call
 returns before the next iteration: the depth of calls is bounded on any backend. The
-gradient is an ordinary graph: differentiated again, its wrappers and `loop_backward` are
-loops themselves, and the stack primitives have backpropagators.
+gradient is an ordinary graph: differentiated again, its wrappers and backward loops are
+loops themselves, and the stack primitives have backpropagators. A stack never pushed on a
+path (its element type ⊥) is known empty there (`stack_empty` infers a constant), so the
+backward loop is not inferred popping it.
 """
 
 from __future__ import annotations
@@ -42,7 +53,6 @@ from dataclasses import dataclass, field
 
 from ..abstract.data import AbstractTuple
 from ..abstract.lattice import erase_functions
-from ..frontend import parse
 from ..infer.specialize import Dead
 from ..ir.analysis import Scopes
 from ..ir.node import Apply, Constant, DebugInfo, Graph, Node
@@ -98,7 +108,8 @@ class Loop:
 
     members: list[Graph]
     tails: dict[Graph, Tail]
-    built: dict[tuple[Graph, ...], _Built] = field(default_factory=dict)
+    entries: set[Graph]
+    built: dict[tuple[object, ...], _Built] = field(default_factory=dict)
 
 
 @dataclass
@@ -113,6 +124,7 @@ ENABLED = True
 
 _loops: dict[Graph, Loop | None] = {}
 _cores: dict[Graph, Graph] = {}
+_pending: list[tuple[Loop, dict[Graph, Graph], _Built]] = []
 
 
 # Analysis -----------------------------------------------------------------------------------
@@ -259,10 +271,19 @@ def _analyze(members: list[Graph], scopes: Scopes) -> Loop | None:
             return None
         tails[m] = tail
     skipped = set().union(*(t.skip for t in tails.values()))
+    # The members a call from outside the loop starts it at: those referenced by the graphs
+    # around it (and those `loop_entry` is asked for).
+    entries: set[Graph] = set()
     for h in scopes.graphs:
-        if h not in mset and any(n in skipped for n in scopes.free_variables_direct[h]):
+        if h in mset:
+            continue
+        if any(n in skipped for n in scopes.free_variables_direct[h]):
             return None  # a closure using what a tail call computes
-    return Loop(members, tails)
+        for node in scopes.nodes[h]:
+            if node.is_apply:
+                refs = (i.value for i in node.inputs if i.is_constant)
+                entries.update(v for v in refs if _member(v, mset))
+    return Loop(members, tails, entries)
 
 
 # Forward graphs -----------------------------------------------------------------------------
@@ -277,11 +298,37 @@ def loop_entry(g: Graph) -> Graph:
     """Return the forward graph of loop member `g` as called from outside its loop."""
     loop = _loops[g]
     assert loop is not None
+    loop.entries.add(g)
     cores = tuple(_core(m) for m in loop.members)
-    built = loop.built.get(cores)
+    key = (*cores, frozenset(loop.entries))
+    built = loop.built.get(key)
     if built is None:
-        built = loop.built[cores] = _build(loop, dict(zip(loop.members, cores)))
+        members = loop.members
+        built = loop.built[key] = _Built(
+            {m: _graph(f"▶{m.name}:loop", m) for m in members},
+            {m: _graph(f"▶{m.name}:entry", m) for m in members},
+        )
+        # The graphs are filled once the cores are (a loop referenced from its own scope is
+        # entered before that scope's backward graphs exist): see `flush`.
+        _pending.append((loop, dict(zip(members, cores)), built))
+        flush()
     return built.entries[g]
+
+
+def _complete(core: Graph) -> bool:
+    return core.output is not None and core.output.inputs[3].value.output is not None
+
+
+def flush() -> None:
+    """Build the loops entered so far whose cores are complete."""
+    i = 0
+    while i < len(_pending):
+        loop, cores, built = _pending[i]
+        if all(_complete(c) for c in cores.values()):
+            del _pending[i]
+            _build(loop, cores, built)
+        else:
+            i += 1
 
 
 def _core(m: Graph) -> Graph:
@@ -302,13 +349,38 @@ def _params(new: Graph, old: Graph) -> list[Node]:
     return [new.add_parameter(debug=p.debug.derive()) for p in old.parameters]
 
 
-def _build(loop: Loop, cores: dict[Graph, Graph]) -> _Built:
+def _build(loop: Loop, cores: dict[Graph, Graph], built: _Built) -> None:
     from .jtransform import fprop
 
-    wrappers = {m: _graph(f"▶{m.name}:loop", m) for m in loop.members}
-    entries = {m: _graph(f"▶{m.name}:entry", m) for m in loop.members}
+    members = loop.members
+    index = {m: i for i, m in enumerate(members)}
+    # ◀m, the backpropagator of member m's body; a closed one (no forward value in it) is a
+    # constant of the backward pass, the others are pushed on their member's stack.
+    bprops = {m: cores[m].output.inputs[3].value for m in members}
+    closed = {m: not Scopes(bprops[m]).free_variables_total[bprops[m]] for m in members}
+    preds: dict[Graph, list[Graph]] = {}
+    for m in members:
+        for t in dict.fromkeys(loop.tails[m].targets):
+            if isinstance(t, Graph):
+                preds.setdefault(t, []).append(m)
+    # Which member ran before: known when it is unique, found by which stack is empty at the
+    # start of the loop; otherwise each member pushes its index on a stack of tags.
+    tags = any(len(ps) > 1 for ps in preds.values()) or any(
+        closed[preds[m][0]] for m in loop.entries
+    )
+    layout = _Layout([m for m in members if not closed[m]], tags)
+
+    wrappers, entries = built.wrappers, built.entries
+    backs: dict[Graph, Graph] = {}
     exits: dict[Graph, Graph] = {}
-    backward = parse(_loop_backward())
+
+    def back(n: Graph) -> Graph:
+        """``◀n:loop(state..., d, env)``: the backward pass from before ``n`` ran."""
+        b = backs.get(n)
+        if b is None:
+            b = backs[n] = _graph(f"◀{n.name}:loop", n)
+            _backward(b, n, preds[n], layout, index, bprops, closed, back, n in loop.entries)
+        return b
 
     def target(t: object) -> Node:
         if not isinstance(t, Graph):
@@ -317,16 +389,20 @@ def _build(loop: Loop, cores: dict[Graph, Graph]) -> _Built:
             return Constant(wrappers[t])
         x = exits.get(t)
         if x is None:
-            x = exits[t] = _exit(t, fprop(t), backward)
+            x = exits[t] = _exit(t, fprop(t), layout, back(t))
         return Constant(x)
 
-    for m in loop.members:
+    for m in members:
         tail = loop.tails[m]
         w = wrappers[m]
         params = _params(w, m)
-        stack = w.add_parameter("stack")
+        state = [w.add_parameter(name) for name in layout.names]
         r = w.apply(cores[m], *params)
-        pushed = w.apply(P.stack_push, stack, w.apply(P.tuple_getitem, r, 2))
+        if not closed[m]:
+            j = layout.stacks.index(m)
+            state[j] = w.apply(P.stack_push, state[j], w.apply(P.tuple_getitem, r, 2))
+        if layout.tags:
+            state[-1] = w.apply(P.stack_push, state[-1], Constant(index[m]))
         args = w.apply(P.tuple_getitem, r, 1)
         jargs = [w.apply(P.tuple_getitem, args, i) for i in range(len(tail.args))]
         if tail.switch is None:
@@ -334,9 +410,112 @@ def _build(loop: Loop, cores: dict[Graph, Graph]) -> _Built:
         else:
             cond = w.apply(P.tuple_getitem, r, 0)
             fn = w.apply(P.switch, cond, *(target(t) for t in tail.targets))
-        w.output = w.apply(fn, *jargs, pushed, debug=DebugInfo(origin=tail.call.debug))
-        _entry(entries[m], m, w)
-    return _Built(wrappers, entries)
+        w.output = w.apply(fn, *jargs, *state, debug=DebugInfo(origin=tail.call.debug))
+        _entry(entries[m], m, w, layout)
+
+
+def _no_free_variables(bp: Graph) -> bool:
+    """Whether the environment `bp` returns is always empty (``env_new()``)."""
+    out = bp.output
+    return _is_call_of(out, P.make_tuple) and _is_call_of(out.inputs[1], P.env_new)
+
+
+@dataclass
+class _Layout:
+    """The state the forward pass of a loop carries.
+
+    A stack per member whose backpropagator is not closed, then (if needed) the stack of the
+    indices of the members that ran.
+    """
+
+    stacks: list[Graph]
+    tags: bool
+
+    @property
+    def names(self) -> list[str]:
+        return [f"stack_{m.name}" for m in self.stacks] + (["tags"] if self.tags else [])
+
+
+def _backward(
+    b: Graph,
+    n: Graph,
+    preds: list[Graph],
+    layout: _Layout,
+    index: dict[Graph, int],
+    bprops: dict[Graph, Graph],
+    closed: dict[Graph, bool],
+    back: Callable[[Graph], Graph],
+    entry: bool,
+) -> None:
+    """Build ``◀n:loop(state..., d, env)``, the backward loop from before ``n`` ran.
+
+    ``d`` holds the sensitivities of ``n``'s parameters, ``env`` those of the loop's free
+    variables. It pops which member ``p`` ran
+    before ``n``, applies ``◀p`` and goes on from before ``p``, until the loop's start, where
+    it returns ``env`` with ``d`` under `ARGS`.
+    """
+    nstate = len(layout.names)
+
+    def block(name: str) -> tuple[Graph, list[Node]]:
+        g = _graph(name, n)
+        return g, [g.add_parameter(x) for x in [*layout.names, "d", "env", "tag"]]
+
+    done, dparams = block(f"◀{n.name}:start")
+    done.output = done.apply(P.env_setitem, dparams[nstate + 1], ARGS, dparams[nstate])
+
+    def run(p: Graph) -> Graph:
+        g, ps = block(f"◀{n.name}:from:{p.name}")
+        state, d, env = list(ps[:nstate]), ps[nstate], ps[nstate + 1]
+        if closed[p]:
+            bp: Node = Constant(bprops[p])
+        else:
+            j = layout.stacks.index(p)
+            top = g.apply(P.stack_pop, state[j])
+            bp = g.apply(P.tuple_getitem, top, 0)
+            state[j] = g.apply(P.tuple_getitem, top, 1)
+        r = g.apply(bp, d)
+        if not _no_free_variables(bprops[p]):
+            env = g.apply(P.env_add, env, g.apply(P.tuple_getitem, r, 0))
+        sens = [g.apply(P.tuple_getitem, r, i + 1) for i in range(len(p.parameters))]
+        dp = g.apply(P.make_tuple, *sens)
+        g.output = g.apply(back(p), *state, dp, env)
+        return g
+
+    def guarded(p: Graph) -> Graph:
+        if closed[p] or not layout.tags:
+            return run(p)
+        # The tag says p ran, so its stack is not empty; where inference finds it never
+        # pushed (a path on which p never runs), the check keeps it from typing the pop.
+        g, params = block(f"◀{n.name}:if:{p.name}")
+        empty = g.apply(P.stack_empty, params[layout.stacks.index(p)])
+        g.output = g.apply(g.apply(P.switch, empty, done, run(p)), *params)
+        return g
+
+    def dispatch(ps: list[Graph]) -> Graph:
+        if len(ps) == 1:
+            return guarded(ps[0])
+        g, params = block(f"◀{n.name}:which")
+        tag = params[-1]
+        fn = g.apply(P.switch, g.apply(P.eq, tag, index[ps[0]]), guarded(ps[0]), dispatch(ps[1:]))
+        g.output = g.apply(fn, *params)
+        return g
+
+    state = [b.add_parameter(x) for x in layout.names]
+    d = b.add_parameter("d")
+    env = b.add_parameter("env")
+    if layout.tags:
+        # The stack of tags starts with -1 (pushed by the entry): which member ran before.
+        top = b.apply(P.stack_pop, state[-1])
+        tag: Node = b.apply(P.tuple_getitem, top, 0)
+        state[-1] = b.apply(P.tuple_getitem, top, 1)
+        empty = b.apply(P.eq, tag, -1)
+    else:
+        tag = Constant(-1)
+        if entry:
+            empty = b.apply(P.stack_empty, state[layout.stacks.index(preds[0])])
+    step = dispatch(preds)
+    fn: Node = b.apply(P.switch, empty, done, step) if entry else Constant(step)
+    b.output = b.apply(fn, *state, d, env, tag)
 
 
 def args_sens_type(args: list[Node]) -> Constant:
@@ -346,10 +525,13 @@ def args_sens_type(args: list[Node]) -> Constant:
     return Constant(AbstractTuple(tuple(sens_type(a.abstract) for a in args)))
 
 
-def _entry(e: Graph, m: Graph, wrapper: Graph) -> None:
-    """``▶m:entry(params)``: the loop from an empty stack, with the usual bprop."""
+def _entry(e: Graph, m: Graph, wrapper: Graph, layout: _Layout) -> None:
+    """``▶m:entry(params)``: the loop from empty stacks, with the usual bprop."""
     params = _params(e, m)
-    r = e.apply(wrapper, *params, e.apply(P.stack_new))
+    state = [e.apply(P.stack_new) for _ in layout.names]
+    if layout.tags:
+        state[-1] = e.apply(P.stack_push, state[-1], -1)
+    r = e.apply(wrapper, *params, *state)
     b = _graph(f"◀{m.name}:entry", m)
     dout = b.add_parameter("dout")
     env = b.apply(e.apply(P.tuple_getitem, r, 1), dout)
@@ -359,23 +541,16 @@ def _entry(e: Graph, m: Graph, wrapper: Graph) -> None:
     e.output = e.apply(P.make_tuple, e.apply(P.tuple_getitem, r, 0), Constant(b))
 
 
-def _exit(t: Graph, jt: Graph, backward: Graph) -> Graph:
-    """``▶t:exit(params, stack)``: ``t`` called from the loop, then the backward loop."""
+def _exit(t: Graph, jt: Graph, layout: _Layout, backward: Graph) -> Graph:
+    """``▶t:exit(params, state...)``: ``t`` called from the loop, then the backward loop."""
     x = _graph(f"▶{t.name}:exit", t)
     params = _params(x, t)
-    stack = x.add_parameter("stack")
+    state = [x.add_parameter(name) for name in layout.names]
     r = x.apply(jt, *params)
     b = _graph(f"◀{t.name}:exit", t)
     dout = b.add_parameter("dout")
     d = b.apply(x.apply(P.tuple_getitem, r, 1), dout)
     sens = b.apply(P.make_tuple, *(b.apply(P.tuple_getitem, d, i + 1) for i in range(len(params))))
-    env = b.apply(P.env_setitem, b.apply(P.tuple_getitem, d, 0), ARGS, sens)
-    b.output = b.apply(backward, env, stack)
+    b.output = b.apply(backward, *state, sens, b.apply(P.tuple_getitem, d, 0))
     x.output = x.apply(P.make_tuple, x.apply(P.tuple_getitem, r, 0), Constant(b))
     return x
-
-
-def _loop_backward():
-    from .lib import loop_backward
-
-    return loop_backward

@@ -18,7 +18,8 @@ The rewrite passes sweep the program with groups of named rules (`myia.opt.match
 - ``cse``: common subexpressions (`myia.opt.cse`).
 
 The default pipeline runs them together as ``simplify`` (one sweep applies every rule, which
-is what makes it fast: an inlined body is simplified as it is copied), then turns the
+is what makes it fast: an inlined body is simplified as it is copied), passes the tuple and
+record parameters of loops as their elements (``flatten``), then turns the
 parameters that always receive one constant into it (``constants``: a function called in a
 loop becomes known there), removes dead parameters (``dce``), simplifies again what that
 exposed, and lifts the closures left (``lift``). Each pass can also run alone, which is how
@@ -38,6 +39,7 @@ from ..ir.node import Graph
 from .algebra import ALGEBRA, FOLD
 from .constprop import propagate_constants
 from .dce import dce
+from .flatten import flatten_parameters
 from .grad_rules import GRAD
 from .inline import INLINE
 from .lift import lambda_lift
@@ -101,12 +103,16 @@ PASS_LIBRARY: dict[str, Pass] = {
         "constants", propagate_constants, "parameters that always get one constant become it"
     ),
     "dce": Pass("dce", dce, "remove parameters nobody reads (loop-carried ones included)"),
+    "flatten": Pass(
+        "flatten", flatten_parameters, "tuple and record parameters passed as their elements"
+    ),
     "lift": Pass("lift", lambda_lift, "lambda lifting of closures only called directly"),
 }
 
 #: The default pipeline.
 PASSES: list[Pass] = [
     simplify_pass(),
+    PASS_LIBRARY["flatten"],
     PASS_LIBRARY["constants"],
     PASS_LIBRARY["dce"],
     simplify_pass(),

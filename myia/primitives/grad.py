@@ -226,6 +226,18 @@ def zero_of_type(a: Any) -> Any:
     return NO_ZERO
 
 
+def no_gradient(a: Any) -> bool:
+    """Whether every sensitivity of a value of type `a` is zero: integers and booleans, and
+    tuples and records of them (a ``range``)."""
+    if isinstance(a, AbstractScalar):
+        return _NUMERIC.get(a.dtype) in (int, bool)
+    if isinstance(a, AbstractTuple):
+        return all(no_gradient(e) for e in a.elements)
+    if isinstance(a, AbstractRecord) and a.cls is not None:
+        return zero_of_type(a) is not NO_ZERO and all(no_gradient(f) for f in a.fields)
+    return False
+
+
 def sens_type(a: Any) -> Any:
     """The type of the sensitivity of a value of type `a`."""
     if isinstance(a, (AbstractFunction,)) or a is ENV:

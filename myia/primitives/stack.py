@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..abstract.data import AbstractScalar, AbstractStack, AbstractTuple, show
+from ..abstract.data import BOTTOM, AbstractScalar, AbstractStack, AbstractTuple, show
 from ..abstract.lattice import TypeMismatch, join
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable
@@ -131,7 +131,10 @@ def _infer_stack_pop(s):
 
 @infer_rule(stack_empty)
 def _infer_stack_empty(s):
-    _expect_stack(s, "stack_empty")
+    s = _expect_stack(s, "stack_empty")
+    if s.element is BOTTOM:
+        # Never pushed: empty. A loop's backward pass then never pops it on that path.
+        return AbstractScalar("bool", True, True)
     return AbstractScalar("bool", True)
 
 
