@@ -28,6 +28,11 @@ class Group:
     def nparams(self) -> int:
         return len(self.members[0].parameters)
 
+    @property
+    def editable(self) -> bool:
+        """Whether the members' parameters can change (no defaults, keyword-only, varargs)."""
+        return not any(m.defaults or m.kwonly or m.flags.get("vararg") for m in self.members)
+
     def __repr__(self) -> str:
         return f"Group({', '.join(g.name for g in self.members)})"
 
@@ -46,6 +51,11 @@ class CallSites:
     def __init__(self, root: Graph):
         self.root = root
         self.scopes = scopes = Scopes(root)
+        #: The graphs nested directly in each graph.
+        self.children: dict[Graph, list[Graph]] = {}
+        for g, p in scopes.parents.items():
+            if p is not None:
+                self.children.setdefault(p, []).append(g)
         const_uses: dict[Graph, list[tuple[Apply, int]]] = {}
         switch_uses: dict[Apply, list[tuple[Apply, int]]] = {}
         escaped: set[Graph] = {root}
@@ -110,6 +120,22 @@ class CallSites:
             group = self.group_of.get(branches[0])
             if group is not None:
                 group.calls.extend(n for n, _ in switch_uses[s])
+
+    def scope(self, g: Graph) -> list[Graph]:
+        """`g` and the graphs nested in it (where its parameters may be used)."""
+        out = [g]
+        for h in out:
+            out.extend(self.children.get(h, ()))
+        return out
+
+    def substitute(self, g: Graph, subst: dict[Node, Node]) -> None:
+        """Replace every use of a key of `subst` in `g` and the graphs nested in it."""
+        for h in self.scope(g):
+            for n in self.scopes.nodes[h]:
+                if n.is_apply and any(i in subst for i in n.inputs):
+                    n.inputs = [subst.get(i, i) for i in n.inputs]
+            if h.output in subst:
+                h.output = subst[h.output]  # type: ignore[index]
 
 
 def _is_graph(node: Node) -> bool:

@@ -71,7 +71,7 @@ def constant_positions(sites: CallSites) -> dict[tuple[Group, int], Constant]:
         return True
 
     for group in sites.groups:
-        if not group.calls or not _editable(group):
+        if not group.calls or not group.editable:
             for k in range(group.nparams):
                 value[(group, k)] = VARYING
             continue
@@ -91,10 +91,6 @@ def constant_positions(sites: CallSites) -> dict[tuple[Group, int], Constant]:
     return {pos: v for pos, v in value.items() if isinstance(v, Constant)}  # type: ignore[misc]
 
 
-def _editable(group: Group) -> bool:
-    return not any(m.defaults or m.kwonly or m.flags.get("vararg") for m in group.members)
-
-
 def _visible(c: Constant, group: Group, scopes: Scopes) -> bool:
     """Whether constant `c` can be used in the members of `group`.
 
@@ -110,10 +106,6 @@ def propagate_constants(graph: Graph) -> Graph:
     """Replace the parameters of `graph`'s program that always get one constant by it."""
     sites = CallSites(graph)
     scopes = sites.scopes
-    children: dict[Graph, list[Graph]] = {}
-    for g, p in scopes.parents.items():
-        if p is not None:
-            children.setdefault(p, []).append(g)
     found = constant_positions(sites)
     for group in sites.groups:
         consts = {
@@ -130,13 +122,5 @@ def propagate_constants(graph: Graph) -> Graph:
                 new = Constant(c.value, p.debug.derive())
                 new.abstract = p.abstract  # the type the loop's nodes were given
                 subst[p] = new
-            todo = [m]
-            while todo:
-                g = todo.pop()
-                todo.extend(children.get(g, ()))
-                for n in scopes.nodes[g]:
-                    if n.is_apply and any(i in subst for i in n.inputs):
-                        n.inputs = [subst.get(i, i) for i in n.inputs]
-                if g.output in subst:
-                    g.output = subst[g.output]  # type: ignore[index]
+            sites.substitute(m, subst)
     return graph

@@ -53,7 +53,7 @@ def dead_parameters(sites: CallSites) -> dict[Group, list[int]]:
             stack.append(c.inputs[k + 1])
 
     for group in sites.groups:
-        if not _editable(group):
+        if not group.editable:
             for j in range(group.nparams):
                 live_pos.add((group, j))
     for g in scopes.graphs:
@@ -119,10 +119,6 @@ class _Effects:
                 memo.get(i, False) for i in n.inputs if i.graph is n.graph
             )
         return memo[node]
-
-
-def _editable(group: Group) -> bool:
-    return not any(m.defaults or m.kwonly or m.flags.get("vararg") for m in group.members)
 
 
 def dce(graph: Graph) -> Graph:

@@ -24,6 +24,7 @@ from ..abstract.data import AbstractRecord, AbstractTuple, SelfRef
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..primitives import P
 from .callsites import CallSites, Group
+from .matcher import prim_of
 
 #: At most this many elements come from one parameter (a wide tuple stays whole).
 MAX_ELEMENTS = 8
@@ -55,10 +56,6 @@ def _refers_to_self(a: Any) -> bool:
     return False
 
 
-def _editable(group: Group) -> bool:
-    return not any(m.defaults or m.kwonly or m.flags.get("vararg") for m in group.members)
-
-
 def _typed(node: Apply, abstract: Any) -> Apply:
     node.abstract = abstract
     return node
@@ -84,12 +81,7 @@ def _builder(graph: Graph, a: Any, parts: list[Node]) -> Apply:
 
 
 def _flatten_position(
-    group: Group,
-    k: int,
-    a: Any,
-    parts: list[tuple[Any, Any]],
-    sites: CallSites,
-    children: dict[Graph, list[Graph]],
+    group: Group, k: int, a: Any, parts: list[tuple[Any, Any]], sites: CallSites
 ) -> None:
     """Replace parameter `k` of `group`'s members by its `parts`, and the calls' arguments."""
     scopes = sites.scopes
@@ -102,27 +94,17 @@ def _flatten_position(
             np_.abstract = typ
             new_params.append(np_)
         rebuilt = _builder(m, a, new_params)
+        sites.substitute(m, {old: rebuilt})
         scopes.nodes[m].append(rebuilt)
-        todo = [m]
-        while todo:
-            g = todo.pop()
-            todo.extend(children.get(g, ()))
-            for n in scopes.nodes[g]:
-                if n.is_apply and n is not rebuilt and any(i is old for i in n.inputs):
-                    n.inputs = [rebuilt if i is old else i for i in n.inputs]
-            if g.output is old:
-                g.output = rebuilt
         m.parameters[k : k + 1] = new_params
     for call in group.calls:
         arg = call.inputs[k + 1]
         getters = [_getter(call.graph, a, arg, key, typ) for key, typ in parts]
-        scopes.nodes[call.graph].extend(getters)
+        scopes.nodes[call.graph].extend(getters)  # seen by the positions flattened next
         call.inputs[k + 1 : k + 2] = getters
 
 
-def _read_by_parts(
-    group: Group, k: int, sites: CallSites, children: dict[Graph, list[Graph]]
-) -> bool:
+def _read_by_parts(group: Group, k: int, sites: CallSites) -> bool:
     """Whether the members only read parameter `k` element by element.
 
     Or pass it on to position `k` of the group; otherwise flattening would rebuild it whole.
@@ -130,10 +112,7 @@ def _read_by_parts(
     calls = set(group.calls)
     for m in group.members:
         p = m.parameters[k]
-        todo = [m]
-        while todo:
-            g = todo.pop()
-            todo.extend(children.get(g, ()))
+        for g in sites.scope(m):
             if g.output is p:
                 return False
             for n in sites.scopes.nodes[g]:
@@ -142,15 +121,7 @@ def _read_by_parts(
                 for j, i in enumerate(n.inputs):
                     if i is not p:
                         continue
-                    getter = (
-                        j == 1
-                        and n.inputs[0].is_constant
-                        and n.inputs[0].value
-                        in (
-                            P.tuple_getitem,
-                            P.record_getattr,
-                        )
-                    )
+                    getter = j == 1 and prim_of(n) in (P.tuple_getitem, P.record_getattr)
                     if not getter and not (n in calls and j == k + 1):
                         return False
     return True
@@ -160,13 +131,9 @@ def flatten_parameters(graph: Graph) -> Graph:
     """Flatten the tuple and record parameters of the graphs whose calls are all known."""
     for _ in range(4):  # nested tuples: one level per round
         sites = CallSites(graph)
-        children: dict[Graph, list[Graph]] = {}
-        for g, p in sites.scopes.parents.items():
-            if p is not None:
-                children.setdefault(p, []).append(g)
         changed = False
         for group in sites.groups:
-            if not _editable(group) or graph in group.members:
+            if not group.editable or graph in group.members:
                 continue
             for k in reversed(range(group.nparams)):
                 types = {m.parameters[k].abstract for m in group.members}
@@ -174,9 +141,9 @@ def flatten_parameters(graph: Graph) -> Graph:
                     continue
                 (a,) = types
                 parts = _parts(a)
-                if parts is None or not _read_by_parts(group, k, sites, children):
+                if parts is None or not _read_by_parts(group, k, sites):
                     continue
-                _flatten_position(group, k, a, parts, sites, children)
+                _flatten_position(group, k, a, parts, sites)
                 changed = True
         if not changed:
             break
