@@ -299,12 +299,6 @@ def loop_and_branch(x):
     return s
 
 
-@pytest.mark.xfail(
-    reason="a member's stack of backpropagators is typed stack[⊥] on the paths where that "
-    "branch has not run yet, so the second-order backpropagator of the loop is called with "
-    "two stack types (one type per function value)",
-    strict=True,
-)
 def test_second_derivative_through_for_loop_and_branch():
     # f = x + x^3 - sin(x) - sin(3x); f'' = 6x + sin(x) + 9 sin(3x)
     x = 0.6
@@ -467,15 +461,7 @@ def loop_on_tuple_state(x, n):
 @pytest.mark.parametrize(
     "fn",
     [
-        pytest.param(
-            nested_loops,
-            marks=pytest.mark.xfail(
-                reason="in some runs (it depends on the order of hashed objects), the "
-                "interpreter keeps one frame per inner iteration in the backward pass of "
-                "unoptimized nested loops; generated code is a loop in every run",
-                strict=False,
-            ),
-        ),
+        nested_loops,
         loop_with_break,
         loop_with_return,
         loop_in_closure,

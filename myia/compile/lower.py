@@ -310,7 +310,7 @@ def _unbroadcast(args: list[str], node: Apply, ctx: Any) -> str | None:
 # Stacks and environments of the gradient transform, in their runtime representations.
 
 
-@lowering(P.stack_new)
+@lowering(P.stack_new, P.stack_of_functions)
 def _stack_new(args: list[str], node: Apply, ctx: Any) -> str:
     return ctx.global_value(EMPTY_STACK, "EMPTY_STACK")
 

@@ -315,8 +315,13 @@ def loop_entry(g: Graph) -> Graph:
     return built.entries[g]
 
 
+def _bprop_of(core: Graph) -> Graph:
+    """``◀m``, the backpropagator the core of member ``m`` returns."""
+    return core.output.inputs[3].value
+
+
 def _complete(core: Graph) -> bool:
-    return core.output is not None and core.output.inputs[3].value.output is not None
+    return core.output is not None and _bprop_of(core).output is not None
 
 
 def flush() -> None:
@@ -356,7 +361,7 @@ def _build(loop: Loop, cores: dict[Graph, Graph], built: _Built) -> None:
     index = {m: i for i, m in enumerate(members)}
     # ◀m, the backpropagator of member m's body; a closed one (no forward value in it) is a
     # constant of the backward pass, the others are pushed on their member's stack.
-    bprops = {m: cores[m].output.inputs[3].value for m in members}
+    bprops = {m: _bprop_of(cores[m]) for m in members}
     closed = {m: not Scopes(bprops[m]).free_variables_total[bprops[m]] for m in members}
     preds: dict[Graph, list[Graph]] = {}
     for m in members:
@@ -450,9 +455,8 @@ def _backward(
     """Build ``◀n:loop(state..., d, env)``, the backward loop from before ``n`` ran.
 
     ``d`` holds the sensitivities of ``n``'s parameters, ``env`` those of the loop's free
-    variables. It pops which member ``p`` ran
-    before ``n``, applies ``◀p`` and goes on from before ``p``, until the loop's start, where
-    it returns ``env`` with ``d`` under `ARGS`.
+    variables. It pops which member ``p`` ran before ``n``, applies ``◀p`` and goes on from
+    before ``p``, until the loop's start, where it returns ``env`` with ``d`` under `ARGS`.
     """
     nstate = len(layout.names)
 
@@ -528,9 +532,9 @@ def args_sens_type(args: list[Node]) -> Constant:
 def _entry(e: Graph, m: Graph, wrapper: Graph, layout: _Layout) -> None:
     """``▶m:entry(params)``: the loop from empty stacks, with the usual bprop."""
     params = _params(e, m)
-    state = [e.apply(P.stack_new) for _ in layout.names]
+    state = [e.apply(P.stack_of_functions) for _ in layout.stacks]
     if layout.tags:
-        state[-1] = e.apply(P.stack_push, state[-1], -1)
+        state.append(e.apply(P.stack_push, e.apply(P.stack_new), -1))
     r = e.apply(wrapper, *params, *state)
     b = _graph(f"◀{m.name}:entry", m)
     dout = b.add_parameter("dout")

@@ -89,7 +89,7 @@ class Specializer:
             if any(g.output is None or g.output.abstract is None for g in graphs):
                 continue
             want = conv.abstract
-            wrong = [g for g in graphs if erase_functions(g.output.abstract) != want]
+            wrong = [g for g in graphs if not _returns(g.output.abstract, want)]
             if wrong and uses is None:
                 uses = _graph_uses(self.graphs.values())
             if any(uses.get(g, 0) > 1 for g in wrong):  # type: ignore[union-attr]
@@ -266,7 +266,9 @@ class Specializer:
         app = _retype(Apply(inputs, new, node.debug.derive()), result)
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
             want = erase_functions(result)
-            if any(r is None or erase_functions(r) != want for r in self.option_results(fn_abs, ctx)):
+            # An option never called from here (None) returns nothing to convert.
+            results = self.option_results(fn_abs, ctx)
+            if any(r is not None and not _returns(r, want) for r in results):
                 conv = self.convert(app, result, new)
                 self.join_converts.append(conv)
                 return conv
@@ -317,8 +319,10 @@ class Specializer:
             targets = self.inf.local_contexts.get((f, ctx)) if isinstance(f, GraphFunction) else None
             if not targets:
                 out.append(None)
-            else:
-                out.extend(self.inf.result_of(t) for t in targets)
+                continue
+            for t in targets:
+                self.inf.finalize(t)  # a tentative result whose epoch passed is not known
+                out.append(self.inf.result_of(t))
         return out
 
     def convert(self, node: Node, to: AbstractValue, graph: Graph) -> Apply:
@@ -512,6 +516,15 @@ def _grad_value(g: Graph, spec: GradSpec) -> Apply:
     fn = spec.fn
     f = _grad_value(g, fn) if isinstance(fn, GradSpec) else Constant(fn.graph)
     return g.apply(P.grad_of, f, Constant(spec.wrt), Constant(spec.value))
+
+
+def _returns(result: AbstractValue, want: AbstractValue) -> bool:
+    """Whether a function whose result is `result` needs no convert to return `want`.
+
+    A result ⊥ (a loop that returns through another of its blocks, as inference sees it) has
+    no value to convert; converting it would take a tail call out of tail position.
+    """
+    return result is BOTTOM or erase_functions(result) == want
 
 
 def _retype(app: Apply, result: AbstractValue) -> Apply:

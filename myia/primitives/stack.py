@@ -15,7 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..abstract.data import BOTTOM, AbstractScalar, AbstractStack, AbstractTuple, show
+from ..abstract.data import (
+    BOTTOM,
+    AbstractFunction,
+    AbstractScalar,
+    AbstractStack,
+    AbstractTuple,
+    show,
+)
 from ..abstract.lattice import TypeMismatch, join
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable
@@ -61,6 +68,17 @@ def stack_add_value(a: Stack, b: Stack, add: Any) -> Stack:
 @primitive
 def stack_new():
     """Return an empty stack."""
+    return EMPTY_STACK
+
+
+@primitive
+def stack_of_functions():
+    """Return an empty stack that will hold functions (a loop's backpropagators).
+
+    Its element type is the empty set of functions, not ⊥: the sensitivity of a stack of
+    functions is a stack of environments whether or not anything was pushed yet, so that a
+    loop's gradient, differentiated again, sees one type on every path.
+    """
     return EMPTY_STACK
 
 
@@ -114,6 +132,11 @@ def _infer_stack_new():
     return AbstractStack(BOTTOM)
 
 
+@infer_rule(stack_of_functions)
+def _infer_stack_of_functions():
+    return AbstractStack(AbstractFunction(frozenset()))
+
+
 @infer_rule(stack_push)
 def _infer_stack_push(s, x):
     s = _expect_stack(s, "stack_push")
@@ -132,7 +155,7 @@ def _infer_stack_pop(s):
 @infer_rule(stack_empty)
 def _infer_stack_empty(s):
     s = _expect_stack(s, "stack_empty")
-    if s.element is BOTTOM:
+    if s.element is BOTTOM or s.element == AbstractFunction(frozenset()):
         # Never pushed: empty. A loop's backward pass then never pops it on that path.
         return AbstractScalar("bool", True, True)
     return AbstractScalar("bool", True)
@@ -164,6 +187,6 @@ def bprop_stack_unpush(d, x, out, dout):
     return (stack_push(dout[0], dout[1]), gzeros(x))
 
 
-nondifferentiable(stack_new, stack_empty)
+nondifferentiable(stack_new, stack_of_functions, stack_empty)
 
 from .grad import gzeros  # noqa: E402
