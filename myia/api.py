@@ -8,6 +8,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .abstract import show, to_abstract
 from .abstract.lattice import PY_SCALARS, TypeMismatch
 from .compile import Backend, get_backend
@@ -24,6 +26,38 @@ DEFAULT_BACKEND = os.environ.get("MYIA_BACKEND", "numpy")
 
 #: Verify the structure and types of every specialized graph (the test suite turns it on).
 VERIFY = False
+
+#: The argument types whose abstract value the type alone gives (`to_abstract`): Python
+#: scalars, and NumPy's numeric scalars (the dtype of such a value is its type's; not so for
+#: ``np.str_``, ``np.void``, ``np.datetime64`` or ``np.timedelta64``, whose dtype has a size or
+#: a unit).
+SCALAR_TYPES = frozenset(PY_SCALARS) | frozenset(np.dtype(c).type for c in "?bhilqpBHILQPefdgFDG")
+
+_ndarray = np.ndarray
+
+
+def quick_key(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """A cheap key that determines the argument signature of `args`, or None.
+
+    The key of arguments that are all `SCALAR_TYPES` is the tuple of their types; where some
+    are NumPy arrays (exactly `np.ndarray`), it is `array_key`: an array stands for its dtype
+    and shape, all `to_abstract` reads of it. Arguments of other types (tuples, records, ...)
+    have no quick key: only their abstract value says which specialization they call.
+    """
+    types = tuple(map(type, args))
+    if SCALAR_TYPES.issuperset(types):
+        return types
+    if _ndarray in types and SCALAR_TYPES.issuperset(t for t in types if t is not _ndarray):
+        return array_key(args)
+    return None
+
+
+def array_key(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The key of `args`: each array's dtype and shape, each other value's type.
+
+    It checks nothing: a key is looked up among those `quick_key` made, which did.
+    """
+    return tuple([(a.dtype, a.shape) if type(a) is _ndarray else type(a) for a in args])
 
 
 class Signature(tuple):
@@ -66,12 +100,17 @@ class MyiaFunction:
         self.fn = fn
         self.__myia_function__ = fn
         self._signature = inspect.signature(fn)
+        self._nparams = len(self._signature.parameters)
         self._simple = all(
             p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.default is p.empty
             for p in self._signature.parameters.values()
         )
         self._cache: dict[Signature, Compiled] = {}
-        self._scalar_cache: dict[tuple[type, ...], Any] = {}
+        # The executables of plain positional calls by `quick_key` (`__call__`'s fast path):
+        # a key determines the signature, so that a hit needs no abstract value, no look-up
+        # in `_cache` and no check.
+        self._quick: dict[tuple[Any, ...], Callable[[tuple[Any, ...]], Any]] = {}
+        self._array_keys = False
 
     def graph(self) -> Graph:
         """The graph of the function, as parsed."""
@@ -80,7 +119,7 @@ class MyiaFunction:
         return parse(self.fn)
 
     def _arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-        if self._simple and not kwargs and len(args) == len(self._signature.parameters):
+        if self._simple and not kwargs and len(args) == self._nparams:
             return args
         try:
             bound = self._signature.bind(*args, **kwargs)
@@ -127,10 +166,18 @@ class MyiaFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs:
-            # The fast path: Python scalars only, whose types are their signature.
-            run = self._scalar_cache.get(tuple(map(type, args)))
+            # The fast path: the executable by `quick_key`, which is the tuple of the types of
+            # Python or NumPy scalars, or else `array_key` (the same for scalars).
+            if self._array_keys:
+                run = self._quick.get(array_key(args))
+            else:
+                run = self._quick.get(tuple(map(type, args)))
             if run is not None:
                 return run(args)
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """A call by the signature of its arguments (compiling it if needed)."""
         args = self._arguments(args, kwargs)
         try:
             sig = Signature(to_abstract(a) for a in args)
@@ -139,8 +186,12 @@ class MyiaFunction:
         compiled = self._cache.get(sig)
         if compiled is None:
             compiled = self._cache[sig] = self.compile(sig)
-            if self._simple and all(type(a) in PY_SCALARS for a in args):
-                self._scalar_cache[tuple(map(type, args))] = compiled.executable
+        if self._simple and not kwargs:
+            # `args` were passed as they are bound (`_arguments`).
+            key = quick_key(args)
+            if key is not None:
+                self._quick[key] = compiled.executable.__call__
+                self._array_keys = self._array_keys or _ndarray in map(type, args)
         return compiled.executable(args)
 
     def generated_code(self, *args: Any, **kwargs: Any) -> str:
