@@ -15,7 +15,12 @@ from helpers import assert_same
 
 from myia import grad, value_and_grad
 from myia.abstract import to_abstract
-from myia.abstract.data import AbstractConstant, AbstractFunction, AbstractRecord
+from myia.abstract.data import (
+    AbstractConstant,
+    AbstractFunction,
+    AbstractRecord,
+    AbstractTuple,
+)
 from myia.api import MyiaFunction
 from myia.frontend import parse
 from myia.infer.engine import Inferrer
@@ -319,9 +324,24 @@ def _set_first(t, y):
     return P.tuple_setitem(t, 0, y)[0] * P.tuple_setitem(t, 0, y)[1]
 
 
+def _forwarded(x, y):
+    return x * y - y
+
+
+def _forwards(x, y):
+    return _forwarded(y, x)
+
+
 RULE_CASES = [
     # (rule, function, arguments, what runs first: "" nothing, "others" every other rule)
     ("inline", with_closure, (1.0, 2.0), ""),
+    ("forward_call", lambda x, y: _forwards(x, y), (1.0, 2.0), ""),
+    (
+        "gadd_index_add",
+        lambda a, v: P.gadd(a, P.array_index_add(P.gzeros(a), 1, v)),
+        (np.array([1.0, 2.0, 3.0]), 2.0),
+        "",
+    ),
     ("getitem_make_tuple", lambda x, y: (x, y)[1], (1.0, 2.0), ""),
     ("getitem_tuple_concat", lambda x, y: ((x,) + (y, x))[1], (1.0, 2.0), ""),
     ("getitem_tuple_setitem", _set_first, ((1.0, 2.0), 3.0), ""),
@@ -706,6 +726,35 @@ def test_the_range_a_for_loop_carries_is_flattened():
                 and node.inputs[0].is_constant
                 and node.inputs[0].value is P.make_record
             )
+
+
+def _sin_loop(x, n):
+    y = x
+    for _ in range(n):
+        y = math.sin(y) * 0.5 + y * 0.5 + 0.1 * x
+    return y
+
+
+def _fixed_loop(x, w):
+    y = x
+    for i in range(4):  # a known trip count: the first iteration is peeled
+        y = math.sin(y * w) + float(i)
+    return y
+
+
+@pytest.mark.parametrize("fn, args", [(_sin_loop, (0.3, 7)), (_fixed_loop, (0.3, 1.5))])
+def test_a_loop_gradient_pushes_values_not_closures(fn, args):
+    g = specialized(grad(fn, 0), *args)
+    expected = run(g, args)
+    g = run_passes(g, [PASSES[0], PASS_LIBRARY["defunc"]], verify=True)
+    assert_same(run(g, args), expected)
+    g = optimized(grad(fn, 0), *args)
+    pushes = [n for n in applies(g) if prim_of(n) is P.stack_push]
+    assert pushes
+    assert not any(isinstance(n.inputs[2].abstract, AbstractFunction) for n in pushes)
+    # The sensitivities the backward loop carries are numbers, not a tuple rebuilt each time.
+    params = [p for h in reachable_graphs(g) for p in h.parameters]
+    assert not any(isinstance(p.abstract, AbstractTuple) for p in params)
 
 
 def test_lambda_lifting_leaves_no_closure_that_is_only_called():

@@ -23,7 +23,7 @@ from ..abstract.data import AbstractArray, AbstractScalar
 from ..ir.node import Apply, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import EMPTY_ENV, EnvInstance
-from ..primitives.stack import EMPTY_STACK, Stack
+from ..primitives.stack import EMPTY_STACK, STACK
 
 Lowering = Callable[[list[str], Apply, Any], "str | None"]
 
@@ -317,7 +317,21 @@ def _stack_new(args: list[str], node: Apply, ctx: Any) -> str:
 
 @lowering(P.stack_push)
 def _stack_push(args: list[str], node: Apply, ctx: Any) -> str:
-    return f"{ctx.global_value(Stack, 'Stack')}({args[1]}, {args[0]})"
+    return f"({args[1]}, {args[0]}, {ctx.global_value(STACK, 'STACK')})"
+
+
+@lowering(P.stack_pop)
+def _stack_pop(args: list[str], node: Apply, ctx: Any) -> str:
+    # A cell starts with the top and the rest: read by index, it is its own pop.
+    users = ctx.uses.get(node, [])
+    if all(u is not None and _is_getitem(u, i) for u, i in users):
+        return args[0]
+    return f"{args[0]}[:2]"
+
+
+def _is_getitem(user: Apply, i: int) -> bool:
+    fn = user.inputs[0]
+    return i == 1 and fn.is_constant and fn.value is P.tuple_getitem
 
 
 @lowering(P.stack_empty)

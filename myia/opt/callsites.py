@@ -121,6 +121,16 @@ class CallSites:
             if group is not None:
                 group.calls.extend(n for n, _ in switch_uses[s])
 
+    def called_group(self, call: Apply) -> Group | None:
+        """The group `call` calls (its function a graph or a switch of graphs), if any."""
+        fn = call.inputs[0]
+        if _is_graph(fn):
+            return self.group_of.get(fn.value)  # type: ignore[attr-defined]
+        if prim_of(fn) is P.switch and _is_graph(fn.inputs[2]):
+            group = self.group_of.get(fn.inputs[2].value)  # type: ignore[attr-defined]
+            return group if group is not None and call in group.calls else None
+        return None
+
     def scope(self, g: Graph) -> list[Graph]:
         """`g` and the graphs nested in it (where its parameters may be used)."""
         out = [g]

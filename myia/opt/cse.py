@@ -14,6 +14,7 @@ graph's table by `cse_key`, after its inputs, so chains of equal nodes merge in 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,9 @@ def const_key(value: Any) -> Any:
     if t is tuple:
         keys = tuple(const_key(v) for v in value)
         return None if any(k is None for k in keys) else (tuple, keys)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        keys = tuple(const_key(getattr(value, f.name)) for f in dataclasses.fields(value))
+        return None if any(k is None for k in keys) else (t, keys)
     return ("id", id(value))
 
 

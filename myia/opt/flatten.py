@@ -69,7 +69,18 @@ def _const(value: Any, abstract: Any = None) -> Constant:
     return c
 
 
-def _getter(graph: Graph, a: Any, arg: Node, key: Any, typ: Any) -> Apply:
+def _getter(graph: Graph, a: Any, arg: Node, key: Any, typ: Any) -> Node:
+    """Element `key` of `arg`: taken from a tuple built there, else read by a new node."""
+    if isinstance(a, AbstractTuple):
+        if prim_of(arg) is P.make_tuple:
+            return arg.inputs[1 + key]
+        if arg.is_constant and type(arg.value) is tuple:  # type: ignore[attr-defined]
+            return _const(arg.value[key], typ)  # type: ignore[attr-defined]
+    elif arg.is_constant and dataclasses.is_dataclass(arg.value):  # type: ignore[attr-defined]
+        return _const(getattr(arg.value, key), typ)  # type: ignore[attr-defined]
+    elif prim_of(arg) is P.make_record:
+        names = [f.name for f in dataclasses.fields(a.cls)]
+        return arg.inputs[2 + names.index(key)]
     prim = P.tuple_getitem if isinstance(a, AbstractTuple) else P.record_getattr
     return _typed(graph.apply(_const(prim), arg, _const(key)), typ)
 
@@ -94,56 +105,92 @@ def _flatten_position(
             np_.abstract = typ
             new_params.append(np_)
         rebuilt = _builder(m, a, new_params)
-        sites.substitute(m, {old: rebuilt})
+        subst: dict[Node, Node] = {old: rebuilt}
+        keys = [key for key, _ in parts]
+        for g in sites.scope(m):
+            for n in scopes.nodes[g]:
+                if n.is_apply and len(n.inputs) == 3 and n.inputs[1] is old:
+                    if prim_of(n) in (P.tuple_getitem, P.record_getattr):
+                        key = getattr(n.inputs[2], "value", None)
+                        if key in keys and type(key) is type(keys[0]):
+                            subst[n] = new_params[keys.index(key)]
+        sites.substitute(m, subst)
         scopes.nodes[m].append(rebuilt)
         m.parameters[k : k + 1] = new_params
     for call in group.calls:
         arg = call.inputs[k + 1]
         getters = [_getter(call.graph, a, arg, key, typ) for key, typ in parts]
-        scopes.nodes[call.graph].extend(getters)  # seen by the positions flattened next
+        # seen by the positions flattened next
+        scopes.nodes[call.graph].extend(g for g in getters if g.graph is call.graph)
         call.inputs[k + 1 : k + 2] = getters
 
 
-def _read_by_parts(group: Group, k: int, sites: CallSites) -> bool:
-    """Whether the members only read parameter `k` element by element.
+def _plan(group: Group, k: int, a: Any, sites: CallSites, root: Graph) -> list | None:
+    """The positions to flatten with parameter `k` of `group`, or None if it stays whole.
 
-    Or pass it on to position `k` of the group; otherwise flattening would rebuild it whole.
+    A parameter read element by element is flattened; one passed on to a call of a group
+    is flattened with that group's position (the sensitivity of a loop goes from its header
+    to its blocks and back). Where it is used whole, it is rebuilt: only allowed outside
+    every loop (the exit of a loop stores its final state once), never in a loop, where it
+    would be rebuilt at each iteration.
     """
-    calls = set(group.calls)
-    for m in group.members:
-        p = m.parameters[k]
-        for g in sites.scope(m):
-            if g.output is p:
-                return False
-            for n in sites.scopes.nodes[g]:
-                if not n.is_apply:
-                    continue
-                for j, i in enumerate(n.inputs):
-                    if i is not p:
+    plan = {(group, k): None}
+    todo = [(group, k)]
+    while todo:
+        grp, pos = todo.pop()
+        if not grp.editable or root in grp.members:
+            return None
+        if any(m.parameters[pos].abstract != a for m in grp.members):
+            return None
+        for m in grp.members:
+            p = m.parameters[pos]
+            for g in sites.scope(m):
+                if g.output is p and _in_loop(g, sites):
+                    return None
+                for n in sites.scopes.nodes[g]:
+                    if not n.is_apply:
                         continue
-                    getter = j == 1 and prim_of(n) in (P.tuple_getitem, P.record_getattr)
-                    if not getter and not (n in calls and j == k + 1):
-                        return False
-    return True
+                    for j, i in enumerate(n.inputs):
+                        if i is not p:
+                            continue
+                        if j == 1 and prim_of(n) in (P.tuple_getitem, P.record_getattr):
+                            continue
+                        callee = sites.called_group(n) if j >= 1 else None  # type: ignore[arg-type]
+                        if callee is not None:
+                            if (callee, j - 1) not in plan:
+                                plan[(callee, j - 1)] = None
+                                todo.append((callee, j - 1))
+                        elif _in_loop(g, sites):
+                            return None
+    return list(plan)
+
+
+def _in_loop(g: Graph, sites: CallSites) -> bool:
+    scopes = sites.scopes
+    return scopes.is_recursive(g) or any(scopes.is_recursive(h) for h in scopes.ancestors(g))
 
 
 def flatten_parameters(graph: Graph) -> Graph:
     """Flatten the tuple and record parameters of the graphs whose calls are all known."""
     for _ in range(4):  # nested tuples: one level per round
         sites = CallSites(graph)
+        done: set[tuple[Group, int]] = set()
         changed = False
         for group in sites.groups:
-            if not group.editable or graph in group.members:
-                continue
             for k in reversed(range(group.nparams)):
-                types = {m.parameters[k].abstract for m in group.members}
-                if len(types) != 1:
+                if (group, k) in done:
                     continue
-                (a,) = types
+                a = group.members[0].parameters[k].abstract
                 parts = _parts(a)
-                if parts is None or not _read_by_parts(group, k, sites):
+                if parts is None:
                     continue
-                _flatten_position(group, k, a, parts, sites)
+                plan = _plan(group, k, a, sites, graph)
+                if plan is None:
+                    continue
+                # Higher positions first, so that the lower ones keep their index.
+                for grp, pos in sorted(plan, key=lambda gp: -gp[1]):
+                    _flatten_position(grp, pos, a, parts, sites)
+                done.update(plan)
                 changed = True
         if not changed:
             break

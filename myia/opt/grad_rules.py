@@ -338,6 +338,24 @@ def _gadd(x: Node, y: Node, node: Apply, opt: Any) -> Node:
 
 
 @rewrite(P.gadd)
+def gadd_index_add(node: Apply, opt: Any) -> Node | None:
+    """Add a sensitivity to one element of an array into the other sensitivity directly.
+
+    gadd(a, array_index_add(zero, i, v)) => array_index_add(a, i, v)  (and symmetrically)
+
+    The sensitivity of ``x[i]`` is zero but at ``i``: summed into a loop's accumulated
+    sensitivity, it costs one copy of ``a``, not a zero array, a copy and a sum.
+    """
+    for a, b in (node.inputs[1:], node.inputs[2:0:-1]):
+        parts = args_of(b, P.array_index_add)
+        if parts is None or not is_zero(parts[0]):
+            continue
+        if same_type(a.abstract, node.abstract) and same_type(b.abstract, node.abstract):
+            return opt.apply(P.array_index_add, a, *parts[1:], like=node)
+    return None
+
+
+@rewrite(P.gadd)
 def gadd_numbers(node: Apply, opt: Any) -> Node | None:
     """Add numbers and arrays with add.
 
@@ -571,6 +589,7 @@ GRAD: list[Rewrite] = [
     gadd_zero,
     gadd_tuples,
     gadd_records,
+    gadd_index_add,
     gadd_numbers,
     gadd_envs,
     getitem_env,

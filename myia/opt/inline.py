@@ -50,4 +50,42 @@ def inline(node: Apply, opt: Any) -> Node | None:
     return opt.inline(g, node.inputs[1:], node)
 
 
-INLINE: list[Rewrite] = [inline]
+@rewrite(GRAPH_CALL)
+def forward_call(node: Apply, opt: Any) -> Node | None:
+    """Call directly the graph that a graph only forwards to.
+
+    g(a1, ..., an) => h(b1, ..., bm)  (g's body is the call h(...) of its parameters and
+    constants, h another graph)
+
+    The blocks the frontend and AD make often only pass their parameters on (a loop's block
+    that jumps back to its header); recursive ones are not inlined, and this takes them out
+    of the loop all the same.
+    """
+    g = node.inputs[0].value  # type: ignore[attr-defined]
+    out = g.output
+    if out is None or not out.is_apply or out.graph is not g:
+        return None
+    h = out.inputs[0]
+    if not h.is_constant or type(h.value) is not Graph or h.value is g:  # type: ignore[attr-defined]
+        return None
+    if g.flags.get("vararg") or g.kwonly or g.defaults:
+        return None
+    if len(g.parameters) != len(node.inputs) - 1 or not opt.info.known(g):
+        return None
+    back = h.value.output  # type: ignore[attr-defined]
+    if back is not None and back.is_apply and back.inputs[0].is_constant:
+        if back.inputs[0].value is g:  # type: ignore[attr-defined]
+            return None  # two graphs that only call each other: an endless loop, kept
+    subst = dict(zip(g.parameters, node.inputs[1:]))
+    args = []
+    for i in out.inputs[1:]:
+        if i in subst:
+            args.append(subst[i])
+        elif i.is_constant and not isinstance(i.value, Graph):  # type: ignore[attr-defined]
+            args.append(i)
+        else:
+            return None
+    return opt.apply(h, *args, like=node, abstract=node.abstract)
+
+
+INLINE: list[Rewrite] = [inline, forward_call]

@@ -18,8 +18,9 @@ The rewrite passes sweep the program with groups of named rules (`myia.opt.match
 - ``cse``: common subexpressions (`myia.opt.cse`).
 
 The default pipeline runs them together as ``simplify`` (one sweep applies every rule, which
-is what makes it fast: an inlined body is simplified as it is copied), passes the tuple and
-record parameters of loops as their elements (``flatten``), then turns the
+is what makes it fast: an inlined body is simplified as it is copied), turns the stacks of
+backpropagators of loop gradients into stacks of the values they close over (``defunc``),
+passes the tuple and record parameters of loops as their elements (``flatten``), then turns the
 parameters that always receive one constant into it (``constants``: a function called in a
 loop becomes known there), removes dead parameters (``dce``), simplifies again what that
 exposed, and lifts the closures left (``lift``). Each pass can also run alone, which is how
@@ -39,6 +40,7 @@ from ..ir.node import Graph
 from .algebra import ALGEBRA, FOLD
 from .constprop import propagate_constants
 from .dce import dce
+from .defunc import defunctionalize
 from .flatten import flatten_parameters
 from .grad_rules import GRAD
 from .inline import INLINE
@@ -106,12 +108,16 @@ PASS_LIBRARY: dict[str, Pass] = {
     "flatten": Pass(
         "flatten", flatten_parameters, "tuple and record parameters passed as their elements"
     ),
+    "defunc": Pass(
+        "defunc", defunctionalize, "stacks of closures become stacks of their free values"
+    ),
     "lift": Pass("lift", lambda_lift, "lambda lifting of closures only called directly"),
 }
 
 #: The default pipeline.
 PASSES: list[Pass] = [
     simplify_pass(),
+    PASS_LIBRARY["defunc"],
     PASS_LIBRARY["flatten"],
     PASS_LIBRARY["constants"],
     PASS_LIBRARY["dce"],

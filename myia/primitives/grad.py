@@ -139,14 +139,14 @@ def zeros_value(x: Any) -> Any:
         return np.zeros_like(x)
     if isinstance(x, np.generic):
         return x.dtype.type(0)
+    if t is tuple and len(x) == 3 and x[2] is STACK:
+        return EMPTY_STACK
     if t is tuple or t is list or t is dict or isinstance(x, LazySens):
         return lazy_zeros(x)  # built lazily: see `myia.primitives.lazy_sens`
     if x is None or x is Ellipsis or isinstance(x, (str, slice, type, np.dtype)):
         return x
     if dataclasses.is_dataclass(x):
         return lazy_zeros(x)
-    if t is Stack:
-        return EMPTY_STACK
     if isinstance(x, EnvKey):
         return x
     return EMPTY_ENV
@@ -160,6 +160,8 @@ def gadd_value(a: Any, b: Any) -> Any:
     if t is EnvInstance:
         return env_add.impl(a, b)
     if t is tuple:
+        if len(a) == 3 and a[2] is STACK:
+            return stack_add_value(a, b, gadd_value)
         return tuple(gadd_value(x, y) for x, y in zip(a, b))
     if t is list:
         return [gadd_value(x, y) for x, y in zip(a, b)]
@@ -172,8 +174,6 @@ def gadd_value(a: Any, b: Any) -> Any:
         return _record(t, [gadd_value(getattr(a, f.name), getattr(b, f.name)) for f in fields])
     if t is bool or isinstance(a, EnvKey):
         return a
-    if t is Stack:
-        return stack_add_value(a, b, gadd_value)
     return a + b
 
 
@@ -300,7 +300,7 @@ def unbroadcast(d, x):
 def unbroadcast_value(d: Any, x: Any) -> Any:
     """`unbroadcast` on values, through data structures."""
     t = type(x)
-    if t is tuple:
+    if t is tuple and not is_stack(x):
         return tuple(unbroadcast_value(a, b) for a, b in zip(d, x))
     if t is list:
         return [unbroadcast_value(a, b) for a, b in zip(d, x)]
@@ -342,7 +342,7 @@ def broadcast_like(d, like):
 def broadcast_like_value(d: Any, like: Any) -> Any:
     """`broadcast_like` on values, through data structures (as `unbroadcast_value`)."""
     t = type(like)
-    if t is tuple:
+    if t is tuple and not is_stack(like):
         return tuple(broadcast_like_value(a, b) for a, b in zip(d, like))
     if t is list:
         return [broadcast_like_value(a, b) for a, b in zip(d, like)]
@@ -392,8 +392,19 @@ def _replace(r: Any, name: str, v: Any) -> Any:
 def array_index_add(a, index, v):
     """A copy of ``a`` with ``v`` added at ``a[index]`` (repeated indices add up)."""
     out = np.array(a, copy=True)
-    np.add.at(out, index, v)
+    if _basic_index(index):
+        out[index] += v  # basic indexing selects each element once
+    else:
+        np.add.at(out, index, v)
     return out
+
+
+def _basic_index(index: Any) -> bool:
+    if isinstance(index, (int, np.integer, slice)) and not isinstance(index, bool):
+        return True
+    return type(index) is tuple and all(
+        isinstance(i, (int, np.integer, slice)) and not isinstance(i, bool) for i in index
+    )
 
 
 # Type rules -----------------------------------------------------------------------------------
@@ -672,5 +683,5 @@ nondifferentiable(grad_of)
 
 from .array import array_getitem  # noqa: E402
 from .lazy_sens import LazySens, concrete, lazy_add, lazy_zeros  # noqa: E402
-from .stack import EMPTY_STACK, Stack, stack_add_value  # noqa: E402
+from .stack import EMPTY_STACK, STACK, is_stack, stack_add_value  # noqa: E402
 from .structure import dict_values, make_list, record_getattr  # noqa: E402

@@ -44,7 +44,7 @@ def is_structure(x: Any) -> bool:
     """Whether `x` is a tuple, list, dict or dataclass instance (its zero may be lazy)."""
     t = type(x)
     return (
-        t is tuple
+        (t is tuple and not is_stack(x))
         or t is list
         or t is dict
         or (hasattr(t, "__dataclass_fields__") and not isinstance(x, type))
@@ -266,7 +266,7 @@ def materialize(d: Any) -> Any:
         elif isinstance(x, LazySens):
             x = x.expand()
         t = type(x)
-        if t is tuple or t is list:
+        if (t is tuple and not is_stack(x)) or t is list:
             members: Any = x
             kind: Any = t
         elif t is dict:
@@ -293,3 +293,4 @@ def _assemble(kind: Any, items: list[Any]) -> Any:
 
 
 from .grad import _record, gadd_value, zeros_value  # noqa: E402
+from .stack import is_stack  # noqa: E402

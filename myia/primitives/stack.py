@@ -1,9 +1,12 @@
 """Stacks: what the forward pass of a loop's gradient keeps for its backward pass.
 
-A `Stack` is persistent and immutable: pushing makes one new cell that points at the stack
+A stack is persistent and immutable: pushing makes one new cell that points at the stack
 below (O(1), nothing copied), so each iteration of a loop pushes its backpropagator in
 constant time and space, and the backward pass pops them in reverse order
-(`myia.grad.loops`). Its abstract value is `AbstractStack` (one element type: for a loop, the
+(`myia.grad.loops`). A cell is the tuple ``(head, tail, STACK)``: a tuple is the fastest
+object Python makes (a class instance costs five times more, which a loop's gradient pays
+per iteration), the tag tells stacks from user tuples (`is_stack`), and since the first two
+elements of a cell are ``stack_pop``'s result, compiled code pops by reading the cell. Its abstract value is `AbstractStack` (one element type: for a loop, the
 union of the backpropagators of the loop's blocks).
 
 The sensitivity of a stack is a stack of the sensitivities of its elements, aligned from the
@@ -30,23 +33,28 @@ from ..infer.registry import infer_rule
 from .core import primitive
 
 
-class Stack:
-    """A cell of a persistent stack: the top element and the stack below it."""
+class _StackTag:
+    """The tag that marks a tuple as a cell of a stack."""
 
-    __slots__ = ("head", "tail")
-
-    def __init__(self, head: Any, tail: Stack | None):
-        self.head = head
-        self.tail = tail
+    __slots__ = ()
 
     def __repr__(self) -> str:
-        return "Stack(empty)" if self is EMPTY_STACK else f"Stack({self.head!r}, ...)"
+        return "STACK"
 
 
-EMPTY_STACK = Stack(None, None)
+#: The last element of every cell of a stack.
+STACK = _StackTag()
+
+#: The empty stack (compared by identity).
+EMPTY_STACK = (None, None, STACK)
 
 
-def stack_add_value(a: Stack, b: Stack, add: Any) -> Stack:
+def is_stack(x: Any) -> bool:
+    """Whether the value `x` is a stack (a tuple ``(head, tail, STACK)``)."""
+    return type(x) is tuple and len(x) == 3 and x[2] is STACK
+
+
+def stack_add_value(a: tuple, b: tuple, add: Any) -> tuple:
     """Add two sensitivity stacks, element by element from the top, without recursion.
 
     A missing element is zero.
@@ -57,11 +65,11 @@ def stack_add_value(a: Stack, b: Stack, add: Any) -> Stack:
         return a
     heads = []
     while a is not EMPTY_STACK and b is not EMPTY_STACK:
-        heads.append(add(a.head, b.head))
-        a, b = a.tail, b.tail  # type: ignore[assignment]
+        heads.append(add(a[0], b[0]))
+        a, b = a[1], b[1]
     rest = b if a is EMPTY_STACK else a
     for h in reversed(heads):
-        rest = Stack(h, rest)
+        rest = (h, rest, STACK)
     return rest
 
 
@@ -85,7 +93,7 @@ def stack_of_functions():
 @primitive
 def stack_push(s, x):
     """Return the stack ``s`` with ``x`` on top (``s`` is unchanged)."""
-    return Stack(x, s)
+    return (x, s, STACK)
 
 
 @primitive
@@ -93,7 +101,7 @@ def stack_pop(s):
     """Return ``(top, rest)`` of the non-empty stack ``s``."""
     if s is EMPTY_STACK:
         raise IndexError("pop from an empty stack")
-    return (s.head, s.tail)
+    return (s[0], s[1])
 
 
 @primitive
@@ -113,7 +121,7 @@ def stack_unpush(d, x):
         from .grad import zeros_value
 
         return (EMPTY_STACK, zeros_value(x))
-    return (d.tail, d.head)
+    return (d[1], d[0])
 
 
 # Type rules -----------------------------------------------------------------------------------

@@ -1,0 +1,341 @@
+"""Defunctionalization of stacks: a stack of closures becomes a stack of their free values.
+
+The forward pass of a loop's gradient pushes, at each iteration, the backpropagator of the
+block that ran: a closure over the values that block computed (`myia.grad.loops`). The
+backward pass pops it and calls it. Once the optimizer has simplified the backpropagator, its
+free variables are the few forward values it needs (``y`` for ``sin(y)``), and making the
+closure costs more than the arithmetic. When every closure pushed on a stack is made from
+one graph ``G`` (or from copies of it), and every closure popped is only called, the stack
+can hold the free values instead and the pop site can call a lifted ``G``:
+
+    stack_push(s, G)                      => stack_push(s, (fv1, ..., fvk))    (fv1 when k = 1)
+    tuple_getitem(stack_pop(s), 0)(args)  => G'(top[0], ..., top[k-1], args)
+
+where ``G'`` is ``G`` taking its free variables as first parameters (lambda lifting). The
+inliner then writes ``G'``'s body into the backward loop, so an iteration of a loop's
+gradient pushes a number (or a tuple) and pops it, with no function made or called.
+
+The stacks are found by following their values: from ``stack_of_functions()`` through pushes,
+pops, and the parameters of graphs whose every call is known (`CallSites`). A stack that
+flows anywhere else (returned, put in a tuple, differentiated again: ``stack_unpush``) is left
+as it is, and so is one whose closures come from different graphs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..abstract.data import (
+    BOTTOM,
+    AbstractFunction,
+    AbstractStack,
+    AbstractTuple,
+    GraphFunction,
+)
+from ..abstract.lattice import broaden, erase_functions
+from ..ir.analysis import Scopes, toposort
+from ..ir.node import Apply, Constant, Graph, Node, Parameter
+from ..primitives import P
+from .callsites import CallSites
+from .matcher import prim_of
+
+
+def _is_fn_stack(a: Any) -> bool:
+    return isinstance(a, AbstractStack) and isinstance(a.element, AbstractFunction)
+
+
+class _Flows:
+    """The classes of stack values that are one stack flowing through the program."""
+
+    def __init__(self, sites: CallSites):
+        self.sites = sites
+        self.parent: dict[Node, Node] = {}
+        self.bad: set[Node] = set()
+        self.pushes: dict[Node, list[Apply]] = {}
+        self.tops: dict[Node, list[Apply]] = {}  # tuple_getitem(stack_pop(s), 0) nodes
+        self.pops: dict[Node, list[Apply]] = {}
+        self.news: dict[Node, list[Apply]] = {}
+
+    def find(self, n: Node) -> Node:
+        p = self.parent.setdefault(n, n)
+        while p is not n:
+            self.parent[n] = self.parent.setdefault(p, p)
+            n, p = p, self.parent[p]
+        return n
+
+    def union(self, a: Node, b: Node) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra is not rb:
+            self.parent[ra] = rb
+
+    def classes(self) -> dict[Node, list[Node]]:
+        out: dict[Node, list[Node]] = {}
+        for n in list(self.parent):
+            out.setdefault(self.find(n), []).append(n)
+        bad = {self.find(n) for n in self.bad}
+        return {r: ns for r, ns in out.items() if r not in bad}
+
+
+def _uses(sites: CallSites) -> tuple[dict[Node, list[tuple[Any, int]]], dict[Graph, list[Node]]]:
+    """The uses of every node (``(None, -1)``: an output), and the constants of each graph."""
+    uses: dict[Node, list[tuple[Any, int]]] = {}
+    consts: dict[Graph, list[Node]] = {}
+    for g in sites.scopes.graphs:
+        for n in sites.scopes.nodes[g]:
+            if n.is_apply:
+                for k, i in enumerate(n.inputs):
+                    uses.setdefault(i, []).append((n, k))
+        for extra in (g.output, *g.defaults.values()):
+            if extra is not None:
+                uses.setdefault(extra, []).append((None, -1))
+    for n in uses:
+        if n.is_constant and type(n.value) is Graph:  # type: ignore[attr-defined]
+            consts.setdefault(n.value, []).append(n)  # type: ignore[attr-defined]
+    return uses, consts
+
+
+def _callee_groups(sites: CallSites, fn: Node) -> list[Graph] | None:
+    """The graphs a call of `fn` may call, all of whose calls are known (else None)."""
+    if fn.is_constant and type(fn.value) is Graph:  # type: ignore[attr-defined]
+        group = sites.group_of.get(fn.value)  # type: ignore[attr-defined]
+        return group.members if group is not None else None
+    if prim_of(fn) is P.switch:
+        branches = fn.inputs[2:4]  # type: ignore[attr-defined]
+        if all(b.is_constant and type(b.value) is Graph for b in branches):
+            group = sites.group_of.get(branches[0].value)
+            return group.members if group is not None else None
+    return None
+
+
+def _trace(sites: CallSites, uses: dict) -> _Flows:
+    """Follow every stack of functions through the program (see the module doc)."""
+    flows = _Flows(sites)
+    nodes = [n for g in sites.scopes.graphs for n in sites.scopes.nodes[g]]
+    for n in nodes:
+        if not _is_fn_stack(n.abstract):
+            continue
+        flows.find(n)
+        if n.is_parameter:
+            graph = n.graph
+            group = sites.group_of.get(graph)  # type: ignore[arg-type]
+            if group is None:
+                flows.bad.add(n)
+                continue
+            k = graph.parameters.index(n)  # type: ignore[union-attr, arg-type]
+            for call in group.calls:
+                arg = call.inputs[1 + k]
+                if not _is_fn_stack(arg.abstract) and prim_of(arg) is not P.stack_new:
+                    flows.bad.add(n)
+        elif prim_of(n) is P.stack_of_functions:
+            flows.news.setdefault(n, []).append(n)  # type: ignore[arg-type]
+        for user, k in uses.get(n, ()):
+            p = prim_of(user) if user is not None else None
+            if p is P.stack_push and k == 1:
+                flows.union(n, user)  # type: ignore[arg-type]
+                x = user.inputs[2]  # type: ignore[union-attr]
+                if x.is_constant and type(x.value) is Graph:  # type: ignore[attr-defined]
+                    flows.pushes.setdefault(n, []).append(user)  # type: ignore[arg-type]
+                else:
+                    flows.bad.add(n)
+            elif p is P.stack_pop and k == 1:
+                _trace_pop(flows, n, user, uses)  # type: ignore[arg-type]
+            elif p is P.stack_empty and k == 1:
+                pass
+            elif user is not None and k >= 1 and p is None:
+                members = _callee_groups(sites, user.inputs[0])
+                if members is None:
+                    flows.bad.add(n)
+                    continue
+                for m in members:
+                    flows.union(n, m.parameters[k - 1])
+            else:
+                flows.bad.add(n)
+    return flows
+
+
+def _trace_pop(flows: _Flows, s: Node, pop: Apply, uses: dict) -> None:
+    flows.pops.setdefault(s, []).append(pop)
+    for user, k in uses.get(pop, ()):
+        if user is None or prim_of(user) is not P.tuple_getitem or k != 1:
+            flows.bad.add(s)
+            return
+        index = user.inputs[2]
+        if not index.is_constant or index.value not in (0, 1):  # type: ignore[attr-defined]
+            flows.bad.add(s)
+            return
+        if index.value == 1:  # type: ignore[attr-defined]
+            flows.union(s, user)
+            continue
+        if not all(u is not None and j == 0 for u, j in uses.get(user, ())):
+            flows.bad.add(s)  # a popped closure used as a value
+            return
+        flows.tops.setdefault(s, []).append(user)
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b) or isinstance(a, (np.ndarray, Graph)):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - values without a plain equality are told apart
+        return False
+
+
+def _match(g1: Graph, g2: Graph, fvs1: list[Node], scopes: Scopes) -> list[Node] | None:
+    """The values `g2` has for `g1`'s free variables `fvs1`, if `g2` is a copy of `g1`.
+
+    A copy may have a constant where `g1` has a free variable (the first iteration of a
+    loop, peeled by constant folding, has the index 0 where the loop has a variable).
+    """
+    if len(g1.parameters) != len(g2.parameters):
+        return None
+    order1 = [n for n in toposort(g1) if n.is_apply]
+    order2 = [n for n in toposort(g2) if n.is_apply]
+    if len(order1) != len(order2):
+        return None
+    pos1 = {n: i for i, n in enumerate(order1)}
+    pos2 = {n: i for i, n in enumerate(order2)}
+    fv_map: dict[Node, Node] = {}
+
+    def same(a: Node, b: Node) -> bool:
+        if a.is_apply and a.graph is g1:
+            return b in pos2 and pos1[a] == pos2[b]
+        if a.is_parameter and a.graph is g1:
+            return (
+                b.is_parameter
+                and b.graph is g2
+                and (
+                    g1.parameters.index(a) == g2.parameters.index(b)  # type: ignore[arg-type]
+                )
+            )
+        if a.is_constant:
+            if not b.is_constant or not _same_value(a.value, b.value):  # type: ignore[attr-defined]
+                return False
+            closure = isinstance(a.value, Graph) and scopes.free_variables_total.get(a.value)  # type: ignore[attr-defined]
+            return not closure
+        # A free variable of g1: a free variable of g2 or a constant, the same each time.
+        if b.graph is g2 or (b.is_constant and isinstance(b.value, Graph)):  # type: ignore[attr-defined]
+            return False
+        if fv_map.setdefault(a, b) is not b:
+            return False
+        return broaden(erase_functions(a.abstract)) == broaden(erase_functions(b.abstract))
+
+    for a, b in zip(order1, order2):
+        if len(a.inputs) != len(b.inputs):
+            return None
+        if not all(same(x, y) for x, y in zip(a.inputs, b.inputs)):
+            return None
+    if g1.output is None or g2.output is None or not same(g1.output, g2.output):
+        return None
+    if set(fv_map) != set(fvs1):
+        return None
+    return [fv_map[f] for f in fvs1]
+
+
+def _typed(node: Node, abstract: Any) -> Node:
+    node.abstract = abstract
+    return node
+
+
+def _const(value: Any, abstract: Any = None) -> Constant:
+    from .sweep import value_abstract
+
+    c = Constant(value)
+    c.abstract = abstract if abstract is not None else value_abstract(value)
+    return c
+
+
+def _apply(graph: Graph, abstract: Any, fn: Any, *args: Node) -> Apply:
+    return _typed(Apply([_const(fn), *args], graph), abstract)  # type: ignore[return-value]
+
+
+def defunctionalize(root: Graph) -> Graph:
+    """Turn the stacks of closures of `root`'s program into stacks of their free values."""
+    sites = CallSites(root)
+    uses, consts = _uses(sites)
+    flows = _trace(sites, uses)
+    for cls in flows.classes().values():
+        pushes = [u for n in cls for u in flows.pushes.get(n, ())]
+        if not pushes:
+            continue
+        graphs = list(dict.fromkeys(u.inputs[2].value for u in pushes))  # type: ignore[attr-defined]
+        pushed = {u.inputs[2] for u in pushes}
+        if any(len(uses[c]) != 1 or c not in pushed for g in graphs for c in consts[g]):
+            continue  # a closure also used elsewhere
+        for rep in graphs:
+            fv_of = _copies(rep, graphs, sites.scopes)
+            if fv_of is not None:
+                _rewrite(sites, flows, uses, cls, rep, fv_of, pushes)
+                break
+    return root
+
+
+def _copies(rep: Graph, graphs: list[Graph], scopes: Scopes) -> dict[Graph, list[Node]] | None:
+    """The values each of `graphs` gives `rep`'s free variables, if all are copies of `rep`."""
+    fvs = list(scopes.free_variables_total.get(rep, ()))
+    if not fvs or rep.defaults or rep.kwonly or rep.flags.get("vararg"):
+        return None
+    if any(_is_fn_stack(f.abstract) for f in fvs):
+        return None  # a closure over a stack of closures
+    fv_of = {rep: fvs}
+    for g in graphs:
+        if g is not rep:
+            m = _match(rep, g, fvs, scopes)
+            if m is None:
+                return None
+            fv_of[g] = m
+    return fv_of
+
+
+def _rewrite(
+    sites: CallSites,
+    flows: _Flows,
+    uses: dict[Node, list[tuple[Any, int]]],
+    cls: list[Node],
+    rep: Graph,
+    fv_of: dict[Graph, list[Node]],
+    pushes: list[Apply],
+) -> None:
+    fvs = fv_of[rep]
+    types = tuple(f.abstract for f in fvs)
+    elem = types[0] if len(fvs) == 1 else AbstractTuple(types)  # type: ignore[arg-type]
+    stack = AbstractStack(elem)  # type: ignore[arg-type]
+    # Lift the representative: its free variables become its first parameters.
+    params = [_typed(Parameter(rep, debug=f.debug.derive()), f.abstract) for f in fvs]
+    rep.parameters = [*params, *rep.parameters]
+    sites.substitute(rep, dict(zip(fvs, params)))
+    # Push the free values.
+    for push in pushes:
+        values = fv_of[push.inputs[2].value]  # type: ignore[attr-defined]
+        if len(values) == 1:
+            push.inputs[2] = values[0]
+        else:
+            push.inputs[2] = _apply(push.graph, elem, P.make_tuple, *values)  # type: ignore[arg-type]
+    # Call the lifted graph where a closure was popped and called.
+    rep_fn = _const(rep, AbstractFunction(frozenset([GraphFunction(rep)])))
+    for n in cls:
+        for top in flows.tops.get(n, ()):
+            top.abstract = elem
+        for pop in flows.pops.get(n, ()):
+            pop.abstract = AbstractTuple((elem, stack))
+    for n in cls:
+        for top in flows.tops.get(n, ()):
+            for call, _ in uses.get(top, ()):
+                if len(fvs) == 1:
+                    parts: list[Node] = [top]
+                else:
+                    parts = [
+                        _apply(call.graph, t, P.tuple_getitem, top, _const(j))
+                        for j, t in enumerate(types)
+                    ]
+                call.inputs = [rep_fn, *parts, *call.inputs[1:]]
+    for n in cls:
+        if prim_of(n) is P.stack_of_functions:
+            n.inputs[0] = _const(P.stack_new, n.inputs[0].abstract)  # type: ignore[attr-defined]
+            n.abstract = AbstractStack(BOTTOM)
+        else:
+            n.abstract = stack
