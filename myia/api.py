@@ -40,24 +40,42 @@ def quick_key(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     """A cheap key that determines the argument signature of `args`, or None.
 
     The key of arguments that are all `SCALAR_TYPES` is the tuple of their types; where some
-    are NumPy arrays (exactly `np.ndarray`), it is `array_key`: an array stands for its dtype
-    and shape, all `to_abstract` reads of it. Arguments of other types (tuples, records, ...)
-    have no quick key: only their abstract value says which specialization they call.
+    are NumPy arrays (exactly `np.ndarray`) or tuples of such values, it is `array_key`: an
+    array stands for its shape and dtype, all `to_abstract` reads of it. Arguments of other
+    types (lists, records, ...) have no quick key: only their abstract value says which
+    specialization they call.
     """
     types = tuple(map(type, args))
     if SCALAR_TYPES.issuperset(types):
         return types
-    if _ndarray in types and SCALAR_TYPES.issuperset(t for t in types if t is not _ndarray):
-        return array_key(args)
-    return None
+    return array_key(args) if all(map(_has_quick_key, args)) else None
+
+
+def _has_quick_key(a: Any) -> bool:
+    t = type(a)
+    return t in SCALAR_TYPES or t is _ndarray or (t is tuple and all(map(_has_quick_key, a)))
 
 
 def array_key(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The key of `args`: each array's dtype and shape, each other value's type.
+    """The key of `args`: each array's shape and dtype, each tuple's `tuple_key`, else a type.
 
-    It checks nothing: a key is looked up among those `quick_key` made, which did.
+    It checks nothing: a key is looked up among those `quick_key` made, which did. (The
+    shape comes first: a key never compares a dtype with another object, which NumPy would
+    convert to a dtype.)
     """
-    return tuple([(a.dtype, a.shape) if type(a) is _ndarray else type(a) for a in args])
+    return tuple(
+        [
+            (a.shape, a.dtype)
+            if type(a) is _ndarray
+            else (tuple_key(a) if type(a) is tuple else type(a))
+            for a in args
+        ]
+    )
+
+
+def tuple_key(t: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The key of a tuple argument: ``(tuple, array_key(t))``."""
+    return (tuple, array_key(t))
 
 
 class Signature(tuple):
@@ -191,7 +209,7 @@ class MyiaFunction:
             key = quick_key(args)
             if key is not None:
                 self._quick[key] = compiled.executable.__call__
-                self._array_keys = self._array_keys or _ndarray in map(type, args)
+                self._array_keys = self._array_keys or not SCALAR_TYPES.issuperset(map(type, args))
         return compiled.executable(args)
 
     def generated_code(self, *args: Any, **kwargs: Any) -> str:

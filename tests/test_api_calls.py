@@ -131,10 +131,23 @@ def test_keywords_and_defaults_take_the_full_path():
     assert len(g.compiled_signatures()) == 1
 
 
-def test_structured_arguments_have_no_quick_key():
+def test_tuples_of_scalars_and_arrays_have_a_quick_key():
     f = myia(first)
     assert f((1.0, 2)) == 2.0 and f((1.0, 2)) == 2.0
-    assert f((3.0, 4.0)) == 6.0
+    assert f((3.0, 4.0)) == 6.0 and f((3.0, 4.0)) == 6.0
+    assert f((1, 2.0)) == 2 and f((1, 2.0)) == 2
+    a = np.ones(2)
+    assert np.array_equal(f((a, (a, 1.0))), 2 * a) and np.array_equal(f((a, (a, 1.0))), 2 * a)
+    assert np.array_equal(f((a, (a, 1))), 2 * a)
+    assert np.array_equal(f((a[:1], (a, 1))), 2 * a[:1])
+    assert len(f.compiled_signatures()) == 6
+    assert len(f._quick) == 6
+
+
+def test_other_structures_have_no_quick_key():
+    f = myia(first)
+    assert f([1.0, 2.0]) == 2.0 and f([1.0, 2.0]) == 2.0
+    assert f((1.0, [2.0])) == 2.0 and f((1.0, [2.0])) == 2.0
     assert len(f.compiled_signatures()) == 2
     assert not f._quick
 
@@ -143,10 +156,13 @@ def test_quick_key():
     a = np.ones((2, 3))
     assert quick_key((1.0, 2, True)) == (float, int, bool)
     assert quick_key((np.float32(1.0),)) == (np.float32,)
-    assert quick_key((a, 1.0)) == ((a.dtype, (2, 3)), float) == array_key((a, 1.0))
+    assert quick_key((a, 1.0)) == (((2, 3), a.dtype), float) == array_key((a, 1.0))
     assert array_key((1.0, 2)) == quick_key((1.0, 2))
-    for bad in [(1.0, (1.0,)), (np.str_("x"),), (np.ma.array([1.0]),), (None,), (a, [1.0])]:
-        assert quick_key(bad) is None
+    assert quick_key((1.0, (a, (2,)))) == (float, (tuple, (((2, 3), a.dtype), (tuple, (int,)))))
+    assert quick_key(((),)) == ((tuple, ()),)
+    bad = [(np.str_("x"),), (np.ma.array([1.0]),), (None,), (a, [1.0]), ((1.0, None),)]
+    for args in bad:
+        assert quick_key(args) is None
     assert quick_key((np.timedelta64(1, "D"),)) is None
 
 
