@@ -189,7 +189,14 @@ class MyiaFunction:
             if self._array_keys:
                 run = self._quick.get(array_key(args))
             else:
-                run = self._quick.get(tuple(map(type, args)))
+                # ``tuple(map(type, args))``, spelled out for one or two arguments (3x faster).
+                n = len(args)
+                if n == 1:
+                    run = self._quick.get((type(args[0]),))
+                elif n == 2:
+                    run = self._quick.get((type(args[0]), type(args[1])))
+                else:
+                    run = self._quick.get(tuple(map(type, args)))
             if run is not None:
                 return run(args)
         return self._call(args, kwargs)

@@ -24,6 +24,10 @@ def total(x):
     return (x * x).sum()
 
 
+def mul3(x, y, z):
+    return x * y * z
+
+
 def with_default(x, k=3.0):
     return x * k
 
@@ -45,6 +49,18 @@ def test_repeated_scalar_calls_use_the_quick_key():
     assert f(2) == 8 and type(f(2)) is int
     assert len(f.compiled_signatures()) == 2
     assert set(f._quick) == {(float,), (int,)}
+
+
+def test_every_arity_finds_its_key():
+    f = myia(mul3)
+    assert [f(1.0, 2.0, 3) for _ in range(2)] == [6.0, 6.0]
+    assert [f(1, 2, 3) for _ in range(2)] == [6, 6]
+    assert set(f._quick) == {(float, float, int), (int, int, int)}
+    with pytest.raises(MyiaTypeError):
+        f(1.0, 2.0)
+    g = myia(add)
+    assert [g(1, 2.0) for _ in range(2)] == [3.0, 3.0]
+    assert set(g._quick) == {(int, float)}
 
 
 def test_python_and_numpy_scalars_keep_their_signatures():
