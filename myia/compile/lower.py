@@ -19,10 +19,11 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from ..abstract.data import AbstractArray, AbstractScalar
+from ..abstract.data import AbstractArray, AbstractRecord, AbstractScalar, AbstractTuple
 from ..ir.node import Apply, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import EMPTY_ENV, EnvInstance
+from ..primitives.lazy_sens import lazy_zeros
 from ..primitives.stack import EMPTY_STACK, STACK
 
 Lowering = Callable[[list[str], Apply, Any], "str | None"]
@@ -337,6 +338,52 @@ def _is_getitem(user: Apply, i: int) -> bool:
 @lowering(P.stack_empty)
 def _stack_empty(args: list[str], node: Apply, ctx: Any) -> str:
     return f"({args[0]} is {ctx.global_value(EMPTY_STACK, 'EMPTY_STACK')})"
+
+
+@lowering(P.reshape, P.expand_dims)
+def _reshape(args: list[str], node: Apply, ctx: Any) -> str | None:
+    # The result's shape is known here: the method, not the function (several us a call).
+    a, out = node.inputs[1].abstract, node.abstract
+    if isinstance(a, AbstractArray) and isinstance(out, AbstractArray) and a.shape and out.shape:
+        return f"{args[0]}.reshape({out.shape!r})"
+    return None
+
+
+@lowering(P.unconcatenate)
+def _unconcatenate(args: list[str], node: Apply, ctx: Any) -> str | None:
+    # Slices of the sensitivity, at offsets known here (views: arrays are never mutated).
+    d, arrays, axis = (i.abstract for i in node.inputs[1:4])
+    ax = getattr(node.inputs[3], "value", None)
+    if not (isinstance(d, AbstractArray) and isinstance(arrays, AbstractTuple) and d.shape):
+        return None
+    if type(ax) is not int or d.dtype[0] not in "fc":
+        return None
+    ax %= len(d.shape)
+    if not all(isinstance(a, AbstractArray) and a.dtype == d.dtype for a in arrays.elements):
+        return None
+    src = args[0]
+    if not src.isidentifier():
+        name = ctx.names.fresh("d")
+        first, src = f"({name} := {src})", name
+    else:
+        first = src
+    parts, start = [], 0
+    for k, a in enumerate(arrays.elements):
+        n = a.shape[ax]
+        parts.append(f"{first if k == 0 else src}[{':, ' * ax}{start}:{start + n}]")
+        start += n
+    return f"({', '.join(parts)},)"
+
+
+@lowering(P.gzeros)
+def _gzeros(args: list[str], node: Apply, ctx: Any) -> str | None:
+    # The zero of a type known here: no dispatch on the value at run time.
+    a = node.inputs[1].abstract
+    if isinstance(a, AbstractArray):
+        return f"np.zeros({a.shape!r}, dtype=np.{a.dtype})"
+    if isinstance(a, AbstractRecord) and a.cls is not None:
+        return f"{ctx.global_value(lazy_zeros, 'lazy_zeros')}({args[0]})"
+    return None
 
 
 @lowering(P.env_setitem)

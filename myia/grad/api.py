@@ -93,13 +93,18 @@ def _strip_seq(node: Any) -> Any:
 
 def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     """The graph computing ``grad(primal)`` (untyped: it is inferred afterwards)."""
+    from .activity import analyze, using
     from .jtransform import fprop
 
     pos = positions(spec, nargs)
     g = Graph(f"∇{primal.name}", primal.debug.find_location())
     g.debug.origin = primal.debug
     params = [g.add_parameter(p.debug.find_name()) for p in primal.parameters]
-    res = g.apply(fprop(primal), *params)
+    # Only what depends on the inputs differentiated gets a sensitivity.
+    active = [primal.parameters[i] for i in pos]
+    with using(analyze(primal, active, key=(primal, tuple(pos)))):
+        forward = fprop(primal)
+    res = g.apply(forward, *params)
     out = g.apply(P.tuple_getitem, res, 0)
     bprop = g.apply(P.tuple_getitem, res, 1)
     sens = g.apply(bprop, g.apply(P.broadcast_like, 1.0, out))

@@ -35,6 +35,7 @@ from ..ir.analysis import Scopes
 from ..ir.node import Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import NO_ZERO, EnvKey, no_gradient, zero_of_type
+from .activity import activity_key, current_activity
 from .loops import Loop, flush, loop_entry, loop_of, register_core
 from .registry import BPROPS, NONDIFFERENTIABLE, SPECIAL
 
@@ -51,7 +52,7 @@ class FreeVariableKey(EnvKey):
         return f"key({self.node.debug.find_name() or '?'})"
 
 
-_fprops: dict[Graph, Graph] = {}
+_fprops: dict[tuple[Graph, object], Graph] = {}
 _jprims: dict[tuple[Primitive, int], Graph] = {}
 _keys: dict[Node, FreeVariableKey] = {}
 
@@ -65,16 +66,21 @@ def key_of(node: Node) -> FreeVariableKey:
 
 
 def fprop(g: Graph) -> Graph:
-    """The forward graph of `g` (free variables outside `g` are treated as constants)."""
-    f = _fprops.get(g)
+    """The forward graph of `g` (free variables outside `g` are treated as constants).
+
+    It is made for the current activity (`myia.grad.activity`, see `current_activity`): a
+    graph differentiated with respect to different inputs has one forward graph per activity.
+    """
+    key = (g, activity_key())
+    f = _fprops.get(key)
     if f is None:
         if g.flags.get("bprop") is not None:
-            f = _fprops[g] = _custom_fprop(g)
+            f = _fprops[key] = _custom_fprop(g)
             return f
         if loop_of(g) is not None:
             return loop_entry(g)
         transform_scope(g)
-        f = _fprops[g]
+        f = _fprops[key]
     return f
 
 
@@ -109,6 +115,7 @@ class _ScopeTransform:
         self.values: dict[Node, Node] = {}
         self.bprops: dict[Node, Node] = {}
         self.loops: dict[Graph, Loop] = {}
+        self.activity = current_activity()
 
     def run(self) -> None:
         for g in self.members:
@@ -123,7 +130,7 @@ class _ScopeTransform:
                 self.loops[g] = loop
                 register_core(g, f)
             else:
-                _fprops[g] = f
+                _fprops[(g, activity_key())] = f
         for g in self.members:
             self.build_forward(g)
         for g in self.members:
@@ -169,7 +176,7 @@ class _ScopeTransform:
                 continue
             fn, *args = node.inputs
             jargs = [self.jref(a, g, f) for a in args]
-            if fn.is_constant and _nondifferentiable(fn.value):
+            if fn.is_constant and (_nondifferentiable(fn.value) or self.plain(node, fn.value)):
                 # No derivative: the forward pass computes the value alone, and the backward
                 # pass gives the arguments no sensitivity.
                 self.values[node] = f.apply(fn.value, *jargs, debug=node.debug.derive())
@@ -206,9 +213,13 @@ class _ScopeTransform:
         dout = b.add_parameter("dargs" if tail is not None else "dout")
         contributions: dict[Node, list[Node]] = {}
 
+        activity = self.activity
+
         def add(node: Node, sens: Node) -> None:
             if no_gradient(node.abstract):
                 return  # an integer: its sensitivity is zero, whatever flows into it
+            if activity is not None and not activity.active(node):
+                return  # depends on no input differentiated: nothing flows back from it
             contributions.setdefault(node, []).append(sens)
 
         def total(node: Node) -> Node:
@@ -261,6 +272,20 @@ class _ScopeTransform:
                 env = b.apply(P.env_setitem, env, key_of(fv), total(fv))
         sens = [total(p) for p in g.parameters]
         b.output = b.apply(P.make_tuple, env, *sens)
+
+    def plain(self, node: Node, fn: Any) -> bool:
+        """Whether primitive call `node` is computed as it is, without a backpropagator.
+
+        So is a call that is inactive (it depends on no input the gradient is taken of) and
+        handles no function (functions have a J form, which the primitive would see).
+        """
+        if self.activity is None or not isinstance(fn, Primitive) or fn is P.switch:
+            return False
+        if self.activity.active(node) or _is_function(node.abstract):
+            return False
+        if any(i.is_constant and isinstance(i.value, Graph) for i in node.inputs):
+            return False
+        return not any(_is_function(i.abstract) for i in node.inputs[1:])
 
     def fwd(self, node: Node) -> Node:
         """The forward value of `node`, seen from a backward graph."""

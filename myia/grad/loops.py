@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..abstract.data import AbstractTuple
 from ..abstract.lattice import erase_functions
@@ -58,6 +59,7 @@ from ..ir.analysis import Scopes
 from ..ir.node import Apply, Constant, DebugInfo, Graph, Node
 from ..primitives import P
 from ..primitives.grad import EnvKey
+from .activity import activity_key, current_activity, using
 
 
 class _ArgsKey(EnvKey):
@@ -123,8 +125,8 @@ class _Built:
 ENABLED = True
 
 _loops: dict[Graph, Loop | None] = {}
-_cores: dict[Graph, Graph] = {}
-_pending: list[tuple[Loop, dict[Graph, Graph], _Built]] = []
+_cores: dict[tuple[Graph, object], Graph] = {}
+_pending: list[tuple[Loop, dict[Graph, Graph], _Built, Any]] = []
 
 
 # Analysis -----------------------------------------------------------------------------------
@@ -291,7 +293,7 @@ def _analyze(members: list[Graph], scopes: Scopes) -> Loop | None:
 
 def register_core(g: Graph, core: Graph) -> None:
     """Record `core`, the loop-mode forward graph of member `g` (see the module docstring)."""
-    _cores[g] = core
+    _cores[(g, activity_key())] = core
 
 
 def loop_entry(g: Graph) -> Graph:
@@ -310,7 +312,7 @@ def loop_entry(g: Graph) -> Graph:
         )
         # The graphs are filled once the cores are (a loop referenced from its own scope is
         # entered before that scope's backward graphs exist): see `flush`.
-        _pending.append((loop, dict(zip(members, cores)), built))
+        _pending.append((loop, dict(zip(members, cores)), built, current_activity()))
         flush()
     return built.entries[g]
 
@@ -328,20 +330,22 @@ def flush() -> None:
     """Build the loops entered so far whose cores are complete."""
     i = 0
     while i < len(_pending):
-        loop, cores, built = _pending[i]
+        loop, cores, built, activity = _pending[i]
         if all(_complete(c) for c in cores.values()):
             del _pending[i]
-            _build(loop, cores, built)
+            with using(activity):
+                _build(loop, cores, built)
         else:
             i += 1
 
 
 def _core(m: Graph) -> Graph:
-    if m not in _cores:
+    key = (m, activity_key())
+    if key not in _cores:
         from .jtransform import transform_scope
 
         transform_scope(m)
-    return _cores[m]
+    return _cores[key]
 
 
 def _graph(name: str, origin: Graph) -> Graph:

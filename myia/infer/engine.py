@@ -19,6 +19,7 @@ are kept: tuple indices, `axis` arguments, dataclass field names, lengths of tup
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -223,6 +224,10 @@ class Inferrer:
             return AbstractFunction(frozenset([GraphFunction(v, self.closure_context(v, ctx))]))
         if isinstance(v, (Primitive, Operation)):
             return AbstractFunction(frozenset([v]))
+        if isinstance(v, _dead_class()):
+            # A function never called (a gradient of a gradient meets those the first
+            # specialization left): the empty set of functions, which joins with any.
+            return AbstractFunction(frozenset())
         if isinstance(v, AbstractValue):
             return AbstractConstant(v)  # a type: the target of `convert` and `narrow`
         from ..frontend.resolve import is_parsable
@@ -263,7 +268,12 @@ class Inferrer:
             if refined is not None:
                 for f, a in refined:
                     if isinstance(f, GraphFunction):
-                        key = (f.graph, tuple(broaden(x) for x in a) if self.is_recursive(f.graph) else tuple(a))
+                        key = (
+                            f.graph,
+                            tuple(broaden(x) for x in a)
+                            if self.is_recursive(f.graph)
+                            else tuple(a),
+                        )
                         self.narrowed[key] = {
                             i: args[i] for i, (x, y) in enumerate(zip(a, args)) if x != y
                         }
@@ -422,3 +432,10 @@ def _fold(prim: Primitive, args: list[AbstractValue], result: AbstractScalar) ->
 
 def _is_switch(node: Node) -> bool:
     return node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.switch
+
+
+@functools.cache
+def _dead_class() -> type:
+    from .specialize import Dead
+
+    return Dead

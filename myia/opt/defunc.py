@@ -56,7 +56,8 @@ class _Flows:
         self.pushes: dict[Node, list[Apply]] = {}
         self.tops: dict[Node, list[Apply]] = {}  # tuple_getitem(stack_pop(s), 0) nodes
         self.pops: dict[Node, list[Apply]] = {}
-        self.news: dict[Node, list[Apply]] = {}
+        #: (user, position, stack started) for each use of an empty stack
+        self.feeds: list[tuple[Apply, int, Node]] = []
 
     def find(self, n: Node) -> Node:
         p = self.parent.setdefault(n, n)
@@ -110,13 +111,21 @@ def _callee_groups(sites: CallSites, fn: Node) -> list[Graph] | None:
 
 
 def _trace(sites: CallSites, uses: dict) -> _Flows:
-    """Follow every stack of functions through the program (see the module doc)."""
+    """Follow every stack of functions through the program (see the module doc).
+
+    An empty stack (``stack_of_functions()``) starts a new flow at each of its uses: one
+    node may start several stacks (the loops' blocks' stacks all start empty).
+    """
     flows = _Flows(sites)
     nodes = [n for g in sites.scopes.graphs for n in sites.scopes.nodes[g]]
     for n in nodes:
         if not _is_fn_stack(n.abstract):
             continue
-        flows.find(n)
+        root = prim_of(n) is P.stack_of_functions
+        if not root:
+            flows.find(n)
+            if n.is_apply and not _known_source(n):
+                flows.bad.add(n)  # a stack out of a tuple, a call, a switch...
         if n.is_parameter:
             graph = n.graph
             group = sites.group_of.get(graph)  # type: ignore[arg-type]
@@ -128,31 +137,47 @@ def _trace(sites: CallSites, uses: dict) -> _Flows:
                 arg = call.inputs[1 + k]
                 if not _is_fn_stack(arg.abstract) and prim_of(arg) is not P.stack_new:
                     flows.bad.add(n)
-        elif prim_of(n) is P.stack_of_functions:
-            flows.news.setdefault(n, []).append(n)  # type: ignore[arg-type]
         for user, k in uses.get(n, ()):
             p = prim_of(user) if user is not None else None
             if p is P.stack_push and k == 1:
-                flows.union(n, user)  # type: ignore[arg-type]
+                if root:
+                    flows.feeds.append((user, k, user))  # type: ignore[arg-type]
+                flows.union(user if root else n, user)  # type: ignore[arg-type]
                 x = user.inputs[2]  # type: ignore[union-attr]
                 if x.is_constant and type(x.value) is Graph:  # type: ignore[attr-defined]
-                    flows.pushes.setdefault(n, []).append(user)  # type: ignore[arg-type]
+                    flows.pushes.setdefault(user, []).append(user)  # type: ignore[arg-type]
                 else:
-                    flows.bad.add(n)
+                    flows.bad.add(user)  # type: ignore[arg-type]
             elif p is P.stack_pop and k == 1:
-                _trace_pop(flows, n, user, uses)  # type: ignore[arg-type]
+                if root:
+                    flows.bad.add(user)  # type: ignore[arg-type]
+                else:
+                    _trace_pop(flows, n, user, uses)  # type: ignore[arg-type]
             elif p is P.stack_empty and k == 1:
                 pass
             elif user is not None and k >= 1 and p is None:
                 members = _callee_groups(sites, user.inputs[0])
                 if members is None:
-                    flows.bad.add(n)
+                    flows.bad.add(user if root else n)  # type: ignore[arg-type]
                     continue
                 for m in members:
-                    flows.union(n, m.parameters[k - 1])
-            else:
+                    param = m.parameters[k - 1]
+                    if root:
+                        flows.feeds.append((user, k, param))  # type: ignore[arg-type]
+                        flows.find(param)
+                    else:
+                        flows.union(n, param)
+            elif not root:
                 flows.bad.add(n)
     return flows
+
+
+def _known_source(n: Node) -> bool:
+    """Whether stack `n` is made by a push or is the rest of a pop (whose flows are traced)."""
+    p = prim_of(n)
+    if p is P.stack_push:
+        return True
+    return p is P.tuple_getitem and prim_of(n.inputs[1]) is P.stack_pop
 
 
 def _trace_pop(flows: _Flows, s: Node, pop: Apply, uses: dict) -> None:
@@ -334,8 +359,9 @@ def _rewrite(
                     ]
                 call.inputs = [rep_fn, *parts, *call.inputs[1:]]
     for n in cls:
-        if prim_of(n) is P.stack_of_functions:
-            n.inputs[0] = _const(P.stack_new, n.inputs[0].abstract)  # type: ignore[attr-defined]
-            n.abstract = AbstractStack(BOTTOM)
-        else:
-            n.abstract = stack
+        n.abstract = stack
+    members = set(cls)
+    for user, k, started in flows.feeds:
+        if started in members:
+            # The empty stack this one starts from (its node may start others too).
+            user.inputs[k] = _apply(user.graph, AbstractStack(BOTTOM), P.stack_new)  # type: ignore[arg-type]

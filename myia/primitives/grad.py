@@ -17,6 +17,7 @@ import numpy as np
 
 from ..abstract.data import (
     ENV,
+    AbstractArray,
     AbstractDict,
     AbstractFunction,
     AbstractList,
@@ -207,14 +208,16 @@ _NUMERIC = {
 def zero_of_type(a: Any) -> Any:
     """A zero sensitivity for every value of type `a`, or `NO_ZERO` if it depends on the value.
 
-    Numbers, and tuples and records of numbers, have one; arrays (shapes), lists (lengths),
-    functions and recursive records do not.
+    Numbers, arrays (whose shape the type gives), and tuples and records of them have one;
+    lists (lengths), functions and recursive records do not.
     """
     if isinstance(a, AbstractScalar):
         kind = _NUMERIC.get(a.dtype)
         if kind is None:
             return NO_ZERO
         return kind(0) if a.weak else np.dtype(a.dtype).type(0)
+    if isinstance(a, AbstractArray):
+        return np.zeros(a.shape, dtype=a.dtype)
     if isinstance(a, AbstractTuple):
         elems = [zero_of_type(e) for e in a.elements]
         return NO_ZERO if any(e is NO_ZERO for e in elems) else tuple(elems)
@@ -228,7 +231,8 @@ def zero_of_type(a: Any) -> Any:
 
 def no_gradient(a: Any) -> bool:
     """Whether every sensitivity of a value of type `a` is zero: integers and booleans, and
-    tuples and records of them (a ``range``)."""
+    tuples and records of them (a ``range``).
+    """
     if isinstance(a, AbstractScalar):
         return _NUMERIC.get(a.dtype) in (int, bool)
     if isinstance(a, AbstractTuple):

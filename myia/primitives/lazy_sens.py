@@ -208,12 +208,14 @@ def shallow_zeros(x: Any) -> Any:
 def lazy_zeros(x: Any) -> Any:
     """The zero sensitivity of a data structure or a lazy sensitivity `x`.
 
-    A list gives a `ZeroSens` (O(1)); a tuple, dict or record its first level, whose members
-    that are data structures are `ZeroSens`; a lazy sensitivity the zero of what it stands for.
+    A list or a record gives a `ZeroSens` (O(1): the zero of a tree that a recursion walks
+    costs nothing until read); a tuple or dict its first level, whose members that are data
+    structures are `ZeroSens`; a lazy sensitivity the zero of what it stands for.
     """
     if isinstance(x, LazySens):
         x = _root_like(x)
-    if type(x) is list:
+    t = type(x)
+    if t is list or (t is not tuple and t is not dict):
         return ZeroSens(x)
     return shallow_zeros(x)
 
