@@ -19,7 +19,14 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from ..abstract.data import AbstractArray, AbstractRecord, AbstractScalar, AbstractTuple
+from ..abstract.data import (
+    NONE,
+    AbstractArray,
+    AbstractRecord,
+    AbstractScalar,
+    AbstractTuple,
+    AbstractUnion,
+)
 from ..ir.node import Apply, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import EMPTY_ENV, EnvInstance
@@ -383,6 +390,14 @@ def _gzeros(args: list[str], node: Apply, ctx: Any) -> str | None:
         return f"np.zeros({a.shape!r}, dtype=np.{a.dtype})"
     if isinstance(a, AbstractRecord) and a.cls is not None:
         return f"{ctx.global_value(lazy_zeros, 'lazy_zeros')}({args[0]})"
+    if isinstance(a, AbstractUnion) and all(
+        o == NONE or (isinstance(o, AbstractRecord) and o.cls is not None) for o in a.options
+    ):
+        # An optional record (a subtree): None is its own zero.
+        x = args[0]
+        if not x.isidentifier():
+            return None
+        return f"(None if {x} is None else {ctx.global_value(lazy_zeros, 'lazy_zeros')}({x}))"
     return None
 
 

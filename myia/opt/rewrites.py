@@ -437,10 +437,39 @@ def switch_constant(node: Apply, opt: Any) -> Node | None:
 def seq_droppable(node: Apply, opt: Any) -> Node | None:
     """Drop the first argument of a seq when computing it is unobservable.
 
-    seq(before, after) => after  (before pure and unable to raise, see myia.opt.effects)
+    seq(before, after) => after  (before pure and unable to raise, see myia.opt.effects,
+                                  or computed by after before any effect)
     """
     before, after = node.inputs[1:]
-    return after if droppable_tree(before, node.graph) else None
+    if droppable_tree(before, node.graph) or _computes(after, before, node.graph):
+        return after
+    return None
+
+
+def _computes(after: Node, before: Node, graph: Any, limit: int = 256) -> bool:
+    """Whether computing `after` computes `before`, with no effect that could run first.
+
+    Then ``seq(before, after)`` is ``after``: the statements a backpropagator sequences,
+    whose values its result uses.
+    """
+    seen: set[Node] = set()
+    stack = [after]
+    found = False
+    while stack:
+        n = stack.pop()
+        if n in seen or not n.is_apply or n.graph is not graph:
+            continue
+        if n is before:
+            found = True
+            continue
+        seen.add(n)
+        fn = n.inputs[0]
+        if len(seen) > limit or not (fn.is_constant and type(fn.value) is Primitive):  # type: ignore[attr-defined]
+            return False  # too far, or a call that may have effects
+        if fn.value.effect:  # type: ignore[attr-defined]
+            return False
+        stack.extend(n.inputs[1:])
+    return found
 
 
 @rewrite(P.convert)
