@@ -92,6 +92,23 @@ def test_deep_recursion():
     assert f(3000) == math.factorial(3000)
 
 
+def test_deep_code_puts_the_recursion_limit_back():
+    import sys
+
+    f = myia(fact)
+    limit = sys.getrecursionlimit()
+    assert f.specialization(3000).executable.deep
+    assert f(3000) == math.factorial(3000)
+    assert sys.getrecursionlimit() == limit
+    # A limit that a caller raised already is kept.
+    sys.setrecursionlimit(2_000_001)
+    try:
+        assert f(3000) == math.factorial(3000)
+        assert sys.getrecursionlimit() == 2_000_001
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 def test_gradients_on_the_compiled_backend():
     check_grad(newton_sqrt, 4.0)
     g = grad(scalar_loop)
