@@ -244,9 +244,7 @@ class MyiaFunction:
 class GradFunction(MyiaFunction):
     """``grad(fn, *wrt)`` or ``value_and_grad(fn, *wrt)``: compiled like any Myia function."""
 
-    def __init__(
-        self, fn: Any, wrt: tuple[Any, ...], value: bool, *, backend: str | None = None
-    ):
+    def __init__(self, fn: Any, wrt: tuple[Any, ...], value: bool, *, backend: str | None = None):
         super().__init__(getattr(fn, "fn", fn), backend=backend)
         self.target = fn
         self.wrt = wrt

@@ -239,10 +239,17 @@ def test_cache_does_not_infer_again(monkeypatch):
     h(3.0, 4.0)
     h(np.ones(3), 1.0)
     h(np.ones(4), 1.0)
-    assert [str(s) for s in h.compiled_signatures()] == ["(f64, f64)", "(f64 x 3, f64)", "(f64 x 4, f64)"]
+    assert [str(s) for s in h.compiled_signatures()] == [
+        "(f64, f64)",
+        "(f64 x 3, f64)",
+        "(f64 x 4, f64)",
+    ]
 
 
 def test_signature_printing():
     assert show(AbstractArray("float64", (3, 10))) == "f64 x 3 x 10"
     assert show(AbstractScalar("float32")) == "f32"
-    assert show(AbstractTuple((AbstractScalar("int64"), AbstractArray("bool", (2,))))) == "(i64, bool x 2)"
+    assert (
+        show(AbstractTuple((AbstractScalar("int64"), AbstractArray("bool", (2,)))))
+        == "(i64, bool x 2)"
+    )

@@ -336,6 +336,7 @@ RULE_CASES = [
     # (rule, function, arguments, what runs first: "" nothing, "others" every other rule)
     ("inline", with_closure, (1.0, 2.0), ""),
     ("forward_call", lambda x, y: _forwards(x, y), (1.0, 2.0), ""),
+    ("compare_difference", lambda a, b: (a - b) > 0, (3, 2), ""),
     (
         "gadd_index_add",
         lambda a, v: P.gadd(a, P.array_index_add(P.gzeros(a), 1, v)),

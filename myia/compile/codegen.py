@@ -294,7 +294,9 @@ class CodeGenerator:
             self.emit(body, "while True:")
             ordered = sorted(states, key=states.get)  # type: ignore[arg-type]
             if len(ordered) == 1:
+                start = len(self.lines) - 1
                 self.block(ordered[0], body + 1)
+                self.while_condition(start, body)
             else:
                 for k, s in enumerate(ordered):
                     kw = "if" if k == 0 else "elif"
@@ -304,6 +306,50 @@ class CodeGenerator:
                 self.emit(body + 2, "raise AssertionError('unreachable')")
         if parent is not None:
             self.emit(1, f"return {self.fn_name(g)}")
+
+    def while_condition(self, start: int, indent: int) -> None:
+        """Write the loop that starts at line `start` as ``while cond:``, if it tests first.
+
+            while True:                 while cond:
+                if cond:                    body
+                    body          =>    exit
+                    continue
+                else:
+                    exit
+
+        (or the same with the branches swapped and ``not cond``): the test of a ``for`` loop
+        over a ``range`` is then the loop's own, with no jump per iteration. The exit must
+        not jump back to the loop.
+        """
+        lines = self.lines[start:]
+        nodes = [self.line_nodes.get(start + 1 + k) for k in range(len(lines))]
+        pad = "    " * (indent + 1)
+        head = lines[1] if len(lines) > 1 else ""
+        if not (head.startswith(pad + "if ") and head.endswith(":")):
+            return
+        tops = [k for k in range(2, len(lines)) if not lines[k].startswith(pad + "    ")]
+        if len(tops) != 1 or lines[tops[0]] != pad + "else:":
+            return
+        k = tops[0]
+        cond = head[len(pad) + 3 : -1]
+        then, other = list(range(2, k)), list(range(k + 1, len(lines)))
+        last = pad + "    continue"
+        if lines[then[-1]] == last and not any(lines[j].strip() == "continue" for j in other):
+            loop, rest = then[:-1], other
+        elif lines[other[-1]] == last and not any(lines[j].strip() == "continue" for j in then):
+            loop, rest, cond = other[:-1], then, f"not {cond}"
+        else:
+            return
+        out = [("    " * indent + f"while {cond}:", nodes[1])]
+        out += [(lines[j][4:], nodes[j]) for j in loop] or [(pad + "pass", None)]
+        out += [(lines[j][8:], nodes[j]) for j in rest]
+        del self.lines[start:]
+        for j in range(start + 1, start + 1 + len(lines)):
+            self.line_nodes.pop(j, None)
+        for text, node in out:
+            self.lines.append(text)
+            if node is not None:
+                self.line_nodes[len(self.lines)] = node
 
     def block(self, g: Graph, indent: int) -> None:
         """Write the statements of block `g`, ending with its return or jumps."""
@@ -471,4 +517,3 @@ class CodeGenerator:
 def generate(entry: Graph) -> Module:
     """Generate the Python module of `entry` (a closed, typed graph) and what it reaches."""
     return CodeGenerator(entry).generate()
-

@@ -382,6 +382,20 @@ def _unconcatenate(args: list[str], node: Apply, ctx: Any) -> str | None:
     return f"({', '.join(parts)},)"
 
 
+@lowering(P.broadcast_like)
+def _broadcast_like(args: list[str], node: Apply, ctx: Any) -> str | None:
+    # Shapes and dtypes known here: a new array of the shape of `like` (never a view: the
+    # result may be a gradient handed to the user).
+    d, like = node.inputs[1].abstract, node.inputs[2].abstract
+    if not (isinstance(like, AbstractArray) and like.shape):
+        return None
+    if isinstance(d, AbstractScalar):
+        return f"np.full({like.shape!r}, {args[0]}, dtype=np.{like.dtype})"
+    if isinstance(d, AbstractArray):
+        return f"np.broadcast_to({args[0]}, {like.shape!r}).astype(np.{like.dtype})"
+    return None
+
+
 @lowering(P.gzeros)
 def _gzeros(args: list[str], node: Apply, ctx: Any) -> str | None:
     # The zero of a type known here: no dispatch on the value at run time.

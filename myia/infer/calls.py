@@ -50,7 +50,9 @@ def bind_graph_args(inferrer: Any, fn: GraphFunction, args: list[AbstractValue])
         )
     for k, v in kws.items():
         if k not in names or k in values:
-            what = "multiple values for argument" if k in values else "an unexpected keyword argument"
+            what = (
+                "multiple values for argument" if k in values else "an unexpected keyword argument"
+            )
             raise MyiaTypeError(f"{fname}() got {what} {k!r}", error_frames(inferrer.calls))
         values[k] = v
     out = []

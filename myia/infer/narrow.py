@@ -92,7 +92,10 @@ def branch_refinements(
     if not narrowed:
         return None
     out = []
-    for ok, branch, bargs in ((possible[0], if_true, true_args), (possible[1], if_false, false_args)):
+    for ok, branch, bargs in (
+        (possible[0], if_true, true_args),
+        (possible[1], if_false, false_args),
+    ):
         if ok:
             fn = inferrer.value(branch, ctx, values)
             assert isinstance(fn, AbstractFunction)

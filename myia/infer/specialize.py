@@ -259,7 +259,9 @@ class Specializer:
                 if callee.context is None and not _is_switch(fn_node):
                     # A top-level function passed as a value: call the specialization for
                     # these arguments directly (the same value may be called with others).
-                    fn_ref = self._const(self.value_target(callee, arg_abs, node, ctx, values), node, None)
+                    fn_ref = self._const(
+                        self.value_target(callee, arg_abs, node, ctx, values), node, None
+                    )
                 app = Apply([fn_ref, *bound], new, node.debug.derive())
                 return _retype(app, result)
         inputs = [self.ref(i, ctx, values) for i in node.inputs]
@@ -308,7 +310,9 @@ class Specializer:
         nested = Inferrer()
         gctx, _ = nested.infer(graph, tuple(p.abstract for p in primal.parameters))
         gspec = Specializer(nested).run(gctx)
-        app = Apply([self._const(gspec, node, None), *inputs], self.graphs[ctx], node.debug.derive())
+        app = Apply(
+            [self._const(gspec, node, None), *inputs], self.graphs[ctx], node.debug.derive()
+        )
         app.abstract = values[node]
         return app
 
@@ -316,7 +320,9 @@ class Specializer:
         """The result type of each function a call may call (None where unknown)."""
         out: list[AbstractValue | None] = []
         for f in fn.options:
-            targets = self.inf.local_contexts.get((f, ctx)) if isinstance(f, GraphFunction) else None
+            targets = (
+                self.inf.local_contexts.get((f, ctx)) if isinstance(f, GraphFunction) else None
+            )
             if not targets:
                 out.append(None)
                 continue
@@ -403,7 +409,9 @@ class Specializer:
         target = self.graph_for(self.target(pf.fn, [*pf.args, *arg_abs], node, ctx, values))
         refs = [self.ref(i, ctx, values) for i in [obj, *arg_nodes]]
         inputs = bind_graph_nodes(pf.fn.graph, refs, [obj, *arg_nodes], self.graphs[ctx])
-        return Apply([self._const(target, node, None), *inputs], self.graphs[ctx], node.debug.derive())
+        return Apply(
+            [self._const(target, node, None), *inputs], self.graphs[ctx], node.debug.derive()
+        )
 
     def partial_call(
         self,
@@ -423,7 +431,9 @@ class Specializer:
         if isinstance(target, Graph):
             target = GraphFunction(target)
         if isinstance(target, GraphFunction):
-            bound = bind_graph_nodes(target.graph, holes + refs, holes + arg_nodes, self.graphs[ctx])
+            bound = bind_graph_nodes(
+                target.graph, holes + refs, holes + arg_nodes, self.graphs[ctx]
+            )
         elif isinstance(target, Primitive):
             bound = bind_primitive_nodes(target, holes + refs, holes + arg_nodes, node)
         else:

@@ -57,7 +57,9 @@ def check_types(graph: Graph, node: Node) -> str | None:
             return f"passes {len(args)} arguments to {callee.name}"
         for p, a in zip(callee.parameters, args):
             if not _compatible(p.abstract, a):
-                return f"passes {show(a)} for parameter {p.debug.find_name()} :: {show(p.abstract)}"
+                return (
+                    f"passes {show(a)} for parameter {p.debug.find_name()} :: {show(p.abstract)}"
+                )
         out: Any = getattr(callee, "abstract", None)
         if out is not None and not _compatible(out, node.abstract):
             return f"has type {show(node.abstract)} but {callee.name} returns {show(out)}"

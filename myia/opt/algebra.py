@@ -271,6 +271,27 @@ def sub_zero(node: Apply, opt: Any) -> Node | None:
     return _keep(x, node) if _is(y, 0) else None
 
 
+@rewrite(P.gt, P.ge, P.lt, P.le)
+def compare_difference(node: Apply, opt: Any) -> Node | None:
+    """Compare two Python integers directly, not their difference with zero.
+
+    gt(sub(a, b), 0) => gt(a, b)  (and ge, lt, le; a, b Python ints, which do not overflow)
+
+    The condition of a ``for`` loop over a ``range`` with step 1 is ``stop - i > 0``.
+    """
+    d, zero = node.inputs[1:]
+    ab = args_of(d, P.sub)
+    if ab is None or not _is(zero, 0):
+        return None
+    if not all(_python_int(x.abstract) for x in (*ab, zero)):
+        return None
+    return opt.apply(node.inputs[0].value, *ab, like=node)  # type: ignore[attr-defined]
+
+
+def _python_int(a: Any) -> bool:
+    return isinstance(a, AbstractScalar) and a.weak and a.dtype.startswith("int")
+
+
 @rewrite(P.truediv)
 def div_one(node: Apply, opt: Any) -> Node | None:
     """Drop a division by one.
@@ -339,6 +360,7 @@ ALGEBRA: list[Rewrite] = [
     mul_zero_integer,
     add_zero,
     sub_zero,
+    compare_difference,
     div_one,
     pow_one,
     neg_neg,

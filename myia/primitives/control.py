@@ -15,7 +15,7 @@ from .core import primitive
 
 @primitive
 def switch(cond, if_true, if_false):
-    """``if_true`` if ``cond`` else ``if_false`` (both already evaluated: branches are closures)."""
+    """``if_true`` if ``cond`` else ``if_false`` (both evaluated: branches are closures)."""
     return if_true if cond else if_false
 
 
@@ -153,7 +153,6 @@ def _infer_is_none(x):
 @infer_rule(identity)
 def _infer_identity(x):
     return x
-
 
 
 # Backpropagators ------------------------------------------------------------------------------

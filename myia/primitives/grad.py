@@ -1,5 +1,7 @@
-"""Primitives the gradient transform uses: environments, generic zeros and addition, and
-functional updates of data structures (the backpropagators of indexing).
+"""Primitives the gradient transform uses: environments, zeros, sums, functional updates.
+
+Generic zeros and addition, and functional updates of data structures (the backpropagators
+of indexing).
 
 An environment (`EnvInstance`) is the sensitivity of a function value: it maps the free
 variables of a closure (by key) to their sensitivities. The backward pass of a loop also
@@ -230,8 +232,9 @@ def zero_of_type(a: Any) -> Any:
 
 
 def no_gradient(a: Any) -> bool:
-    """Whether every sensitivity of a value of type `a` is zero: integers and booleans, and
-    tuples and records of them (a ``range``).
+    """Whether every sensitivity of a value of type `a` is zero.
+
+    So are those of integers and booleans, and of tuples and records of them (a ``range``).
     """
     if isinstance(a, AbstractScalar):
         return _NUMERIC.get(a.dtype) in (int, bool)
@@ -295,8 +298,10 @@ def dict_from_values(d, values):
 
 @primitive
 def unbroadcast(d, x):
-    """Sensitivity ``d`` brought to the type of ``x``: summed over broadcast axes, cast to its
-    dtype, and zero if ``x`` is an integer or a boolean (which have no derivative).
+    """Sensitivity ``d`` brought to the type of ``x``.
+
+    It is summed over broadcast axes, cast to the dtype of ``x``, and zero if ``x`` is an
+    integer or a boolean (which have no derivative).
     """
     return unbroadcast_value(d, x)
 
@@ -312,7 +317,9 @@ def unbroadcast_value(d: Any, x: Any) -> Any:
         return {k: unbroadcast_value(d[k], x[k]) for k in x}
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         fields = dataclasses.fields(x)
-        return _record(t, [unbroadcast_value(getattr(d, f.name), getattr(x, f.name)) for f in fields])
+        return _record(
+            t, [unbroadcast_value(getattr(d, f.name), getattr(x, f.name)) for f in fields]
+        )
     if not isinstance(x, (float, int, np.generic, np.ndarray)):
         return d
     if isinstance(x, (bool, int, np.integer, np.bool_)) or (
@@ -337,8 +344,9 @@ def unbroadcast_value(d: Any, x: Any) -> Any:
 
 @primitive
 def broadcast_like(d, like):
-    """``d`` broadcast to the shape of ``like`` and cast to its dtype (the adjoint of
-    `unbroadcast`).
+    """``d`` broadcast to the shape of ``like`` and cast to its dtype.
+
+    The adjoint of `unbroadcast`.
     """
     return broadcast_like_value(d, like)
 
@@ -389,7 +397,9 @@ def record_setattr(r, name, v):
 def _replace(r: Any, name: str, v: Any) -> Any:
     r = concrete(r)
     cls = type(r)
-    return _record(cls, [v if f.name == name else getattr(r, f.name) for f in dataclasses.fields(cls)])
+    return _record(
+        cls, [v if f.name == name else getattr(r, f.name) for f in dataclasses.fields(cls)]
+    )
 
 
 @primitive

@@ -230,7 +230,6 @@ def to_bool(x):
     return bool(x)
 
 
-
 # Type and shape rules -----------------------------------------------------------------------
 
 
@@ -278,7 +277,9 @@ def _infer_rounding(x):
 
 def _scalar_conversion(name, dtype):
     def rule(x):
-        if isinstance(x, AbstractScalar) or (isinstance(x, AbstractArray) and x.shape in ((), (1,))):
+        if isinstance(x, AbstractScalar) or (
+            isinstance(x, AbstractArray) and x.shape in ((), (1,))
+        ):
             return AbstractScalar(dtype, True)
         raise MyiaTypeError(f"{name}() of a value of type {x} is not supported")
 

@@ -6,8 +6,9 @@ constant time and space, and the backward pass pops them in reverse order
 (`myia.grad.loops`). A cell is the tuple ``(head, tail, STACK)``: a tuple is the fastest
 object Python makes (a class instance costs five times more, which a loop's gradient pays
 per iteration), the tag tells stacks from user tuples (`is_stack`), and since the first two
-elements of a cell are ``stack_pop``'s result, compiled code pops by reading the cell. Its abstract value is `AbstractStack` (one element type: for a loop, the
-union of the backpropagators of the loop's blocks).
+elements of a cell are ``stack_pop``'s result, compiled code pops by reading the cell. Its
+abstract value is `AbstractStack` (one element type: for a loop, the union of the
+backpropagators of the loop's blocks).
 
 The sensitivity of a stack is a stack of the sensitivities of its elements, aligned from the
 top; a sensitivity stack shorter than its stack is zero below its bottom, so that the zero of

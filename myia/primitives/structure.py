@@ -360,7 +360,6 @@ def _infer_make_slice(start, stop, step):
     return AbstractConstant(slice(*values))
 
 
-
 # Backpropagators ------------------------------------------------------------------------------
 
 
