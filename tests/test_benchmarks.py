@@ -79,3 +79,11 @@ def test_scalar_loop_gradient_memory_is_measured(quick_run):
     for r in w["rows"]:
         if r["framework"] in ("myia", "hand"):
             assert r["memory"] is not None and r["memory"]["peak"] >= 0, r["label"]
+
+
+def test_interleaved_timing_gives_every_framework_a_median():
+    from benchmarks.interleaved import interleaved
+
+    medians = interleaved("newton_sqrt", ["myia", "hand"], rounds=1)
+    assert list(medians) == ["myia", "hand"]
+    assert all(0 < t < 1e-3 for t in medians.values())
