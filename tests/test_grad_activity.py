@@ -108,3 +108,21 @@ def test_the_analysis_marks_what_depends_on_the_inputs_differentiated():
     assert act.active(x) and not act.active(y)
     assert act.active(nodes["a"]) and not act.active(nodes["b"])
     assert act.active(g.output)
+
+
+def _unused_in_loop(x, w, n):
+    for _ in range(n):
+        w = w * 0.5
+    return np.sum(w)
+
+
+def test_a_zero_gradient_the_user_receives_is_theirs_to_update():
+    # The zero of an array that no path reaches is a constant of the compiled gradient; the
+    # user gets a copy, so that updating it in place changes nothing of the next call.
+    g = grad(_unused_in_loop, "x", "w")
+    dx, dw = g(np.ones(2), np.ones(2), 3)
+    assert dx.flags.writeable and not dx.any()
+    dx += 5.0
+    dx2, _ = g(np.ones(2), np.ones(2), 3)
+    assert not dx2.any()
+    assert np.allclose(dw, 0.125)

@@ -409,6 +409,7 @@ SCALARS = [(PY(), PY())]
 DIVISION = [(PY(), PY("pos")), (f(2, 3), f(3, kind="pos")), (f(2, 1), f(1, 3, kind="pos"))]
 MATMUL = [(f(2, 3), f(3, 4)), (f(3), f(2, 3, 4)), (f(2, 1, 2, 3), f(3)), (f(3), f(3))]
 MATMUL.append((f(2, 1, 2, 3), f(4, 3, 2)))  # batch axes broadcast
+MATMUL += [(f(2, 3), f(3)), (f(3), f(3, 4))]  # a matrix and a vector: an outer product
 CONV_GRADS = (f(1, 2, 5, 5), f(4, 2, 3, 3), f(1, 4, 3, 3))  # x, w, dout
 MASK = np.array([[True, False, True], [False, False, True]])
 
@@ -455,7 +456,7 @@ CASES = [
     case("take", take, [(f(3, 5), np.array([0, 2, 0, 4]))]),
     case("take", take_flat, [(f(3, 5), np.array([[0, 2], [0, 14]]))]),
     case("matmul", matmul, MATMUL),
-    case("matmul", matmul, [(f(2, 3), f(3, 2))], order=2),
+    case("matmul", matmul, [(f(2, 3), f(3, 2)), (f(2, 3), f(3)), (f(3), f(3, 2))], order=2),
     case("dot", dot, [*MATMUL[:1], (f(2, 3), f(2, 3, 4)), (f(2, 2, 3), f(3)), (f(2, 3), PY())]),
     case("dot", dot, [(f(3), f(3)), (PY(), f(2))]),
     case("where", where, [(MASK, f(2, 3), f(3)), (np.array([True, False]), PY(), f(2, 1))]),

@@ -17,7 +17,6 @@ import inspect
 from typing import Any
 
 from ..abstract.data import (
-    AbstractArray,
     AbstractConstant,
     AbstractScalar,
     AbstractTuple,
@@ -111,7 +110,8 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     grads = [g.apply(P.tuple_getitem, sens, i + 1) for i in pos]
     # Sensitivities of data structures may be lazy (`myia.primitives.lazy_sens`): the user
     # receives them built.
-    leaves = (AbstractScalar, AbstractArray, AbstractConstant)
+    # Numbers need nothing; an array may be a zero shared between calls (copied then).
+    leaves = (AbstractScalar, AbstractConstant)
     grads = [
         d if isinstance(primal.parameters[i].abstract, leaves) else g.apply(P.gmaterialize, d)
         for d, i in zip(grads, pos)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..abstract.data import AbstractArray
 from ..errors import MyiaTypeError
 from ..frontend import parse
 from ..ir.analysis import Scopes
@@ -225,9 +226,12 @@ class _ScopeTransform:
         def total(node: Node) -> Node:
             parts = contributions.get(node)
             if not parts:
-                zero = zero_of_type(node.abstract) if tail is not None else NO_ZERO
+                # A constant zero keeps no forward value alive (loops), and an array's is
+                # allocated once (a leaf of a tree gives its weights a zero at every call).
+                static = tail is not None or isinstance(node.abstract, AbstractArray)
+                zero = zero_of_type(node.abstract) if static else NO_ZERO
                 if zero is not NO_ZERO:
-                    return Constant(zero)  # keeps no forward value alive
+                    return Constant(zero)
                 return b.apply(P.gzeros, self.fwd(node))
             acc = parts[0]
             for p in parts[1:]:

@@ -751,6 +751,15 @@ def bprop_take(a, indices, axis, out, dout):
 
 @bprop(matmul)
 def bprop_matmul(x, y, out, dout):
+    if ndim(x) == 2:
+        if ndim(y) == 1:
+            # A matrix times a vector: an outer product, and the vector times the matrix.
+            dx = expand_dims(dout, -1) * expand_dims(y, 0)
+            return (unbroadcast(dx, x), unbroadcast(matmul(dout, x), y))
+    if ndim(x) == 1:
+        if ndim(y) == 2:
+            dy = expand_dims(x, -1) * expand_dims(dout, 0)
+            return (unbroadcast(matmul(y, dout), x), unbroadcast(dy, y))
     # Vectors are made matrices (x: a row, y: a column), then batch axes are summed back.
     x2 = expand_dims(x, 0) if ndim(x) == 1 else x
     y2 = expand_dims(y, -1) if ndim(y) == 1 else y

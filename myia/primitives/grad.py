@@ -219,7 +219,11 @@ def zero_of_type(a: Any) -> Any:
             return NO_ZERO
         return kind(0) if a.weak else np.dtype(a.dtype).type(0)
     if isinstance(a, AbstractArray):
-        return np.zeros(a.shape, dtype=a.dtype)
+        # Shared by every call of the gradient: nothing may write it (`materialize` copies
+        # it before a user receives it).
+        z = np.zeros(a.shape, dtype=a.dtype)
+        z.flags.writeable = False
+        return z
     if isinstance(a, AbstractTuple):
         elems = [zero_of_type(e) for e in a.elements]
         return NO_ZERO if any(e is NO_ZERO for e in elems) else tuple(elems)

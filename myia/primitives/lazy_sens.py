@@ -29,6 +29,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import numpy as np
+
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -245,10 +247,12 @@ _BUILD = object()
 def materialize(d: Any) -> Any:
     """The sensitivity `d` with every lazy part built: plain tuples, lists, dicts, records.
 
-    Linear in the size of the result, without recursion.
+    Linear in the size of the result, without recursion. An array that cannot be written (a
+    zero the gradient shares between calls, see `myia.primitives.grad.zero_of_type`) is
+    copied: the user may update what they receive in place.
     """
     if not (isinstance(d, LazySens) or is_structure(d)):
-        return d
+        return _own(d)
     out: list[Any] = []
     # Items: (value, zero) to visit (`zero`: build the zero of `value`), or
     # (_BUILD, (kind, count)) to build a structure from the last `count` results.
@@ -276,12 +280,19 @@ def materialize(d: Any) -> Any:
         elif hasattr(t, "__dataclass_fields__") and not isinstance(x, type):
             members, kind = [getattr(x, n) for n in field_names(t)], t
         else:
-            out.append(zeros_value(x) if zero else x)
+            out.append(zeros_value(x) if zero else _own(x))
             continue
         todo.append((_BUILD, (kind, len(members))))
         for m in reversed(members):
             todo.append((m, zero))
     return out[0]
+
+
+def _own(x: Any) -> Any:
+    """`x`, or a copy of it if it is an array that cannot be written."""
+    if type(x) is np.ndarray and not x.flags.writeable:
+        return x.copy()
+    return x
 
 
 def _assemble(kind: Any, items: list[Any]) -> Any:
