@@ -324,18 +324,19 @@ def neg_neg(node: Apply, opt: Any) -> Node | None:
     return None
 
 
-@rewrite(P.add, P.sub, P.mul, P.truediv)
-def scalar_operand(node: Apply, opt: Any) -> Node | None:
-    """Let an elementwise operation broadcast a constant scalar itself.
+@rewrite(P.add, P.sub, P.mul, P.truediv, P.eq, P.ne, P.lt, P.le, P.gt, P.ge, P.maximum, P.minimum)
+def broadcast_operand(node: Apply, opt: Any) -> Node | None:
+    """Let an elementwise operation broadcast its operand itself.
 
-    op(broadcast_like(c, y), x) => op(c, x)  (c a constant, the result's type unchanged)
+    op(broadcast_like(y, like), x) => op(y, x)  (the result's shape and dtype unchanged)
 
-    The same for the second operand: the operation broadcasts the scalar itself.
+    The same for the second operand. The gradients of reductions broadcast a sensitivity to
+    the shape of their input, which the operation that uses it would do anyway.
     """
     x, y = node.inputs[1:]
     for k, arg in ((1, x), (2, y)):
         bl = args_of(arg, P.broadcast_like)
-        if bl is not None and bl[0].is_constant and isinstance(bl[0].abstract, AbstractScalar):
+        if bl is not None and isinstance(bl[0].abstract, (AbstractScalar, AbstractArray)):
             args = [x, y]
             args[k - 1] = bl[0]
             new = opt.apply(node.inputs[0], *args, like=node)
@@ -364,6 +365,6 @@ ALGEBRA: list[Rewrite] = [
     div_one,
     pow_one,
     neg_neg,
-    scalar_operand,
+    broadcast_operand,
     reshape_same,
 ]

@@ -253,6 +253,8 @@ def materialize(d: Any) -> Any:
     """
     if not (isinstance(d, LazySens) or is_structure(d)):
         return _own(d)
+    if _built(d, 0):
+        return d
     out: list[Any] = []
     # Items: (value, zero) to visit (`zero`: build the zero of `value`), or
     # (_BUILD, (kind, count)) to build a structure from the last `count` results.
@@ -286,6 +288,16 @@ def materialize(d: Any) -> Any:
         for m in reversed(members):
             todo.append((m, zero))
     return out[0]
+
+
+def _built(d: Any, depth: int) -> bool:
+    """Whether `d` is tuples (a few levels) of numbers and writable arrays: nothing to do."""
+    t = type(d)
+    if t is np.ndarray:
+        return d.flags.writeable
+    if t is float or t is int:
+        return True
+    return t is tuple and depth < 4 and not is_stack(d) and all(_built(x, depth + 1) for x in d)
 
 
 def _own(x: Any) -> Any:
