@@ -67,6 +67,9 @@ def test_a_tree_net_gradient_builds_no_sensitivity_of_the_tree():
     g = check_grad_at(tree_loss, [(t, W) for t in trees], "W")
     prims = _prims(g.specialization(trees[0], W).graph)
     assert P.record_setattr not in prims and P.gadd not in prims
+    # The tree's own sensitivity, which no caller reads, is not built either.
+    assert P.gzeros not in prims and P.gzeros_unread in prims
+    assert "lazy_zeros" not in g.generated_code(trees[0], W)
 
 
 def test_an_rnn_gradient_adds_no_sensitivity_of_its_input():

@@ -419,6 +419,11 @@ def _gzeros(args: list[str], node: Apply, ctx: Any) -> str | None:
     return None
 
 
+@lowering(P.gzeros_unread)
+def _gzeros_unread(args: list[str], node: Apply, ctx: Any) -> str:
+    return "None"  # never read (see the primitive's docstring)
+
+
 @lowering(P.env_setitem)
 def _env_setitem(args: list[str], node: Apply, ctx: Any) -> str:
     env = ctx.global_value(EnvInstance, "Env")

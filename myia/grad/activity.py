@@ -33,15 +33,17 @@ class Activity:
     activity it is differentiated with.
     """
 
-    def __init__(self, key: object, varied: set[object]):
+    def __init__(self, key: object, varied: set[object], graphs: set[Graph]):
         self.key = key
         self.varied = varied
+        self.graphs = graphs  # the graphs analyzed: a node of another one counts as active
 
     def active(self, node: Node) -> bool:
         """Whether `node` may depend on an input the gradient is taken of."""
         if node.is_constant:
-            return isinstance(node.value, Graph) and node.value in self.varied  # type: ignore[attr-defined]
-        return node in self.varied
+            v = node.value  # type: ignore[attr-defined]
+            return isinstance(v, Graph) and (v in self.varied or v not in self.graphs)
+        return node in self.varied or node.graph not in self.graphs
 
 
 def _is_graph(node: Node) -> bool:
@@ -145,7 +147,7 @@ def analyze(root: Graph, active_params: Iterable[Node], key: object) -> Activity
         for g in prog.outputs.get(x, ()):  # type: ignore[call-overload]
             for call in prog.calls.get(g, ()):
                 mark(call)
-    return Activity(key, varied)
+    return Activity(key, varied, set(prog.scopes.graphs))
 
 
 _current: list[Activity | None] = [None]

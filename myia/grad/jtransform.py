@@ -232,6 +232,8 @@ class _ScopeTransform:
                 zero = zero_of_type(node.abstract) if static else NO_ZERO
                 if zero is not NO_ZERO:
                     return Constant(zero)
+                if tail is None and node.is_parameter and not self.active(node):
+                    return b.apply(P.gzeros_unread, self.fwd(node))
                 return b.apply(P.gzeros, self.fwd(node))
             acc = parts[0]
             for p in parts[1:]:
@@ -276,6 +278,10 @@ class _ScopeTransform:
                 env = b.apply(P.env_setitem, env, key_of(fv), total(fv))
         sens = [total(p) for p in g.parameters]
         b.output = b.apply(P.make_tuple, env, *sens)
+
+    def active(self, node: Node) -> bool:
+        """Whether `node` may depend on an input the gradient is taken of."""
+        return self.activity is None or self.activity.active(node)
 
     def plain(self, node: Node, fn: Any) -> bool:
         """Whether primitive call `node` is computed as it is, without a backpropagator.

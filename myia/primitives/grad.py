@@ -194,6 +194,19 @@ def gzeros(x):
 
 
 @primitive
+def gzeros_unread(x):
+    """The zero sensitivity of an inactive parameter ``x``, which nothing reads.
+
+    The J transform gives it to the parameters of a backpropagator that depend on no input
+    differentiated (`myia.grad.activity`): every call passes such a parameter an inactive
+    value, whose sensitivity the caller drops, so the value is never read. The interpreter
+    computes the zero; compiled code passes None instead of building it (a tree's zero at
+    every node of a recursion over the tree).
+    """
+    return zeros_value(x)
+
+
+@primitive
 def gadd(a, b):
     """The sum of two sensitivities (numbers, arrays, and structures of them)."""
     return gadd_value(a, b)
@@ -468,6 +481,11 @@ def _infer_gzeros(x):
     return sens_type(x)
 
 
+@infer_rule(gzeros_unread)
+def _infer_gzeros_unread(x):
+    return sens_type(x)
+
+
 @infer_rule(gadd)
 def _infer_gadd(a, b):
     try:
@@ -653,7 +671,7 @@ def bprop_record_from_fields(r, fields, out, dout):
     return (gzeros(r), record_fields(dout))
 
 
-nondifferentiable(env_new, gzeros)
+nondifferentiable(env_new, gzeros, gzeros_unread)
 
 
 # grad as a value ------------------------------------------------------------------------------
