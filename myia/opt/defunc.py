@@ -97,19 +97,6 @@ def _uses(sites: CallSites) -> tuple[dict[Node, list[tuple[Any, int]]], dict[Gra
     return uses, consts
 
 
-def _callee_groups(sites: CallSites, fn: Node) -> list[Graph] | None:
-    """The graphs a call of `fn` may call, all of whose calls are known (else None)."""
-    if fn.is_constant and type(fn.value) is Graph:  # type: ignore[attr-defined]
-        group = sites.group_of.get(fn.value)  # type: ignore[attr-defined]
-        return group.members if group is not None else None
-    if prim_of(fn) is P.switch:
-        branches = fn.inputs[2:4]  # type: ignore[attr-defined]
-        if all(b.is_constant and type(b.value) is Graph for b in branches):
-            group = sites.group_of.get(branches[0].value)
-            return group.members if group is not None else None
-    return None
-
-
 def _trace(sites: CallSites, uses: dict) -> _Flows:
     """Follow every stack of functions through the program (see the module doc).
 
@@ -156,11 +143,11 @@ def _trace(sites: CallSites, uses: dict) -> _Flows:
             elif p is P.stack_empty and k == 1:
                 pass
             elif user is not None and k >= 1 and p is None:
-                members = _callee_groups(sites, user.inputs[0])
-                if members is None:
+                group = sites.called_group(user)  # type: ignore[arg-type]
+                if group is None:
                     flows.bad.add(user if root else n)  # type: ignore[arg-type]
                     continue
-                for m in members:
+                for m in group.members:
                     param = m.parameters[k - 1]
                     if root:
                         flows.feeds.append((user, k, param))  # type: ignore[arg-type]
