@@ -214,12 +214,10 @@ class _ScopeTransform:
         dout = b.add_parameter("dargs" if tail is not None else "dout")
         contributions: dict[Node, list[Node]] = {}
 
-        activity = self.activity
-
         def add(node: Node, sens: Node) -> None:
             if no_gradient(node.abstract):
                 return  # an integer: its sensitivity is zero, whatever flows into it
-            if activity is not None and not activity.active(node):
+            if not self.active(node):
                 return  # depends on no input differentiated: nothing flows back from it
             contributions.setdefault(node, []).append(sens)
 
@@ -289,9 +287,9 @@ class _ScopeTransform:
         So is a call that is inactive (it depends on no input the gradient is taken of) and
         handles no function (functions have a J form, which the primitive would see).
         """
-        if self.activity is None or not isinstance(fn, Primitive) or fn is P.switch:
+        if not isinstance(fn, Primitive) or fn is P.switch or self.active(node):
             return False
-        if self.activity.active(node) or _is_function(node.abstract):
+        if _is_function(node.abstract):
             return False
         if any(i.is_constant and isinstance(i.value, Graph) for i in node.inputs):
             return False

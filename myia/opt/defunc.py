@@ -36,10 +36,11 @@ from ..abstract.data import (
 )
 from ..abstract.lattice import broaden, erase_functions
 from ..ir.analysis import Scopes, toposort
-from ..ir.node import Apply, Constant, Graph, Node, Parameter
+from ..ir.node import Apply, Graph, Node, Parameter
 from ..primitives import P
 from .callsites import CallSites
 from .matcher import prim_of
+from .sweep import typed_apply, typed_constant
 
 
 def _is_fn_stack(a: Any) -> bool:
@@ -248,23 +249,6 @@ def _match(g1: Graph, g2: Graph, fvs1: list[Node], scopes: Scopes) -> list[Node]
     return [fv_map[f] for f in fvs1]
 
 
-def _typed(node: Node, abstract: Any) -> Node:
-    node.abstract = abstract
-    return node
-
-
-def _const(value: Any, abstract: Any = None) -> Constant:
-    from .sweep import value_abstract
-
-    c = Constant(value)
-    c.abstract = abstract if abstract is not None else value_abstract(value)
-    return c
-
-
-def _apply(graph: Graph, abstract: Any, fn: Any, *args: Node) -> Apply:
-    return _typed(Apply([_const(fn), *args], graph), abstract)  # type: ignore[return-value]
-
-
 def defunctionalize(root: Graph) -> Graph:
     """Turn the stacks of closures of `root`'s program into stacks of their free values."""
     sites = CallSites(root)
@@ -317,7 +301,9 @@ def _rewrite(
     elem = types[0] if len(fvs) == 1 else AbstractTuple(types)  # type: ignore[arg-type]
     stack = AbstractStack(elem)  # type: ignore[arg-type]
     # Lift the representative: its free variables become its first parameters.
-    params = [_typed(Parameter(rep, debug=f.debug.derive()), f.abstract) for f in fvs]
+    params = [Parameter(rep, debug=f.debug.derive()) for f in fvs]
+    for p, f in zip(params, fvs):
+        p.abstract = f.abstract
     rep.parameters = [*params, *rep.parameters]
     sites.substitute(rep, dict(zip(fvs, params)))
     # Push the free values.
@@ -326,9 +312,9 @@ def _rewrite(
         if len(values) == 1:
             push.inputs[2] = values[0]
         else:
-            push.inputs[2] = _apply(push.graph, elem, P.make_tuple, *values)  # type: ignore[arg-type]
+            push.inputs[2] = typed_apply(push.graph, elem, P.make_tuple, *values)  # type: ignore[arg-type]
     # Call the lifted graph where a closure was popped and called.
-    rep_fn = _const(rep, AbstractFunction(frozenset([GraphFunction(rep)])))
+    rep_fn = typed_constant(rep, AbstractFunction(frozenset([GraphFunction(rep)])))
     for n in cls:
         for top in flows.tops.get(n, ()):
             top.abstract = elem
@@ -341,7 +327,7 @@ def _rewrite(
                     parts: list[Node] = [top]
                 else:
                     parts = [
-                        _apply(call.graph, t, P.tuple_getitem, top, _const(j))
+                        typed_apply(call.graph, t, P.tuple_getitem, top, j)
                         for j, t in enumerate(types)
                     ]
                 call.inputs = [rep_fn, *parts, *call.inputs[1:]]
@@ -351,4 +337,4 @@ def _rewrite(
     for user, k, started in flows.feeds:
         if started in members:
             # The empty stack this one starts from (its node may start others too).
-            user.inputs[k] = _apply(user.graph, AbstractStack(BOTTOM), P.stack_new)  # type: ignore[arg-type]
+            user.inputs[k] = typed_apply(user.graph, AbstractStack(BOTTOM), P.stack_new)  # type: ignore[arg-type]

@@ -21,10 +21,11 @@ import dataclasses
 from typing import Any
 
 from ..abstract.data import AbstractRecord, AbstractTuple, SelfRef
-from ..ir.node import Apply, Constant, Graph, Node, Parameter
+from ..ir.node import Apply, Graph, Node, Parameter
 from ..primitives import P
 from .callsites import CallSites, Group
 from .matcher import prim_of
+from .sweep import typed_apply, typed_constant
 
 #: At most this many elements come from one parameter (a wide tuple stays whole).
 MAX_ELEMENTS = 8
@@ -56,39 +57,26 @@ def _refers_to_self(a: Any) -> bool:
     return False
 
 
-def _typed(node: Apply, abstract: Any) -> Apply:
-    node.abstract = abstract
-    return node
-
-
-def _const(value: Any, abstract: Any = None) -> Constant:
-    from .sweep import value_abstract
-
-    c = Constant(value)
-    c.abstract = abstract if abstract is not None else value_abstract(value)
-    return c
-
-
 def _getter(graph: Graph, a: Any, arg: Node, key: Any, typ: Any) -> Node:
     """Element `key` of `arg`: taken from a tuple built there, else read by a new node."""
     if isinstance(a, AbstractTuple):
         if prim_of(arg) is P.make_tuple:
             return arg.inputs[1 + key]
         if arg.is_constant and type(arg.value) is tuple:  # type: ignore[attr-defined]
-            return _const(arg.value[key], typ)  # type: ignore[attr-defined]
+            return typed_constant(arg.value[key], typ)  # type: ignore[attr-defined]
     elif arg.is_constant and dataclasses.is_dataclass(arg.value):  # type: ignore[attr-defined]
-        return _const(getattr(arg.value, key), typ)  # type: ignore[attr-defined]
+        return typed_constant(getattr(arg.value, key), typ)  # type: ignore[attr-defined]
     elif prim_of(arg) is P.make_record:
         names = [f.name for f in dataclasses.fields(a.cls)]
         return arg.inputs[2 + names.index(key)]
     prim = P.tuple_getitem if isinstance(a, AbstractTuple) else P.record_getattr
-    return _typed(graph.apply(_const(prim), arg, _const(key)), typ)
+    return typed_apply(graph, typ, prim, arg, key)
 
 
 def _builder(graph: Graph, a: Any, parts: list[Node]) -> Apply:
     if isinstance(a, AbstractTuple):
-        return _typed(graph.apply(_const(P.make_tuple), *parts), a)
-    return _typed(graph.apply(_const(P.make_record), _const(a.cls), *parts), a)
+        return typed_apply(graph, a, P.make_tuple, *parts)
+    return typed_apply(graph, a, P.make_record, a.cls, *parts)
 
 
 def _flatten_position(

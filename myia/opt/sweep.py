@@ -100,6 +100,24 @@ def value_abstract(value: Any) -> Any:
         return AbstractConstant(value)
 
 
+def typed_constant(value: Any, abstract: Any = None, debug: DebugInfo | None = None) -> Constant:
+    """A new constant holding `value`, of type `abstract` (by default `value_abstract`)."""
+    c = Constant(value, debug)
+    c.abstract = abstract if abstract is not None else value_abstract(value)
+    return c
+
+
+def typed_apply(graph: Graph, abstract: Any, fn: Any, *args: Any) -> Apply:
+    """A new node ``fn(*args)`` of type `abstract` in `graph`, for passes that build calls.
+
+    Arguments that are not nodes (and `fn`, if it is not one) become typed constants.
+    """
+    inputs = [a if isinstance(a, Node) else typed_constant(a) for a in (fn, *args)]
+    app = Apply(inputs, graph)
+    app.abstract = abstract
+    return app
+
+
 class Sweep:
     """One sweep of rewrites over the program reachable from `root` (see the module doc).
 
@@ -274,9 +292,9 @@ class Sweep:
 
     def const(self, value: Any, *, like: Node | None = None, abstract: Any = None) -> Constant:
         """Make a new constant holding `value` (with the debug origin of `like`)."""
-        c = Constant(value, DebugInfo(origin=like.debug) if like is not None else None)
-        c.abstract = abstract if abstract is not None else value_abstract(value)
-        return c
+        return typed_constant(
+            value, abstract, DebugInfo(origin=like.debug) if like is not None else None
+        )
 
     def apply(self, fn: Any, *args: Any, like: Node, abstract: Any = None) -> Apply:
         """Make a new node ``fn(*args)`` in the graph of `like`, which it replaces or helps to.
