@@ -147,3 +147,11 @@ def line_of(fn: Any, marker: str) -> int:
         if marker in line:
             return first + i
     raise AssertionError(f"marker {marker!r} not found in the source of {fn.__name__}")
+
+
+def scalar_loop(x, n):
+    """The ``scalar_loop`` workload of BENCHMARKS.md: a long chain of scalar operations."""
+    y = x
+    for _ in range(n):
+        y = math.sin(y) * 0.5 + y * 0.5 + 0.1 * x
+    return y

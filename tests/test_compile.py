@@ -8,6 +8,7 @@ from typing import Optional
 
 import numpy as np
 import pytest
+from helpers import scalar_loop
 
 from myia import grad, myia
 from myia.errors import MyiaTypeError
@@ -18,13 +19,6 @@ def newton_sqrt(a):
     y = a
     while abs(y * y - a) > 1e-12 * a:
         y = 0.5 * (y + a / y)
-    return y
-
-
-def scalar_loop(x, n):
-    y = x
-    for _ in range(n):
-        y = math.sin(y) * 0.5 + y * 0.5 + 0.1 * x
     return y
 
 

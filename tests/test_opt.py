@@ -11,7 +11,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from helpers import assert_same
+from helpers import assert_same, scalar_loop
 
 from myia import grad, value_and_grad
 from myia.abstract import to_abstract
@@ -735,13 +735,6 @@ def test_the_range_a_for_loop_carries_is_flattened():
             )
 
 
-def _sin_loop(x, n):
-    y = x
-    for _ in range(n):
-        y = math.sin(y) * 0.5 + y * 0.5 + 0.1 * x
-    return y
-
-
 def _fixed_loop(x, w):
     y = x
     for i in range(4):  # a known trip count: the first iteration is peeled
@@ -749,7 +742,7 @@ def _fixed_loop(x, w):
     return y
 
 
-@pytest.mark.parametrize("fn, args", [(_sin_loop, (0.3, 7)), (_fixed_loop, (0.3, 1.5))])
+@pytest.mark.parametrize("fn, args", [(scalar_loop, (0.3, 7)), (_fixed_loop, (0.3, 1.5))])
 def test_a_loop_gradient_pushes_values_not_closures(fn, args):
     g = specialized(grad(fn, 0), *args)
     expected = run(g, args)
