@@ -50,8 +50,7 @@ def _is_fn_stack(a: Any) -> bool:
 class _Flows:
     """The classes of stack values that are one stack flowing through the program."""
 
-    def __init__(self, sites: CallSites):
-        self.sites = sites
+    def __init__(self) -> None:
         self.parent: dict[Node, Node] = {}
         self.bad: set[Node] = set()
         self.pushes: dict[Node, list[Apply]] = {}
@@ -104,7 +103,7 @@ def _trace(sites: CallSites, uses: dict) -> _Flows:
     An empty stack (``stack_of_functions()``) starts a new flow at each of its uses: one
     node may start several stacks (the loops' blocks' stacks all start empty).
     """
-    flows = _Flows(sites)
+    flows = _Flows()
     nodes = [n for g in sites.scopes.graphs for n in sites.scopes.nodes[g]]
     for n in nodes:
         if not _is_fn_stack(n.abstract):
