@@ -221,7 +221,15 @@ def with_closure(x, y):
     return inner(x) * inner(y)
 
 
+def tree_net(t, w):
+    if t.left is not None:
+        if t.right is not None:
+            return math.tanh(w * (tree_net(t.left, w) + tree_net(t.right, w)))
+    return t.value * w
+
+
 TREE = Tree(1.0, Tree(2.0), Tree(3.0, None, Tree(4.0)))
+FULL_TREE = Tree(0.5, Tree(1.0), Tree(0.2, Tree(-1.0), Tree(2.0)))
 
 PROGRAMS = [
     ("branches", branches, (3.0, 1.0)),
@@ -244,6 +252,7 @@ PROGRAMS = [
     ("grad_closure", grad(with_closure, "x", "y"), (1.5, -0.5)),
     ("grad_data", grad(data, "x", "y"), (1.0, 2.0)),
     ("grad_tree", grad(tree_grad, "t", "w"), (TREE, 2.0)),
+    ("grad_tree_net", grad(tree_net, "w"), (FULL_TREE, 0.7)),
     ("grad2_sin", grad(grad(f_sin)), (1.0, 2.0)),
     ("grad2_branches", grad(grad(branches)), (3.0, 1.0)),
     ("grad2_loop", grad(grad(deep_loop)), (1.0, 5)),
@@ -755,6 +764,22 @@ def test_a_loop_gradient_pushes_values_not_closures(fn, args):
     # The sensitivities the backward loop carries are numbers, not a tuple rebuilt each time.
     params = [p for h in reachable_graphs(g) for p in h.parameters]
     assert not any(isinstance(p.abstract, AbstractTuple) for p in params)
+
+
+def test_the_tail_of_a_branch_moves_into_the_branches():
+    # Each `if` of a gradient returns a backpropagator that wraps its branch's: once the
+    # wrappers move into the branches and merge there, a call makes one closure, not three.
+    g = specialized(grad(tree_net, "w"), FULL_TREE, 0.7)
+    expected = run(g, (FULL_TREE, 0.7))
+    before = run_passes(clone(g), [PASSES[0]], verify=True)
+    closures = [h for h in reachable_graphs(before) if Scopes(before).parents[h] is not None]
+    assert len(closures) > 3
+    g = run_passes(g, [PASSES[0], PASS_LIBRARY["tails"]], verify=True)
+    assert_same(run(g, (FULL_TREE, 0.7)), expected)
+    g = optimized(grad(tree_net, "w"), FULL_TREE, 0.7)
+    scopes = Scopes(g)
+    # One backpropagator for each way out of `tree_net`: a node, or a leaf by either test.
+    assert len([h for h in scopes.graphs if scopes.parents[h] is not None]) == 3
 
 
 def test_lambda_lifting_leaves_no_closure_that_is_only_called():

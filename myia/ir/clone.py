@@ -135,6 +135,26 @@ class Cloner:
         self._flush()
         return out
 
+    def transplant(
+        self, graph: Graph, node: Node, into: Graph, *, nested: Iterable[Graph]
+    ) -> Node:
+        """Copy `node`, a node of `graph`, and what it depends on in `graph` into `into`.
+
+        The caller maps beforehand (in ``nodes``) the nodes of `graph` where the copy stops:
+        every other node of `graph` that `node` reaches is copied, and reaching one of its
+        parameters is an error. `nested` lists the graphs nested in `graph` to copy with it
+        (their copies are nested in `into`).
+        """
+        self._home[graph] = into
+        new = [g for g in nested if g not in self.graphs]
+        for g in new:
+            self._new_graph(g)
+        for g in new:
+            self._fill_graph(g, self.graphs[g])
+        out = self._copy(node)
+        self._flush()
+        return out
+
     # Implementation -------------------------------------------------------------------------
 
     def _new_graph(self, g: Graph) -> Graph:

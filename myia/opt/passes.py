@@ -20,10 +20,12 @@ The rewrite passes sweep the program with groups of named rules (`myia.opt.match
 The default pipeline runs them together as ``simplify`` (one sweep applies every rule, which
 is what makes it fast: an inlined body is simplified as it is copied), turns the stacks of
 backpropagators of loop gradients into stacks of the values they close over (``defunc``),
-passes the tuple and record parameters of loops as their elements (``flatten``), then turns the
-parameters that always receive one constant into it (``constants``: a function called in a
-loop becomes known there), removes dead parameters (``dce``), simplifies again what that
-exposed, and lifts the closures left (``lift``). Each pass can also run alone, which is how
+moves what a graph does after its last conditional into the branches (``tails``: the
+backpropagator of an ``if`` then merges with its branch's), passes the tuple and record
+parameters of loops as their elements (``flatten``), then turns the parameters that always
+receive one constant into it (``constants``: a function called in a loop becomes known
+there), removes dead parameters (``dce``), simplifies again what that exposed, and lifts the
+closures left (``lift``). Each pass can also run alone, which is how
 the tests check them one by one.
 """
 
@@ -48,6 +50,7 @@ from .lift import lambda_lift
 from .matcher import Matcher, Rewrite
 from .rewrites import CONTROL, DATA
 from .sweep import run_sweeps
+from .tails import move_tails
 
 #: Every rule, in the order tried on a node (rules of one head keep this order).
 ALL_RULES: list[Rewrite] = [*INLINE, *CONTROL, *DATA, *GRAD, *ALGEBRA, *FOLD]
@@ -111,6 +114,9 @@ PASS_LIBRARY: dict[str, Pass] = {
     "defunc": Pass(
         "defunc", defunctionalize, "stacks of closures become stacks of their free values"
     ),
+    "tails": Pass(
+        "tails", move_tails, "what a graph does after its last conditional moves into the branches"
+    ),
     "lift": Pass("lift", lambda_lift, "lambda lifting of closures only called directly"),
 }
 
@@ -118,6 +124,7 @@ PASS_LIBRARY: dict[str, Pass] = {
 PASSES: list[Pass] = [
     simplify_pass(),
     PASS_LIBRARY["defunc"],
+    PASS_LIBRARY["tails"],
     PASS_LIBRARY["flatten"],
     PASS_LIBRARY["constants"],
     PASS_LIBRARY["dce"],
