@@ -143,3 +143,27 @@ def test_array_code_calls_numpy():
     np.testing.assert_array_equal(f(x, x), 2 * x)
     with pytest.raises(MyiaTypeError):
         f(x, "a")
+
+
+def tree_tanh(t, w, x):
+    if t.left is not None:
+        if t.right is not None:
+            h = np.concatenate((tree_tanh(t.left, w, x), tree_tanh(t.right, w, x)))
+            return np.tanh(w @ h)
+    return x
+
+
+def test_backpropagators_keep_only_what_they_read():
+    # The zero sensitivity of the tree and the parts `concatenate` joined only give types:
+    # no closure keeps them, and a leaf's backpropagator is a plain function.
+    leaf = Tree(0.0)
+    t = Tree(0.0, leaf, Tree(0.0, leaf, leaf))
+    w, x = np.ones((2, 4)) / 4, np.array([0.5, -1.0])
+    g = grad(lambda t, w, x: np.sum(tree_tanh(t, w, x)), "w")
+    source = g.generated_code(t, w, x)
+    makers = [line for line in source.splitlines() if line.startswith("def mk_")]
+    assert len(makers) == 1, source
+    assert "np.concatenate(" in source
+    maker = makers[0]
+    assert "t_" not in maker and "(t," not in maker and ", t)" not in maker, maker
+    check_grad(lambda w: np.sum(tree_tanh(t, w, x)), w)

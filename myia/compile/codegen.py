@@ -30,11 +30,11 @@ import numpy as np
 from ..abstract import show
 from ..abstract.data import AbstractValue
 from ..infer.specialize import Dead
-from ..ir.analysis import Scopes, reachable_graphs
-from ..ir.node import Apply, Graph, Node
+from ..ir.analysis import Scopes, reachable_graphs, toposort
+from ..ir.node import Apply, Constant, Graph, Node
 from ..primitives import P, Primitive
 from . import runtime
-from .lower import INLINABLE, LOWER
+from .lower import INLINABLE, LOWER, UNREAD
 
 _LITERALS = (bool, int, str, type(None))
 
@@ -121,12 +121,33 @@ def _tail_targets(call: Node) -> list[Graph] | None:
     return None
 
 
+def _forget_unread(graphs: list[Graph]) -> None:
+    """Replace the inputs whose values the lowerings never read (`UNREAD`) by constants.
+
+    This is done before free variables are computed, so that a closure does not keep alive
+    (and its maker take) a value that only gave a type: the tree a zero sensitivity stands
+    for, or the parts of a concatenation whose sizes the types give.
+    """
+    for g in graphs:
+        for node in toposort(g):
+            if node.is_apply:
+                fn = node.inputs[0]
+                rule = UNREAD.get(fn.value) if fn.is_constant else None  # type: ignore[attr-defined, call-overload]
+                for i in rule(node) if rule is not None else ():
+                    old = node.inputs[i]
+                    if not old.is_constant:
+                        c = Constant(None, old.debug.derive())
+                        c.abstract = old.abstract
+                        node.inputs[i] = c
+
+
 class CodeGenerator:
     """Generates one `Module` for the graphs reachable from an entry graph."""
 
     def __init__(self, entry: Graph):
         self.entry = entry
         self.graphs = reachable_graphs(entry)
+        _forget_unread(self.graphs)
         self.scopes = Scopes(self.graphs)
         self.names = Namer()
         self.globals: dict[str, Any] = {"np": np, "math": math, "__builtins__": builtins}

@@ -19,6 +19,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..abstract.data import (
     NONE,
     AbstractArray,
@@ -40,6 +42,10 @@ LOWER: dict[Primitive, Lowering] = {}
 #: Primitives that the generator may move into their single user's expression: pure,
 #: cheap and never calling back into Myia code.
 INLINABLE: set[Primitive] = set()
+
+#: For some primitives, the positions of the inputs whose values their lowering never reads
+#: (only their types): the generator does not keep such values alive for them.
+UNREAD: dict[Primitive, Callable[[Apply], tuple[int, ...]]] = {}
 
 
 def _is_weak(node: Node) -> bool:
@@ -286,6 +292,22 @@ for _prim, _fn in [
     lowering(_prim)(_reduction(_fn))
 
 
+@lowering(P.astype)
+def _astype(args: list[str], node: Apply, ctx: Any) -> str | None:
+    a, dt = node.inputs[1].abstract, node.inputs[2]
+    if isinstance(a, AbstractArray) and a.shape and dt.is_constant:
+        if isinstance(dt.value, np.dtype):  # type: ignore[attr-defined]
+            return f"{args[0]}.astype(np.{dt.value})"  # type: ignore[attr-defined]
+    return None
+
+
+@lowering(P.concatenate)
+def _concatenate(args: list[str], node: Apply, ctx: Any) -> str | None:
+    if _const_args(node, 2) and type(node.inputs[2].value) is int:  # type: ignore[attr-defined]
+        return f"np.concatenate({args[0]}, {args[1]})"
+    return None
+
+
 @lowering(P.swapaxes)
 def _swapaxes(args: list[str], node: Apply, ctx: Any) -> str | None:
     a = node.inputs[1].abstract
@@ -358,9 +380,8 @@ def _reshape(args: list[str], node: Apply, ctx: Any) -> str | None:
     return None
 
 
-@lowering(P.unconcatenate)
-def _unconcatenate(args: list[str], node: Apply, ctx: Any) -> str | None:
-    # Slices of the sensitivity, at offsets known here (views: arrays are never mutated).
+def _static_parts(node: Apply) -> list[int] | None:
+    """The sizes along the axis of the parts ``unconcatenate`` cuts, known from types."""
     d, arrays, axis = (i.abstract for i in node.inputs[1:4])
     ax = getattr(node.inputs[3], "value", None)
     if not (isinstance(d, AbstractArray) and isinstance(arrays, AbstractTuple) and d.shape):
@@ -370,6 +391,16 @@ def _unconcatenate(args: list[str], node: Apply, ctx: Any) -> str | None:
     ax %= len(d.shape)
     if not all(isinstance(a, AbstractArray) and a.dtype == d.dtype for a in arrays.elements):
         return None
+    return [a.shape[ax] for a in arrays.elements]
+
+
+@lowering(P.unconcatenate)
+def _unconcatenate(args: list[str], node: Apply, ctx: Any) -> str | None:
+    # Slices of the sensitivity, at offsets known here (views: arrays are never mutated).
+    sizes = _static_parts(node)
+    if sizes is None:
+        return None
+    ax = node.inputs[3].value % len(node.inputs[1].abstract.shape)  # type: ignore[attr-defined]
     src = args[0]
     if not src.isidentifier():
         name = ctx.names.fresh("d")
@@ -377,11 +408,13 @@ def _unconcatenate(args: list[str], node: Apply, ctx: Any) -> str | None:
     else:
         first = src
     parts, start = [], 0
-    for k, a in enumerate(arrays.elements):
-        n = a.shape[ax]
+    for k, n in enumerate(sizes):
         parts.append(f"{first if k == 0 else src}[{':, ' * ax}{start}:{start + n}]")
         start += n
     return f"({', '.join(parts)},)"
+
+
+UNREAD[P.unconcatenate] = lambda node: (2,) if _static_parts(node) is not None else ()
 
 
 @lowering(P.broadcast_like)
@@ -422,6 +455,9 @@ def _gzeros(args: list[str], node: Apply, ctx: Any) -> str | None:
 @lowering(P.gzeros_unread)
 def _gzeros_unread(args: list[str], node: Apply, ctx: Any) -> str:
     return "None"  # never read (see the primitive's docstring)
+
+
+UNREAD[P.gzeros_unread] = lambda node: (1,)
 
 
 @lowering(P.env_setitem)
