@@ -85,7 +85,7 @@ def _known(a: Any, depth: int = 0) -> Any:
         v = a.value
         if a == FUNCTION:  # a function type, erased (convert's type argument)
             return NO_VALUE
-        return v if isinstance(v, _PLAIN) or isinstance(v, type) else NO_VALUE
+        return v if isinstance(v, (*_PLAIN, type, np.dtype)) else NO_VALUE
     if isinstance(a, AbstractTuple) and depth < 3 and len(a.elements) <= 16:
         items = [_known(e, depth + 1) for e in a.elements]
         return NO_VALUE if any(x is NO_VALUE for x in items) else tuple(items)

@@ -815,9 +815,10 @@ def bprop_reduce_prod(a, axis, keepdims, dtype, out, dout):
 @bprop(reduce_max, reduce_min)
 def bprop_reduce_max(a, axis, keepdims, out, dout):
     # The sensitivity goes to the extrema, shared equally between ties.
+    # Each extremum's share is divided in the reduced shape, then spread back.
     hit = a == _unreduce(a, axis, keepdims, out)
-    count = _unreduce(a, axis, keepdims, reduce_sum(hit, axis, keepdims))
-    da = unbroadcast(hit * _unreduce(a, axis, keepdims, dout) / count, a)
+    share = dout / astype(reduce_sum(hit, axis, keepdims), dtype_of(a))
+    da = unbroadcast(hit * _unreduce(a, axis, keepdims, share), a)
     return (da, gzeros(axis), gzeros(keepdims))
 
 
