@@ -572,6 +572,20 @@ def test_effects_in_expressions_are_kept(capsys):
     assert capsys.readouterr().out == expected
 
 
+def _shared_statement(x, y):
+    (x / y, x)  # a statement whose division the result computes too
+    return (x / y) * 2.0
+
+
+def test_a_statement_computed_again_by_the_result_is_dropped():
+    g = specialized(_shared_statement, 1.0, 2.0)
+    g = run_passes(g, [PASSES[0]], verify=True)
+    assert not any(prim_of(n) is P.seq for n in applies(g))
+    assert run(g, (1.0, 2.0)) == 1.0
+    with pytest.raises(ZeroDivisionError):
+        run(g, (1.0, 0.0))  # the division still raises: the result computes it
+
+
 def test_effects_are_never_merged(capsys):
     def f(x):
         print(x)

@@ -12,7 +12,7 @@ from typing import Any
 from ..abstract.data import NONE, AbstractDict, AbstractRecord, AbstractTuple, AbstractUnion
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
-from .effects import droppable_tree
+from .effects import droppable, droppable_tree
 from .matcher import NO_VALUE, Called, Rewrite, args_of, rewrite, value_of
 from .sweep import same_type
 
@@ -437,39 +437,53 @@ def switch_constant(node: Apply, opt: Any) -> Node | None:
 def seq_droppable(node: Apply, opt: Any) -> Node | None:
     """Drop the first argument of a seq when computing it is unobservable.
 
-    seq(before, after) => after  (before pure and unable to raise, see myia.opt.effects,
-                                  or computed by after before any effect)
+    seq(before, after) => after  (what before computes that after does not compute first,
+                                  with no effect, is pure and unable to raise: myia.opt.effects)
     """
     before, after = node.inputs[1:]
-    if droppable_tree(before, node.graph) or _computes(after, before, node.graph):
+    if droppable_tree(before, node.graph):
+        return after
+    computed = _computed_by(after, node.graph)
+    if computed is not None and _droppable_outside(before, computed, node.graph):
         return after
     return None
 
 
-def _computes(after: Node, before: Node, graph: Any, limit: int = 256) -> bool:
-    """Whether computing `after` computes `before`, with no effect that could run first.
+def _computed_by(after: Node, graph: Any, limit: int = 256) -> set[Node] | None:
+    """The nodes of `graph` that computing `after` computes, if it runs no effect (or None).
 
-    Then ``seq(before, after)`` is ``after``: the statements a backpropagator sequences,
-    whose values its result uses.
+    Then in ``seq(before, after)``, what `before` shares with them is computed all the same:
+    the statements a backpropagator sequences, whose values its result uses.
     """
     seen: set[Node] = set()
     stack = [after]
-    found = False
     while stack:
         n = stack.pop()
         if n in seen or not n.is_apply or n.graph is not graph:
             continue
-        if n is before:
-            found = True
-            continue
         seen.add(n)
         fn = n.inputs[0]
         if len(seen) > limit or not (fn.is_constant and type(fn.value) is Primitive):  # type: ignore[attr-defined]
-            return False  # too far, or a call that may have effects
+            return None  # too far, or a call that may have effects
         if fn.value.effect:  # type: ignore[attr-defined]
-            return False
+            return None
         stack.extend(n.inputs[1:])
-    return found
+    return seen
+
+
+def _droppable_outside(before: Node, computed: set[Node], graph: Any, limit: int = 64) -> bool:
+    """Whether what `before` computes beyond `computed` is `droppable` (seen: `limit`)."""
+    seen: set[Node] = set()
+    stack = [before]
+    while stack:
+        n = stack.pop()
+        if n in seen or n in computed or not n.is_apply or n.graph is not graph:
+            continue
+        if not droppable(n, graph) or len(seen) >= limit:
+            return False
+        seen.add(n)
+        stack.extend(n.inputs[1:])
+    return True
 
 
 @rewrite(P.convert)
