@@ -167,3 +167,29 @@ def test_backpropagators_keep_only_what_they_read():
     maker = makers[0]
     assert "t_" not in maker and "(t," not in maker and ", t)" not in maker, maker
     check_grad(lambda w: np.sum(tree_tanh(t, w, x)), w)
+
+
+def test_a_leaf_zero_sensitivity_is_not_added():
+    from myia.abstract import to_abstract
+    from myia.compile.lower import gadd_arrays
+    from myia.primitives.grad import zero_of_type
+
+    zero = zero_of_type(to_abstract(np.ones(3)))
+    assert zero is zero_of_type(to_abstract(np.zeros(3)))  # one per shape and dtype
+    x = np.arange(3.0)
+    assert gadd_arrays(x, zero, zero) is x and gadd_arrays(zero, x, zero) is x
+    np.testing.assert_array_equal(gadd_arrays(x, x, zero), 2 * x)
+    # A leaf's backpropagator gives the weights that zero; its parent skips adding it.
+    leaf = Tree(0.0)
+    t = Tree(0.0, Tree(0.0, leaf, leaf), leaf)
+    w, x = np.ones((2, 4)) / 4, np.array([0.5, -1.0])
+    g = grad(lambda t, w, x: np.sum(tree_tanh(t, w, x)), "w")
+    assert "gadd_arrays(" in g.generated_code(t, w, x)
+    dw = g(t, w, x)
+    dw[...] = 1.0  # the user owns what they receive
+    np.testing.assert_array_equal(g(t, w, x), grad(tree_tanh_loss, "w")(t, w, x))
+    check_grad(lambda w: np.sum(tree_tanh(t, w, x)), w)
+
+
+def tree_tanh_loss(t, w, x):
+    return np.sum(tree_tanh(t, w, x))

@@ -31,7 +31,7 @@ from ..abstract.data import (
 )
 from ..ir.node import Apply, Node
 from ..primitives import P, Primitive
-from ..primitives.grad import EMPTY_ENV, EnvInstance
+from ..primitives.grad import EMPTY_ENV, EnvInstance, zero_of_type
 from ..primitives.lazy_sens import lazy_zeros
 from ..primitives.stack import EMPTY_STACK, STACK
 
@@ -450,6 +450,24 @@ def _gzeros(args: list[str], node: Apply, ctx: Any) -> str | None:
             return None
         return f"(None if {x} is None else {ctx.global_value(lazy_zeros, 'lazy_zeros')}({x}))"
     return None
+
+
+@lowering(P.gadd)
+def _gadd(args: list[str], node: Apply, ctx: Any) -> str | None:
+    # Arrays one of which may be the zero `zero_of_type` shares (a leaf of a tree gives it
+    # as its weights' sensitivity): adding it is skipped (see `gadd_numbers`).
+    a = node.abstract
+    if not isinstance(a, AbstractArray) or node.inputs[1].abstract != a:
+        return None
+    if node.inputs[2].abstract != a:
+        return None
+    z = ctx.global_value(zero_of_type(a), "zeros")
+    return f"{ctx.global_value(gadd_arrays, 'gadd_arrays')}({args[0]}, {args[1]}, {z})"
+
+
+def gadd_arrays(x: Any, y: Any, zero: Any) -> Any:
+    """``x + y``, where `zero` (a shared, read-only zero array) adds nothing."""
+    return x if y is zero else y if x is zero else x + y
 
 
 @lowering(P.gzeros_unread)

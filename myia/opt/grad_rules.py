@@ -367,8 +367,34 @@ def gadd_numbers(node: Apply, opt: Any) -> Node | None:
         return None
     if a.abstract.dtype == "bool" or b.abstract.dtype == "bool":
         return None
+    if isinstance(node.abstract, AbstractArray) and (_may_be_zero(a) or _may_be_zero(b)):
+        if a.abstract == b.abstract == node.abstract:
+            return None  # compiled code skips the shared zero array at run time (lower.py)
     new = opt.apply(P.add, a, b, like=node)
     return new if same_type(new.abstract, node.abstract) else None
+
+
+#: Primitives that may pass on a value they receive (the shared zero array of a type).
+_PASSING = frozenset(
+    [
+        P.tuple_getitem, P.record_getattr, P.list_getitem, P.env_getitem, P.narrow,
+        P.convert, P.identity, P.switch, P.stack_pop, P.gadd,
+    ]
+)  # fmt: skip
+
+
+def _may_be_zero(node: Node) -> bool:
+    """Whether `node` may be, at run time, the zero array `zero_of_type` shares.
+
+    A parameter, a call of a function, or a value taken out of a tuple may be; what an
+    arithmetic primitive computes is not.
+    """
+    if node.is_parameter:
+        return True
+    if not node.is_apply:
+        return False
+    p = prim_of(node)
+    return p is None or p in _PASSING
 
 
 @rewrite(P.gadd)

@@ -220,6 +220,10 @@ _NUMERIC = {
 }
 
 
+#: The zero array of each shape and dtype that `zero_of_type` gives.
+_ZEROS: dict[tuple[Any, str], np.ndarray] = {}
+
+
 def zero_of_type(a: Any) -> Any:
     """A zero sensitivity for every value of type `a`, or `NO_ZERO` if it depends on the value.
 
@@ -233,9 +237,13 @@ def zero_of_type(a: Any) -> Any:
         return kind(0) if a.weak else np.dtype(a.dtype).type(0)
     if isinstance(a, AbstractArray):
         # Shared by every call of the gradient: nothing may write it (`materialize` copies
-        # it before a user receives it).
-        z = np.zeros(a.shape, dtype=a.dtype)
-        z.flags.writeable = False
+        # it before a user receives it). One per shape and dtype: compiled code recognizes
+        # it (`is`) and skips adding it.
+        key = (a.shape, str(a.dtype))
+        z = _ZEROS.get(key)
+        if z is None:
+            z = _ZEROS[key] = np.zeros(a.shape, dtype=a.dtype)
+            z.flags.writeable = False
         return z
     if isinstance(a, AbstractTuple):
         elems = [zero_of_type(e) for e in a.elements]
