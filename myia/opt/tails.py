@@ -185,10 +185,9 @@ class _Tails:
             b.output = cloner.transplant(g, out, b, nested=closures)
             if hasattr(b, "abstract"):
                 b.abstract = out.abstract  # type: ignore[attr-defined]
-            for copy in cloner.graphs.values():
-                for x in toposort(copy):
-                    if x.is_constant and type(x.value) is Graph:  # type: ignore[attr-defined]
-                        self.uses[x.value] += 1  # type: ignore[attr-defined]
+            for orig, copy in cloner.nodes.items():  # the graphs the copies use, counted
+                if copy is not orig and copy.is_constant and type(copy.value) is Graph:  # type: ignore[attr-defined]
+                    self.uses[copy.value] += 1  # type: ignore[attr-defined]
         call = Apply([*n.inputs, *extras], g, n.debug.derive())
         call.abstract = out.abstract
         g.output = call
