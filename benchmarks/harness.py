@@ -225,25 +225,61 @@ def time_calls(
     Calls shorter than a millisecond are timed in batches (the batch's time divided by its
     size) so that the clock's resolution does not matter. Returns (median, calls made).
     """
-    n = len(inputs)
-    # Warm-up: one call per input (every input has been seen once already by the checks).
-    t0 = time.perf_counter()
-    for args in inputs:
-        fn(*args)
-    per_call = (time.perf_counter() - t0) / n
-    batch = max(1, min(1000, int(1e-3 / max(per_call, 1e-9))))
-    samples: list[float] = []
-    i = 0
-    start = time.perf_counter()
-    while len(samples) < min_samples or time.perf_counter() - start < budget:
+    return time_interleaved([(fn, inputs)], budget, min_samples)[0]
+
+
+class _Timed:
+    """The samples of one function timed by `time_interleaved`."""
+
+    def __init__(self, fn: Callable[..., Any], inputs: list[tuple]):
+        self.fn, self.inputs = fn, inputs
+        # Warm-up: one call per input (every input has been seen once already by the checks).
         t0 = time.perf_counter()
-        for _ in range(batch):
-            fn(*inputs[i % n])
-            i += 1
-        samples.append((time.perf_counter() - t0) / batch)
-        if len(samples) >= 10_000:
+        for args in inputs:
+            fn(*args)
+        per_call = (time.perf_counter() - t0) / len(inputs)
+        self.batch = max(1, min(1000, int(1e-3 / max(per_call, 1e-9))))
+        self.samples: list[float] = []
+        self.calls = 0
+
+    def sample(self, until: float) -> None:
+        """Time batches of calls until the clock reads `until` (one batch at least)."""
+        fn, inputs, n = self.fn, self.inputs, len(self.inputs)
+        while True:
+            t0 = time.perf_counter()
+            for _ in range(self.batch):
+                fn(*inputs[self.calls % n])
+                self.calls += 1
+            t1 = time.perf_counter()
+            self.samples.append((t1 - t0) / self.batch)
+            if t1 >= until or len(self.samples) >= 10_000:
+                return
+
+
+def time_interleaved(
+    jobs: Sequence[tuple[Callable[..., Any], list[tuple]]],
+    budget: float,
+    min_samples: int,
+    turn: float = 0.02,
+) -> list[tuple[float, int]]:
+    """`time_calls` of several functions in turns: (median, calls made) of each.
+
+    Each function is timed for about `turn` seconds in its turn, round after round, until
+    `budget` seconds per function are spent and each has `min_samples` samples. Every
+    function is thus timed across the same span of time: on a shared machine whose speed
+    drifts, their ratios hold even where their absolute times do not.
+    """
+    timed = [_Timed(fn, inputs) for fn, inputs in jobs]
+    end = time.perf_counter() + budget * len(timed)
+    while True:
+        for t in timed:
+            t.sample(time.perf_counter() + turn)
+        enough = all(len(t.samples) >= min_samples for t in timed)
+        if enough and time.perf_counter() >= end:
             break
-    return statistics.median(samples), i
+        if all(len(t.samples) >= 10_000 for t in timed):
+            break
+    return [(statistics.median(t.samples), t.calls) for t in timed]
 
 
 def format_time(seconds: float | None) -> str:

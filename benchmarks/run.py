@@ -32,6 +32,7 @@ from benchmarks.harness import (
     describe_failure,
     relative_error,
     time_calls,
+    time_interleaved,
 )
 from benchmarks.threads import configured_threads
 
@@ -120,8 +121,8 @@ def check_rows(module: Any, problem: Problem, results: list[tuple[Row, list, lis
         row.check = "ok" if row.error <= problem.rtol else f"wrong: rel err {row.error:.1e}"
 
 
-def time_impl(impl: Impl, row: Row, problem: Problem, opts: Options) -> None:
-    """Steady-state medians of the primal and the gradient (after the checks)."""
+def first_calls(impl: Impl, row: Row, problem: Problem) -> None:
+    """The gradient's first calls on inputs of the pool it has not seen (new tree shapes)."""
     seen = min(problem.check_count, len(impl.inputs))
     if impl.grad is not None and problem.params.get("new_input_column"):
         firsts = []
@@ -133,22 +134,41 @@ def time_impl(impl: Impl, row: Row, problem: Problem, opts: Options) -> None:
                 break
             firsts.append(seconds)
         row.new_input_grad = statistics.median(firsts) if firsts else None
-    for kind in ("primal", "grad"):
-        fn = getattr(impl, kind)
-        if fn is None:
-            continue
-        try:
-            median, calls = time_calls(fn, impl.inputs, opts.budget, opts.min_calls)
-        except Exception as exc:
-            setattr(row, f"{kind}_failure", describe_failure(exc))
-            continue
-        setattr(row, kind, median)
-        row.calls[kind] = calls
-    if impl.compilations is not None:
-        try:
-            row.compilations = impl.compilations()
-        except Exception:
-            row.compilations = None
+
+
+def time_impls(pairs: list[tuple[Impl, Row]], opts: Options) -> None:
+    """Steady-state medians of every primal and gradient, timed in turns (after the checks).
+
+    A function that fails while timed is timed again alone, so that its failure is its own.
+    """
+    jobs = [(impl, row, kind) for impl, row in pairs for kind in ("primal", "grad")]
+    jobs = [(impl, row, kind) for impl, row, kind in jobs if getattr(impl, kind) is not None]
+    try:
+        results = time_interleaved(
+            [(getattr(impl, kind), impl.inputs) for impl, _, kind in jobs],
+            opts.budget,
+            opts.min_calls,
+        )
+    except Exception:
+        results = []
+        for impl, row, kind in jobs:
+            try:
+                results.append(
+                    time_calls(getattr(impl, kind), impl.inputs, opts.budget, opts.min_calls)
+                )
+            except Exception as exc:
+                setattr(row, f"{kind}_failure", describe_failure(exc))
+                results.append((None, 0))
+    for (_, row, kind), (median, calls) in zip(jobs, results):
+        if median is not None:
+            setattr(row, kind, median)
+            row.calls[kind] = calls
+    for impl, row in pairs:
+        if impl.compilations is not None:
+            try:
+                row.compilations = impl.compilations()
+            except Exception:
+                row.compilations = None
 
 
 def run_workload(
@@ -171,9 +191,10 @@ def run_workload(
             results.append(run_impl(impl, problem))
             impls.append(impl)
     check_rows(module, problem, results)
-    for (row, _, _), impl in zip(results, impls):
-        if impl is not None and row.ok:
-            time_impl(impl, row, problem, opts)
+    timed = [(impl, row) for (row, _, _), impl in zip(results, impls) if impl and row.ok]
+    for impl, row in timed:
+        first_calls(impl, row, problem)
+    time_impls(timed, opts)
     if memory and hasattr(module, "memory_problem"):
         from benchmarks.memory import measure_in_child
 
