@@ -105,6 +105,10 @@ def branches(x, y):
     return y * 2.0
 
 
+def _sum_of_neg(x):
+    return np.sum(-x)
+
+
 def while_sum(n):
     i = 0
     s = 0
@@ -394,6 +398,13 @@ RULE_CASES = [
     ("len_make_list", lambda x, y: len([x, y]), (1.0, 2.0), ""),
     ("switch_constant", constant_condition, (3.0,), "others"),
     ("seq_droppable", while_sum, (5,), ""),
+    ("neg_broadcast", grad(_sum_of_neg), (np.ones(3),), "others"),
+    (
+        "materialize_plain",
+        grad(f_tanh, "W", "b"),
+        (np.ones((3, 4)) / 3, np.arange(4.0), np.ones(3)),
+        "others",
+    ),
     ("convert_same", (f_sin, convert_output), (1.0, 2.0), ""),
     ("identity_value", lambda x: P.identity(x) * 2.0, (1.0,), ""),
     ("narrow_same", left_value, (2.0,), "others"),
@@ -577,6 +588,12 @@ def _shared_statement(x, y):
     return (x / y) * 2.0
 
 
+def _shared_call(n):
+    y = fact(n)
+    (y * 2.0, y)  # shares a call's result with the result
+    return y * 2.0
+
+
 def test_a_statement_computed_again_by_the_result_is_dropped():
     g = specialized(_shared_statement, 1.0, 2.0)
     g = run_passes(g, [PASSES[0]], verify=True)
@@ -584,6 +601,9 @@ def test_a_statement_computed_again_by_the_result_is_dropped():
     assert run(g, (1.0, 2.0)) == 1.0
     with pytest.raises(ZeroDivisionError):
         run(g, (1.0, 0.0))  # the division still raises: the result computes it
+    g = run_passes(specialized(_shared_call, 4), [PASSES[0]], verify=True)
+    assert not any(prim_of(n) is P.seq for n in applies(g))
+    assert run(g, (4,)) == 48.0
 
 
 def test_effects_are_never_merged(capsys):

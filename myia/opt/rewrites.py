@@ -443,32 +443,50 @@ def seq_droppable(node: Apply, opt: Any) -> Node | None:
     before, after = node.inputs[1:]
     if droppable_tree(before, node.graph):
         return after
-    computed = _computed_by(after, node.graph)
-    if computed is not None and _droppable_outside(before, computed, node.graph):
+    shared = _shared(after, before, node.graph)
+    if shared is not None and _droppable_outside(before, shared, node.graph):
         return after
     return None
 
 
-def _computed_by(after: Node, graph: Any, limit: int = 256) -> set[Node] | None:
-    """The nodes of `graph` that computing `after` computes, if it runs no effect (or None).
+def _shared(after: Node, before: Node, graph: Any, limit: int = 256) -> set[Node] | None:
+    """The nodes of `before` that computing `after` computes, with no effect first (or None).
 
-    Then in ``seq(before, after)``, what `before` shares with them is computed all the same:
-    the statements a backpropagator sequences, whose values its result uses.
+    In ``seq(before, after)``, what `before` shares with `after` is computed all the same
+    (the statements a backpropagator sequences, whose values its result uses), and nothing
+    else that `after` computes has an effect that could now run first.
     """
+    mine: set[Node] = set()
+    stack = [before]
+    while stack and len(mine) < limit:
+        n = stack.pop()
+        if n not in mine and n.is_apply and n.graph is graph:
+            mine.add(n)
+            stack.extend(n.inputs)
     seen: set[Node] = set()
+    shared: set[Node] = set()
     stack = [after]
     while stack:
         n = stack.pop()
         if n in seen or not n.is_apply or n.graph is not graph:
             continue
         seen.add(n)
+        if n in mine:
+            shared.add(n)  # computed with what it depends on, in the same order as before
+            continue
         fn = n.inputs[0]
         if len(seen) > limit or not (fn.is_constant and type(fn.value) is Primitive):  # type: ignore[attr-defined]
             return None  # too far, or a call that may have effects
         if fn.value.effect:  # type: ignore[attr-defined]
             return None
         stack.extend(n.inputs[1:])
-    return seen
+    stack = list(shared)  # and what the shared nodes depend on
+    while stack:
+        for i in stack.pop().inputs:
+            if i in mine and i not in shared:
+                shared.add(i)
+                stack.append(i)
+    return shared
 
 
 def _droppable_outside(before: Node, computed: set[Node], graph: Any, limit: int = 64) -> bool:
