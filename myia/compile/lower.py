@@ -331,9 +331,12 @@ def _unbroadcast(args: list[str], node: Apply, ctx: Any) -> str | None:
         axes = tuple(range(lead)) + tuple(
             i + lead for i, n in enumerate(xs) if n == 1 and ds[i + lead] != 1
         )
-        expr = f"np.add.reduce({expr}, axis={axes!r})"
-        if tuple(n for i, n in enumerate(ds) if i not in axes) != xs:
-            expr = f"np.reshape({expr}, {xs!r})"
+        if lead == 0:  # the axes summed stay, as the ones of x's shape
+            expr = f"np.add.reduce({expr}, axis={axes!r}, keepdims=True)"
+        else:
+            expr = f"np.add.reduce({expr}, axis={axes!r})"
+            if tuple(n for i, n in enumerate(ds) if i not in axes) != xs:
+                expr = f"np.reshape({expr}, {xs!r})"
     if d.dtype != x.dtype:
         expr = f"np.asarray({expr}, dtype=np.{x.dtype})"
     return expr

@@ -324,6 +324,22 @@ def neg_neg(node: Apply, opt: Any) -> Node | None:
     return None
 
 
+@rewrite(P.neg)
+def neg_broadcast(node: Apply, opt: Any) -> Node | None:
+    """Negate a value before broadcasting it, not after.
+
+    neg(broadcast_like(x, like)) => broadcast_like(neg(x), like)
+
+    A broadcast number is negated once, and the broadcast can then move into the operation
+    that uses it (`broadcast_operand`).
+    """
+    bl = args_of(node.inputs[1], P.broadcast_like)
+    if bl is None or not isinstance(bl[0].abstract, (AbstractScalar, AbstractArray)):
+        return None
+    new = opt.apply(P.broadcast_like, opt.apply(P.neg, bl[0], like=node), bl[1], like=node)
+    return new if same_type(new.abstract, node.abstract) else None
+
+
 @rewrite(P.add, P.sub, P.mul, P.truediv, P.eq, P.ne, P.lt, P.le, P.gt, P.ge, P.maximum, P.minimum)
 def broadcast_operand(node: Apply, opt: Any) -> Node | None:
     """Let an elementwise operation broadcast its operand itself.
@@ -365,6 +381,7 @@ ALGEBRA: list[Rewrite] = [
     div_one,
     pow_one,
     neg_neg,
+    neg_broadcast,
     broadcast_operand,
     reshape_same,
 ]

@@ -604,6 +604,45 @@ def broadcast_like_same(node: Apply, opt: Any) -> Node | None:
     return None
 
 
+#: Primitives whose array results are always new arrays (never a view, nor a shared zero).
+_FRESH = frozenset(
+    getattr(P, name)
+    for name in (
+        "add sub mul truediv neg pow_ exp log log1p expm1 sqrt sin cos tan tanh sinh cosh "
+        "abs_ maximum minimum matmul dot reduce_sum reduce_mean reduce_max reduce_min "
+        "reduce_prod concatenate stack"
+    ).split()
+    if hasattr(P, name)
+)
+
+
+def _plain(node: Node, depth: int = 0) -> bool:
+    """Whether `node` is certainly a plain value: numbers and new arrays, in tuples."""
+    p = prim_of(node)
+    if p is P.make_tuple:
+        return depth < 4 and all(_plain(i, depth + 1) for i in node.inputs[1:])
+    a = node.abstract
+    if p is None or p in _PASSING or not isinstance(a, (AbstractScalar, AbstractArray)):
+        return False
+    if p is P.unbroadcast:  # a sum over the axes broadcast, unless there are none
+        return node.inputs[1].abstract != a
+    return isinstance(a, AbstractScalar) or p in _FRESH
+
+
+@rewrite(P.gmaterialize)
+def materialize_plain(node: Apply, opt: Any) -> Node | None:
+    """Drop the materialization of a sensitivity that is already plain data.
+
+    gmaterialize(x) => x  (x numbers and arrays computed afresh, in tuples built in place)
+
+    The sensitivities a gradient returns are usually computed by arithmetic in the end: they
+    are neither lazy zeros nor a zero array shared between calls, and walking them costs
+    microseconds a call.
+    """
+    x = node.inputs[1]
+    return x if _plain(x) and same_type(x.abstract, node.abstract) else None
+
+
 GRAD: list[Rewrite] = [
     gzeros_static,
     getitem_gzeros,
@@ -623,6 +662,7 @@ GRAD: list[Rewrite] = [
     env_add_empty,
     unbroadcast_same,
     broadcast_like_same,
+    materialize_plain,
 ]
 
 __all__ = ["GRAD", "is_zero", "static_zero", "zero_node"]
