@@ -202,7 +202,9 @@ def _walker(cls: type, names: tuple[str, ...], rec: dict[str, AbstractValue]) ->
     order, and joins each other field into ``fields`` (`_join_field`). It is generated for
     the class (an attribute read per field, no loop over fields). Each array field keeps the
     shape and dtype of the array it joined last (``s<i>``, ``d<i>``): an array of the same
-    shape and dtype joins to the same array type, so that it costs no abstract value.
+    shape and dtype joins to the same array type, so that it costs no abstract value. (NumPy
+    shares the dtype object of each builtin type, so the dtypes are compared with ``is``: an
+    equal dtype that is another object is joined, which is slower, not wrong.)
     """
     lines = [
         "def walk(value, fields):",
@@ -230,7 +232,7 @@ def _walker(cls: type, names: tuple[str, ...], rec: dict[str, AbstractValue]) ->
             # The shape is compared first: `s<i>` is None until an array was joined, and a
             # dtype compared with None would compare with the default dtype.
             lines += [
-                f"        if type(v) is not ndarray or v.shape != s{i} or v.dtype != d{i}:",
+                f"        if type(v) is not ndarray or v.shape != s{i} or v.dtype is not d{i}:",
                 f"            s{i}, d{i} = _join_field(fields, {i}, v, cls)",
             ]
     env = {"cls": cls, "ndarray": _ndarray, "_join_field": _join_field, "_bad_field": _bad_field}
