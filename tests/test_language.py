@@ -7,6 +7,8 @@ operators; assignment and unpacking. Loops are in ``test_loops.py``, data struct
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from helpers import examples, interpret, line_of, numbers, small_ints
 from hypothesis import given
@@ -434,6 +436,33 @@ def test_division(check, x, y):
 def test_division_by_zero_int():
     with pytest.raises(ZeroDivisionError):
         myia(division)(1, 0)
+
+
+def two_errors_in_a_tuple(x, y):
+    t = (1.0 / x, math.sqrt(y))
+    return t[1] + t[0]
+
+
+def two_errors_in_statements(x, y):
+    a = 1.0 / x
+    return math.sqrt(y) + a
+
+
+def unused_square_root(x, y):
+    math.sqrt(y)  # a statement whose value nobody reads: it still raises
+    return x
+
+
+@pytest.mark.parametrize("fn", [two_errors_in_a_tuple, two_errors_in_statements])
+def test_the_first_error_is_raised(check, fn):
+    # Optimized or not, the division fails before the square root is taken.
+    check(fn, 0.0, -1.0)
+    check(fn, 2.0, 4.0)
+
+
+def test_an_unused_value_still_raises(check):
+    check(unused_square_root, 1.0, -1.0)
+    check(unused_square_root, 1.0, 4.0)
 
 
 @examples

@@ -437,8 +437,10 @@ def switch_constant(node: Apply, opt: Any) -> Node | None:
 def seq_droppable(node: Apply, opt: Any) -> Node | None:
     """Drop the first argument of a seq when computing it is unobservable.
 
-    seq(before, after) => after  (what before computes that after does not compute first,
-                                  with no effect, is pure and unable to raise: myia.opt.effects)
+    seq(before, after) => after  (what before computes that after does not compute is pure
+                                  and unable to raise, and what may raise keeps its order)
+
+    See `myia.opt.effects` for what is droppable, and `_shared` for the order.
     """
     before, after = node.inputs[1:]
     if droppable_tree(before, node.graph):
@@ -450,11 +452,15 @@ def seq_droppable(node: Apply, opt: Any) -> Node | None:
 
 
 def _shared(after: Node, before: Node, graph: Any, limit: int = 256) -> set[Node] | None:
-    """The nodes of `before` that computing `after` computes, with no effect first (or None).
+    """The nodes of `before` that computing `after` computes too, when that is safe (or None).
 
     In ``seq(before, after)``, what `before` shares with `after` is computed all the same
-    (the statements a backpropagator sequences, whose values its result uses), and nothing
-    else that `after` computes has an effect that could now run first.
+    (the statements a backpropagator sequences, whose values its result uses). Dropping
+    `before` may change the order in which `after` computes things, so it is refused when
+    `after` calls a function or runs an effect of its own, when it may raise both in what
+    it shares with `before` and in what it does not, and when two of the shared computations
+    that may raise do not depend one on the other (their order would be `after`'s, not
+    `before`'s).
     """
     mine: set[Node] = set()
     stack = [before]
@@ -465,6 +471,7 @@ def _shared(after: Node, before: Node, graph: Any, limit: int = 256) -> set[Node
             stack.extend(n.inputs)
     seen: set[Node] = set()
     shared: set[Node] = set()
+    raising_after = False
     stack = [after]
     while stack:
         n = stack.pop()
@@ -472,13 +479,14 @@ def _shared(after: Node, before: Node, graph: Any, limit: int = 256) -> set[Node
             continue
         seen.add(n)
         if n in mine:
-            shared.add(n)  # computed with what it depends on, in the same order as before
+            shared.add(n)  # computed with what it depends on
             continue
         fn = n.inputs[0]
         if len(seen) > limit or not (fn.is_constant and type(fn.value) is Primitive):  # type: ignore[attr-defined]
             return None  # too far, or a call that may have effects
         if fn.value.effect:  # type: ignore[attr-defined]
             return None
+        raising_after = raising_after or not droppable(n, graph)
         stack.extend(n.inputs[1:])
     stack = list(shared)  # and what the shared nodes depend on
     while stack:
@@ -486,7 +494,25 @@ def _shared(after: Node, before: Node, graph: Any, limit: int = 256) -> set[Node
             if i in mine and i not in shared:
                 shared.add(i)
                 stack.append(i)
+    raising = [n for n in shared if not droppable(n, graph)]
+    if raising and (raising_after or not _chain(raising, mine)):
+        return None
     return shared
+
+
+def _chain(nodes: list[Node], within: set[Node]) -> bool:
+    """Whether `nodes` are ordered by dependency (each pair: one depends on the other)."""
+    deps: dict[Node, set[Node]] = {}
+    for n in nodes:
+        seen: set[Node] = set()
+        stack = list(n.inputs)
+        while stack:
+            i = stack.pop()
+            if i in within and i not in seen:
+                seen.add(i)
+                stack.extend(i.inputs)
+        deps[n] = seen
+    return all(a is b or b in deps[a] or a in deps[b] for a in nodes for b in nodes)
 
 
 def _droppable_outside(before: Node, computed: set[Node], graph: Any, limit: int = 64) -> bool:
