@@ -606,6 +606,25 @@ def test_a_statement_computed_again_by_the_result_is_dropped():
     assert run(g, (4,)) == 48.0
 
 
+def _print_in_branch(x):
+    if x > 0.0:
+        print("positive")
+        r = x
+    else:
+        r = -x
+    return r
+
+
+def _after_a_branch(x, y):
+    return _print_in_branch(x) * (1.0 / y)
+
+
+def test_a_tail_that_may_raise_stays_after_the_branch(capsys):
+    with pytest.raises(ZeroDivisionError):
+        MyiaFunction(_after_a_branch)(1.0, 0.0)
+    assert capsys.readouterr().out == "positive\n"
+
+
 def test_effects_are_never_merged(capsys):
     def f(x):
         print(x)

@@ -18,11 +18,12 @@ so that each ``if`` a gradient goes through costs no closure and no call of its 
 a recursion such as a tree walk (`tree_h` with two nested ``if``), one closure per call is
 left instead of three.
 
-The tail is only moved when it is small (`LIMIT` nodes, its closures included), has no
-effect, and both branches are graphs used nowhere else (they are changed in place, gaining
-the extra parameters). Graphs are taken in the order the branches go (a graph before its
-branches), so that a tail moved into a branch which itself ends in a conditional moves on
-into that conditional's branches.
+The tail is only moved when it is small (`LIMIT` nodes, its closures included), the graph
+has no effect besides the branch call, the values the tail reads that came after the branch
+cannot raise (they are now computed first), and both branches are graphs used nowhere else
+(they are changed in place, gaining the extra parameters). Graphs are taken in the order
+the branches go (a graph before its branches), so that a tail moved into a branch which
+itself ends in a conditional moves on into that conditional's branches.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from ..ir.analysis import Scopes, toposort
 from ..ir.clone import Cloner
 from ..ir.node import Apply, Graph, Node, Parameter
 from ..primitives import P
-from .effects import calls_effect
+from .effects import calls_effect, droppable_tree
 from .info import ProgramInfo
 from .matcher import prim_of
 from .sweep import same_type
@@ -141,6 +142,11 @@ class _Tails:
                 if v.graph is g and v not in dep:
                     reads.setdefault(v)
         if any(v.graph is not g for v in reads):
+            return None
+        # A value the tail reads is computed before the branch runs, now: if it came after the
+        # branch and may raise, the branch's own exceptions or effects would come second.
+        after = set(order[order.index(n) + 1 :])
+        if any(v in after and not droppable_tree(v, g) for v in reads):
             return None
         return n, tail, list(closures), list(reads)
 
