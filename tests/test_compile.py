@@ -193,3 +193,16 @@ def test_a_leaf_zero_sensitivity_is_not_added():
 
 def tree_tanh_loss(t, w, x):
     return np.sum(tree_tanh(t, w, x))
+
+
+def _shape_only(y, s):
+    a = np.ones(3) * math.sqrt(s)  # only its shape matters to the gradient
+    return np.sum(np.concatenate((a, y)))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_a_value_whose_type_alone_is_used_still_raises(backend):
+    g = grad(_shape_only, backend=backend)
+    np.testing.assert_array_equal(g(np.ones(2), 4.0), np.ones(2))
+    with pytest.raises(ValueError):
+        g(np.ones(2), -1.0)

@@ -32,6 +32,7 @@ from ..abstract.data import AbstractValue
 from ..infer.specialize import Dead
 from ..ir.analysis import Scopes, reachable_graphs, toposort
 from ..ir.node import Apply, Constant, Graph, Node
+from ..opt.effects import droppable, droppable_tree
 from ..primitives import P, Primitive
 from . import runtime
 from .lower import INLINABLE, LOWER, UNREAD
@@ -121,24 +122,41 @@ def _tail_targets(call: Node) -> list[Graph] | None:
     return None
 
 
-def _forget_unread(graphs: list[Graph]) -> None:
+def _forget_unread(graphs: list[Graph]) -> set[Node]:
     """Replace the inputs whose values the lowerings never read (`UNREAD`) by constants.
 
     This is done before free variables are computed, so that a closure does not keep alive
     (and its maker take) a value that only gave a type: the tree a zero sensitivity stands
-    for, or the parts of a concatenation whose sizes the types give.
+    for, or the parts of a concatenation whose sizes the types give. An input that may raise
+    and that nothing else uses is kept, and returned: it is computed as a statement, since
+    the error must still happen.
     """
-    for g in graphs:
-        for node in toposort(g):
+    kept: set[Node] = set()
+    orders = {g: toposort(g) for g in graphs}
+    users: dict[Node, int] = {}
+    for order in orders.values():
+        for node in order:
             if node.is_apply:
-                fn = node.inputs[0]
-                rule = UNREAD.get(fn.value) if fn.is_constant else None  # type: ignore[attr-defined, call-overload]
-                for i in rule(node) if rule is not None else ():
-                    old = node.inputs[i]
-                    if not old.is_constant:
-                        c = Constant(None, old.debug.derive())
-                        c.abstract = old.abstract
-                        node.inputs[i] = c
+                for i in node.inputs:
+                    users[i] = users.get(i, 0) + 1
+    for order in orders.values():
+        for node in order:
+            if not node.is_apply:
+                continue
+            fn = node.inputs[0]
+            rule = UNREAD.get(fn.value) if fn.is_constant else None  # type: ignore[attr-defined, call-overload]
+            for i in rule(node) if rule is not None else ():
+                old = node.inputs[i]
+                if old.is_constant:
+                    continue
+                if users.get(old, 0) < 2 and not droppable_tree(old, old.graph):
+                    kept.add(old)  # computed all the same, as a statement
+                    continue
+                users[old] -= 1
+                c = Constant(None, old.debug.derive())
+                c.abstract = old.abstract
+                node.inputs[i] = c
+    return kept
 
 
 class CodeGenerator:
@@ -147,7 +165,8 @@ class CodeGenerator:
     def __init__(self, entry: Graph):
         self.entry = entry
         self.graphs = reachable_graphs(entry)
-        _forget_unread(self.graphs)
+        #: Nodes only a lowering that does not read them uses, computed for their errors.
+        self.kept = _forget_unread(self.graphs)
         self.scopes = Scopes(self.graphs)
         self.names = Namer()
         self.globals: dict[str, Any] = {"np": np, "math": math, "__builtins__": builtins}
@@ -446,7 +465,7 @@ class CodeGenerator:
     def inlined(self, node: Apply) -> bool:
         """Whether `node` is written inside its single user's expression."""
         fn = node.inputs[0]
-        if not (fn.is_constant and fn.value in INLINABLE):
+        if not (fn.is_constant and fn.value in INLINABLE) or node in self.kept:
             return False
         users = self.uses.get(node, [])
         if len(users) != 1:
@@ -464,9 +483,8 @@ class CodeGenerator:
             return
         users = self.uses.get(node, [])
         if users and all(u is not None and _is_call_of(u, P.seq) and i == 1 for u, i in users):
-            fn = node.inputs[0]
-            if fn.is_constant and isinstance(fn.value, Primitive) and not fn.value.effect:
-                return  # a pure value computed for nothing
+            if droppable(node, node.graph):
+                return  # a value computed for nothing, which cannot raise
             self.emit(indent, self.call(node), node)
             return
         self.emit(indent, f"{self.var(node)} = {self.call(node)}", node)

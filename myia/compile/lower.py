@@ -436,6 +436,17 @@ def _broadcast_like(args: list[str], node: Apply, ctx: Any) -> str | None:
     return None
 
 
+def _static_broadcast(node: Apply) -> tuple[int, ...]:
+    d, like = node.inputs[1].abstract, node.inputs[2].abstract
+    if isinstance(like, AbstractArray) and like.shape:
+        if isinstance(d, (AbstractScalar, AbstractArray)):
+            return (2,)
+    return ()
+
+
+UNREAD[P.broadcast_like] = _static_broadcast
+
+
 @lowering(P.gzeros)
 def _gzeros(args: list[str], node: Apply, ctx: Any) -> str | None:
     # The zero of a type known here: no dispatch on the value at run time.
@@ -453,6 +464,9 @@ def _gzeros(args: list[str], node: Apply, ctx: Any) -> str | None:
             return None
         return f"(None if {x} is None else {ctx.global_value(lazy_zeros, 'lazy_zeros')}({x}))"
     return None
+
+
+UNREAD[P.gzeros] = lambda node: (1,) if isinstance(node.inputs[1].abstract, AbstractArray) else ()
 
 
 @lowering(P.gadd)
