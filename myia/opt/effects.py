@@ -96,13 +96,18 @@ def calls_effect(node: Node, effectful: Collection[Graph], known: Container[Grap
     return bool(effectful)
 
 
-def droppable_tree(node: Node, graph: object, limit: int = 64) -> bool:
-    """Whether `node` and what it depends on in `graph` are all `droppable` (seen: `limit`)."""
+def droppable_tree(
+    node: Node, graph: object, limit: int = 64, computed: Container[Node] = ()
+) -> bool:
+    """Whether `node` and what it depends on in `graph` are all `droppable` (seen: `limit`).
+
+    Nodes in `computed` (and what they depend on) are computed anyway, and are not looked at.
+    """
     seen: set[Node] = set()
     stack = [node]
     while stack:
         n = stack.pop()
-        if n in seen or not n.is_apply or n.graph is not graph:
+        if n in seen or n in computed or not n.is_apply or n.graph is not graph:
             continue
         if not droppable(n, graph) or len(seen) >= limit:
             return False

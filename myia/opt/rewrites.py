@@ -446,7 +446,7 @@ def seq_droppable(node: Apply, opt: Any) -> Node | None:
     if droppable_tree(before, node.graph):
         return after
     shared = _shared(after, before, node.graph)
-    if shared is not None and _droppable_outside(before, shared, node.graph):
+    if shared is not None and droppable_tree(before, node.graph, computed=shared):
         return after
     return None
 
@@ -513,21 +513,6 @@ def _chain(nodes: list[Node], within: set[Node]) -> bool:
                 stack.extend(i.inputs)
         deps[n] = seen
     return all(a is b or b in deps[a] or a in deps[b] for a in nodes for b in nodes)
-
-
-def _droppable_outside(before: Node, computed: set[Node], graph: Any, limit: int = 64) -> bool:
-    """Whether what `before` computes beyond `computed` is `droppable` (seen: `limit`)."""
-    seen: set[Node] = set()
-    stack = [before]
-    while stack:
-        n = stack.pop()
-        if n in seen or n in computed or not n.is_apply or n.graph is not graph:
-            continue
-        if not droppable(n, graph) or len(seen) >= limit:
-            return False
-        seen.add(n)
-        stack.extend(n.inputs[1:])
-    return True
 
 
 @rewrite(P.convert)

@@ -119,13 +119,14 @@ class _Tails:
                 if i.is_constant and type(i.value) is Graph:  # type: ignore[attr-defined]
                     h = i.value  # type: ignore[attr-defined]
                     if self.nested_in(h, g):
-                        for sub in self._scope(h):
+                        for sub in self.scopes.scope(h):
                             closures.setdefault(sub)
                     elif self.scopes.parents.get(h) is not None:
                         return None  # a closure of another scope
         for h in closures:
-            size += sum(1 for x in toposort(h) if x.is_apply)
-            if any(x.is_apply and calls_effect(x, effectful, known) for x in toposort(h)):
+            body = [x for x in toposort(h) if x.is_apply]
+            size += len(body)
+            if any(calls_effect(x, effectful, known) for x in body):
                 return None
         if size > LIMIT:
             return None
@@ -159,14 +160,6 @@ class _Tails:
             elif x.is_apply and x is not n and s in x.inputs:
                 return False
         return True
-
-    def _scope(self, h: Graph) -> list[Graph]:
-        out = [h]
-        i = 0
-        while i < len(out):
-            out.extend(self.scopes.children(out[i]))
-            i += 1
-        return out
 
     def move(self, g: Graph, n: Apply, closures: list[Graph], reads: list[Node]) -> None:
         """Move the tail of `g` after `n` into `n`'s branches, passing them `reads`."""
