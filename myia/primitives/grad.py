@@ -142,7 +142,7 @@ def zeros_value(x: Any) -> Any:
         return np.zeros_like(x)
     if isinstance(x, np.generic):
         return x.dtype.type(0)
-    if t is tuple and len(x) == 3 and x[2] is STACK:
+    if is_stack(x):
         return EMPTY_STACK
     if t is tuple or t is list or t is dict or isinstance(x, LazySens):
         return lazy_zeros(x)  # built lazily: see `myia.primitives.lazy_sens`
@@ -163,7 +163,7 @@ def gadd_value(a: Any, b: Any) -> Any:
     if t is EnvInstance:
         return env_add.impl(a, b)
     if t is tuple:
-        if len(a) == 3 and a[2] is STACK:
+        if is_stack(a):
             return stack_add_value(a, b, gadd_value)
         return tuple(gadd_value(x, y) for x, y in zip(a, b))
     if t is list:
@@ -727,5 +727,5 @@ nondifferentiable(grad_of)
 
 from .array import array_getitem  # noqa: E402
 from .lazy_sens import LazySens, concrete, lazy_add, lazy_zeros  # noqa: E402
-from .stack import EMPTY_STACK, STACK, is_stack, stack_add_value  # noqa: E402
+from .stack import EMPTY_STACK, is_stack, stack_add_value  # noqa: E402
 from .structure import dict_values, make_list, record_getattr  # noqa: E402
