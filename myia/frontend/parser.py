@@ -19,11 +19,22 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
+from . import comprehensions
 from .blocks import Block, ExpressionBlock, Jump, Unbound
 from .resolve import is_namespace, resolve_global, to_node
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
 
 _cache: dict[Any, Graph] = {}
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def comprehension_lib() -> dict[str, Graph]:
+    """The library functions the lowering of comprehensions calls, parsed."""
+    from ..operations import lib
+
+    names = ("comp_start", "comp_add", "dict_comp_add", "dict_comp_make")
+    return {n: parse(getattr(lib, n)) for n in names}
 
 BINOPS: dict[type, Any] = {
     ast.Add: ops.add,
@@ -150,6 +161,10 @@ def walk_scope(body: list[ast.stmt] | ast.expr) -> list[ast.AST]:
         n = stack.pop()
         out.append(n)
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(n, COMPREHENSIONS):
+            # Its own scope, but for its first iterable (evaluated where it is written).
+            stack.append(n.generators[0].iter)
             continue
         stack.extend(reversed(list(ast.iter_child_nodes(n))))
     return out
@@ -760,6 +775,22 @@ class FunctionParser:
         graph = Graph(f"{self.graph.name}:lambda", self.loc(node))
         self.parse_nested(node, block, graph)
         return Constant(graph, self.dbg(node, "<lambda>"))
+
+    def expr_ListComp(self, block: Block, node: ast.ListComp) -> Node:
+        """A comprehension: a nested function of loops, called on its first iterable."""
+        graph = Graph(f"{self.graph.name}:{type(node).__name__.lower()}", self.loc(node))
+        captured = [n for n in comprehensions.read_names(node) if self.binds(n)]
+        fdef = comprehensions.lower(node, comprehension_lib(), captured)
+        self.parse_nested(fdef, block, graph)
+        args = [self.expr(block, node.generators[0].iter)]
+        for name in captured:
+            args.append(self.expr(block, ast.copy_location(ast.Name(name, ast.Load()), node)))
+        return block.apply(graph, *args, debug=self.dbg(node))
+
+    expr_GeneratorExp = expr_DictComp = expr_ListComp
+
+    def expr_SetComp(self, block: Block, node: ast.SetComp) -> Node:
+        raise self.error(node, "set comprehensions are not supported by Myia (it has no sets)")
 
     def expr_JoinedStr(self, block: Block, node: ast.JoinedStr) -> Node:
         raise self.error(node, "f-strings are not supported by Myia")

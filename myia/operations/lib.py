@@ -185,6 +185,37 @@ def sum_(xs, start=0):
     return acc
 
 
+def tuple_(xs=()):
+    # A tuple when the length of the iteration is known at compile time, else a list.
+    if isinstance(xs, tuple):
+        return xs
+    acc = comp_start(xs)
+    for x in xs:
+        acc = comp_add(acc, x)
+    return acc
+
+
+def list_(xs=()):
+    acc = []
+    for x in xs:
+        acc = acc + [x]
+    return acc
+
+
+def any_(xs):
+    for x in xs:
+        if x:
+            return True
+    return False
+
+
+def all_(xs):
+    for x in xs:
+        if not x:
+            return False
+    return True
+
+
 def _sum_rows(a, start):
     # Python's ``start + a[0] + a[1] + ...`` over the rows of an array: ``start`` broadcasts
     # on the first row. An array with no rows sums to ``start`` (its shape is static).
@@ -334,3 +365,43 @@ def math_floor(x):
 
 def math_ceil(x):
     return P.to_int(P.ceil(x))
+
+
+# Comprehensions (see `myia.frontend.comprehensions`) ------------------------------------------
+
+
+def comp_start(xs):
+    # A tuple when the length of the iteration is known at compile time, else a list.
+    if _static_length(myia_iter(xs)):
+        return ()
+    return []
+
+
+def _static_length(it):
+    if isinstance(it, tuple):
+        return True
+    if isinstance(it, Enumerate):
+        return _static_length(it.it)
+    if isinstance(it, Zip):
+        return _all_static(it.iters)
+    return False
+
+
+def _all_static(its):
+    if P.tuple_len(its) == 0:
+        return True
+    return _static_length(its[0]) and _all_static(its[1:])
+
+
+def comp_add(acc, x):
+    if isinstance(acc, tuple):
+        return acc + (x,)
+    return acc + [x]
+
+
+def dict_comp_add(acc, k, v):
+    return acc[0] + (k,), acc[1] + (v,)
+
+
+def dict_comp_make(acc):
+    return P.dict_from_items(acc[0], acc[1])

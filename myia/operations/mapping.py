@@ -48,6 +48,15 @@ def _scalar_conversion(name: str, prim: Any) -> Operation:
     return Operation(name, dispatch, f"Python's ``{name}``.")
 
 
+def _sequence(name: str, fn: Any) -> Operation:
+    def dispatch(*kinds: Any) -> Any:
+        if len(kinds) <= 1:
+            return fn
+        raise NoMatch
+
+    return Operation(name, dispatch, f"Python's ``{name}``.")
+
+
 def _typed(op: Operation, cls: type) -> Operation:
     """Mark `op` as standing for class `cls` where a class is expected (``isinstance``)."""
     op.pytype = cls  # type: ignore[attr-defined]
@@ -67,6 +76,10 @@ BUILTINS: dict[Any, Any] = {
     builtins.int: _typed(_scalar_conversion("int", P.to_int), int),
     builtins.bool: _typed(ops.truth, bool),
     builtins.isinstance: ops.isinstance_,
+    builtins.tuple: _typed(_sequence("tuple", lib.tuple_), tuple),
+    builtins.list: _typed(_sequence("list", lib.list_), list),
+    builtins.any: lib.any_,
+    builtins.all: lib.all_,
     builtins.print: P.print_,
 }
 

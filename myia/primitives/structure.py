@@ -98,6 +98,12 @@ def make_dict(keys, *values):
 
 
 @primitive
+def dict_from_items(keys, values):
+    """Build a dict from a constant tuple of string keys and the tuple of their values."""
+    return dict(zip(keys, values))
+
+
+@primitive
 def dict_getitem(d, key):
     """``d[key]`` for a constant string key."""
     return d[key]
@@ -293,6 +299,15 @@ def _infer_make_dict(keys, *values):
     return AbstractDict(const_value(keys, "dict keys", tuple), tuple(values))
 
 
+@infer_rule(dict_from_items)
+def _infer_dict_from_items(keys, values):
+    keys = const_value(keys, "dict keys", tuple)
+    values = _expect(values, AbstractTuple, "a dict's values")
+    if len(keys) != len(values.elements) or len(set(keys)) != len(keys):
+        raise MyiaTypeError("a dict needs one value for each of its keys, all different")
+    return AbstractDict(keys, values.elements)
+
+
 @infer_rule(dict_getitem)
 def _infer_dict_getitem(d, key):
     d = _expect(d, AbstractDict, "dict indexing")
@@ -400,6 +415,11 @@ def bprop_list_concat(a, b, out, dout):
 @bprop(make_dict)
 def bprop_make_dict(keys, *args):
     return (keys,) + dict_values(args[-1])
+
+
+@bprop(dict_from_items)
+def bprop_dict_from_items(keys, values, out, dout):
+    return (keys, dict_values(dout))
 
 
 @bprop(dict_getitem)

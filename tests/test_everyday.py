@@ -1,0 +1,219 @@
+"""Everyday Python and NumPy in compiled code and under `grad`, compared with Python.
+
+Comprehensions and generator expressions; builtins over lists of arrays and lists as
+compile-time arguments; callable dataclasses, ``functools.partial``, constant strings, special
+floats, bitwise operators, NumPy scalar casts, ``hasattr``/``getattr``, defaults, ``is``,
+`myia.ArithmeticData`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from myia import myia
+from myia.testing import check_grad
+
+# Comprehensions -------------------------------------------------------------------------------
+
+
+def listcomp_range(x, n):
+    return [x * i for i in range(n)]
+
+
+def listcomp_filter(n):
+    return [i * i for i in range(n) if i % 2 == 0]
+
+
+def listcomp_list(x, xs):
+    return [x * v + 1.0 for v in xs if v > 0.0]
+
+
+def listcomp_tuple(x):
+    return [x * v for v in (1.0, 2.0, 3.0)]
+
+
+def listcomp_nested(n):
+    return [i * j for i in range(n) for j in range(i) if j != 1]
+
+
+def listcomp_zip(xs, ys):
+    return [a * b for a, b in zip(xs, ys)]
+
+
+def listcomp_enumerate(xs):
+    return [i * x for i, x in enumerate(xs) if i != 1]
+
+
+def listcomp_closure(x, xs):
+    scale = x * 2.0
+    return [scale * v for v in xs]
+
+
+def listcomp_shadow(x):
+    # The loop variable of a comprehension does not leak.
+    v = 10.0
+    ys = [v * 2.0 for v in (x, x + 1.0)]
+    return ys[1] + v
+
+
+def listcomp_in_loop(x, n):
+    total = 0.0
+    for k in range(n):
+        total = total + sum([x * k * j for j in range(3)])
+    return total
+
+
+def dictcomp_items(x):
+    return {k: v * x for k, v in (("a", 1.0), ("b", 2.0))}
+
+
+def dictcomp_dict(d, s):
+    return {k: v * s for k, v in d.items()}
+
+
+def tuplecomp(x, y):
+    return tuple(v * 2.0 for v in (x, y, x * y))
+
+
+def tuplecomp_zip(x, y):
+    return tuple(a + b for a, b in zip((x, y), (y, x)))
+
+
+def gen_sum(x, n):
+    return sum(x * i for i in range(n))
+
+
+def gen_sum_filter(xs):
+    return sum(v * v for v in xs if v > 1.0)
+
+
+def gen_max_min(xs):
+    return max(v * 2.0 for v in xs), min(v - 1.0 for v in xs)
+
+
+def gen_any_all(xs):
+    return any(v > 2.0 for v in xs), all(v > 0.0 for v in xs)
+
+
+def gen_sum_zip(xs, ys):
+    return sum(a * b for a, b in zip(xs, ys))
+
+
+def gen_nested(x, n):
+    return sum(x * i + j for i in range(n) for j in range(2))
+
+
+def gen_tuple_static(x):
+    return max(v * x for v in (1.0, -2.0, 3.0))
+
+
+def list_tuple_builtins(x, xs):
+    return list((x, x * 2.0)), list(xs), tuple((x, 1.0)), tuple(), list()
+
+
+COMPREHENSIONS = [
+    (listcomp_range, (2.0, 4)),
+    (listcomp_range, (2.0, 0)),
+    (listcomp_filter, (7,)),
+    (listcomp_list, (2.0, [1.0, -3.0, 2.0])),
+    (listcomp_tuple, (2.0,)),
+    (listcomp_nested, (5,)),
+    (listcomp_zip, ([1.0, 2.0, 3.0], [4.0, 5.0])),
+    (listcomp_enumerate, ([1.0, 2.0, 3.0],)),
+    (listcomp_closure, (1.5, [1.0, 2.0])),
+    (listcomp_shadow, (1.5,)),
+    (listcomp_in_loop, (1.5, 3)),
+    (dictcomp_items, (2.0,)),
+    (dictcomp_dict, ({"a": 1.0, "b": 2.5}, 3.0)),
+    (tuplecomp, (2.0, 3.0)),
+    (tuplecomp_zip, (2.0, 3.0)),
+    (gen_sum, (2.0, 4)),
+    (gen_sum_filter, ([1.0, 3.0, 2.0, 0.5],)),
+    (gen_max_min, ([1.0, 3.0, 2.0],)),
+    (gen_any_all, ([1.0, 3.0, 2.0],)),
+    (gen_any_all, ([1.0, -3.0],)),
+    (gen_sum_zip, ([1.0, 3.0], [2.0, 4.0])),
+    (gen_nested, (1.5, 3)),
+    (gen_tuple_static, (2.0,)),
+    (list_tuple_builtins, (2.0, [1.0, 2.0])),
+]
+
+
+@pytest.mark.parametrize(("fn", "args"), COMPREHENSIONS, ids=lambda v: getattr(v, "__name__", ""))
+def test_comprehensions(check, fn, args):
+    check(fn, *args)
+
+
+def test_generator_over_range_is_a_list():
+    # A generator expression whose length is only known at run time gives a list.
+    assert myia(lambda n: tuple(i * 2 for i in range(n)))(3) == [0, 2, 4]
+
+
+def test_set_comprehension_is_rejected():
+    from myia import MyiaSyntaxError
+
+    def f(xs):
+        return {x for x in xs}
+
+    with pytest.raises(MyiaSyntaxError, match="set comprehensions"):
+        myia(f)([1.0])
+
+
+def comp_loss_range(x, n):
+    return sum([x * x * i for i in range(n)])
+
+
+def comp_loss_list(x, xs):
+    return sum(v * x + x * x for v in xs if v > 0.0)
+
+
+def comp_loss_nested(x, n):
+    return sum([math.sin(x * i) * j for i in range(n) for j in range(3)])
+
+
+def comp_loss_tuple(x, y):
+    t = tuple(v * v for v in (x, y, x * y))
+    return t[0] + t[2]
+
+
+def comp_loss_dict(x, y):
+    d = {k: v * x for k, v in (("a", y), ("b", x))}
+    return d["a"] * d["b"]
+
+
+def comp_loss_max(xs):
+    return max(v * v for v in xs) + min(v for v in xs)
+
+
+def comp_loss_zip_enum(xs, ys):
+    return sum(i * a * b for i, (a, b) in enumerate(zip(xs, ys)))
+
+
+def comp_loss_arrays(w, xs):
+    return sum([np.sum(np.tanh(w * x)) for x in xs])
+
+
+def comp_loss_closure(x, xs):
+    fs = [lambda y, v=v: y * v for v in xs]
+    return fs[0](x) + fs[1](x * x)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (comp_loss_range, (1.5, 4)),
+        (comp_loss_list, (1.5, [1.0, -2.0, 3.0])),
+        (comp_loss_nested, (0.7, 3)),
+        (comp_loss_tuple, (1.5, 2.0)),
+        (comp_loss_dict, (1.5, 2.0)),
+        (comp_loss_max, ([1.0, -2.0, 0.5],)),
+        (comp_loss_zip_enum, ([1.0, 2.0, 3.0], [0.5, -1.0, 2.0])),
+        (comp_loss_arrays, (np.array([0.5, -1.0]), [np.ones(2), np.arange(2.0)])),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_comprehension_gradients(fn, args):
+    check_grad(fn, *args)
