@@ -45,6 +45,11 @@ BINOPS: dict[type, Any] = {
     ast.Mod: ops.mod,
     ast.Pow: ops.pow_,
     ast.MatMult: ops.matmul,
+    ast.BitAnd: ops.and_,
+    ast.BitOr: ops.or_,
+    ast.BitXor: ops.xor,
+    ast.LShift: ops.lshift,
+    ast.RShift: ops.rshift,
 }
 
 COMPARE: dict[type, Any] = {
@@ -591,9 +596,7 @@ class FunctionParser:
         if isinstance(node.op, ast.Not):
             t = block.apply(ops.truth, operand, debug=self.dbg(node))
             return block.apply(P.logical_not, t, debug=self.dbg(node))
-        op = {ast.USub: ops.neg, ast.UAdd: ops.pos}.get(type(node.op))
-        if op is None:
-            raise self.error(node, "the ~ operator is not supported by Myia")
+        op = {ast.USub: ops.neg, ast.UAdd: ops.pos, ast.Invert: ops.invert}[type(node.op)]
         return block.apply(op, operand, debug=self.dbg(node))
 
     def closure(self, block: Block, node: ast.AST, kind: str, make: Any) -> Node:
@@ -662,9 +665,10 @@ class FunctionParser:
     def _compare1(self, block: Block, node: ast.AST, op: ast.cmpop, a: Node, b: Node) -> Node:
         dbg = self.dbg(node)
         if isinstance(op, (ast.Is, ast.IsNot)):
-            if not (b.is_constant and b.value is None):
-                raise self.error(node, "'is' and 'is not' are only supported with None in Myia")
-            r = block.apply(ops.is_none, a, debug=dbg)
+            if b.is_constant and b.value is None:
+                r = block.apply(ops.is_none, a, debug=dbg)
+            else:
+                r = block.apply(P.is_, a, b, debug=dbg)
             return block.apply(P.logical_not, r, debug=dbg) if isinstance(op, ast.IsNot) else r
         if isinstance(op, (ast.In, ast.NotIn)):
             r = block.apply(ops.contains, a, b, debug=dbg)

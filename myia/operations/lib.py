@@ -180,6 +180,8 @@ def sum_(xs, start=0):
     if isinstance(xs, np.ndarray) and xs.ndim >= 2:
         return _sum_rows(xs, start)
     acc = start
+    if isinstance(xs, list):
+        acc = P.list_sum_start(start, xs)
     for x in xs:
         acc = acc + x
     return acc
@@ -309,6 +311,10 @@ def tuple_ne(a, b):
     return not tuple_eq(a, b)
 
 
+def const_ne(a, b):
+    return not P.const_eq(a, b)
+
+
 def pos(x):
     return x
 
@@ -346,6 +352,26 @@ def rpow(a, b):
 
 def rmatmul(a, b):
     return b.__rmatmul__(a)
+
+
+def rand(a, b):
+    return b.__rand__(a)
+
+
+def ror(a, b):
+    return b.__ror__(a)
+
+
+def rxor(a, b):
+    return b.__rxor__(a)
+
+
+def rlshift(a, b):
+    return b.__rlshift__(a)
+
+
+def rrshift(a, b):
+    return b.__rrshift__(a)
 
 
 # Builtins with several forms -------------------------------------------------------------------

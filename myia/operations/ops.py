@@ -81,6 +81,11 @@ floordiv = _binary("floordiv", P.floordiv)
 mod = _binary("mod", P.mod)
 pow_ = _binary("pow", P.pow_)
 matmul = _binary("matmul", P.matmul)
+and_ = _binary("and", P.bitwise_and)
+or_ = _binary("or", P.bitwise_or)
+xor = _binary("xor", P.bitwise_xor)
+lshift = _binary("lshift", P.left_shift)
+rshift = _binary("rshift", P.right_shift)
 
 
 def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
@@ -89,6 +94,8 @@ def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
     def dispatch(a: Any, b: Any) -> Any:
         if is_numeric(a) and is_numeric(b):
             return prim
+        if tuple_fn and (a is str or b is str):
+            return P.const_eq if name == "eq" else _lib().const_ne
         if tuple_fn and a is tuple and b is tuple:
             return getattr(_lib(), tuple_fn)
         if is_record(a) and (m := _user_method(a, dunder)):
@@ -122,6 +129,7 @@ def _unary(name: str, prim: Any) -> Operation:
 neg = _unary("neg", P.neg)
 pos = _unary("pos", P.identity)
 abs_ = _unary("abs", P.abs_)
+invert = _unary("invert", P.invert)
 
 
 def _truth(a: Any) -> Any:

@@ -77,6 +77,18 @@ def is_none(x):
 
 
 @primitive
+def is_(x, y):
+    """``x is y``: known at compile time for constants and for values of different types."""
+    return x is y
+
+
+@primitive
+def const_eq(x, y):
+    """``x == y`` for strings (and other values known at compile time)."""
+    return x == y
+
+
+@primitive
 def identity(x):
     """Return ``x``."""
     return x
@@ -150,6 +162,36 @@ def _infer_is_none(x):
     return py_bool()
 
 
+def _static(a):
+    from ..abstract.data import AbstractFunction
+    from ..infer.kinds import static_value
+
+    if isinstance(a, AbstractFunction) and len(a.options) == 1:
+        fn = a.get_unique()
+        return getattr(fn, "graph", fn)
+    return static_value(a)
+
+
+@infer_rule(is_)
+def _infer_is(x, y):
+    a, b = _static(x), _static(y)
+    if a is not ANYTHING and b is not ANYTHING:
+        return py_bool(a is b)
+    if type(x) is not type(y) or getattr(x, "dtype", None) != getattr(y, "dtype", None):
+        return py_bool(False)
+    return py_bool()
+
+
+@infer_rule(const_eq)
+def _infer_const_eq(x, y):
+    a, b = _static(x), _static(y)
+    if a is not ANYTHING and b is not ANYTHING:
+        return py_bool(bool(a == b))
+    if type(x) is not type(y):
+        return py_bool(False)
+    raise MyiaTypeError(f"cannot compare {show(x)} and {show(y)}: one is not known at compile time")
+
+
 @infer_rule(identity)
 def _infer_identity(x):
     return x
@@ -188,7 +230,7 @@ def bprop_identity(x, out, dout):
     return (dout,)
 
 
-nondifferentiable(print_, assert_, raise_, is_none)
+nondifferentiable(print_, assert_, raise_, is_none, is_, const_eq)
 special(apply_star)  # its forward graph is `myia.grad.lib.japply_star`
 
 from .grad import gzeros, sens_type  # noqa: E402

@@ -14,6 +14,7 @@ from ..abstract.data import ANYTHING as ANYTHING_
 from ..abstract.data import (
     BOTTOM,
     NONE,
+    AbstractArray,
     AbstractConstant,
     AbstractDict,
     AbstractFunction,
@@ -31,7 +32,7 @@ from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable, special
 from ..infer.kinds import static_value
 from ..infer.registry import infer_rule
-from ..infer.rulelib import const_value, i64, int_scalar
+from ..infer.rulelib import const_value, elementwise, i64, int_scalar
 from .core import primitive
 
 # Tuples ---------------------------------------------------------------------------------------
@@ -80,6 +81,18 @@ def list_getitem(lst, i):
 def list_concat(a, b):
     """``a + b`` on lists: a new list."""
     return a + b
+
+
+@primitive
+def list_sum_start(start, lst):
+    """``start``, typed as ``start + x`` for an element ``x`` of ``lst``: where ``sum`` starts.
+
+    ``sum`` of a list of arrays starts from ``0`` and adds arrays: the accumulator is an array
+    from the start (zeros of the elements' shape; ``start`` itself when the list is empty).
+    """
+    if isinstance(lst[0] if lst else None, np.ndarray):
+        return start + np.zeros_like(lst[0])
+    return start
 
 
 @primitive
@@ -198,8 +211,6 @@ def convert(x, typ):
 
 def convert_value(x: Any, a: Any) -> Any:
     """Convert Python value `x` to the representation of abstract value `a`."""
-    from ..abstract.data import AbstractArray
-
     if isinstance(a, AbstractScalar):
         if a.weak:
             return {"float64": float, "int64": int, "bool": bool}[a.dtype](x)
@@ -286,6 +297,14 @@ def _infer_list_concat(a, b):
     a = _expect(a, AbstractList, "list concatenation")
     b = _expect(b, AbstractList, "list concatenation")
     return AbstractList(_join_all([a.element, b.element], "list concatenation"))
+
+
+@infer_rule(list_sum_start)
+def _infer_list_sum_start(start, lst):
+    lst = _expect(lst, AbstractList, "sum")
+    if isinstance(lst.element, AbstractArray):
+        return elementwise("sum", start, lst.element)
+    return start
 
 
 @infer_rule(list_len)
@@ -405,6 +424,11 @@ def bprop_list_getitem(lst, i, out, dout):
     if isinstance(i, slice):
         return (list_index_sens(lst, i, dout), i)
     return (list_index_sens(lst, i, dout), 0)
+
+
+@bprop(list_sum_start)
+def bprop_list_sum_start(start, lst, out, dout):
+    return (unbroadcast(dout, start), gzeros(lst))
 
 
 @bprop(list_concat)
