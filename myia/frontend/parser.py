@@ -21,7 +21,7 @@ from ..operations import ops
 from ..primitives import P
 from . import comprehensions
 from .blocks import Block, ExpressionBlock, Jump, Unbound
-from .resolve import is_namespace, resolve_global, to_node
+from .resolve import functions_in_constant, is_namespace, resolve_global, to_node
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
 
 _cache: dict[Any, Graph] = {}
@@ -580,8 +580,16 @@ class FunctionParser:
         self.use_location = self.loc(node)
         value = block.read(node.id)
         if value.is_constant:
-            return Constant(value.value, DebugInfo(node.id, self.loc(node)))
+            return self.constant(block, value.value, node.id, node)
         return value
+
+    def constant(self, block: Block, value: Any, name: str, node: ast.expr) -> Node:
+        """The constant `value` named `name`; a tuple of functions is built in the IR."""
+        dbg = DebugInfo(name, self.loc(node))
+        built = functions_in_constant(
+            value, name, dbg.location, lambda *a: block.apply(*a, debug=dbg)
+        )
+        return built if built is not None else Constant(value, dbg)
 
     def expr_BinOp(self, block: Block, node: ast.BinOp) -> Node:
         op = BINOPS.get(type(node.op))
@@ -726,7 +734,7 @@ class FunctionParser:
                     at(self.loc(node), self.name),
                 ) from None
             full = f"{getattr(value.value, '__name__', '')}.{node.attr}"
-            return to_node(attr, full, self.loc(node))
+            return self.constant(block, to_node(attr, full, self.loc(node)).value, full, node)
         return block.apply(ops.getattr_, value, node.attr, debug=self.dbg(node, node.attr))
 
     def expr_Subscript(self, block: Block, node: ast.Subscript) -> Node:

@@ -385,6 +385,15 @@ def min_n(*xs):
     return min_iter(xs)
 
 
+def numpy_cast(dtype):
+    """``np.float32(x)``... for the dtype named `dtype`."""
+
+    def cast(x):
+        return P.astype(x, dtype)
+
+    return cast
+
+
 def math_floor(x):
     return P.to_int(P.floor(x))
 

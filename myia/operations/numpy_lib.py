@@ -104,8 +104,8 @@ def np_stack(arrays, axis=0):
 
 
 def np_split(a, indices_or_sections, axis=0):
-    """``np.split``: a tuple of arrays."""
-    return P.split(a, indices_or_sections, axis)
+    """``np.split``: a list of arrays (a tuple where their shapes differ)."""
+    return P.sections_as_list(P.split(a, indices_or_sections, axis))
 
 
 def np_take(a, indices, axis=None):

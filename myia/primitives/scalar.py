@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..abstract.data import AbstractArray, AbstractScalar
+from ..abstract.data import AbstractArray, AbstractConstant, AbstractScalar
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable
 from ..infer.registry import infer_rule
@@ -348,6 +348,12 @@ def _infer_rounding(x):
 
 def _scalar_conversion(name, dtype):
     def rule(x):
+        if dtype == "float64" and isinstance(x, AbstractConstant) and isinstance(x.value, str):
+            try:
+                float(x.value)  # float("inf"), float("nan"), float("1.5")
+            except ValueError:
+                raise MyiaTypeError(f"could not convert string to float: {x.value!r}") from None
+            return AbstractScalar(dtype, True)
         if isinstance(x, AbstractScalar) or (
             isinstance(x, AbstractArray) and x.shape in ((), (1,))
         ):

@@ -96,6 +96,17 @@ def list_sum_start(start, lst):
 
 
 @primitive
+def sections_as_list(t):
+    """The tuple of arrays ``t`` as a list (``np.split``'s result); a tuple where shapes differ.
+
+    Myia's lists hold elements of one type: sections of different shapes stay a tuple.
+    """
+    if len({x.shape for x in t}) <= 1:
+        return list(t)
+    return t
+
+
+@primitive
 def list_len(lst):
     """``len(lst)``."""
     return len(lst)
@@ -278,7 +289,12 @@ def _infer_tuple_len(t):
 
 @infer_rule(make_list)
 def _infer_make_list(*items):
-    return AbstractList(broaden(_join_all(items, "a list")))
+    element = broaden(_join_all(items, "a list"))
+    values = tuple(static_value(i) for i in items)
+    if items and all(isinstance(v, (int, float)) for v in values):
+        # A literal list of numbers: its value is known at compile time (``x[[0, 2]]``).
+        return AbstractList(element, values)
+    return AbstractList(element)
 
 
 @infer_rule(list_getitem)
@@ -305,6 +321,15 @@ def _infer_list_sum_start(start, lst):
     if isinstance(lst.element, AbstractArray):
         return elementwise("sum", start, lst.element)
     return start
+
+
+@infer_rule(sections_as_list)
+def _infer_sections_as_list(t):
+    t = _expect(t, AbstractTuple, "sections_as_list")
+    shapes = {getattr(e, "shape", None) for e in t.elements}
+    if len(shapes) > 1:
+        return t
+    return AbstractList(broaden(_join_all(t.elements, "a list")))
 
 
 @infer_rule(list_len)
@@ -429,6 +454,13 @@ def bprop_list_getitem(lst, i, out, dout):
 @bprop(list_sum_start)
 def bprop_list_sum_start(start, lst, out, dout):
     return (unbroadcast(dout, start), gzeros(lst))
+
+
+@bprop(sections_as_list)
+def bprop_sections_as_list(t, out, dout):
+    if isinstance(out, list):
+        return (list_as_tuple(dout, t),)
+    return (dout,)
 
 
 @bprop(list_concat)
