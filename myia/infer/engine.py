@@ -30,6 +30,7 @@ from ..abstract.data import (
     AbstractConstant,
     AbstractFunction,
     AbstractKeyword,
+    AbstractRecord,
     AbstractScalar,
     AbstractTuple,
     AbstractUnion,
@@ -43,7 +44,7 @@ from ..errors import MyiaError, MyiaInternalError, MyiaTypeError
 from ..ir.analysis import Scopes
 from ..ir.node import Apply, Graph, Node
 from ..operations.core import NoMatch, Operation
-from ..operations.ops import StaticOperation
+from ..operations.ops import StaticOperation, callable_record
 from ..primitives import P, Primitive
 from .calls import bind_graph_args, bind_primitive_args, construct_record
 from .kinds import abstract_kind, static_value, union_error
@@ -260,6 +261,9 @@ class Inferrer:
             return BOTTOM
         if isinstance(fn, AbstractConstant) and isinstance(fn.value, type):
             fn = AbstractFunction(frozenset([fn.value]))
+        if isinstance(fn, AbstractRecord) and callable_record(fn.cls) is not None:
+            # ``model(x)``: ``type(model).__call__(model, x)``.
+            return self.call(callable_record(fn.cls), [fn, *args])
         if not isinstance(fn, AbstractFunction):
             raise MyiaTypeError(f"{show(fn)} is not a function", error_frames(self.calls))
         fn_node = node.inputs[0]

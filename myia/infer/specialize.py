@@ -17,6 +17,7 @@ from ..abstract.data import (
     BOTTOM,
     AbstractConstant,
     AbstractFunction,
+    AbstractRecord,
     AbstractTuple,
     AbstractValue,
     GraphFunction,
@@ -29,6 +30,7 @@ from ..ir.analysis import toposort
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..operations import ops
 from ..operations.core import Operation
+from ..operations.ops import callable_record
 from ..primitives import P, Primitive
 from ..primitives.grad import GradSpec
 from .calls import bind_graph_args
@@ -236,6 +238,18 @@ class Specializer:
             return self.partial(node, ctx, values)
         if isinstance(fn_abs, AbstractConstant) and isinstance(fn_abs.value, type):
             fn_abs = AbstractFunction(frozenset([fn_abs.value]))
+        if isinstance(fn_abs, AbstractRecord) and callable_record(fn_abs.cls) is not None:
+            # ``model(x)``: a direct call of ``type(model).__call__`` on ``(model, x)``.
+            out = self.direct_call(
+                callable_record(fn_abs.cls),
+                node,
+                [fn_node, *arg_nodes],
+                [fn_abs, *arg_abs],
+                ctx,
+                values,
+            )
+            if out is not None:
+                return _retype(out, result)
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) == 1:
             callee = next(iter(fn_abs.options))
             if isinstance(callee, GradSpec):

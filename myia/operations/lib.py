@@ -311,6 +311,14 @@ def tuple_ne(a, b):
     return not tuple_eq(a, b)
 
 
+def getattr_default(obj, name, default):
+    return getattr(obj, name)
+
+
+def default_(obj, name, default):
+    return default
+
+
 def const_ne(a, b):
     return not P.const_eq(a, b)
 

@@ -7,6 +7,7 @@ found there is replaced by the Myia operation, primitive or library function it 
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from typing import Any
 
@@ -91,8 +92,11 @@ BUILTINS: dict[Any, Any] = {
     builtins.tuple: _typed(_sequence("tuple", lib.tuple_), tuple),
     builtins.list: _typed(_sequence("list", lib.list_), list),
     builtins.any: lib.any_,
+    builtins.getattr: ops.getattr_builtin,
+    builtins.hasattr: ops.hasattr_,
     builtins.all: lib.all_,
     builtins.print: P.print_,
+    functools.partial: P.partial,
 }
 
 MATH: dict[Any, Any] = {

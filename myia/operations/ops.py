@@ -45,6 +45,11 @@ def _user_method(cls: Any, name: str) -> Any:
     return fn if has_source(fn) else None
 
 
+def callable_record(cls: Any) -> Any:
+    """The ``__call__`` method of a dataclass `cls` (``model(x)``), or None."""
+    return _user_method(cls, "__call__") if is_record(cls) else None
+
+
 class StaticOperation(Operation):
     """An operation some of whose arguments must be constants, passed to `dispatch` as values."""
 
@@ -315,6 +320,34 @@ def _getattr(a: Any, name: str) -> Any:
 
 
 getattr_ = StaticOperation("getattr", _getattr, static=(1,))
+
+
+def _getattr_builtin(a: Any, name: Any, *default: Any) -> Any:
+    """Python's ``getattr(a, name)`` and ``getattr(a, name, default)`` for a constant name."""
+    if not isinstance(name, str):
+        raise NoMatch
+    if not default:
+        return _getattr(a, name)
+    try:
+        _getattr(a, name)
+    except NoMatch:
+        return _lib().default_
+    return _lib().getattr_default
+
+
+def _hasattr(a: Any, name: Any) -> Any:
+    """Python's ``hasattr(a, name)`` for a constant name: known at compile time."""
+    if not isinstance(name, str):
+        raise NoMatch
+    try:
+        _getattr(a, name)
+    except NoMatch:
+        return _lib().false_2
+    return _lib().true_2
+
+
+getattr_builtin = StaticOperation("getattr", _getattr_builtin, static=(1,))
+hasattr_ = StaticOperation("hasattr", _hasattr, static=(1,))
 
 
 def _isinstance(a: Any, cls: Any) -> Any:
