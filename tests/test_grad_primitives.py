@@ -232,6 +232,12 @@ def dicts(x, y):
     return d["a"] * d["b"] + a * b + e["p"] * e["q"]
 
 
+def list_builtins(x, y):
+    total = sum([x[:2] * y, y])  # list_sum_start
+    halves = np.split(x, 2)  # sections_as_list
+    return total + halves[0] * halves[1]
+
+
 def records(x, y):
     p = Pair(x, y * x)
     return p.a * p.b
@@ -477,6 +483,7 @@ CASES = [
     case("make_tuple tuple_getitem tuple_concat", tuples, [(PY(), PY()), (f(2), f(2))], order=2),
     case("make_list list_getitem list_concat", lists, [(PY(), PY()), (f(2), f(2))]),
     case("make_dict dict_getitem dict_values dict_from_items", dicts, SCALARS),
+    case("list_sum_start sections_as_list", list_builtins, [(f(4), f(2))]),
     case("make_record record_getattr", records, [(PY(), PY()), (f(2), f(2))]),
     case("switch seq identity", control, [(f(2), f(2))]),
     case("narrow", unions, [(f(2), f(2))], order=2),
