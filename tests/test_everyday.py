@@ -217,3 +217,205 @@ def comp_loss_closure(x, xs):
 )
 def test_comprehension_gradients(fn, args):
     check_grad(fn, *args)
+
+
+# Builtins and NumPy on lists; functions in data ---------------------------------------------
+
+
+def sum_list_of_arrays(xs):
+    return sum(xs)
+
+
+def sum_list_of_arrays_start(xs, s):
+    return sum(xs, s)
+
+
+def mean_of_list(xs):
+    return np.mean(xs)
+
+
+def sum_of_list(xs):
+    return np.sum(xs)
+
+
+def _inc(x):
+    return x + 1.0
+
+
+def _dbl(x):
+    return x * 2.0
+
+
+FUNCTIONS = (_inc, _dbl, math.sin)
+FUNCTION_DICT = {"inc": _inc, "tanh": math.tanh}
+
+
+def tuple_of_functions(x, i):
+    return FUNCTIONS[1](x) + FUNCTIONS[0](x) + FUNCTIONS[2](x) + FUNCTIONS[i](x)
+
+
+def dict_of_functions(x):
+    return FUNCTION_DICT["inc"](x) * FUNCTION_DICT["tanh"](x)
+
+
+def lambdas_in_literals(x):
+    acts = {"sq": lambda y: y * y, "neg": lambda y: -y}
+    pair = (lambda y: y + 1.0, lambda y: y * 3.0)
+    return acts["sq"](x) + acts["neg"](x) + pair[0](x) * pair[1](x)
+
+
+def apply(f, x):
+    return f(x)
+
+
+def apply_builtins(x):
+    return apply(math.sin, x) + apply(math.tanh, x) + apply(abs, -x) + apply(math.cos, x)
+
+
+def mixed_list(x):
+    return [1, 2.5, True, x]
+
+
+def mixed_list_ints(n):
+    return [n, True, 3]
+
+
+def not_or(a, b):
+    return (not a) or b
+
+
+def sum_mixed(b, x):
+    return sum([b, 1, x])
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (sum_list_of_arrays, ([np.ones(2), np.arange(2.0)],)),
+        (sum_list_of_arrays, ([np.ones((2, 3))] * 3,)),
+        (sum_list_of_arrays_start, ([np.ones(2), np.arange(2.0)], 1.5)),
+        (sum_list_of_arrays, ([1.0, 2.5],)),
+        (sum_list_of_arrays, ([],)),
+        (mean_of_list, ([1.0, 2.0, 4.0],)),
+        (mean_of_list, ([np.ones(2), np.arange(2.0)],)),
+        (mean_of_list, ((1.0, 3.0),)),
+        (sum_of_list, ([1, 2],)),
+        (sum_of_list, ([1.5, 2.0],)),
+        (tuple_of_functions, (0.5, 1)),
+        (dict_of_functions, (0.5,)),
+        (lambdas_in_literals, (1.5,)),
+        (apply_builtins, (0.5,)),
+        (mixed_list, (0.5,)),
+        (sum_mixed, (True, 2.5)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_lists_and_functions(check, fn, args):
+    check(fn, *args)
+
+
+def test_bools_join_as_numpy_promotes():
+    # [1, 2.5, True] is a list of floats; (not a) or b is an int (True is 1).
+    assert myia(mixed_list)(0.5) == [1.0, 2.5, 1.0, 0.5]
+    assert myia(mixed_list_ints)(4) == [4, 1, 3]
+    assert myia(not_or)(True, 3) == 3
+    out = myia(not_or)(False, 3)
+    assert out == 1 and type(out) is int
+
+
+def list_loss_arrays(w):
+    return np.sum(sum([w * 2.0, np.tanh(w), w * w]))
+
+
+def list_loss_mean(x):
+    return np.mean([x, x * x, 2.0])
+
+
+def list_loss_functions(x):
+    return tuple_of_functions(x, 2) + dict_of_functions(x) + lambdas_in_literals(x)
+
+
+def list_loss_apply(x):
+    return apply_builtins(x) + apply(math.exp, x)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (list_loss_arrays, (np.array([0.5, -1.0]),)),
+        (list_loss_mean, (1.5,)),
+        (mean_of_list, ([np.ones(2), np.arange(2.0)],)),
+        (list_loss_functions, (0.7,)),
+        (list_loss_apply, (0.7,)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_lists_and_functions_gradients(fn, args):
+    check_grad(fn, *args)
+
+
+# Lists as compile-time arguments -------------------------------------------------------------
+
+
+def index_with_list(x):
+    return x[[0, 2]], x[[1, 1, 0]] * 2.0
+
+
+def index_rows_with_list(x):
+    return x[[1, 0], 1:]
+
+
+def transpose_list(x):
+    return np.transpose(x, axes=[1, 0]), np.transpose(x, [1, 0]) + 1.0
+
+
+def transpose_3d(x):
+    return np.transpose(x, [2, 0, 1])
+
+
+def split_list(x):
+    return np.split(x, [1, 2])
+
+
+def split_equal(x):
+    return np.split(x, 2)
+
+
+def split_axis(x):
+    return np.split(x, [1], axis=1)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (index_with_list, (np.arange(4.0),)),
+        (index_rows_with_list, (np.arange(6.0).reshape(2, 3),)),
+        (transpose_list, (np.arange(6.0).reshape(2, 3),)),
+        (transpose_3d, (np.ones((2, 3, 4)),)),
+        (split_equal, (np.arange(4.0),)),
+        (split_equal, (np.arange(8.0).reshape(4, 2),)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_lists_as_constants(check, fn, args):
+    check(fn, *args)
+
+
+def test_split_sections_of_different_shapes():
+    # A list holds elements of one type: sections of different shapes come as a tuple.
+    x = np.arange(4.0)
+    got = myia(split_list)(x)
+    for g, e in zip(got, split_list(x), strict=True):
+        np.testing.assert_array_equal(g, e)
+    got = myia(split_axis)(np.ones((2, 3)))
+    assert [g.shape for g in got] == [(2, 1), (2, 2)]
+
+
+def list_const_loss(x):
+    a, b = np.split(x[[0, 2, 3, 1]], 2)
+    parts = np.split(x, [1, 3])
+    return np.sum(a * b) + np.sum(np.transpose(x.reshape(2, 2), [1, 0]) * parts[1][0])
+
+
+def test_lists_as_constants_gradients():
+    check_grad(list_const_loss, np.array([0.5, -1.0, 2.0, 1.5]))

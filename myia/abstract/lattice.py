@@ -379,6 +379,10 @@ def erase_functions(a: AbstractValue) -> AbstractValue:
         return AbstractTuple(tuple(erase_functions(e) for e in a.elements))
     if isinstance(a, AbstractStack):
         return AbstractStack(erase_functions(a.element))
+    if isinstance(a, AbstractDict):
+        return AbstractDict(a.keys, tuple(erase_functions(e) for e in a.values))
+    if isinstance(a, AbstractList):
+        return AbstractList(erase_functions(a.element), a.value)
     return a
 
 

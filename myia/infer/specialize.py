@@ -258,6 +258,11 @@ class Specializer:
                 out = self.direct_call(callee, node, arg_nodes, arg_abs, ctx, values)
                 if out is not None:
                     return _retype(out, result)
+            elif isinstance(callee, Operation) and not _is_switch(fn_node):
+                # An operation passed as a value (``apply(abs, x)``): resolved here.
+                out = self.direct_call(callee, node, arg_nodes, arg_abs, ctx, values)
+                if out is not None:
+                    return _retype(out, result)
             elif isinstance(callee, PartialFunction):
                 method = self.method_call(callee, node, arg_nodes, arg_abs, ctx, values)
                 if method is not None:
