@@ -306,14 +306,14 @@ class Inferrer:
 
     def call(self, fn: Any, args: list[AbstractValue]) -> AbstractValue:
         """The abstract result of calling callee `fn` on `args`."""
-        partial = None
+        partials: list[PartialFunction] = []
         while True:
             if isinstance(fn, GraphFunction):
-                return self.call_graph(fn, args, partial)
+                return self.call_graph(fn, args, partials)
             if isinstance(fn, Primitive):
                 return self.call_primitive(fn, args)
             if isinstance(fn, PartialFunction):
-                partial = partial or fn
+                partials.append(fn)  # each partial of a partial of `fn`...
                 args = [*fn.args, *args]
                 fn = fn.fn
                 continue
@@ -399,7 +399,7 @@ class Inferrer:
         return result
 
     def call_graph(
-        self, fn: GraphFunction, args: list[AbstractValue], partial: Any = None
+        self, fn: GraphFunction, args: list[AbstractValue], partials: Any = ()
     ) -> AbstractValue:
         g = fn.graph
         bound = bind_graph_args(self, fn, args)
@@ -410,7 +410,7 @@ class Inferrer:
         self.fn_contexts.setdefault(fn, set()).add(ctx)
         caller = self.calls[-1][0]
         self.local_contexts.setdefault((fn, caller), set()).add(ctx)
-        if partial is not None:
+        for partial in partials:
             self.partial_contexts.setdefault(partial, set()).add(ctx)
         return self.infer_context(ctx)
 

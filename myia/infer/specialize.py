@@ -366,8 +366,9 @@ class Specializer:
         result = values[node]
         inputs = [self.ref(i, ctx, values) for i in node.inputs]
         if isinstance(result, AbstractFunction) and len(result.options) == 1:
-            targets = self.inf.partial_contexts.get(next(iter(result.options)), ())
-            if len(targets) == 1:
+            option = next(iter(result.options))
+            targets = self.inf.partial_contexts.get(option, ())
+            if len(targets) == 1 and not isinstance(option.fn, PartialFunction):
                 g = self.graph_for(next(iter(targets)))
                 inputs[1] = self._const(g, node.inputs[1], None)
         return _retype(Apply(inputs, self.graphs[ctx], node.debug.derive()), result)
@@ -445,8 +446,11 @@ class Specializer:
         fn_ref = self.ref(node.inputs[0], ctx, values)
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
         k = len(pf.args)
-        holes: list[Node] = [Constant(None) for _ in range(k)]
         target = pf.fn
+        while isinstance(target, PartialFunction):  # a partial of a partial
+            k += len(target.args)
+            target = target.fn
+        holes: list[Node] = [Constant(None) for _ in range(k)]
         if isinstance(target, Graph):
             target = GraphFunction(target)
         if isinstance(target, GraphFunction):

@@ -402,6 +402,21 @@ def numpy_cast(dtype):
     return cast
 
 
+def math_isnan(x):
+    return x != x
+
+
+def math_isinf(x):
+    return abs(x) == _INF
+
+
+def math_isfinite(x):
+    return abs(x) < _INF
+
+
+_INF = float("inf")
+
+
 def math_floor(x):
     return P.to_int(P.floor(x))
 

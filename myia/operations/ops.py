@@ -312,8 +312,8 @@ def _getattr(a: Any, name: str) -> Any:
         if has_source(attr):
             return _method_getter(attr)
         raise NoMatch
-    if a is Array or is_number(a):
-        return _array_attribute(name)
+    if a is Array or (is_number(a) and a not in (bool, int, float)):
+        return _array_attribute(name)  # NumPy scalars too; Python's have no ``shape``
     if a is dict and name in ("keys", "values", "items"):
         return _method_getter(getattr(_lib(), f"dict_{name}"))
     raise NoMatch
@@ -354,7 +354,10 @@ def _isinstance(a: Any, cls: Any) -> Any:
     """``isinstance(a, cls)`` for a constant class or tuple of classes: known statically."""
     from .mapping import python_class
 
-    classes = tuple(python_class(c) for c in (cls if isinstance(cls, tuple) else (cls,)))
+    def flat(c: Any) -> tuple[Any, ...]:
+        return tuple(x for e in c for x in flat(e)) if isinstance(c, tuple) else (c,)
+
+    classes = tuple(python_class(c) for c in flat(cls))
     if not all(isinstance(c, type) for c in classes):
         raise NoMatch
     pyclass = {Array: np.ndarray, Function: object}.get(a, a)

@@ -78,7 +78,13 @@ def is_none(x):
 
 @primitive
 def is_(x, y):
-    """``x is y``: known at compile time for constants and for values of different types."""
+    """``x is y``: known at compile time for constants and for values of different types.
+
+    The interpreter makes a closure each time a function is read: two closures of one graph
+    over the same free variables are the same function.
+    """
+    if type(x) is type(y) and hasattr(x, "graph") and hasattr(x, "env"):
+        return x.graph is y.graph and x.env is y.env
     return x is y
 
 
