@@ -1,9 +1,10 @@
 """`ArithmeticData`: dataclasses that add, subtract, multiply and divide field by field.
 
 A model written as dataclasses (layers holding arrays, tuples of layers) inherits this mixin to
-get ``+ - * / // % **`` (and unary ``-``) with another instance of its class or with a scalar, inside and outside Myia
-code, so that ``model - lr * dmodel`` is one step of gradient descent. The methods are written
-in Myia's Python subset: Myia parses them like any method, and Python runs them as they are.
+get ``+ - * / // % **`` (and unary ``-``) with another instance of its class or with a scalar,
+inside and outside Myia code, so that ``model - lr * dmodel`` is one step of gradient descent.
+The methods are written in Myia's Python subset: Myia parses them like any method, and Python
+runs them as they are.
 """
 
 from __future__ import annotations

@@ -569,7 +569,9 @@ CASES = [
         ("bitwise_and", "bitwise_or", "bitwise_xor", "invert"),
         binary_args("bool", dtypes=st.just("bool")),
     ),
-    Case("shift", shift, ("left_shift", "right_shift"), binary_args("int", "nat", st.just("int64"))),
+    Case(
+        "shift", shift, ("left_shift", "right_shift"), binary_args("int", "nat", st.just("int64"))
+    ),
     Case(
         "scale_f32",
         scale_f32,

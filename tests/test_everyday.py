@@ -542,15 +542,15 @@ class Config:
 
 
 def attributes(cfg, x):
-    out = x * getattr(cfg, "rate") + getattr(cfg, "depth", 0)
+    out = x * getattr(cfg, "rate") + getattr(cfg, "depth", 0)  # noqa: B009
     if hasattr(cfg, "dropout"):
         out = out + 100.0
     if hasattr(cfg, "double") and not hasattr(cfg, "shape"):
-        out = out + getattr(cfg, "double")
+        out = out + getattr(cfg, "double")  # noqa: B009
     return out + getattr(cfg, "missing", 2.5) + getattr(x, "ndim", 7)
 
 
-def defaults(x, w=np.ones(3), scale=2 * math.pi, shift=(1.0, 2.0)):
+def defaults(x, w=np.ones(3), scale=2 * math.pi, shift=(1.0, 2.0)):  # noqa: B008
     return x * w * scale + shift[1]
 
 

@@ -32,6 +32,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
 ACC = "$acc"
 SRC = "$src"
 
@@ -56,8 +58,9 @@ def lower(
 
     The function takes the first iterable, then the variables of the enclosing function that
     the comprehension reads (`captured`), as parameters: its loops are closed graphs, whose
-    accumulator may change type from one iteration to the next (a tuple that grows). `lib` maps the names of the library functions the lowering calls (``comp_start``,
-    ``comp_add``, ``dict_comp_add``, ``dict_comp_make``) to their values.
+    accumulator may change type from one iteration to the next (a tuple that grows). `lib`
+    maps the names of the library functions the lowering calls (``comp_start``, ``comp_add``,
+    ``dict_comp_add``, ``dict_comp_make``) to their values.
     """
     gens = node.generators
     if isinstance(node, ast.ListComp):
@@ -82,7 +85,9 @@ def lower(
             elts=[ast.Tuple(elts=[], ctx=ast.Load()), ast.Tuple(elts=[], ctx=ast.Load())],
             ctx=ast.Load(),
         )
-        add = _assign_acc(_call(lib["dict_comp_add"], _name(ACC, ast.Load()), node.key, node.value))
+        add = _assign_acc(
+            _call(lib["dict_comp_add"], _name(ACC, ast.Load()), node.key, node.value)
+        )
         result = _call(lib["dict_comp_make"], _name(ACC, ast.Load()))
     body: list[ast.stmt] = [add]
     for i, gen in reversed(list(enumerate(gens))):
@@ -118,7 +123,9 @@ def read_names(node: ast.AST) -> list[str]:
 
     Its first iterable is left out: it is evaluated in the enclosing scope.
     """
-    bound = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound = {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
     first = node.generators[0].iter  # type: ignore[attr-defined]
     skip = set(map(id, ast.walk(first)))
     out: list[str] = []
@@ -132,6 +139,30 @@ def read_names(node: ast.AST) -> list[str]:
         ):
             out.append(n.id)
     return out
+
+
+def parse(fp: Any, block: Any, node: ast.expr) -> Any:
+    """Parse comprehension `node` in `block` of function parser `fp`: the call of its function."""
+    from ..ir.node import Graph
+    from .parser import parse as parse_function
+
+    if isinstance(node, ast.SetComp):
+        raise fp.error(node, "set comprehensions are not supported by Myia (it has no sets)")
+    graph = Graph(f"{fp.graph.name}:{type(node).__name__.lower()}", fp.loc(node))
+    captured = [n for n in read_names(node) if fp.binds(n)]
+    names = ("comp_start", "comp_add", "dict_comp_add", "dict_comp_make")
+    lib = {n: parse_function(getattr(_lib(), n)) for n in names}
+    fp.parse_nested(lower(node, lib, captured), block, graph)
+    args = [fp.expr(block, node.generators[0].iter)]
+    for name in captured:
+        args.append(fp.expr(block, ast.copy_location(ast.Name(name, ast.Load()), node)))
+    return block.apply(graph, *args, debug=fp.dbg(node))
+
+
+def _lib() -> Any:
+    from ..operations import lib
+
+    return lib
 
 
 def _locate(new: ast.AST, origin: ast.AST) -> None:

@@ -26,16 +26,6 @@ from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
 
 _cache: dict[Any, Graph] = {}
 
-COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
-def comprehension_lib() -> dict[str, Graph]:
-    """The library functions the lowering of comprehensions calls, parsed."""
-    from ..operations import lib
-
-    names = ("comp_start", "comp_add", "dict_comp_add", "dict_comp_make")
-    return {n: parse(getattr(lib, n)) for n in names}
-
 BINOPS: dict[type, Any] = {
     ast.Add: ops.add,
     ast.Sub: ops.sub,
@@ -167,7 +157,7 @@ def walk_scope(body: list[ast.stmt] | ast.expr) -> list[ast.AST]:
         out.append(n)
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             continue
-        if isinstance(n, COMPREHENSIONS):
+        if isinstance(n, comprehensions.COMPREHENSIONS):
             # Its own scope, but for its first iterable (evaluated where it is written).
             stack.append(n.generators[0].iter)
             continue
@@ -790,19 +780,9 @@ class FunctionParser:
 
     def expr_ListComp(self, block: Block, node: ast.ListComp) -> Node:
         """A comprehension: a nested function of loops, called on its first iterable."""
-        graph = Graph(f"{self.graph.name}:{type(node).__name__.lower()}", self.loc(node))
-        captured = [n for n in comprehensions.read_names(node) if self.binds(n)]
-        fdef = comprehensions.lower(node, comprehension_lib(), captured)
-        self.parse_nested(fdef, block, graph)
-        args = [self.expr(block, node.generators[0].iter)]
-        for name in captured:
-            args.append(self.expr(block, ast.copy_location(ast.Name(name, ast.Load()), node)))
-        return block.apply(graph, *args, debug=self.dbg(node))
+        return comprehensions.parse(self, block, node)
 
-    expr_GeneratorExp = expr_DictComp = expr_ListComp
-
-    def expr_SetComp(self, block: Block, node: ast.SetComp) -> Node:
-        raise self.error(node, "set comprehensions are not supported by Myia (it has no sets)")
+    expr_GeneratorExp = expr_DictComp = expr_SetComp = expr_ListComp
 
     def expr_JoinedStr(self, block: Block, node: ast.JoinedStr) -> Node:
         raise self.error(node, "f-strings are not supported by Myia")

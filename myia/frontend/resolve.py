@@ -141,8 +141,7 @@ def functions_in_constant(value: Any, name: str, location: Location | None, appl
     if t is tuple or t is list or t is dict:
         items = list(value.values()) if t is dict else list(value)
         nodes = [
-            functions_in_constant(v, name, location, apply)
-            or to_node(v, name, location)
+            functions_in_constant(v, name, location, apply) or to_node(v, name, location)
             for v in items
         ]
         if t is dict:

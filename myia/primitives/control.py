@@ -195,7 +195,9 @@ def _infer_const_eq(x, y):
         return py_bool(bool(a == b))
     if type(x) is not type(y):
         return py_bool(False)
-    raise MyiaTypeError(f"cannot compare {show(x)} and {show(y)}: one is not known at compile time")
+    raise MyiaTypeError(
+        f"cannot compare {show(x)} and {show(y)}: one is not known at compile time"
+    )
 
 
 @infer_rule(identity)
