@@ -198,11 +198,6 @@ def comp_loss_arrays(w, xs):
     return sum([np.sum(np.tanh(w * x)) for x in xs])
 
 
-def comp_loss_closure(x, xs):
-    fs = [lambda y, v=v: y * v for v in xs]
-    return fs[0](x) + fs[1](x * x)
-
-
 @pytest.mark.parametrize(
     ("fn", "args"),
     [
