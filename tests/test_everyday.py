@@ -108,6 +108,15 @@ def gen_nested(x, n):
     return sum(x * i + j for i in range(n) for j in range(2))
 
 
+def gen_any_all_static(x):
+    t = (x, 2.0 * x, -x)
+    return any(v > 1.0 for v in t), all(v != 0.0 for v in t), min(v * v for v in t)
+
+
+def gen_filters_range(n):
+    return any(i > 3 for i in range(n) if i % 2 == 1), all(i < 3 for i in range(n) if i < 5)
+
+
 def gen_tuple_static(x):
     return max(v * x for v in (1.0, -2.0, 3.0))
 
@@ -140,6 +149,9 @@ COMPREHENSIONS = [
     (gen_sum_zip, ([1.0, 3.0], [2.0, 4.0])),
     (gen_nested, (1.5, 3)),
     (gen_tuple_static, (2.0,)),
+    (gen_any_all_static, (0.75,)),
+    (gen_filters_range, (3,)),
+    (gen_filters_range, (8,)),
     (list_tuple_builtins, (2.0, [1.0, 2.0])),
 ]
 
@@ -324,6 +336,10 @@ def list_loss_arrays(w):
     return np.sum(sum([w * 2.0, np.tanh(w), w * w]))
 
 
+def list_loss_list_argument(xs, w):
+    return np.sum(sum(xs) * w) + np.sum(sum([x * x for x in xs], w))
+
+
 def list_loss_mean(x):
     return np.mean([x, x * x, 2.0])
 
@@ -340,6 +356,7 @@ def list_loss_apply(x):
     ("fn", "args"),
     [
         (list_loss_arrays, (np.array([0.5, -1.0]),)),
+        (list_loss_list_argument, ([np.array([0.5, -1.0]), np.ones(2)], np.array([2.0, 3.0]))),
         (list_loss_mean, (1.5,)),
         (mean_of_list, ([np.ones(2), np.arange(2.0)],)),
         (list_loss_functions, (0.7,)),
