@@ -571,6 +571,17 @@ def identity(x, y):
     return x is a, _inc is _inc, _inc is _dbl, None is None, x is not a
 
 
+@dataclasses.dataclass
+class Node:
+    value: float
+    child: Node | None = None
+
+
+def identity_records(t, u):
+    c = t.child
+    return t is c, c is t, t is u, c is None, t.value is t
+
+
 def isinstance_tuples(x):
     return (
         isinstance(x, (int, float)),
@@ -616,6 +627,7 @@ EVERYDAY = [
     (attributes, (Config(2, 0.25), np.ones(2))),
     (defaults, (2.0,)),
     (identity, (1.0, 2.0)),
+    (identity_records, (Node(1.0, Node(2.0)), Node(3.0))),
     (isinstance_tuples, (1.0,)),
     (isinstance_tuples, ((1.0,),)),
     (isinstance_tuples, (np.ones(2),)),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..abstract.data import ANYTHING, BOTTOM, NONE, AbstractScalar, show
+from ..abstract.data import ANYTHING, BOTTOM, NONE, AbstractScalar, AbstractUnion, show
 from ..abstract.lattice import TypeMismatch, broaden, join, union_options
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable, special
@@ -183,8 +183,14 @@ def _infer_is(x, y):
     a, b = _static(x), _static(y)
     if a is not ANYTHING and b is not ANYTHING:
         return py_bool(a is b)
-    if type(x) is not type(y) or getattr(x, "dtype", None) != getattr(y, "dtype", None):
-        return py_bool(False)
+    if isinstance(x, AbstractUnion) or isinstance(y, AbstractUnion):
+        return py_bool()  # `Tree | None` may be the same object as a `Tree`
+    if (
+        type(x) is not type(y)
+        or getattr(x, "dtype", None) != getattr(y, "dtype", None)
+        or getattr(x, "cls", None) is not getattr(y, "cls", None)
+    ):
+        return py_bool(False)  # values of different types are different objects
     return py_bool()
 
 
