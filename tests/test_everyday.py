@@ -485,6 +485,27 @@ def partials(x, y):
     return g(y, c=y) * h(x) + k(y) + functools.partial(math.sin)(x)
 
 
+def _affine(x, w, b=0.0, scale=1.0):
+    return (x * w + b) * scale
+
+
+def keyword_partials(x, y):
+    g = functools.partial(_affine, b=y)
+    h = functools.partial(_affine, x, scale=y)
+    k = functools.partial(_affine, w=x)
+    return g(x, 2.0) + h(y) + k(y, scale=x)
+
+
+def test_keyword_partial_errors():
+    from myia import MyiaSyntaxError
+
+    def bad(x):
+        return functools.partial(_affine, z=x)(x, x)
+
+    with pytest.raises(MyiaSyntaxError, match="unexpected keyword argument 'z'"):
+        myia(bad)(1.0)
+
+
 def activation(cfg, x):
     if cfg["act"] == "tanh":
         return math.tanh(x)
@@ -606,6 +627,7 @@ EVERYDAY = [
     (call_models, ((Linear(np.ones(2), 0.5), Linear(np.arange(2.0), 1.0)), np.ones(2))),
     (call_nested, (MLP(Linear(np.ones(2), 0.5), Linear(np.arange(2.0), 1.0)), 0.3)),
     (partials, (1.5, 2.0)),
+    (keyword_partials, (1.5, 2.0)),
     (activation, ({"act": "tanh"}, 0.5)),
     (activation, ({"act": "relu"}, -0.5)),
     (activation, ({"act": "none"}, -0.5)),
@@ -685,6 +707,7 @@ def arithmetic_loss(p, q):
 GRADIENTS = [
     (model_loss, (MLP(Linear(np.array([1.0, -2.0]), 0.5), Linear(np.arange(2.0), 1.0)), 0.3)),
     (partial_loss, (1.5, 2.0)),
+    (keyword_partials, (1.5, -2.0)),
     (string_loss, (0.7,)),
     (special_loss, (0.7,)),
     (attributes_loss, (Config(3, 0.5), 1.5)),

@@ -19,7 +19,7 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
-from . import comprehensions
+from . import comprehensions, partials
 from .blocks import Block, ExpressionBlock, Jump, Unbound
 from .resolve import functions_in_constant, is_namespace, resolve_global, to_node
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
@@ -675,6 +675,8 @@ class FunctionParser:
 
     def expr_Call(self, block: Block, node: ast.Call) -> Node:
         fn = self.expr(block, node.func)
+        if node.keywords and fn.is_constant and fn.value is P.partial:
+            return partials.parse(self, block, node, fn)
         if any(isinstance(a, ast.Starred) for a in node.args):
             return self._star_call(block, node, fn)
         args: list[Node] = []
