@@ -587,6 +587,22 @@ def defaults(x, w=np.ones(3), scale=2 * math.pi, shift=(1.0, 2.0)):  # noqa: B00
     return x * w * scale + shift[1]
 
 
+def nested_defaults(x):
+    s = x * 2.0
+
+    def inner(y, k=s, w=np.ones(2), c=2 * math.pi, *, shift=s + 1.0):  # noqa: B008
+        return y * k * w * c + shift
+
+    s = 100.0  # the default is the value where inner is defined
+    return np.sum(inner(x)) + np.sum(inner(x, 1.0, shift=0.5)) + s
+
+
+def lambdas_with_defaults(x, n):
+    s = x + 1.0
+    f = lambda y, k=s * 2.0: y * k  # noqa: E731
+    return f(x) + f(x * n) + f(x, 3.0)
+
+
 def identity(x, y):
     a = FUNCTIONS
     return x is a, _inc is _inc, _inc is _dbl, None is None, x is not a
@@ -648,6 +664,8 @@ EVERYDAY = [
     (attributes, (Config(3), 1.5)),
     (attributes, (Config(2, 0.25), np.ones(2))),
     (defaults, (2.0,)),
+    (nested_defaults, (1.5,)),
+    (lambdas_with_defaults, (1.5, 4)),
     (identity, (1.0, 2.0)),
     (identity_records, (Node(1.0, Node(2.0)), Node(3.0))),
     (isinstance_tuples, (1.0,)),
@@ -712,6 +730,8 @@ GRADIENTS = [
     (special_loss, (0.7,)),
     (attributes_loss, (Config(3, 0.5), 1.5)),
     (defaults_loss, (1.5,)),
+    (nested_defaults, (1.5,)),
+    (lambdas_with_defaults, (1.5, 4)),
     (arithmetic_loss, (Params(np.array([1.2, 0.7]), 1.3), Params(np.array([2.0, 3.0]), 0.5))),
 ]
 

@@ -19,7 +19,7 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
-from . import comprehensions, partials
+from . import comprehensions, defaults, partials
 from .blocks import Block, ExpressionBlock, Jump, Unbound
 from .resolve import functions_in_constant, is_namespace, resolve_global, to_node
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
@@ -217,6 +217,7 @@ class FunctionParser:
                 self.nested_defs[n.name] = Graph(n.name, source.location(n))
         self.loops: list[tuple[Block, Block]] = []
         self.narrowed: dict[str, str] = {}
+        self.late_defaults: dict[str, str] = {}
         self.block_count = 0
         self.global_cache: dict[str, Constant] = {}
         # Where the name being read is used (for the location of a `MyiaNameError`).
@@ -292,6 +293,7 @@ class FunctionParser:
             entry.write(a.arg, self.graph.add_parameter(a.arg, self.dbg(a, a.arg)))
         self.graph.kwonly = len(args.kwonlyargs)
         entry.sealed = True
+        defaults.bind(self, entry)
         if isinstance(self.node, ast.Lambda):
             value = self.expr(entry, self.node.body)
             entry.finish(value)
@@ -311,6 +313,7 @@ class FunctionParser:
         for a, d in zip(args.kwonlyargs, args.kw_defaults):
             if d is not None:
                 graph.defaults[a.arg] = self.expr(block, d)
+        defaults.hoist(self, fp, block, graph)
         fp.parse_body()
 
     # Statements -----------------------------------------------------------------------------
