@@ -517,7 +517,7 @@ def activation(cfg, x):
 def string_membership(cfg, x):
     if cfg["act"] in ("tanh", "sigmoid"):
         return x * 2.0
-    if "relu" == cfg["act"] and cfg["act"] not in ("elu",):
+    if "relu" == cfg["act"] and cfg["act"] not in ("elu",) and "el" in cfg["act"]:
         return x * 3.0
     return x
 

@@ -219,6 +219,8 @@ def _contains(x: Any, xs: Any) -> Any:
     """``x in xs``."""
     if xs in (tuple, list):
         return _lib().contains
+    if xs is str:
+        return P.const_contains
     raise NoMatch
 
 

@@ -95,6 +95,12 @@ def const_eq(x, y):
 
 
 @primitive
+def const_contains(x, xs):
+    """``x in xs`` for a string ``xs`` (known at compile time)."""
+    return x in xs
+
+
+@primitive
 def identity(x):
     """Return ``x``."""
     return x
@@ -206,6 +212,14 @@ def _infer_const_eq(x, y):
     )
 
 
+@infer_rule(const_contains)
+def _infer_const_contains(x, xs):
+    a, b = _static(x), _static(xs)
+    if isinstance(a, str) and isinstance(b, str):
+        return py_bool(a in b)
+    raise MyiaTypeError(f"'in <string>' needs a string known at compile time, not {show(x)}")
+
+
 @infer_rule(identity)
 def _infer_identity(x):
     return x
@@ -244,7 +258,7 @@ def bprop_identity(x, out, dout):
     return (dout,)
 
 
-nondifferentiable(print_, assert_, raise_, is_none, is_, const_eq)
+nondifferentiable(print_, assert_, raise_, is_none, is_, const_eq, const_contains)
 special(apply_star)  # its forward graph is `myia.grad.lib.japply_star`
 
 from .grad import gzeros, sens_type  # noqa: E402
