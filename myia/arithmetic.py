@@ -1,9 +1,10 @@
 """`ArithmeticData`: dataclasses that add, subtract, multiply and divide field by field.
 
 A model written as dataclasses (layers holding arrays, tuples of layers) inherits this mixin to
-get ``+ - * /`` with another instance of its class or with a scalar, inside and outside Myia
-code, so that ``model - lr * dmodel`` is one step of gradient descent. The methods are written
-in Myia's Python subset: Myia parses them like any method, and Python runs them as they are.
+get ``+ - * / // % **`` (and unary ``-``) with another instance of its class or with a scalar,
+inside and outside Myia code, so that ``model - lr * dmodel`` is one step of gradient descent.
+The methods are written in Myia's Python subset: Myia parses them like any method, and Python
+runs them as they are.
 """
 
 from __future__ import annotations
@@ -25,6 +26,22 @@ def _mul(a, b):
 
 def _truediv(a, b):
     return a / b
+
+
+def _floordiv(a, b):
+    return a // b
+
+
+def _mod(a, b):
+    return a % b
+
+
+def _pow(a, b):
+    return a**b
+
+
+def _neg(a, b):
+    return -a
 
 
 def _lift(op, a, b):
@@ -72,7 +89,10 @@ def _rmap(op, xs, y):
 
 
 class ArithmeticData:
-    """Mixin for dataclasses: elementwise ``+ - * /`` with an instance or a scalar."""
+    """Mixin for dataclasses: elementwise ``+ - * / // % **`` with an instance or a scalar.
+
+    Unary ``-`` and ``+`` apply to each field.
+    """
 
     def __add__(self, other):
         return _lift(_add, self, other)
@@ -86,6 +106,21 @@ class ArithmeticData:
     def __truediv__(self, other):
         return _lift(_truediv, self, other)
 
+    def __floordiv__(self, other):
+        return _lift(_floordiv, self, other)
+
+    def __mod__(self, other):
+        return _lift(_mod, self, other)
+
+    def __pow__(self, other):
+        return _lift(_pow, self, other)
+
+    def __neg__(self):
+        return _lift(_neg, self, 0)
+
+    def __pos__(self):
+        return self
+
     def __radd__(self, other):
         return _rlift(_add, self, other)
 
@@ -97,3 +132,12 @@ class ArithmeticData:
 
     def __rtruediv__(self, other):
         return _rlift(_truediv, self, other)
+
+    def __rfloordiv__(self, other):
+        return _rlift(_floordiv, self, other)
+
+    def __rmod__(self, other):
+        return _rlift(_mod, self, other)
+
+    def __rpow__(self, other):
+        return _rlift(_pow, self, other)

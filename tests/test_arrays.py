@@ -163,6 +163,14 @@ def logical(x, y):
     return np.logical_and(x, y), np.logical_or(x, y), np.logical_not(x)
 
 
+def bitwise(x, y):
+    return x & y, x | y, x ^ y, ~x
+
+
+def shift(x, y):
+    return x << y, x >> y
+
+
 def scale_f32(x):
     return x * 2.0 + 1 - x / 3
 
@@ -548,6 +556,21 @@ CASES = [
         logical,
         ("logical_and", "logical_or", "logical_not"),
         binary_args("bool", dtypes=st.just("bool")),
+    ),
+    Case(
+        "bitwise",
+        bitwise,
+        ("bitwise_and", "bitwise_or", "bitwise_xor", "invert"),
+        binary_args("int", dtypes=st.just("int64")),
+    ),
+    Case(
+        "bitwise_bool",
+        bitwise,
+        ("bitwise_and", "bitwise_or", "bitwise_xor", "invert"),
+        binary_args("bool", dtypes=st.just("bool")),
+    ),
+    Case(
+        "shift", shift, ("left_shift", "right_shift"), binary_args("int", "nat", st.just("int64"))
     ),
     Case(
         "scale_f32",

@@ -228,7 +228,14 @@ def lists(x, y):
 def dicts(x, y):
     d = {"a": x, "b": y * x}
     a, b = d.values()
-    return d["a"] * d["b"] + a * b
+    e = P.dict_from_items(("p", "q"), (x * y, y))
+    return d["a"] * d["b"] + a * b + e["p"] * e["q"]
+
+
+def list_builtins(x, y):
+    total = sum([x[:2] * y, y])  # list_sum_start
+    halves = np.split(x, 2)  # sections_as_list
+    return total + halves[0] * halves[1]
 
 
 def records(x, y):
@@ -475,7 +482,8 @@ CASES = [
     case("", nondifferentiable, [(f(3), f(3, kind="pos"))]),
     case("make_tuple tuple_getitem tuple_concat", tuples, [(PY(), PY()), (f(2), f(2))], order=2),
     case("make_list list_getitem list_concat", lists, [(PY(), PY()), (f(2), f(2))]),
-    case("make_dict dict_getitem dict_values", dicts, SCALARS),
+    case("make_dict dict_getitem dict_values dict_from_items", dicts, SCALARS),
+    case("list_sum_start sections_as_list", list_builtins, [(f(4), f(2))]),
     case("make_record record_getattr", records, [(PY(), PY()), (f(2), f(2))]),
     case("switch seq identity", control, [(f(2), f(2))]),
     case("narrow", unions, [(f(2), f(2))], order=2),

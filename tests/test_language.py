@@ -640,7 +640,6 @@ def test_arguments(check, x):
     check(nested_defaults, x)
 
 
-@pytest.mark.xfail_pipeline("inference: the default value of a nested function must be a constant")
 @pytest.mark.parametrize("x", [1, -2.5])
 def test_default_from_variable(check, x):
     check(nested_default_from_variable, x)

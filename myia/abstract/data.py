@@ -87,9 +87,14 @@ class AbstractTuple(AbstractValue):
 
 @dataclass(frozen=True, repr=False)
 class AbstractList(AbstractValue):
-    """A list of any length whose elements all have the abstract value ``element``."""
+    """A list of any length whose elements all have the abstract value ``element``.
+
+    ``value`` is the tuple of the elements when they are known at compile time (a literal
+    list of constants: ``x[[0, 2]]``, ``np.transpose(x, [1, 0])``), else `ANYTHING`.
+    """
 
     element: AbstractValue
+    value: Any = ANYTHING
 
     def __repr__(self) -> str:
         return show(self)

@@ -281,7 +281,7 @@ def broaden(a: AbstractValue) -> AbstractValue:
     if isinstance(a, AbstractDict):
         return AbstractDict(a.keys, tuple(broaden(e) for e in a.values))
     if isinstance(a, AbstractList):
-        return AbstractList(broaden(a.element))
+        return AbstractList(broaden(a.element))  # and its value forgotten
     if isinstance(a, AbstractStack):
         return AbstractStack(broaden(a.element))
     if isinstance(a, AbstractUnion):
@@ -305,9 +305,6 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
     if ta is AbstractScalar and tb is AbstractScalar:
         if a.dtype == b.dtype and a.weak == b.weak:
             return AbstractScalar(a.dtype, a.weak)
-        if a.dtype == "bool" or b.dtype == "bool":
-            if a.dtype != b.dtype:
-                raise TypeMismatch(a, b)
         dtype, weak = promote((a.dtype, a.weak), (b.dtype, b.weak))
         return AbstractScalar(dtype, weak)
     if ta is AbstractArray and tb is AbstractArray:
@@ -382,6 +379,10 @@ def erase_functions(a: AbstractValue) -> AbstractValue:
         return AbstractTuple(tuple(erase_functions(e) for e in a.elements))
     if isinstance(a, AbstractStack):
         return AbstractStack(erase_functions(a.element))
+    if isinstance(a, AbstractDict):
+        return AbstractDict(a.keys, tuple(erase_functions(e) for e in a.values))
+    if isinstance(a, AbstractList):
+        return AbstractList(erase_functions(a.element), a.value)
     return a
 
 

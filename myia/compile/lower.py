@@ -92,6 +92,11 @@ for _prim, _op in [
     (P.le, "<="),
     (P.gt, ">"),
     (P.ge, ">="),
+    (P.bitwise_and, "&"),
+    (P.bitwise_or, "|"),
+    (P.bitwise_xor, "^"),
+    (P.left_shift, "<<"),
+    (P.right_shift, ">>"),
 ]:
     lowering(_prim)(_binary(_op))
 

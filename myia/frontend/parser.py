@@ -19,8 +19,9 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
+from . import comprehensions, defaults, partials
 from .blocks import Block, ExpressionBlock, Jump, Unbound
-from .resolve import is_namespace, resolve_global, to_node
+from .resolve import functions_in_constant, is_namespace, resolve_global, to_node
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
 
 _cache: dict[Any, Graph] = {}
@@ -34,6 +35,11 @@ BINOPS: dict[type, Any] = {
     ast.Mod: ops.mod,
     ast.Pow: ops.pow_,
     ast.MatMult: ops.matmul,
+    ast.BitAnd: ops.and_,
+    ast.BitOr: ops.or_,
+    ast.BitXor: ops.xor,
+    ast.LShift: ops.lshift,
+    ast.RShift: ops.rshift,
 }
 
 COMPARE: dict[type, Any] = {
@@ -151,6 +157,10 @@ def walk_scope(body: list[ast.stmt] | ast.expr) -> list[ast.AST]:
         out.append(n)
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             continue
+        if isinstance(n, comprehensions.COMPREHENSIONS):
+            # Its own scope, but for its first iterable (evaluated where it is written).
+            stack.append(n.generators[0].iter)
+            continue
         stack.extend(reversed(list(ast.iter_child_nodes(n))))
     return out
 
@@ -207,6 +217,7 @@ class FunctionParser:
                 self.nested_defs[n.name] = Graph(n.name, source.location(n))
         self.loops: list[tuple[Block, Block]] = []
         self.narrowed: dict[str, str] = {}
+        self.late_defaults: dict[str, str] = {}
         self.block_count = 0
         self.global_cache: dict[str, Constant] = {}
         # Where the name being read is used (for the location of a `MyiaNameError`).
@@ -282,6 +293,7 @@ class FunctionParser:
             entry.write(a.arg, self.graph.add_parameter(a.arg, self.dbg(a, a.arg)))
         self.graph.kwonly = len(args.kwonlyargs)
         entry.sealed = True
+        defaults.bind(self, entry)
         if isinstance(self.node, ast.Lambda):
             value = self.expr(entry, self.node.body)
             entry.finish(value)
@@ -301,6 +313,7 @@ class FunctionParser:
         for a, d in zip(args.kwonlyargs, args.kw_defaults):
             if d is not None:
                 graph.defaults[a.arg] = self.expr(block, d)
+        defaults.hoist(self, fp, block, graph)
         fp.parse_body()
 
     # Statements -----------------------------------------------------------------------------
@@ -560,8 +573,16 @@ class FunctionParser:
         self.use_location = self.loc(node)
         value = block.read(node.id)
         if value.is_constant:
-            return Constant(value.value, DebugInfo(node.id, self.loc(node)))
+            return self.constant(block, value.value, node.id, node)
         return value
+
+    def constant(self, block: Block, value: Any, name: str, node: ast.expr) -> Node:
+        """The constant `value` named `name`; a tuple of functions is built in the IR."""
+        dbg = DebugInfo(name, self.loc(node))
+        built = functions_in_constant(
+            value, name, dbg.location, lambda *a: block.apply(*a, debug=dbg)
+        )
+        return built if built is not None else Constant(value, dbg)
 
     def expr_BinOp(self, block: Block, node: ast.BinOp) -> Node:
         op = BINOPS.get(type(node.op))
@@ -576,9 +597,7 @@ class FunctionParser:
         if isinstance(node.op, ast.Not):
             t = block.apply(ops.truth, operand, debug=self.dbg(node))
             return block.apply(P.logical_not, t, debug=self.dbg(node))
-        op = {ast.USub: ops.neg, ast.UAdd: ops.pos}.get(type(node.op))
-        if op is None:
-            raise self.error(node, "the ~ operator is not supported by Myia")
+        op = {ast.USub: ops.neg, ast.UAdd: ops.pos, ast.Invert: ops.invert}[type(node.op)]
         return block.apply(op, operand, debug=self.dbg(node))
 
     def closure(self, block: Block, node: ast.AST, kind: str, make: Any) -> Node:
@@ -647,9 +666,10 @@ class FunctionParser:
     def _compare1(self, block: Block, node: ast.AST, op: ast.cmpop, a: Node, b: Node) -> Node:
         dbg = self.dbg(node)
         if isinstance(op, (ast.Is, ast.IsNot)):
-            if not (b.is_constant and b.value is None):
-                raise self.error(node, "'is' and 'is not' are only supported with None in Myia")
-            r = block.apply(ops.is_none, a, debug=dbg)
+            if b.is_constant and b.value is None:
+                r = block.apply(ops.is_none, a, debug=dbg)
+            else:
+                r = block.apply(P.is_, a, b, debug=dbg)
             return block.apply(P.logical_not, r, debug=dbg) if isinstance(op, ast.IsNot) else r
         if isinstance(op, (ast.In, ast.NotIn)):
             r = block.apply(ops.contains, a, b, debug=dbg)
@@ -658,6 +678,8 @@ class FunctionParser:
 
     def expr_Call(self, block: Block, node: ast.Call) -> Node:
         fn = self.expr(block, node.func)
+        if node.keywords and fn.is_constant and fn.value is P.partial:
+            return partials.parse(self, block, node, fn)
         if any(isinstance(a, ast.Starred) for a in node.args):
             return self._star_call(block, node, fn)
         args: list[Node] = []
@@ -707,7 +729,7 @@ class FunctionParser:
                     at(self.loc(node), self.name),
                 ) from None
             full = f"{getattr(value.value, '__name__', '')}.{node.attr}"
-            return to_node(attr, full, self.loc(node))
+            return self.constant(block, to_node(attr, full, self.loc(node)).value, full, node)
         return block.apply(ops.getattr_, value, node.attr, debug=self.dbg(node, node.attr))
 
     def expr_Subscript(self, block: Block, node: ast.Subscript) -> Node:
@@ -760,6 +782,12 @@ class FunctionParser:
         graph = Graph(f"{self.graph.name}:lambda", self.loc(node))
         self.parse_nested(node, block, graph)
         return Constant(graph, self.dbg(node, "<lambda>"))
+
+    def expr_ListComp(self, block: Block, node: ast.ListComp) -> Node:
+        """A comprehension: a nested function of loops, called on its first iterable."""
+        return comprehensions.parse(self, block, node)
+
+    expr_GeneratorExp = expr_DictComp = expr_SetComp = expr_ListComp
 
     def expr_JoinedStr(self, block: Block, node: ast.JoinedStr) -> Node:
         raise self.error(node, "f-strings are not supported by Myia")

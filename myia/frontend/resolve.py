@@ -118,6 +118,38 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
     return Constant(value, debug)
 
 
+def _holds_functions(value: Any) -> bool:
+    t = type(value)
+    if t is tuple or t is list:
+        return any(_holds_functions(v) for v in value)
+    if t is dict:
+        return any(_holds_functions(v) for v in value.values())
+    return callable(value) and not isinstance(value, (type, np.ndarray, np.generic))
+
+
+def functions_in_constant(value: Any, name: str, location: Location | None, apply: Any) -> Any:
+    """A tuple, list or dict of functions (``ACTIVATIONS = (np.tanh, relu)``) built in the IR.
+
+    Each function becomes the constant Myia calls (a parsed graph, a primitive), and the
+    container is built with ``apply(primitive, *args)``. Return None for any other value.
+    """
+    from ..primitives import P
+
+    if not _holds_functions(value):
+        return None
+    t = type(value)
+    if t is tuple or t is list or t is dict:
+        items = list(value.values()) if t is dict else list(value)
+        nodes = [
+            functions_in_constant(v, name, location, apply) or to_node(v, name, location)
+            for v in items
+        ]
+        if t is dict:
+            return apply(P.make_dict, tuple(value), *nodes)
+        return apply(P.make_tuple if t is tuple else P.make_list, *nodes)
+    return None
+
+
 def resolve_global(
     fn: types.FunctionType, name: str, location: Location | None, function: str | None = None
 ) -> Constant:

@@ -30,6 +30,7 @@ from ..abstract.data import (
     AbstractConstant,
     AbstractFunction,
     AbstractKeyword,
+    AbstractRecord,
     AbstractScalar,
     AbstractTuple,
     AbstractUnion,
@@ -43,7 +44,7 @@ from ..errors import MyiaError, MyiaInternalError, MyiaTypeError
 from ..ir.analysis import Scopes
 from ..ir.node import Apply, Graph, Node
 from ..operations.core import NoMatch, Operation
-from ..operations.ops import StaticOperation
+from ..operations.ops import StaticOperation, callable_record
 from ..primitives import P, Primitive
 from .calls import bind_graph_args, bind_primitive_args, construct_record
 from .kinds import abstract_kind, static_value, union_error
@@ -260,6 +261,9 @@ class Inferrer:
             return BOTTOM
         if isinstance(fn, AbstractConstant) and isinstance(fn.value, type):
             fn = AbstractFunction(frozenset([fn.value]))
+        if isinstance(fn, AbstractRecord) and callable_record(fn.cls) is not None:
+            # ``model(x)``: ``type(model).__call__(model, x)``.
+            return self.call(callable_record(fn.cls), [fn, *args])
         if not isinstance(fn, AbstractFunction):
             raise MyiaTypeError(f"{show(fn)} is not a function", error_frames(self.calls))
         fn_node = node.inputs[0]
@@ -302,14 +306,14 @@ class Inferrer:
 
     def call(self, fn: Any, args: list[AbstractValue]) -> AbstractValue:
         """The abstract result of calling callee `fn` on `args`."""
-        partial = None
+        partials: list[PartialFunction] = []
         while True:
             if isinstance(fn, GraphFunction):
-                return self.call_graph(fn, args, partial)
+                return self.call_graph(fn, args, partials)
             if isinstance(fn, Primitive):
                 return self.call_primitive(fn, args)
             if isinstance(fn, PartialFunction):
-                partial = partial or fn
+                partials.append(fn)  # each partial of a partial of `fn`...
                 args = [*fn.args, *args]
                 fn = fn.fn
                 continue
@@ -395,7 +399,7 @@ class Inferrer:
         return result
 
     def call_graph(
-        self, fn: GraphFunction, args: list[AbstractValue], partial: Any = None
+        self, fn: GraphFunction, args: list[AbstractValue], partials: Any = ()
     ) -> AbstractValue:
         g = fn.graph
         bound = bind_graph_args(self, fn, args)
@@ -406,7 +410,7 @@ class Inferrer:
         self.fn_contexts.setdefault(fn, set()).add(ctx)
         caller = self.calls[-1][0]
         self.local_contexts.setdefault((fn, caller), set()).add(ctx)
-        if partial is not None:
+        for partial in partials:
             self.partial_contexts.setdefault(partial, set()).add(ctx)
         return self.infer_context(ctx)
 

@@ -11,6 +11,7 @@ from ..abstract.data import (
     AbstractArray,
     AbstractConstant,
     AbstractFunction,
+    AbstractList,
     AbstractScalar,
     AbstractTuple,
     AbstractValue,
@@ -73,6 +74,8 @@ def const_value(a: AbstractValue, what: str, types: Any = object) -> Any:
         v = a.value
     elif isinstance(a, AbstractTuple):
         v = tuple(const_value(e, what) for e in a.elements)
+    elif isinstance(a, AbstractList) and a.value is not ANYTHING:
+        v = a.value  # a list known at compile time stands for the tuple of its elements
     else:
         v = ANYTHING
     if v is ANYTHING or not isinstance(v, types):

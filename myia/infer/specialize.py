@@ -17,6 +17,7 @@ from ..abstract.data import (
     BOTTOM,
     AbstractConstant,
     AbstractFunction,
+    AbstractRecord,
     AbstractTuple,
     AbstractValue,
     GraphFunction,
@@ -29,6 +30,7 @@ from ..ir.analysis import toposort
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..operations import ops
 from ..operations.core import Operation
+from ..operations.ops import callable_record
 from ..primitives import P, Primitive
 from ..primitives.grad import GradSpec
 from .calls import bind_graph_args
@@ -236,11 +238,28 @@ class Specializer:
             return self.partial(node, ctx, values)
         if isinstance(fn_abs, AbstractConstant) and isinstance(fn_abs.value, type):
             fn_abs = AbstractFunction(frozenset([fn_abs.value]))
+        if isinstance(fn_abs, AbstractRecord) and callable_record(fn_abs.cls) is not None:
+            # ``model(x)``: a direct call of ``type(model).__call__`` on ``(model, x)``.
+            out = self.direct_call(
+                callable_record(fn_abs.cls),
+                node,
+                [fn_node, *arg_nodes],
+                [fn_abs, *arg_abs],
+                ctx,
+                values,
+            )
+            if out is not None:
+                return _retype(out, result)
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) == 1:
             callee = next(iter(fn_abs.options))
             if isinstance(callee, GradSpec):
                 return self.grad_call(callee, node, arg_nodes, arg_abs, ctx, values)
             if fn_node.is_constant:
+                out = self.direct_call(callee, node, arg_nodes, arg_abs, ctx, values)
+                if out is not None:
+                    return _retype(out, result)
+            elif isinstance(callee, Operation) and not _is_switch(fn_node):
+                # An operation passed as a value (``apply(abs, x)``): resolved here.
                 out = self.direct_call(callee, node, arg_nodes, arg_abs, ctx, values)
                 if out is not None:
                     return _retype(out, result)
@@ -347,8 +366,9 @@ class Specializer:
         result = values[node]
         inputs = [self.ref(i, ctx, values) for i in node.inputs]
         if isinstance(result, AbstractFunction) and len(result.options) == 1:
-            targets = self.inf.partial_contexts.get(next(iter(result.options)), ())
-            if len(targets) == 1:
+            option = next(iter(result.options))
+            targets = self.inf.partial_contexts.get(option, ())
+            if len(targets) == 1 and not isinstance(option.fn, PartialFunction):
                 g = self.graph_for(next(iter(targets)))
                 inputs[1] = self._const(g, node.inputs[1], None)
         return _retype(Apply(inputs, self.graphs[ctx], node.debug.derive()), result)
@@ -426,8 +446,11 @@ class Specializer:
         fn_ref = self.ref(node.inputs[0], ctx, values)
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
         k = len(pf.args)
-        holes: list[Node] = [Constant(None) for _ in range(k)]
         target = pf.fn
+        while isinstance(target, PartialFunction):  # a partial of a partial
+            k += len(target.args)
+            target = target.fn
+        holes: list[Node] = [Constant(None) for _ in range(k)]
         if isinstance(target, Graph):
             target = GraphFunction(target)
         if isinstance(target, GraphFunction):

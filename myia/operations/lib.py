@@ -180,9 +180,42 @@ def sum_(xs, start=0):
     if isinstance(xs, np.ndarray) and xs.ndim >= 2:
         return _sum_rows(xs, start)
     acc = start
+    if isinstance(xs, list):
+        acc = P.list_sum_start(start, xs)
     for x in xs:
         acc = acc + x
     return acc
+
+
+def tuple_(xs=()):
+    # A tuple when the length of the iteration is known at compile time, else a list.
+    if isinstance(xs, tuple):
+        return xs
+    acc = comp_start(xs)
+    for x in xs:
+        acc = comp_add(acc, x)
+    return acc
+
+
+def list_(xs=()):
+    acc = []
+    for x in xs:
+        acc = acc + [x]
+    return acc
+
+
+def any_(xs):
+    for x in xs:
+        if x:
+            return True
+    return False
+
+
+def all_(xs):
+    for x in xs:
+        if not x:
+            return False
+    return True
 
 
 def _sum_rows(a, start):
@@ -278,6 +311,18 @@ def tuple_ne(a, b):
     return not tuple_eq(a, b)
 
 
+def getattr_default(obj, name, default):
+    return getattr(obj, name)
+
+
+def default_(obj, name, default):
+    return default
+
+
+def const_ne(a, b):
+    return not P.const_eq(a, b)
+
+
 def pos(x):
     return x
 
@@ -317,6 +362,26 @@ def rmatmul(a, b):
     return b.__rmatmul__(a)
 
 
+def rand(a, b):
+    return b.__rand__(a)
+
+
+def ror(a, b):
+    return b.__ror__(a)
+
+
+def rxor(a, b):
+    return b.__rxor__(a)
+
+
+def rlshift(a, b):
+    return b.__rlshift__(a)
+
+
+def rrshift(a, b):
+    return b.__rrshift__(a)
+
+
 # Builtins with several forms -------------------------------------------------------------------
 
 
@@ -328,9 +393,73 @@ def min_n(*xs):
     return min_iter(xs)
 
 
+def numpy_cast(dtype):
+    """``np.float32(x)``... for the dtype named `dtype`."""
+
+    def cast(x):
+        return P.astype(x, dtype)
+
+    return cast
+
+
+def math_isnan(x):
+    return x != x
+
+
+def math_isinf(x):
+    return abs(x) == _INF
+
+
+def math_isfinite(x):
+    return abs(x) < _INF
+
+
+_INF = float("inf")
+
+
 def math_floor(x):
     return P.to_int(P.floor(x))
 
 
 def math_ceil(x):
     return P.to_int(P.ceil(x))
+
+
+# Comprehensions (see `myia.frontend.comprehensions`) ------------------------------------------
+
+
+def comp_start(xs):
+    # A tuple when the length of the iteration is known at compile time, else a list.
+    if _static_length(myia_iter(xs)):
+        return ()
+    return []
+
+
+def _static_length(it):
+    if isinstance(it, tuple):
+        return True
+    if isinstance(it, Enumerate):
+        return _static_length(it.it)
+    if isinstance(it, Zip):
+        return _all_static(it.iters)
+    return False
+
+
+def _all_static(its):
+    if P.tuple_len(its) == 0:
+        return True
+    return _static_length(its[0]) and _all_static(its[1:])
+
+
+def comp_add(acc, x):
+    if isinstance(acc, tuple):
+        return acc + (x,)
+    return acc + [x]
+
+
+def dict_comp_add(acc, k, v):
+    return acc[0] + (k,), acc[1] + (v,)
+
+
+def dict_comp_make(acc):
+    return P.dict_from_items(acc[0], acc[1])

@@ -7,6 +7,7 @@ found there is replaced by the Myia operation, primitive or library function it 
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from typing import Any
 
@@ -39,10 +40,19 @@ def _minmax(name: str, prim: Any, fold: Any, fold_n: Any) -> Operation:
     return Operation(name, dispatch, f"Python's ``{name}``.")
 
 
-def _scalar_conversion(name: str, prim: Any) -> Operation:
+def _scalar_conversion(name: str, prim: Any, strings: bool = False) -> Operation:
     def dispatch(*kinds: Any) -> Any:
-        if len(kinds) == 1 and ops.is_numeric(kinds[0]):
+        if len(kinds) == 1 and (ops.is_numeric(kinds[0]) or (strings and kinds[0] is str)):
             return prim
+        raise NoMatch
+
+    return Operation(name, dispatch, f"Python's ``{name}``.")
+
+
+def _sequence(name: str, fn: Any) -> Operation:
+    def dispatch(*kinds: Any) -> Any:
+        if len(kinds) <= 1:
+            return fn
         raise NoMatch
 
     return Operation(name, dispatch, f"Python's ``{name}``.")
@@ -54,6 +64,18 @@ def _typed(op: Operation, cls: type) -> Operation:
     return op
 
 
+def _numpy_scalar(cls: type) -> Operation:
+    """``np.float32(x)`` and the other NumPy scalar types called as casts (on arrays too)."""
+    cast = lib.numpy_cast(np.dtype(cls).name)
+
+    def dispatch(*kinds: Any) -> Any:
+        if len(kinds) == 1 and ops.is_numeric(kinds[0]):
+            return cast
+        raise NoMatch
+
+    return _typed(Operation(cls.__name__, dispatch, f"NumPy's ``{cls.__name__}``."), cls)
+
+
 BUILTINS: dict[Any, Any] = {
     builtins.len: ops.len_,
     builtins.abs: ops.abs_,
@@ -63,11 +85,18 @@ BUILTINS: dict[Any, Any] = {
     builtins.sum: lib.sum_,
     builtins.max: _minmax("max", P.maximum, lib.max_iter, lib.max_n),
     builtins.min: _minmax("min", P.minimum, lib.min_iter, lib.min_n),
-    builtins.float: _typed(_scalar_conversion("float", P.to_float), float),
+    builtins.float: _typed(_scalar_conversion("float", P.to_float, strings=True), float),
     builtins.int: _typed(_scalar_conversion("int", P.to_int), int),
     builtins.bool: _typed(ops.truth, bool),
     builtins.isinstance: ops.isinstance_,
+    builtins.tuple: _typed(_sequence("tuple", lib.tuple_), tuple),
+    builtins.list: _typed(_sequence("list", lib.list_), list),
+    builtins.any: lib.any_,
+    builtins.getattr: ops.getattr_builtin,
+    builtins.hasattr: ops.hasattr_,
+    builtins.all: lib.all_,
     builtins.print: P.print_,
+    functools.partial: P.partial,
 }
 
 MATH: dict[Any, Any] = {
@@ -87,6 +116,9 @@ MATH: dict[Any, Any] = {
     math.cosh: P.cosh,
     math.tanh: P.tanh,
     math.floor: lib.math_floor,
+    math.isnan: lib.math_isnan,
+    math.isinf: lib.math_isinf,
+    math.isfinite: lib.math_isfinite,
     math.ceil: lib.math_ceil,
     math.fabs: P.abs_,
     math.pow: P.pow_,
@@ -158,7 +190,15 @@ NUMPY: dict[Any, Any] = {
     np.size: P.size,
 }
 
-MAPPING: dict[Any, Any] = {**BUILTINS, **MATH, **NUMPY}
+NUMPY_SCALARS: dict[Any, Any] = {
+    cls: _numpy_scalar(cls)
+    for cls in (
+        np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
+        np.uint8, np.uint16, np.uint32, np.uint64, np.bool_,
+    )
+}  # fmt: skip
+
+MAPPING: dict[Any, Any] = {**BUILTINS, **MATH, **NUMPY, **NUMPY_SCALARS}
 
 ARRAY_ATTRIBUTES: dict[str, Any] = {
     "shape": nl.array_shape,

@@ -13,8 +13,21 @@ from ..primitives import P
 
 
 def np_sum(a, axis=None, dtype=None, *, keepdims=False):
-    """``np.sum`` and ``a.sum``."""
+    """``np.sum`` and ``a.sum`` (of a list or tuple of numbers or arrays too)."""
+    if isinstance(a, (list, tuple)):
+        return P.reduce_sum(_seq_total(a)[0], None, False, dtype)
     return P.reduce_sum(a, axis, keepdims, dtype)
+
+
+def _seq_total(xs):
+    # The sum and the count of the elements of a list of numbers or arrays: what np.sum and
+    # np.mean of the array NumPy would make of it give (with axis=None).
+    total = 0
+    n = 0
+    for x in xs:
+        total = total + P.reduce_sum(x, None, False, None)
+        n = n + P.size(x)
+    return total, n
 
 
 def np_prod(a, axis=None, dtype=None, *, keepdims=False):
@@ -23,7 +36,10 @@ def np_prod(a, axis=None, dtype=None, *, keepdims=False):
 
 
 def np_mean(a, axis=None, dtype=None, *, keepdims=False):
-    """``np.mean`` and ``a.mean``."""
+    """``np.mean`` and ``a.mean`` (of a list or tuple of numbers or arrays too)."""
+    if isinstance(a, (list, tuple)):
+        total, n = _seq_total(a)
+        return P.reduce_mean(total / n, None, False, dtype)
     return P.reduce_mean(a, axis, keepdims, dtype)
 
 
@@ -104,8 +120,8 @@ def np_stack(arrays, axis=0):
 
 
 def np_split(a, indices_or_sections, axis=0):
-    """``np.split``: a tuple of arrays."""
-    return P.split(a, indices_or_sections, axis)
+    """``np.split``: a list of arrays (a tuple where their shapes differ)."""
+    return P.sections_as_list(P.split(a, indices_or_sections, axis))
 
 
 def np_take(a, indices, axis=None):

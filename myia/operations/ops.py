@@ -45,6 +45,11 @@ def _user_method(cls: Any, name: str) -> Any:
     return fn if has_source(fn) else None
 
 
+def callable_record(cls: Any) -> Any:
+    """The ``__call__`` method of a dataclass `cls` (``model(x)``), or None."""
+    return _user_method(cls, "__call__") if is_record(cls) else None
+
+
 class StaticOperation(Operation):
     """An operation some of whose arguments must be constants, passed to `dispatch` as values."""
 
@@ -81,6 +86,11 @@ floordiv = _binary("floordiv", P.floordiv)
 mod = _binary("mod", P.mod)
 pow_ = _binary("pow", P.pow_)
 matmul = _binary("matmul", P.matmul)
+and_ = _binary("and", P.bitwise_and)
+or_ = _binary("or", P.bitwise_or)
+xor = _binary("xor", P.bitwise_xor)
+lshift = _binary("lshift", P.left_shift)
+rshift = _binary("rshift", P.right_shift)
 
 
 def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
@@ -89,6 +99,8 @@ def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
     def dispatch(a: Any, b: Any) -> Any:
         if is_numeric(a) and is_numeric(b):
             return prim
+        if tuple_fn and (a is str or b is str):
+            return P.const_eq if name == "eq" else _lib().const_ne
         if tuple_fn and a is tuple and b is tuple:
             return getattr(_lib(), tuple_fn)
         if is_record(a) and (m := _user_method(a, dunder)):
@@ -122,6 +134,7 @@ def _unary(name: str, prim: Any) -> Operation:
 neg = _unary("neg", P.neg)
 pos = _unary("pos", P.identity)
 abs_ = _unary("abs", P.abs_)
+invert = _unary("invert", P.invert)
 
 
 def _truth(a: Any) -> Any:
@@ -206,6 +219,8 @@ def _contains(x: Any, xs: Any) -> Any:
     """``x in xs``."""
     if xs in (tuple, list):
         return _lib().contains
+    if xs is str:
+        return P.const_contains
     raise NoMatch
 
 
@@ -299,8 +314,8 @@ def _getattr(a: Any, name: str) -> Any:
         if has_source(attr):
             return _method_getter(attr)
         raise NoMatch
-    if a is Array or is_number(a):
-        return _array_attribute(name)
+    if a is Array or (is_number(a) and a not in (bool, int, float)):
+        return _array_attribute(name)  # NumPy scalars too; Python's have no ``shape``
     if a is dict and name in ("keys", "values", "items"):
         return _method_getter(getattr(_lib(), f"dict_{name}"))
     raise NoMatch
@@ -309,11 +324,42 @@ def _getattr(a: Any, name: str) -> Any:
 getattr_ = StaticOperation("getattr", _getattr, static=(1,))
 
 
+def _getattr_builtin(a: Any, name: Any, *default: Any) -> Any:
+    """Python's ``getattr(a, name)`` and ``getattr(a, name, default)`` for a constant name."""
+    if not isinstance(name, str):
+        raise NoMatch
+    if not default:
+        return _getattr(a, name)
+    try:
+        _getattr(a, name)
+    except NoMatch:
+        return _lib().default_
+    return _lib().getattr_default
+
+
+def _hasattr(a: Any, name: Any) -> Any:
+    """Python's ``hasattr(a, name)`` for a constant name: known at compile time."""
+    if not isinstance(name, str):
+        raise NoMatch
+    try:
+        _getattr(a, name)
+    except NoMatch:
+        return _lib().false_2
+    return _lib().true_2
+
+
+getattr_builtin = StaticOperation("getattr", _getattr_builtin, static=(1,))
+hasattr_ = StaticOperation("hasattr", _hasattr, static=(1,))
+
+
 def _isinstance(a: Any, cls: Any) -> Any:
     """``isinstance(a, cls)`` for a constant class or tuple of classes: known statically."""
     from .mapping import python_class
 
-    classes = tuple(python_class(c) for c in (cls if isinstance(cls, tuple) else (cls,)))
+    def flat(c: Any) -> tuple[Any, ...]:
+        return tuple(x for e in c for x in flat(e)) if isinstance(c, tuple) else (c,)
+
+    classes = tuple(python_class(c) for c in flat(cls))
     if not all(isinstance(c, type) for c in classes):
         raise NoMatch
     pyclass = {Array: np.ndarray, Function: object}.get(a, a)

@@ -25,6 +25,7 @@ TOTAL: frozenset[Primitive] = frozenset(
         P.add, P.sub, P.mul, P.neg, P.abs_, P.sign, P.tanh, P.atan, P.maximum, P.minimum,
         P.eq, P.ne, P.lt, P.le, P.gt, P.ge,
         P.logical_not, P.logical_and, P.logical_or, P.to_bool, P.is_none,
+        P.bitwise_and, P.bitwise_or, P.bitwise_xor, P.invert,
         P.identity, P.narrow, P.switch, P.seq, P.convert,
         P.make_tuple, P.tuple_getitem, P.tuple_concat, P.tuple_len, P.tuple_setitem,
         P.make_list, P.list_concat, P.list_len, P.make_dict, P.dict_getitem, P.dict_keys,

@@ -509,6 +509,11 @@ def _index_probe(index):
         )
     if isinstance(index, AbstractConstant):
         return index.value
+    if isinstance(index, AbstractList) and index.value is not ANYTHING:
+        probe = np.asarray(index.value)  # a literal list: integer (or boolean) indices
+        if probe.dtype.kind not in "iub":
+            raise MyiaTypeError(f"array indices must be integers, not {show(index)}")
+        return probe
     raise MyiaTypeError(f"invalid array index {show(index)}")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..abstract.data import ANYTHING, BOTTOM, NONE, AbstractScalar, show
+from ..abstract.data import ANYTHING, BOTTOM, NONE, AbstractScalar, AbstractUnion, show
 from ..abstract.lattice import TypeMismatch, broaden, join, union_options
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable, special
@@ -74,6 +74,30 @@ def sens_as(d, like):
 def is_none(x):
     """``x is None``."""
     return x is None
+
+
+@primitive
+def is_(x, y):
+    """``x is y``: known at compile time for constants and for values of different types.
+
+    The interpreter makes a closure each time a function is read: two closures of one graph
+    over the same free variables are the same function.
+    """
+    if type(x) is type(y) and hasattr(x, "graph") and hasattr(x, "env"):
+        return x.graph is y.graph and x.env is y.env
+    return x is y
+
+
+@primitive
+def const_eq(x, y):
+    """``x == y`` for strings (and other values known at compile time)."""
+    return x == y
+
+
+@primitive
+def const_contains(x, xs):
+    """``x in xs`` for a string ``xs`` (known at compile time)."""
+    return x in xs
 
 
 @primitive
@@ -150,6 +174,52 @@ def _infer_is_none(x):
     return py_bool()
 
 
+def _static(a):
+    from ..abstract.data import AbstractFunction
+    from ..infer.kinds import static_value
+
+    if isinstance(a, AbstractFunction) and len(a.options) == 1:
+        fn = a.get_unique()
+        return getattr(fn, "graph", fn)
+    return static_value(a)
+
+
+@infer_rule(is_)
+def _infer_is(x, y):
+    a, b = _static(x), _static(y)
+    if a is not ANYTHING and b is not ANYTHING:
+        return py_bool(a is b)
+    if isinstance(x, AbstractUnion) or isinstance(y, AbstractUnion):
+        return py_bool()  # `Tree | None` may be the same object as a `Tree`
+    if (
+        type(x) is not type(y)
+        or getattr(x, "dtype", None) != getattr(y, "dtype", None)
+        or getattr(x, "cls", None) is not getattr(y, "cls", None)
+    ):
+        return py_bool(False)  # values of different types are different objects
+    return py_bool()
+
+
+@infer_rule(const_eq)
+def _infer_const_eq(x, y):
+    a, b = _static(x), _static(y)
+    if a is not ANYTHING and b is not ANYTHING:
+        return py_bool(bool(a == b))
+    if type(x) is not type(y):
+        return py_bool(False)
+    raise MyiaTypeError(
+        f"cannot compare {show(x)} and {show(y)}: one is not known at compile time"
+    )
+
+
+@infer_rule(const_contains)
+def _infer_const_contains(x, xs):
+    a, b = _static(x), _static(xs)
+    if isinstance(a, str) and isinstance(b, str):
+        return py_bool(a in b)
+    raise MyiaTypeError(f"'in <string>' needs a string known at compile time, not {show(x)}")
+
+
 @infer_rule(identity)
 def _infer_identity(x):
     return x
@@ -188,7 +258,7 @@ def bprop_identity(x, out, dout):
     return (dout,)
 
 
-nondifferentiable(print_, assert_, raise_, is_none)
+nondifferentiable(print_, assert_, raise_, is_none, is_, const_eq, const_contains)
 special(apply_star)  # its forward graph is `myia.grad.lib.japply_star`
 
 from .grad import gzeros, sens_type  # noqa: E402

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..abstract.data import AbstractArray, AbstractScalar
+from ..abstract.data import AbstractArray, AbstractConstant, AbstractScalar
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable
 from ..infer.registry import infer_rule
@@ -136,6 +136,47 @@ def logical_or(x, y):
     return np.logical_or(x, y)
 
 
+# Bitwise operators (integers and booleans) ----------------------------------------------------
+
+
+@primitive
+def bitwise_and(x, y):
+    """Elementwise ``x & y``."""
+    return x & y
+
+
+@primitive
+def bitwise_or(x, y):
+    """Elementwise ``x | y``."""
+    return x | y
+
+
+@primitive
+def bitwise_xor(x, y):
+    """Elementwise ``x ^ y``."""
+    return x ^ y
+
+
+@primitive
+def left_shift(x, y):
+    """Elementwise ``x << y``."""
+    return x << y
+
+
+@primitive
+def right_shift(x, y):
+    """Elementwise ``x >> y``."""
+    return x >> y
+
+
+@primitive
+def invert(x):
+    """Elementwise ``~x``: bitwise negation (of a Python bool, as an int: ``~True == -2``)."""
+    if type(x) is bool:
+        return -1 - x
+    return ~x
+
+
 # Unary math ---------------------------------------------------------------------------------
 
 
@@ -248,6 +289,36 @@ def _infer_compare(x, y):
     return elementwise("a comparison", x, y, dtype="bool")
 
 
+def _integers(what: str, r: Any, *args: Any) -> Any:
+    for a in args:
+        if not r.dtype.startswith(("int", "uint", "bool")) or not a.dtype.startswith(
+            ("int", "uint", "bool")
+        ):
+            raise MyiaTypeError(f"{what} needs integers or booleans, not {a}")
+    return r
+
+
+@infer_rule(bitwise_and, bitwise_or, bitwise_xor)
+def _infer_bitwise(x, y):
+    return _integers("a bitwise operator", elementwise("a bitwise operator", x, y), x, y)
+
+
+@infer_rule(left_shift, right_shift)
+def _infer_shift(x, y):
+    r = _integers("a shift", elementwise("a shift", x, y), x, y)
+    if r.dtype == "bool":  # True << 1 is 2
+        return AbstractScalar("int64", True) if isinstance(r, AbstractScalar) else r
+    return r
+
+
+@infer_rule(invert)
+def _infer_invert(x):
+    r = _integers("~", elementwise("~", x), x)
+    if isinstance(r, AbstractScalar) and r.weak and r.dtype == "bool":
+        return AbstractScalar("int64", True)
+    return r
+
+
 @infer_rule(logical_not)
 def _infer_not(x):
     return elementwise("not", x, dtype="bool")
@@ -277,6 +348,12 @@ def _infer_rounding(x):
 
 def _scalar_conversion(name, dtype):
     def rule(x):
+        if dtype == "float64" and isinstance(x, AbstractConstant) and isinstance(x.value, str):
+            try:
+                float(x.value)  # float("inf"), float("nan"), float("1.5")
+            except ValueError:
+                raise MyiaTypeError(f"could not convert string to float: {x.value!r}") from None
+            return AbstractScalar(dtype, True)
         if isinstance(x, AbstractScalar) or (
             isinstance(x, AbstractArray) and x.shape in ((), (1,))
         ):
@@ -430,5 +507,6 @@ def bprop_to_float(x, out, dout):
 
 nondifferentiable(floordiv, eq, ne, lt, le, gt, ge, logical_not, logical_and, logical_or)
 nondifferentiable(floor, ceil, sign, to_int, to_bool)
+nondifferentiable(bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift, invert)
 
 from .grad import gzeros, unbroadcast  # noqa: E402

@@ -14,6 +14,7 @@ from ..abstract.data import ANYTHING as ANYTHING_
 from ..abstract.data import (
     BOTTOM,
     NONE,
+    AbstractArray,
     AbstractConstant,
     AbstractDict,
     AbstractFunction,
@@ -31,7 +32,7 @@ from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable, special
 from ..infer.kinds import static_value
 from ..infer.registry import infer_rule
-from ..infer.rulelib import const_value, i64, int_scalar
+from ..infer.rulelib import const_value, elementwise, i64, int_scalar
 from .core import primitive
 
 # Tuples ---------------------------------------------------------------------------------------
@@ -83,6 +84,29 @@ def list_concat(a, b):
 
 
 @primitive
+def list_sum_start(start, lst):
+    """``start``, typed as ``start + x`` for an element ``x`` of ``lst``: where ``sum`` starts.
+
+    ``sum`` of a list of arrays starts from ``0`` and adds arrays: the accumulator is an array
+    from the start (zeros of the elements' shape; ``start`` itself when the list is empty).
+    """
+    if isinstance(lst[0] if lst else None, np.ndarray):
+        return start + np.zeros_like(lst[0])
+    return start
+
+
+@primitive
+def sections_as_list(t):
+    """The tuple of arrays ``t`` as a list (``np.split``'s result); a tuple where shapes differ.
+
+    Myia's lists hold elements of one type: sections of different shapes stay a tuple.
+    """
+    if len({x.shape for x in t}) <= 1:
+        return list(t)
+    return t
+
+
+@primitive
 def list_len(lst):
     """``len(lst)``."""
     return len(lst)
@@ -94,6 +118,12 @@ def list_len(lst):
 @primitive
 def make_dict(keys, *values):
     """Build a dict from a constant tuple of string keys and the values."""
+    return dict(zip(keys, values))
+
+
+@primitive
+def dict_from_items(keys, values):
+    """Build a dict from a constant tuple of string keys and the tuple of their values."""
     return dict(zip(keys, values))
 
 
@@ -192,8 +222,6 @@ def convert(x, typ):
 
 def convert_value(x: Any, a: Any) -> Any:
     """Convert Python value `x` to the representation of abstract value `a`."""
-    from ..abstract.data import AbstractArray
-
     if isinstance(a, AbstractScalar):
         if a.weak:
             return {"float64": float, "int64": int, "bool": bool}[a.dtype](x)
@@ -261,7 +289,12 @@ def _infer_tuple_len(t):
 
 @infer_rule(make_list)
 def _infer_make_list(*items):
-    return AbstractList(broaden(_join_all(items, "a list")))
+    element = broaden(_join_all(items, "a list"))
+    values = tuple(static_value(i) for i in items)
+    if items and all(isinstance(v, (int, float)) for v in values):
+        # A literal list of numbers: its value is known at compile time (``x[[0, 2]]``).
+        return AbstractList(element, values)
+    return AbstractList(element)
 
 
 @infer_rule(list_getitem)
@@ -282,6 +315,23 @@ def _infer_list_concat(a, b):
     return AbstractList(_join_all([a.element, b.element], "list concatenation"))
 
 
+@infer_rule(list_sum_start)
+def _infer_list_sum_start(start, lst):
+    lst = _expect(lst, AbstractList, "sum")
+    if isinstance(lst.element, AbstractArray):
+        return elementwise("sum", start, lst.element)
+    return start
+
+
+@infer_rule(sections_as_list)
+def _infer_sections_as_list(t):
+    t = _expect(t, AbstractTuple, "sections_as_list")
+    shapes = {getattr(e, "shape", None) for e in t.elements}
+    if len(shapes) > 1:
+        return t
+    return AbstractList(broaden(_join_all(t.elements, "a list")))
+
+
 @infer_rule(list_len)
 def _infer_list_len(lst):
     _expect(lst, AbstractList, "len")
@@ -291,6 +341,15 @@ def _infer_list_len(lst):
 @infer_rule(make_dict)
 def _infer_make_dict(keys, *values):
     return AbstractDict(const_value(keys, "dict keys", tuple), tuple(values))
+
+
+@infer_rule(dict_from_items)
+def _infer_dict_from_items(keys, values):
+    keys = const_value(keys, "dict keys", tuple)
+    values = _expect(values, AbstractTuple, "a dict's values")
+    if len(keys) != len(values.elements) or len(set(keys)) != len(keys):
+        raise MyiaTypeError("a dict needs one value for each of its keys, all different")
+    return AbstractDict(keys, values.elements)
 
 
 @infer_rule(dict_getitem)
@@ -392,6 +451,18 @@ def bprop_list_getitem(lst, i, out, dout):
     return (list_index_sens(lst, i, dout), 0)
 
 
+@bprop(list_sum_start)
+def bprop_list_sum_start(start, lst, out, dout):
+    return (unbroadcast(dout, start), gzeros(lst))
+
+
+@bprop(sections_as_list)
+def bprop_sections_as_list(t, out, dout):
+    if isinstance(out, list):
+        return (list_as_tuple(dout, t),)
+    return (dout,)
+
+
 @bprop(list_concat)
 def bprop_list_concat(a, b, out, dout):
     return (dout[: len(a)], dout[len(a) :])
@@ -400,6 +471,11 @@ def bprop_list_concat(a, b, out, dout):
 @bprop(make_dict)
 def bprop_make_dict(keys, *args):
     return (keys,) + dict_values(args[-1])
+
+
+@bprop(dict_from_items)
+def bprop_dict_from_items(keys, values, out, dout):
+    return (keys, dict_values(dout))
 
 
 @bprop(dict_getitem)

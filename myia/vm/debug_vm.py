@@ -31,7 +31,7 @@ from ..frontend.blocks import Unbound
 from ..ir.analysis import Scopes
 from ..ir.node import Graph, Node
 from ..operations.core import NoMatch, Operation, kind_of
-from ..operations.ops import StaticOperation
+from ..operations.ops import StaticOperation, callable_record
 from ..primitives import P, Primitive
 from ..primitives.structure import KeywordArgument, Partial
 
@@ -461,6 +461,11 @@ class DebugVM:
                 continue
             if isinstance(fn, type):
                 return construct(fn, args)
+            call = callable_record(type(fn))
+            if call is not None:  # a dataclass instance with a ``__call__`` method
+                args = [fn, *args]
+                fn = self._callee(call)
+                continue
             raise MyiaTypeError(f"{fn!r} is not callable")
 
     def resolve(self, op: Operation, args: list[Any]) -> Any:
