@@ -114,7 +114,7 @@ class MyiaFunction:
             if hasattr(fn, "__myia_graph__"):
                 self.__myia_graph__ = self.graph
             fn = self._wrapped.fn
-        functools.update_wrapper(self, fn)
+        functools.update_wrapper(self, fn, updated=())
         self.fn = fn
         self.__myia_function__ = fn
         self._signature = inspect.signature(fn)

@@ -10,8 +10,7 @@ Constructs outside the subset raise `MyiaSyntaxError` at their line.
 from __future__ import annotations
 
 import ast
-import inspect
-import textwrap
+import linecache
 import types
 from typing import Any
 
@@ -81,43 +80,83 @@ def no_source_error(fn: types.FunctionType, location: Location | None = None) ->
     )
 
 
+_module_asts: dict[str, tuple[list[str], ast.Module | None]] = {}
+
+
+def module_ast(filename: str) -> ast.Module | None:
+    """The AST of source file `filename` (as `linecache` has it), or None without a source.
+
+    Parsed once per version of the file's text (notebook cells are in `linecache` too).
+    """
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename)
+    if not lines:
+        return None
+    cached = _module_asts.get(filename)
+    if cached is not None and cached[0] == lines:
+        return cached[1]
+    try:
+        tree: ast.Module | None = ast.parse("".join(lines), filename)
+    except (SyntaxError, ValueError):
+        tree = None
+    _module_asts[filename] = (list(lines), tree)
+    return tree
+
+
+def _find_code(tree: ast.Module, code: types.CodeType) -> ast.AST | None:
+    """The ``def`` or ``lambda`` of `tree` that `code` was compiled from, or None."""
+    line = code.co_firstlineno
+    if code.co_name != "<lambda>":
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == code.co_name:
+                first = n.decorator_list[0].lineno if n.decorator_list else n.lineno
+                if line in (first, n.lineno):
+                    return n
+        return None
+    spans = [
+        (a, b, c, d)
+        for a, b, c, d in code.co_positions()
+        if None not in (a, b, c, d) and (a, c) < (b, d)
+    ]
+    best = None
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Lambda) or n.lineno != line:
+            continue
+        body = n.body
+        start = (body.lineno, body.col_offset)
+        end = (body.end_lineno, body.end_col_offset)
+        if all(start <= (a, c) and (b, d) <= end for a, b, c, d in spans):
+            if best is None or start >= (best.body.lineno, best.body.col_offset):
+                best = n
+    return best
+
+
 class SourceFunction:
-    """The source of a top-level Python function: its AST, file and line offset."""
+    """The source of a Python function: its AST node, found from its code object.
+
+    The node is the ``def`` or ``lambda`` the code object was compiled from: in the file the
+    code names, at its first line (a ``def``'s first decorator, if any) and, for a lambda, at
+    the columns its instructions come from (`code.co_positions`). A function's ``__name__``
+    and ``__wrapped__`` play no part: a renamed function, one of two lambdas on a line and a
+    wrapper made by `functools.wraps` are each parsed from their own code.
+    """
 
     def __init__(self, fn: types.FunctionType):
         self.fn = fn
-        self.filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
-        try:
-            lines, first = inspect.getsourcelines(fn)
-        except (OSError, TypeError):
-            raise no_source_error(fn) from None
-        self.line_offset = first - 1
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-        self.col_offset = len(lines[0]) - len(lines[0].lstrip())
-        self.node = self._find(tree)
-
-    def _find(self, tree: ast.AST) -> ast.AST:
-        name = self.fn.__name__
-        if name == "<lambda>":
-            lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
-            argnames = list(self.fn.__code__.co_varnames[: self.fn.__code__.co_argcount])
-            for lam in lambdas:
-                if [a.arg for a in lam.args.args] == argnames:
-                    return lam
-            raise MyiaSyntaxError("cannot find the source of this lambda")
-        for n in ast.walk(tree):
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name:
-                return n
-        raise MyiaSyntaxError(f"cannot find the source of function {name}")
+        code = fn.__code__
+        self.filename = code.co_filename
+        tree = module_ast(code.co_filename)
+        node = _find_code(tree, code) if tree is not None else None
+        if node is None:
+            raise no_source_error(fn)
+        self.node = node
 
     def location(self, node: ast.AST) -> Location:
-        line = getattr(node, "lineno", 1) + self.line_offset
-        end = getattr(node, "end_lineno", None)
         return Location(
             self.filename,
-            line,
-            getattr(node, "col_offset", 0) + self.col_offset,
-            end + self.line_offset if end is not None else None,
+            getattr(node, "lineno", 1),
+            getattr(node, "col_offset", 0),
+            getattr(node, "end_lineno", None),
             getattr(node, "end_col_offset", None),
         )
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-import inspect
 import types
 from typing import Any
 
@@ -76,12 +75,14 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
     from .parser import parse
 
     debug = DebugInfo(name, location)
-    make_graph = getattr(value, "__myia_graph__", None)
-    if make_graph is not None:
-        return Constant(make_graph(), debug)
-    inner = getattr(value, "__myia_function__", None)
-    if inner is not None:
-        value = inner
+    if not isinstance(value, types.FunctionType):
+        # A function compiled by Myia (`myia`, `grad`). (A plain function may carry these
+        # attributes too, copied by `functools.wraps` from the function it wraps: it is
+        # itself parsed.)
+        make_graph = getattr(value, "__myia_graph__", None)
+        if make_graph is not None:
+            return Constant(make_graph(), debug)
+        value = getattr(value, "__myia_function__", value)
     mapped = lookup(value)
     if mapped is not None:
         value = mapped
@@ -91,12 +92,10 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
         return Constant(parse(value), debug)
     if isinstance(value, types.FunctionType) and value.__code__.co_filename.startswith("<"):
         # Defined in a notebook cell (its source is known), by exec or eval (it is not).
-        try:
-            inspect.getsourcelines(value)
-        except (OSError, TypeError):
-            from .parser import no_source_error
+        from .parser import module_ast, no_source_error
 
-            raise no_source_error(value, location) from None
+        if module_ast(value.__code__.co_filename) is None:
+            raise no_source_error(value, location)
         return Constant(parse(value), debug)
     if isinstance(value, types.MethodType) and is_parsable(value.__func__):
         raise MyiaTypeError(

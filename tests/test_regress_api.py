@@ -1,0 +1,137 @@
+"""Regressions of the API: what a function given to `myia`/`grad` is, and how it is called.
+
+Each test is a program written the way a user writes it, compared with plain Python (and
+gradients with finite differences).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from myia import grad, myia
+from myia.testing import check_grad
+
+# Source lookup: a function is parsed from its own code object ----------------------------
+
+inc, dbl = (lambda x: x + 1), (lambda x: x * 2)
+sq, neg = lambda x: x * x, lambda x: -x  # noqa: E731
+adder = lambda a: lambda b: a + b  # noqa: E731
+
+
+def two_lambdas_inside(x):
+    return inc(x) + dbl(x) * 10
+
+
+def lambdas_of_a_line(x):
+    f, g = (lambda y: y + 1.0), (lambda y: y * 3.0)
+    return f(x) * 100.0 + g(x)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_two_lambdas_on_one_line(backend):
+    assert myia(dbl, backend=backend)(3) == 6
+    assert myia(inc, backend=backend)(3) == 4
+    assert myia(neg, backend=backend)(3.0) == -3.0
+    assert myia(sq, backend=backend)(3.0) == 9.0
+    assert myia(two_lambdas_inside, backend=backend)(3) == two_lambdas_inside(3)
+    assert myia(lambdas_of_a_line, backend=backend)(2.0) == lambdas_of_a_line(2.0)
+    assert myia(adder(2.0), backend=backend)(5.0) == 7.0
+
+
+def test_two_lambdas_on_one_line_grad():
+    assert grad(dbl)(3.0) == 2.0
+    assert grad(neg)(3.0) == -1.0
+    assert grad(sq)(3.0) == 6.0
+    assert grad(lambdas_of_a_line)(2.0) == 103.0
+    check_grad(lambdas_of_a_line, 0.5)
+
+
+def renamed(x):
+    def inner(x):
+        return x * 100.0
+
+    return x - 1.0 + 0.0 * inner(x)
+
+
+def plain(x):
+    return x + 0.5
+
+
+renamed.__name__ = "inner"
+renamed.__qualname__ = "inner"
+plain.__name__ = "renamed"
+
+
+def test_renamed_function_is_parsed_from_its_code():
+    assert myia(renamed)(3.0) == 2.0
+    assert myia(plain)(3.0) == 3.5
+    assert grad(renamed)(3.0) == 1.0
+
+
+# Decorated functions: the wrapper is compiled ---------------------------------------------
+
+
+def doubled(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        return fn(x) * 2.0
+
+    return wrapper
+
+
+def shifted(by):
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(x, y):
+            return fn(x + by, y)
+
+        return wrapper
+
+    return deco
+
+
+@doubled
+def plus_one(x):
+    return x + 1.0
+
+
+@doubled
+@doubled
+def squared(x):
+    return x * x
+
+
+@shifted(1.0)
+def mul(x, y):
+    return x * y
+
+
+def calls_decorated(x):
+    return plus_one(x) + squared(x) + mul(x, 2.0)
+
+
+@myia
+def compiled_base(x):
+    return x * 3.0
+
+
+wrapped_compiled = doubled(compiled_base)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_wraps_decorated(backend):
+    assert myia(plus_one, backend=backend)(1.0) == plus_one(1.0) == 4.0
+    assert myia(squared, backend=backend)(3.0) == squared(3.0) == 36.0
+    assert myia(mul, backend=backend)(1.0, 3.0) == mul(1.0, 3.0) == 6.0
+    assert myia(calls_decorated, backend=backend)(1.5) == calls_decorated(1.5)
+    assert myia(wrapped_compiled, backend=backend)(1.0) == 6.0
+
+
+def test_wraps_decorated_grad():
+    assert grad(plus_one)(1.0) == 2.0
+    assert grad(squared)(3.0) == 24.0
+    assert grad(mul, "y")(1.0, 3.0) == 2.0
+    check_grad(calls_decorated, 0.7)
+    check_grad(mul, 0.3, -1.2)
