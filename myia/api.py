@@ -15,6 +15,7 @@ from .abstract.lattice import PY_SCALARS, TypeMismatch
 from .compile import Backend, get_backend
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
 from .frontend import parse
+from .frontend.cache import new_compilation
 from .infer.engine import Inferrer
 from .infer.specialize import specialize
 from .infer.verify_types import verify_types
@@ -159,6 +160,7 @@ class MyiaFunction:
 
     def compile(self, sig: Signature) -> Compiled:
         """Parse, infer and specialize the function for argument signature `sig`."""
+        new_compilation()
         try:
             inferrer = Inferrer()
             ctx, result = inferrer.infer(self.graph(), tuple(sig))
@@ -249,14 +251,15 @@ class GradFunction(MyiaFunction):
         self.target = fn
         self.wrt = wrt
         self.value = value
-        self._entry: Graph | None = None
+        self._entry: tuple[Graph, Graph] | None = None
 
     def graph(self) -> Graph:
-        if self._entry is None:
-            from .grad.api import entry_graph
+        from .grad.api import entry_graph, target_graph
 
-            self._entry = entry_graph(self.target, self.wrt, self.value)
-        return self._entry
+        inner = target_graph(self.target)
+        if self._entry is None or self._entry[0] is not inner:
+            self._entry = (inner, entry_graph(inner, self.wrt, self.value))
+        return self._entry[1]
 
     __myia_graph__ = graph
 

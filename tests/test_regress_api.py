@@ -135,3 +135,112 @@ def test_wraps_decorated_grad():
     assert grad(mul, "y")(1.0, 3.0) == 2.0
     check_grad(calls_decorated, 0.7)
     check_grad(mul, 0.3, -1.2)
+
+
+# Stale globals: a new compilation reads the module as it is now ----------------------------
+
+SCALE = 1.0
+
+
+def helper(x):
+    return x * SCALE
+
+
+def scaled(x):
+    return helper(x) + SCALE
+
+
+def recursive_a(x, n):
+    return x if n == 0 else recursive_b(x * SCALE, n - 1)
+
+
+def recursive_b(x, n):
+    return recursive_a(x + SCALE, n)
+
+
+class Namespace:
+    offset = 1.0
+
+
+def via_attribute(x):
+    return x + Namespace.offset
+
+
+def test_new_compilation_reads_rebound_globals():
+    global SCALE, helper
+    old_helper = helper
+    try:
+        f = myia(scaled)
+        assert f(2.0) == 3.0
+        SCALE = 2.0
+        assert f(2.0) == 3.0  # an existing specialization keeps its constants
+        assert myia(scaled)(2.0) == scaled(2.0) == 6.0
+        assert grad(scaled)(2.0) == 2.0
+        assert myia(recursive_a)(1.0, 2) == recursive_a(1.0, 2)
+        SCALE = 3.0
+        assert myia(recursive_a)(1.0, 2) == recursive_a(1.0, 2)
+        assert grad(recursive_a)(1.0, 2) == 9.0
+
+        def helper(x):  # noqa: F811
+            return x - SCALE
+
+        assert myia(scaled)(2.0) == scaled(2.0) == 2.0
+        assert grad(scaled)(2.0) == 1.0
+        Namespace.offset = 5.0
+        assert myia(via_attribute)(1.0) == 6.0
+        Namespace.offset = 7.0
+        assert myia(via_attribute)(1.0) == 8.0
+    finally:
+        SCALE = 1.0
+        helper = old_helper
+        Namespace.offset = 1.0
+
+
+BAD = "not a number"
+
+
+def uses_bad(x):
+    return x + BAD
+
+
+def test_error_for_a_bad_global_does_not_persist():
+    global BAD
+    from myia import MyiaError
+
+    try:
+        with pytest.raises(MyiaError):
+            myia(uses_bad)(1.0)
+        BAD = 2.0
+        assert myia(uses_bad)(1.0) == 3.0
+        assert grad(uses_bad)(1.0) == 1.0
+    finally:
+        BAD = "not a number"
+
+
+grad_of_helper = grad(helper)
+
+
+def uses_grad_global(x):
+    return grad_of_helper(x)
+
+
+def test_global_gradient_of_a_rebound_helper():
+    global SCALE
+    try:
+        assert myia(uses_grad_global)(1.0) == 1.0
+        assert grad_of_helper(1.0) == 1.0
+        SCALE = 4.0
+        assert myia(uses_grad_global)(1.0) == 4.0
+        assert myia(grad_of_helper)(1.0) == 4.0
+    finally:
+        SCALE = 1.0
+
+
+def test_unchanged_function_is_not_parsed_again():
+    from myia.frontend import parse
+    from myia.frontend.cache import new_compilation
+
+    first = parse(recursive_a)
+    new_compilation()
+    assert parse(recursive_a) is first
+    assert parse(recursive_b) is parse(recursive_b)

@@ -18,11 +18,10 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
+from . import cache
 from .blocks import Block, ExpressionBlock, Jump, Unbound
-from .resolve import is_namespace, resolve_global, to_node
+from .resolve import is_namespace, lookup_global, resolve_global, to_node
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
-
-_cache: dict[Any, Graph] = {}
 
 BINOPS: dict[type, Any] = {
     ast.Add: ops.add,
@@ -46,20 +45,25 @@ COMPARE: dict[type, Any] = {
 
 
 def parse(fn: types.FunctionType) -> Graph:
-    """Return the graph of Python function `fn`, parsing it the first time."""
-    graph = _cache.get(fn)
+    """Return the graph of Python function `fn`, parsing it if it has no current graph.
+
+    The graph is cached while the globals it read stay the same (`myia.frontend.cache`).
+    """
+    graph = cache.current(fn)
     if graph is None:
         graph = Graph(fn.__qualname__)
-        _cache[fn] = graph
         from ..grad.registry import CUSTOM_BPROPS
 
         if fn in CUSTOM_BPROPS:
             graph.flags["bprop"] = CUSTOM_BPROPS[fn]
+        cache.start(fn, graph)
+        ok = False
         try:
             SourceFunction(fn).parse_into(graph)
-        except BaseException:
-            del _cache[fn]
-            raise
+            ok = True
+        finally:
+            cache.finish(fn, ok)
+        cache.used(fn, graph)
     return graph
 
 
@@ -277,6 +281,7 @@ class FunctionParser:
         if name not in self.global_cache:
             loc = self.use_location or self.source.location(self.node)
             self.global_cache[name] = resolve_global(self.source.fn, name, loc, self.name)
+            cache.read(None, name, lookup_global(self.source.fn, name))
         c = self.global_cache[name]
         return Constant(c.value, DebugInfo(name, c.debug.location))
 
@@ -745,6 +750,7 @@ class FunctionParser:
                     f"{value.value!r} has no attribute {node.attr!r}",
                     at(self.loc(node), self.name),
                 ) from None
+            cache.read(value.value, node.attr, attr)
             full = f"{getattr(value.value, '__name__', '')}.{node.attr}"
             return to_node(attr, full, self.loc(node))
         return block.apply(ops.getattr_, value, node.attr, debug=self.dbg(node, node.attr))

@@ -121,11 +121,19 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     return g
 
 
-def entry_graph(fn: Any, wrt: tuple[Any, ...], value: bool) -> Graph:
-    """A graph ``(params...) -> grad(fn, *wrt)(params...)`` with `fn`'s parameters."""
+def target_graph(fn: Any) -> Graph:
+    """The graph of the function a gradient is taken of (a Python or Myia function)."""
     from ..frontend import parse
 
-    inner = fn.graph() if hasattr(fn, "graph") and callable(fn.graph) else parse(fn)
+    return fn.graph() if hasattr(fn, "graph") and callable(fn.graph) else parse(fn)
+
+
+def entry_graph(fn: Any, wrt: tuple[Any, ...], value: bool) -> Graph:
+    """A graph ``(params...) -> grad(fn, *wrt)(params...)`` with `fn`'s parameters.
+
+    `fn` is a function or its graph (`target_graph`).
+    """
+    inner = fn if isinstance(fn, Graph) else target_graph(fn)
     g = Graph(f"{'value_and_grad' if value else 'grad'}({inner.name})")
     params = [g.add_parameter(name) for name in inner.param_names]
     g.defaults = dict(inner.defaults)
