@@ -6,6 +6,7 @@ gradients with finite differences).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import pytest
@@ -244,3 +245,125 @@ def test_unchanged_function_is_not_parsed_again():
     new_compilation()
     assert parse(recursive_a) is first
     assert parse(recursive_b) is parse(recursive_b)
+
+
+# Reflected operators: a method returning NotImplemented passes the turn --------------------
+
+
+@dataclasses.dataclass
+class Meters:
+    v: float
+
+    def __add__(self, o):
+        if isinstance(o, Meters):
+            return Meters(self.v + o.v)
+        return NotImplemented
+
+    def __mul__(self, o):
+        return NotImplemented
+
+    def __rmul__(self, o):
+        return Meters(self.v * o)
+
+    def __lt__(self, o):
+        if isinstance(o, Meters):
+            return self.v < o.v
+        return NotImplemented
+
+    def __eq__(self, o):
+        if isinstance(o, Meters):
+            return self.v == o.v
+        return NotImplemented
+
+
+@dataclasses.dataclass
+class Feet:
+    v: float
+
+    def __radd__(self, o):
+        return Meters(o.v + self.v * 0.3)
+
+    def __rsub__(self, o):
+        return o.v - self.v * 0.3
+
+    def __gt__(self, o):
+        return self.v * 0.3 > o.v
+
+    def __rmatmul__(self, o):
+        return o.v * self.v
+
+    def __rpow__(self, o):
+        return o.v**self.v
+
+    def __rtruediv__(self, o):
+        return o.v / self.v
+
+    def __rfloordiv__(self, o):
+        return o.v // self.v
+
+    def __rmod__(self, o):
+        return o.v % self.v
+
+
+@dataclasses.dataclass
+class Plain:
+    v: float
+
+    def __add__(self, o):
+        return NotImplemented
+
+
+def add(a, b):
+    return a + b
+
+
+def arith(a, b):
+    return (a - b, a @ b, a**b, a / b, a // b, a % b)
+
+
+def times(a, k):
+    return k * a
+
+
+def less(a, b):
+    return (a < b, b > a)
+
+
+def equal(a, b):
+    return (a == b, a != b)
+
+
+def reflected_loss(x):
+    m = Meters(x) + Feet(2.0 * x)
+    return (3.0 * m).v + (Meters(x) - Feet(x))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_reflected_operators(backend):
+    m, f = Meters(1.5), Feet(2.0)
+    cases = [
+        (add, (m, f)),
+        (add, (m, m)),
+        (arith, (m, f)),
+        (times, (m, 3.0)),
+        (less, (m, f)),
+        (less, (m, m)),
+        (equal, (m, m)),
+        (equal, (m, f)),
+    ]
+    for fn, args in cases:
+        assert myia(fn, backend=backend)(*args) == fn(*args), fn.__name__
+
+
+def test_reflected_operators_unsupported():
+    for args in [(Plain(1.0), 2.0), (Plain(1.0), Plain(2.0)), (Meters(1.0), 2.0)]:
+        with pytest.raises(TypeError) as python:
+            add(*args)
+        with pytest.raises(TypeError) as compiled:
+            myia(add)(*args)
+        assert str(compiled.value) == str(python.value)
+
+
+def test_reflected_operators_grad():
+    assert grad(reflected_loss)(1.0) == pytest.approx(3.0 * 1.6 + 0.7)
+    check_grad(reflected_loss, 0.8)
