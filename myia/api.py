@@ -145,7 +145,9 @@ class MyiaFunction:
         except TypeError as exc:
             raise MyiaTypeError(f"{self.fn.__name__}(): {exc}") from None
         bound.apply_defaults()
-        return tuple(bound.args)
+        # One value per parameter, as the graph has them: ``*args`` as a tuple, keyword-only
+        # parameters after it, ``**kwargs`` as a dict.
+        return tuple(bound.arguments.values())
 
     def signature(self, *args: Any, **kwargs: Any) -> Signature:
         """The argument signature of a call (the key of the compilation cache)."""

@@ -178,10 +178,6 @@ def uses_invert(x):
     return ~x  # MARK
 
 
-def uses_kwargs_param(**kw):  # MARK
-    return kw
-
-
 def nested_error(x):
     def inner(y):
         y.attr = x  # MARK
@@ -228,7 +224,6 @@ CASES = [
     uses_match,
     uses_is_with_value,
     uses_invert,
-    uses_kwargs_param,
     nested_error,
     closure_reads_later_variable,
 ]
@@ -236,8 +231,6 @@ CASES = [
 
 def _call(fn):
     args = {"list_extend_in_loop": (1, 2), "uses_is_with_value": (1, 2)}.get(fn.__name__, (1,))
-    if fn is uses_kwargs_param:
-        return myia(fn)()
     return myia(fn)(*args)
 
 

@@ -367,3 +367,127 @@ def test_reflected_operators_unsupported():
 def test_reflected_operators_grad():
     assert grad(reflected_loss)(1.0) == pytest.approx(3.0 * 1.6 + 0.7)
     check_grad(reflected_loss, 0.8)
+
+
+# *args, **kwargs and keyword-only parameters ------------------------------------------------
+
+
+def star(*args):
+    return args
+
+
+def first_and_rest(x, *rest):
+    return x + len(rest)
+
+
+def options(x, *args, scale=1.0, shift=0, **rest):
+    return (x * scale + shift, args, rest)
+
+
+def keyword_only(x, *, training=False, rate=0.5):
+    return x * rate if training else x
+
+
+def keywords(x, **kw):
+    return x * kw["a"] + kw["b"]
+
+
+def calls_keywords(x):
+    return keywords(x, b=x, a=2.0) + options(x, 1, 2, scale=3.0, c=x)[0]
+
+
+def calls_star(x):
+    return star(x, 2 * x) + star() + (first_and_rest(x, 1, 2, 3),)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_varargs_at_the_entry_point(backend):
+    def run(fn, *args, **kwargs):
+        got = myia(fn, backend=backend)(*args, **kwargs)
+        assert got == fn(*args, **kwargs)
+        assert type(got) is type(fn(*args, **kwargs))
+
+    run(star, 5)
+    run(star)
+    run(star, 1, 2.0, (3, 4))
+    run(first_and_rest, 1.0)
+    run(first_and_rest, 1.0, 2, 3)
+    run(options, 2.0)
+    run(options, 2.0, 1, scale=2.0, z=1, w=(1.0, 2))
+    run(keyword_only, 3.0)
+    run(keyword_only, 3.0, training=True)
+    run(keyword_only, 3.0, rate=0.25, training=True)
+    run(keywords, 2.0, a=3.0, b=1)
+    run(calls_keywords, 2.0)
+    run(calls_star, 2.0)
+
+
+def test_varargs_wrong_calls_are_type_errors():
+    from myia import MyiaTypeError
+
+    with pytest.raises(MyiaTypeError, match="too many positional"):
+        myia(keyword_only)(3.0, 1.0)
+    with pytest.raises(MyiaTypeError, match="unexpected keyword"):
+        myia(keyword_only)(3.0, dropout=True)
+
+
+def test_varargs_grad():
+    assert grad(keyword_only)(3.0, training=True) == 0.5
+    assert grad(keyword_only, "rate")(3.0, rate=0.25, training=True) == 3.0
+    assert grad(keywords)(2.0, a=3.0, b=1.0) == 3.0
+    assert grad(calls_keywords)(2.0) == 6.0
+    assert grad(first_and_rest)(1.0, 2, 3) == 1.0
+    check_grad(calls_keywords, 0.7)
+
+
+# Keyword calls on a function chosen at run time ---------------------------------------------
+
+
+def minus(a, b):
+    return a - b
+
+
+def plus(a, b):
+    return a + b
+
+
+def swapped(b, a):
+    return a * b
+
+
+def pick_keywords(x, y):
+    fn = minus if x < 0 else plus
+    return fn(a=x, b=y) + fn(y, b=x)
+
+
+def pick_with_if(x, y):
+    if x < 0:
+        fn = minus
+    else:
+        fn = plus
+    return fn(b=y, a=x)
+
+
+def pick_different(x, y):
+    fn = minus if x < 0 else swapped
+    return fn(a=x, b=y)
+
+
+@pytest.mark.parametrize("x", [-1.5, 2.0])
+def test_keyword_call_on_a_function_chosen_at_run_time(check, x):
+    check(pick_keywords, x, 3.0)
+    check(pick_with_if, x, 3.0)
+
+
+def test_keyword_call_on_a_function_chosen_at_run_time_grad():
+    check_grad(pick_keywords, -1.5, 3.0)
+    check_grad(pick_keywords, 2.0, 3.0)
+    check_grad(pick_with_if, -1.5, 3.0)
+
+
+def test_keyword_call_on_functions_binding_differently_is_a_type_error():
+    from myia import MyiaTypeError
+
+    with pytest.raises(MyiaTypeError, match="bind its arguments differently") as info:
+        myia(pick_different)(1.0, 2.0)
+    assert "return fn(a=x, b=y)" in str(info.value)

@@ -67,6 +67,29 @@ def parse(fn: types.FunctionType) -> Graph:
     return graph
 
 
+_bound: dict[Graph, Graph] = {}
+
+
+def bound_graph(fn: types.FunctionType, graph: Graph) -> Graph:
+    """`graph` (the graph of `fn`) taking one argument per parameter, bound by the caller.
+
+    Python binds the arguments of a call from Python (``myia(f)(...)``, ``grad(f)(...)``):
+    ``*args`` arrives as a tuple, ``**kwargs`` as a dict. The graph itself is returned when
+    its parameters are all positional.
+    """
+    if not (graph.flags.get("vararg") or graph.flags.get("kwarg") or graph.kwonly):
+        return graph
+    out = _bound.get(graph)
+    if out is None:
+        out = _bound[graph] = Graph(fn.__qualname__)
+        try:
+            SourceFunction(fn).parse_into(out, bound=True)
+        except BaseException:
+            del _bound[graph]
+            raise
+    return out
+
+
 def no_source_error(fn: types.FunctionType, location: Location | None = None) -> MyiaSyntaxError:
     """The error for a function whose source Python cannot find.
 
@@ -164,7 +187,12 @@ class SourceFunction:
             getattr(node, "end_col_offset", None),
         )
 
-    def parse_into(self, graph: Graph) -> None:
+    def parse_into(self, graph: Graph, bound: bool = False) -> None:
+        """Parse the function into `graph`.
+
+        With `bound`, the graph takes one argument per parameter, ``*args`` as a tuple,
+        keyword-only parameters positionally, ``**kwargs`` as a dict (see `bound_graph`).
+        """
         node = self.node
         graph.debug.location = self.location(node)
         if isinstance(node, ast.AsyncFunctionDef):
@@ -183,6 +211,10 @@ class SourceFunction:
                 v = self.fn.__kwdefaults__[a.arg]
                 graph.defaults[a.arg] = Constant(v, DebugInfo(a.arg, self.location(a)))
         fp.parse_body()
+        if bound:
+            graph.flags.pop("vararg", None)
+            graph.flags.pop("kwarg", None)
+            graph.kwonly = 0
 
 
 def walk_scope(body: list[ast.stmt] | ast.expr) -> list[ast.AST]:
@@ -241,8 +273,9 @@ class FunctionParser:
         scope = walk_scope(node.body)
         self.bindings = _bound_names(scope)
         self.locals = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-        if args.vararg:
-            self.locals.add(args.vararg.arg)
+        for star in (args.vararg, args.kwarg):
+            if star is not None:
+                self.locals.add(star.arg)
         self.locals.update(self.bindings)
         self.nested_defs: dict[str, Graph] = {}
         for n in scope:
@@ -312,8 +345,6 @@ class FunctionParser:
 
     def parse_body(self) -> None:
         args = self.node.args
-        if args.kwarg is not None:
-            raise self.error(args.kwarg, "**kwargs parameters are not supported by Myia")
         entry = Block(self, self.graph)
         positional = [*args.posonlyargs, *args.args]
         for a in positional:
@@ -325,6 +356,11 @@ class FunctionParser:
         for a in args.kwonlyargs:
             entry.write(a.arg, self.graph.add_parameter(a.arg, self.dbg(a, a.arg)))
         self.graph.kwonly = len(args.kwonlyargs)
+        if args.kwarg is not None:
+            # ``**kwargs``: the last parameter, a dict of the keyword arguments left over.
+            a = args.kwarg
+            entry.write(a.arg, self.graph.add_parameter(a.arg, self.dbg(a, a.arg)))
+            self.graph.flags["kwarg"] = True
         entry.sealed = True
         if isinstance(self.node, ast.Lambda):
             value = self.expr(entry, self.node.body)

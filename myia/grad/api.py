@@ -124,8 +124,11 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
 def target_graph(fn: Any) -> Graph:
     """The graph of the function a gradient is taken of (a Python or Myia function)."""
     from ..frontend import parse
+    from ..frontend.parser import bound_graph
 
-    return fn.graph() if hasattr(fn, "graph") and callable(fn.graph) else parse(fn)
+    g = fn.graph() if hasattr(fn, "graph") and callable(fn.graph) else parse(fn)
+    # The gradient's entry passes one argument per parameter (`*args` as a tuple...).
+    return bound_graph(getattr(fn, "fn", fn), g)
 
 
 def entry_graph(fn: Any, wrt: tuple[Any, ...], value: bool) -> Graph:
