@@ -11,7 +11,7 @@ import functools
 
 import pytest
 
-from myia import grad, myia
+from myia import grad, myia, value_and_grad
 from myia.testing import check_grad
 
 # Source lookup: a function is parsed from its own code object ----------------------------
@@ -491,3 +491,123 @@ def test_keyword_call_on_functions_binding_differently_is_a_type_error():
     with pytest.raises(MyiaTypeError, match="bind its arguments differently") as info:
         myia(pick_different)(1.0, 2.0)
     assert "return fn(a=x, b=y)" in str(info.value)
+
+
+# grad's parameters: positions, names, tuples, argnums ---------------------------------------
+
+
+def prod3(x, y, z=2.0):
+    return x * y * y * z
+
+
+def grad_in_code(x, y):
+    return grad(prod3, (0, 1))(x, y)[1] + grad(prod3, argnums=1)(x, y) + grad(prod3, (1,))(x, y)[0]
+
+
+def test_grad_parameter_spellings():
+    x, y = 2.0, 3.0
+    assert grad(prod3, (0, 1))(x, y) == (18.0, 24.0)
+    assert grad(prod3, [0, 1])(x, y) == (18.0, 24.0)
+    assert grad(prod3, (1,))(x, y) == (24.0,)
+    assert grad(prod3, argnums=1)(x, y) == 24.0
+    assert grad(prod3, argnums=(0, 1))(x, y) == (18.0, 24.0)
+    assert grad(prod3, ("x", "z"))(x, y) == (18.0, 18.0)
+    assert grad(prod3, 0, "y")(x, y) == (18.0, 24.0)
+    assert value_and_grad(prod3, argnums=(1,))(x, y) == (36.0, (24.0,))
+    assert myia(grad_in_code)(x, y) == 3 * 24.0
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: grad(prod3, wrt="y"), "unexpected keyword argument 'wrt'"),
+        (lambda: grad(prod3, 1.5), "position .* or name"),
+        (lambda: grad(prod3, (0, None)), "position .* or name"),
+        (lambda: grad(prod3, 0, argnums=1), "both"),
+        (lambda: grad(3.0), r"grad\(\) expects a function, not float 3.0"),
+        (lambda: myia(3.0), r"myia\(\) expects a function, not float 3.0"),
+        (lambda: myia(Meters), "not the class Meters"),
+        (lambda: myia(object()), "expects a function, not object"),
+        (lambda: myia(id), "expects a Python function, not builtin_function_or_method"),
+        (lambda: grad(prod3, 5)(1.0, 2.0), "no argument at position 5"),
+        (lambda: grad(prod3, "q")(1.0, 2.0), "'q' is not a parameter"),
+    ],
+)
+def test_grad_and_myia_mistakes_are_clear(make, match):
+    from myia import MyiaTypeError
+
+    with pytest.raises(MyiaTypeError, match=match):
+        make()
+
+
+# Partial applications, bound methods, builtins, lru_cache, callable objects -----------------
+
+
+@dataclasses.dataclass
+class Model:
+    w: float
+    b: float
+
+    def predict(self, x):
+        return self.w * x * x + self.b
+
+    def __call__(self, x):
+        return self.predict(x) * 2.0
+
+
+model = Model(3.0, 1.0)
+half_prod = functools.partial(prod3, 0.5)
+model_predict = model.predict
+
+
+def uses_partial_inside(x):
+    p = functools.partial(prod3, x)
+    q = functools.partial(prod3, x, 2.0)
+    return p(x * 3.0) + q(x)
+
+
+def uses_global_partials(x):
+    return half_prod(x) + model_predict(x) + half_prod(x, 3.0)
+
+
+@functools.lru_cache(maxsize=None)
+def cached_square(x):
+    return x * x
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_callables_given_to_myia(backend):
+    import math
+
+    import numpy as np
+
+    def same(fn, *args, **kwargs):
+        assert myia(fn, backend=backend)(*args, **kwargs) == pytest.approx(fn(*args, **kwargs))
+
+    same(functools.partial(prod3, 2.0), 3.0)
+    same(functools.partial(prod3, y=2.0), 3.0)
+    same(functools.partial(prod3, 2.0, z=1.0), 3.0)
+    same(model.predict, 2.0)
+    same(model, 2.0)
+    same(np.sin, 1.0)
+    same(math.exp, 0.5)
+    same(np.maximum, 1.0, 2.0)
+    same(cached_square, 3.0)
+    same(uses_partial_inside, 2.0)
+    same(uses_global_partials, 2.0)
+    a = np.linspace(0.0, 1.0, 5)
+    np.testing.assert_allclose(myia(np.tanh, backend=backend)(a), np.tanh(a))
+
+
+def test_callables_given_to_grad():
+    import math
+
+    assert grad(functools.partial(prod3, 2.0))(3.0) == 24.0
+    assert grad(functools.partial(prod3, 2.0), "z")(3.0) == 18.0
+    assert grad(functools.partial(prod3, y=2.0))(3.0) == 8.0
+    assert grad(model.predict)(2.0) == 12.0
+    assert grad(model)(2.0) == 24.0
+    assert grad(math.sin)(0.5) == pytest.approx(math.cos(0.5))
+    assert grad(cached_square)(3.0) == 6.0
+    check_grad(uses_partial_inside, 0.7)
+    check_grad(uses_global_partials, 0.7)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
+import inspect
 import types
 from typing import Any
 
@@ -21,7 +23,7 @@ from ..errors import MyiaNameError, MyiaTypeError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location
 from ..operations.core import Operation
 from ..operations.mapping import lookup
-from ..primitives import Primitive
+from ..primitives import P, Primitive
 
 _MISSING = object()
 
@@ -97,12 +99,10 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
         if module_ast(value.__code__.co_filename) is None:
             raise no_source_error(value, location)
         return Constant(parse(value), debug)
-    if isinstance(value, types.MethodType) and is_parsable(value.__func__):
-        raise MyiaTypeError(
-            f"bound method {name} of a global object is not supported; "
-            "pass the object as an argument",
-            at(location),
-        )
+    if isinstance(value, functools.partial) or (
+        isinstance(value, types.MethodType) and is_parsable(value.__func__)
+    ):
+        return Constant(partial_graph(value, name, location), debug)
     if isinstance(value, _PLAIN_TYPES) or is_namespace(value):
         return Constant(value, debug)
     if isinstance(value, (tuple, list, dict)) or dataclasses.is_dataclass(value):
@@ -115,6 +115,48 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
             f"{full} is not supported in Myia code (used as {name!r})", at(location)
         )
     return Constant(value, debug)
+
+
+def partial_graph(value: Any, name: str, location: Location | None) -> Graph:
+    """The graph of a partial application or bound method that Myia code refers to.
+
+    It has the parameters Python gives the partial application (`inspect.signature`: those
+    left, with their defaults; keywords bound become keyword-only parameters with defaults)
+    and calls the function with the bound arguments first. The bound values are constants,
+    read at compile time like the other module-level values.
+    """
+    if isinstance(value, functools.partial):
+        fn, args = value.func, value.args
+    else:
+        fn, args = value.__func__, (value.__self__,)
+    try:
+        sig = inspect.signature(value)
+    except (TypeError, ValueError):
+        sig = None
+    kinds = [p.kind for p in sig.parameters.values()] if sig is not None else []
+    if sig is None or any(k in (_VAR_POSITIONAL, _VAR_KEYWORD) for k in kinds):
+        raise MyiaTypeError(
+            f"{name}: a partial application of a function with *args or **kwargs is not "
+            "supported in Myia code when read from a global; write a function",
+            at(location),
+        )
+    g = Graph(f"partial({getattr(fn, '__name__', name)})", location)
+    inputs: list[Any] = [Constant(a, DebugInfo(None, location)) for a in args]
+    for p in sig.parameters.values():
+        param = g.add_parameter(p.name, DebugInfo(p.name, location))
+        if p.default is not p.empty:
+            g.defaults[p.name] = Constant(p.default, DebugInfo(p.name, location))
+        if p.kind is inspect.Parameter.KEYWORD_ONLY:
+            g.kwonly += 1
+            inputs.append(g.apply(P.make_kwarg, p.name, param))
+        else:
+            inputs.append(param)
+    g.output = g.apply(to_node(fn, name, location), *inputs)
+    return g
+
+
+_VAR_POSITIONAL = inspect.Parameter.VAR_POSITIONAL
+_VAR_KEYWORD = inspect.Parameter.VAR_KEYWORD
 
 
 def resolve_global(

@@ -401,12 +401,17 @@ class Specializer:
     def partial(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Apply:
         """``partial(g, x...)``: `g` specialized as its calls with ``x...`` made it."""
         result = values[node]
-        inputs = [self.ref(i, ctx, values) for i in node.inputs]
+        target = None
         if isinstance(result, AbstractFunction) and len(result.options) == 1:
             targets = self.inf.partial_contexts.get(next(iter(result.options)), ())
             if len(targets) == 1:
-                g = self.graph_for(next(iter(targets)))
-                inputs[1] = self._const(g, node.inputs[1], None)
+                target = self._const(self.graph_for(next(iter(targets))), node.inputs[1], None)
+        # (The function itself is not looked up when its specialization is known: the same
+        # function may be partially applied elsewhere to other types.)
+        inputs = [
+            target if i == 1 and target is not None else self.ref(n, ctx, values)
+            for i, n in enumerate(node.inputs)
+        ]
         return _retype(Apply(inputs, self.graphs[ctx], node.debug.derive()), result)
 
     def value_target(

@@ -7,6 +7,7 @@ found there is replaced by the Myia operation, primitive or library function it 
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from typing import Any
 
@@ -158,7 +159,7 @@ NUMPY: dict[Any, Any] = {
     np.size: P.size,
 }
 
-MAPPING: dict[Any, Any] = {**BUILTINS, **MATH, **NUMPY}
+MAPPING: dict[Any, Any] = {**BUILTINS, **MATH, **NUMPY, functools.partial: P.partial}
 
 ARRAY_ATTRIBUTES: dict[str, Any] = {
     "shape": nl.array_shape,
