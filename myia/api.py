@@ -79,6 +79,38 @@ def tuple_key(t: tuple[Any, ...]) -> tuple[Any, ...]:
     return (tuple, array_key(t))
 
 
+def _holds_function(a: Any, seen: set[int] | None = None) -> bool:
+    """Whether values of abstract type `a` hold a function (in a tuple, a record...)."""
+    from .abstract.data import (
+        AbstractDict,
+        AbstractFunction,
+        AbstractList,
+        AbstractRecord,
+        AbstractTuple,
+        AbstractUnion,
+    )
+
+    seen = set() if seen is None else seen
+    if id(a) in seen:
+        return False
+    seen.add(id(a))
+    if isinstance(a, AbstractFunction):
+        return True
+    if isinstance(a, AbstractTuple):
+        parts: Any = a.elements
+    elif isinstance(a, AbstractList):
+        parts = (a.element,)
+    elif isinstance(a, (AbstractDict,)):
+        parts = a.values
+    elif isinstance(a, AbstractRecord):
+        parts = a.fields
+    elif isinstance(a, AbstractUnion):
+        parts = a.options
+    else:
+        return False
+    return any(_holds_function(p, seen) for p in parts)
+
+
 class Signature(tuple):
     """The abstract values of a call's arguments, printed in Myia's notation."""
 
@@ -174,6 +206,8 @@ class MyiaFunction:
         try:
             inferrer = Inferrer()
             ctx, result = inferrer.infer(self.graph(), tuple(sig))
+            if _holds_function(result):
+                raise self._returns_function_error(ctx.graph, result)
             graph = specialize(inferrer, ctx)
             if VERIFY:
                 verify_types(graph)
@@ -185,6 +219,22 @@ class MyiaFunction:
             raise
         except Exception as exc:
             raise MyiaInternalError(f"{type(exc).__name__}: {exc}") from exc
+
+    def _returns_function_error(self, graph: Graph, result: Any) -> MyiaTypeError:
+        from .errors import Frame
+        from .grad.api import _strip_seq
+        from .infer.traceback import is_internal
+
+        out = _strip_seq(graph.output)
+        loc = out.debug.find_location() if out is not None else None
+        if loc is None or is_internal(loc.filename):
+            loc = graph.debug.find_location()
+        return MyiaTypeError(
+            f"{self.entry.name} returns a function ({show(result)}): a function made in "
+            "compiled code cannot be returned to Python (as in jax.jit); return the values "
+            "it computes, or compile the function itself (myia(inner) where it is defined)",
+            [Frame(graph.name, loc, f"returns {show(result)}")],
+        )
 
     def specialization(self, *args: Any, **kwargs: Any) -> Compiled:
         """The compiled specialization for these arguments (compiling it if needed)."""

@@ -611,3 +611,29 @@ def test_callables_given_to_grad():
     assert grad(cached_square)(3.0) == 6.0
     check_grad(uses_partial_inside, 0.7)
     check_grad(uses_global_partials, 0.7)
+
+
+# Returning a function from the entry point --------------------------------------------------
+
+
+def make_scaler(a):
+    return lambda x: a * x
+
+
+def make_pair(a):
+    def inc(x):
+        return x + a
+
+    return (a, inc)
+
+
+def test_returning_a_function_is_a_clear_type_error():
+    from myia import MyiaTypeError
+
+    for fn in (make_scaler, make_pair):
+        with pytest.raises(MyiaTypeError, match="returns a function") as info:
+            myia(fn)(2.0)
+        assert "test_regress_api.py" in str(info.value)
+        assert "return" in str(info.value)
+    # Inside compiled code, returned functions are called as usual.
+    assert myia(lambda x: make_scaler(x)(3.0) + make_pair(x)[1](1.0))(2.0) == 9.0
