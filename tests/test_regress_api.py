@@ -570,9 +570,14 @@ def uses_global_partials(x):
     return half_prod(x) + model_predict(x) + half_prod(x, 3.0)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=32)
 def cached_square(x):
     return x * x
+
+
+@functools.cache
+def cached_cube(x):
+    return x * x * x
 
 
 @pytest.mark.parametrize("backend", ["numpy", "debug"])
@@ -593,6 +598,7 @@ def test_callables_given_to_myia(backend):
     same(math.exp, 0.5)
     same(np.maximum, 1.0, 2.0)
     same(cached_square, 3.0)
+    same(cached_cube, 3.0)
     same(uses_partial_inside, 2.0)
     same(uses_global_partials, 2.0)
     a = np.linspace(0.0, 1.0, 5)
