@@ -643,3 +643,15 @@ def test_returning_a_function_is_a_clear_type_error():
         assert "return" in str(info.value)
     # Inside compiled code, returned functions are called as usual.
     assert myia(lambda x: make_scaler(x)(3.0) + make_pair(x)[1](1.0))(2.0) == 9.0
+
+
+grad_of_partial = grad(functools.partial(prod3, 2.0))
+compiled_method = myia(model.predict)
+
+
+def uses_compiled_partials(x):
+    return grad_of_partial(x) + compiled_method(x)
+
+
+def test_compiled_partial_applications_called_from_myia_code():
+    assert myia(uses_compiled_partials)(3.0) == 24.0 + model.predict(3.0)

@@ -83,6 +83,13 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
         # itself parsed.)
         make_graph = getattr(value, "__myia_graph__", None)
         if make_graph is not None:
+            entry = getattr(value, "entry", None)
+            if entry is not None and entry.prefixed:
+                # `grad` of a partial application: the gradient's graph, arguments bound.
+                callee = Constant(make_graph(), debug)
+                sig = entry.user_signature()
+                g = _bound_call(callee, entry.args, sig, name, location)
+                return Constant(g, debug)
             return Constant(make_graph(), debug)
         value = getattr(value, "__myia_function__", value)
     mapped = lookup(value)
@@ -140,7 +147,22 @@ def partial_graph(value: Any, name: str, location: Location | None) -> Graph:
             "supported in Myia code when read from a global; write a function",
             at(location),
         )
-    g = Graph(f"partial({getattr(fn, '__name__', name)})", location)
+    return _bound_call(to_node(fn, name, location), args, sig, name, location)
+
+
+def _bound_call(
+    callee: Constant,
+    args: tuple[Any, ...],
+    sig: inspect.Signature,
+    name: str,
+    location: Location | None,
+) -> Graph:
+    """``(params of sig) -> callee(*args, *params)``, keyword-only parameters by name.
+
+    (Keywords a partial application binds are keyword-only parameters of `sig`, with the
+    values bound as defaults.)
+    """
+    g = Graph(f"partial({name})", location)
     inputs: list[Any] = [Constant(a, DebugInfo(None, location)) for a in args]
     for p in sig.parameters.values():
         param = g.add_parameter(p.name, DebugInfo(p.name, location))
@@ -151,7 +173,7 @@ def partial_graph(value: Any, name: str, location: Location | None) -> Graph:
             inputs.append(g.apply(P.make_kwarg, p.name, param))
         else:
             inputs.append(param)
-    g.output = g.apply(to_node(fn, name, location), *inputs)
+    g.output = g.apply(callee, *inputs)
     return g
 
 
