@@ -655,3 +655,22 @@ def uses_compiled_partials(x):
 
 def test_compiled_partial_applications_called_from_myia_code():
     assert myia(uses_compiled_partials)(3.0) == 24.0 + model.predict(3.0)
+
+
+def test_functions_of_a_notebook_cell():
+    """A cell's source is in `linecache` (as IPython and Jupyter put it): it is found there."""
+    import linecache
+
+    source = (
+        "def cell_helper(x):\n"
+        "    return x * 3.0\n"
+        "\n"
+        "f, g = (lambda x: cell_helper(x) + 1.0), (lambda x: x - 1.0)\n"
+    )
+    name = "<ipython-input-7-regress>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    namespace: dict = {}
+    exec(compile(source, name, "exec"), namespace)
+    assert myia(namespace["f"])(2.0) == 7.0
+    assert myia(namespace["g"])(2.0) == 1.0
+    assert grad(namespace["f"])(2.0) == 3.0

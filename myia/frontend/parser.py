@@ -10,7 +10,6 @@ Constructs outside the subset raise `MyiaSyntaxError` at their line.
 from __future__ import annotations
 
 import ast
-import linecache
 import types
 from typing import Any
 
@@ -21,6 +20,7 @@ from ..primitives import P
 from . import cache
 from .blocks import Block, ExpressionBlock, Jump, Unbound
 from .resolve import is_namespace, lookup_global, resolve_global, to_node
+from .source import find_code, module_ast, no_source_error
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
 
 BINOPS: dict[type, Any] = {
@@ -90,74 +90,6 @@ def bound_graph(fn: types.FunctionType, graph: Graph) -> Graph:
     return out
 
 
-def no_source_error(fn: types.FunctionType, location: Location | None = None) -> MyiaSyntaxError:
-    """The error for a function whose source Python cannot find.
-
-    Myia compiles a function from its source: one made by ``exec`` or ``eval``, or typed in
-    an interactive session, cannot be compiled. The error points at `location` (where the
-    function is used), or else at the function's first line.
-    """
-    code = fn.__code__
-    frames = at(location) if location else at(Location(code.co_filename, code.co_firstlineno))
-    return MyiaSyntaxError(
-        f"Myia needs the source code of {fn.__qualname__} to compile it, and Python cannot "
-        f"find it (defined in {code.co_filename}: by exec or eval, or in an interactive "
-        "session?); define the function in a file",
-        frames,
-    )
-
-
-_module_asts: dict[str, tuple[list[str], ast.Module | None]] = {}
-
-
-def module_ast(filename: str) -> ast.Module | None:
-    """The AST of source file `filename` (as `linecache` has it), or None without a source.
-
-    Parsed once per version of the file's text (notebook cells are in `linecache` too).
-    """
-    linecache.checkcache(filename)
-    lines = linecache.getlines(filename)
-    if not lines:
-        return None
-    cached = _module_asts.get(filename)
-    if cached is not None and cached[0] == lines:
-        return cached[1]
-    try:
-        tree: ast.Module | None = ast.parse("".join(lines), filename)
-    except (SyntaxError, ValueError):
-        tree = None
-    _module_asts[filename] = (list(lines), tree)
-    return tree
-
-
-def _find_code(tree: ast.Module, code: types.CodeType) -> ast.AST | None:
-    """The ``def`` or ``lambda`` of `tree` that `code` was compiled from, or None."""
-    line = code.co_firstlineno
-    if code.co_name != "<lambda>":
-        for n in ast.walk(tree):
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == code.co_name:
-                first = n.decorator_list[0].lineno if n.decorator_list else n.lineno
-                if line in (first, n.lineno):
-                    return n
-        return None
-    spans = [
-        (a, b, c, d)
-        for a, b, c, d in code.co_positions()
-        if None not in (a, b, c, d) and (a, c) < (b, d)
-    ]
-    best = None
-    for n in ast.walk(tree):
-        if not isinstance(n, ast.Lambda) or n.lineno != line:
-            continue
-        body = n.body
-        start = (body.lineno, body.col_offset)
-        end = (body.end_lineno, body.end_col_offset)
-        if all(start <= (a, c) and (b, d) <= end for a, b, c, d in spans):
-            if best is None or start >= (best.body.lineno, best.body.col_offset):
-                best = n
-    return best
-
-
 class SourceFunction:
     """The source of a Python function: its AST node, found from its code object.
 
@@ -173,7 +105,7 @@ class SourceFunction:
         code = fn.__code__
         self.filename = code.co_filename
         tree = module_ast(code.co_filename)
-        node = _find_code(tree, code) if tree is not None else None
+        node = find_code(tree, code) if tree is not None else None
         if node is None:
             raise no_source_error(fn)
         self.node = node

@@ -101,7 +101,7 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
         return Constant(parse(value), debug)
     if isinstance(value, types.FunctionType) and value.__code__.co_filename.startswith("<"):
         # Defined in a notebook cell (its source is known), by exec or eval (it is not).
-        from .parser import module_ast, no_source_error
+        from .source import module_ast, no_source_error
 
         if module_ast(value.__code__.co_filename) is None:
             raise no_source_error(value, location)
