@@ -674,3 +674,10 @@ def test_functions_of_a_notebook_cell():
     assert myia(namespace["f"])(2.0) == 7.0
     assert myia(namespace["g"])(2.0) == 1.0
     assert grad(namespace["f"])(2.0) == 3.0
+
+
+def test_partial_of_a_myia_function():
+    compiled = myia(prod3)
+    assert myia(functools.partial(compiled, 2.0))(3.0) == 36.0
+    assert grad(functools.partial(compiled, 2.0))(3.0) == 24.0
+    assert myia(myia(functools.partial(prod3, 2.0)))(3.0) == 36.0
