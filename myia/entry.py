@@ -58,7 +58,9 @@ class Entry:
                 fn = fn.__func__
             elif isinstance(fn, functools._lru_cache_wrapper):
                 fn = fn.__wrapped__
-            elif hasattr(fn, "__myia_function__") and not hasattr(fn, "__myia_graph__"):
+            elif not isinstance(fn, types.FunctionType) and (
+                hasattr(fn, "__myia_function__") and not hasattr(fn, "__myia_graph__")
+            ):
                 fn = fn.__myia_function__  # a `myia` function, in a partial application
             else:
                 break
