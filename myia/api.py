@@ -13,8 +13,9 @@ import numpy as np
 from .abstract import show, to_abstract
 from .abstract.lattice import PY_SCALARS, TypeMismatch
 from .compile import Backend, get_backend
+from .entry import Entry
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
-from .frontend import parse
+from .frontend.cache import new_compilation
 from .infer.engine import Inferrer
 from .infer.specialize import specialize
 from .infer.verify_types import verify_types
@@ -78,6 +79,38 @@ def tuple_key(t: tuple[Any, ...]) -> tuple[Any, ...]:
     return (tuple, array_key(t))
 
 
+def _holds_function(a: Any, seen: set[int] | None = None) -> bool:
+    """Whether values of abstract type `a` hold a function (in a tuple, a record...)."""
+    from .abstract.data import (
+        AbstractDict,
+        AbstractFunction,
+        AbstractList,
+        AbstractRecord,
+        AbstractTuple,
+        AbstractUnion,
+    )
+
+    seen = set() if seen is None else seen
+    if id(a) in seen:
+        return False
+    seen.add(id(a))
+    if isinstance(a, AbstractFunction):
+        return True
+    if isinstance(a, AbstractTuple):
+        parts: Any = a.elements
+    elif isinstance(a, AbstractList):
+        parts = (a.element,)
+    elif isinstance(a, (AbstractDict,)):
+        parts = a.values
+    elif isinstance(a, AbstractRecord):
+        parts = a.fields
+    elif isinstance(a, AbstractUnion):
+        parts = a.options
+    else:
+        return False
+    return any(_holds_function(p, seen) for p in parts)
+
+
 class Signature(tuple):
     """The abstract values of a call's arguments, printed in Myia's notation."""
 
@@ -113,13 +146,17 @@ class MyiaFunction:
         if self._wrapped is not None:
             if hasattr(fn, "__myia_graph__"):
                 self.__myia_graph__ = self.graph
-            fn = self._wrapped.fn
-        functools.update_wrapper(self, fn)
+            self.entry: Entry = self._wrapped.entry
+        else:
+            self.entry = Entry.of(fn, "grad" if isinstance(self, GradFunction) else "myia")
+        fn = self.entry.fn
+        functools.update_wrapper(self, self.entry.callable, updated=())
         self.fn = fn
-        self.__myia_function__ = fn
-        self._signature = inspect.signature(fn)
+        # What Myia code calling this object calls (a partial application stays one).
+        self.__myia_function__ = self.entry.callable if self.entry.prefixed else fn
+        self._signature = self.entry.signature
         self._nparams = len(self._signature.parameters)
-        self._simple = all(
+        self._simple = not self.entry.prefixed and all(
             p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.default is p.empty
             for p in self._signature.parameters.values()
         )
@@ -134,17 +171,23 @@ class MyiaFunction:
         """The graph of the function, as parsed."""
         if self._wrapped is not None:
             return self._wrapped.graph()
-        return parse(self.fn)
+        return self.entry.graph()
 
     def _arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         if self._simple and not kwargs and len(args) == self._nparams:
             return args
+        entry = self.entry
+        if entry.prefixed:
+            args = (*entry.args, *args)
+            kwargs = {**entry.keywords, **kwargs}
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise MyiaTypeError(f"{self.fn.__name__}(): {exc}") from None
+            raise MyiaTypeError(f"{self.entry.name}(): {exc}") from None
         bound.apply_defaults()
-        return tuple(bound.args)
+        # One value per parameter, as the graph has them: ``*args`` as a tuple, keyword-only
+        # parameters after it, ``**kwargs`` as a dict.
+        return tuple(bound.arguments.values())
 
     def signature(self, *args: Any, **kwargs: Any) -> Signature:
         """The argument signature of a call (the key of the compilation cache)."""
@@ -155,13 +198,16 @@ class MyiaFunction:
             raise self._bad_argument(exc) from None
 
     def _bad_argument(self, exc: Exception) -> MyiaTypeError:
-        return MyiaTypeError(f"{self.fn.__name__}(): an argument has no Myia type: {exc}")
+        return MyiaTypeError(f"{self.entry.name}(): an argument has no Myia type: {exc}")
 
     def compile(self, sig: Signature) -> Compiled:
         """Parse, infer and specialize the function for argument signature `sig`."""
+        new_compilation()
         try:
             inferrer = Inferrer()
             ctx, result = inferrer.infer(self.graph(), tuple(sig))
+            if _holds_function(result):
+                raise self._returns_function_error(ctx.graph, result)
             graph = specialize(inferrer, ctx)
             if VERIFY:
                 verify_types(graph)
@@ -173,6 +219,22 @@ class MyiaFunction:
             raise
         except Exception as exc:
             raise MyiaInternalError(f"{type(exc).__name__}: {exc}") from exc
+
+    def _returns_function_error(self, graph: Graph, result: Any) -> MyiaTypeError:
+        from .errors import Frame
+        from .grad.api import _strip_seq
+        from .infer.traceback import is_internal
+
+        out = _strip_seq(graph.output)
+        loc = out.debug.find_location() if out is not None else None
+        if loc is None or is_internal(loc.filename):
+            loc = graph.debug.find_location()
+        return MyiaTypeError(
+            f"{self.entry.name} returns a function ({show(result)}): a function made in "
+            "compiled code cannot be returned to Python (as in jax.jit); return the values "
+            "it computes, or compile the function itself (myia(inner) where it is defined)",
+            [Frame(graph.name, loc, f"returns {show(result)}")],
+        )
 
     def specialization(self, *args: Any, **kwargs: Any) -> Compiled:
         """The compiled specialization for these arguments (compiling it if needed)."""
@@ -245,33 +307,92 @@ class GradFunction(MyiaFunction):
     """``grad(fn, *wrt)`` or ``value_and_grad(fn, *wrt)``: compiled like any Myia function."""
 
     def __init__(self, fn: Any, wrt: tuple[Any, ...], value: bool, *, backend: str | None = None):
-        super().__init__(getattr(fn, "fn", fn), backend=backend)
-        self.target = fn
-        self.wrt = wrt
+        super().__init__(fn, backend=backend)
+        self.wrt = _check_wrt(wrt, self.entry)
         self.value = value
-        self._entry: Graph | None = None
+        self._entry: tuple[Graph, Graph] | None = None
 
     def graph(self) -> Graph:
-        if self._entry is None:
-            from .grad.api import entry_graph
+        from .frontend.parser import bound_graph
+        from .grad.api import entry_graph
 
-            self._entry = entry_graph(self.target, self.wrt, self.value)
-        return self._entry
+        # The entry passes one argument per parameter (`*args` as a tuple...).
+        inner = bound_graph(self.fn, MyiaFunction.graph(self))
+        if self._entry is None or self._entry[0] is not inner:
+            self._entry = (inner, entry_graph(inner, self.wrt, self.value))
+        return self._entry[1]
 
     __myia_graph__ = graph
 
 
-def grad(fn: Callable[..., Any], *wrt: Any, **options: Any) -> GradFunction:
+def _check_wrt(wrt: tuple[Any, ...], entry: Entry) -> tuple[Any, ...]:
+    """The parameters `grad` differentiates, checked.
+
+    Positions in a partial application (``grad(functools.partial(f, a))``,
+    ``grad(obj.method)``) become names of `f`'s parameters.
+    """
+    for w in wrt:
+        items = w if isinstance(w, (tuple, list)) else (w,)
+        for i in items:
+            if isinstance(i, bool) or not isinstance(i, (int, str)):
+                raise MyiaTypeError(
+                    f"grad({entry.name}, ...): the parameters differentiated are given by "
+                    f"position (an int) or name (a str), or a tuple of them, not {i!r}"
+                )
+    wrt = tuple(tuple(w) if isinstance(w, list) else w for w in wrt)
+    if not entry.prefixed:
+        return wrt
+    names = list(entry.user_signature().parameters)
+
+    def name(i: Any) -> Any:
+        if isinstance(i, str):
+            return i
+        if not -len(names) <= i < len(names):
+            raise MyiaTypeError(
+                f"grad({entry.name}, ...): no argument at position {i} "
+                f"(the function takes {len(names)})"
+            )
+        return names[i]
+
+    if not wrt:
+        return (name(0),)
+    return tuple(tuple(map(name, w)) if isinstance(w, tuple) else name(w) for w in wrt)
+
+
+def _grad_arguments(
+    wrt: tuple[Any, ...], argnums: Any, options: dict[str, Any], who: str
+) -> tuple[Any, ...]:
+    """`wrt`, or JAX's ``argnums=``; a keyword `grad` does not know is a `MyiaTypeError`."""
+    unknown = sorted(set(options) - {"backend"})
+    if unknown:
+        raise MyiaTypeError(
+            f"{who}() got an unexpected keyword argument {unknown[0]!r}: give the parameters "
+            f'to differentiate by position or name ({who}(f, "y"), {who}(f, 1), '
+            f"{who}(f, (0, 1))) or as argnums=..."
+        )
+    if argnums is None:
+        return wrt
+    if wrt:
+        raise MyiaTypeError(f"{who}() got parameters both as arguments and as argnums")
+    return (argnums,)
+
+
+def grad(fn: Callable[..., Any], *wrt: Any, argnums: Any = None, **options: Any) -> GradFunction:
     """The gradient of scalar function `fn` w.r.t. the parameters `wrt` (default: the first).
 
-    Parameters are named or given by position; several give a tuple of gradients. Works at
+    Parameters are named or given by position; several (``grad(f, 0, 1)``), or a tuple of
+    them (``grad(f, (0, 1))``, JAX's ``argnums=(0, 1)``), give a tuple of gradients. Works at
     the top level (it compiles) and inside Myia code, to any order.
     """
+    wrt = _grad_arguments(wrt, argnums, options, "grad")
     return GradFunction(fn, wrt, False, **options)
 
 
-def value_and_grad(fn: Callable[..., Any], *wrt: Any, **options: Any) -> GradFunction:
+def value_and_grad(
+    fn: Callable[..., Any], *wrt: Any, argnums: Any = None, **options: Any
+) -> GradFunction:
     """Like `grad`, but returns ``(fn(*args), gradient)``."""
+    wrt = _grad_arguments(wrt, argnums, options, "value_and_grad")
     return GradFunction(fn, wrt, True, **options)
 
 

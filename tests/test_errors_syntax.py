@@ -170,10 +170,6 @@ def uses_match(x):
     return 0
 
 
-def uses_kwargs_param(**kw):  # MARK
-    return kw
-
-
 def nested_error(x):
     def inner(y):
         y.attr = x  # MARK
@@ -218,7 +214,6 @@ CASES = [
     uses_comprehension,
     uses_bare_raise,
     uses_match,
-    uses_kwargs_param,
     nested_error,
     closure_reads_later_variable,
 ]
@@ -226,8 +221,6 @@ CASES = [
 
 def _call(fn):
     args = {"list_extend_in_loop": (1, 2)}.get(fn.__name__, (1,))
-    if fn is uses_kwargs_param:
-        return myia(fn)()
     return myia(fn)(*args)
 
 

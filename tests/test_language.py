@@ -651,7 +651,6 @@ def test_keywords_at_the_entry_point(check):
     check(with_defaults, x=1, y=2, z=3)
 
 
-@pytest.mark.xfail_pipeline("api: keyword-only parameters of the entry point (KeyError)")
 def test_keyword_only_at_the_entry_point(check):
     check(kwonly, 1.0, shift=2.0)
     check(kwonly, 1.0, shift=2.0, scale=3)

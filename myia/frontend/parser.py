@@ -10,8 +10,6 @@ Constructs outside the subset raise `MyiaSyntaxError` at their line.
 from __future__ import annotations
 
 import ast
-import inspect
-import textwrap
 import types
 from typing import Any
 
@@ -19,12 +17,11 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
-from . import comprehensions, defaults, partials
+from . import cache, comprehensions, defaults, partials
 from .blocks import Block, ExpressionBlock, Jump, Unbound
-from .resolve import functions_in_constant, is_namespace, resolve_global, to_node
+from .resolve import functions_in_constant, is_namespace, lookup_global, resolve_global, to_node
+from .source import find_code, module_ast, no_source_error
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
-
-_cache: dict[Any, Graph] = {}
 
 BINOPS: dict[type, Any] = {
     ast.Add: ops.add,
@@ -53,81 +50,86 @@ COMPARE: dict[type, Any] = {
 
 
 def parse(fn: types.FunctionType) -> Graph:
-    """Return the graph of Python function `fn`, parsing it the first time."""
-    graph = _cache.get(fn)
+    """Return the graph of Python function `fn`, parsing it if it has no current graph.
+
+    The graph is cached while the globals it read stay the same (`myia.frontend.cache`).
+    """
+    graph = cache.current(fn)
     if graph is None:
         graph = Graph(fn.__qualname__)
-        _cache[fn] = graph
         from ..grad.registry import CUSTOM_BPROPS
 
         if fn in CUSTOM_BPROPS:
             graph.flags["bprop"] = CUSTOM_BPROPS[fn]
+        cache.start(fn, graph)
+        ok = False
         try:
             SourceFunction(fn).parse_into(graph)
-        except BaseException:
-            del _cache[fn]
-            raise
+            ok = True
+        finally:
+            cache.finish(fn, ok)
+        cache.used(fn, graph)
     return graph
 
 
-def no_source_error(fn: types.FunctionType, location: Location | None = None) -> MyiaSyntaxError:
-    """The error for a function whose source Python cannot find.
+_bound: dict[Graph, Graph] = {}
 
-    Myia compiles a function from its source: one made by ``exec`` or ``eval``, or typed in
-    an interactive session, cannot be compiled. The error points at `location` (where the
-    function is used), or else at the function's first line.
+
+def bound_graph(fn: types.FunctionType, graph: Graph) -> Graph:
+    """`graph` (the graph of `fn`) taking one argument per parameter, bound by the caller.
+
+    Python binds the arguments of a call from Python (``myia(f)(...)``, ``grad(f)(...)``):
+    ``*args`` arrives as a tuple, ``**kwargs`` as a dict. The graph itself is returned when
+    its parameters are all positional.
     """
-    code = fn.__code__
-    frames = at(location) if location else at(Location(code.co_filename, code.co_firstlineno))
-    return MyiaSyntaxError(
-        f"Myia needs the source code of {fn.__qualname__} to compile it, and Python cannot "
-        f"find it (defined in {code.co_filename}: by exec or eval, or in an interactive "
-        "session?); define the function in a file",
-        frames,
-    )
+    if not (graph.flags.get("vararg") or graph.flags.get("kwarg") or graph.kwonly):
+        return graph
+    out = _bound.get(graph)
+    if out is None:
+        out = _bound[graph] = Graph(fn.__qualname__)
+        try:
+            SourceFunction(fn).parse_into(out, bound=True)
+        except BaseException:
+            del _bound[graph]
+            raise
+    return out
 
 
 class SourceFunction:
-    """The source of a top-level Python function: its AST, file and line offset."""
+    """The source of a Python function: its AST node, found from its code object.
+
+    The node is the ``def`` or ``lambda`` the code object was compiled from: in the file the
+    code names, at its first line (a ``def``'s first decorator, if any) and, for a lambda, at
+    the columns its instructions come from (`code.co_positions`). A function's ``__name__``
+    and ``__wrapped__`` play no part: a renamed function, one of two lambdas on a line and a
+    wrapper made by `functools.wraps` are each parsed from their own code.
+    """
 
     def __init__(self, fn: types.FunctionType):
         self.fn = fn
-        self.filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
-        try:
-            lines, first = inspect.getsourcelines(fn)
-        except (OSError, TypeError):
-            raise no_source_error(fn) from None
-        self.line_offset = first - 1
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-        self.col_offset = len(lines[0]) - len(lines[0].lstrip())
-        self.node = self._find(tree)
-
-    def _find(self, tree: ast.AST) -> ast.AST:
-        name = self.fn.__name__
-        if name == "<lambda>":
-            lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
-            argnames = list(self.fn.__code__.co_varnames[: self.fn.__code__.co_argcount])
-            for lam in lambdas:
-                if [a.arg for a in lam.args.args] == argnames:
-                    return lam
-            raise MyiaSyntaxError("cannot find the source of this lambda")
-        for n in ast.walk(tree):
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name:
-                return n
-        raise MyiaSyntaxError(f"cannot find the source of function {name}")
+        code = fn.__code__
+        self.filename = code.co_filename
+        tree = module_ast(code.co_filename)
+        node = find_code(tree, code) if tree is not None else None
+        if node is None:
+            raise no_source_error(fn)
+        self.node = node
 
     def location(self, node: ast.AST) -> Location:
-        line = getattr(node, "lineno", 1) + self.line_offset
-        end = getattr(node, "end_lineno", None)
         return Location(
             self.filename,
-            line,
-            getattr(node, "col_offset", 0) + self.col_offset,
-            end + self.line_offset if end is not None else None,
+            getattr(node, "lineno", 1),
+            getattr(node, "col_offset", 0),
+            getattr(node, "end_lineno", None),
             getattr(node, "end_col_offset", None),
         )
 
-    def parse_into(self, graph: Graph) -> None:
+    def parse_into(self, graph: Graph, bound: bool = False) -> None:
+        """Parse the function into `graph`.
+
+        With `bound`, the graph takes one argument per parameter, ``*args`` as a tuple,
+        keyword-only parameters positionally, ``**kwargs`` as a dict (see `bound_graph`).
+        """
         node = self.node
         graph.debug.location = self.location(node)
         if isinstance(node, ast.AsyncFunctionDef):
@@ -146,6 +148,10 @@ class SourceFunction:
                 v = self.fn.__kwdefaults__[a.arg]
                 graph.defaults[a.arg] = Constant(v, DebugInfo(a.arg, self.location(a)))
         fp.parse_body()
+        if bound:
+            graph.flags.pop("vararg", None)
+            graph.flags.pop("kwarg", None)
+            graph.kwonly = 0
 
 
 def walk_scope(body: list[ast.stmt] | ast.expr) -> list[ast.AST]:
@@ -208,8 +214,9 @@ class FunctionParser:
         scope = walk_scope(node.body)
         self.bindings = _bound_names(scope)
         self.locals = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-        if args.vararg:
-            self.locals.add(args.vararg.arg)
+        for star in (args.vararg, args.kwarg):
+            if star is not None:
+                self.locals.add(star.arg)
         self.locals.update(self.bindings)
         self.nested_defs: dict[str, Graph] = {}
         for n in scope:
@@ -249,6 +256,7 @@ class FunctionParser:
         if name not in self.global_cache:
             loc = self.use_location or self.source.location(self.node)
             self.global_cache[name] = resolve_global(self.source.fn, name, loc, self.name)
+            cache.read(None, name, lookup_global(self.source.fn, name))
         c = self.global_cache[name]
         return Constant(c.value, DebugInfo(name, c.debug.location))
 
@@ -279,8 +287,6 @@ class FunctionParser:
 
     def parse_body(self) -> None:
         args = self.node.args
-        if args.kwarg is not None:
-            raise self.error(args.kwarg, "**kwargs parameters are not supported by Myia")
         entry = Block(self, self.graph)
         positional = [*args.posonlyargs, *args.args]
         for a in positional:
@@ -292,6 +298,11 @@ class FunctionParser:
         for a in args.kwonlyargs:
             entry.write(a.arg, self.graph.add_parameter(a.arg, self.dbg(a, a.arg)))
         self.graph.kwonly = len(args.kwonlyargs)
+        if args.kwarg is not None:
+            # ``**kwargs``: the last parameter, a dict of the keyword arguments left over.
+            a = args.kwarg
+            entry.write(a.arg, self.graph.add_parameter(a.arg, self.dbg(a, a.arg)))
+            self.graph.flags["kwarg"] = True
         entry.sealed = True
         defaults.bind(self, entry)
         if isinstance(self.node, ast.Lambda):
@@ -728,6 +739,7 @@ class FunctionParser:
                     f"{value.value!r} has no attribute {node.attr!r}",
                     at(self.loc(node), self.name),
                 ) from None
+            cache.read(value.value, node.attr, attr)
             full = f"{getattr(value.value, '__name__', '')}.{node.attr}"
             return self.constant(block, to_node(attr, full, self.loc(node)).value, full, node)
         return block.apply(ops.getattr_, value, node.attr, debug=self.dbg(node, node.attr))

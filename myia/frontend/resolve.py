@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
 import inspect
 import types
 from typing import Any
@@ -22,7 +23,7 @@ from ..errors import MyiaNameError, MyiaTypeError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location
 from ..operations.core import Operation
 from ..operations.mapping import lookup
-from ..primitives import Primitive
+from ..primitives import P, Primitive
 
 _MISSING = object()
 
@@ -76,12 +77,21 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
     from .parser import parse
 
     debug = DebugInfo(name, location)
-    make_graph = getattr(value, "__myia_graph__", None)
-    if make_graph is not None:
-        return Constant(make_graph(), debug)
-    inner = getattr(value, "__myia_function__", None)
-    if inner is not None:
-        value = inner
+    if not isinstance(value, types.FunctionType):
+        # A function compiled by Myia (`myia`, `grad`). (A plain function may carry these
+        # attributes too, copied by `functools.wraps` from the function it wraps: it is
+        # itself parsed.)
+        make_graph = getattr(value, "__myia_graph__", None)
+        if make_graph is not None:
+            entry = getattr(value, "entry", None)
+            if entry is not None and entry.prefixed:
+                # `grad` of a partial application: the gradient's graph, arguments bound.
+                callee = Constant(make_graph(), debug)
+                sig = entry.user_signature()
+                g = _bound_call(callee, entry.args, sig, name, location)
+                return Constant(g, debug)
+            return Constant(make_graph(), debug)
+        value = getattr(value, "__myia_function__", value)
     mapped = lookup(value)
     if mapped is not None:
         value = mapped
@@ -91,19 +101,15 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
         return Constant(parse(value), debug)
     if isinstance(value, types.FunctionType) and value.__code__.co_filename.startswith("<"):
         # Defined in a notebook cell (its source is known), by exec or eval (it is not).
-        try:
-            inspect.getsourcelines(value)
-        except (OSError, TypeError):
-            from .parser import no_source_error
+        from .source import module_ast, no_source_error
 
-            raise no_source_error(value, location) from None
+        if module_ast(value.__code__.co_filename) is None:
+            raise no_source_error(value, location)
         return Constant(parse(value), debug)
-    if isinstance(value, types.MethodType) and is_parsable(value.__func__):
-        raise MyiaTypeError(
-            f"bound method {name} of a global object is not supported; "
-            "pass the object as an argument",
-            at(location),
-        )
+    if isinstance(value, functools.partial) or (
+        isinstance(value, types.MethodType) and is_parsable(value.__func__)
+    ):
+        return Constant(partial_graph(value, name, location), debug)
     if isinstance(value, _PLAIN_TYPES) or is_namespace(value):
         return Constant(value, debug)
     if isinstance(value, (tuple, list, dict)) or dataclasses.is_dataclass(value):
@@ -148,6 +154,63 @@ def functions_in_constant(value: Any, name: str, location: Location | None, appl
             return apply(P.make_dict, tuple(value), *nodes)
         return apply(P.make_tuple if t is tuple else P.make_list, *nodes)
     return None
+
+
+def partial_graph(value: Any, name: str, location: Location | None) -> Graph:
+    """The graph of a partial application or bound method that Myia code refers to.
+
+    It has the parameters Python gives the partial application (`inspect.signature`: those
+    left, with their defaults; keywords bound become keyword-only parameters with defaults)
+    and calls the function with the bound arguments first. The bound values are constants,
+    read at compile time like the other module-level values.
+    """
+    if isinstance(value, functools.partial):
+        fn, args = value.func, value.args
+    else:
+        fn, args = value.__func__, (value.__self__,)
+    try:
+        sig = inspect.signature(value)
+    except (TypeError, ValueError):
+        sig = None
+    kinds = [p.kind for p in sig.parameters.values()] if sig is not None else []
+    if sig is None or any(k in (_VAR_POSITIONAL, _VAR_KEYWORD) for k in kinds):
+        raise MyiaTypeError(
+            f"{name}: a partial application of a function with *args or **kwargs is not "
+            "supported in Myia code when read from a global; write a function",
+            at(location),
+        )
+    return _bound_call(to_node(fn, name, location), args, sig, name, location)
+
+
+def _bound_call(
+    callee: Constant,
+    args: tuple[Any, ...],
+    sig: inspect.Signature,
+    name: str,
+    location: Location | None,
+) -> Graph:
+    """``(params of sig) -> callee(*args, *params)``, keyword-only parameters by name.
+
+    (Keywords a partial application binds are keyword-only parameters of `sig`, with the
+    values bound as defaults.)
+    """
+    g = Graph(f"partial({name})", location)
+    inputs: list[Any] = [Constant(a, DebugInfo(None, location)) for a in args]
+    for p in sig.parameters.values():
+        param = g.add_parameter(p.name, DebugInfo(p.name, location))
+        if p.default is not p.empty:
+            g.defaults[p.name] = Constant(p.default, DebugInfo(p.name, location))
+        if p.kind is inspect.Parameter.KEYWORD_ONLY:
+            g.kwonly += 1
+            inputs.append(g.apply(P.make_kwarg, p.name, param))
+        else:
+            inputs.append(param)
+    g.output = g.apply(callee, *inputs)
+    return g
+
+
+_VAR_POSITIONAL = inspect.Parameter.VAR_POSITIONAL
+_VAR_KEYWORD = inspect.Parameter.VAR_KEYWORD
 
 
 def resolve_global(

@@ -30,20 +30,38 @@ from ..primitives import P
 from ..primitives.grad import GradSpec, grad_of, sens_type
 
 
+def _flat(wrt: tuple[Any, ...]) -> list[Any]:
+    return [x for w in wrt for x in (w if isinstance(w, (tuple, list)) else (w,))]
+
+
+def returns_tuple(spec: GradSpec) -> bool:
+    """Whether ``grad(f, *wrt)`` gives a tuple: several parameters, or one tuple of them.
+
+    ``grad(f, 1)`` gives one gradient, ``grad(f, 0, 1)`` and ``grad(f, (0, 1))`` (JAX's
+    ``argnums=(0, 1)``) a tuple, ``grad(f, (1,))`` a tuple of one.
+    """
+    wrt = spec.wrt
+    return len(wrt) > 1 or (len(wrt) == 1 and isinstance(wrt[0], (tuple, list)))
+
+
 def positions(spec: GradSpec, nargs: int) -> list[int]:
     """The positions of the arguments `spec` differentiates."""
     fn = spec.fn
     names = fn.graph.param_names if isinstance(fn, GraphFunction) else []
     out = []
-    for w in spec.wrt or (0,):
+    for w in _flat(spec.wrt) if spec.wrt else (0,):
         if isinstance(w, str):
             if w not in names:
                 raise MyiaTypeError(f"grad: {w!r} is not a parameter of the function")
             out.append(names.index(w))
-        elif isinstance(w, int) and -nargs <= w < nargs:
+        elif isinstance(w, int) and not isinstance(w, bool) and -nargs <= w < nargs:
             out.append(w % nargs)
+        elif isinstance(w, int) and not isinstance(w, bool):
+            raise MyiaTypeError(f"grad: no argument at position {w} (the function takes {nargs})")
         else:
-            raise MyiaTypeError(f"grad: no argument {w!r}")
+            raise MyiaTypeError(
+                f"grad: the parameters differentiated are positions or names, not {w!r}"
+            )
     return out
 
 
@@ -56,7 +74,7 @@ def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) ->
             _not_scalar_frames(inferrer, spec, result),
         )
     grads = [sens_type(args[i]) for i in positions(spec, len(args))]
-    g: AbstractValue = grads[0] if len(grads) == 1 else AbstractTuple(tuple(grads))
+    g: AbstractValue = AbstractTuple(tuple(grads)) if returns_tuple(spec) else grads[0]
     return AbstractTuple((result, g)) if spec.value else g
 
 
@@ -116,16 +134,27 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
         d if isinstance(primal.parameters[i].abstract, leaves) else g.apply(P.gmaterialize, d)
         for d, i in zip(grads, pos)
     ]
-    result = grads[0] if len(grads) == 1 else g.apply(P.make_tuple, *grads)
+    result = g.apply(P.make_tuple, *grads) if returns_tuple(spec) else grads[0]
     g.output = g.apply(P.make_tuple, out, result) if spec.value else result
     return g
 
 
-def entry_graph(fn: Any, wrt: tuple[Any, ...], value: bool) -> Graph:
-    """A graph ``(params...) -> grad(fn, *wrt)(params...)`` with `fn`'s parameters."""
+def target_graph(fn: Any) -> Graph:
+    """The graph of the function a gradient is taken of (a Python or Myia function)."""
     from ..frontend import parse
+    from ..frontend.parser import bound_graph
 
-    inner = fn.graph() if hasattr(fn, "graph") and callable(fn.graph) else parse(fn)
+    g = fn.graph() if hasattr(fn, "graph") and callable(fn.graph) else parse(fn)
+    # The gradient's entry passes one argument per parameter (`*args` as a tuple...).
+    return bound_graph(getattr(fn, "fn", fn), g)
+
+
+def entry_graph(fn: Any, wrt: tuple[Any, ...], value: bool) -> Graph:
+    """A graph ``(params...) -> grad(fn, *wrt)(params...)`` with `fn`'s parameters.
+
+    `fn` is a function or its graph (`target_graph`).
+    """
+    inner = fn if isinstance(fn, Graph) else target_graph(fn)
     g = Graph(f"{'value_and_grad' if value else 'grad'}({inner.name})")
     params = [g.add_parameter(name) for name in inner.param_names]
     g.defaults = dict(inner.defaults)

@@ -12,12 +12,12 @@ from __future__ import annotations
 from ..primitives import P
 
 
-def grad_(fn, *wrt):
-    return P.grad_of(fn, wrt, False)
+def grad_(fn, *wrt, argnums=None):
+    return P.grad_of(fn, wrt if argnums is None else (argnums,), False)
 
 
-def value_and_grad_(fn, *wrt):
-    return P.grad_of(fn, wrt, True)
+def value_and_grad_(fn, *wrt, argnums=None):
+    return P.grad_of(fn, wrt if argnums is None else (argnums,), True)
 
 
 def jpartial(jf, *args):

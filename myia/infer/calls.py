@@ -8,6 +8,7 @@ from typing import Any
 
 from ..abstract.data import (
     NONE,
+    AbstractDict,
     AbstractKeyword,
     AbstractRecord,
     AbstractTuple,
@@ -32,12 +33,13 @@ def bind_graph_args(inferrer: Any, fn: GraphFunction, args: list[AbstractValue])
     g = fn.graph
     params = g.parameters
     vararg = g.flags.get("vararg", False)
-    if len(args) == len(params) and not vararg and not g.kwonly:
+    kwarg = g.flags.get("kwarg", False)
+    if len(args) == len(params) and not vararg and not g.kwonly and not kwarg:
         if not any(type(a) is AbstractKeyword for a in args):
             return args
     names = g.param_names
     fname = g.name.split(":")[0]
-    npos = len(params) - g.kwonly - (1 if vararg else 0)
+    npos = len(params) - g.kwonly - (1 if vararg else 0) - (1 if kwarg else 0)
     pos, kws = _split(args)
     values: dict[str, Any] = dict(zip(names[:npos], pos))
     extra = pos[npos:]
@@ -48,13 +50,16 @@ def bind_graph_args(inferrer: Any, fn: GraphFunction, args: list[AbstractValue])
             f"{fname}() takes {npos} positional arguments but {len(pos)} were given",
             error_frames(inferrer.calls),
         )
+    rest: dict[str, Any] = {}
     for k, v in kws.items():
-        if k not in names or k in values:
+        if k in values or (k not in names and not kwarg) or (kwarg and k == names[-1]):
             what = (
                 "multiple values for argument" if k in values else "an unexpected keyword argument"
             )
             raise MyiaTypeError(f"{fname}() got {what} {k!r}", error_frames(inferrer.calls))
-        values[k] = v
+        (values if k in names else rest)[k] = v
+    if kwarg:
+        values[names[-1]] = AbstractDict(tuple(rest), tuple(rest.values()))
     out = []
     for name in names:
         if name in values:

@@ -16,6 +16,7 @@ from typing import Any
 from ..abstract.data import (
     BOTTOM,
     AbstractConstant,
+    AbstractDict,
     AbstractFunction,
     AbstractRecord,
     AbstractTuple,
@@ -115,6 +116,7 @@ class Specializer:
             g.debug = old.debug.derive()
             g.flags = dict(old.flags)
             g.flags.pop("vararg", None)
+            g.flags.pop("kwarg", None)
             m: dict[Node, Node] = {}
             narrowed = self.inf.narrowed.get((ctx.graph, ctx.args), {})
             for i, (p, a) in enumerate(zip(old.parameters, ctx.args)):
@@ -284,6 +286,11 @@ class Specializer:
                 app = Apply([fn_ref, *bound], new, node.debug.derive())
                 return _retype(app, result)
         inputs = [self.ref(i, ctx, values) for i in node.inputs]
+        if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
+            inputs = [
+                inputs[0],
+                *self.bind_options(fn_abs, inputs[1:], arg_nodes, arg_abs, node, ctx, values),
+            ]
         app = _retype(Apply(inputs, new, node.debug.derive()), result)
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
             want = erase_functions(result)
@@ -294,6 +301,60 @@ class Specializer:
                 self.join_converts.append(conv)
                 return conv
         return app
+
+    def bind_options(
+        self,
+        fn_abs: AbstractFunction,
+        refs: list[Node],
+        arg_nodes: list[Node],
+        arg_abs: list[AbstractValue],
+        node: Apply,
+        ctx: Context,
+        values: dict[Node, AbstractValue],
+    ) -> list[Node]:
+        """Positional arguments of a call to a function chosen at run time among `fn_abs`.
+
+        Keywords, defaults and ``*args`` are bound at compile time: where the functions it
+        may call bind the arguments alike, that binding; else a `MyiaTypeError`.
+        """
+        options = list(fn_abs.options)
+
+        def positional(f: Any) -> bool:
+            # A primitive or operation takes the arguments as they are.
+            if not isinstance(f, GraphFunction):
+                return True
+            g = f.graph
+            return len(g.parameters) == len(refs) and not (
+                g.flags.get("vararg") or g.flags.get("kwarg") or g.kwonly
+            )
+
+        if all(map(positional, options)) and not any(_is_kwarg(a) for a in arg_nodes):
+            return refs
+        bindings = []
+        for f in options:
+            if not isinstance(f, GraphFunction):
+                raise MyiaTypeError(
+                    "a function chosen at run time among functions and other callables "
+                    "must be called with positional arguments only",
+                    error_frames([*self.inf.calls, (ctx, node, values)]),
+                )
+            self.inf.calls.append((ctx, node, values))
+            try:
+                bind_graph_args(self.inf, f, arg_abs)
+            finally:
+                self.inf.calls.pop()
+            bindings.append(bind_graph_nodes(f.graph, refs, arg_nodes, self.graphs[ctx]))
+        first = bindings[0]
+        for other in bindings[1:]:
+            if len(other) != len(first) or not all(map(_same_input, first, other)):
+                names = ", ".join(sorted(f.graph.name for f in options))
+                raise MyiaTypeError(
+                    f"the functions this call may call ({names}) bind its arguments "
+                    "differently (parameter names, order or defaults): call them with "
+                    "positional arguments, or give them the same parameters",
+                    error_frames([*self.inf.calls, (ctx, node, values)]),
+                )
+        return first
 
     def drain(self) -> None:
         """Build every graph queued so far."""
@@ -364,13 +425,18 @@ class Specializer:
     def partial(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Apply:
         """``partial(g, x...)``: `g` specialized as its calls with ``x...`` made it."""
         result = values[node]
-        inputs = [self.ref(i, ctx, values) for i in node.inputs]
+        target = None
         if isinstance(result, AbstractFunction) and len(result.options) == 1:
             option = next(iter(result.options))
             targets = self.inf.partial_contexts.get(option, ())
             if len(targets) == 1 and not isinstance(option.fn, PartialFunction):
-                g = self.graph_for(next(iter(targets)))
-                inputs[1] = self._const(g, node.inputs[1], None)
+                target = self._const(self.graph_for(next(iter(targets))), node.inputs[1], None)
+        # (The function itself is not looked up when its specialization is known: the same
+        # function may be partially applied elsewhere to other types.)
+        inputs = [
+            target if i == 1 and target is not None else self.ref(n, ctx, values)
+            for i, n in enumerate(node.inputs)
+        ]
         return _retype(Apply(inputs, self.graphs[ctx], node.debug.derive()), result)
 
     def value_target(
@@ -587,6 +653,22 @@ def _abstract_of(value: Any) -> AbstractValue | None:
         return AbstractConstant(value)
 
 
+def _is_kwarg(node: Node) -> bool:
+    return node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.make_kwarg
+
+
+def _same_input(a: Node, b: Node) -> bool:
+    """Whether two bound arguments are the same (the same node, or equal constants)."""
+    if a is b:
+        return True
+    if a.is_constant and b.is_constant:
+        try:
+            return type(a.value) is type(b.value) and bool(a.value == b.value)
+        except Exception:
+            return False
+    return False
+
+
 def _split_nodes(refs: list[Node], originals: list[Node]) -> tuple[list[Node], dict[str, Node]]:
     pos: list[Node] = []
     kws: dict[str, Node] = {}
@@ -623,9 +705,10 @@ def bind_graph_nodes(
     pos, kws = _split_nodes(refs, originals)
     names = g.param_names
     vararg = g.flags.get("vararg", False)
-    if len(pos) == len(names) and not kws and not vararg:
+    kwarg = g.flags.get("kwarg", False)
+    if len(pos) == len(names) and not kws and not vararg and not kwarg:
         return pos
-    npos = len(names) - g.kwonly - (1 if vararg else 0)
+    npos = len(names) - g.kwonly - (1 if vararg else 0) - (1 if kwarg else 0)
     values: dict[str, Node] = dict(zip(names[:npos], pos))
     if vararg:
         extra = pos[npos:]
@@ -635,6 +718,15 @@ def bind_graph_nodes(
         tup.abstract = AbstractTuple(tuple(e.abstract for e in extra))
         tup.inputs[0].abstract = AbstractFunction(frozenset([P.make_tuple]))
         values[names[npos]] = tup
+    if kwarg:
+        rest = {k: v for k, v in kws.items() if k not in names}
+        keys = Constant(tuple(rest))
+        keys.abstract = constant_abstract(tuple(rest))
+        d = Apply([Constant(P.make_dict), keys, *rest.values()], caller)  # type: ignore[arg-type]
+        d.abstract = AbstractDict(tuple(rest), tuple(v.abstract for v in rest.values()))
+        d.inputs[0].abstract = AbstractFunction(frozenset([P.make_dict]))
+        kws = {k: v for k, v in kws.items() if k in names}
+        values[names[-1]] = d
     values.update(kws)
     out = []
     for name in names:

@@ -40,7 +40,9 @@ def kind_of(value: Any) -> type:
         return t
     if t is np.ndarray:
         return Array
-    if t in (tuple, list, dict, str, type(None), slice) or isinstance(value, type):
+    if t in (tuple, list, dict, str, type(None), slice, type(NotImplemented)) or isinstance(
+        value, type
+    ):
         return t if not isinstance(value, type) else type
     if dataclasses.is_dataclass(value):
         return t

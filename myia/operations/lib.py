@@ -1,7 +1,7 @@
 """Library code written in Myia's Python subset, parsed by Myia like user code.
 
 Operations resolve to these functions for the cases that are not a single primitive: the
-iteration protocol behind ``for`` loops, reflected operators, builtins over iterables. Being
+iteration protocol behind ``for`` loops, builtins over iterables. Being
 ordinary Myia code, they are inferred, differentiated and optimized like the user's code.
 """
 
@@ -325,61 +325,6 @@ def const_ne(a, b):
 
 def pos(x):
     return x
-
-
-# Reflected operators on dataclasses: ``1 + obj`` calls ``obj.__radd__(1)``.
-
-
-def radd(a, b):
-    return b.__radd__(a)
-
-
-def rsub(a, b):
-    return b.__rsub__(a)
-
-
-def rmul(a, b):
-    return b.__rmul__(a)
-
-
-def rtruediv(a, b):
-    return b.__rtruediv__(a)
-
-
-def rfloordiv(a, b):
-    return b.__rfloordiv__(a)
-
-
-def rmod(a, b):
-    return b.__rmod__(a)
-
-
-def rpow(a, b):
-    return b.__rpow__(a)
-
-
-def rmatmul(a, b):
-    return b.__rmatmul__(a)
-
-
-def rand(a, b):
-    return b.__rand__(a)
-
-
-def ror(a, b):
-    return b.__ror__(a)
-
-
-def rxor(a, b):
-    return b.__rxor__(a)
-
-
-def rlshift(a, b):
-    return b.__rlshift__(a)
-
-
-def rrshift(a, b):
-    return b.__rrshift__(a)
 
 
 # Builtins with several forms -------------------------------------------------------------------

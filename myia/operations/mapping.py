@@ -198,7 +198,13 @@ NUMPY_SCALARS: dict[Any, Any] = {
     )
 }  # fmt: skip
 
-MAPPING: dict[Any, Any] = {**BUILTINS, **MATH, **NUMPY, **NUMPY_SCALARS}
+MAPPING: dict[Any, Any] = {
+    **BUILTINS,
+    **MATH,
+    **NUMPY,
+    **NUMPY_SCALARS,
+    functools.partial: P.partial,
+}
 
 ARRAY_ATTRIBUTES: dict[str, Any] = {
     "shape": nl.array_shape,

@@ -16,6 +16,7 @@ from ..primitives import P
 from .core import Array, Function, NoMatch, Operation, is_record
 
 NoneType = type(None)
+NotImplementedType = type(NotImplemented)
 
 
 def is_number(k: Any) -> bool:
@@ -61,19 +62,153 @@ class StaticOperation(Operation):
 # Arithmetic -----------------------------------------------------------------------------------
 
 
-def _binary(name: str, prim: Any, extra: dict[tuple[Any, Any], Any] | None = None) -> Operation:
-    dunder, rdunder = f"__{name}__", f"__r{name}__"
+def _is_not_implemented(a: Any) -> Any:
+    """Whether ``a`` is ``NotImplemented`` (known from its kind at compile time)."""
+    return _lib().true_ if a is NotImplementedType else _lib().false_
 
+
+is_not_implemented = Operation("is_not_implemented", _is_not_implemented)
+
+SYMBOLS = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "truediv": "/",
+    "floordiv": "//",
+    "mod": "%",
+    "pow": "**",
+    "matmul": "@",
+    "and": "&",
+    "or": "|",
+    "xor": "^",
+    "lshift": "<<",
+    "rshift": ">>",
+    "eq": "==",
+    "ne": "!=",
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+}
+
+#: The reflection of each comparison: ``a < b`` tries ``b.__gt__(a)`` next.
+REFLECTED_COMPARISON = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+
+
+def _kind_name(k: Any) -> str:
+    return {Array: "numpy.ndarray", Function: "function"}.get(k, getattr(k, "__name__", str(k)))
+
+
+def _methods(first: Any, second: Any, message: str, last: Any = None) -> Any:
+    """``a OP b`` by Python's rules, trying one method after the other.
+
+    ``first(a, b)``; if it returns ``NotImplemented``, ``second(a, b)``; if that does too,
+    ``last(a, b)`` or else ``TypeError(message)``. `first` and `second` are the left
+    operand's method and the right one's reflected method (called ``(b, a)``), in the order
+    Python tries them; `second` may be missing (None).
+    """
+    if second is None:
+
+        def one(a, b):
+            r = first(a, b)
+            if is_not_implemented(r):
+                raise TypeError(message)
+            return r
+
+        return one
+
+    if last is None:
+
+        def two(a, b):
+            r = first(a, b)
+            if is_not_implemented(r):
+                r2 = second(a, b)
+                if is_not_implemented(r2):
+                    raise TypeError(message)
+                return r2
+            return r
+
+        return two
+
+    def three(a, b):
+        r = first(a, b)
+        if is_not_implemented(r):
+            r2 = second(a, b)
+            if is_not_implemented(r2):
+                return last(a, b)
+            return r2
+        return r
+
+    return three
+
+
+def _negated(method: Any) -> Any:
+    def negated(a, b):
+        r = method(a, b)
+        if is_not_implemented(r):
+            return r
+        return not r
+
+    return negated
+
+
+def _left(method: Any) -> Any:
+    def left(a, b):
+        return method(a, b)
+
+    return left
+
+
+def _right(method: Any) -> Any:
+    def right(a, b):
+        return method(b, a)
+
+    return right
+
+
+def _dunders(name: str, reflected: str, a: Any, b: Any, comparison: bool) -> Any:
+    """The callee of ``a OP b`` on records: their methods, with Python's fallbacks.
+
+    The left operand's ``__op__`` is tried first, then the right one's ``__rop__`` (for
+    arithmetic, only when the types differ; first if the right type is a subclass of the left
+    one that overrides it). A method returning ``NotImplemented`` passes the turn.
+    """
+    ma = _user_method(a, f"__{name}__") if is_record(a) else None
+    mb = None
+    if is_record(b) and (comparison or b is not a):
+        mb = _user_method(b, f"__{reflected}__")
+    if name == "ne":
+        # Python's default ``__ne__`` negates ``__eq__``.
+        if ma is None and is_record(a) and (eq := _user_method(a, "__eq__")):
+            ma = _negated(eq)
+        if mb is None and is_record(b) and (eq := _user_method(b, "__eq__")):
+            mb = _negated(eq)
+    last = None
+    if name in ("eq", "ne") and a is not b and (ma or mb):
+        # Objects of two classes are never the same object: `==` is False, `!=` True.
+        last = _lib().false_2 if name == "eq" else _lib().true_2
+    if ma is None and mb is None:
+        raise NoMatch
+    message = (
+        f"'{SYMBOLS[name]}' not supported between instances of "
+        if comparison
+        else f"unsupported operand type(s) for {SYMBOLS[name]}: "
+    ) + f"'{_kind_name(a)}' and '{_kind_name(b)}'"
+    if ma is None or mb is None:
+        return _methods(_left(ma) if mb is None else _right(mb), last, message)
+    left, right = _left(ma), _right(mb)
+    if a is not b and issubclass(b, a) and mb is not _user_method(a, f"__{reflected}__"):
+        left, right = right, left
+    return _methods(left, right, message, last)
+
+
+def _binary(name: str, prim: Any, extra: dict[tuple[Any, Any], Any] | None = None) -> Operation:
     def dispatch(a: Any, b: Any) -> Any:
         if is_numeric(a) and is_numeric(b):
             return prim
         if extra and (a, b) in extra:
             return extra[(a, b)]
-        if is_record(a) and (m := _user_method(a, dunder)):
-            return m
-        if is_record(b) and _user_method(b, rdunder):
-            return getattr(_lib(), f"r{name}")
-        raise NoMatch
+        return _dunders(name, f"r{name}", a, b, comparison=False)
 
     return Operation(name, dispatch, f"Python's ``{name}`` operator.")
 
@@ -94,8 +229,6 @@ rshift = _binary("rshift", P.right_shift)
 
 
 def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
-    dunder = f"__{name}__"
-
     def dispatch(a: Any, b: Any) -> Any:
         if is_numeric(a) and is_numeric(b):
             return prim
@@ -103,9 +236,7 @@ def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
             return P.const_eq if name == "eq" else _lib().const_ne
         if tuple_fn and a is tuple and b is tuple:
             return getattr(_lib(), tuple_fn)
-        if is_record(a) and (m := _user_method(a, dunder)):
-            return m
-        raise NoMatch
+        return _dunders(name, REFLECTED_COMPARISON[name], a, b, comparison=True)
 
     return Operation(name, dispatch, f"Python's ``{name}`` comparison.")
 

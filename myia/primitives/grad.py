@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..abstract.data import (
+    ANYTHING,
     ENV,
     AbstractArray,
     AbstractDict,
@@ -712,13 +713,25 @@ def grad_of(fn, wrt, value):
     return GradValue(GradSpec(fn, wrt, value))
 
 
+def _static_wrt(a: Any) -> Any:
+    """The parameters `grad` differentiates: known at compile time (nested tuples kept)."""
+    if hasattr(a, "elements"):
+        return tuple(_static_wrt(e) for e in a.elements)
+    v = getattr(a, "value", ANYTHING)
+    if v is ANYTHING:
+        raise MyiaTypeError(
+            f"grad: the parameters differentiated must be known at compile time, not {show(a)}"
+        )
+    return v
+
+
 @infer_rule(grad_of)
 def _infer_grad_of(fn, wrt, value):
     if not isinstance(fn, AbstractFunction):
         raise MyiaTypeError(f"grad expects a function, not {show(fn)}")
-    w = tuple(wrt.value if hasattr(wrt, "value") else ())
-    if hasattr(wrt, "elements"):
-        w = tuple(e.value for e in wrt.elements)
+    w = _static_wrt(wrt)
+    if not isinstance(w, tuple):
+        w = (w,)
     return AbstractFunction(frozenset(GradSpec(f, w, bool(value.value)) for f in fn.options))
 
 

@@ -101,7 +101,9 @@ class Code:
         assert graph.output is not None, f"graph {graph} has no output"
         self.graph = graph
         self.nparams = len(graph.parameters)
-        self.simple_call = not graph.flags.get("vararg") and not graph.kwonly
+        self.simple_call = not (
+            graph.flags.get("vararg") or graph.flags.get("kwarg") or graph.kwonly
+        )
         loc = graph.debug.find_location()
         self.user = loc is None or not _in_package(loc.filename)
         self.slots: dict[Node, int] = {p: i for i, p in enumerate(graph.parameters)}
@@ -486,11 +488,12 @@ class DebugVM:
         g = fn.graph
         params = g.parameters
         vararg = g.flags.get("vararg", False)
-        if len(args) == len(params) and not vararg and not g.kwonly:
+        kwarg = g.flags.get("kwarg", False)
+        if len(args) == len(params) and not vararg and not g.kwonly and not kwarg:
             if not any(type(a) is KeywordArgument for a in args):
                 return args
         names = g.param_names
-        npos = len(params) - g.kwonly - (1 if vararg else 0)
+        npos = len(params) - g.kwonly - (1 if vararg else 0) - (1 if kwarg else 0)
         pos = [a for a in args if type(a) is not KeywordArgument]
         kws = {a.key: a.value for a in args if type(a) is KeywordArgument}
         values: dict[str, Any] = {}
@@ -503,10 +506,13 @@ class DebugVM:
             raise MyiaTypeError(
                 f"{g.name}() takes {npos} positional arguments but {len(pos)} were given"
             )
+        rest: dict[str, Any] = {}
         for k, v in kws.items():
-            if k not in names or k in values:
+            if k in values or (k not in names and not kwarg) or (kwarg and k == names[-1]):
                 raise MyiaTypeError(f"{g.name}() got an unexpected keyword argument {k!r}")
-            values[k] = v
+            (values if k in names else rest)[k] = v
+        if kwarg:
+            values[names[-1]] = rest
         out = []
         for name in names:
             if name in values:
