@@ -96,6 +96,7 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     from .jtransform import fprop
 
     pos = positions(spec, nargs)
+    primal = simplified(primal)
     g = Graph(f"∇{primal.name}", primal.debug.find_location())
     g.debug.origin = primal.debug
     params = [g.add_parameter(p.debug.find_name()) for p in primal.parameters]
@@ -119,6 +120,44 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     result = grads[0] if len(grads) == 1 else g.apply(P.make_tuple, *grads)
     g.output = g.apply(P.make_tuple, out, result) if spec.value else result
     return g
+
+
+def simplified(primal: Graph) -> Graph:
+    """`primal` simplified, if it computes a gradient (which is differentiated again).
+
+    A gradient graph as specialization leaves it is full of plumbing: closures, environments,
+    tuples of sensitivities, zeros. Differentiated as it is, each order would differentiate
+    all of it, and the graph would grow about tenfold per order. So a copy of it is optimized
+    first (`SIMPLIFY_BETWEEN_ORDERS`), and the copy is differentiated: each order then costs
+    a few times the previous one. The gradient of a loop (which pushes backpropagators on
+    stacks) is differentiated as it is: simplified, its stacks may change type from one
+    iteration to the next.
+    """
+    from ..ir.analysis import Scopes
+    from ..ir.clone import _used_graphs, clone
+    from ..opt.passes import PASS_LIBRARY, run_passes
+
+    scopes = Scopes(primal)
+    if scopes.free_variables_total[primal]:
+        return primal
+    graphs = _used_graphs(primal, scopes)
+    if not any(h.flags.get("gradient") for h in graphs):
+        return primal
+    if any(_pushes(scopes, h) for h in graphs):
+        return primal
+    return run_passes(clone(primal), [PASS_LIBRARY[n] for n in SIMPLIFY_BETWEEN_ORDERS])
+
+
+#: The optimizer passes run on a gradient before it is differentiated again (`simplified`).
+SIMPLIFY_BETWEEN_ORDERS = ["simplify", "tails", "simplify"]
+
+
+def _pushes(scopes: Any, g: Graph) -> bool:
+    """Whether `g` pushes on a stack (it is part of the forward pass of a loop's gradient)."""
+    return any(
+        n.is_apply and n.inputs[0].is_constant and n.inputs[0].value is P.stack_push
+        for n in scopes.nodes[g]
+    )
 
 
 def entry_graph(fn: Any, wrt: tuple[Any, ...], value: bool) -> Graph:
