@@ -4,7 +4,8 @@ Run: ``python benchmarks/compile_orders.py`` (options: ``--min-order``, ``--max-
 ``--timeout`` per cell, ``--functions``).
 Each cell is the first call of ``grad(grad(...grad(f)))`` (order k) at one point, in a fresh
 child process: its seconds (compile and run; the import of Myia is not counted) and the
-child's peak memory (resident set, MB, the interpreter and NumPy included). A run past the
+child's peak memory (resident set, MB, the interpreter and NumPy included); with ``--nodes``,
+the number of nodes of the specialized program, before it is optimized. A run past the
 timeout is shown as ``> S s``; a run that fails is shown as its error's class. The value of
 each derivative is checked against its closed form.
 """
@@ -56,8 +57,18 @@ def _child(name: str, order: int) -> None:
     """Compile and run the derivative of `order` of function `name`; print a JSON line."""
     import resource
 
+    import myia.api
     from myia import grad
+    from myia.ir.analysis import reachable_graphs, toposort
 
+    nodes = []
+    optimize = myia.api.optimize
+
+    def counting(graph):
+        nodes.append(sum(len(toposort(h)) for h in reachable_graphs(graph)))
+        return optimize(graph)
+
+    myia.api.optimize = counting
     g = FUNCTIONS[name]
     for _ in range(order):
         g = grad(g)
@@ -67,7 +78,8 @@ def _child(name: str, order: int) -> None:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     closed = CLOSED.get(name)
     ok = closed is None or math.isclose(value, closed(order, POINT), rel_tol=1e-9)
-    print(json.dumps({"seconds": seconds, "mb": peak, "value": value, "exact": ok}))
+    out = {"seconds": seconds, "mb": peak, "nodes": nodes[0], "value": value, "exact": ok}
+    print(json.dumps(out))
 
 
 def measure(name: str, order: int, timeout: float) -> dict:
@@ -83,13 +95,14 @@ def measure(name: str, order: int, timeout: float) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def cell(r: dict) -> str:
+def cell(r: dict, show_nodes: bool) -> str:
     if "timeout" in r:
         return f"> {r['timeout']:.0f} s"
     if "error" in r:
         return r["error"]
     mark = "" if r["exact"] else " (wrong value)"
-    return f"{r['seconds']:.2f} s, {r['mb']:.0f} MB{mark}"
+    nodes = f", {r['nodes']} nodes" if show_nodes else ""
+    return f"{r['seconds']:.2f} s, {r['mb']:.0f} MB{nodes}{mark}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-order", type=int, default=6)
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per cell")
     ap.add_argument("--functions", default=",".join(FUNCTIONS))
+    ap.add_argument(
+        "--nodes", action="store_true", help="also the size of the program before optimization"
+    )
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -118,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             if "timeout" in r or "error" in r:
                 given_up.add(n)  # the next order would be longer still
             failed = failed or "error" in r or not r.get("exact", True)
-            row.append(cell(r))
+            row.append(cell(r, args.nodes))
         print(f"| {k} | " + " | ".join(row) + " |", flush=True)
     return 1 if failed else 0
 

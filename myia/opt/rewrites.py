@@ -538,11 +538,11 @@ def convert_tuple(node: Apply, opt: Any) -> Node | None:
     to = node.abstract
     if parts is None or not isinstance(to, AbstractTuple) or len(to.elements) != len(parts):
         return None
-    elements = [
-        x if same_type(x.abstract, t) else opt.apply(P.convert, x, typ, like=node, abstract=t)
-        for x, t in zip(parts, to.elements)
-        for typ in [opt.const(t, like=node)]
-    ]
+    elements = []
+    for x, t in zip(parts, to.elements):
+        if not same_type(x.abstract, t):
+            x = opt.apply(P.convert, x, opt.const(t, like=node), like=node, abstract=t)
+        elements.append(x)
     return opt.apply(P.make_tuple, *elements, like=node, abstract=to)
 
 
