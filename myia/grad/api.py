@@ -129,9 +129,9 @@ def simplified(primal: Graph) -> Graph:
     tuples of sensitivities, zeros. Differentiated as it is, each order would differentiate
     all of it, and the graph would grow about tenfold per order. So a copy of it is optimized
     first (`SIMPLIFY_BETWEEN_ORDERS`), and the copy is differentiated: each order then costs
-    a few times the previous one. The gradient of a loop (which pushes backpropagators on
-    stacks) is differentiated as it is: simplified, its stacks may change type from one
-    iteration to the next.
+    a few times the previous one. A loop's gradient whose stacks still hold closures once
+    simplified is differentiated as it was: differentiated, the type of such a stack would
+    grow at every iteration.
     """
     from ..ir.analysis import Scopes
     from ..ir.clone import _used_graphs, clone
@@ -140,23 +140,37 @@ def simplified(primal: Graph) -> Graph:
     scopes = Scopes(primal)
     if scopes.free_variables_total[primal]:
         return primal
-    graphs = _used_graphs(primal, scopes)
-    if not any(h.flags.get("gradient") for h in graphs):
+    if not any(h.flags.get("gradient") for h in _used_graphs(primal, scopes)):
         return primal
-    if any(_pushes(scopes, h) for h in graphs):
+    out = run_passes(clone(primal), [PASS_LIBRARY[n] for n in SIMPLIFY_BETWEEN_ORDERS])
+    if _stacks_functions(out):
         return primal
-    return run_passes(clone(primal), [PASS_LIBRARY[n] for n in SIMPLIFY_BETWEEN_ORDERS])
+    return out
 
 
-#: The optimizer passes run on a gradient before it is differentiated again (`simplified`).
-SIMPLIFY_BETWEEN_ORDERS = ["simplify", "tails", "simplify"]
+#: The optimizer passes run on a gradient before it is differentiated again (`simplified`):
+#: ``defunc`` turns the stacks of a loop's backpropagators into stacks of numbers, ``tails``
+#: merges the backpropagator of an ``if`` with its branch's.
+SIMPLIFY_BETWEEN_ORDERS = ["simplify", "defunc", "tails", "simplify"]
 
 
-def _pushes(scopes: Any, g: Graph) -> bool:
-    """Whether `g` pushes on a stack (it is part of the forward pass of a loop's gradient)."""
+def _stacks_functions(root: Graph) -> bool:
+    """Whether the program of `root` pushes a function on a stack."""
+    from ..abstract.data import AbstractFunction
+    from ..ir.analysis import reachable_graphs, toposort
+
+    def function(a: Any) -> bool:
+        if isinstance(a, AbstractFunction):
+            return True
+        return any(function(e) for e in getattr(a, "elements", ()))
+
     return any(
-        n.is_apply and n.inputs[0].is_constant and n.inputs[0].value is P.stack_push
-        for n in scopes.nodes[g]
+        n.is_apply
+        and n.inputs[0].is_constant
+        and n.inputs[0].value is P.stack_push
+        and function(n.inputs[2].abstract)
+        for g in reachable_graphs(root)
+        for n in toposort(g)
     )
 
 
