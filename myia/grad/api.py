@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 from ..abstract.data import (
@@ -128,30 +129,25 @@ def simplified(primal: Graph) -> Graph:
     A gradient graph as specialization leaves it is full of plumbing: closures, environments,
     tuples of sensitivities, zeros. Differentiated as it is, each order would differentiate
     all of it, and the graph would grow about tenfold per order. So a copy of it is optimized
-    first (`SIMPLIFY_BETWEEN_ORDERS`), and the copy is differentiated: each order then costs
-    a few times the previous one. A loop's gradient whose stacks still hold closures once
-    simplified is differentiated as it was: differentiated, the type of such a stack would
-    grow at every iteration.
+    first (`SIMPLIFY`), and the copy is differentiated: each order then costs a few times the
+    previous one. A loop's gradient whose stacks still hold closures once simplified is
+    differentiated as it was: differentiated, the type of such a stack would grow at every
+    iteration.
     """
-    from ..ir.analysis import Scopes
-    from ..ir.clone import _used_graphs, clone
-    from ..opt.passes import PASS_LIBRARY, run_passes
+    from ..ir.analysis import Scopes, reachable_graphs
 
-    scopes = Scopes(primal)
-    if scopes.free_variables_total[primal]:
+    if not SIMPLIFY or Scopes(primal).free_variables_total[primal]:
         return primal
-    if not any(h.flags.get("gradient") for h in _used_graphs(primal, scopes)):
+    if not any(h.flags.get("gradient") for h in reachable_graphs(primal)):
         return primal
-    out = run_passes(clone(primal), [PASS_LIBRARY[n] for n in SIMPLIFY_BETWEEN_ORDERS])
-    if _stacks_functions(out):
-        return primal
-    return out
+    out = SIMPLIFY[0](primal)
+    return primal if _stacks_functions(out) else out
 
 
-#: The optimizer passes run on a gradient before it is differentiated again (`simplified`):
-#: ``defunc`` turns the stacks of a loop's backpropagators into stacks of numbers, ``tails``
-#: merges the backpropagator of an ``if`` with its branch's.
-SIMPLIFY_BETWEEN_ORDERS = ["simplify", "defunc", "tails", "simplify"]
+#: Returns a simplified copy of a gradient, to be differentiated again (`simplified`). The
+#: optimizer, a later stage, registers it when it is imported
+#: (`myia.opt.passes.simplify_gradient`).
+SIMPLIFY: list[Callable[[Graph], Graph]] = []
 
 
 def _stacks_functions(root: Graph) -> bool:
