@@ -179,10 +179,8 @@ class _ScopeTransform:
             jargs = [self.jref(a, g, f) for a in args]
             if fn.is_constant and (_nondifferentiable(fn.value) or self.plain(node, fn.value)):
                 # No derivative: the forward pass computes the value alone, and the backward
-                # pass gives the arguments no sensitivity. A zero nobody was to read is read
-                # now: the backward pass takes the structure of the values it differentiates.
-                prim = P.gzeros if fn.value is P.gzeros_unread else fn.value
-                self.values[node] = f.apply(prim, *jargs, debug=node.debug.derive())
+                # pass gives the arguments no sensitivity.
+                self.values[node] = f.apply(fn.value, *jargs, debug=node.debug.derive())
                 continue
             if fn.is_constant and isinstance(fn.value, Primitive):
                 jfn: Node = Constant(jprim(fn.value, len(args)), fn.debug.derive())
