@@ -31,6 +31,7 @@ from myia import grad
 from myia.abstract.data import (
     AbstractConstant,
     AbstractFunction,
+    AbstractTuple,
 )
 from myia.api import MyiaFunction
 from myia.infer.verify_types import verify_types
@@ -100,6 +101,20 @@ def convert_output(g):
     typ.abstract = AbstractConstant(out.abstract)
     g.output = Apply([fn, out, typ], g)
     g.output.abstract = out.abstract
+    return g
+
+
+def convert_tuple_output(g):
+    """`g`, which returns a tuple of a float and an int, with its output converted to a tuple of
+    two floats."""
+    out = g.output
+    to = AbstractTuple((out.abstract.elements[0], out.abstract.elements[0]))
+    fn = Constant(P.convert)
+    fn.abstract = AbstractFunction(frozenset([P.convert]))
+    typ = Constant(to)
+    typ.abstract = AbstractConstant(to)
+    g.output = Apply([fn, out, typ], g)
+    g.output.abstract = to
     return g
 
 
@@ -181,6 +196,7 @@ RULE_CASES = [
         "others",
     ),
     ("convert_same", (f_sin, convert_output), (1.0, 2.0), ""),
+    ("convert_tuple", (lambda x, n: (x, n), convert_tuple_output), (1.0, 2), ""),
     ("identity_value", lambda x: P.identity(x) * 2.0, (1.0,), ""),
     ("narrow_same", left_value, (2.0,), "others"),
     ("is_none_static", left_value, (2.0,), "others"),

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 from ..abstract.data import (
@@ -114,6 +115,7 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     from .jtransform import fprop
 
     pos = positions(spec, nargs)
+    primal = simplified(primal)
     g = Graph(f"∇{primal.name}", primal.debug.find_location())
     g.debug.origin = primal.debug
     params = [g.add_parameter(p.debug.find_name()) for p in primal.parameters]
@@ -137,6 +139,53 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     result = g.apply(P.make_tuple, *grads) if returns_tuple(spec) else grads[0]
     g.output = g.apply(P.make_tuple, out, result) if spec.value else result
     return g
+
+
+def simplified(primal: Graph) -> Graph:
+    """`primal` simplified, if it computes a gradient (which is differentiated again).
+
+    A gradient graph as specialization leaves it is full of plumbing: closures, environments,
+    tuples of sensitivities, zeros. Differentiated as it is, each order would differentiate
+    all of it, and the graph would grow about tenfold per order. So a copy of it is optimized
+    first (`SIMPLIFY`), and the copy is differentiated: each order then costs a few times the
+    previous one. A loop's gradient whose stacks still hold closures once simplified is
+    differentiated as it was: differentiated, the type of such a stack would grow at every
+    iteration.
+    """
+    from ..ir.analysis import Scopes, reachable_graphs
+
+    if not SIMPLIFY or Scopes(primal).free_variables_total[primal]:
+        return primal
+    if not any(h.flags.get("gradient") for h in reachable_graphs(primal)):
+        return primal
+    out = SIMPLIFY[0](primal)
+    return primal if _stacks_functions(out) else out
+
+
+#: Returns a simplified copy of a gradient, to be differentiated again (`simplified`). The
+#: optimizer, a later stage, registers it when it is imported
+#: (`myia.opt.passes.simplify_gradient`).
+SIMPLIFY: list[Callable[[Graph], Graph]] = []
+
+
+def _stacks_functions(root: Graph) -> bool:
+    """Whether the program of `root` pushes a function on a stack."""
+    from ..abstract.data import AbstractFunction
+    from ..ir.analysis import reachable_graphs, toposort
+
+    def function(a: Any) -> bool:
+        if isinstance(a, AbstractFunction):
+            return True
+        return any(function(e) for e in getattr(a, "elements", ()))
+
+    return any(
+        n.is_apply
+        and n.inputs[0].is_constant
+        and n.inputs[0].value is P.stack_push
+        and function(n.inputs[2].abstract)
+        for g in reachable_graphs(root)
+        for n in toposort(g)
+    )
 
 
 def target_graph(fn: Any) -> Graph:

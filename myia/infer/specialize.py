@@ -390,6 +390,7 @@ class Specializer:
         nested = Inferrer()
         gctx, _ = nested.infer(graph, tuple(p.abstract for p in primal.parameters))
         gspec = Specializer(nested).run(gctx)
+        gspec.flags["gradient"] = True
         app = Apply(
             [self._const(gspec, node, None), *inputs], self.graphs[ctx], node.debug.derive()
         )

@@ -38,6 +38,8 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from ..grad.api import SIMPLIFY
+from ..ir.clone import clone
 from ..ir.node import Graph
 from .algebra import ALGEBRA, FOLD
 from .constprop import propagate_constants
@@ -131,6 +133,29 @@ PASSES: list[Pass] = [
     simplify_pass(),
     PASS_LIBRARY["lift"],
 ]
+
+
+#: The passes run on a gradient before it is differentiated again: ``defunc`` turns the stacks
+#: of a loop's backpropagators into stacks of numbers, ``tails`` merges the backpropagator of an
+#: ``if`` with its branch's.
+BETWEEN_ORDERS: list[Pass] = [
+    simplify_pass(),
+    PASS_LIBRARY["defunc"],
+    PASS_LIBRARY["tails"],
+    simplify_pass(),
+]
+
+
+def simplify_gradient(graph: Graph) -> Graph:
+    """A simplified copy of the gradient program `graph`, which is differentiated again.
+
+    Its closures, environments, tuples of sensitivities and zeros are gone, so that the next
+    order differentiates its arithmetic, not its plumbing (`myia.grad.api.simplified`).
+    """
+    return optimize(clone(graph), BETWEEN_ORDERS)
+
+
+SIMPLIFY.append(simplify_gradient)
 
 
 def _verify_enabled() -> bool:

@@ -525,6 +525,27 @@ def convert_same(node: Apply, opt: Any) -> Node | None:
     return x if same_type(x.abstract, node.abstract) else None
 
 
+@rewrite(P.convert)
+def convert_tuple(node: Apply, opt: Any) -> Node | None:
+    """Convert a tuple built here element by element, only the elements that need it.
+
+    convert(make_tuple(a, b), (A, B)) => make_tuple(convert(a, A), b)  (b already of type B)
+
+    A conversion reads only what changes type: an element no one reads (the placeholder of
+    a sensitivity nobody asks for) is passed on as it is.
+    """
+    parts = args_of(node.inputs[1], P.make_tuple)
+    to = node.abstract
+    if parts is None or not isinstance(to, AbstractTuple) or len(to.elements) != len(parts):
+        return None
+    elements = []
+    for x, t in zip(parts, to.elements):
+        if not same_type(x.abstract, t):
+            x = opt.apply(P.convert, x, opt.const(t, like=node), like=node, abstract=t)
+        elements.append(x)
+    return opt.apply(P.make_tuple, *elements, like=node, abstract=to)
+
+
 @rewrite(P.identity)
 def identity_value(node: Apply, opt: Any) -> Node | None:
     """Drop a call to identity.
@@ -622,6 +643,7 @@ CONTROL: list[Rewrite] = [
     switch_constant,
     seq_droppable,
     convert_same,
+    convert_tuple,
     identity_value,
     narrow_same,
     is_none_static,

@@ -287,6 +287,8 @@ def sens_type(a: Any) -> Any:
 
 
 # Functional updates (the backpropagators of indexing) ----------------------------------------
+# Their results have the types of what they update, not its values: a sensitivity updated with
+# a value computed at run time is not a constant, even where the zero it started from was.
 
 
 @primitive
@@ -462,7 +464,8 @@ def _infer_env_setitem(env, key, value):
 
 @infer_rule(env_getitem)
 def _infer_env_getitem(env, key, default):
-    return default
+    # The environment's contents are not known at compile time: only the default's type.
+    return broaden(default)
 
 
 @infer_rule(env_add)
@@ -515,7 +518,7 @@ def _infer_tuple_setitem(t, i, v):
 
 @infer_rule(seq_slice_add)
 def _infer_seq_slice_add(t, index, v):
-    return t
+    return broaden(t)
 
 
 @infer_rule(list_as_tuple)
@@ -549,19 +552,19 @@ def _infer_broadcast_like(d, like):
 
 @infer_rule(list_setitem)
 def _infer_list_setitem(lst, i, v):
-    return lst
+    return broaden(lst)
 
 
 @infer_rule(dict_setitem)
 def _infer_dict_setitem(d, key, v):
-    return d
+    return broaden(d)
 
 
 @infer_rule(record_setattr)
 def _infer_record_setattr(r, name, v):
     if not isinstance(r, AbstractRecord):
         raise MyiaTypeError(f"record_setattr on {show(r)}")
-    return r
+    return broaden(r)
 
 
 @infer_rule(array_index_add)
