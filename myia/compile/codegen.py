@@ -454,6 +454,9 @@ class CodeGenerator:
                 self.emit(indent, f"_state = {self.states[target]}", tail)
             if self.in_loop:
                 self.emit(indent, "continue", tail)
+            elif not pairs and len(self.states) == 1:
+                # Before the loop, a jump falls through to it; a branch needs a statement.
+                self.emit(indent, "pass", tail)
             return
         self.block(target, indent)
 

@@ -7,7 +7,8 @@ first parameters, and every call passes them: ``h(x)`` with ``h`` using ``y`` of
 becomes ``h'(y, x)``, and ``h'`` is a top-level graph (no closure is allocated to call it).
 
 A closure qualifies when every use of it is a call (`myia.opt.callsites`: the branches of a
-switch are lifted together and take the union of their free variables), and each graph it
+switch are lifted together and take the union of their free variables), every call can read
+those free variables, and each graph it
 refers to can be reached from where it is lifted to: a closure it uses that is not lifted
 too must be nested in it. Closures used as values (returned, stored, passed) stay closures:
 the backends represent them natively. Groups are processed innermost first, so that a
@@ -17,8 +18,11 @@ closure nested in a lifted one is lifted into it first.
 from __future__ import annotations
 
 from ..ir.analysis import Scopes
+from ..ir.clone import clone
 from ..ir.node import Graph, Node, Parameter
+from ..primitives import P
 from .callsites import CallSites, Group
+from .sweep import typed_constant
 
 
 def _scope(scopes: Scopes, g: Graph, children: dict[Graph, list[Graph]]) -> list[Graph]:
@@ -42,7 +46,7 @@ def liftable(sites: CallSites) -> list[tuple[Group, list[Node]]]:
         fvs: dict[Node, None] = {}
         for m in group.members:
             fvs.update(dict.fromkeys(scopes.free_variables_total.get(m, ())))
-        if fvs and not any(m.defaults or m.kwonly or m.flags.get("vararg") for m in group.members):
+        if fvs and group.editable and all(_visible(scopes, fvs, c.graph) for c in group.calls):
             candidates[group] = list(fvs)
     scope_of = {m: set(_scope(scopes, m, children)) for group in candidates for m in group.members}
     changed = True
@@ -66,6 +70,17 @@ def liftable(sites: CallSites) -> list[tuple[Group, list[Node]]]:
     return [(grp, candidates[grp]) for grp in order]
 
 
+def _visible(scopes: Scopes, fvs: dict[Node, None], g: Graph) -> bool:
+    """Whether graph `g` can read every node of `fvs` (owned by `g` or an ancestor of it).
+
+    Not so when a branch is shared by the switches of two graphs (a conditional expression
+    after an ``if`` statement, inlined into both branches of the ``if``): the group holding
+    it then has the free variables of both, and neither call can pass the other's.
+    """
+    owners = {g, *scopes.ancestors(g)}
+    return all(fv.graph in owners for fv in fvs)
+
+
 def _used(scopes: Scopes, graphs: set[Graph]) -> set[Graph]:
     return {s for g in graphs for s in scopes.constants(g)}
 
@@ -80,8 +95,44 @@ def _reachable(
     return group is not None and group in lifted
 
 
+def unshare_branches(graph: Graph) -> bool:
+    """Give each switch with a closure for a branch its own copy of its closed branches.
+
+    ``switch(c, A, B)`` and ``switch(d, C, B)``, with `A` and `C` closures of different
+    graphs and `B` closed (a conditional expression after an ``if`` statement, inlined into
+    both branches of the ``if``): sharing `B`, the two switches' branches would be lifted as
+    one group, which no call could pass all the free variables of. A copy of `B` for the
+    second switch keeps the groups apart. Return whether a branch was copied.
+    """
+    scopes = Scopes(graph)
+    claimed: set[Graph] = set()
+    changed = False
+    for g in list(scopes.nodes):
+        for node in scopes.nodes[g]:
+            if not (node.is_apply and node.inputs[0].is_constant):
+                continue
+            if node.inputs[0].value is not P.switch or len(node.inputs) != 4:
+                continue
+            branches = [b.value if b.is_constant else None for b in node.inputs[2:]]
+            if not all(isinstance(b, Graph) for b in branches):
+                continue
+            if not any(scopes.free_variables_total.get(b) for b in branches):
+                continue
+            for i, b in enumerate(branches, 2):
+                if scopes.free_variables_total.get(b):
+                    continue
+                if b in claimed:
+                    node.inputs[i] = typed_constant(
+                        clone(b, total=False), node.inputs[i].abstract, node.inputs[i].debug
+                    )
+                    changed = True
+                claimed.add(b)
+    return changed
+
+
 def lambda_lift(graph: Graph) -> Graph:
     """Lift the closures of `graph`'s program that are only called (see the module doc)."""
+    unshare_branches(graph)
     sites = CallSites(graph)
     plan = liftable(sites)
     if not plan:
