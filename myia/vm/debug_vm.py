@@ -367,6 +367,8 @@ class DebugVM:
                         frame = Frame(code, [*args, *code.init], fn.env, frame, out)
                         if frame.depth > peak:
                             peak = frame.depth
+                            if peak > RECURSION_LIMIT:
+                                raise RecursionError("maximum recursion depth exceeded")
                 else:
                     frame.pc = pc
                     res = self._apply(fn, list(args), frame, out, is_tail, has_kw)
@@ -376,6 +378,8 @@ class DebugVM:
                     frame = res
                     if frame.depth > peak:
                         peak = frame.depth
+                        if peak > RECURSION_LIMIT:
+                            raise RecursionError("maximum recursion depth exceeded")
                 values = frame.values
                 instrs = frame.code.instrs
                 pc = frame.pc
@@ -599,8 +603,38 @@ def _in_package(filename: str) -> bool:
     return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
 
 
+#: The deepest recursion a program may reach (calls not in tail position being evaluated at
+#: once), on every backend: far deeper than Python's default of 1000, so that a recursion
+#: over a long list or a deep tree runs, yet a recursion with no base case stops within a
+#: second with `RecursionError`, as in Python.
+RECURSION_LIMIT = 200_000
+
+
 def _format_traceback(frames: list[ErrorFrame]) -> str:
-    return "Myia traceback (most recent call last):\n" + "\n".join(f.format() for f in frames)
+    """The Myia traceback of `frames`; a frame repeated in a row is shown once, as Python does.
+
+    Of a longer list of frames than ``2 * _SHOWN`` (a deep mutual recursion), the first and
+    the last `_SHOWN` are shown.
+    """
+    lines: list[str] = []
+    last, repeats = None, 0
+    for f in frames:
+        text = f.format()
+        if text == last:
+            repeats += 1
+            continue
+        if repeats:
+            lines.append(f"  [Previous frame repeated {repeats} more times]")
+        last, repeats = text, 0
+        lines.append(text)
+    if repeats:
+        lines.append(f"  [Previous frame repeated {repeats} more times]")
+    if len(lines) > 2 * _SHOWN:  # a mutual recursion: its first and last frames
+        lines = [*lines[:_SHOWN], f"  [{len(lines) - 2 * _SHOWN} more frames]", *lines[-_SHOWN:]]
+    return "Myia traceback (most recent call last):\n" + "\n".join(lines)
+
+
+_SHOWN = 10
 
 
 def _frame_at(graph: Graph, node: Node | None) -> ErrorFrame:
