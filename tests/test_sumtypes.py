@@ -6,9 +6,11 @@ import dataclasses
 from types import NoneType
 from typing import Optional
 
+import numpy as np
 import pytest
 
 from myia import myia
+from myia.errors import MyiaTypeError
 from myia.testing import check_grad
 
 
@@ -124,3 +126,58 @@ def test_narrowing_one_signature():
     for tree in TREES[1:3]:
         assert f(tree) == narrow_and(tree)
     assert len(f.compiled_signatures()) == 1
+
+
+@dataclasses.dataclass
+class Layer:
+    w: np.ndarray
+    b: Optional[np.ndarray] = None
+
+
+def layer_ifexp(layer, x):
+    y = layer.w * x
+    return np.sum(y + layer.b if layer.b is not None else y)
+
+
+def layer_or(layer, x):
+    if layer.b is None or np.sum(layer.b) > 100.0:
+        return np.sum(layer.w * x)
+    return np.sum(layer.w * x + layer.b)
+
+
+def tree_fold(t):
+    # A recursive function narrowing with conditional expressions and `and`.
+    s = t.v
+    s = s + (tree_fold(t.left) if t.left is not None else 0.0)
+    big = t.right is not None and t.right.v > 0.0
+    return s * (2.0 if big else 1.0)
+
+
+@pytest.mark.parametrize("fn", [layer_ifexp, layer_or])
+@pytest.mark.parametrize("b", [None, np.array([0.5, -1.0])])
+def test_optional_array_field(check, fn, b):
+    layer, x = Layer(np.array([1.0, 2.0]), b), np.array([3.0, -0.5])
+    check(fn, layer, x)
+    check_grad(fn, layer, x)
+
+
+def test_recursive_fold_one_signature(check):
+    f = myia(tree_fold)
+    for tree in TREES:
+        check(tree_fold, tree)
+        check_grad(tree_fold, tree)
+        assert f(tree) == tree_fold(tree)
+    assert len(f.compiled_signatures()) == 1
+
+
+def later_operand_in_body(t):
+    if t.v > 0 and t.left is not None:
+        return t.left.v
+    return 0.0
+
+
+def test_later_operand_is_not_narrowed_in_the_body():
+    # Documented limit: a clear type error at the user's line, not a crash.
+    with pytest.raises(MyiaTypeError, match="without checking") as info:
+        myia(later_operand_in_body)(TREES[1])
+    assert "later_operand_in_body" in str(info.value)
