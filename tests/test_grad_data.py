@@ -274,12 +274,6 @@ def test_grad_tree_fold_wrt_tree_and_scalar():
     assert len(g.compiled_signatures()) == 1
 
 
-@pytest.mark.xfail(
-    reason="`x.attr if x is not None else ...` does not narrow `x` in the conditional "
-    "expression (also without grad): MyiaTypeError 'a value of type Tree | None is used in "
-    "getattr without checking which it is'",
-    strict=True,
-)
 def test_grad_tree_fold_with_conditional_expressions():
     check_grad_at(tree_sum_conditional_expressions, [(t,) for t in TREES])
 

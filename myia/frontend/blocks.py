@@ -151,15 +151,23 @@ class Block:
 class ExpressionBlock(Block):
     """The body of a closure made for a branch inside an expression (``a if c else b``).
 
-    It reads variables from the enclosing block (as free variables) and never assigns any.
+    It reads variables from the enclosing block (as free variables), except those it receives
+    as parameters; it assigns only the attribute chains that a test inside it narrows.
     """
 
-    def __init__(self, function: Any, graph: Graph, enclosing: Block):
+    def __init__(
+        self, function: Any, graph: Graph, enclosing: Block, params: tuple[str, ...] = ()
+    ):
         super().__init__(function, graph)
         self.enclosing = enclosing
         self.sealed = True
+        # Variables the closure receives as parameters (those its test narrows).
+        for name in params:
+            self.variables[name] = graph.add_parameter(name.lstrip("$"))
 
     def read(self, name: str) -> Node:
+        if name in self.variables:
+            return self.variables[name]
         return self.enclosing.read(name)
 
 

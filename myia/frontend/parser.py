@@ -436,19 +436,31 @@ class FunctionParser:
 
     def stmt_If(self, block: Block, stmt: ast.If) -> Block | None:
         saved = dict(self.narrowed)
+        self.fallthrough: list[dict[str, str]] = []
         try:
-            return self._if(block, stmt)
+            after = self._if(block, stmt)
         finally:
+            reaching, self.fallthrough = self.fallthrough, []
             self.narrowed = saved
+        if len(reaching) == 1:
+            # An early exit (``if x is None: return``): after the `if`, the chains keep the
+            # types of the one branch that goes on.
+            self.narrowed = reaching[0]
+        return after
 
-    def _narrow(self, block: Block, test: ast.expr) -> None:
-        """Name the attribute chain an ``if`` tests (``t.left is None``, ``isinstance``).
+    def _narrow(self, block: Block, test: ast.expr) -> list[str]:
+        """Name the attribute chains a test narrows (``t.left is None``, ``isinstance``).
 
         In the branches, the same chain then reads that variable, which type inference
-        narrows in each branch (see `myia.infer.narrow`).
+        narrows in each branch (see `myia.infer.narrow`). The tests of an ``and``/``or`` are
+        named from their first operand (the others may only be evaluated after it). Return the
+        variables tested (locals and named chains), which the closures of a conditional
+        expression or ``and``/``or`` receive as parameters.
         """
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test = test.operand
+        if isinstance(test, ast.BoolOp):
+            return self._narrow(block, test.values[0])
         subject = None
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             if isinstance(test.ops[0], (ast.Is, ast.IsNot)):
@@ -457,13 +469,18 @@ class FunctionParser:
             if test.func.id == "isinstance" and test.args:
                 subject = test.args[0]
         chain = _attribute_chain(subject) if subject is not None else None
-        if chain is None or "." not in chain:
-            return
-        var = f"${chain}"
-        self.locals.add(var)
-        value = self.expr(block, subject)
-        block.write(var, value)
-        self.narrowed[chain] = var
+        if chain is None:
+            return []
+        if "." not in chain:
+            return [chain] if chain in self.locals else []
+        var = self.narrowed.get(chain)
+        if var is None:
+            var = f"${chain}"
+            self.locals.add(var)
+            value = self.expr(block, subject)
+            block.write(var, value)
+            self.narrowed[chain] = var
+        return [var]
 
     def _if(self, block: Block, stmt: ast.If) -> Block | None:
         self._narrow(block, stmt.test)
@@ -475,11 +492,16 @@ class FunctionParser:
         false_block.seal()
         after = self.new_block("if_after", stmt)
         reached = False
+        tested = dict(self.narrowed)
+        fallthrough = []
         for b, body in ((true_block, stmt.body), (false_block, stmt.orelse)):
+            self.narrowed = dict(tested)
             end = self.statements(b, body)
             if end is not None and not end.terminated:
                 end.jump(after, debug=self.dbg(stmt))
                 reached = True
+                fallthrough.append(self.narrowed)
+        self.fallthrough = fallthrough
         after.seal()
         return after if reached else None
 
@@ -611,34 +633,63 @@ class FunctionParser:
         op = {ast.USub: ops.neg, ast.UAdd: ops.pos, ast.Invert: ops.invert}[type(node.op)]
         return block.apply(op, operand, debug=self.dbg(node))
 
-    def closure(self, block: Block, node: ast.AST, kind: str, make: Any) -> Node:
-        """Return a closure nested in `block`'s graph whose body is ``make(inner)``."""
+    def closure(
+        self, block: Block, node: ast.AST, kind: str, make: Any, params: tuple[str, ...] = ()
+    ) -> Node:
+        """Return a closure nested in `block`'s graph whose body is ``make(inner)``.
+
+        It takes the variables `params` as parameters (so that their types can be narrowed).
+        """
         g = Graph(f"{block.graph.name}:{kind}", self.loc(node))
-        inner = ExpressionBlock(self, g, block)
+        inner = ExpressionBlock(self, g, block, params)
         inner.finish(make(inner))
         return Constant(g, self.dbg(node))
 
-    def select(self, block: Block, node: ast.AST, cond: Node, if_true: Any, if_false: Any) -> Node:
-        """``switch(cond, λ: if_true(), λ: if_false())()`` evaluated in `block`."""
-        t = self.closure(block, node, "true", if_true)
-        f = self.closure(block, node, "false", if_false)
+    def select(
+        self,
+        block: Block,
+        node: ast.AST,
+        cond: Node,
+        if_true: Any,
+        if_false: Any,
+        params: list[str] | None = None,
+    ) -> Node:
+        """``switch(cond, λ p: if_true(), λ p: if_false())(p)`` evaluated in `block`.
+
+        `params` are the variables the test narrows: each branch receives them as parameters.
+        """
+        names = tuple(dict.fromkeys(params or ()))
+        t = self.closure(block, node, "true", if_true, names)
+        f = self.closure(block, node, "false", if_false, names)
         sw = block.apply(P.switch, cond, t, f, debug=self.dbg(node))
-        return block.apply(sw, debug=self.dbg(node))
+        args = [block.read(name) for name in names]
+        return block.apply(sw, *args, debug=self.dbg(node))
 
     def expr_IfExp(self, block: Block, node: ast.IfExp) -> Node:
-        cond = self.truth(block, node.test)
-        return self.select(
-            block,
-            node,
-            cond,
-            lambda b: self.expr(b, node.body),
-            lambda b: self.expr(b, node.orelse),
-        )
+        saved = dict(self.narrowed)
+        try:
+            params = self._narrow(block, node.test)
+            cond = self.truth(block, node.test)
+            return self.select(
+                block,
+                node,
+                cond,
+                lambda b: self.expr(b, node.body),
+                lambda b: self.expr(b, node.orelse),
+                params,
+            )
+        finally:
+            self.narrowed = saved
 
     def expr_BoolOp(self, block: Block, node: ast.BoolOp) -> Node:
-        return self._boolop(block, node, node.values)
+        saved = dict(self.narrowed)
+        try:
+            return self._boolop(block, node, node.values)
+        finally:
+            self.narrowed = saved
 
     def _boolop(self, block: Block, node: ast.BoolOp, values: list[ast.expr]) -> Node:
+        params = self._narrow(block, values[0]) if len(values) > 1 else []
         first = self.expr(block, values[0])
         if len(values) == 1:
             return first
@@ -651,8 +702,8 @@ class FunctionParser:
             return first
 
         if isinstance(node.op, ast.And):
-            return self.select(block, node, cond, rest, keep)
-        return self.select(block, node, cond, keep, rest)
+            return self.select(block, node, cond, rest, keep, params)
+        return self.select(block, node, cond, keep, rest, params)
 
     def expr_Compare(self, block: Block, node: ast.Compare) -> Node:
         left = self.expr(block, node.left)

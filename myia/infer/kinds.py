@@ -12,6 +12,7 @@ import numpy as np
 
 from ..abstract.data import (
     ANYTHING,
+    NONE,
     AbstractArray,
     AbstractConstant,
     AbstractDict,
@@ -23,15 +24,12 @@ from ..abstract.data import (
     AbstractTuple,
     AbstractUnion,
     AbstractValue,
+    SelfRef,
     show,
 )
 from ..errors import MyiaTypeError
-from ..operations.core import Array, Function
+from ..operations.core import Array, Function, UnionKind
 from .traceback import error_frames
-
-
-class Union:
-    """The kind of a union: most operations do not accept it."""
 
 
 def union_error(a: AbstractValue, op: Any, calls: Any) -> MyiaTypeError:
@@ -41,6 +39,12 @@ def union_error(a: AbstractValue, op: Any, calls: Any) -> MyiaTypeError:
         "test it first (e.g. `if x is not None:` or `isinstance`)",
         error_frames(calls),
     )
+
+
+def _option_class(a: AbstractValue) -> type:
+    if isinstance(a, SelfRef):
+        return a.cls
+    return type(None) if a == NONE else abstract_kind(a)
 
 
 _WEAK = {"bool": bool, "int64": int, "float64": float}
@@ -67,7 +71,7 @@ def abstract_kind(a: AbstractValue, op: Any = None, calls: Any = ()) -> Any:
         v = a.value
         return type if isinstance(v, type) else type(v)
     if t is AbstractUnion:
-        return Union
+        return UnionKind(tuple(_option_class(o) for o in a.options))
     if t is AbstractSlice:
         return slice
     raise MyiaTypeError(f"unexpected value of type {show(a)}", error_frames(calls))

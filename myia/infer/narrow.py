@@ -23,17 +23,41 @@ def _fn_of(node: Node) -> Any:
     return None
 
 
-def type_tests(cond: Node, negate: bool = False) -> list[tuple[Node, Any, bool]]:
-    """The ``(node, test, negated)`` type tests that `cond` performs."""
+def _returns(branch: Node, node: Node) -> bool:
+    return branch.is_constant and getattr(branch.value, "output", None) is node
+
+
+def type_tests(
+    cond: Node, negate: bool = False, sides: tuple[bool, bool] = (True, True)
+) -> list[tuple[Node, Any, bool, tuple[bool, bool]]]:
+    """The ``(node, test, negated, sides)`` type tests that `cond` performs.
+
+    `sides` says which branches the test narrows: both for a plain test; the true one only
+    for the first operand of an ``and`` (``a and b`` true means `a` true, false says
+    nothing), the false one only for that of an ``or``.
+    """
     fn = _fn_of(cond)
     if fn is ops.truth:
-        return type_tests(cond.inputs[1], negate)
+        return type_tests(cond.inputs[1], negate, sides)
     if fn is P.logical_not:
-        return type_tests(cond.inputs[1], not negate)
+        return type_tests(cond.inputs[1], not negate, sides)
     if fn is ops.is_none or fn is P.is_none:
-        return [(cond.inputs[1], None, negate)]
+        return [(cond.inputs[1], None, negate, sides)]
     if fn is ops.isinstance_ and cond.inputs[2].is_constant:
-        return [(cond.inputs[1], cond.inputs[2].value, negate)]
+        return [(cond.inputs[1], cond.inputs[2].value, negate, sides)]
+    if cond.is_apply and _fn_of(cond.inputs[0]) is P.switch:
+        # ``a and b`` / ``a or b``: switch(truth(a), λ: b, λ: a)() / switch(truth(a), λ: a, λ: b)()
+        test, if_true, if_false = cond.inputs[0].inputs[1:]
+        if _fn_of(test) is ops.truth:
+            first = test.inputs[1]
+            if _returns(if_false, first):
+                return type_tests(
+                    test, negate, (sides[0], False) if not negate else (False, sides[1])
+                )
+            if _returns(if_true, first):
+                return type_tests(
+                    test, negate, (False, sides[1]) if not negate else (sides[0], False)
+                )
     return []
 
 
@@ -78,7 +102,7 @@ def branch_refinements(
     true_args, false_args = list(args), list(args)
     possible = [True, True]
     narrowed = False
-    for node, test, negated in tests:
+    for node, test, negated, sides in tests:
         positions = [i for i, inp in enumerate(call.inputs[1:]) if inp is node]
         if not positions:
             continue
@@ -86,8 +110,14 @@ def branch_refinements(
         if negated:
             yes, no = no, yes
         for i in positions:
-            true_args[i], false_args[i] = yes, no
-        possible = [yes is not BOTTOM, no is not BOTTOM]
+            if sides[0]:
+                true_args[i] = yes
+            if sides[1]:
+                false_args[i] = no
+        if sides[0]:
+            possible[0] = possible[0] and yes is not BOTTOM
+        if sides[1]:
+            possible[1] = possible[1] and no is not BOTTOM
         narrowed = True
     if not narrowed:
         return None

@@ -25,6 +25,16 @@ class Function:
     """Kind of a function value: a graph, closure, primitive, operation or partial."""
 
 
+@dataclasses.dataclass(frozen=True)
+class UnionKind:
+    """Kind of a union: most operations do not accept it.
+
+    `classes` are the Python classes of its options (records' classes and ``NoneType``).
+    """
+
+    classes: tuple[type, ...]
+
+
 class NoMatch(Exception):
     """Raised by a dispatch function when no rule applies to the argument kinds."""
 

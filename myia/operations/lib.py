@@ -273,6 +273,14 @@ def false_2(x, y):
     return False
 
 
+def is_none_2(x, y):
+    return P.is_none(x)
+
+
+def is_not_none_2(x, y):
+    return not P.is_none(x)
+
+
 def dict_len(d):
     return P.tuple_len(P.dict_keys(d))
 

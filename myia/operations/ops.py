@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
-from .core import Array, Function, NoMatch, Operation, is_record
+from .core import Array, Function, NoMatch, Operation, UnionKind, is_record
 
 NoneType = type(None)
 NotImplementedType = type(NotImplemented)
@@ -493,9 +493,19 @@ def _isinstance(a: Any, cls: Any) -> Any:
     classes = tuple(python_class(c) for c in flat(cls))
     if not all(isinstance(c, type) for c in classes):
         raise NoMatch
+    lib = _lib()
+    if isinstance(a, UnionKind):
+        # Known at run time only: which options of the union are instances of `classes`.
+        yes = {o for o in a.classes if issubclass(o, classes)}
+        if not yes or len(yes) == len(a.classes):
+            return lib.true_2 if yes else lib.false_2
+        if yes == {type(None)}:
+            return lib.is_none_2
+        if set(a.classes) - yes == {type(None)}:
+            return lib.is_not_none_2
+        raise NoMatch
     pyclass = {Array: np.ndarray, Function: object}.get(a, a)
     result = any(isinstance(pyclass, type) and issubclass(pyclass, c) for c in classes)
-    lib = _lib()
     return lib.true_2 if result else lib.false_2
 
 

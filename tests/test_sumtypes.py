@@ -1,0 +1,183 @@
+"""Sum types: narrowing through ``and``/``or``, conditional expressions and early returns."""
+
+from __future__ import annotations
+
+import dataclasses
+from types import NoneType
+from typing import Optional
+
+import numpy as np
+import pytest
+
+from myia import myia
+from myia.errors import MyiaTypeError
+from myia.testing import check_grad
+
+
+@dataclasses.dataclass
+class T:
+    v: float
+    left: Optional[T]
+    right: T | None = None
+
+
+def narrow_and(t):
+    if t.left is not None and t.left.v > 0:
+        return t.left.v * t.v
+    return t.v
+
+
+def narrow_or(t):
+    if t.left is None or t.left.v < 0:
+        return t.v
+    return t.left.v * t.v
+
+
+def narrow_not_or(t):
+    if not (t.left is None or t.left.v < 0):
+        return t.left.v * t.v
+    return t.v * 3.0
+
+
+def narrow_ifexp(t):
+    return t.left.v * t.v if t.left is not None else 2.0 * t.v
+
+
+def narrow_ifexp_local(t):
+    x = t.left
+    return x.v * t.v if x is not None else t.v
+
+
+def narrow_and_value(t):
+    return t.left is not None and t.left.v > 1.0
+
+
+def narrow_early(t):
+    if t.left is None:
+        return t.v
+    return t.left.v * t.v
+
+
+def narrow_nested(t):
+    # Each operand of the `and` sees the chains the operands before it tested; the body sees
+    # those of the first operand (`t.left`).
+    if t.left is not None and t.left.left is not None and t.left.left.v > 0:
+        return t.left.v * t.v
+    return t.v + 1.0
+
+
+def narrow_nested_ifs(t):
+    if t.left is not None:
+        if t.left.left is not None and t.left.left.v > 0:
+            return t.left.left.v * t.v
+    return t.v + 1.0
+
+
+def narrow_isinstance(t):
+    if isinstance(t.right, T):
+        return t.right.v + t.v
+    if isinstance(t.left, NoneType):
+        return -t.v
+    return t.left.v
+
+
+def narrow_isinstance_and(t):
+    if isinstance(t.right, T) and t.right.v > 0:
+        return t.right.v + t.v
+    return t.v
+
+
+TREES = [
+    T(2.0, None),
+    T(2.0, T(3.0, None)),
+    T(2.0, T(-3.0, None)),
+    T(1.5, T(3.0, T(4.0, None)), T(0.5, None)),
+    T(1.5, T(3.0, T(-4.0, None)), T(-0.5, None)),
+]
+
+FUNCS = [
+    narrow_and,
+    narrow_or,
+    narrow_not_or,
+    narrow_ifexp,
+    narrow_ifexp_local,
+    narrow_early,
+    narrow_nested,
+    narrow_nested_ifs,
+    narrow_isinstance,
+    narrow_isinstance_and,
+]
+
+
+@pytest.mark.parametrize("fn", FUNCS + [narrow_and_value])
+@pytest.mark.parametrize("tree", TREES)
+def test_narrowing(check, fn, tree):
+    check(fn, tree)
+
+
+@pytest.mark.parametrize("fn", FUNCS)
+@pytest.mark.parametrize("tree", TREES)
+def test_narrowing_grad(fn, tree):
+    check_grad(fn, tree)
+
+
+def test_narrowing_one_signature():
+    f = myia(narrow_and)
+    for tree in TREES[1:3]:
+        assert f(tree) == narrow_and(tree)
+    assert len(f.compiled_signatures()) == 1
+
+
+@dataclasses.dataclass
+class Layer:
+    w: np.ndarray
+    b: Optional[np.ndarray] = None
+
+
+def layer_ifexp(layer, x):
+    y = layer.w * x
+    return np.sum(y + layer.b if layer.b is not None else y)
+
+
+def layer_or(layer, x):
+    if layer.b is None or np.sum(layer.b) > 100.0:
+        return np.sum(layer.w * x)
+    return np.sum(layer.w * x + layer.b)
+
+
+def tree_fold(t):
+    # A recursive function narrowing with conditional expressions and `and`.
+    s = t.v
+    s = s + (tree_fold(t.left) if t.left is not None else 0.0)
+    big = t.right is not None and t.right.v > 0.0
+    return s * (2.0 if big else 1.0)
+
+
+@pytest.mark.parametrize("fn", [layer_ifexp, layer_or])
+@pytest.mark.parametrize("b", [None, np.array([0.5, -1.0])])
+def test_optional_array_field(check, fn, b):
+    layer, x = Layer(np.array([1.0, 2.0]), b), np.array([3.0, -0.5])
+    check(fn, layer, x)
+    check_grad(fn, layer, x)
+
+
+def test_recursive_fold_one_signature(check):
+    f = myia(tree_fold)
+    for tree in TREES:
+        check(tree_fold, tree)
+        check_grad(tree_fold, tree)
+        assert f(tree) == tree_fold(tree)
+    assert len(f.compiled_signatures()) == 1
+
+
+def later_operand_in_body(t):
+    if t.v > 0 and t.left is not None:
+        return t.left.v
+    return 0.0
+
+
+def test_later_operand_is_not_narrowed_in_the_body():
+    # Documented limit: a clear type error at the user's line, not a crash.
+    with pytest.raises(MyiaTypeError, match="without checking") as info:
+        myia(later_operand_in_body)(TREES[1])
+    assert "later_operand_in_body" in str(info.value)
