@@ -13,6 +13,7 @@ import numpy as np
 from .abstract import show, to_abstract
 from .abstract.lattice import PY_SCALARS, TypeMismatch
 from .compile import Backend, get_backend
+from .boundary import boundary
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
 from .frontend import parse
 from .infer.engine import Inferrer
@@ -174,6 +175,7 @@ class MyiaFunction:
         except Exception as exc:
             raise MyiaInternalError(f"{type(exc).__name__}: {exc}") from exc
 
+    @boundary
     def specialization(self, *args: Any, **kwargs: Any) -> Compiled:
         """The compiled specialization for these arguments (compiling it if needed)."""
         sig = self.signature(*args, **kwargs)
@@ -182,6 +184,7 @@ class MyiaFunction:
             compiled = self._cache[sig] = self.compile(sig)
         return compiled
 
+    @boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs:
             # The fast path: the executable by `quick_key`, which is the tuple of the types of
@@ -219,6 +222,7 @@ class MyiaFunction:
                 self._array_keys = self._array_keys or not SCALAR_TYPES.issuperset(map(type, args))
         return compiled.executable(args)
 
+    @boundary
     def generated_code(self, *args: Any, **kwargs: Any) -> str:
         """The Python source the backend generated for a call with these arguments.
 
@@ -261,6 +265,7 @@ class GradFunction(MyiaFunction):
     __myia_graph__ = graph
 
 
+@boundary
 def grad(fn: Callable[..., Any], *wrt: Any, **options: Any) -> GradFunction:
     """The gradient of scalar function `fn` w.r.t. the parameters `wrt` (default: the first).
 
@@ -270,6 +275,7 @@ def grad(fn: Callable[..., Any], *wrt: Any, **options: Any) -> GradFunction:
     return GradFunction(fn, wrt, False, **options)
 
 
+@boundary
 def value_and_grad(fn: Callable[..., Any], *wrt: Any, **options: Any) -> GradFunction:
     """Like `grad`, but returns ``(fn(*args), gradient)``."""
     return GradFunction(fn, wrt, True, **options)
@@ -286,6 +292,7 @@ def _register_grad_in_myia_code() -> None:
 _register_grad_in_myia_code()
 
 
+@boundary
 def myia(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
     """Compile `fn` with Myia: ``@myia``, ``@myia(backend=...)`` or ``myia(fn, ...)``."""
     if fn is None:
