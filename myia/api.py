@@ -12,8 +12,8 @@ import numpy as np
 
 from .abstract import show, to_abstract
 from .abstract.lattice import PY_SCALARS, TypeMismatch
-from .compile import Backend, get_backend
 from .boundary import boundary
+from .compile import Backend, get_backend
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
 from .frontend import parse
 from .infer.engine import Inferrer

@@ -36,7 +36,8 @@ for name in ["undefined", "xx", "np_", "foo_bar", "tmp1", "alpha", "Beta", "z9",
     case(f"unknown-name-{name}", f"def f(x):\n    return x + {name}  # HERE\n")
     case(f"unknown-call-{name}", f"def f(x):\n    y = {name}(x)  # HERE\n    return y\n")
 for attr in ["sinn", "exq", "frobnicate", "tanhh", "summ"]:
-    case(f"unknown-np-attr-{attr}", f"import numpy as np\ndef f(x):\n    return np.{attr}(x)  # HERE\n")
+    src = f"import numpy as np\ndef f(x):\n    return np.{attr}(x)  # HERE\n"
+    case(f"unknown-np-attr-{attr}", src)
 
 # Wrong types ------------------------------------------------------------------------------------
 
@@ -148,7 +149,7 @@ for i, (args, line) in enumerate(SHAPES):
 for i, other in enumerate(['"a"', "(x, x)", "None"]):
     case(
         f"branch-types-{i}",
-        f"def f(x):\n    if x > 0:\n        return x\n    return {other}  # HERE\n",
+        f"def f(x):\n    if x > 0:  # HERE\n        return x\n    return {other}\n",
     )
 case("raise-int", "def f(x):\n    raise 3  # HERE\n")
 
@@ -160,7 +161,8 @@ for i, ret in enumerate(["x + undefined", 'x + "a"', "x(1)"]):
     case(f"grad-body-{i}", f"def f(x):\n    return {ret}  # HERE\n", how="grad")
 case(
     "grad-inside-unknown-wrt",
-    "from myia import grad\ndef h(p):\n    return p * p\ndef f(x):\n    return grad(h, 'q')(x)  # HERE\n",
+    "from myia import grad\ndef h(p):\n    return p * p\n"
+    "def f(x):\n    return grad(h, 'q')(x)  # HERE\n",
 )
 
 # Bad arguments at the entry point (no user line: the call itself is the mistake) ----------------

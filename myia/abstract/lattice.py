@@ -74,10 +74,12 @@ _MAX_DTYPES = 1024
 
 
 def dtype_name(dtype: np.dtype) -> str:
-    """``dtype.name``, from a table of the dtypes met so far."""
+    """``dtype.name``, from a table of the dtypes met so far (numeric dtypes only)."""
     try:
         return _DTYPE_NAMES[dtype]
     except (KeyError, TypeError):
+        if dtype.kind not in "biufc":
+            raise TypeError(f"arrays of dtype {dtype} are not supported") from None
         name = dtype.name
         if len(_DTYPE_NAMES) < _MAX_DTYPES:
             try:
