@@ -74,12 +74,10 @@ _MAX_DTYPES = 1024
 
 
 def dtype_name(dtype: np.dtype) -> str:
-    """``dtype.name``, from a table of the dtypes met so far (numeric dtypes only)."""
+    """``dtype.name``, from a table of the dtypes met so far."""
     try:
         return _DTYPE_NAMES[dtype]
     except (KeyError, TypeError):
-        if dtype.kind not in "biufc":
-            raise TypeError(f"arrays of dtype {dtype} are not supported") from None
         name = dtype.name
         if len(_DTYPE_NAMES) < _MAX_DTYPES:
             try:
@@ -92,15 +90,21 @@ def dtype_name(dtype: np.dtype) -> str:
 _ndarray = np.ndarray
 
 
+#: The kinds of NumPy dtypes Myia takes (bool, integers, floats, complex numbers).
+_NUMERIC = "biufc"
+
+
 def to_abstract(value: Any) -> AbstractValue:
     """The abstract value of a Python value passed as an argument (values not kept)."""
     t = type(value)
     if t is _ndarray:
+        if value.dtype.kind not in _NUMERIC:
+            raise TypeError(f"arrays of dtype {value.dtype} are not supported")
         return AbstractArray(dtype_name(value.dtype), value.shape)
     a = PY_SCALARS.get(t)
     if a is not None:
         return a
-    if isinstance(value, np.generic):
+    if isinstance(value, np.generic) and value.dtype.kind in _NUMERIC:
         return AbstractScalar(dtype_name(value.dtype))
     if t is tuple:
         return AbstractTuple(tuple(to_abstract(v) for v in value))
