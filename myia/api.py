@@ -152,10 +152,12 @@ class MyiaFunction:
         args = self._arguments(args, kwargs)
         try:
             return Signature(to_abstract(a) for a in args)
-        except (TypeError, TypeMismatch) as exc:
+        except (TypeError, TypeMismatch, RecursionError) as exc:
             raise self._bad_argument(exc) from None
 
     def _bad_argument(self, exc: Exception) -> MyiaTypeError:
+        if isinstance(exc, RecursionError):
+            exc = TypeError("it is nested too deeply or contains itself")
         return MyiaTypeError(f"{self.fn.__name__}(): an argument has no Myia type: {exc}")
 
     def compile(self, sig: Signature) -> Compiled:
@@ -190,7 +192,10 @@ class MyiaFunction:
             # The fast path: the executable by `quick_key`, which is the tuple of the types of
             # Python or NumPy scalars, or else `array_key` (the same for scalars).
             if self._array_keys:
-                run = self._quick.get(array_key(args))
+                try:
+                    run = self._quick.get(array_key(args))
+                except RecursionError:  # tuples nested too deeply for a key
+                    run = None
             else:
                 # ``tuple(map(type, args))``, spelled out for one or two arguments (3x faster).
                 n = len(args)
@@ -209,14 +214,17 @@ class MyiaFunction:
         args = self._arguments(args, kwargs)
         try:
             sig = Signature(to_abstract(a) for a in args)
-        except (TypeError, TypeMismatch) as exc:
+        except (TypeError, TypeMismatch, RecursionError) as exc:
             raise self._bad_argument(exc) from None
         compiled = self._cache.get(sig)
         if compiled is None:
             compiled = self._cache[sig] = self.compile(sig)
         if self._simple and not kwargs:
             # `args` were passed as they are bound (`_arguments`).
-            key = quick_key(args)
+            try:
+                key = quick_key(args)
+            except RecursionError:  # tuples nested too deeply for a key
+                key = None
             if key is not None:
                 self._quick[key] = compiled.executable.__call__
                 self._array_keys = self._array_keys or not SCALAR_TYPES.issuperset(map(type, args))

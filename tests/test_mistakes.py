@@ -9,6 +9,7 @@ whose formatted Python traceback shows no file of the Myia package.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import sys
@@ -18,7 +19,7 @@ import numpy as np
 import pytest
 
 import myia
-from myia import MyiaError, MyiaInternalError, grad
+from myia import MyiaError, MyiaInternalError, MyiaTypeError, grad
 
 PACKAGE = os.path.dirname(os.path.abspath(myia.__file__))
 
@@ -220,3 +221,55 @@ def test_mistake(tmp_path, name, source, args, how):
         src = source.splitlines()[line - 1].split("# HERE")[0].strip()
         assert f'File "{path}", line {line}' in str(err), str(err)
         assert src in str(err), str(err)
+
+
+# Arguments that contain themselves or are nested deeply -----------------------------------------
+
+
+@dataclasses.dataclass
+class Node:
+    value: float
+    next: Node | None
+
+
+def first(x):
+    return x
+
+
+def test_cyclic_arguments():
+    xs = [1.0]
+    xs.append(xs)
+    a = Node(1.0, None)
+    a.next = Node(2.0, a)
+    for arg, said in [(xs, "nested too deeply or contains itself"), (a, "Node contains itself")]:
+        with pytest.raises(MyiaTypeError, match=said) as info:
+            myia.myia(first)(arg)
+        assert PACKAGE not in "".join(traceback.format_exception(info.value))
+
+
+def test_deep_tuple_argument():
+    t = 1.0
+    for _ in range(400):
+        t = (t,)
+    assert myia.myia(first)(t) == t
+    assert myia.myia(first)(t) == t  # the second call takes the cached specialization
+
+
+def test_non_numeric_arrays():
+    for arr in [np.array(["a", "b"]), np.array([None, 1], dtype=object)]:
+        with pytest.raises(MyiaTypeError, match="not supported|no Myia type"):
+            myia.myia(first)(arr)
+
+
+def test_internal_error_keeps_its_cause():
+    from myia.boundary import boundary
+
+    def broken():
+        try:
+            raise KeyError("x")
+        except KeyError as exc:
+            raise MyiaInternalError("KeyError: 'x'") from exc
+
+    with pytest.raises(MyiaInternalError, match="internal error in Myia") as info:
+        boundary(broken)()
+    assert isinstance(info.value.__cause__, KeyError)
