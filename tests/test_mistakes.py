@@ -40,6 +40,12 @@ for attr in ["sinn", "exq", "frobnicate", "tanhh", "summ"]:
     src = f"import numpy as np\ndef f(x):\n    return np.{attr}(x)  # HERE\n"
     case(f"unknown-np-attr-{attr}", src)
 
+for i, (mod, fn) in enumerate(
+    [("os", "getcwd"), ("time", "time"), ("random", "random"), ("sys", "getsizeof")]
+):
+    src = f"import {mod}\ndef f(x):\n    return {mod}.{fn}() + x  # HERE\n"
+    case(f"unsupported-function-{i}", src)
+
 # Wrong types ------------------------------------------------------------------------------------
 
 BINOPS = ["+", "-", "*", "/", "//", "%", "**", "<", ">", "<=", ">="]
@@ -216,6 +222,7 @@ def test_mistake(tmp_path, name, source, args, how):
     assert not isinstance(err, MyiaInternalError), str(err)
     text = "".join(traceback.format_exception(err))
     assert PACKAGE not in text, text
+    assert "in <module>" not in str(err), str(err)  # every frame names its function
     if "# HERE" in source:
         line = next(i for i, t in enumerate(source.splitlines(), 1) if "# HERE" in t)
         src = source.splitlines()[line - 1].split("# HERE")[0].strip()

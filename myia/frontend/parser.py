@@ -64,7 +64,9 @@ def parse(fn: types.FunctionType) -> Graph:
     return graph
 
 
-def no_source_error(fn: types.FunctionType, location: Location | None = None) -> MyiaSyntaxError:
+def no_source_error(
+    fn: types.FunctionType, location: Location | None = None, function: str = "<module>"
+) -> MyiaSyntaxError:
     """The error for a function whose source Python cannot find.
 
     Myia compiles a function from its source: one made by ``exec`` or ``eval``, or typed in
@@ -72,7 +74,11 @@ def no_source_error(fn: types.FunctionType, location: Location | None = None) ->
     function is used), or else at the function's first line.
     """
     code = fn.__code__
-    frames = at(location) if location else at(Location(code.co_filename, code.co_firstlineno))
+    frames = (
+        at(location, function)
+        if location
+        else at(Location(code.co_filename, code.co_firstlineno), fn.__name__)
+    )
     return MyiaSyntaxError(
         f"Myia needs the source code of {fn.__qualname__} to compile it, and Python cannot "
         f"find it (defined in {code.co_filename}: by exec or eval, or in an interactive "
@@ -707,7 +713,7 @@ class FunctionParser:
                     at(self.loc(node), self.name),
                 ) from None
             full = f"{getattr(value.value, '__name__', '')}.{node.attr}"
-            return to_node(attr, full, self.loc(node))
+            return to_node(attr, full, self.loc(node), self.name)
         return block.apply(ops.getattr_, value, node.attr, debug=self.dbg(node, node.attr))
 
     def expr_Subscript(self, block: Block, node: ast.Subscript) -> Node:
