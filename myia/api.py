@@ -12,6 +12,7 @@ import numpy as np
 
 from .abstract import show, to_abstract
 from .abstract.lattice import PY_SCALARS, TypeMismatch
+from .boundary import boundary
 from .compile import Backend, get_backend
 from .entry import Entry
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
@@ -194,10 +195,12 @@ class MyiaFunction:
         args = self._arguments(args, kwargs)
         try:
             return Signature(to_abstract(a) for a in args)
-        except (TypeError, TypeMismatch) as exc:
+        except (TypeError, TypeMismatch, RecursionError) as exc:
             raise self._bad_argument(exc) from None
 
     def _bad_argument(self, exc: Exception) -> MyiaTypeError:
+        if isinstance(exc, RecursionError):
+            exc = TypeError("it is nested too deeply or contains itself")
         return MyiaTypeError(f"{self.entry.name}(): an argument has no Myia type: {exc}")
 
     def compile(self, sig: Signature) -> Compiled:
@@ -236,6 +239,7 @@ class MyiaFunction:
             [Frame(graph.name, loc, f"returns {show(result)}")],
         )
 
+    @boundary
     def specialization(self, *args: Any, **kwargs: Any) -> Compiled:
         """The compiled specialization for these arguments (compiling it if needed)."""
         sig = self.signature(*args, **kwargs)
@@ -244,12 +248,16 @@ class MyiaFunction:
             compiled = self._cache[sig] = self.compile(sig)
         return compiled
 
+    @boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs:
             # The fast path: the executable by `quick_key`, which is the tuple of the types of
             # Python or NumPy scalars, or else `array_key` (the same for scalars).
             if self._array_keys:
-                run = self._quick.get(array_key(args))
+                try:
+                    run = self._quick.get(array_key(args))
+                except RecursionError:  # tuples nested too deeply for a key
+                    run = None
             else:
                 # ``tuple(map(type, args))``, spelled out for one or two arguments (3x faster).
                 n = len(args)
@@ -268,19 +276,23 @@ class MyiaFunction:
         args = self._arguments(args, kwargs)
         try:
             sig = Signature(to_abstract(a) for a in args)
-        except (TypeError, TypeMismatch) as exc:
+        except (TypeError, TypeMismatch, RecursionError) as exc:
             raise self._bad_argument(exc) from None
         compiled = self._cache.get(sig)
         if compiled is None:
             compiled = self._cache[sig] = self.compile(sig)
         if self._simple and not kwargs:
             # `args` were passed as they are bound (`_arguments`).
-            key = quick_key(args)
+            try:
+                key = quick_key(args)
+            except RecursionError:  # tuples nested too deeply for a key
+                key = None
             if key is not None:
                 self._quick[key] = compiled.executable.__call__
                 self._array_keys = self._array_keys or not SCALAR_TYPES.issuperset(map(type, args))
         return compiled.executable(args)
 
+    @boundary
     def generated_code(self, *args: Any, **kwargs: Any) -> str:
         """The Python source the backend generated for a call with these arguments.
 
@@ -377,6 +389,7 @@ def _grad_arguments(
     return (argnums,)
 
 
+@boundary
 def grad(fn: Callable[..., Any], *wrt: Any, argnums: Any = None, **options: Any) -> GradFunction:
     """The gradient of scalar function `fn` w.r.t. the parameters `wrt` (default: the first).
 
@@ -388,6 +401,7 @@ def grad(fn: Callable[..., Any], *wrt: Any, argnums: Any = None, **options: Any)
     return GradFunction(fn, wrt, False, **options)
 
 
+@boundary
 def value_and_grad(
     fn: Callable[..., Any], *wrt: Any, argnums: Any = None, **options: Any
 ) -> GradFunction:
@@ -407,6 +421,7 @@ def _register_grad_in_myia_code() -> None:
 _register_grad_in_myia_code()
 
 
+@boundary
 def myia(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
     """Compile `fn` with Myia: ``@myia``, ``@myia(backend=...)`` or ``myia(fn, ...)``."""
     if fn is None:

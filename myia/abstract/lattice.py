@@ -90,15 +90,21 @@ def dtype_name(dtype: np.dtype) -> str:
 _ndarray = np.ndarray
 
 
+#: The kinds of NumPy dtypes Myia takes (bool, integers, floats, complex numbers).
+_NUMERIC = "biufc"
+
+
 def to_abstract(value: Any) -> AbstractValue:
     """The abstract value of a Python value passed as an argument (values not kept)."""
     t = type(value)
     if t is _ndarray:
+        if value.dtype.kind not in _NUMERIC:
+            raise TypeError(f"arrays of dtype {value.dtype} are not supported")
         return AbstractArray(dtype_name(value.dtype), value.shape)
     a = PY_SCALARS.get(t)
     if a is not None:
         return a
-    if isinstance(value, np.generic):
+    if isinstance(value, np.generic) and value.dtype.kind in _NUMERIC:
         return AbstractScalar(dtype_name(value.dtype))
     if t is tuple:
         return AbstractTuple(tuple(to_abstract(v) for v in value))
@@ -213,7 +219,13 @@ def _walker(cls: type, names: tuple[str, ...], rec: dict[str, AbstractValue]) ->
         "    push = stack.append",
     ]
     lines += [f"    s{i} = d{i} = None" for i, n in enumerate(names) if n not in rec]
-    lines += ["    while stack:", "        node = pop()"]
+    # A tree of more than `_CHECK_CYCLES` nodes is checked once for a cycle, which would
+    # make the walk endless.
+    lines += ["    n = 0", "    while stack:", "        node = pop()", "        n += 1"]
+    lines += [
+        f"        if n == {_CHECK_CYCLES}:",
+        f"            _check_acyclic(value, {tuple(rec)!r})",
+    ]
     for i, n in enumerate(names):
         get = (
             f"node.{n}"
@@ -235,9 +247,41 @@ def _walker(cls: type, names: tuple[str, ...], rec: dict[str, AbstractValue]) ->
                 f"        if type(v) is not ndarray or v.shape != s{i} or v.dtype is not d{i}:",
                 f"            s{i}, d{i} = _join_field(fields, {i}, v, cls)",
             ]
-    env = {"cls": cls, "ndarray": _ndarray, "_join_field": _join_field, "_bad_field": _bad_field}
+    env = {
+        "cls": cls,
+        "ndarray": _ndarray,
+        "_join_field": _join_field,
+        "_bad_field": _bad_field,
+        "_check_acyclic": _check_acyclic,
+    }
     exec("\n".join(lines), env)
     return env["walk"]
+
+
+_CHECK_CYCLES = 100_000
+
+
+def _check_acyclic(root: Any, rec: tuple[str, ...]) -> None:
+    """Raise `TypeError` if a tree of records (through fields `rec`) contains itself."""
+    done: set[int] = set()
+    path: set[int] = set()
+    stack = [(root, False)]
+    while stack:
+        node, leaving = stack.pop()
+        if leaving:
+            path.discard(id(node))
+            done.add(id(node))
+            continue
+        if id(node) in path:
+            raise TypeError(f"a {type(node).__name__} contains itself")
+        if id(node) in done:
+            continue
+        path.add(id(node))
+        stack.append((node, True))
+        for n in rec:
+            v = getattr(node, n)
+            if type(v) is type(root):
+                stack.append((v, False))
 
 
 def _join_field(fields: list[AbstractValue], i: int, v: Any, cls: type) -> tuple[Any, Any]:

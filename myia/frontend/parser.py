@@ -792,7 +792,9 @@ class FunctionParser:
                 ) from None
             cache.read(value.value, node.attr, attr)
             full = f"{getattr(value.value, '__name__', '')}.{node.attr}"
-            return self.constant(block, to_node(attr, full, self.loc(node)).value, full, node)
+            return self.constant(
+                block, to_node(attr, full, self.loc(node), self.name).value, full, node
+            )
         return block.apply(ops.getattr_, value, node.attr, debug=self.dbg(node, node.attr))
 
     def expr_Subscript(self, block: Block, node: ast.Subscript) -> Node:

@@ -72,8 +72,13 @@ def is_parsable(value: Any) -> bool:
     return not value.__code__.co_filename.startswith("<")
 
 
-def to_node(value: Any, name: str, location: Location | None) -> Constant:
-    """Return the IR constant standing for Python value `value` (named `name` in the source)."""
+def to_node(
+    value: Any, name: str, location: Location | None, function: str = "<module>"
+) -> Constant:
+    """Return the IR constant standing for Python value `value` (named `name` in the source).
+
+    `function` is the name of the function that uses it (for an error's traceback).
+    """
     from .parser import parse
 
     debug = DebugInfo(name, location)
@@ -104,7 +109,7 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
         from .source import module_ast, no_source_error
 
         if module_ast(value.__code__.co_filename) is None:
-            raise no_source_error(value, location)
+            raise no_source_error(value, location, function)
         return Constant(parse(value), debug)
     if isinstance(value, functools.partial) or (
         isinstance(value, types.MethodType) and is_parsable(value.__func__)
@@ -119,7 +124,7 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
         module = getattr(value, "__module__", None)
         full = f"{module}.{qual}" if module and module != "builtins" else qual
         raise MyiaTypeError(
-            f"{full} is not supported in Myia code (used as {name!r})", at(location)
+            f"{full} is not supported in Myia code (used as {name!r})", at(location, function)
         )
     return Constant(value, debug)
 
@@ -224,4 +229,4 @@ def resolve_global(
     value = lookup_global(fn, name)
     if value is _MISSING:
         raise MyiaNameError(f"name {name!r} is not defined", at(location, function or fn.__name__))
-    return to_node(value, name, location)
+    return to_node(value, name, location, function or fn.__name__)

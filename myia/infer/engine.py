@@ -330,7 +330,12 @@ class Inferrer:
 
             if isinstance(fn, GradSpec):
                 self._record(fn)
-                return infer_grad_call(self, fn, args)
+                try:
+                    return infer_grad_call(self, fn, args)
+                except MyiaError as exc:
+                    if not exc.frames:
+                        exc.frames = error_frames(self.calls)
+                    raise
             from ..frontend.resolve import is_parsable
 
             if is_parsable(fn):
@@ -360,7 +365,9 @@ class Inferrer:
                 kinds.append(abstract_kind(a, op, self.calls))
         try:
             return op.resolve(tuple(kinds))
-        except NoMatch:
+        except NoMatch as exc:
+            if exc.args:
+                raise MyiaTypeError(exc.args[0], error_frames(self.calls)) from None
             for a in args:
                 if isinstance(a, AbstractUnion):
                     raise union_error(a, op, self.calls) from None

@@ -11,6 +11,7 @@ operation.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -75,6 +76,14 @@ class Operation:
         self.dispatch = dispatch
         self.__doc__ = doc or dispatch.__doc__
         self._cache: dict[tuple[Any, ...], Any] = {}
+        self._signature = inspect.signature(dispatch)
+
+    def check_arity(self, n: int) -> None:
+        """Raise `NoMatch` (with a message) if the operation takes no `n` arguments."""
+        try:
+            self._signature.bind(*range(n))
+        except TypeError:
+            raise NoMatch(f"wrong number of arguments to {self.name}(): {n} given") from None
 
     def resolve(self, kinds: tuple[Any, ...]) -> Any:
         """Return the callee for argument kinds `kinds` (cached); raise `NoMatch`."""
@@ -83,7 +92,9 @@ class Operation:
         except KeyError:
             pass
         except TypeError:
+            self.check_arity(len(kinds))
             return self.dispatch(*kinds)
+        self.check_arity(len(kinds))
         callee = self.dispatch(*kinds)
         self._cache[kinds] = callee
         return callee

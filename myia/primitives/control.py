@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import sys
 
-from ..abstract.data import ANYTHING, BOTTOM, NONE, AbstractScalar, AbstractUnion, show
+from ..abstract.data import (
+    ANYTHING,
+    BOTTOM,
+    NONE,
+    AbstractConstant,
+    AbstractScalar,
+    AbstractUnion,
+    show,
+)
 from ..abstract.lattice import TypeMismatch, broaden, join, union_options
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable, special
@@ -143,6 +151,12 @@ def _infer_assert(cond, msg):
 
 @infer_rule(raise_)
 def _infer_raise(exc_class, *args):
+    value = exc_class.value if isinstance(exc_class, AbstractConstant) else None
+    if not (
+        isinstance(value, BaseException)
+        or (isinstance(value, type) and issubclass(value, BaseException))
+    ):
+        raise MyiaTypeError(f"exceptions must derive from BaseException, not {show(exc_class)}")
     return BOTTOM
 
 

@@ -480,7 +480,9 @@ class DebugVM:
         kinds = tuple(a if i in static else kind_of(a) for i, a in enumerate(args))
         try:
             return op.resolve(kinds)
-        except NoMatch:
+        except NoMatch as exc:
+            if exc.args:
+                raise MyiaTypeError(exc.args[0]) from None
             for a in args:
                 if type(a) is Unbound:
                     raise UserException(_unbound_error(a)) from None

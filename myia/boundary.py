@@ -1,0 +1,44 @@
+"""The boundary where Myia's errors reach the user, with no frames from inside Myia.
+
+A `MyiaError` for a user mistake already carries its own traceback of the user's program
+(`MyiaError.frames`); the Python frames of the compiler under it only hide it. `boundary`
+wraps an entry point (``myia``, ``grad``, a compiled function's call) so that such an error
+is re-raised with its Python traceback cut at the call and its cause and context dropped.
+The wrapper is compiled under the file name ``<myia>``, so that the one frame it adds
+names no file of the package. An internal error (`MyiaInternalError`) keeps its cause: that
+traceback is what a bug report needs.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .errors import MyiaError, MyiaInternalError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_SOURCE = """
+def myia_entry(*args, **kwargs):
+    try:
+        return call(*args, **kwargs)
+    except MyiaError as exc:
+        raise trimmed(exc)
+"""
+
+
+def trimmed(exc: MyiaError) -> MyiaError:
+    """`exc` with no Python traceback, and no cause or context unless it is internal."""
+    exc.__traceback__ = None
+    if not isinstance(exc, MyiaInternalError):
+        exc.__cause__ = None
+        exc.__suppress_context__ = True
+    return exc
+
+
+def boundary(fn: F) -> F:
+    """`fn` as an entry point: a `MyiaError` it raises reaches the caller trimmed."""
+    namespace = {"call": fn, "MyiaError": MyiaError, "trimmed": trimmed}
+    exec(compile(_SOURCE, "<myia>", "exec"), namespace)
+    return functools.wraps(fn)(namespace["myia_entry"])  # type: ignore[return-value]

@@ -1,0 +1,282 @@
+"""A corpus of user mistakes: each gives a `MyiaError` at the user's line, with no internal frame.
+
+Each case is a small program written to a module file of its own (so that its source can be
+found), with the faulty line marked ``# HERE``. The program's entry point ``f`` is compiled
+with ``myia`` (or ``grad``) and called; the error must be a `MyiaError` subclass, not an
+internal error, whose message names the file, the marked line and its source text, and
+whose formatted Python traceback shows no file of the Myia package.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+import sys
+import traceback
+
+import numpy as np
+import pytest
+
+import myia
+from myia import MyiaError, MyiaInternalError, MyiaTypeError, grad
+
+PACKAGE = os.path.dirname(os.path.abspath(myia.__file__))
+
+# (name, source, arguments, how): `how` is "myia" or "grad".
+CASES: list[tuple[str, str, tuple, str]] = []
+
+
+def case(name, source, args=(1.5,), how="myia"):
+    CASES.append((name, source, args, how))
+
+
+# Unknown names ----------------------------------------------------------------------------------
+
+for name in ["undefined", "xx", "np_", "foo_bar", "tmp1", "alpha", "Beta", "z9", "result", "acc"]:
+    case(f"unknown-name-{name}", f"def f(x):\n    return x + {name}  # HERE\n")
+    case(f"unknown-call-{name}", f"def f(x):\n    y = {name}(x)  # HERE\n    return y\n")
+for attr in ["sinn", "exq", "frobnicate", "tanhh", "summ"]:
+    src = f"import numpy as np\ndef f(x):\n    return np.{attr}(x)  # HERE\n"
+    case(f"unknown-np-attr-{attr}", src)
+
+for i, (mod, fn) in enumerate(
+    [("os", "getcwd"), ("time", "time"), ("random", "random"), ("sys", "getsizeof")]
+):
+    src = f"import {mod}\ndef f(x):\n    return {mod}.{fn}() + x  # HERE\n"
+    case(f"unsupported-function-{i}", src)
+
+# Wrong types ------------------------------------------------------------------------------------
+
+BINOPS = ["+", "-", "*", "/", "//", "%", "**", "<", ">", "<=", ">="]
+for i, op in enumerate(BINOPS):
+    for j, other in enumerate(['"a"', "(1, 2)", "None", "[x]", '{"k": x}']):
+        case(f"binop-{i}-{j}", f"def f(x):\n    return x {op} {other}  # HERE\n")
+for i, op in enumerate(["-", "+", "~"]):
+    for j, other in enumerate(['"a"', "None"]):
+        case(f"unary-{i}-{j}", f"def f(x):\n    y = {other}\n    return {op}y  # HERE\n")
+for i, other in enumerate(['"a"', "None", "(1.0,)"]):
+    case(
+        f"helper-type-{i}",
+        f"def h(a):\n    return a * 2.0  # HERE\ndef f(x):\n    return h({other}) + x\n",
+    )
+for i, fn in enumerate(["math.sin", "math.exp", "math.log", "math.sqrt", "math.tanh"]):
+    case(f"math-tuple-{i}", f"import math\ndef f(x):\n    return {fn}((x, x))  # HERE\n")
+for i, fn in enumerate(["np.sum", "np.exp", "np.log", "np.tanh"]):
+    case(f"np-str-{i}", f'import numpy as np\ndef f(x):\n    return {fn}("abc") + x  # HERE\n')
+case("index-float", "def f(x):\n    t = (x, x)\n    return t[x]  # HERE\n")
+case("index-out-of-range", "def f(x):\n    t = (x, x)\n    return t[5]  # HERE\n")
+case("attr-of-float", "def f(x):\n    return x.foo  # HERE\n")
+case("call-float", "def f(x):\n    return x(1.0)  # HERE\n")
+case("call-tuple", "def f(x):\n    return (x, x)(1)  # HERE\n")
+
+for name in ["undefined", "xx", "foo_bar", "tmp1", "alpha", "Beta", "z9", "result", "acc", "w"]:
+    case(
+        f"unknown-name-helper-{name}",
+        f"def h(a):\n    return a * {name}  # HERE\ndef f(x):\n    return h(x) + 1.0\n",
+    )
+for i, op in enumerate(BINOPS):
+    case(
+        f"binop-loop-{i}",
+        f'def f(x):\n    for i in range(3):\n        x = x {op} "s"  # HERE\n    return x\n',
+    )
+    case(
+        f"binop-branch-{i}",
+        f"def f(x):\n    if x > 0:\n        x = x {op} None  # HERE\n    return x\n",
+    )
+for i, fn in enumerate(["sin", "cos", "exp", "log", "sqrt", "tanh"]):
+    case(f"math-str-{i}", f'import math\ndef f(x):\n    return math.{fn}("s") + x  # HERE\n')
+case("setattr-float", "def f(x):\n    x.attr = 1.0  # HERE\n    return x\n")
+
+# Wrong arity ------------------------------------------------------------------------------------
+
+for n in range(1, 4):
+    params = ", ".join(f"a{k}" for k in range(n))
+    for m in range(0, 5):
+        if m == n:
+            continue
+        call = ", ".join(["x"] * m)
+        case(
+            f"arity-{n}-{m}",
+            f"def h({params}):\n    return a0\ndef f(x):\n    return h({call})  # HERE\n",
+        )
+for i, fn in enumerate(["math.sin", "math.exp", "math.log"]):
+    case(f"math-arity-{i}", f"import math\ndef f(x):\n    return {fn}(x, x)  # HERE\n")
+case("len-two", "def f(x):\n    t = (x,)\n    return len(t, t)  # HERE\n")
+case("abs-two", "def f(x):\n    return abs(x, x)  # HERE\n")
+case("kw-unknown", "def h(a):\n    return a\ndef f(x):\n    return h(b=x)  # HERE\n")
+
+# Syntax outside the subset ----------------------------------------------------------------------
+
+SYNTAX = {
+    "try": "    try:  # HERE\n        y = x\n    except Exception:\n        y = x\n    return y\n",
+    "with": "    with x:  # HERE\n        y = x\n    return y\n",
+    "global": "    global G  # HERE\n    return x\n",
+    "yield": "    yield x  # HERE\n",
+    "del": "    y = x\n    del y  # HERE\n    return x\n",
+    "import": "    import os  # HERE\n    return x\n",
+    "class": "    class A:  # HERE\n        pass\n    return x\n",
+    "await": "    await x  # HERE\n",
+}
+for key, body in SYNTAX.items():
+    case(f"syntax-{key}", f"def f(x):\n{body}")
+
+# Mutation ---------------------------------------------------------------------------------------
+
+MUTATIONS = [
+    "xs = [x]\n    xs.append(x)  # HERE\n    return x",
+    "xs = [x]\n    xs[0] = x  # HERE\n    return x",
+    "xs = [x]\n    xs.pop()  # HERE\n    return x",
+    "xs = [x]\n    xs.extend([x])  # HERE\n    return x",
+    "xs = [x]\n    xs.insert(0, x)  # HERE\n    return x",
+    'd = {"a": x}\n    d["b"] = x  # HERE\n    return x',
+    'd = {"a": x}\n    d.pop("a")  # HERE\n    return x',
+    'd = {"a": x}\n    d.setdefault("b", x)  # HERE\n    return x',
+    'd = {"a": x}\n    d.update({"b": x})  # HERE\n    return x',
+    "xs = [x]\n    xs[0] += x  # HERE\n    return x",
+]
+for i, body in enumerate(MUTATIONS):
+    case(f"mutation-{i}", f"def f(x):\n    {body}\n")
+
+# Shapes -----------------------------------------------------------------------------------------
+
+SHAPES = [
+    ((np.ones(3), np.ones(4)), "return a + b  # HERE"),
+    ((np.ones((2, 3)), np.ones((2, 3))), "return a @ b  # HERE"),
+    ((np.ones((2, 3)), np.ones(4)), "return np.dot(a, b)  # HERE"),
+    ((np.ones(3), np.ones(4)), "return a * b  # HERE"),
+    ((np.ones((2, 3)), np.ones((3, 2))), "return a - b  # HERE"),
+    ((np.ones(6), np.ones(1)), "return np.reshape(a, (4, 2)) + b  # HERE"),
+]
+for i, (args, line) in enumerate(SHAPES):
+    case(f"shape-{i}", f"import numpy as np\ndef f(a, b):\n    {line}\n", args)
+
+# Branches and control flow ----------------------------------------------------------------------
+
+for i, other in enumerate(['"a"', "(x, x)", "None"]):
+    case(
+        f"branch-types-{i}",
+        f"def f(x):\n    if x > 0:  # HERE\n        return x\n    return {other}\n",
+    )
+case("raise-int", "def f(x):\n    raise 3  # HERE\n")
+
+# Gradient misuse --------------------------------------------------------------------------------
+
+for i, ret in enumerate(["(x, x)", '"a"', "None"]):
+    case(f"grad-returns-{i}", f"def f(x):\n    return {ret}  # HERE\n", how="grad")
+for i, ret in enumerate(["x + undefined", 'x + "a"', "x(1)"]):
+    case(f"grad-body-{i}", f"def f(x):\n    return {ret}  # HERE\n", how="grad")
+case(
+    "grad-inside-unknown-wrt",
+    "from myia import grad\ndef h(p):\n    return p * p\n"
+    "def f(x):\n    return grad(h, 'q')(x)  # HERE\n",
+)
+
+# Bad arguments at the entry point (no user line: the call itself is the mistake) ----------------
+
+ENTRY = [
+    (np.array(["a", "b"]),),
+    (np.array([object(), object()], dtype=object),),
+    ({1, 2},),
+    (object(),),
+    (b"bytes",),
+    (1.0, 2.0),
+    (),
+]
+for i, args in enumerate(ENTRY):
+    case(f"entry-arg-{i}", "def f(x):\n    return x\n", args)
+
+
+def load(tmp_path, name, source):
+    path = tmp_path / f"mistake_{name.replace('-', '_')}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError:  # `await` outside an async function: Python refuses it itself
+        pytest.skip("Python refuses this program before Myia sees it")
+    return module, str(path)
+
+
+# Cases that still fail one of the checks, with what is wrong (see issue 22).
+KNOWN = {
+    # filled from running the corpus: name -> reason
+}
+
+
+def test_corpus_size():
+    assert len(CASES) >= 200, len(CASES)
+
+
+@pytest.mark.parametrize("name,source,args,how", CASES, ids=[c[0] for c in CASES])
+def test_mistake(tmp_path, name, source, args, how):
+    if name in KNOWN:
+        pytest.xfail(KNOWN[name])
+    module, path = load(tmp_path, name, source)
+    fn = grad(module.f) if how == "grad" else myia.myia(module.f)
+    with pytest.raises(MyiaError) as info:
+        fn(*args)
+    err = info.value
+    assert not isinstance(err, MyiaInternalError), str(err)
+    text = "".join(traceback.format_exception(err))
+    assert PACKAGE not in text, text
+    assert "in <module>" not in str(err), str(err)  # every frame names its function
+    if "# HERE" in source:
+        line = next(i for i, t in enumerate(source.splitlines(), 1) if "# HERE" in t)
+        src = source.splitlines()[line - 1].split("# HERE")[0].strip()
+        assert f'File "{path}", line {line}' in str(err), str(err)
+        assert src in str(err), str(err)
+
+
+# Arguments that contain themselves or are nested deeply -----------------------------------------
+
+
+@dataclasses.dataclass
+class Node:
+    value: float
+    next: Node | None
+
+
+def first(x):
+    return x
+
+
+def test_cyclic_arguments():
+    xs = [1.0]
+    xs.append(xs)
+    a = Node(1.0, None)
+    a.next = Node(2.0, a)
+    for arg, said in [(xs, "nested too deeply or contains itself"), (a, "Node contains itself")]:
+        with pytest.raises(MyiaTypeError, match=said) as info:
+            myia.myia(first)(arg)
+        assert PACKAGE not in "".join(traceback.format_exception(info.value))
+
+
+def test_deep_tuple_argument():
+    t = 1.0
+    for _ in range(400):
+        t = (t,)
+    assert myia.myia(first)(t) == t
+    assert myia.myia(first)(t) == t  # the second call takes the cached specialization
+
+
+def test_non_numeric_arrays():
+    for arr in [np.array(["a", "b"]), np.array([None, 1], dtype=object)]:
+        with pytest.raises(MyiaTypeError, match="not supported|no Myia type"):
+            myia.myia(first)(arr)
+
+
+def test_internal_error_keeps_its_cause():
+    from myia.boundary import boundary
+
+    def broken():
+        try:
+            raise KeyError("x")
+        except KeyError as exc:
+            raise MyiaInternalError("KeyError: 'x'") from exc
+
+    with pytest.raises(MyiaInternalError, match="internal error in Myia") as info:
+        boundary(broken)()
+    assert isinstance(info.value.__cause__, KeyError)
