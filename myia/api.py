@@ -80,7 +80,7 @@ def tuple_key(t: tuple[Any, ...]) -> tuple[Any, ...]:
     return (tuple, array_key(t))
 
 
-def _holds_function(a: Any, seen: set[int] | None = None) -> bool:
+def _holds_function(a: Any) -> bool:
     """Whether values of abstract type `a` hold a function (in a tuple, a record...)."""
     from .abstract.data import (
         AbstractDict,
@@ -91,25 +91,26 @@ def _holds_function(a: Any, seen: set[int] | None = None) -> bool:
         AbstractUnion,
     )
 
-    seen = set() if seen is None else seen
-    if id(a) in seen:
-        return False
-    seen.add(id(a))
-    if isinstance(a, AbstractFunction):
-        return True
-    if isinstance(a, AbstractTuple):
-        parts: Any = a.elements
-    elif isinstance(a, AbstractList):
-        parts = (a.element,)
-    elif isinstance(a, (AbstractDict,)):
-        parts = a.values
-    elif isinstance(a, AbstractRecord):
-        parts = a.fields
-    elif isinstance(a, AbstractUnion):
-        parts = a.options
-    else:
-        return False
-    return any(_holds_function(p, seen) for p in parts)
+    seen: set[int] = set()
+    todo = [a]  # walked without recursion: an argument may be nested deeply
+    while todo:
+        a = todo.pop()
+        if id(a) in seen:
+            continue
+        seen.add(id(a))
+        if isinstance(a, AbstractFunction):
+            return True
+        if isinstance(a, AbstractTuple):
+            todo.extend(a.elements)
+        elif isinstance(a, AbstractList):
+            todo.append(a.element)
+        elif isinstance(a, AbstractDict):
+            todo.extend(a.values)
+        elif isinstance(a, AbstractRecord):
+            todo.extend(a.fields)
+        elif isinstance(a, AbstractUnion):
+            todo.extend(a.options)
+    return False
 
 
 class Signature(tuple):

@@ -14,7 +14,9 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Location
 
 
-def no_source_error(fn: types.FunctionType, location: Location | None = None) -> MyiaSyntaxError:
+def no_source_error(
+    fn: types.FunctionType, location: Location | None = None, function: str = "<module>"
+) -> MyiaSyntaxError:
     """The error for a function whose source Python cannot find.
 
     Myia compiles a function from its source: one made by ``exec`` or ``eval``, or typed in
@@ -22,7 +24,11 @@ def no_source_error(fn: types.FunctionType, location: Location | None = None) ->
     function is used), or else at the function's first line.
     """
     code = fn.__code__
-    frames = at(location) if location else at(Location(code.co_filename, code.co_firstlineno))
+    frames = (
+        at(location, function)
+        if location
+        else at(Location(code.co_filename, code.co_firstlineno), fn.__name__)
+    )
     return MyiaSyntaxError(
         f"Myia needs the source code of {fn.__qualname__} to compile it, and Python cannot "
         f"find it (defined in {code.co_filename}: by exec or eval, or in an interactive "
