@@ -126,9 +126,15 @@ class DebugBackend(Backend):
 BACKENDS: dict[str, type[Backend]] = {"numpy": PythonBackend, "debug": DebugBackend}
 
 
-def get_backend(name: str) -> Backend:
-    """The backend called `name` (``"numpy"``, the default, or ``"debug"``)."""
+def get_backend(name: str, **options: Any) -> Backend:
+    """The backend called `name` (``"numpy"``, the default, ``"debug"`` or ``"jax"``).
+
+    `options` are the backend's own (``keep_on_device`` and ``device`` for ``"jax"``).
+    """
     try:
-        return BACKENDS[name]()
+        cls = BACKENDS[name]
     except KeyError:
         raise ValueError(f"unknown backend {name!r}; choose among {tuple(BACKENDS)}") from None
+    if options and cls.__init__ is object.__init__:
+        raise ValueError(f"the {name!r} backend takes no option ({', '.join(options)})")
+    return cls(**options)
