@@ -10,7 +10,8 @@ from its own IR.
 (``print``, ``raise``, ``assert``), no graph calls that would be control flow on values (loops,
 branches, recursion), no stacks, lists or dicts, and only primitives that cannot raise (an
 XLA computation cannot raise an exception: ``1 / 0`` on Python scalars must still raise
-``ZeroDivisionError``, an index out of bounds ``IndexError``). Arguments and results are
+``ZeroDivisionError``, an index out of bounds ``IndexError``) nor overflow (arithmetic on
+Python ints, which XLA computes in int64). Arguments and results are
 arrays, scalars, and tuples and dataclasses of them. Every other program, and any program whose
 tracing by JAX fails, runs on the host as the NumPy backend's generated code: every program
 that runs on ``backend="numpy"`` runs on ``backend="jax"``, with the same results.
@@ -74,15 +75,28 @@ def _flat_type(a: Any) -> bool:
     return False
 
 
+#: Primitives that only warn on NumPy floats (``x ** -1`` of an integer array raises).
+_FLOAT_TOTAL = frozenset([P.pow_, P.floordiv, P.mod])
+
+
+#: Primitives whose results on Python ints may exceed int64.
+_INT_ARITH = frozenset([P.add, P.sub, P.mul, P.neg, P.abs_])
+
+
+def _python_int(a: Any) -> bool:
+    return isinstance(a, AbstractScalar) and a.weak and np.dtype(a.dtype).kind in "iu"
+
+
 def _may_raise(prim: Primitive, node: Any) -> bool:
     if prim in TOTAL:
         return False
+    out = node.abstract
+    # On NumPy values these only warn; on Python scalars they raise.
+    numpy = isinstance(out, AbstractArray) or (isinstance(out, AbstractScalar) and not out.weak)
     if prim in ARRAY_TOTAL:
-        out = node.abstract
-        # On NumPy values these only warn; on Python scalars they raise.
-        return not (
-            isinstance(out, AbstractArray) or (isinstance(out, AbstractScalar) and not out.weak)
-        )
+        return not numpy
+    if prim in _FLOAT_TOTAL:
+        return not (numpy and np.dtype(out.dtype).kind == "f")
     return True
 
 
@@ -106,6 +120,8 @@ def jittable(graph: Graph) -> str | None:
             return f"it calls {prim.name} (an effect)"
         if prim is not P.seq and _may_raise(prim, node):
             return f"{prim.name} may raise an exception here"
+        if prim in _INT_ARITH and _python_int(node.abstract):
+            return f"{prim.name} of Python ints has no overflow (int64 in XLA)"
     return None
 
 
