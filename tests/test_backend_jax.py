@@ -156,7 +156,7 @@ PROGRAMS = [
     (reshape_transpose, (A34,), True),
     (indexing, (A34,), False),  # an index may be out of bounds: IndexError
     (tuples, (A34, 2.0), True),
-    (tuples, (1, 2), True),
+    (tuples, (1, 2), False),
     (records_in, (Point(1.5, 2.0),), True),
     (records_out, (A34, V4), True),
     (layer_apply, (Layer(A34, V3), V4), True),
