@@ -309,6 +309,17 @@ class MyiaFunction:
             raise ValueError(f"the {self.backend.name!r} backend generates no source code")
         return compiled.source
 
+    def lowered_text(self, *args: Any, **kwargs: Any) -> str:
+        """The StableHLO text XLA receives for a call with these arguments (``backend="jax"``).
+
+        A `ValueError` says why when the program runs as host code instead.
+        """
+        executable = self.specialization(*args, **kwargs).executable
+        lowered = getattr(executable, "lowered_text", None)
+        if lowered is None:
+            raise ValueError(f"the {self.backend.name!r} backend does not use XLA")
+        return lowered(self._arguments(args, kwargs))
+
     def compiled_signatures(self) -> list[Signature]:
         """The argument signatures compiled so far (one entry per compilation)."""
         return list(self._cache)

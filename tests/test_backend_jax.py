@@ -266,5 +266,9 @@ def test_other_backends_take_no_option():
 
 def test_lowered_text_is_stablehlo():
     f = myia(matmul, backend="jax")
-    text = f.specialization(A34, V4).executable.lowered_text((A34, V4))
-    assert "stablehlo" in text and "tanh" in text
+    text = f.lowered_text(A34, V4)
+    assert "stablehlo.tanh" in text and "tensor<3x4xf64>" in text
+    with pytest.raises(ValueError, match="runs on the host"):
+        myia(printing, backend="jax").lowered_text(1.0)
+    with pytest.raises(ValueError, match="does not use XLA"):
+        myia(matmul, backend="numpy").lowered_text(A34, V4)
