@@ -73,6 +73,14 @@ def indexing(x):
     return x[1] + x[0, 2]
 
 
+def mixed(x, n):
+    return x + n
+
+
+def invert(a):
+    return (~a, a & a)
+
+
 def tuples(x, y):
     return (x + y, (x * y, x - y))
 
@@ -155,6 +163,10 @@ PROGRAMS = [
     (matmul, (A34, V4), True),
     (reshape_transpose, (A34,), True),
     (indexing, (A34,), False),  # an index may be out of bounds: IndexError
+    (mixed, (A34f, np.arange(4)), False),  # NumPy promotes to float64, JAX to float32
+    (mixed, (A34f, np.float32(2.0)), True),
+    (invert, (True,), False),  # ~True is -2 in Python, False in XLA
+    (invert, (np.array([True, False]),), True),
     (tuples, (A34, 2.0), True),
     (tuples, (1, 2), False),
     (records_in, (Point(1.5, 2.0),), True),

@@ -83,6 +83,12 @@ _FLOAT_TOTAL = frozenset([P.pow_, P.floordiv, P.mod])
 _INT_ARITH = frozenset([P.add, P.sub, P.mul, P.neg, P.abs_])
 
 
+def _strong_dtype(a: Any) -> str | None:
+    if isinstance(a, AbstractArray) or (isinstance(a, AbstractScalar) and not a.weak):
+        return a.dtype
+    return None
+
+
 def _python_int(a: Any) -> bool:
     return isinstance(a, AbstractScalar) and a.weak and np.dtype(a.dtype).kind in "iu"
 
@@ -120,6 +126,9 @@ def jittable(graph: Graph) -> str | None:
             return f"it calls {prim.name} (an effect)"
         if prim is not P.seq and _may_raise(prim, node):
             return f"{prim.name} may raise an exception here"
+        strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None}
+        if len(strong) > 1:
+            return f"{prim.name} mixes dtypes {sorted(strong)} (JAX promotes them otherwise)"
         if prim in _INT_ARITH and _python_int(node.abstract):
             return f"{prim.name} of Python ints has no overflow (int64 in XLA)"
     return None
@@ -142,6 +151,13 @@ def _unflatten(leaves: Any, a: Any, convert: Any) -> Any:
     if isinstance(a, AbstractTuple):
         return tuple(_unflatten(leaves, e, convert) for e in a.elements)
     return record_constructor(a.cls)(*(_unflatten(leaves, f, convert) for f in a.fields))
+
+
+def _leaf_types(a: Any) -> list[Any]:
+    if _leaf(a):
+        return [a]
+    parts = a.elements if isinstance(a, AbstractTuple) else a.fields
+    return [leaf for p in parts for leaf in _leaf_types(p)]
 
 
 def _as_is(value: Any, a: Any) -> Any:
@@ -223,6 +239,13 @@ class JaxExecutable(Executable):
                 self.reason = f"JAX could not trace it ({type(exc).__name__}: {exc})"
                 return self.host(args)
             self.traced = True
+            expected = [np.dtype(a.dtype) for a in _leaf_types(self.out)]
+            got = [np.dtype(getattr(v, "dtype", type(v))) for v in result]
+            if got != expected:
+                # JAX computed other dtypes than NumPy's rules: the host code is the reference.
+                self.jitted = False
+                self.reason = f"XLA's result dtypes {got} are not NumPy's {expected}"
+                return self.host(args)
         return _unflatten(iter(result), self.out, self.backend.convert)
 
 
