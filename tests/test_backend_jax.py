@@ -118,6 +118,22 @@ def for_range(x, n):
     return x
 
 
+def newton(a):
+    y = a
+    while abs(y * y - a) > 1e-12 * a:
+        y = 0.5 * (y + a / y)
+    return y
+
+
+def branch_in_loop(x, n):
+    for i in range(n):
+        if i % 2 == 0:
+            x = x * 2.0
+        else:
+            x = x - 1.0
+    return x
+
+
 def loss(W, b, x, y):
     h = np.tanh(W @ x + b)
     return np.sum((h - y) ** 2)
@@ -173,8 +189,13 @@ PROGRAMS = [
     (records_out, (A34, V4), True),
     (layer_apply, (Layer(A34, V3), V4), True),
     (if_else, (1.0, 2.0), False),
-    (while_loop, (2.0, 5), False),
-    (for_range, (3.0, 4), False),
+    (while_loop, (2.0, 5), True),  # one lax.while_loop
+    (while_loop, (2.0, 0), True),
+    (for_range, (3.0, 4), True),
+    (for_range, (A34, 3), True),
+    (loop_loss, (V4, 5), True),
+    (newton, (np.float64(2.0),), False),  # `bool(...)` of a NumPy scalar: not traced yet
+    (branch_in_loop, (V4, 4), False),  # a loop with two states
     (tree_sum, (TREE,), False),
     (printing, (2.0,), False),
 ]
@@ -241,7 +262,10 @@ def test_gradient_of_straight_line_code_is_jitted(wrt):
 def test_gradient_of_a_loop_runs():
     args = (V4, 3)
     expected = grad(loop_loss, "x", backend="numpy")(*args)
-    _same(grad(loop_loss, "x", backend="jax")(*args), expected)
+    g = grad(loop_loss, "x", backend="jax")
+    _same(g(*args), expected)
+    # The backward pass reads a stack of the loop's values: host code for now.
+    assert not _jitted(g, args)
 
 
 def test_float64_is_kept_and_jax_config_unchanged():

@@ -40,7 +40,7 @@ from ..ir.node import Graph
 from ..opt.effects import ARRAY_TOTAL, TOTAL
 from ..primitives import P, Primitive
 from .backend import Backend, Executable, PythonExecutable
-from .codegen import generate
+from .codegen import CodeGenerator, Module, generate
 from .lower import record_constructor
 
 #: Primitives whose lowering a jitted program may hold besides `TOTAL` and `ARRAY_TOTAL`.
@@ -83,6 +83,20 @@ _FLOAT_TOTAL = frozenset([P.pow_, P.floordiv, P.mod])
 _INT_ARITH = frozenset([P.add, P.sub, P.mul, P.neg, P.abs_])
 
 
+def _is_switch(node: Any) -> bool:
+    f = node.inputs[0] if node.is_apply else None
+    return f is not None and f.is_constant and f.value is P.switch
+
+
+def _counter_step(node: Any) -> bool:
+    """Whether `node` adds or subtracts a small constant (a loop counter's step)."""
+    if node.inputs[0].value not in (P.add, P.sub) or len(node.inputs) != 3:
+        return False
+    return any(
+        i.is_constant and type(i.value) is int and abs(i.value) <= 2**16 for i in node.inputs[1:]
+    )
+
+
 def _strong_dtype(a: Any) -> str | None:
     if isinstance(a, AbstractArray) or (isinstance(a, AbstractScalar) and not a.weak):
         return a.dtype
@@ -107,21 +121,28 @@ def _may_raise(prim: Primitive, node: Any) -> bool:
 
 
 def jittable(graph: Graph) -> str | None:
-    """None if `graph` can be one XLA computation, else the reason why not (for the docs)."""
+    """None if `graph` can be one XLA computation, else the reason why not (for the docs).
+
+    Its graphs must all be compiled into one function with loops (`jittable_source` checks
+    the generated code); their primitives must be total.
+    """
     graphs = reachable_graphs(graph)
-    if len(graphs) != 1:
-        return "it calls other graphs (control flow, closures or calls)"
+    scopes = Scopes(graphs)
     if not all(_flat_type(p.abstract) for p in graph.parameters):
         return "an argument is not made of arrays and scalars"
     if not _flat_type(graph.output.abstract):
         return "its result is not made of arrays and scalars"
-    for node in Scopes(graphs).toposort(graph):
+    for node in (n for g in graphs for n in scopes.toposort(g)):
         if not node.is_apply:
             continue
         fn = node.inputs[0]
+        if (fn.is_constant and isinstance(fn.value, Graph)) or _is_switch(fn):
+            continue  # a jump: the generated code must be one function (`jittable_source`)
         if not (fn.is_constant and isinstance(fn.value, Primitive)):
             return "it calls a function value"
         prim = fn.value
+        if prim is P.switch:
+            continue
         if prim.effect:  # type: ignore[attr-defined]
             return f"it calls {prim.name} (an effect)"
         if prim is not P.seq and _may_raise(prim, node):
@@ -129,7 +150,7 @@ def jittable(graph: Graph) -> str | None:
         strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None}
         if len(strong) > 1:
             return f"{prim.name} mixes dtypes {sorted(strong)} (JAX promotes them otherwise)"
-        if prim in _INT_ARITH and _python_int(node.abstract):
+        if prim in _INT_ARITH and _python_int(node.abstract) and not _counter_step(node):
             return f"{prim.name} of Python ints has no overflow (int64 in XLA)"
     return None
 
@@ -173,6 +194,73 @@ def _to_host(value: Any, a: Any) -> Any:
     return np.asarray(value)[()]
 
 
+class _JaxGenerator(CodeGenerator):
+    """The generated code with each ``while cond:`` loop as a ``lax.while_loop``.
+
+        while cond:                     def _cond(_carry): v... = _carry; return cond
+            body              =>        def _body(_carry): v... = _carry; body; return v...
+                                        v... = lax.while_loop(_cond, _body, (v...))
+
+    The carry is the loop header's parameters (the loop's variables). A loop that is not in
+    that form (several states) stays ``while True:``, which `jittable_source` refuses.
+    """
+
+    def __init__(self, entry: Graph):
+        super().__init__(entry)
+        self.names.used.add("lax")
+        #: The names of the functions of the ``lax.while_loop``s.
+        self.loop_functions: set[str] = set()
+
+    def while_condition(self, start: int, indent: int) -> None:
+        super().while_condition(start, indent)
+        pad = "    " * indent
+        head = self.lines[start]
+        if not head.startswith(pad + "while ") or head == pad + "while True:":
+            return
+        header = next(iter(self.states))
+        carry = list(dict.fromkeys(self.var(p) for p in header.parameters))
+        k = start + 1
+        while k < len(self.lines) and self.lines[k].startswith(pad + "    "):
+            k += 1
+        body = self.lines[start + 1 : k]
+        rest = self.lines[k:]
+        names = self.names
+        names.used.add("lax")
+        cond, loop, c = names.fresh("loop_cond"), names.fresh("loop_body"), names.fresh("carry")
+        self.loop_functions.update((cond, loop))
+        v = ", ".join(carry)
+        out = [
+            f"{pad}def {cond}({c}):",
+            f"{pad}    {v}, = {c}",
+            f"{pad}    return {head[len(pad) + 6 : -1]}",
+            f"{pad}def {loop}({c}):",
+            f"{pad}    {v}, = {c}",
+            *body,
+            f"{pad}    return ({v},)",
+            f"{pad}{v}, = lax.while_loop({cond}, {loop}, ({v},))",
+            *rest,
+        ]
+        del self.lines[start:]
+        self.line_nodes = {i: n for i, n in self.line_nodes.items() if i <= start}
+        self.lines.extend(out)
+
+
+def jittable_source(module: Module, loop_functions: set[str]) -> str | None:
+    """None if the generated JAX source of a graph is one function with no Python loop."""
+    if module.deep:
+        return "it recurses or calls function values"
+    defs = [
+        x.split("(")[0].split()[1]
+        for x in module.source.splitlines()
+        if x.lstrip().startswith("def ")
+    ]
+    if len(defs) != 1 + len(loop_functions) or not loop_functions.issuperset(defs[1:]):
+        return "it calls other functions or makes closures"
+    if "while " in module.source.replace("lax.while_loop", ""):
+        return "a loop has several states (not one lax.while_loop)"
+    return None
+
+
 class JaxExecutable(Executable):
     """A graph compiled by XLA through ``jax.jit``, or, where it cannot be, host code."""
 
@@ -189,8 +277,13 @@ class JaxExecutable(Executable):
 
     def _jit(self, graph: Graph) -> None:
         jax, jnp = self.backend.jax, self.backend.jnp
-        module = generate(graph)
-        module.globals.update(np=jnp, math=_JaxMath(jnp))
+        generator = _JaxGenerator(graph)
+        module = generator.generate()
+        self.reason = jittable_source(module, generator.loop_functions)
+        if self.reason is not None:
+            return
+        self.jax_source = module.source
+        module.globals.update(np=jnp, math=_JaxMath(jnp), lax=jax.lax)
         exec(compile(module.source, module.filename, "exec"), module.globals)
         fn = module.globals[module.entry]
         params = [p.abstract for p in graph.parameters]
