@@ -194,7 +194,8 @@ PROGRAMS = [
     (for_range, (3.0, 4), True),
     (for_range, (A34, 3), True),
     (loop_loss, (V4, 5), True),
-    (newton, (np.float64(2.0),), False),  # `bool(...)` of a NumPy scalar: not traced yet
+    (newton, (np.float64(2.0),), True),
+    (newton, (2.0,), False),  # `a / y` on Python floats may raise ZeroDivisionError
     (branch_in_loop, (V4, 4), False),  # a loop with two states
     (tree_sum, (TREE,), False),
     (printing, (2.0,), False),

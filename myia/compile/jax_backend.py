@@ -211,6 +211,20 @@ class _JaxGenerator(CodeGenerator):
         #: The names of the functions of the ``lax.while_loop``s.
         self.loop_functions: set[str] = set()
 
+    def call(self, node: Any) -> str:
+        fn, *args = node.inputs
+        a = args[0].abstract if args else None
+        if (
+            fn.is_constant
+            and fn.value is P.to_bool
+            and isinstance(a, AbstractScalar)
+            and not a.weak
+        ):
+            # ``bool(x)`` of a NumPy value, as a traced boolean (a loop's test).
+            x = self.expr(args[0])
+            return x if args[0].abstract.dtype == "bool" else f"np.not_equal({x}, 0)"
+        return super().call(node)
+
     def while_condition(self, start: int, indent: int) -> None:
         super().while_condition(start, indent)
         pad = "    " * indent
