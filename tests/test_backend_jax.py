@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from myia import grad, myia
+from myia import grad, myia, value_and_grad
 from myia.errors import MyiaError
 
 jax = pytest.importorskip("jax")
@@ -61,6 +61,10 @@ def reductions(x):
     return np.sum(x, axis=0) + np.mean(x)
 
 
+def reductions_max(x):
+    return np.max(x, axis=1) - np.min(x), np.argmax(x, axis=1)
+
+
 def matmul(W, x):
     return np.tanh(W @ x)
 
@@ -71,6 +75,11 @@ def reshape_transpose(x):
 
 def indexing(x):
     return x[1] + x[0, 2]
+
+
+def softmax_loss(x):
+    z = x - np.max(x, axis=1, keepdims=True)
+    return np.sum(z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))) + np.argmax(x[0])
 
 
 def mixed(x, n):
@@ -139,6 +148,17 @@ def loss(W, b, x, y):
     return np.sum((h - y) ** 2)
 
 
+def softmax_xent(W, b, x, y):
+    z = np.tanh(x @ W + b)
+    z = z - np.max(z, axis=1, keepdims=True)
+    return np.mean(np.sum(np.exp(z), axis=1) - np.sum(z * y, axis=1))
+
+
+def train_step(W, b, x, y):
+    loss, (dW, db) = value_and_grad(softmax_xent, "W", "b")(W, b, x, y)
+    return loss, W - 0.1 * dW, b - 0.1 * db
+
+
 def loop_loss(x, n):
     s = x
     for _ in range(n):
@@ -179,6 +199,8 @@ PROGRAMS = [
     (matmul, (A34, V4), True),
     (reshape_transpose, (A34,), True),
     (indexing, (A34,), False),  # an index may be out of bounds: IndexError
+    (softmax_loss, (A34,), False),  # x[0] may raise IndexError
+    (reductions_max, (A34,), True),
     (mixed, (A34f, np.arange(4)), False),  # NumPy promotes to float64, JAX to float32
     (mixed, (A34f, np.float32(2.0)), True),
     (invert, (True,), False),  # ~True is -2 in Python, False in XLA
@@ -258,6 +280,20 @@ def test_gradient_of_straight_line_code_is_jitted(wrt):
     g = grad(loss, *wrt, backend="jax")
     _same(g(*args), expected)
     assert _jitted(g, args), g.specialization(*args).executable.reason
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_training_step_is_jitted(dtype):
+    x, W, b = rng.standard_normal((5, 4)), rng.standard_normal((4, 3)), V3
+    y = np.eye(3)[[0, 1, 2, 0, 1]]
+    args = tuple(a.astype(dtype) for a in (W, b, x, y))
+    expected = myia(train_step, backend="numpy")(*args)
+    f = myia(train_step, backend="jax")
+    got = f(*args)
+    assert type(got[0]) is type(expected[0])
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    assert _jitted(f, args), f.specialization(*args).executable.reason
 
 
 def test_gradient_of_a_loop_runs():

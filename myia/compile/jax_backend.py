@@ -97,6 +97,14 @@ def _counter_step(node: Any) -> bool:
     )
 
 
+#: Primitives that move values without computing on them.
+_STRUCTURAL = frozenset(
+    [P.make_tuple, P.tuple_getitem, P.tuple_concat, P.tuple_setitem, P.make_record,
+     P.record_getattr, P.record_setattr, P.record_from_fields, P.identity, P.seq, P.switch,
+     P.env_setitem, P.env_getitem, P.partial]
+)  # fmt: skip
+
+
 def _strong_dtype(a: Any) -> str | None:
     if isinstance(a, AbstractArray) or (isinstance(a, AbstractScalar) and not a.weak):
         return a.dtype
@@ -107,9 +115,16 @@ def _python_int(a: Any) -> bool:
     return isinstance(a, AbstractScalar) and a.weak and np.dtype(a.dtype).kind in "iu"
 
 
+#: Reductions that raise only on an empty array (shapes are known at compile time).
+_NONEMPTY_TOTAL = frozenset([P.reduce_max, P.reduce_min, P.argmax, P.argmin])
+
+
 def _may_raise(prim: Primitive, node: Any) -> bool:
     if prim in TOTAL:
         return False
+    if prim in _NONEMPTY_TOTAL:
+        x = node.inputs[1].abstract
+        return not (isinstance(x, AbstractArray) and all(d > 0 for d in x.shape))
     out = node.abstract
     # On NumPy values these only warn; on Python scalars they raise.
     numpy = isinstance(out, AbstractArray) or (isinstance(out, AbstractScalar) and not out.weak)
@@ -147,8 +162,8 @@ def jittable(graph: Graph) -> str | None:
             return f"it calls {prim.name} (an effect)"
         if prim is not P.seq and _may_raise(prim, node):
             return f"{prim.name} may raise an exception here"
-        strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None}
-        if len(strong) > 1:
+        strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None, "bool"}
+        if len(strong) > 1 and prim not in _STRUCTURAL:
             return f"{prim.name} mixes dtypes {sorted(strong)} (JAX promotes them otherwise)"
         if prim in _INT_ARITH and _python_int(node.abstract) and not _counter_step(node):
             return f"{prim.name} of Python ints has no overflow (int64 in XLA)"
