@@ -201,7 +201,7 @@ class MyiaFunction:
         try:
             return Signature(to_abstract(a) for a in args)
         except (TypeError, TypeMismatch) as exc:
-            raise self._bad_argument(exc) from None
+            return self._backend_signature(args, exc)
 
     def _backend_signature(self, args: tuple[Any, ...], exc: Exception) -> Signature:
         """The signature of arguments some of which are the backend's values (``jax.Array``)."""

@@ -325,6 +325,13 @@ def test_keep_on_device_round_trip():
     assert len(h.compiled_signatures()) == 1
 
 
+def test_jax_arrays_into_host_code(capsys):
+    f = myia(indexing, backend="jax", keep_on_device=True)
+    x = jax.numpy.asarray(A34)
+    assert f(x) == pytest.approx(A34[1] + A34[0, 2])
+    assert not _jitted(f, (x,))
+
+
 def test_device_option():
     f = myia(matmul, backend="jax", device="cpu")
     np.testing.assert_allclose(f(A34, V4), np.tanh(A34 @ V4))

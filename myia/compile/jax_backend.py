@@ -345,7 +345,7 @@ class JaxExecutable(Executable):
 
     def __call__(self, args: tuple[Any, ...]) -> Any:
         if not self.jitted:
-            return self.host(args)
+            return self.host(self.backend.on_host(args))
         leaves = self._leaves(args)
         if self.traced:
             with self.backend.context():
@@ -359,7 +359,7 @@ class JaxExecutable(Executable):
                 # host code reports with the user's lines): the program runs on the host.
                 self.jitted = False
                 self.reason = f"JAX could not trace it ({type(exc).__name__}: {exc})"
-                return self.host(args)
+                return self.host(self.backend.on_host(args))
             self.traced = True
             expected = [np.dtype(a.dtype) for a in _leaf_types(self.out)]
             got = [np.dtype(getattr(v, "dtype", type(v))) for v in result]
@@ -367,7 +367,7 @@ class JaxExecutable(Executable):
                 # JAX computed other dtypes than NumPy's rules: the host code is the reference.
                 self.jitted = False
                 self.reason = f"XLA's result dtypes {got} are not NumPy's {expected}"
-                return self.host(args)
+                return self.host(self.backend.on_host(args))
         return _unflatten(iter(result), self.out, self.backend.convert)
 
 
@@ -398,6 +398,13 @@ class JaxBackend(Backend):
         if self.jax_device is not None:
             stack.enter_context(self.jax.default_device(self.jax_device))
         return stack
+
+    def on_host(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """`args` with their ``jax.Array``s as NumPy arrays, for the host code."""
+        array = self.jax.Array
+        if any(isinstance(a, array) for a in args):
+            return tuple(np.asarray(a) if isinstance(a, array) else a for a in args)
+        return args
 
     def convert(self, value: Any, a: Any) -> Any:
         """A leaf of a result as the user gets it (a ``jax.Array`` if kept on the device)."""
