@@ -393,6 +393,8 @@ class JaxBackend(Backend):
 
     def context(self) -> Any:
         """Where tracing and calls run: float64 enabled, on the chosen device."""
+        if self.jax_device is None:
+            return self.jax.enable_x64(True)
         stack = contextlib.ExitStack()
         stack.enter_context(self.jax.enable_x64(True))
         if self.jax_device is not None:
