@@ -23,6 +23,9 @@ from .infer.verify_types import verify_types
 from .ir.node import Graph
 from .opt import optimize
 
+#: The keyword options of `myia` and `grad` that go to the backend.
+BACKEND_OPTIONS = ("keep_on_device", "device")
+
 #: The backend of functions that do not name one (``MYIA_BACKEND`` in the environment sets it).
 DEFAULT_BACKEND = os.environ.get("MYIA_BACKEND", "numpy")
 
@@ -140,8 +143,11 @@ class Compiled:
 class MyiaFunction:
     """A Python function compiled by Myia on each new argument signature, then called."""
 
-    def __init__(self, fn: Callable[..., Any], *, backend: str | None = None):
-        self.backend = get_backend(backend or DEFAULT_BACKEND)
+    def __init__(
+        self, fn: Callable[..., Any], *, backend: str | None = None, **options: Any
+    ) -> None:
+        # `options` are the backend's (``keep_on_device=``, ``device=`` for ``"jax"``).
+        self.backend = get_backend(backend or DEFAULT_BACKEND, **options)
         # `myia(f)` of a function `f` compiled by Myia already (`@myia`, `grad`) compiles
         # what `f` compiles, with these options.
         self._wrapped = fn if isinstance(fn, MyiaFunction) else None
@@ -197,7 +203,17 @@ class MyiaFunction:
         try:
             return Signature(to_abstract(a) for a in args)
         except (TypeError, TypeMismatch, RecursionError) as exc:
+            return self._backend_signature(args, exc)
+
+    def _backend_signature(self, args: tuple[Any, ...], exc: Exception) -> Signature:
+        """The signature of arguments some of which are the backend's values (``jax.Array``)."""
+        abstract_of = getattr(self.backend, "abstract_of", None)
+        if abstract_of is None:
             raise self._bad_argument(exc) from None
+        try:
+            return Signature(abstract_of(a) or to_abstract(a) for a in args)
+        except (TypeError, TypeMismatch, RecursionError) as exc2:
+            raise self._bad_argument(exc2) from None
 
     def _bad_argument(self, exc: Exception) -> MyiaTypeError:
         if isinstance(exc, RecursionError):
@@ -278,7 +294,7 @@ class MyiaFunction:
         try:
             sig = Signature(to_abstract(a) for a in args)
         except (TypeError, TypeMismatch, RecursionError) as exc:
-            raise self._bad_argument(exc) from None
+            sig = self._backend_signature(args, exc)
         compiled = self._cache.get(sig)
         if compiled is None:
             compiled = self._cache[sig] = self.compile(sig)
@@ -306,6 +322,17 @@ class MyiaFunction:
             raise ValueError(f"the {self.backend.name!r} backend generates no source code")
         return compiled.source
 
+    def lowered_text(self, *args: Any, **kwargs: Any) -> str:
+        """The StableHLO text XLA receives for a call with these arguments (``backend="jax"``).
+
+        A `ValueError` says why when the program runs as host code instead.
+        """
+        executable = self.specialization(*args, **kwargs).executable
+        lowered = getattr(executable, "lowered_text", None)
+        if lowered is None:
+            raise ValueError(f"the {self.backend.name!r} backend does not use XLA")
+        return lowered(self._arguments(args, kwargs))
+
     def compiled_signatures(self) -> list[Signature]:
         """The argument signatures compiled so far (one entry per compilation)."""
         return list(self._cache)
@@ -319,8 +346,16 @@ class MyiaFunction:
 class GradFunction(MyiaFunction):
     """``grad(fn, *wrt)`` or ``value_and_grad(fn, *wrt)``: compiled like any Myia function."""
 
-    def __init__(self, fn: Any, wrt: tuple[Any, ...], value: bool, *, backend: str | None = None):
-        super().__init__(fn, backend=backend)
+    def __init__(
+        self,
+        fn: Any,
+        wrt: tuple[Any, ...],
+        value: bool,
+        *,
+        backend: str | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(fn, backend=backend, **options)
         self.wrt = _check_wrt(wrt, self.entry)
         self.value = value
         self._entry: tuple[Graph, Graph] | None = None
@@ -376,7 +411,7 @@ def _grad_arguments(
     wrt: tuple[Any, ...], argnums: Any, options: dict[str, Any], who: str
 ) -> tuple[Any, ...]:
     """`wrt`, or JAX's ``argnums=``; a keyword `grad` does not know is a `MyiaTypeError`."""
-    unknown = sorted(set(options) - {"backend"})
+    unknown = sorted(set(options) - {"backend", *BACKEND_OPTIONS})
     if unknown:
         raise MyiaTypeError(
             f"{who}() got an unexpected keyword argument {unknown[0]!r}: give the parameters "

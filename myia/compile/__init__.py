@@ -2,5 +2,8 @@
 
 from .backend import BACKENDS, Backend, Executable, get_backend
 from .codegen import generate
+from .jax_backend import JaxBackend
 
-__all__ = ["BACKENDS", "Backend", "Executable", "generate", "get_backend"]
+BACKENDS["jax"] = JaxBackend
+
+__all__ = ["BACKENDS", "Backend", "Executable", "JaxBackend", "generate", "get_backend"]

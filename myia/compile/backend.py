@@ -2,9 +2,9 @@
 
 A backend turns a typed, optimized graph into something that can be called on Python values.
 Each backend says how it lowers primitives, converts arguments and results, and where values
-live (`Backend.device`). The next backends (JAX/XLA, PyTorch on GPUs) implement this same
-interface: a `lower` table per primitive (as `myia.compile.lower.LOWER` for Python), `to_backend`
-and `from_backend` for values, and `compile`.
+live (`Backend.device`). The JAX backend (`jax_backend.py`) implements this same interface,
+and so will the next ones (PyTorch on GPUs): `compile`, `to_backend` and `from_backend` for
+values; a backend's own options (``keep_on_device=``...) are its constructor's keywords.
 """
 
 from __future__ import annotations
@@ -126,9 +126,15 @@ class DebugBackend(Backend):
 BACKENDS: dict[str, type[Backend]] = {"numpy": PythonBackend, "debug": DebugBackend}
 
 
-def get_backend(name: str) -> Backend:
-    """The backend called `name` (``"numpy"``, the default, or ``"debug"``)."""
+def get_backend(name: str, **options: Any) -> Backend:
+    """The backend called `name` (``"numpy"``, the default, ``"debug"`` or ``"jax"``).
+
+    `options` are the backend's own (``keep_on_device`` and ``device`` for ``"jax"``).
+    """
     try:
-        return BACKENDS[name]()
+        cls = BACKENDS[name]
     except KeyError:
         raise ValueError(f"unknown backend {name!r}; choose among {tuple(BACKENDS)}") from None
+    if options and cls.__init__ is object.__init__:
+        raise ValueError(f"the {name!r} backend takes no option ({', '.join(options)})")
+    return cls(**options)

@@ -1,0 +1,424 @@
+"""The JAX backend (``backend="jax"``): a program compiled by XLA where it can be one computation.
+
+The typed, optimized graph is lowered to Python source by `myia.compile.codegen`, the same
+generator as the NumPy backend's, and that source runs in a namespace where ``np`` is
+``jax.numpy`` and ``math`` maps to ``jax.numpy`` functions; the entry function is compiled
+with ``jax.jit``. JAX never sees the user's Python code: it traces the code Myia generated
+from its own IR.
+
+`jittable` walks the graph and decides whether it can be one XLA computation: no effects
+(``print``, ``raise``, ``assert``), no graph calls that would be control flow on values (loops,
+branches, recursion), no stacks, lists or dicts, and only primitives that cannot raise (an
+XLA computation cannot raise an exception: ``1 / 0`` on Python scalars must still raise
+``ZeroDivisionError``, an index out of bounds ``IndexError``) nor overflow (arithmetic on
+Python ints, which XLA computes in int64). Arguments and results are
+arrays, scalars, and tuples and dataclasses of them. Every other program, and any program whose
+tracing by JAX fails, runs on the host as the NumPy backend's generated code: every program
+that runs on ``backend="numpy"`` runs on ``backend="jax"``, with the same results.
+
+Values: NumPy arrays and Python or NumPy scalars in and out, as on the NumPy backend (the
+kinds of results are those of the NumPy backend). With ``keep_on_device=True``, array results
+are ``jax.Array``s, and ``jax.Array`` arguments are passed to XLA as they are. float64 is kept:
+tracing and calls run inside ``jax.enable_x64()``, a context manager, so JAX's global
+configuration is the user's own outside Myia's calls.
+
+JAX is imported when the backend is first used: the core of Myia needs only NumPy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import Any
+
+import numpy as np
+
+from ..abstract.data import AbstractArray, AbstractRecord, AbstractScalar, AbstractTuple
+from ..errors import MyiaError
+from ..ir.analysis import Scopes, reachable_graphs
+from ..ir.node import Graph
+from ..opt.effects import ARRAY_TOTAL, TOTAL
+from ..primitives import P, Primitive
+from .backend import Backend, Executable, PythonExecutable
+from .codegen import CodeGenerator, Module, generate
+from .lower import record_constructor
+
+#: Primitives whose lowering a jitted program may hold besides `TOTAL` and `ARRAY_TOTAL`.
+_MATH_NAMES = (
+    "exp log log1p expm1 sqrt sin cos tan asin acos atan sinh cosh tanh floor ceil "
+    "atan2 fabs copysign hypot"
+).split()
+
+
+class _JaxMath:
+    """``math`` for the generated code under JAX: each function is its ``jax.numpy`` twin."""
+
+    def __init__(self, jnp: Any):
+        renames = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2"}
+        for name in _MATH_NAMES:
+            setattr(self, name, getattr(jnp, renames.get(name, name)))
+        self.pi, self.e, self.inf, self.nan = math.pi, math.e, math.inf, math.nan
+
+
+def _leaf(a: Any) -> bool:
+    return isinstance(a, AbstractArray) or (isinstance(a, AbstractScalar) and a.dtype != "str")
+
+
+def _flat_type(a: Any) -> bool:
+    """Whether values of abstract type `a` are arrays and scalars in tuples and records."""
+    if _leaf(a):
+        return True
+    if isinstance(a, AbstractTuple):
+        return all(map(_flat_type, a.elements))
+    if isinstance(a, AbstractRecord):
+        return all(map(_flat_type, a.fields))
+    return False
+
+
+#: Primitives that only warn on NumPy floats (``x ** -1`` of an integer array raises).
+_FLOAT_TOTAL = frozenset([P.pow_, P.floordiv, P.mod])
+
+
+#: Primitives whose results on Python ints may exceed int64.
+_INT_ARITH = frozenset([P.add, P.sub, P.mul, P.neg, P.abs_])
+
+
+def _is_switch(node: Any) -> bool:
+    f = node.inputs[0] if node.is_apply else None
+    return f is not None and f.is_constant and f.value is P.switch
+
+
+def _counter_step(node: Any) -> bool:
+    """Whether `node` adds or subtracts a small constant (a loop counter's step)."""
+    if node.inputs[0].value not in (P.add, P.sub) or len(node.inputs) != 3:
+        return False
+    return any(
+        i.is_constant and type(i.value) is int and abs(i.value) <= 2**16 for i in node.inputs[1:]
+    )
+
+
+#: Primitives that move values without computing on them.
+_STRUCTURAL = frozenset(
+    [P.make_tuple, P.tuple_getitem, P.tuple_concat, P.tuple_setitem, P.make_record,
+     P.record_getattr, P.record_setattr, P.record_from_fields, P.identity, P.seq, P.switch,
+     P.env_setitem, P.env_getitem, P.partial]
+)  # fmt: skip
+
+
+def _strong_dtype(a: Any) -> str | None:
+    if isinstance(a, AbstractArray) or (isinstance(a, AbstractScalar) and not a.weak):
+        return a.dtype
+    return None
+
+
+def _python_int(a: Any) -> bool:
+    return isinstance(a, AbstractScalar) and a.weak and np.dtype(a.dtype).kind in "iu"
+
+
+#: Reductions that raise only on an empty array (shapes are known at compile time).
+_NONEMPTY_TOTAL = frozenset([P.reduce_max, P.reduce_min, P.argmax, P.argmin])
+
+
+def _may_raise(prim: Primitive, node: Any) -> bool:
+    if prim in TOTAL:
+        return False
+    if prim in _NONEMPTY_TOTAL:
+        x = node.inputs[1].abstract
+        return not (isinstance(x, AbstractArray) and all(d > 0 for d in x.shape))
+    out = node.abstract
+    # On NumPy values these only warn; on Python scalars they raise.
+    numpy = isinstance(out, AbstractArray) or (isinstance(out, AbstractScalar) and not out.weak)
+    if prim in ARRAY_TOTAL:
+        return not numpy
+    if prim in _FLOAT_TOTAL:
+        return not (numpy and np.dtype(out.dtype).kind == "f")
+    return True
+
+
+def jittable(graph: Graph) -> str | None:
+    """None if `graph` can be one XLA computation, else the reason why not (for the docs).
+
+    Its graphs must all be compiled into one function with loops (`jittable_source` checks
+    the generated code); their primitives must be total.
+    """
+    graphs = reachable_graphs(graph)
+    scopes = Scopes(graphs)
+    if not all(_flat_type(p.abstract) for p in graph.parameters):
+        return "an argument is not made of arrays and scalars"
+    if not _flat_type(graph.output.abstract):
+        return "its result is not made of arrays and scalars"
+    for node in (n for g in graphs for n in scopes.toposort(g)):
+        if not node.is_apply:
+            continue
+        fn = node.inputs[0]
+        if (fn.is_constant and isinstance(fn.value, Graph)) or _is_switch(fn):
+            continue  # a jump: the generated code must be one function (`jittable_source`)
+        if not (fn.is_constant and isinstance(fn.value, Primitive)):
+            return "it calls a function value"
+        prim = fn.value
+        if prim is P.switch:
+            continue
+        if prim.effect:  # type: ignore[attr-defined]
+            return f"it calls {prim.name} (an effect)"
+        if prim is not P.seq and _may_raise(prim, node):
+            return f"{prim.name} may raise an exception here"
+        strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None, "bool"}
+        if len(strong) > 1 and prim not in _STRUCTURAL:
+            return f"{prim.name} mixes dtypes {sorted(strong)} (JAX promotes them otherwise)"
+        if prim in _INT_ARITH and _python_int(node.abstract) and not _counter_step(node):
+            return f"{prim.name} of Python ints has no overflow (int64 in XLA)"
+    return None
+
+
+def _flatten(value: Any, a: Any, out: list[Any]) -> None:
+    if _leaf(a):
+        out.append(value)
+    elif isinstance(a, AbstractTuple):
+        for v, e in zip(value, a.elements):
+            _flatten(v, e, out)
+    else:
+        for name, f in zip(a.names, a.fields):
+            _flatten(getattr(value, name), f, out)
+
+
+def _unflatten(leaves: Any, a: Any, convert: Any) -> Any:
+    if _leaf(a):
+        return convert(next(leaves), a)
+    if isinstance(a, AbstractTuple):
+        return tuple(_unflatten(leaves, e, convert) for e in a.elements)
+    return record_constructor(a.cls)(*(_unflatten(leaves, f, convert) for f in a.fields))
+
+
+def _leaf_types(a: Any) -> list[Any]:
+    if _leaf(a):
+        return [a]
+    parts = a.elements if isinstance(a, AbstractTuple) else a.fields
+    return [leaf for p in parts for leaf in _leaf_types(p)]
+
+
+def _as_is(value: Any, a: Any) -> Any:
+    return value
+
+
+def _to_host(value: Any, a: Any) -> Any:
+    """A result of XLA as the NumPy backend returns it: arrays, Python or NumPy scalars."""
+    if isinstance(a, AbstractArray):
+        return np.asarray(value)
+    if a.weak:
+        return np.asarray(value).item()
+    return np.asarray(value)[()]
+
+
+class _JaxGenerator(CodeGenerator):
+    """The generated code with each ``while cond:`` loop as a ``lax.while_loop``.
+
+        while cond:                     def _cond(_carry): v... = _carry; return cond
+            body              =>        def _body(_carry): v... = _carry; body; return v...
+                                        v... = lax.while_loop(_cond, _body, (v...))
+
+    The carry is the loop header's parameters (the loop's variables). A loop that is not in
+    that form (several states) stays ``while True:``, which `jittable_source` refuses.
+    """
+
+    def __init__(self, entry: Graph):
+        super().__init__(entry)
+        self.names.used.add("lax")
+        #: The names of the functions of the ``lax.while_loop``s.
+        self.loop_functions: set[str] = set()
+
+    def call(self, node: Any) -> str:
+        fn, *args = node.inputs
+        a = args[0].abstract if args else None
+        if (
+            fn.is_constant
+            and fn.value is P.to_bool
+            and isinstance(a, AbstractScalar)
+            and not a.weak
+        ):
+            # ``bool(x)`` of a NumPy value, as a traced boolean (a loop's test).
+            x = self.expr(args[0])
+            return x if args[0].abstract.dtype == "bool" else f"np.not_equal({x}, 0)"
+        return super().call(node)
+
+    def while_condition(self, start: int, indent: int) -> None:
+        super().while_condition(start, indent)
+        pad = "    " * indent
+        head = self.lines[start]
+        if not head.startswith(pad + "while ") or head == pad + "while True:":
+            return
+        header = next(iter(self.states))
+        carry = list(dict.fromkeys(self.var(p) for p in header.parameters))
+        k = start + 1
+        while k < len(self.lines) and self.lines[k].startswith(pad + "    "):
+            k += 1
+        body = self.lines[start + 1 : k]
+        rest = self.lines[k:]
+        names = self.names
+        names.used.add("lax")
+        cond, loop, c = names.fresh("loop_cond"), names.fresh("loop_body"), names.fresh("carry")
+        self.loop_functions.update((cond, loop))
+        v = ", ".join(carry)
+        out = [
+            f"{pad}def {cond}({c}):",
+            f"{pad}    {v}, = {c}",
+            f"{pad}    return {head[len(pad) + 6 : -1]}",
+            f"{pad}def {loop}({c}):",
+            f"{pad}    {v}, = {c}",
+            *body,
+            f"{pad}    return ({v},)",
+            f"{pad}{v}, = lax.while_loop({cond}, {loop}, ({v},))",
+            *rest,
+        ]
+        del self.lines[start:]
+        self.line_nodes = {i: n for i, n in self.line_nodes.items() if i <= start}
+        self.lines.extend(out)
+
+
+def jittable_source(module: Module, loop_functions: set[str]) -> str | None:
+    """None if the generated JAX source of a graph is one function with no Python loop."""
+    if module.deep:
+        return "it recurses or calls function values"
+    defs = [
+        x.split("(")[0].split()[1]
+        for x in module.source.splitlines()
+        if x.lstrip().startswith("def ")
+    ]
+    if len(defs) != 1 + len(loop_functions) or not loop_functions.issuperset(defs[1:]):
+        return "it calls other functions or makes closures"
+    if "while " in module.source.replace("lax.while_loop", ""):
+        return "a loop has several states (not one lax.while_loop)"
+    return None
+
+
+class JaxExecutable(Executable):
+    """A graph compiled by XLA through ``jax.jit``, or, where it cannot be, host code."""
+
+    def __init__(self, graph: Graph, backend: JaxBackend):
+        self.host = PythonExecutable(generate(graph))
+        self.source = self.host.source
+        #: Whether calls run as one jitted XLA computation (else as the host code).
+        self.jitted = False
+        #: Why the program runs on the host (None when it is jitted).
+        self.reason = jittable(graph)
+        self.backend = backend
+        if self.reason is None:
+            self._jit(graph)
+
+    def _jit(self, graph: Graph) -> None:
+        jax, jnp = self.backend.jax, self.backend.jnp
+        generator = _JaxGenerator(graph)
+        module = generator.generate()
+        self.reason = jittable_source(module, generator.loop_functions)
+        if self.reason is not None:
+            return
+        self.jax_source = module.source
+        module.globals.update(np=jnp, math=_JaxMath(jnp), lax=jax.lax)
+        exec(compile(module.source, module.filename, "exec"), module.globals)
+        fn = module.globals[module.entry]
+        params = [p.abstract for p in graph.parameters]
+        out = graph.output.abstract
+        self.params, self.out = params, out
+
+        def flat(*leaves: Any) -> list[Any]:
+            it = iter(leaves)
+            args = [_unflatten(it, a, _as_is) for a in params]
+            result: list[Any] = []
+            _flatten(fn(*args), out, result)
+            return result
+
+        self.fn = jax.jit(flat)
+        self.jitted = True
+        self.traced = False
+
+    def _leaves(self, args: tuple[Any, ...]) -> list[Any]:
+        leaves: list[Any] = []
+        for v, a in zip(args, self.params):
+            _flatten(v, a, leaves)
+        return leaves
+
+    def lowered_text(self, args: tuple[Any, ...]) -> str:
+        """The StableHLO text XLA receives for a call with `args`."""
+        if not self.jitted:
+            raise ValueError(f"this program runs on the host: {self.reason}")
+        with self.backend.context():
+            return self.fn.lower(*self._leaves(args)).as_text()
+
+    def __call__(self, args: tuple[Any, ...]) -> Any:
+        if not self.jitted:
+            return self.host(self.backend.on_host(args))
+        leaves = self._leaves(args)
+        if self.traced:
+            with self.backend.context():
+                result = self.fn(*leaves)
+        else:
+            try:
+                with self.backend.context():
+                    result = self.fn(*leaves)
+            except Exception as exc:
+                # The generated code does something JAX cannot trace (or raises an error the
+                # host code reports with the user's lines): the program runs on the host.
+                self.jitted = False
+                self.reason = f"JAX could not trace it ({type(exc).__name__}: {exc})"
+                return self.host(self.backend.on_host(args))
+            self.traced = True
+            expected = [np.dtype(a.dtype) for a in _leaf_types(self.out)]
+            got = [np.dtype(getattr(v, "dtype", type(v))) for v in result]
+            if got != expected:
+                # JAX computed other dtypes than NumPy's rules: the host code is the reference.
+                self.jitted = False
+                self.reason = f"XLA's result dtypes {got} are not NumPy's {expected}"
+                return self.host(self.backend.on_host(args))
+        return _unflatten(iter(result), self.out, self.backend.convert)
+
+
+class JaxBackend(Backend):
+    """XLA through JAX: whole programs jitted where they can be, host code elsewhere."""
+
+    name = "jax"
+
+    def __init__(self, *, keep_on_device: bool = False, device: str | None = None):
+        try:
+            import jax
+            import jax.numpy as jnp
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise MyiaError('backend="jax" needs JAX: pip install "myia[jax]"') from None
+        self.jax, self.jnp = jax, jnp
+        self.keep_on_device = keep_on_device
+        self.device = device or "cpu"
+        try:
+            devices = jax.devices(self.device)
+        except RuntimeError:
+            raise MyiaError(f"JAX has no {self.device!r} device on this machine") from None
+        self.jax_device = devices[0] if device is not None else None
+
+    def context(self) -> Any:
+        """Where tracing and calls run: float64 enabled, on the chosen device."""
+        if self.jax_device is None:
+            return self.jax.enable_x64(True)
+        stack = contextlib.ExitStack()
+        stack.enter_context(self.jax.enable_x64(True))
+        if self.jax_device is not None:
+            stack.enter_context(self.jax.default_device(self.jax_device))
+        return stack
+
+    def on_host(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """`args` with their ``jax.Array``s as NumPy arrays, for the host code."""
+        array = self.jax.Array
+        if any(isinstance(a, array) for a in args):
+            return tuple(np.asarray(a) if isinstance(a, array) else a for a in args)
+        return args
+
+    def convert(self, value: Any, a: Any) -> Any:
+        """A leaf of a result as the user gets it (a ``jax.Array`` if kept on the device)."""
+        if self.keep_on_device and isinstance(a, AbstractArray):
+            return value
+        return _to_host(value, a)
+
+    def compile(self, graph: Graph) -> Executable:
+        return JaxExecutable(graph, self)
+
+    def abstract_of(self, value: Any) -> Any:
+        """The abstract value of a ``jax.Array`` argument (others: None)."""
+        if isinstance(value, self.jax.Array):
+            return AbstractArray(np.dtype(value.dtype).name, tuple(value.shape))
+        return None

@@ -1,0 +1,354 @@
+"""The JAX backend: the same results as the NumPy backend, jitted by XLA where it can be."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from myia import grad, myia, value_and_grad
+from myia.errors import MyiaError
+
+jax = pytest.importorskip("jax")
+
+
+@dataclasses.dataclass
+class Point:
+    x: float
+    y: float
+
+
+@dataclasses.dataclass
+class Layer:
+    W: np.ndarray
+    b: np.ndarray
+
+
+@dataclasses.dataclass
+class Tree:
+    value: float
+    left: Tree | None
+    right: Tree | None
+
+
+def scalar_arith(x, y):
+    return x * y + x / 2.0 - y**2
+
+
+def scalar_div(x, y):
+    return x / y
+
+
+def int_arith(a, b):
+    return a * b + a - 3 * b
+
+
+def math_fns(x):
+    return math.tanh(x) * 2.0 + math.atan(x)
+
+
+def array_math(x):
+    return np.exp(np.sin(x)) + np.log(x * x + 1.0)
+
+
+def broadcast(x, b):
+    return x * 2.0 + b
+
+
+def reductions(x):
+    return np.sum(x, axis=0) + np.mean(x)
+
+
+def reductions_max(x):
+    return np.max(x, axis=1) - np.min(x), np.argmax(x, axis=1)
+
+
+def matmul(W, x):
+    return np.tanh(W @ x)
+
+
+def reshape_transpose(x):
+    return np.reshape(x, (4, 3)).T
+
+
+def indexing(x):
+    return x[1] + x[0, 2]
+
+
+def softmax_loss(x):
+    z = x - np.max(x, axis=1, keepdims=True)
+    return np.sum(z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))) + np.argmax(x[0])
+
+
+def mixed(x, n):
+    return x + n
+
+
+def invert(a):
+    return (~a, a & a)
+
+
+def tuples(x, y):
+    return (x + y, (x * y, x - y))
+
+
+def records_in(p):
+    return p.x * p.y
+
+
+def records_out(x, y):
+    return Point(x + 1.0, y * 2.0)
+
+
+def layer_apply(layer, x):
+    return layer.W @ x + layer.b
+
+
+def if_else(x, y):
+    if x > y:
+        return x - y
+    return y * 2.0
+
+
+def while_loop(x, n):
+    s = 0.0
+    i = 0
+    while i < n:
+        s = s + x * i
+        i = i + 1
+    return s
+
+
+def for_range(x, n):
+    for i in range(n):
+        x = x * 0.5 + i
+    return x
+
+
+def newton(a):
+    y = a
+    while abs(y * y - a) > 1e-12 * a:
+        y = 0.5 * (y + a / y)
+    return y
+
+
+def branch_in_loop(x, n):
+    for i in range(n):
+        if i % 2 == 0:
+            x = x * 2.0
+        else:
+            x = x - 1.0
+    return x
+
+
+def loss(W, b, x, y):
+    h = np.tanh(W @ x + b)
+    return np.sum((h - y) ** 2)
+
+
+def softmax_xent(W, b, x, y):
+    z = np.tanh(x @ W + b)
+    z = z - np.max(z, axis=1, keepdims=True)
+    return np.mean(np.sum(np.exp(z), axis=1) - np.sum(z * y, axis=1))
+
+
+def train_step(W, b, x, y):
+    loss, (dW, db) = value_and_grad(softmax_xent, "W", "b")(W, b, x, y)
+    return loss, W - 0.1 * dW, b - 0.1 * db
+
+
+def loop_loss(x, n):
+    s = x
+    for _ in range(n):
+        s = np.sin(s) * s
+    return np.sum(s)
+
+
+def tree_sum(t):
+    if t is None:
+        return 0.0
+    return t.value + tree_sum(t.left) + tree_sum(t.right)
+
+
+def printing(x):
+    print(x)
+    return x + 1.0
+
+
+rng = np.random.default_rng(0)
+A34 = rng.standard_normal((3, 4))
+V4 = rng.standard_normal(4)
+V3 = rng.standard_normal(3)
+A34f = A34.astype(np.float32)
+TREE = Tree(1.0, Tree(2.0, None, None), Tree(3.0, Tree(4.0, None, None), None))
+
+# (function, arguments, whether it must run as one jitted XLA computation)
+PROGRAMS = [
+    (scalar_arith, (1.5, 2.5), False),  # `/` on Python floats raises ZeroDivisionError
+    (int_arith, (3, 4), False),  # Python ints do not overflow, int64 does
+    (int_arith, (2**62, 4), False),
+    (int_arith, (np.int64(3), np.int64(4)), True),
+    (math_fns, (0.7,), True),
+    (array_math, (A34,), True),
+    (array_math, (A34f,), True),
+    (broadcast, (A34, V4), True),
+    (broadcast, (A34, 1.5), True),
+    (reductions, (A34,), True),
+    (matmul, (A34, V4), True),
+    (reshape_transpose, (A34,), True),
+    (indexing, (A34,), False),  # an index may be out of bounds: IndexError
+    (softmax_loss, (A34,), False),  # x[0] may raise IndexError
+    (reductions_max, (A34,), True),
+    (mixed, (A34f, np.arange(4)), False),  # NumPy promotes to float64, JAX to float32
+    (mixed, (A34f, np.float32(2.0)), True),
+    (invert, (True,), False),  # ~True is -2 in Python, False in XLA
+    (invert, (np.array([True, False]),), True),
+    (tuples, (A34, 2.0), True),
+    (tuples, (1, 2), False),
+    (records_in, (Point(1.5, 2.0),), True),
+    (records_out, (A34, V4), True),
+    (layer_apply, (Layer(A34, V3), V4), True),
+    (if_else, (1.0, 2.0), False),
+    (while_loop, (2.0, 5), True),  # one lax.while_loop
+    (while_loop, (2.0, 0), True),
+    (for_range, (3.0, 4), True),
+    (for_range, (A34, 3), True),
+    (loop_loss, (V4, 5), True),
+    (newton, (np.float64(2.0),), True),
+    (newton, (2.0,), False),  # `a / y` on Python floats may raise ZeroDivisionError
+    (branch_in_loop, (V4, 4), False),  # a loop with two states
+    (tree_sum, (TREE,), False),
+    (printing, (2.0,), False),
+]
+
+
+def _same(got, expected):
+    if isinstance(expected, np.ndarray):
+        assert type(got) is np.ndarray, got
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-5 if got.dtype == np.float32 else 1e-12)
+        return
+    assert type(got) is type(expected), (got, expected)
+    if isinstance(expected, tuple):
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _same(g, e)
+    elif dataclasses.is_dataclass(expected):
+        for f in dataclasses.fields(expected):
+            _same(getattr(got, f.name), getattr(expected, f.name))
+    else:
+        assert got == pytest.approx(expected, rel=1e-12), (got, expected)
+
+
+def _jitted(fn, args):
+    return fn.specialization(*args).executable.jitted
+
+
+@pytest.mark.parametrize(
+    "fn,args,jitted", PROGRAMS, ids=[f"{p[0].__name__}-{i}" for i, p in enumerate(PROGRAMS)]
+)
+def test_same_results_as_numpy(fn, args, jitted, capsys):
+    expected = myia(fn, backend="numpy")(*args)
+    f = myia(fn, backend="jax")
+    _same(f(*args), expected)
+    _same(f(*args), expected)  # the second call runs the compiled computation
+    if jitted:
+        assert _jitted(f, args), f.specialization(*args).executable.reason
+    else:
+        assert not _jitted(f, args)
+
+
+def test_effects_run_on_the_host(capsys):
+    f = myia(printing, backend="jax")
+    assert f(2.0) == 3.0
+    assert capsys.readouterr().out == "2.0\n"
+
+
+def test_host_errors_are_the_numpy_backends():
+    f = myia(scalar_div, backend="jax")
+    assert f(1.0, 4.0) == 0.25
+    with pytest.raises(ZeroDivisionError):
+        f(1.0, 0.0)
+
+
+@pytest.mark.parametrize("wrt", [("W",), ("W", "b")])
+def test_gradient_of_straight_line_code_is_jitted(wrt):
+    args = (A34, V3, V4, V3)
+    expected = grad(loss, *wrt, backend="numpy")(*args)
+    g = grad(loss, *wrt, backend="jax")
+    _same(g(*args), expected)
+    assert _jitted(g, args), g.specialization(*args).executable.reason
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_training_step_is_jitted(dtype):
+    x, W, b = rng.standard_normal((5, 4)), rng.standard_normal((4, 3)), V3
+    y = np.eye(3)[[0, 1, 2, 0, 1]]
+    args = tuple(a.astype(dtype) for a in (W, b, x, y))
+    expected = myia(train_step, backend="numpy")(*args)
+    f = myia(train_step, backend="jax")
+    got = f(*args)
+    assert type(got[0]) is type(expected[0])
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    assert _jitted(f, args), f.specialization(*args).executable.reason
+
+
+def test_gradient_of_a_loop_runs():
+    args = (V4, 3)
+    expected = grad(loop_loss, "x", backend="numpy")(*args)
+    g = grad(loop_loss, "x", backend="jax")
+    _same(g(*args), expected)
+    # The backward pass reads a stack of the loop's values: host code for now.
+    assert not _jitted(g, args)
+
+
+def test_float64_is_kept_and_jax_config_unchanged():
+    before = jax.config.jax_enable_x64
+    f = myia(array_math, backend="jax")
+    out = f(A34)
+    assert out.dtype == np.float64
+    assert jax.config.jax_enable_x64 == before
+
+
+def test_keep_on_device_round_trip():
+    f = myia(matmul, backend="jax", keep_on_device=True)
+    out = f(A34, V4)
+    assert isinstance(out, jax.Array)
+    assert out.dtype == np.float64
+    h = myia(broadcast, backend="jax", keep_on_device=True)
+    x = h(A34, V4)
+    y = h(x, V4)  # a jax.Array argument
+    np.testing.assert_allclose(np.asarray(y), (A34 * 2.0 + V4) * 2.0 + V4)
+    assert len(h.compiled_signatures()) == 1
+
+
+def test_jax_arrays_into_host_code(capsys):
+    f = myia(indexing, backend="jax", keep_on_device=True)
+    x = jax.numpy.asarray(A34)
+    assert f(x) == pytest.approx(A34[1] + A34[0, 2])
+    assert not _jitted(f, (x,))
+
+
+def test_device_option():
+    f = myia(matmul, backend="jax", device="cpu")
+    np.testing.assert_allclose(f(A34, V4), np.tanh(A34 @ V4))
+    with pytest.raises(MyiaError, match="no 'tpu' device"):
+        myia(matmul, backend="jax", device="tpu")
+
+
+def test_other_backends_take_no_option():
+    with pytest.raises(ValueError, match="takes no option"):
+        myia(matmul, backend="numpy", keep_on_device=True)
+
+
+def test_lowered_text_is_stablehlo():
+    f = myia(matmul, backend="jax")
+    text = f.lowered_text(A34, V4)
+    assert "stablehlo.tanh" in text and "tensor<3x4xf64>" in text
+    with pytest.raises(ValueError, match="runs on the host"):
+        myia(printing, backend="jax").lowered_text(1.0)
+    with pytest.raises(ValueError, match="does not use XLA"):
+        myia(matmul, backend="numpy").lowered_text(A34, V4)
