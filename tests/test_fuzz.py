@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import re
 import sys
 
 import pytest
 from fuzz_programs import program
 
-from myia import MyiaInternalError, grad, myia
+from myia import grad, myia
 
 POINTS = [(0.3, -0.7), (-1.1, 0.45), (0.9, 1.3)]
 
@@ -32,22 +31,6 @@ def load(tmp_path, seed):
     return module
 
 
-def known_bug(exc: BaseException) -> bool:
-    """The internal error of an ``if`` statement followed by a conditional expression or
-    ``and``/``or`` in one function (issue 22, section 7; being fixed on branch ctrl): a
-    ``KeyError`` naming the function (``'f'``, ``'grad_f'``), or, with the verifier on (as in
-    the tests), a closure out of its scope after the ``lift`` pass. Remove this, and its
-    ``xfail``, once that fix is merged."""
-    text = str(exc)
-    return isinstance(exc, MyiaInternalError) and bool(
-        re.search(r"KeyError: '(grad_)?\w+'$", text.splitlines()[0])
-        or re.search(
-            r"after optimizer pass lift: .*(nested in itself|but is never made as a closure)",
-            text,
-        )
-    )
-
-
 def central(f, x, y, h):
     return (
         (f(x + h, y) - f(x - h, y)) / (2 * h),
@@ -58,30 +41,25 @@ def central(f, x, y, h):
 def check_program(tmp_path, seed):
     module = load(tmp_path, seed)
     f = module.f
-    try:
-        mf = myia(f)
-        df = grad(f, "x", "y")
-        for x, y in POINTS:
-            try:
-                expected = f(x, y)
-            except Exception as exc:  # Python raises: Myia must raise the same class
-                with pytest.raises(type(exc)):
-                    mf(x, y)
-                continue
-            got = mf(x, y)
-            assert type(got) is type(expected), (seed, got, expected)
-            assert math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12), (seed, x, y)
-            fd1 = central(f, x, y, 1e-5)
-            fd2 = central(f, x, y, 1e-6)
-            if not all(math.isclose(a, b, rel_tol=1e-3, abs_tol=1e-5) for a, b in zip(fd1, fd2)):
-                continue  # a kink or a branch boundary near the point
-            g = df(x, y)
-            for a, b in zip(g, fd1):
-                assert math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-6), (seed, x, y, g, fd1)
-    except MyiaInternalError as exc:
-        if known_bug(exc):
-            pytest.xfail("internal KeyError of an if statement before a conditional expression")
-        raise
+    mf = myia(f)
+    df = grad(f, "x", "y")
+    for x, y in POINTS:
+        try:
+            expected = f(x, y)
+        except Exception as exc:  # Python raises: Myia must raise the same class
+            with pytest.raises(type(exc)):
+                mf(x, y)
+            continue
+        got = mf(x, y)
+        assert type(got) is type(expected), (seed, got, expected)
+        assert math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12), (seed, x, y)
+        fd1 = central(f, x, y, 1e-5)
+        fd2 = central(f, x, y, 1e-6)
+        if not all(math.isclose(a, b, rel_tol=1e-3, abs_tol=1e-5) for a, b in zip(fd1, fd2)):
+            continue  # a kink or a branch boundary near the point
+        g = df(x, y)
+        for a, b in zip(g, fd1):
+            assert math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-6), (seed, x, y, g, fd1)
 
 
 @pytest.mark.parametrize("seed", range(30))
