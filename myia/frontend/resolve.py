@@ -118,12 +118,14 @@ def to_node(value: Any, name: str, location: Location | None) -> Constant:
     return Constant(value, debug)
 
 
-def _holds_functions(value: Any) -> bool:
+def _holds_functions(value: Any, depth: int = 0) -> bool:
     t = type(value)
+    if depth > 20:  # deep or cyclic data: a plain constant
+        return False
     if t is tuple or t is list:
-        return any(_holds_functions(v) for v in value)
+        return any(_holds_functions(v, depth + 1) for v in value)
     if t is dict:
-        return any(_holds_functions(v) for v in value.values())
+        return any(_holds_functions(v, depth + 1) for v in value.values())
     return callable(value) and not isinstance(value, (type, np.ndarray, np.generic))
 
 
@@ -141,13 +143,20 @@ def functions_in_constant(value: Any, name: str, location: Location | None, appl
     if t is tuple or t is list or t is dict:
         items = list(value.values()) if t is dict else list(value)
         nodes = [
-            functions_in_constant(v, name, location, apply) or to_node(v, name, location)
+            functions_in_constant(v, name, location, apply) or _item(v, name, location)
             for v in items
         ]
         if t is dict:
             return apply(P.make_dict, tuple(value), *nodes)
         return apply(P.make_tuple if t is tuple else P.make_list, *nodes)
     return None
+
+
+def _item(value: Any, name: str, location: Location | None) -> Constant:
+    try:
+        return to_node(value, name, location)
+    except MyiaTypeError:  # a function Myia does not support: an error only where called
+        return Constant(value, DebugInfo(name, location))
 
 
 def resolve_global(
