@@ -129,12 +129,14 @@ def to_node(
     return Constant(value, debug)
 
 
-def _holds_functions(value: Any) -> bool:
+def _holds_functions(value: Any, depth: int = 0) -> bool:
     t = type(value)
+    if depth > 20:  # deep or cyclic data: a plain constant
+        return False
     if t is tuple or t is list:
-        return any(_holds_functions(v) for v in value)
+        return any(_holds_functions(v, depth + 1) for v in value)
     if t is dict:
-        return any(_holds_functions(v) for v in value.values())
+        return any(_holds_functions(v, depth + 1) for v in value.values())
     return callable(value) and not isinstance(value, (type, np.ndarray, np.generic))
 
 
@@ -152,7 +154,7 @@ def functions_in_constant(value: Any, name: str, location: Location | None, appl
     if t is tuple or t is list or t is dict:
         items = list(value.values()) if t is dict else list(value)
         nodes = [
-            functions_in_constant(v, name, location, apply) or to_node(v, name, location)
+            functions_in_constant(v, name, location, apply) or _item(v, name, location)
             for v in items
         ]
         if t is dict:
@@ -216,6 +218,13 @@ def _bound_call(
 
 _VAR_POSITIONAL = inspect.Parameter.VAR_POSITIONAL
 _VAR_KEYWORD = inspect.Parameter.VAR_KEYWORD
+
+
+def _item(value: Any, name: str, location: Location | None) -> Constant:
+    try:
+        return to_node(value, name, location)
+    except MyiaTypeError:  # a function Myia does not support: an error only where called
+        return Constant(value, DebugInfo(name, location))
 
 
 def resolve_global(
