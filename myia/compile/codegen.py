@@ -454,6 +454,9 @@ class CodeGenerator:
                 self.emit(indent, f"_state = {self.states[target]}", tail)
             if self.in_loop:
                 self.emit(indent, "continue", tail)
+            elif not pairs and len(self.states) == 1:
+                # The entry falls through to the loop of states written after it.
+                self.emit(indent, "pass", tail)
             return
         self.block(target, indent)
 

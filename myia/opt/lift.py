@@ -7,7 +7,8 @@ first parameters, and every call passes them: ``h(x)`` with ``h`` using ``y`` of
 becomes ``h'(y, x)``, and ``h'`` is a top-level graph (no closure is allocated to call it).
 
 A closure qualifies when every use of it is a call (`myia.opt.callsites`: the branches of a
-switch are lifted together and take the union of their free variables), and each graph it
+switch are lifted together and take the union of their free variables), every call can see
+those free variables (it is in their graph or nested in it), and each graph it
 refers to can be reached from where it is lifted to: a closure it uses that is not lifted
 too must be nested in it. Closures used as values (returned, stored, passed) stay closures:
 the backends represent them natively. Groups are processed innermost first, so that a
@@ -42,7 +43,7 @@ def liftable(sites: CallSites) -> list[tuple[Group, list[Node]]]:
         fvs: dict[Node, None] = {}
         for m in group.members:
             fvs.update(dict.fromkeys(scopes.free_variables_total.get(m, ())))
-        if fvs and not any(m.defaults or m.kwonly or m.flags.get("vararg") for m in group.members):
+        if fvs and group.editable and all(_visible(scopes, fvs, c.graph) for c in group.calls):
             candidates[group] = list(fvs)
     scope_of = {m: set(_scope(scopes, m, children)) for group in candidates for m in group.members}
     changed = True
@@ -64,6 +65,16 @@ def liftable(sites: CallSites) -> list[tuple[Group, list[Node]]]:
     depth = {g: len(scopes.ancestors(g)) for group in candidates for g in group.members}
     order = sorted(candidates, key=lambda grp: -max(depth[m] for m in grp.members))
     return [(grp, candidates[grp]) for grp in order]
+
+
+def _visible(scopes: Scopes, fvs: dict[Node, None], g: Graph) -> bool:
+    """Whether every free variable in `fvs` can be passed by a call in graph `g`.
+
+    A closed branch shared by the switches of two inlined copies of a block joins their
+    groups; a call in one copy cannot pass the other copy's nodes, so that group stays closures.
+    """
+    scope = {g, *scopes.ancestors(g)}
+    return all(fv.graph in scope for fv in fvs)
 
 
 def _used(scopes: Scopes, graphs: set[Graph]) -> set[Graph]:

@@ -1,0 +1,109 @@
+"""Regressions: crashes in control flow (issue #22), on every backend, against Python."""
+
+from __future__ import annotations
+
+import pytest
+
+from myia.testing import check_grad
+
+# An ``if`` statement followed by a conditional expression, ``and``/``or`` or a chained
+# comparison: once the join block is inlined into both branches, the expression's closed
+# branch is shared by the two copies of its switch.
+
+
+def if_then_ifexp(x, y):
+    if y > 0:
+        x = x + 1.0
+    return x if x > 0 else 0.5
+
+
+def if_else_then_and(x, y):
+    if y > 0:
+        x = x * 2.0
+    else:
+        x = x - 3.0
+    return x > 0 and x < 5.0
+
+
+def if_then_or(x, y):
+    z = x
+    if x < y:
+        z = y * 1.5
+    return z or 2.0
+
+
+def if_then_chain(x, y):
+    if y > 1.0:
+        x = x - y
+    return 0.0 < x < 4.0
+
+
+def two_ifs_ifexp(x, y):
+    if x > 0:
+        y = y + x
+    if y > 2.0:
+        x = x * y
+    a = x * 2.0 if x > y else y * 3.0
+    return a + (x if y > 0 else -x)
+
+
+def elif_ifexp(x, y):
+    if x > 1.0:
+        s = x
+    elif x > -1.0:
+        s = y
+    else:
+        s = x * y
+    return s * 2.0 if s > 0 else s * 0.5
+
+
+ARGS = [(1.0, 1.0), (-2.0, 1.0), (0.5, -1.0), (3.0, 4.0), (-4.0, -0.5)]
+
+
+@pytest.mark.parametrize(
+    "fn", [if_then_ifexp, if_else_then_and, if_then_or, if_then_chain, two_ifs_ifexp, elif_ifexp]
+)
+@pytest.mark.parametrize("args", ARGS)
+def test_if_then_expression_branch(check, fn, args):
+    check(fn, *args)
+
+
+@pytest.mark.parametrize("fn", [if_then_ifexp, two_ifs_ifexp, elif_ifexp])
+@pytest.mark.parametrize("args", [(1.2, 1.3), (-2.0, 1.3), (0.7, -1.0), (3.0, 4.5)])
+def test_if_then_expression_branch_grad(fn, args):
+    check_grad(fn, *args)
+
+
+def loop_ifexp(x, n):
+    i = 0
+    while i < n:
+        x = x * 2.0 if x < 3.0 else x - 1.0
+        i = i + 1
+    return x
+
+
+def for_ifexp(x, n):
+    acc = 0.0
+    for i in range(n):
+        acc = acc + (x * i if acc < 5.0 else -x)
+    return acc
+
+
+def for_and(x, n):
+    for _ in range(n):
+        if x > 1.0 and x < 10.0:
+            x = x * 1.5
+        x = x + 0.25 if x < 0 else x
+    return x
+
+
+@pytest.mark.parametrize("fn", [loop_ifexp, for_ifexp, for_and])
+@pytest.mark.parametrize("args", [(1.0, 4), (-0.7, 3), (2.5, 6)])
+def test_loop_expression_branch(check, fn, args):
+    check(fn, *args)
+
+
+@pytest.mark.parametrize("fn", [loop_ifexp, for_ifexp, for_and])
+@pytest.mark.parametrize("args", [(1.1, 4), (-0.7, 3), (2.3, 6)])
+def test_loop_expression_branch_grad(fn, args):
+    check_grad(fn, *args, wrt=0)
