@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from myia import myia
 from myia.testing import check_grad
 
 # An ``if`` statement followed by a conditional expression, ``and``/``or`` or a chained
@@ -107,3 +108,80 @@ def test_loop_expression_branch(check, fn, args):
 @pytest.mark.parametrize("args", [(1.1, 4), (-0.7, 3), (2.3, 6)])
 def test_loop_expression_branch_grad(fn, args):
     check_grad(fn, *args, wrt=0)
+
+
+# A value printed or asserted, then returned: the returned value is the one computed before.
+
+
+def print_then_return(x):
+    s = x * 2.0
+    print(s)
+    return s
+
+
+def assert_then_return(x):
+    s = x * 2.0 + 10.0
+    assert s > 0
+    return s
+
+
+def assert_msg_then_return(x):
+    s = x - 1.0
+    assert s != 0.0, "s must not be zero"
+    return s
+
+
+def print_in_branch(x):
+    if x > 0:
+        s = x * 3.0
+        print("positive", s)
+        return s
+    s = -x
+    print(s)
+    return s
+
+
+def print_in_loop(x, n):
+    for i in range(n):
+        x = x * 1.5
+        print(i, x)
+    return x
+
+
+def print_twice(x):
+    s = x + 1.0
+    t = s * s
+    print(s)
+    print(t)
+    return s, t
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (print_then_return, (1.5,)),
+        (assert_then_return, (-1.0,)),
+        (assert_msg_then_return, (3.0,)),
+        (print_in_branch, (2.0,)),
+        (print_in_branch, (-2.0,)),
+        (print_in_loop, (1.0, 3)),
+        (print_twice, (0.5,)),
+    ],
+)
+def test_effect_then_return(check, capsys, fn, args):
+    check(fn, *args)
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [(print_then_return, (1.5,)), (assert_then_return, (-1.0,)), (print_in_branch, (-2.0,))],
+)
+def test_effect_then_return_grad(fn, args):
+    check_grad(fn, *args)
+
+
+@pytest.mark.parametrize("backend", [None, "debug"])
+def test_assert_then_return_raises(backend):
+    f = myia(assert_msg_then_return, backend=backend) if backend else myia(assert_msg_then_return)
+    with pytest.raises(AssertionError, match="s must not be zero"):
+        f(1.0)

@@ -405,7 +405,13 @@ class CodeGenerator:
                 skip.add(tail.inputs[0])
         assert g.output is not None
         out = _strip_seq(g.output)
-        if not local and out.is_apply and out.graph is g and not self.inlined(out):
+        if (
+            not local
+            and out.is_apply
+            and out.graph is g
+            and not self.inlined(out)
+            and self._only_returned(g, out)
+        ):
             skip.add(out)
         for node in self.scopes.toposort(g):
             if node.is_apply and node not in skip:
@@ -424,6 +430,15 @@ class CodeGenerator:
             self.jump(targets[0], args, indent + 1, tail)
             self.emit(indent, "else:", tail)
             self.jump(targets[1], args, indent + 1, tail)
+
+    def _only_returned(self, g: Graph, out: Node) -> bool:
+        """Whether `out`, the value `g` returns after its effects, is used for nothing else."""
+        chain: set[Node] = set()
+        node = g.output
+        while _is_call_of(node, P.seq):
+            chain.add(node)
+            node = node.inputs[2]
+        return all(u is None or (u in chain and i == 2) for u, i in self.uses.get(out, []))
 
     def jump(self, target: Graph, args: list[str], indent: int, tail: Node) -> None:
         if isinstance(target, Dead):
