@@ -1,3 +1,4 @@
+# ruff: noqa: B007  (loops written as a researcher writes them)
 """Regressions: crashes in control flow (issue #22), on every backend, against Python."""
 
 from __future__ import annotations
@@ -185,3 +186,77 @@ def test_assert_then_return_raises(backend):
     f = myia(assert_msg_then_return, backend=backend) if backend else myia(assert_msg_then_return)
     with pytest.raises(AssertionError, match="s must not be zero"):
         f(1.0)
+
+
+# Gradients through ``break`` and early ``return`` in ``for i in range(...)`` loops, whose
+# exits carry a zero sensitivity for the range that nothing reads.
+
+
+def for_break(x, n):
+    for i in range(n):
+        x = x * 1.5
+        if x > 5.0:
+            break
+    return x
+
+
+def for_return(x, n):
+    for i in range(n):
+        x = x * 1.5
+        if x > 5.0:
+            return x * 2.0
+    return x
+
+
+def for_break_uses_index(x, n):
+    acc = 0.0
+    for i in range(1, n, 2):
+        acc = acc + x * i
+        if acc > 4.0:
+            break
+    return acc + x
+
+
+def for_return_in_else(x, n):
+    for i in range(n):
+        if x < 2.0:
+            x = x + x * x
+        else:
+            return x - i
+    return x
+
+
+def nested_for_break(x, n):
+    for i in range(n):
+        for j in range(n):
+            x = x * 1.1
+            if x > 3.0:
+                break
+        if x > 6.0:
+            return x
+    return x * 0.5
+
+
+def while_break(x, n):
+    i = 0
+    while i < n:
+        x = x * 1.3
+        if x > 4.0:
+            break
+        i = i + 1
+    return x
+
+
+BREAKS = [for_break, for_return, for_break_uses_index, for_return_in_else, nested_for_break]
+
+
+@pytest.mark.parametrize("fn", [*BREAKS, while_break])
+@pytest.mark.parametrize("args", [(1.1, 10), (0.3, 3), (7.0, 4), (1.7, 0)])
+def test_loop_exit(check, fn, args):
+    check(fn, *args)
+
+
+@pytest.mark.parametrize("fn", [*BREAKS, while_break])
+@pytest.mark.parametrize("args", [(1.1, 10), (0.3, 3), (7.0, 4), (1.7, 0)])
+def test_loop_exit_grad(fn, args):
+    check_grad(fn, *args, wrt=0)
