@@ -1,5 +1,6 @@
-# ruff: noqa: B007  (loops written as a researcher writes them)
 """Regressions: crashes in control flow (issue #22), on every backend, against Python."""
+
+# ruff: noqa: B007  (loops are written as a researcher writes them)
 
 from __future__ import annotations
 
