@@ -261,3 +261,91 @@ def test_loop_exit(check, fn, args):
 @pytest.mark.parametrize("args", [(1.1, 10), (0.3, 3), (7.0, 4), (1.7, 0)])
 def test_loop_exit_grad(fn, args):
     check_grad(fn, *args, wrt=0)
+
+
+# Checks Python makes at run time: unpacking a sequence of the wrong length, a float bound of
+# a ``range``.
+
+
+def unpack2(t):
+    a, b = t
+    return a + b
+
+
+def unpack3_list(xs):
+    [a, b, c] = xs
+    return a * b - c
+
+
+def unpack_nested(t):
+    (a, b), c = t
+    return a + b + c
+
+
+def unpack_in_for(pairs):
+    s = 0.0
+    for a, b in pairs:
+        s = s + a * b
+    return s
+
+
+@pytest.mark.parametrize(
+    "fn, arg",
+    [
+        (unpack2, (1.0, 2.0)),
+        (unpack2, (1.0, 2.0, 3.0)),
+        (unpack2, (1.0,)),
+        (unpack2, ()),
+        (unpack3_list, [1.0, 2.0, 3.0]),
+        (unpack3_list, [1.0, 2.0]),
+        (unpack3_list, [1.0, 2.0, 3.0, 4.0]),
+        (unpack_nested, ((1.0, 2.0), 3.0)),
+        (unpack_nested, ((1.0, 2.0, 5.0), 3.0)),
+        (unpack_nested, ((1.0, 2.0), 3.0, 4.0)),
+        (unpack_in_for, ((1.0, 2.0), (3.0, 4.0))),
+        (unpack_in_for, ((1.0, 2.0), (3.0, 4.0, 5.0))),
+    ],
+)
+def test_unpack_length(check, fn, arg):
+    check(fn, arg)
+
+
+def test_unpack_grad():
+    check_grad(unpack3_list, [1.5, 2.0, -3.0])
+    check_grad(unpack_nested, ((1.5, 2.0), -3.0))
+
+
+def range_float(x):
+    s = 0
+    for i in range(x):
+        s = s + i
+    return s
+
+
+def range2_float(a, b):
+    s = 0
+    for i in range(a, b):
+        s = s + i
+    return s
+
+
+def range3_float(a, b, c):
+    return len(range(a, b, c))
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (range_float, (4,)),
+        (range_float, (2.5,)),
+        (range_float, (3.0,)),
+        (range2_float, (1, 4)),
+        (range2_float, (1.0, 4)),
+        (range2_float, (1, 4.5)),
+        (range3_float, (0, 10, 3)),
+        (range3_float, (0, 10, 2.0)),
+        (range3_float, (0, 10, 0)),
+    ],
+)
+def test_range_bounds(check, fn, args):
+    check(fn, *args)
