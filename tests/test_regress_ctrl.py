@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from myia import myia
@@ -349,3 +351,57 @@ def range3_float(a, b, c):
 )
 def test_range_bounds(check, fn, args):
     check(fn, *args)
+
+
+# A recursion that never ends raises RecursionError quickly, with the Myia traceback.
+
+
+def no_base_case(x):
+    return no_base_case(x - 1.0) + 1.0
+
+
+def wrong_base_case(n):
+    if n < 0:
+        return 0
+    return wrong_base_case(n + 1) + 1
+
+
+def mutual_a(x):
+    return mutual_b(x * 0.5) + 1.0
+
+
+def mutual_b(x):
+    if x > 1e300:
+        return x
+    return mutual_a(x + 1.0)
+
+
+def deep_but_finite(n):
+    if n == 0:
+        return 0
+    return deep_but_finite(n - 1) + 1
+
+
+@pytest.mark.parametrize("fn, arg", [(no_base_case, 1.0), (wrong_base_case, 1), (mutual_a, 1.0)])
+def test_runaway_recursion(check, fn, arg):
+    start = time.perf_counter()
+    err = check(fn, arg)
+    assert time.perf_counter() - start < 10
+    assert isinstance(err, RecursionError)
+
+
+@pytest.mark.parametrize("backend", [None, "debug"])
+def test_runaway_recursion_traceback(backend):
+    f = myia(wrong_base_case, backend=backend) if backend else myia(wrong_base_case)
+    with pytest.raises(RecursionError) as info:
+        f(1)
+    note = "\n".join(getattr(info.value, "__notes__", []))
+    assert "Myia traceback" in note
+    assert "return wrong_base_case(n + 1) + 1" in note
+    assert note.count("\n") < 100  # the middle of the runaway recursion is left out
+
+
+@pytest.mark.parametrize("backend", [None, "debug"])
+def test_deep_finite_recursion(backend):
+    f = myia(deep_but_finite, backend=backend) if backend else myia(deep_but_finite)
+    assert f(20_000) == 20_000

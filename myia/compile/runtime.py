@@ -18,7 +18,7 @@ from ..abstract.data import AbstractArray
 from ..errors import Frame as ErrorFrame
 from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError
 from ..ir.node import Node
-from ..vm.debug_vm import _format_traceback, _in_package
+from ..vm.debug_vm import MAX_DEPTH, _format_traceback, _in_package
 
 
 def dead(*args: Any) -> Any:
@@ -77,21 +77,20 @@ def translate_error(exc: Exception, modules: dict[str, Any]) -> Exception:
     if not effect and isinstance(exc, ValueError) and last is not None and last.is_apply:
         if any(isinstance(i.abstract, AbstractArray) for i in last.inputs[1:]):
             return MyiaShapeError(f"{type(exc).__name__}: {exc}", frames)
-    if isinstance(exc, RecursionError):
-        return exc
     exc.add_note(_format_traceback(frames))
     return exc
 
 
 class DeepRecursion:
-    """A context in which generated code may recurse as deep as memory allows.
+    """A context in which generated code may nest `MAX_DEPTH` calls, as the interpreter does.
 
     Python 3.11 runs a call from Python code to a Python function without growing the C
     stack, so only the interpreter's recursion limit bounds non-tail recursion; it is raised
-    while generated code that may recurse runs, and put back afterwards.
+    while generated code that may recurse runs, and put back afterwards. A recursion that
+    never ends raises `RecursionError` in well under a second.
     """
 
-    LIMIT = 2_000_000
+    LIMIT = MAX_DEPTH
 
     def __enter__(self) -> None:
         self.old = sys.getrecursionlimit()

@@ -365,6 +365,8 @@ class DebugVM:
                         frame = Frame(code, [*args, *code.init], fn.env, frame, out)
                         if frame.depth > peak:
                             peak = frame.depth
+                            if peak > MAX_DEPTH:
+                                raise _too_deep()
                 else:
                     frame.pc = pc
                     res = self._apply(fn, list(args), frame, out, is_tail, has_kw)
@@ -374,6 +376,8 @@ class DebugVM:
                     frame = res
                     if frame.depth > peak:
                         peak = frame.depth
+                        if peak > MAX_DEPTH:
+                            raise _too_deep()
                 values = frame.values
                 instrs = frame.code.instrs
                 pc = frame.pc
@@ -589,7 +593,25 @@ def _in_package(filename: str) -> bool:
 
 
 def _format_traceback(frames: list[ErrorFrame]) -> str:
-    return "Myia traceback (most recent call last):\n" + "\n".join(f.format() for f in frames)
+    lines = [f.format() for f in frames]
+    if len(lines) > 2 * _SHOWN_FRAMES:
+        hidden = len(lines) - 2 * _SHOWN_FRAMES
+        lines[_SHOWN_FRAMES:-_SHOWN_FRAMES] = [f"  [... {hidden} more frames ...]"]
+    return "Myia traceback (most recent call last):\n" + "\n".join(lines)
+
+
+#: A deep traceback (a runaway recursion) shows this many frames at each end.
+_SHOWN_FRAMES = 10
+
+
+#: The most calls a program may nest (non-tail calls; loops and tail calls take no depth):
+#: far more than Python's default recursion limit, and reached in well under a second by a
+#: recursion that never ends.
+MAX_DEPTH = 100_000
+
+
+def _too_deep() -> RecursionError:
+    return RecursionError("maximum recursion depth exceeded")
 
 
 def _frame_at(graph: Graph, node: Node | None) -> ErrorFrame:
