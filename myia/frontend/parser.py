@@ -408,6 +408,8 @@ class FunctionParser:
                 value.debug.name = target.id
             block.write(target.id, value)
         elif isinstance(target, (ast.Tuple, ast.List)):
+            n = Constant(len(target.elts))
+            value = block.apply(ops.unpack, value, n, debug=self.dbg(target))
             for i, elt in enumerate(target.elts):
                 if isinstance(elt, ast.Starred):
                     raise self.error(elt, "starred assignment is not supported by Myia")

@@ -43,18 +43,47 @@ class Range:
         return P.maximum(n, 0)
 
 
+def _index(x):
+    """`x` as an integer bound of a ``range``; Python's TypeError for a float."""
+    if isinstance(x, float):
+        raise TypeError("'float' object cannot be interpreted as an integer")
+    return x
+
+
 def range1(stop):
-    return Range(0, stop, 1)
+    return Range(0, _index(stop), 1)
 
 
 def range2(start, stop):
-    return Range(start, stop, 1)
+    return Range(_index(start), _index(stop), 1)
 
 
 def range3(start, stop, step):
+    start, stop, step = _index(start), _index(stop), _index(step)
     if step == 0:
         raise ValueError("range() arg 3 must not be zero")
     return Range(start, stop, step)
+
+
+class UnpackError(ValueError):
+    """Python's error for ``a, b = xs`` when `xs` does not have two elements."""
+
+    def __init__(self, expected, got):
+        if got > expected:
+            super().__init__(f"too many values to unpack (expected {expected})")
+        else:
+            super().__init__(f"not enough values to unpack (expected {expected}, got {got})")
+
+
+def unpack(xs, n):
+    k = len(xs)
+    if k != n:
+        raise UnpackError(n, k)
+    return xs
+
+
+def unpack_unchecked(xs, n):
+    return xs
 
 
 @dataclass(frozen=True)

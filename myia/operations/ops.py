@@ -358,6 +358,16 @@ def _contains(x: Any, xs: Any) -> Any:
 contains = Operation("contains", _contains)
 
 
+def _unpack(xs: Any, n: Any) -> Any:
+    """``a, b = xs``: `xs`, after checking that it has `n` elements (as Python does)."""
+    if xs in (tuple, list, Array):
+        return _lib().unpack
+    return _lib().unpack_unchecked
+
+
+unpack = Operation("unpack", _unpack)
+
+
 # Iteration ------------------------------------------------------------------------------------
 
 

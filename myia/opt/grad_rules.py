@@ -126,13 +126,14 @@ def getitem_gzeros(node: Apply, opt: Any) -> Node | None:
     """Take an element of a zero tuple: a zero.
 
     tuple_getitem(gzeros(t), i) => gzeros(tuple_getitem(t, i))
+    tuple_getitem(gzeros_unread(t), i) => gzeros_unread(tuple_getitem(t, i))
     """
     z, i = node.inputs[1:]
-    t = args_of(z, P.gzeros)
-    if t is None or not isinstance(t[0].abstract, AbstractTuple):
+    t, prim = _zero_of(z)
+    if t is None or not isinstance(t.abstract, AbstractTuple):
         return None
-    elem = opt.apply(P.tuple_getitem, t[0], i, like=node)
-    return zero_node(lambda: elem, elem.abstract, node, opt)
+    elem = opt.apply(P.tuple_getitem, t, i, like=node)
+    return _part_zero(prim, elem, node, opt)
 
 
 @rewrite(P.record_getattr)
@@ -140,13 +141,30 @@ def getattr_gzeros(node: Apply, opt: Any) -> Node | None:
     """Take a field of a zero record: a zero.
 
     record_getattr(gzeros(r), name) => gzeros(record_getattr(r, name))
+    record_getattr(gzeros_unread(r), name) => gzeros_unread(record_getattr(r, name))
     """
     z, name = node.inputs[1:]
-    r = args_of(z, P.gzeros)
-    if r is None or not isinstance(r[0].abstract, AbstractRecord):
+    r, prim = _zero_of(z)
+    if r is None or not isinstance(r.abstract, AbstractRecord):
         return None
-    field = opt.apply(P.record_getattr, r[0], name, like=node)
-    return zero_node(lambda: field, field.abstract, node, opt)
+    field = opt.apply(P.record_getattr, r, name, like=node)
+    return _part_zero(prim, field, node, opt)
+
+
+def _zero_of(z: Node) -> tuple[Node | None, Any]:
+    """``(x, prim)`` if `z` is ``gzeros(x)`` or ``gzeros_unread(x)``, else ``(None, None)``."""
+    for prim in (P.gzeros, P.gzeros_unread):
+        args = args_of(z, prim)
+        if args is not None:
+            return args[0], prim
+    return None, None
+
+
+def _part_zero(prim: Any, part: Node, node: Apply, opt: Any) -> Node:
+    """The zero of `part`, a part of a value whose zero `prim` makes."""
+    if prim is P.gzeros_unread and static_zero(part.abstract) is NO_VALUE:
+        return opt.apply(P.gzeros_unread, part, like=node)
+    return zero_node(lambda: part, part.abstract, node, opt)
 
 
 @rewrite(P.tuple_setitem)
