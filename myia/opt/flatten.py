@@ -69,13 +69,6 @@ def _getter(graph: Graph, a: Any, arg: Node, key: Any, typ: Any) -> Node:
     elif prim_of(arg) is P.make_record:
         names = [f.name for f in dataclasses.fields(a.cls)]
         return arg.inputs[2 + names.index(key)]
-    if prim_of(arg) is P.gzeros_unread:
-        # The unread zero of a value (None in compiled code): its elements' unread zeros.
-        x = arg.inputs[1]
-        xparts = dict(_parts(x.abstract) or ())
-        if key in xparts:
-            inner = _getter(graph, x.abstract, x, key, xparts[key])
-            return typed_apply(graph, typ, P.gzeros_unread, inner)
     prim = P.tuple_getitem if isinstance(a, AbstractTuple) else P.record_getattr
     return typed_apply(graph, typ, prim, arg, key)
 
