@@ -407,7 +407,9 @@ class CodeGenerator:
         out = _strip_seq(g.output)
         if not local and out.is_apply and out.graph is g and not self.inlined(out):
             # Computed in the return, unless something else reads it first (``print(s)``).
-            if all(u is None or (_is_call_of(u, P.seq) and i == 2) for u, i in self.uses[out]):
+            if all(
+                u is None or (_is_call_of(u, P.seq) and i == 2) for u, i in self.uses.get(out, ())
+            ):
                 skip.add(out)
         for node in self.scopes.toposort(g):
             if node.is_apply and node not in skip:
