@@ -443,7 +443,12 @@ class CodeGenerator:
             own = not all(jump and u in self.group for u, jump in self.graph_uses.get(target, []))
             pairs = []
             for p, a in zip(target.parameters, args):
-                if a.isidentifier() and p not in self.names.names and not own:
+                if (
+                    a.isidentifier()
+                    and not keyword.iskeyword(a)
+                    and p not in self.names.names
+                    and not own
+                ):
                     self.names.names[p] = a
                 else:
                     pairs.append((p, a))
