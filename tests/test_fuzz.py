@@ -62,9 +62,10 @@ def check_program(tmp_path, seed):
             assert math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-6), (seed, x, y, g, fd1)
 
 
-#: Seeds of the slow run that found bugs, run in CI too: a constant passed to a block used as
+#: Seeds of the slow run that found bugs, run in CI too: a returned value read before the
+#: return (106); a constant passed to a block used as
 #: its parameter's name (126); a shared branch lifted out of its scope (341, 347, 349).
-FOUND = [126, 341, 347, 349]
+FOUND = [106, 126, 341, 347, 349]
 
 
 @pytest.mark.parametrize("seed", [*range(30), *FOUND])

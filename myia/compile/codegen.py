@@ -192,6 +192,13 @@ class CodeGenerator:
                 if node.is_apply:
                     for i, inp in enumerate(node.inputs):
                         self.uses.setdefault(inp, []).append((node, i))
+        for g, tail in self.tail_calls.items():
+            # A tail call whose value something else reads too (the value of a conditional
+            # expression that the code before the return uses) is a call, not a jump.
+            if tail is not None and not all(
+                u is None or (_is_call_of(u, P.seq) and i == 2) for u, i in self.uses[tail]
+            ):
+                self.tail_calls[g] = None
         # graph -> [(graph using it, whether the use is a jump: a tail call of it)]
         self.graph_uses: dict[Any, list[tuple[Graph, bool]]] = {self.entry: [(self.entry, False)]}
         for g in self.graphs:
