@@ -217,3 +217,15 @@ def test_eighth_derivative_of_the_inverse_is_exact():
     value, seconds = first_call(d8, 0.7)
     assert seconds < 40.0
     assert value == pytest.approx(math.factorial(8) / 0.7**9, rel=1e-12)
+
+
+def test_derivatives_of_integer_powers_at_zero_are_exact():
+    # The derivative with respect to the constant exponent is not computed: no 0.0 ** -1.
+    def f(x):
+        return 3 * x**4 - 2 * x**3 + x**2
+
+    g, got = f, []
+    for _ in range(4):
+        g = grad(g)
+        got.append(g(0.0))
+    assert got == [0.0, 2.0, -12.0, 72.0]
