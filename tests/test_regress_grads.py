@@ -203,3 +203,60 @@ def test_grad_raises_inside_myia_code():
     with pytest.raises(ValueError):
         outer(-1.0)
     assert outer(4.0) == 0.25
+
+
+# 4. Derivatives of x ** n at 0, at every order ------------------------------------------------
+
+
+def poly(x):
+    return 3 * x**4 - 2 * x**3 + x**2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_polynomial_derivatives_at_zero_are_exact(backend):
+    # 3x^4 - 2x^3 + x^2: derivatives at 0 are 0, 2, -12, 72, then 0.
+    g = poly
+    for expected in [0.0, 2.0, -12.0, 72.0, 0.0]:
+        g = grad(g, backend=backend)
+        assert g(0.0) == expected
+    check_grad(poly, 0.3, order=3)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_integer_power_at_zero(n):
+    def f(x):
+        return x**n
+
+    g = f
+    for k in range(1, 5):
+        g = grad(g)
+        expected = math.factorial(n) if k == n else 0.0
+        assert g(0.0) == expected, (n, k)
+    check_grad(f, 0.7, order=3)
+
+
+def test_integer_power_of_arrays_at_zero():
+    def f(x):
+        return np.sum(x**3)
+
+    a = np.array([0.0, 1.0, -2.0])
+    np.testing.assert_allclose(grad(f)(a), 3 * a**2)
+    np.testing.assert_allclose(grad(lambda x: np.sum(grad(f)(x)))(a), 6 * a)
+    assert grad(grad(grad(f)))(0.0) == 6.0
+    check_grad(f, a, order=2)
+
+
+def test_fractional_power_at_zero_follows_ieee():
+    # As NumPy and JAX: the slope of sqrt at 0 is inf (Python's 0.0 ** -0.5 raises).
+    assert grad(lambda x: x**0.5)(0.0) == math.inf
+    assert grad(grad(lambda x: x**0.5))(0.0) == -math.inf
+    assert grad(lambda x: x**1.5)(0.0) == 0.0
+    assert grad(grad(lambda x: x**1.5))(0.0) == math.inf
+    check_grad(lambda x: x**1.5, 0.8, order=2)
+
+
+def test_exponent_gradient():
+    # d x ** y / d y = x ** y log x, and 0 at x = 0.
+    assert grad(lambda x, y: x**y, 1)(0.0, 2.0) == 0.0
+    assert grad(lambda x, y: x**y, 1)(2.0, 0.5) == pytest.approx(2.0**0.5 * math.log(2.0))
+    check_grad(lambda x, y: x**y, 1.3, 0.7, order=2)
