@@ -212,6 +212,7 @@ def poly(x):
     return 3 * x**4 - 2 * x**3 + x**2
 
 
+@pytest.mark.slow  # orders 4 and 5 take minutes to compile (high-order compile time)
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_polynomial_derivatives_at_zero_are_exact(backend):
     # 3x^4 - 2x^3 + x^2: derivatives at 0 are 0, 2, -12, 72, then 0.
