@@ -32,7 +32,7 @@ from ..abstract.data import AbstractValue
 from ..infer.specialize import Dead
 from ..ir.analysis import Scopes, reachable_graphs, toposort
 from ..ir.node import Apply, Constant, Graph, Node
-from ..opt.effects import droppable, droppable_tree
+from ..opt.effects import droppable_tree
 from ..primitives import P, Primitive
 from . import runtime
 from .lower import INLINABLE, LOWER, UNREAD
@@ -502,8 +502,9 @@ class CodeGenerator:
             return
         users = self.uses.get(node, [])
         if users and all(u is not None and _is_call_of(u, P.seq) and i == 1 for u, i in users):
-            if droppable(node, node.graph):
-                return  # a value computed for nothing, which cannot raise
+            if droppable_tree(node, node.graph):
+                return  # a value computed for nothing, which cannot raise (nor its inputs
+                # written inside its expression)
             self.emit(indent, self.call(node), node)
             return
         self.emit(indent, f"{self.var(node)} = {self.call(node)}", node)

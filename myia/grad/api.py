@@ -137,7 +137,12 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
         for d, i in zip(grads, pos)
     ]
     result = g.apply(P.make_tuple, *grads) if returns_tuple(spec) else grads[0]
-    g.output = g.apply(P.make_tuple, out, result) if spec.value else result
+    if spec.value:
+        g.output = g.apply(P.make_tuple, out, result)
+    else:
+        # The forward pass raises what the function raises (`math.log(-1.0)`), even where
+        # the gradient does not use its value: the optimizer drops what cannot raise.
+        g.output = g.apply(P.seq, out, result)
     return g
 
 

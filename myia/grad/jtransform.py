@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..abstract.data import AbstractArray
+from ..abstract.data import AbstractArray, AbstractTuple
 from ..errors import MyiaTypeError
 from ..frontend import parse
 from ..ir.analysis import Scopes
@@ -96,6 +96,7 @@ def _custom_fprop(g: Graph) -> Graph:
     params = [f.add_parameter(p.debug.find_name()) for p in g.parameters]
     out = f.apply(g, *params)
     b = Graph(f"◀{g.name}")
+    b.flags["backpropagator"] = True
     dout = b.add_parameter("dout")
     # The user's backpropagator receives a concrete sensitivity (`myia.primitives.lazy_sens`).
     sens = b.apply(parse(g.flags["bprop"]), *params, out, b.apply(P.gmaterialize, dout))
@@ -124,6 +125,7 @@ class _ScopeTransform:
             f.debug = DebugInfo(f"▶{g.name}", g.debug.find_location(), g.debug)
             b = Graph()
             b.debug = DebugInfo(f"◀{g.name}", g.debug.find_location(), g.debug)
+            b.flags["backpropagator"] = True  # linear in its argument (`backpropagate_zero`)
             self.forward[g] = f
             self.backward[g] = b
             loop = loop_of(g, self.scopes) if g.flags.get("bprop") is None else None
@@ -212,9 +214,9 @@ class _ScopeTransform:
         b = self.backward[g]
         tail = self.loops[g].tails[g] if g in self.loops else None
         dout = b.add_parameter("dargs" if tail is not None else "dout")
-        contributions: dict[Node, list[Node]] = {}
+        contributions: dict[Node, list[Any]] = {}
 
-        def add(node: Node, sens: Node) -> None:
+        def add(node: Node, sens: Any) -> None:
             if no_gradient(node.abstract):
                 return  # an integer: its sensitivity is zero, whatever flows into it
             if not self.active(node):
@@ -233,10 +235,27 @@ class _ScopeTransform:
                 if tail is None and node.is_parameter and not self.active(node):
                     return b.apply(P.gzeros_unread, self.fwd(node))
                 return b.apply(P.gzeros, self.fwd(node))
-            acc = parts[0]
-            for p in parts[1:]:
+            dense = [dense_sens(node, p) for p in parts]
+            acc = dense[0]
+            for p in dense[1:]:
                 acc = b.apply(P.gadd, acc, p)
             return acc
+
+        def dense_sens(node: Node, sens: Any) -> Node:
+            """A contribution to `node`, as a node (an element's made a whole tuple's)."""
+            if not isinstance(sens, _Element):
+                return sens
+            return b.apply(
+                P.tuple_setitem, b.apply(P.gzeros, self.fwd(node)), sens.index, sens.sens
+            )
+
+        def give(inp: Node, sens: Any) -> None:
+            """Add the contribution `sens()` to input `inp` of a node, unless a constant."""
+            if inp.is_constant and not (
+                isinstance(inp.value, Graph) and inp.value in self.forward
+            ):
+                return
+            add(inp, sens())
 
         assert g.output is not None
         if tail is None:
@@ -255,6 +274,8 @@ class _ScopeTransform:
                 continue
             if node.is_apply and node not in self.bprops:
                 continue  # nondifferentiable
+            if node.is_apply and self.structural(node, contributions, give, total):
+                continue
             if node.is_constant:
                 if isinstance(node.value, Graph) and node.value in self.forward:
                     env = total(node)
@@ -264,11 +285,7 @@ class _ScopeTransform:
                 continue
             r = b.apply(self.bprops[node], total(node), debug=DebugInfo(origin=node.debug))
             for i, inp in enumerate(node.inputs):
-                if inp.is_constant and not isinstance(inp.value, Graph):
-                    continue
-                if inp.is_constant and inp.value not in self.forward:
-                    continue
-                add(inp, b.apply(P.tuple_getitem, r, i))
+                give(inp, lambda i=i, r=r: b.apply(P.tuple_getitem, r, i))
         # Free variables of g itself go into its own environment.
         env: Node = b.apply(P.env_new)
         for fv in self.scopes.free_variables_total[g]:
@@ -276,6 +293,47 @@ class _ScopeTransform:
                 env = b.apply(P.env_setitem, env, key_of(fv), total(fv))
         sens = [total(p) for p in g.parameters]
         b.output = b.apply(P.make_tuple, env, *sens)
+
+    def structural(self, node: Node, contributions: dict, give: Any, total: Any) -> bool:
+        """Pass the sensitivity of `node` on to its inputs at transform time, if it may.
+
+        So it does for the primitives that only move values: a value computed and not used (a
+        statement's value that ``seq`` drops, an element of a tuple that is never read) gets
+        no sensitivity at all, rather than a zero that its backpropagator would multiply
+        through (``0 * inf`` is ``nan``, and ``0 / 0.0`` raises).
+
+        - ``seq(before, after)``: ``before`` gets nothing, ``after`` the sensitivity;
+        - ``t[i]`` (a constant index of a tuple): ``t`` gets the sensitivity of element ``i``
+          alone (`_Element`), made a whole tuple only where it is needed;
+        - ``make_tuple(x0, ..., xn)`` whose sensitivity is made of elements: each ``xi`` gets
+          the contributions to element ``i``, and nothing if there are none.
+        """
+        fn = node.inputs[0]
+        if not fn.is_constant:
+            return False
+        prim = fn.value
+        args = node.inputs[1:]
+        if prim is P.seq:
+            give(args[1], lambda: total(node))
+            return True
+        if prim is P.tuple_getitem:
+            t, i = args
+            elems = getattr(t.abstract, "elements", None)
+            if not (isinstance(t.abstract, AbstractTuple) and i.is_constant):
+                return False
+            idx = i.value
+            if type(idx) is not int or not -len(elems) <= idx < len(elems):
+                return False
+            give(t, lambda: _Element(idx % len(elems), total(node)))
+            return True
+        if prim is P.make_tuple:
+            parts = contributions.get(node, [])
+            if not all(isinstance(p, _Element) for p in parts):
+                return False
+            for p in parts:
+                give(args[p.index], lambda p=p: p.sens)
+            return True
+        return False
 
     def active(self, node: Node) -> bool:
         """Whether `node` may depend on an input the gradient is taken of."""
@@ -300,6 +358,16 @@ class _ScopeTransform:
         if node.is_constant:
             return node
         return self.values.get(node, node)
+
+
+class _Element:
+    """A contribution to the sensitivity of a tuple: `sens` at `index`, zero elsewhere."""
+
+    __slots__ = ("index", "sens")
+
+    def __init__(self, index: int, sens: Node):
+        self.index = index
+        self.sens = sens
 
 
 def _nondifferentiable(v: Any) -> bool:
@@ -347,6 +415,7 @@ def jprim(prim: Primitive, nargs: int) -> Graph:
     params = [g.add_parameter(f"x{i}") for i in range(nargs)]
     out = g.apply(prim, *params)
     b = Graph(f"◀{prim.name}")
+    b.flags["backpropagator"] = True
     dout = b.add_parameter("dout")
     if prim in BPROPS:
         sens = b.apply(parse(BPROPS[prim]), *params, out, dout)

@@ -46,6 +46,7 @@ ARRAY_TOTAL: frozenset[Primitive] = frozenset(
         P.zeros, P.ones, P.full, P.zeros_like, P.ones_like, P.full_like, P.astype,
         P.where, P.clip, P.reshape, P.transpose, P.swapaxes, P.expand_dims, P.squeeze,
         P.concatenate, P.stack, P.matmul, P.dot, P.reduce_sum, P.reduce_prod,
+        P.exclusive_cumprod, P.exclusive_cumprod_grad,
         P.reduce_mean, P.conv2d, P.conv2d_input_grad, P.conv2d_weight_grad,
     ]
 )  # fmt: skip

@@ -34,9 +34,9 @@ from ..abstract.data import (
 from ..abstract.lattice import FUNCTION, broaden
 from ..ir.node import Apply, Node
 from ..primitives import P
-from ..primitives.grad import EnvInstance
+from ..primitives.grad import EnvInstance, is_shared_zero, zero_of_type
 from ..primitives.structure import convert_value
-from .matcher import NO_VALUE, Rewrite, args_of, prim_of, rewrite, value_of
+from .matcher import GRAPH_CALL, NO_VALUE, Rewrite, args_of, prim_of, rewrite, value_of
 from .sweep import same_type
 
 # Zeros ----------------------------------------------------------------------------------------
@@ -296,6 +296,8 @@ def _zero_value(v: Any) -> bool:
         return False  # gadd of booleans keeps its first argument: see gadd_zero
     if isinstance(v, (int, float, complex, np.number)):
         return bool(v == 0)
+    if is_shared_zero(v):
+        return True
     if isinstance(v, np.ndarray) and v.size <= 1024:
         return not v.any()
     return False
@@ -661,6 +663,46 @@ def materialize_plain(node: Apply, opt: Any) -> Node | None:
     return x if _plain(x) and same_type(x.abstract, node.abstract) else None
 
 
+# Backpropagators of a zero ---------------------------------------------------------------------
+
+
+@rewrite(GRAPH_CALL)
+def backpropagate_zero(node: Apply, opt: Any) -> Node | None:
+    """A backpropagator called on a zero sensitivity gives zeros, without computing anything.
+
+    bprop(zero) => (env_new(), 0, ..., 0)  (bprop a backpropagator: linear in its argument)
+
+    A value computed and not used has a zero sensitivity, which its backpropagator would
+    multiply through its derivative: ``0 * inf`` is ``nan`` and ``0 / 0.0`` raises. A
+    sensitivity that is zero by construction (not by value) contributes nothing instead. The
+    J transform already gives none to what is dropped or never read in one graph; this rule
+    does the same across calls, once the zero reaches the call.
+    """
+    g = node.inputs[0].value  # type: ignore[attr-defined]
+    if not g.flags.get("backpropagator") or len(node.inputs) != 2 or not is_zero(node.inputs[1]):
+        return None
+    return _sens_zero(node.abstract, node, opt)
+
+
+def _sens_zero(a: Any, node: Apply, opt: Any) -> Node | None:
+    """A node for the zero sensitivity of type `a` (known at compile time), or None."""
+    if isinstance(a, AbstractFunction) or a is ENV or a == FUNCTION:
+        return opt.apply(P.env_new, like=node)
+    v = static_zero(a)
+    if v is not NO_VALUE:
+        return opt.const(v, like=node, abstract=broaden(a))
+    if isinstance(a, AbstractArray) and all(type(n) is int for n in a.shape):
+        return opt.const(zero_of_type(a), like=node, abstract=broaden(a))
+    if isinstance(a, AbstractTuple):
+        items = [_sens_zero(e, node, opt) for e in a.elements]
+        if any(i is None for i in items):
+            return None
+        return opt.apply(P.make_tuple, *items, like=node, abstract=a)
+    return None
+
+
+GRAD_CALLS: list[Rewrite] = [backpropagate_zero]
+
 GRAD: list[Rewrite] = [
     gzeros_static,
     getitem_gzeros,
@@ -683,4 +725,4 @@ GRAD: list[Rewrite] = [
     materialize_plain,
 ]
 
-__all__ = ["GRAD", "is_zero", "static_zero", "zero_node"]
+__all__ = ["GRAD", "GRAD_CALLS", "is_zero", "static_zero", "zero_node"]

@@ -46,7 +46,7 @@ from .constprop import propagate_constants
 from .dce import dce
 from .defunc import defunctionalize
 from .flatten import flatten_parameters
-from .grad_rules import GRAD
+from .grad_rules import GRAD, GRAD_CALLS
 from .inline import INLINE
 from .lift import lambda_lift
 from .matcher import Matcher, Rewrite
@@ -55,7 +55,7 @@ from .sweep import run_sweeps
 from .tails import move_tails
 
 #: Every rule, in the order tried on a node (rules of one head keep this order).
-ALL_RULES: list[Rewrite] = [*INLINE, *CONTROL, *DATA, *GRAD, *ALGEBRA, *FOLD]
+ALL_RULES: list[Rewrite] = [*GRAD_CALLS, *INLINE, *CONTROL, *DATA, *GRAD, *ALGEBRA, *FOLD]
 
 RULE_GROUPS: dict[str, list[Rewrite]] = {
     "inline": INLINE,
@@ -63,7 +63,7 @@ RULE_GROUPS: dict[str, list[Rewrite]] = {
     "algebra": ALGEBRA,
     "data": DATA,
     "control": CONTROL,
-    "grad": GRAD,
+    "grad": [*GRAD_CALLS, *GRAD],
 }
 
 

@@ -812,8 +812,9 @@ def bprop_reduce_mean(a, axis, keepdims, dtype, out, dout):
 
 @bprop(reduce_prod)
 def bprop_reduce_prod(a, axis, keepdims, dtype, out, dout):
-    # The product of the other elements, as out / a: `a` must have no zeros.
-    da = unbroadcast(_unreduce(a, axis, keepdims, dout * out) / a, a)
+    # The product of the other elements: those before times those after (zeros are fine).
+    others = exclusive_cumprod(a, axis, False) * exclusive_cumprod(a, axis, True)
+    da = unbroadcast(_unreduce(a, axis, keepdims, dout) * others, a)
     return (da, gzeros(axis), gzeros(keepdims), gzeros(dtype))
 
 
@@ -831,6 +832,12 @@ def bprop_reduce_max(a, axis, keepdims, out, dout):
 nondifferentiable(shape, ndim, size, dtype_of, array_len, argmax, argmin)
 nondifferentiable(zeros, ones, zeros_like, ones_like, arange)
 
-from .array_grad import invert_permutation, unconcatenate, unstack, untake  # noqa: E402
+from .array_grad import (  # noqa: E402
+    exclusive_cumprod,
+    invert_permutation,
+    unconcatenate,
+    unstack,
+    untake,
+)
 from .grad import array_index_add, broadcast_like, gzeros, unbroadcast  # noqa: E402
 from .scalar import maximum  # noqa: E402

@@ -103,6 +103,95 @@ def bprop_untake(d, a, indices, axis, out, dout):
 nondifferentiable(invert_permutation)
 
 
+# Products -------------------------------------------------------------------------------------
+#
+# The sensitivity of ``np.prod(a, axis)`` is the product of the *other* elements of each one's
+# reduction, written without division (``out / a`` is ``nan`` where ``a`` has a zero): the
+# product of those before it times the product of those after it, exclusive cumulative
+# products from both sides (as JAX does).
+
+
+def _front(a: np.ndarray, axis: object) -> tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]:
+    """`a` with the axes `axis` reduces flattened into the first of a 2-d array.
+
+    Also the permutation of `a`'s axes and the shape of the permuted array, to undo it.
+    """
+    a = np.asarray(a)
+    nd = a.ndim
+    if axis is None:
+        axes = tuple(range(nd))
+    else:
+        axes = tuple(sorted(i % nd for i in (axis if isinstance(axis, tuple) else (axis,))))
+    perm = axes + tuple(i for i in range(nd) if i not in axes)
+    t = np.transpose(a, perm)
+    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    return t.reshape(n, -1), perm, t.shape
+
+
+def _back(x: np.ndarray, perm: tuple[int, ...], tshape: tuple[int, ...]) -> np.ndarray:
+    """Undo `_front`."""
+    return np.ascontiguousarray(np.transpose(x.reshape(tshape), np.argsort(perm)))
+
+
+@primitive
+def exclusive_cumprod(a, axis, reverse):
+    """The product of the elements before each element of `a` in its reduction.
+
+    The reduction is ``np.prod(a, axis)``, its elements in C order of the reduced axes (those
+    after it if `reverse`); 1 for none.
+    """
+    x, perm, tshape = _front(a, axis)
+    if reverse:
+        x = x[::-1]
+    out = np.ones_like(x)
+    if len(x) > 1:
+        out[1:] = np.cumprod(x[:-1], axis=0)
+    if reverse:
+        out = out[::-1]
+    return _back(out, perm, tshape)
+
+
+@primitive
+def exclusive_cumprod_grad(a, axis, reverse, dout):
+    """The sensitivity of `a` in ``exclusive_cumprod(a, axis, reverse)`` whose output's is `dout`.
+
+    With ``p[i]`` the product of ``a[j]`` for ``j < i``, ``d p[i] / d a[k]`` is ``p[k]`` times
+    the product of ``a[j]`` for ``k < j < i``: a recurrence from the end, without division.
+    """
+    x, perm, tshape = _front(a, axis)
+    g, _, _ = _front(np.broadcast_to(dout, np.shape(a)), axis)
+    if reverse:
+        x, g = x[::-1], g[::-1]
+    n = len(x)
+    before = np.ones_like(x)
+    if n > 1:
+        before[1:] = np.cumprod(x[:-1], axis=0)
+    out = np.zeros(x.shape, np.result_type(x, g))
+    acc = out[0].copy()  # the sum over i > k of g[i] * prod(a[j], k < j < i)
+    for k in range(n - 2, -1, -1):
+        acc = g[k + 1] + x[k + 1] * acc
+        out[k] = before[k] * acc
+    if reverse:
+        out = out[::-1]
+    return _back(out, perm, tshape).astype(np.result_type(a, dout), copy=False)
+
+
+@infer_rule(exclusive_cumprod)
+def _infer_exclusive_cumprod(a, axis, reverse):
+    return as_array(a, "exclusive_cumprod")
+
+
+@infer_rule(exclusive_cumprod_grad)
+def _infer_exclusive_cumprod_grad(a, axis, reverse, dout):
+    x, d = as_array(a, "exclusive_cumprod_grad"), as_array(dout, "exclusive_cumprod_grad")
+    return AbstractArray(np.result_type(x.dtype, d.dtype).name, x.shape)
+
+
+@bprop(exclusive_cumprod)
+def bprop_exclusive_cumprod(a, axis, reverse, out, dout):
+    return (exclusive_cumprod_grad(a, axis, reverse, dout), gzeros(axis), gzeros(reverse))
+
+
 # Convolution ----------------------------------------------------------------------------------
 
 

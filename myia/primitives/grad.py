@@ -257,6 +257,15 @@ def zero_of_type(a: Any) -> Any:
     return NO_ZERO
 
 
+def is_shared_zero(v: Any) -> bool:
+    """Whether `v` is a zero array that `zero_of_type` gives."""
+    return (
+        type(v) is np.ndarray
+        and not v.flags.writeable
+        and _ZEROS.get((v.shape, str(v.dtype))) is v
+    )
+
+
 def no_gradient(a: Any) -> bool:
     """Whether every sensitivity of a value of type `a` is zero.
 

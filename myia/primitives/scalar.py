@@ -73,6 +73,19 @@ def pow_(x, y):
     return x**y
 
 
+@primitive
+def pow_ieee(x, y):
+    """Elementwise ``x ** y`` with NumPy's IEEE semantics on Python floats too.
+
+    ``0.0 ** -0.5`` is ``inf`` (Python raises). The derivatives of ``**`` use it: the slope of
+    ``x ** 0.5`` at 0 is ``inf``, as in NumPy and JAX, and not an error.
+    """
+    if type(x) is float and _is_py(y):
+        with np.errstate(all="ignore"):
+            return float(np.power(x, y))
+    return x**y
+
+
 # Comparisons and logic -----------------------------------------------------------------------
 
 
@@ -274,7 +287,7 @@ def to_bool(x):
 # Type and shape rules -----------------------------------------------------------------------
 
 
-@infer_rule(add, sub, mul, floordiv, mod, pow_, maximum, minimum)
+@infer_rule(add, sub, mul, floordiv, mod, pow_, pow_ieee, maximum, minimum)
 def _infer_arith(x, y):
     return elementwise("an arithmetic operation", x, y)
 
@@ -391,12 +404,17 @@ def bprop_truediv(x, y, out, dout):
     return (unbroadcast(dout / y, x), unbroadcast(-dout * out / y, y))
 
 
-@bprop(pow_)
+@bprop(pow_, pow_ieee)
 def bprop_pow(x, y, out, dout):
-    dx = unbroadcast(dout * y * x ** (y - 1), x)
     if isinstance(y, (int, np.integer)):
-        return (dx, gzeros(y))
-    return (dx, unbroadcast(dout * out * log(x), y))
+        # An integer exponent has no sensitivity, and the derivatives of x ** n are exact at
+        # every order: that of x ** 0 is zero (not 0 * x ** -1, an error at 0).
+        if y == 0:
+            return (gzeros(x), gzeros(y))
+        return (unbroadcast(dout * y * pow_ieee(x, y - 1), x), gzeros(y))
+    dx = unbroadcast(dout * y * pow_ieee(x, y - 1), x)
+    # d x ** y / d y = x ** y * log(x), and 0 at x = 0 (where x ** y is 0 or 1), as in JAX.
+    return (dx, unbroadcast(dout * out * log(x + (x == 0)), y))
 
 
 @bprop(mod)
