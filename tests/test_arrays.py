@@ -147,6 +147,10 @@ def pow_(x, y):
     return x**y
 
 
+def pow_ieee(x, y):
+    return P.pow_ieee(x, y)  # ``**`` as NumPy computes it (the derivatives of ``**`` use it)
+
+
 def compare(x, y):
     return x == y, x != y, x < y, x <= y, x > y, x >= y
 
@@ -548,6 +552,7 @@ CASES = [
     Case("floordiv", floordiv, ("floordiv",), binary_args("int", "nat", NUMBERS)),
     Case("mod", mod, ("mod",), binary_args("int", "nat", NUMBERS)),
     Case("pow", pow_, ("pow",), binary_args("pos", "normal")),
+    Case("pow_ieee", pow_ieee, ("pow_ieee",), binary_args("pos", "normal"), reference=np.power),
     Case("compare", compare, ("eq", "ne", "lt", "le", "gt", "ge"), binary_args("int")),
     Case("maximum", maximum, ("maximum", "minimum"), binary_args(dtypes=NUMBERS)),
     Case("atan2", atan2, ("atan2",), binary_args()),

@@ -426,6 +426,7 @@ CASES = [
     binary(P.mul, BINARY, order=2),
     binary(P.truediv, DIVISION, order=2),
     binary(P.pow_, [(PY("pos"), PY()), (f(2, 3, kind="pos"), f(3)), (f(3, kind="pos"), 3)], 2),
+    binary(P.pow_ieee, [(PY("pos"), PY()), (f(2, 3, kind="pos"), f(3))], 2),
     binary(P.mod, DIVISION),
     binary(P.atan2, BINARY, order=2),
     binary(P.maximum, BINARY),
@@ -444,6 +445,8 @@ CASES = [
     case("reduce_mean", reduction(np.mean, None, True), [(f(2, 3),)]),
     case("reduce_prod", reduction(np.prod, 0), [(f(3, 2, kind="pos"),)]),
     case("reduce_prod", reduction(np.prod, None), [(f(2, 3, kind="pos"),)]),
+    # Second order differentiates the exclusive products of np.prod's gradient.
+    case("reduce_prod exclusive_cumprod", reduction(np.prod, 1), [(f(2, 3),)], order=2),
     case("reduce_max", reduction(np.max, 1), [(f(3, 4, kind="sep"),)]),
     case("reduce_max", reduction(np.max, (0, 1), True), [(f(2, 3, 2, kind="sep"),)]),
     case("reduce_min", reduction(np.min, None), [(f(3, 4, kind="sep"),)]),
@@ -566,11 +569,34 @@ def test_gradient(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
     assert not missing, f"{case.name} does not differentiate {missing}"
 
 
+#: Primitives whose derivative raises a `MyiaTypeError` at compile time (never a wrong value).
+NO_DERIVATIVE_YET = {
+    # The gradient of np.prod's exclusive products: the third derivative of np.prod.
+    "exclusive_cumprod_grad",
+}
+
+
+def test_primitives_with_no_derivative_yet_are_refused_at_compile_time() -> None:
+    from myia import grad
+    from myia.errors import MyiaTypeError
+
+    def prod(x):
+        return np.prod(x)
+
+    second = grad(lambda x: np.sum(grad(prod)(x)))
+    np.testing.assert_allclose(second(np.array([2.0, 3.0])), [1.0, 1.0])
+    with pytest.raises(MyiaTypeError, match="exclusive_cumprod_grad has no derivative yet"):
+        grad(lambda x: np.sum(grad(lambda y: np.sum(grad(prod)(y)))(x)))(np.array([2.0, 3.0]))
+
+
 def test_every_primitive_is_differentiable_or_marked() -> None:
     missing = [
         name
         for name, p in PRIMITIVES.items()
-        if p not in BPROPS and p not in NONDIFFERENTIABLE and p not in SPECIAL
+        if p not in BPROPS
+        and p not in NONDIFFERENTIABLE
+        and p not in SPECIAL
+        and name not in NO_DERIVATIVE_YET
     ]
     assert not missing, f"primitives without a backpropagator or a mark: {missing}"
 
@@ -580,6 +606,6 @@ def test_every_differentiable_primitive_is_checked() -> None:
     unchecked = [
         name
         for name, p in PRIMITIVES.items()
-        if p not in NONDIFFERENTIABLE and name not in covered
+        if p not in NONDIFFERENTIABLE and name not in covered and name not in NO_DERIVATIVE_YET
     ]
     assert not unchecked, f"differentiable primitives missing from the table: {unchecked}"

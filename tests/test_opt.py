@@ -135,8 +135,17 @@ def _forwards(x, y):
     return _forwarded(y, x)
 
 
+def _log_and_triple(a):
+    return np.log(a), a * 3.0
+
+
+def _unused_across_call(a):
+    return np.sum(_log_and_triple(a)[1])  # the sensitivity of the log is zero
+
+
 RULE_CASES = [
-    # (rule, function, arguments, what runs first: "" nothing, "others" every other rule)
+    # (rule, function, arguments, what runs first: "" nothing, "others" every other rule,
+    # "together": the rule fires in a sweep of every rule, where the others expose its input)
     ("inline", with_closure, (1.0, 2.0), ""),
     ("forward_call", lambda x, y: _forwards(x, y), (1.0, 2.0), ""),
     ("compare_difference", lambda a, b: (a - b) > 0, (3, 2), ""),
@@ -276,6 +285,7 @@ RULE_CASES = [
     ("getitem_constant", lambda x: C[1] * x, (2.0,), ""),
     ("make_tuple_constant", lambda x: (1, 2.5), (2.0,), ""),
     ("fold_constants", lambda x: x * P.add(2, 3), (2.0,), ""),
+    ("backpropagate_zero", grad(_unused_across_call), (np.array([0.5, 1.5]),), "together"),
 ]
 for _name in ("getsens_env", "delitem_env"):
     if any(r.name == _name for r in ALL_RULES):
@@ -316,7 +326,7 @@ def test_rule(name, fn, args, first):
     if first == "others":
         run_sweeps(g, [r for r in ALL_RULES if r is not rule], cse=True)
         verify_types(g)
-    stats = run_sweeps(g, [rule], cse=False)
+    stats = run_sweeps(g, ALL_RULES if first == "together" else [rule], cse=False)
     assert stats[name] > 0, f"{name} did not fire"
     verify_types(g)
     assert_same(run(g, args), expected)

@@ -32,7 +32,7 @@ from ..abstract.data import AbstractValue
 from ..infer.specialize import Dead
 from ..ir.analysis import Scopes, reachable_graphs, toposort
 from ..ir.node import Apply, Constant, Graph, Node
-from ..opt.effects import droppable_tree
+from ..opt.effects import droppable, droppable_tree
 from ..primitives import P, Primitive
 from . import runtime
 from .lower import INLINABLE, LOWER, UNREAD
@@ -502,12 +502,26 @@ class CodeGenerator:
             return
         users = self.uses.get(node, [])
         if users and all(u is not None and _is_call_of(u, P.seq) and i == 1 for u, i in users):
-            if droppable_tree(node, node.graph):
+            if self.droppable_expression(node):
                 return  # a value computed for nothing, which cannot raise (nor its inputs
                 # written inside its expression)
             self.emit(indent, self.call(node), node)
             return
         self.emit(indent, f"{self.var(node)} = {self.call(node)}", node)
+
+    def droppable_expression(self, node: Apply) -> bool:
+        """Whether not writing `node`'s expression is unobservable.
+
+        Its inputs that are statements of their own are computed all the same; those written
+        inside its expression must not raise either.
+        """
+        if not droppable(node, node.graph):
+            return False
+        return all(
+            self.droppable_expression(i)
+            for i in node.inputs[1:]
+            if i.is_apply and i.graph is node.graph and self.inlined(i)
+        )
 
     def expr(self, node: Node) -> str:
         """The Python expression of `node`'s value."""

@@ -63,6 +63,10 @@ def error_frames(tb: types.TracebackType | None, modules: dict[str, Any]) -> lis
     return frames
 
 
+#: The messages of the `ValueError`s that Python's scalar functions raise (``math.sqrt(-1)``).
+_SCALAR_VALUE_ERRORS = frozenset(["math domain error", "math range error"])
+
+
 def translate_error(exc: Exception, modules: dict[str, Any]) -> Exception:
     """The exception to raise for `exc`, raised by generated code (see the module docstring)."""
     if isinstance(exc, MyiaError):
@@ -75,7 +79,11 @@ def translate_error(exc: Exception, modules: dict[str, Any]) -> Exception:
     if not effect and isinstance(exc, (TypeError, AttributeError)):
         return MyiaTypeError(f"{type(exc).__name__}: {exc}", frames)
     if not effect and isinstance(exc, ValueError) and last is not None and last.is_apply:
-        if any(isinstance(i.abstract, AbstractArray) for i in last.inputs[1:]):
+        # A line may inline scalar calls (``v * math.sqrt(s)``): their errors stay themselves.
+        scalar_error = str(exc) in _SCALAR_VALUE_ERRORS
+        if not scalar_error and any(
+            isinstance(i.abstract, AbstractArray) for i in last.inputs[1:]
+        ):
             return MyiaShapeError(f"{type(exc).__name__}: {exc}", frames)
     exc.add_note(_format_traceback(frames))
     return exc

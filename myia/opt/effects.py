@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Container
 
-from ..abstract.data import AbstractArray
+from ..abstract.data import AbstractArray, AbstractScalar
 from ..ir.node import Graph, Node
 from ..primitives import P, Primitive
 
@@ -46,7 +46,7 @@ ARRAY_TOTAL: frozenset[Primitive] = frozenset(
         P.zeros, P.ones, P.full, P.zeros_like, P.ones_like, P.full_like, P.astype,
         P.where, P.clip, P.reshape, P.transpose, P.swapaxes, P.expand_dims, P.squeeze,
         P.concatenate, P.stack, P.matmul, P.dot, P.reduce_sum, P.reduce_prod,
-        P.exclusive_cumprod, P.exclusive_cumprod_grad,
+        P.exclusive_cumprod, P.exclusive_cumprod_grad, P.pow_ieee,
         P.reduce_mean, P.conv2d, P.conv2d_input_grad, P.conv2d_weight_grad,
     ]
 )  # fmt: skip
@@ -77,7 +77,12 @@ def droppable(node: Node, graph: object) -> bool:
         return False
     if prim in TOTAL:
         return True
-    return prim in ARRAY_TOTAL and isinstance(node.abstract, AbstractArray)
+    return prim in ARRAY_TOTAL and numpy_valued(node.abstract)
+
+
+def numpy_valued(a: object) -> bool:
+    """Whether values of type `a` are NumPy arrays or scalars (which warn where Python raises)."""
+    return isinstance(a, AbstractArray) or (isinstance(a, AbstractScalar) and not a.weak)
 
 
 def calls_effect(node: Node, effectful: Collection[Graph], known: Container[Graph]) -> bool:

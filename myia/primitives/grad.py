@@ -30,7 +30,7 @@ from ..abstract.data import (
     AbstractTuple,
     show,
 )
-from ..abstract.lattice import TypeMismatch, broaden, join
+from ..abstract.lattice import FUNCTION, TypeMismatch, broaden, join
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable
 from ..infer.registry import infer_rule
@@ -282,8 +282,8 @@ def no_gradient(a: Any) -> bool:
 
 def sens_type(a: Any) -> Any:
     """The type of the sensitivity of a value of type `a`."""
-    if isinstance(a, (AbstractFunction,)) or a is ENV:
-        return ENV
+    if isinstance(a, AbstractFunction) or a is ENV or a == FUNCTION:
+        return ENV  # a function's sensitivity is the environment of its free variables
     if isinstance(a, AbstractTuple):
         return AbstractTuple(tuple(sens_type(e) for e in a.elements))
     if isinstance(a, AbstractList):
