@@ -16,6 +16,17 @@ from .errors import (
     MyiaTypeError,
 )
 from .grad.registry import custom_bprop
+from .transforms import (
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    stop_gradient,
+    tree_leaves,
+    tree_map,
+    vjp,
+    vmap,
+)
 
 __all__ = [
     "ArithmeticData",
@@ -28,7 +39,16 @@ __all__ = [
     "MyiaTypeError",
     "custom_bprop",
     "grad",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "jvp",
     "myia",
     "nn",
+    "stop_gradient",
+    "tree_leaves",
+    "tree_map",
     "value_and_grad",
+    "vjp",
+    "vmap",
 ]

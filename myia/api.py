@@ -352,12 +352,14 @@ class GradFunction(MyiaFunction):
         wrt: tuple[Any, ...],
         value: bool,
         *,
+        has_aux: bool = False,
         backend: str | None = None,
         **options: Any,
     ) -> None:
         super().__init__(fn, backend=backend, **options)
         self.wrt = _check_wrt(wrt, self.entry)
         self.value = value
+        self.has_aux = bool(has_aux)
         self._entry: tuple[Graph, Graph] | None = None
 
     def graph(self) -> Graph:
@@ -367,7 +369,7 @@ class GradFunction(MyiaFunction):
         # The entry passes one argument per parameter (`*args` as a tuple...).
         inner = bound_graph(self.fn, MyiaFunction.graph(self))
         if self._entry is None or self._entry[0] is not inner:
-            self._entry = (inner, entry_graph(inner, self.wrt, self.value))
+            self._entry = (inner, entry_graph(inner, self.wrt, self.value, self.has_aux))
         return self._entry[1]
 
     __myia_graph__ = graph
@@ -411,7 +413,7 @@ def _grad_arguments(
     wrt: tuple[Any, ...], argnums: Any, options: dict[str, Any], who: str
 ) -> tuple[Any, ...]:
     """`wrt`, or JAX's ``argnums=``; a keyword `grad` does not know is a `MyiaTypeError`."""
-    unknown = sorted(set(options) - {"backend", *BACKEND_OPTIONS})
+    unknown = sorted(set(options) - {"backend", "has_aux", *BACKEND_OPTIONS})
     if unknown:
         raise MyiaTypeError(
             f"{who}() got an unexpected keyword argument {unknown[0]!r}: give the parameters "
@@ -431,7 +433,8 @@ def grad(fn: Callable[..., Any], *wrt: Any, argnums: Any = None, **options: Any)
 
     Parameters are named or given by position; several (``grad(f, 0, 1)``), or a tuple of
     them (``grad(f, (0, 1))``, JAX's ``argnums=(0, 1)``), give a tuple of gradients. Works at
-    the top level (it compiles) and inside Myia code, to any order.
+    the top level (it compiles) and inside Myia code, to any order. With ``has_aux=True``,
+    `fn` returns ``(loss, aux)`` and the result is ``(gradient, aux)``.
     """
     wrt = _grad_arguments(wrt, argnums, options, "grad")
     return GradFunction(fn, wrt, False, **options)
@@ -441,7 +444,11 @@ def grad(fn: Callable[..., Any], *wrt: Any, argnums: Any = None, **options: Any)
 def value_and_grad(
     fn: Callable[..., Any], *wrt: Any, argnums: Any = None, **options: Any
 ) -> GradFunction:
-    """Like `grad`, but returns ``(fn(*args), gradient)``."""
+    """Like `grad`, but returns ``(fn(*args), gradient)``.
+
+    With ``has_aux=True``, `fn` returns ``(loss, aux)`` and the result is
+    ``((loss, aux), gradient)``, as in JAX.
+    """
     wrt = _grad_arguments(wrt, argnums, options, "value_and_grad")
     return GradFunction(fn, wrt, True, **options)
 

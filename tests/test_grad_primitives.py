@@ -275,7 +275,10 @@ def partials(x, y):
 
 def apply_star(x, y):
     t = (x, y)
-    return where(*((x > y,) + t))
+    # A closure called on a tuple stays an apply_star (a function that captures nothing, or
+    # that binds its arguments, is called on the elements directly).
+    scaled = lambda a, b: where(a > b, a, b) * x  # noqa: E731
+    return scaled(*t)
 
 
 def environments(x, y):

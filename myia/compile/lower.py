@@ -149,7 +149,7 @@ for _name, (_py, _np) in _MATH.items():
     lowering(getattr(P, _name))(_unary(_py, _np))
 
 
-@lowering(P.identity, P.narrow)
+@lowering(P.identity, P.narrow, P.stop_gradient)
 def _identity(args: list[str], node: Apply, ctx: Any) -> str:
     return args[0]
 

@@ -69,14 +69,65 @@ def positions(spec: GradSpec, nargs: int) -> list[int]:
 def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) -> AbstractValue:
     """The type of ``grad(f)(args)``: the types of the arguments differentiated."""
     result = inferrer.call(spec.fn, args)
-    if not (isinstance(result, AbstractScalar) and result.dtype.startswith("float")):
+    loss = result
+    if spec.aux:
+        if not (isinstance(result, AbstractTuple) and len(result.elements) == 2):
+            raise MyiaTypeError(
+                "with has_aux=True, the function differentiated must return a pair "
+                f"(loss, aux), not {show(result)}",
+                _not_scalar_frames(inferrer, spec, result),
+            )
+        loss = result.elements[0]
+    if not (isinstance(loss, AbstractScalar) and loss.dtype.startswith("float")):
+        what = "its loss (has_aux=True) must be" if spec.aux else "must return"
         raise MyiaTypeError(
-            f"the function differentiated must return a float scalar, not {show(result)}",
+            f"the function differentiated {what} a float scalar, not {show(loss)}",
             _not_scalar_frames(inferrer, spec, result),
         )
+    fn = spec.fn
+    if isinstance(fn, GraphFunction) and (fn.graph.flags.get("vararg") or fn.graph.kwonly):
+        g = fn.graph
+        npos = len(g.parameters) - g.kwonly - 1 - (1 if g.flags.get("kwarg") else 0)
+        npos += 0 if g.flags.get("vararg") else 1
+        if any(isinstance(i, int) and not 0 <= i < npos for i in _flat(spec.wrt)):
+            from ..infer.traceback import error_frames
+
+            raise MyiaTypeError(
+                f"grad of {g.name}, which takes *args or keyword-only parameters: the "
+                f"arguments differentiated are among its first {npos} (or name its parameters)",
+                error_frames(inferrer.calls),
+            )
+    for a in args:
+        if _has_closure(a):
+            from ..infer.traceback import error_frames
+
+            raise MyiaTypeError(
+                "differentiating a function that receives a closure as an argument "
+                f"({show(a)}) is not supported yet: pass a function defined at the top level "
+                "and the values it closes over as arguments",
+                error_frames(inferrer.calls),
+            )
     grads = [sens_type(args[i]) for i in positions(spec, len(args))]
     g: AbstractValue = AbstractTuple(tuple(grads)) if returns_tuple(spec) else grads[0]
+    if spec.aux and not spec.value:
+        return AbstractTuple((g, result.elements[1]))  # JAX's (grads, aux)
     return AbstractTuple((result, g)) if spec.value else g
+
+
+def _has_closure(a: Any) -> bool:
+    """Whether a value of type `a` holds a closure (a function made inside another)."""
+    from ..abstract.data import AbstractFunction
+
+    if isinstance(a, AbstractFunction):
+        return any(isinstance(f, GraphFunction) and _captures(f.graph) for f in a.options)
+    return any(_has_closure(e) for e in getattr(a, "elements", ()))
+
+
+def _captures(g: Graph) -> bool:
+    """Whether `g` reads variables of the functions it is nested in."""
+    from ..ir.analysis import Scopes
+
+    return bool(Scopes(g).free_variables_total[g])
 
 
 def _not_scalar_frames(inferrer: Any, spec: GradSpec, result: AbstractValue) -> list[Frame]:
@@ -126,7 +177,13 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     res = g.apply(forward, *params)
     out = g.apply(P.tuple_getitem, res, 0)
     bprop = g.apply(P.tuple_getitem, res, 1)
-    sens = g.apply(bprop, g.apply(P.broadcast_like, 1.0, out))
+    if spec.aux:
+        # ``(loss, aux)``: a sensitivity of one for the loss, none for aux.
+        loss, aux = g.apply(P.tuple_getitem, out, 0), g.apply(P.tuple_getitem, out, 1)
+        one = g.apply(P.broadcast_like, 1.0, loss)
+        sens = g.apply(bprop, g.apply(P.make_tuple, one, g.apply(P.gzeros, aux)))
+    else:
+        sens = g.apply(bprop, g.apply(P.broadcast_like, 1.0, out))
     grads = [g.apply(P.tuple_getitem, sens, i + 1) for i in pos]
     # Sensitivities of data structures may be lazy (`myia.primitives.lazy_sens`): the user
     # receives them built.
@@ -137,7 +194,9 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
         for d, i in zip(grads, pos)
     ]
     result = g.apply(P.make_tuple, *grads) if returns_tuple(spec) else grads[0]
-    if spec.value:
+    if spec.aux and not spec.value:
+        g.output = g.apply(P.make_tuple, result, aux)
+    elif spec.value:
         g.output = g.apply(P.make_tuple, out, result)
     else:
         # The forward pass raises what the function raises (`math.log(-1.0)`), even where
@@ -203,7 +262,7 @@ def target_graph(fn: Any) -> Graph:
     return bound_graph(getattr(fn, "fn", fn), g)
 
 
-def entry_graph(fn: Any, wrt: tuple[Any, ...], value: bool) -> Graph:
+def entry_graph(fn: Any, wrt: tuple[Any, ...], value: bool, aux: bool = False) -> Graph:
     """A graph ``(params...) -> grad(fn, *wrt)(params...)`` with `fn`'s parameters.
 
     `fn` is a function or its graph (`target_graph`).
@@ -212,7 +271,7 @@ def entry_graph(fn: Any, wrt: tuple[Any, ...], value: bool) -> Graph:
     g = Graph(f"{'value_and_grad' if value else 'grad'}({inner.name})")
     params = [g.add_parameter(name) for name in inner.param_names]
     g.defaults = dict(inner.defaults)
-    gf = g.apply(grad_of, Constant(inner), Constant(tuple(wrt)), Constant(value))
+    gf = g.apply(grad_of, Constant(inner), Constant(tuple(wrt)), Constant(value), Constant(aux))
     g.output = g.apply(gf, *params)
     return g
 

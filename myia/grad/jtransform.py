@@ -160,6 +160,10 @@ class _ScopeTransform:
         if node.graph in self.forward:
             raise AssertionError(f"node {node} used before it is computed")
         # A free variable from outside the transformed scope: a constant of the gradient.
+        closed = _closed_graph(node.abstract)
+        if closed is not None:
+            # A function that captures nothing: its forward graph, as for a graph constant.
+            return Constant(fprop(closed), node.debug.derive())
         if node.abstract is not None and _is_function(node.abstract):
             raise MyiaTypeError(
                 "differentiating a function that calls a function-valued free variable "
@@ -372,6 +376,18 @@ class _Element:
 
 def _nondifferentiable(v: Any) -> bool:
     return isinstance(v, Primitive) and v in NONDIFFERENTIABLE
+
+
+def _closed_graph(a: Any) -> Graph | None:
+    """The graph of a function value of type `a`, if it is one graph that captures nothing."""
+    from ..abstract.data import AbstractFunction, GraphFunction
+
+    if not (isinstance(a, AbstractFunction) and len(a.options) == 1):
+        return None
+    (f,) = a.options
+    if not isinstance(f, GraphFunction) or Scopes(f.graph).free_variables_total[f.graph]:
+        return None
+    return f.graph
 
 
 def _is_function(a: Any) -> bool:

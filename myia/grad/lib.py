@@ -12,12 +12,12 @@ from __future__ import annotations
 from ..primitives import P
 
 
-def grad_(fn, *wrt, argnums=None):
-    return P.grad_of(fn, wrt if argnums is None else (argnums,), False)
+def grad_(fn, *wrt, argnums=None, has_aux=False):
+    return P.grad_of(fn, wrt if argnums is None else (argnums,), False, has_aux)
 
 
-def value_and_grad_(fn, *wrt, argnums=None):
-    return P.grad_of(fn, wrt if argnums is None else (argnums,), True)
+def value_and_grad_(fn, *wrt, argnums=None, has_aux=False):
+    return P.grad_of(fn, wrt if argnums is None else (argnums,), True, has_aux)
 
 
 def jpartial(jf, *args):

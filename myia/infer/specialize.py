@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import weakref
 from typing import Any
 
 from ..abstract.data import (
@@ -27,7 +28,7 @@ from ..abstract.data import (
 )
 from ..abstract.lattice import broaden, constant_abstract, erase_functions
 from ..errors import MyiaInternalError, MyiaTypeError
-from ..ir.analysis import toposort
+from ..ir.analysis import Scopes, toposort
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..operations import ops
 from ..operations.core import Operation
@@ -59,14 +60,45 @@ class Specializer:
         self.maps: dict[Context, dict[Node, Node]] = {}
         self.todo: list[Context] = []
         self.join_converts: list[Apply] = []
+        #: The gradients called, built once every graph is (`grad_call`): placeholder graph
+        #: -> (the constant calling it, the gradient, its primal's specialized graph).
+        self.pending: dict[Graph, tuple[Constant, GradSpec, Graph]] = {}
 
     def run(self, entry: Context) -> Graph:
         """Return the specialized graph of `entry` (and specialize everything it reaches)."""
         g = self.graph_for(entry)
         while self.todo:
             self.build(self.todo.pop(0))
+        while self.pending:
+            self.build_gradient(next(reversed(self.pending)))
         self.place_join_converts()
         return g
+
+    def build_gradient(self, placeholder: Graph) -> None:
+        """Build the gradient standing for `placeholder`, after those its primal calls.
+
+        A gradient differentiates its primal's specialized graphs, which must all be built:
+        the primal may call a function that is still being built when the gradient is met
+        (``jvp(f)`` where ``f`` takes a gradient itself), so gradients are built last,
+        those a primal reaches first.
+        """
+        from ..grad.api import build_grad_graph
+        from ..ir.analysis import reachable_graphs
+
+        const, spec, primal = self.pending.pop(placeholder)
+        for g in reachable_graphs(primal):
+            for node in toposort(g):
+                for i in node.inputs if node.is_apply else ():
+                    v = i.value if i.is_constant else None
+                    if type(v) is Graph and v in self.pending:
+                        self.build_gradient(v)
+        graph = build_grad_graph(primal, spec, len(primal.parameters))
+        nested = Inferrer()
+        gctx, _ = nested.infer(graph, tuple(p.abstract for p in primal.parameters))
+        gspec = Specializer(nested).run(gctx)
+        gspec.flags["gradient"] = True
+        const.value = gspec
+        const.abstract = AbstractFunction(frozenset([GraphFunction(gspec)]))
 
     def place_join_converts(self) -> None:
         """Move each join's ``convert`` from the call into the branches that need it.
@@ -195,14 +227,16 @@ class Specializer:
         if not ctxs:
             # Called elsewhere (the value escaped), or never called (a branch not taken).
             ctxs = list(self.inf.fn_contexts.get(fn, ()))
-            if len(ctxs) > 1 and fn.context is not None:
+            if len(ctxs) > 1 and not _captures_nothing(fn):
                 # Calls of a closure call the value made here (those of a top-level
                 # function call the specialization for their arguments: `apply`).
                 raise self.polymorphic_value_error(fn, ctxs)
             if len(ctxs) != 1:
                 return DEAD
-        if len(ctxs) > 1:
+        if len(ctxs) > 1 and not _captures_nothing(fn):
             raise self.polymorphic_value_error(fn, ctxs)
+        if len(ctxs) > 1:
+            return DEAD  # its calls call the specialization for their arguments (`apply`)
         return self.graph_for(ctxs[0])
 
     def polymorphic_value_error(self, fn: GraphFunction, ctxs: list[Context]) -> MyiaTypeError:
@@ -238,6 +272,10 @@ class Specializer:
         result = values[node]
         if fn_node.is_constant and fn_node.value is P.partial:
             return self.partial(node, ctx, values)
+        if fn_node.is_constant and fn_node.value is P.apply_star:
+            star = self.star_call(node, ctx, values)
+            if star is not None:
+                return _retype(star, result)
         if isinstance(fn_abs, AbstractConstant) and isinstance(fn_abs.value, type):
             fn_abs = AbstractFunction(frozenset([fn_abs.value]))
         if isinstance(fn_abs, AbstractRecord) and callable_record(fn_abs.cls) is not None:
@@ -260,8 +298,9 @@ class Specializer:
                 out = self.direct_call(callee, node, arg_nodes, arg_abs, ctx, values)
                 if out is not None:
                     return _retype(out, result)
-            elif isinstance(callee, Operation) and not _is_switch(fn_node):
-                # An operation passed as a value (``apply(abs, x)``): resolved here.
+            elif isinstance(callee, (Operation, Primitive)) and not _is_switch(fn_node):
+                # An operation or primitive passed as a value (``apply(abs, x)``): resolved
+                # here, and called as a constant (the gradient differentiates it as one).
                 out = self.direct_call(callee, node, arg_nodes, arg_abs, ctx, values)
                 if out is not None:
                     return _retype(out, result)
@@ -277,9 +316,10 @@ class Specializer:
                 refs = [self.ref(i, ctx, values) for i in arg_nodes]
                 bound = bind_graph_nodes(callee.graph, refs, arg_nodes, new)
                 fn_ref = self.ref(fn_node, ctx, values)
-                if callee.context is None and not _is_switch(fn_node):
-                    # A top-level function passed as a value: call the specialization for
-                    # these arguments directly (the same value may be called with others).
+                if _captures_nothing(callee) and not _is_switch(fn_node):
+                    # A top-level function (or one that captures nothing) passed as a value:
+                    # call the specialization for these arguments directly (the same value
+                    # may be called with others).
                     fn_ref = self._const(
                         self.value_target(callee, arg_abs, node, ctx, values), node, None
                     )
@@ -356,11 +396,6 @@ class Specializer:
                 )
         return first
 
-    def drain(self) -> None:
-        """Build every graph queued so far."""
-        while self.todo:
-            self.build(self.todo.pop(0))
-
     def grad_call(
         self,
         spec: GradSpec,
@@ -370,9 +405,11 @@ class Specializer:
         ctx: Context,
         values: dict[Node, AbstractValue],
     ) -> Apply:
-        """``grad(f)(args)``: a call to the specialized gradient graph of ``f``."""
-        from ..grad.api import build_grad_graph
+        """``grad(f)(args)``: a call to the specialized gradient graph of ``f``.
 
+        The gradient graph is built once every graph is (`build_gradient`); until then, the
+        call calls a placeholder.
+        """
         fn = spec.fn
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
         if isinstance(fn, GradSpec) and _grad_of_top_level(fn):
@@ -382,18 +419,13 @@ class Specializer:
         elif isinstance(fn, GraphFunction):
             target = self.target(fn, arg_abs, node, ctx, values)
             primal = self.graph_for(target)
-            self.drain()
             inputs = bind_graph_nodes(fn.graph, refs, arg_nodes, self.graphs[ctx])
         else:
             raise MyiaTypeError(f"grad of {fn!r} is not supported: wrap it in a function")
-        graph = build_grad_graph(primal, spec, len(primal.parameters))
-        nested = Inferrer()
-        gctx, _ = nested.infer(graph, tuple(p.abstract for p in primal.parameters))
-        gspec = Specializer(nested).run(gctx)
-        gspec.flags["gradient"] = True
-        app = Apply(
-            [self._const(gspec, node, None), *inputs], self.graphs[ctx], node.debug.derive()
-        )
+        placeholder = Graph(spec.name)
+        const = self._const(placeholder, node, None)
+        self.pending[placeholder] = (const, spec, primal)
+        app = Apply([const, *inputs], self.graphs[ctx], node.debug.derive())
         app.abstract = values[node]
         return app
 
@@ -530,6 +562,56 @@ class Specializer:
             return [fn_ref, *refs]
         return [fn_ref, *bound[k:]]
 
+    def star_call(
+        self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]
+    ) -> Apply | None:
+        """``f(*t)`` as a call of ``f`` on the elements of ``t``, bound to its parameters.
+
+        A gradient is called as `grad_call` calls it. ``f``'s specialization takes one
+        argument per parameter (``*args`` as a tuple, keyword-only parameters and defaults
+        filled), and a top-level function passed as a value is called through the
+        specialization for these arguments, as a direct call is.
+        """
+        f_node, t_node = node.inputs[1:]
+        f_abs = self.inf.value(f_node, ctx, values)
+        t_abs = self.inf.value(t_node, ctx, values)
+        if not (
+            isinstance(f_abs, AbstractFunction)
+            and len(f_abs.options) == 1
+            and isinstance(t_abs, AbstractTuple)
+        ):
+            return None
+        callee = next(iter(f_abs.options))
+        if isinstance(callee, GraphFunction):
+            g = callee.graph
+            if not _captures_nothing(callee) and not (
+                g.flags.get("vararg") or g.flags.get("kwarg") or g.kwonly or g.defaults
+            ):
+                return None  # a closure taking the elements as they are: called as it is
+        elif not isinstance(callee, (GradSpec, Operation, Primitive)):
+            return None
+        new = self.graphs[ctx]
+        t_ref = self.ref(t_node, ctx, values)
+        getitem = self._const(P.tuple_getitem, node, None)
+        elems: list[Node] = []
+        for i, a in enumerate(t_abs.elements):
+            e = Apply([getitem, t_ref, self._const(i, node, constant_abstract(i))], new)
+            e.abstract = a
+            elems.append(e)
+        if isinstance(callee, GradSpec):  # ``grad(f)(*t)``
+            return self.grad_call(callee, node, elems, list(t_abs.elements), ctx, values)
+        if not isinstance(callee, GraphFunction):  # an operation or a primitive
+            return self.direct_call(callee, node, elems, list(t_abs.elements), ctx, values)
+        bound = bind_graph_nodes(g, elems, elems, new)
+        if _captures_nothing(callee):
+            # The specialization inference reached (`apply_star` calls on the elements as
+            # they are, not broadened).
+            target = self.target(callee, list(t_abs.elements), node, ctx, values)
+            fn_ref: Node = self._const(self.graph_for(target), node, None)
+        else:
+            fn_ref = self.ref(f_node, ctx, values)
+        return Apply([fn_ref, *bound], new, node.debug.derive())
+
     def direct_call(
         self,
         callee: Any,
@@ -582,6 +664,24 @@ class Specializer:
         return None
 
 
+_CAPTURES: weakref.WeakKeyDictionary[Graph, bool] = weakref.WeakKeyDictionary()
+
+
+def _captures_nothing(fn: GraphFunction) -> bool:
+    """Whether function value `fn` reads no variable of an enclosing function.
+
+    Such a function (a top-level one, or a lambda that captures nothing) is called through
+    its specialization for each call's arguments, wherever the value goes.
+    """
+    if fn.context is None:
+        return True
+    g = fn.graph
+    out = _CAPTURES.get(g)
+    if out is None:
+        out = _CAPTURES[g] = not Scopes(g).free_variables_total[g]
+    return out
+
+
 def _graph_uses(graphs: Any) -> dict[Graph, int]:
     """How many times each graph is referenced by a constant in `graphs`."""
     uses: dict[Graph, int] = {}
@@ -615,7 +715,7 @@ def _grad_value(g: Graph, spec: GradSpec) -> Apply:
     """``grad_of(...)`` in `g` for `spec` (gradients of gradients of a top-level graph)."""
     fn = spec.fn
     f = _grad_value(g, fn) if isinstance(fn, GradSpec) else Constant(fn.graph)
-    return g.apply(P.grad_of, f, Constant(spec.wrt), Constant(spec.value))
+    return g.apply(P.grad_of, f, Constant(spec.wrt), Constant(spec.value), Constant(spec.aux))
 
 
 def _returns(result: AbstractValue, want: AbstractValue) -> bool:

@@ -7,6 +7,7 @@ found there is replaced by the Myia operation, primitive or library function it 
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import functools
 import math
 from typing import Any
@@ -94,6 +95,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.any: lib.any_,
     builtins.getattr: ops.getattr_builtin,
     builtins.hasattr: ops.hasattr_,
+    dataclasses.is_dataclass: ops.is_dataclass_,
     builtins.all: lib.all_,
     builtins.print: P.print_,
     functools.partial: P.partial,

@@ -489,6 +489,12 @@ def _hasattr(a: Any, name: Any) -> Any:
     return _lib().true_2
 
 
+def _is_dataclass(a: Any) -> Any:
+    """``dataclasses.is_dataclass(x)``: whether ``x`` is a dataclass instance (statically)."""
+    return _lib().true_ if is_record(a) else _lib().false_
+
+
+is_dataclass_ = Operation("is_dataclass", _is_dataclass)
 getattr_builtin = StaticOperation("getattr", _getattr_builtin, static=(1,))
 hasattr_ = StaticOperation("hasattr", _hasattr, static=(1,))
 

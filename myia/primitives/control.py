@@ -114,6 +114,16 @@ def identity(x):
     return x
 
 
+@primitive
+def stop_gradient(x):
+    """Return ``x``, through which no gradient flows (``myia.stop_gradient``).
+
+    It has no rewrite rule: it stays in a gradient that is differentiated again, so that every
+    order sees a zero derivative; code generation writes it as ``x``.
+    """
+    return x
+
+
 # Type rules -----------------------------------------------------------------------------------
 
 
@@ -234,7 +244,7 @@ def _infer_const_contains(x, xs):
     raise MyiaTypeError(f"'in <string>' needs a string known at compile time, not {show(x)}")
 
 
-@infer_rule(identity)
+@infer_rule(identity, stop_gradient)
 def _infer_identity(x):
     return x
 
@@ -273,6 +283,7 @@ def bprop_identity(x, out, dout):
 
 
 nondifferentiable(print_, assert_, raise_, is_none, is_, const_eq, const_contains)
+nondifferentiable(stop_gradient)
 special(apply_star)  # its forward graph is `myia.grad.lib.japply_star`
 
 from .grad import gzeros, sens_type  # noqa: E402

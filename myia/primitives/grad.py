@@ -705,6 +705,8 @@ class GradSpec:
     fn: Any
     wrt: tuple[Any, ...]
     value: bool
+    #: Whether ``fn`` returns ``(loss, aux)`` (``has_aux=True``): aux is returned beside.
+    aux: bool = False
 
     @property
     def name(self) -> str:
@@ -720,9 +722,12 @@ class GradValue:
 
 
 @primitive
-def grad_of(fn, wrt, value):
-    """``grad(fn, *wrt)`` (or ``value_and_grad`` when ``value``): a function value."""
-    return GradValue(GradSpec(fn, wrt, value))
+def grad_of(fn, wrt, value, aux=False):
+    """``grad(fn, *wrt)`` (or ``value_and_grad`` when ``value``): a function value.
+
+    With ``aux``, ``fn`` returns ``(loss, aux)`` and the gradient is that of the loss.
+    """
+    return GradValue(GradSpec(fn, wrt, value, aux))
 
 
 def _static_wrt(a: Any) -> Any:
@@ -738,13 +743,18 @@ def _static_wrt(a: Any) -> Any:
 
 
 @infer_rule(grad_of)
-def _infer_grad_of(fn, wrt, value):
+def _infer_grad_of(fn, wrt, value, aux=None):
     if not isinstance(fn, AbstractFunction):
         raise MyiaTypeError(f"grad expects a function, not {show(fn)}")
     w = _static_wrt(wrt)
     if not isinstance(w, tuple):
         w = (w,)
-    return AbstractFunction(frozenset(GradSpec(f, w, bool(value.value)) for f in fn.options))
+    has_aux = aux is not None and getattr(aux, "value", ANYTHING)
+    if has_aux is ANYTHING:
+        raise MyiaTypeError("grad: has_aux must be known at compile time (True or False)")
+    return AbstractFunction(
+        frozenset(GradSpec(f, w, bool(value.value), bool(has_aux)) for f in fn.options)
+    )
 
 
 nondifferentiable(grad_of)

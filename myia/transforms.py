@@ -1,0 +1,514 @@
+"""Transformations a researcher composes, built on Myia's reverse mode.
+
+They are vjp, jvp, jacobians, hessian, vmap, `stop_gradient`, and tree utilities.
+Each is written in Myia's Python subset (the ``*_`` functions below) and is what the public
+name means inside ``@myia`` code; at the top level, the public function compiles a small
+entry that calls it (one compilation per function transformed and argument signature, cached).
+Everything is a transformation of the typed IR before running, through every construct
+`grad` differentiates (branches, loops with any trip count, recursion, closures):
+
+- ``vjp(f, *primals)`` is ``(f(*primals), vjp_fn)``; ``vjp_fn(ct)`` is the gradient of
+  ``<f(*xs), ct>`` at the primals (it runs the forward pass again: nothing is stored between
+  the two calls).
+- ``jvp(f, primals, tangents)`` is ``(f(*primals), J t)``, computed as the gradient with
+  respect to ``u`` of ``<vjp_fn(u), t>``, which is linear in ``u`` (reverse over reverse:
+  about twice the cost of a forward mode, and exact).
+- ``jacrev`` stacks one `vjp` per output element, ``jacfwd`` one `jvp` per input element,
+  both in a loop that runs in compiled code; ``hessian`` is ``jacrev(jacrev(f))``.
+- ``vmap(f, in_axes, out_axes)`` runs ``f`` on each slice of the batch in a compiled loop and
+  stacks the results.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .api import MyiaFunction, grad
+from .primitives import P
+
+# Myia code: structures ------------------------------------------------------------------------
+
+
+def _is_record(x):
+    return dataclasses.is_dataclass(x)
+
+
+def _vdot(a, b):
+    """The sum of the products of the leaves of two structures alike (a float)."""
+    if a is None:
+        return 0.0
+    if isinstance(a, tuple):
+        return _vdot_tuple(a, b)
+    if isinstance(a, list):
+        return 0.0 + sum([_vdot(x, y) for x, y in zip(a, b)])
+    if isinstance(a, dict):
+        return _vdot_tuple(P.dict_values(a), P.dict_values(b))
+    if _is_record(a):
+        return _vdot_tuple(P.record_fields(a), P.record_fields(b))
+    return 0.0 + np.sum(a * b)
+
+
+def _vdot_tuple(xs, ys):
+    if len(xs) == 0:
+        return 0.0
+    return _vdot(xs[0], ys[0]) + _vdot_tuple(xs[1:], ys[1:])
+
+
+def tree_map_(f, tree, *rest):
+    """``f`` applied to the leaves of `tree` (and those of `rest` at the same places)."""
+    if tree is None:
+        return None
+    if isinstance(tree, tuple):
+        return _map_tuple(f, tree, rest)
+    if isinstance(tree, list):
+        return [tree_map_(f, x, *ys) for x, ys in zip(tree, _transpose_lists(rest, len(tree)))]
+    if isinstance(tree, dict):
+        values = _map_tuple(f, P.dict_values(tree), _dict_values_of(rest))
+        return P.dict_from_values(tree, values)
+    if _is_record(tree):
+        return P.record_from_fields(tree, _map_tuple(f, P.record_fields(tree), _fields_of(rest)))
+    return f(tree, *rest)
+
+
+def _map_tuple(f, xs, rest):
+    if len(xs) == 0:
+        return ()
+    return (tree_map_(f, xs[0], *_heads(rest)),) + _map_tuple(f, xs[1:], _tails(rest))
+
+
+def _heads(ts):
+    if len(ts) == 0:
+        return ()
+    return (ts[0][0],) + _heads(ts[1:])
+
+
+def _tails(ts):
+    if len(ts) == 0:
+        return ()
+    return (ts[0][1:],) + _tails(ts[1:])
+
+
+def _dict_values_of(ts):
+    if len(ts) == 0:
+        return ()
+    return (P.dict_values(ts[0]),) + _dict_values_of(ts[1:])
+
+
+def _fields_of(ts):
+    if len(ts) == 0:
+        return ()
+    return (P.record_fields(ts[0]),) + _fields_of(ts[1:])
+
+
+def _transpose_lists(ts, n):
+    """The tuples of the i-th elements of the lists `ts` (a list of `n` tuples)."""
+    return [_nth(ts, i) for i in range(n)]
+
+
+def _nth(ts, i):
+    if len(ts) == 0:
+        return ()
+    return (ts[0][i],) + _nth(ts[1:], i)
+
+
+def tree_leaves_(tree):
+    """The leaves of `tree`, in order, as a tuple (they may have different types)."""
+    if tree is None:
+        return ()
+    if isinstance(tree, tuple):
+        return _leaves_tuple(tree)
+    if isinstance(tree, dict):
+        return _leaves_tuple(P.dict_values(tree))
+    if _is_record(tree):
+        return _leaves_tuple(P.record_fields(tree))
+    return (tree,)
+
+
+def _leaves_tuple(xs):
+    if len(xs) == 0:
+        return ()
+    return tree_leaves_(xs[0]) + _leaves_tuple(xs[1:])
+
+
+def _zeros_like(x):
+    return P.gzeros(x)
+
+
+# Myia code: transformations -------------------------------------------------------------------
+
+
+def stop_gradient_(x):
+    return P.stop_gradient(x)
+
+
+def _pulled(f, xs, ct):
+    """``<f(*xs), ct>``: its gradient with respect to `xs` is ``vjp(f, *xs)[1](ct)``."""
+    return _vdot(f(*xs), ct)
+
+
+def _pushed(u, f, xs, ts):
+    """``<vjp(f, *xs)[1](u), ts>``, linear in `u`: its gradient is ``J ts``."""
+    return _vdot(grad(_pulled, 1)(f, xs, u), ts)
+
+
+def vjp_(f, *primals):
+    out = f(*primals)
+
+    def vjp_fn(ct):
+        return grad(_pulled, 1)(f, primals, ct)
+
+    return out, vjp_fn
+
+
+def jvp_(f, primals, tangents):
+    return f(*primals), grad(_pushed)(_zeros_like(f(*primals)), f, primals, tangents)
+
+
+def _with_arg(args, i, x):
+    return args[:i] + (x,) + args[i + 1 :]
+
+
+def _picked(f, e, args):
+    return np.sum(f(*args) * e)
+
+
+def _pushed_first(u, f, t, args):
+    """``<J^T u, t>`` for the first argument of ``f``: linear in `u`, its gradient is ``J t``."""
+    return _vdot(grad(_pulled, 1)(f, args, u)[0], t)
+
+
+def _jacrev_first(f, args):
+    """The Jacobian of ``f`` w.r.t. its first argument: the gradient of each output element."""
+    x = args[0]
+    y = f(*args)
+    ks = np.arange(np.size(y))
+    rows = np.zeros((np.size(y), np.size(x)))
+    k = 0
+    while k < np.size(y):
+        e = np.reshape((ks == k) * 1.0, np.shape(y))
+        row = grad(_picked, 2)(f, e, args)[0]
+        rows = rows + np.reshape((ks == k) * 1.0, (-1, 1)) * np.reshape(row, (1, -1))
+        k = k + 1
+    return np.reshape(rows, np.shape(y) + np.shape(x))
+
+
+def _jacfwd_first(f, args):
+    """The Jacobian of ``f`` w.r.t. its first argument: the derivative along each element."""
+    x = args[0]
+    y = f(*args)
+    ks = np.arange(np.size(x))
+    cols = np.zeros((np.size(y), np.size(x)))
+    k = 0
+    while k < np.size(x):
+        t = np.reshape((ks == k) * 1.0, np.shape(x)) + 0.0 * x
+        col = grad(_pushed_first)(_zeros_like(y), f, t, args)
+        cols = cols + np.reshape(col, (-1, 1)) * np.reshape((ks == k) * 1.0, (1, -1))
+        k = k + 1
+    return np.reshape(cols, np.shape(y) + np.shape(x))
+
+
+def _first_only(argnums):
+    if argnums != 0:
+        raise ValueError(
+            "jacfwd, jacrev and hessian inside Myia code differentiate the first argument "
+            "(argnums=0): put the argument first"
+        )
+
+
+def jacrev_(f, argnums=0):
+    def jac(*args):
+        _first_only(argnums)
+        return _jacrev_first(f, args)
+
+    return jac
+
+
+def jacfwd_(f, argnums=0):
+    def jac(*args):
+        _first_only(argnums)
+        return _jacfwd_first(f, args)
+
+    return jac
+
+
+def hessian_(f, argnums=0):
+    _first_only(argnums)
+    return jacrev_(grad(f))
+
+
+def _slice(a, ax, i):
+    """Slice `i` of argument `a` along its batch axis `ax` (0), or `a` unbatched (None)."""
+    if ax is None:
+        return a
+    if ax != 0:
+        raise ValueError("vmap inside Myia code maps axis 0 of its arguments (in_axes 0 or None)")
+    return a[i]
+
+
+def _slice_args(args, axes, i):
+    if len(args) == 0:
+        return ()
+    return (_slice(args[0], axes[0], i),) + _slice_args(args[1:], axes[1:], i)
+
+
+def _first_batched(args, axes):
+    """The first argument with a batch axis (whose length is the batch size)."""
+    if axes[0] is None:
+        return _first_batched(args[1:], axes[1:])
+    return args[0]
+
+
+def _batch_of(y, ks):
+    """Zeros for a result like `y` per element of `ks` (the batch), the batch first."""
+    if isinstance(y, np.ndarray):
+        return np.zeros(np.shape(ks) + y.shape, dtype=y.dtype)
+    if isinstance(y, bool):
+        return np.zeros(np.shape(ks), dtype=np.bool_)
+    if isinstance(y, int):
+        return np.zeros(np.shape(ks), dtype=np.int64)
+    return np.zeros(np.shape(ks))
+
+
+def _put(rows, mask, y):
+    """`rows` with ``y`` added at the row that `mask` (over the batch) selects."""
+    return rows + np.reshape(np.reshape(mask, (-1, 1)) * np.reshape(y, (1, -1)), np.shape(rows))
+
+
+def _batch_tree(y, ks):
+    """`_batch_of` at each leaf of the structure `y`."""
+    if y is None:
+        return None
+    if isinstance(y, tuple):
+        return _batch_tuple(y, ks)
+    if isinstance(y, dict):
+        return P.dict_from_values(y, _batch_tuple(P.dict_values(y), ks))
+    if _is_record(y):
+        return P.record_from_fields(y, _batch_tuple(P.record_fields(y), ks))
+    return _batch_of(y, ks)
+
+
+def _batch_tuple(ys, ks):
+    if len(ys) == 0:
+        return ()
+    return (_batch_tree(ys[0], ks),) + _batch_tuple(ys[1:], ks)
+
+
+def _put_tree(rows, mask, y):
+    """`_put` at each leaf of the structures `rows` and `y`."""
+    if y is None:
+        return None
+    if isinstance(y, tuple):
+        return _put_tuple(rows, mask, y)
+    if isinstance(y, dict):
+        return P.dict_from_values(rows, _put_tuple(P.dict_values(rows), mask, P.dict_values(y)))
+    if _is_record(y):
+        fields = _put_tuple(P.record_fields(rows), mask, P.record_fields(y))
+        return P.record_from_fields(rows, fields)
+    return _put(rows, mask, y)
+
+
+def _put_tuple(rows, mask, ys):
+    if len(ys) == 0:
+        return ()
+    return (_put_tree(rows[0], mask, ys[0]),) + _put_tuple(rows[1:], mask, ys[1:])
+
+
+def _vmap_call(f, axes, args):
+    """The results of ``f`` on each slice of `args` (batch axes `axes`), stacked batch first."""
+    n = len(_first_batched(args, axes))
+    ks = np.arange(n)
+    first = f(*_slice_args(args, axes, 0))
+    rows = _put_tree(_batch_tree(first, ks), ks == 0, first)
+    i = 1
+    while i < n:
+        y = f(*_slice_args(args, axes, i))
+        rows = _put_tree(rows, ks == i, y)
+        i = i + 1
+    return rows
+
+
+def vmap_(f, in_axes=0, out_axes=0):
+    def batched(*args):
+        if out_axes != 0:
+            raise ValueError("vmap inside Myia code stacks its results on axis 0 (out_axes=0)")
+        axes = in_axes if isinstance(in_axes, tuple) else tuple(in_axes for _ in args)
+        return _vmap_call(f, axes, args)
+
+    return batched
+
+
+# The public functions -------------------------------------------------------------------------
+
+_COMPILED: dict[Any, MyiaFunction] = {}
+
+
+def _compiled(key: Any, entry: Callable[..., Any]) -> MyiaFunction:
+    """The compiled `entry`, one per `key` (the function transformed and the options)."""
+    fn = _COMPILED.get(key)
+    if fn is None:
+        fn = _COMPILED[key] = MyiaFunction(entry)
+    return fn
+
+
+def stop_gradient(x: Any) -> Any:
+    """`x`, with a zero gradient: nothing flows back through it, at any order."""
+    return x
+
+
+def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]]:
+    """``(f(*primals), vjp_fn)``: ``vjp_fn(ct)`` is the tuple of the cotangents of the primals."""
+    out = _compiled(("out", f), lambda *xs: f(*xs))(*primals)
+
+    def vjp_fn(ct: Any) -> Any:
+        return _compiled(("vjp", f), lambda xs, c: vjp_(f, *xs)[1](c))(primals, ct)
+
+    return out, vjp_fn
+
+
+def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
+    """``(f(*primals), J tangents)``: the derivative of `f` at `primals` along `tangents`."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp(f, primals, tangents): primals and tangents are tuples")
+    return _compiled(("jvp", f), lambda xs, ts: jvp_(f, xs, ts))(tuple(primals), tuple(tangents))
+
+
+def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums: int) -> Any:
+    if not isinstance(argnums, int) or isinstance(argnums, bool):
+        raise TypeError(f"{kind}: argnums is one position (an int), not {argnums!r}")
+
+    def first(x: Any, *rest: Any) -> Any:  # `f` with argument `argnums` first
+        return f(*(rest[:argnums] + (x,) + rest[argnums:]))
+
+    if argnums < 0:
+        raise ValueError(f"{kind}: argnums is a position counted from 0, not {argnums}")
+
+    compiled = _compiled((kind, f, argnums), lambda *args: lib(first)(*args))
+
+    @functools.wraps(f)
+    def jac(*args: Any) -> Any:
+        if not -len(args) <= argnums < len(args):
+            raise ValueError(f"{kind}: no argument at position {argnums}")
+        i = argnums % len(args)
+        return compiled(args[i], *args[:i], *args[i + 1 :])
+
+    return jac
+
+
+def jacrev(f: Callable[..., Any], argnums: int = 0) -> Callable[..., Any]:
+    """The Jacobian of `f` w.r.t. argument `argnums`, one reverse pass per output element.
+
+    Its shape is the output's followed by the argument's, as in JAX.
+    """
+    return _jacobian("jacrev", jacrev_, f, argnums)
+
+
+def jacfwd(f: Callable[..., Any], argnums: int = 0) -> Callable[..., Any]:
+    """The Jacobian of `f` w.r.t. argument `argnums`, one `jvp` per input element."""
+    return _jacobian("jacfwd", jacfwd_, f, argnums)
+
+
+def hessian(f: Callable[..., Any], argnums: int = 0) -> Callable[..., Any]:
+    """The Hessian of scalar function `f` w.r.t. argument `argnums` (``jacrev(jacrev(f))``)."""
+    return _jacobian("hessian", hessian_, f, argnums)
+
+
+def vmap(f: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
+    """`f` mapped over an axis of its arguments, as JAX's ``vmap``.
+
+    ``in_axes`` (an int, None, or one per argument) says which axis of each argument is the
+    batch (None: not batched); ``out_axes`` (an int, or one per result leaf... here: an int)
+    where the batch goes in every result. ``f`` runs on each slice in a loop of compiled code.
+    """
+    compiled = _compiled(("vmap", f), lambda args, axes: _vmap_call(f, axes, args))
+
+    @functools.wraps(f)
+    def batched(*args: Any) -> Any:
+        axes = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
+        if len(axes) != len(args):
+            raise ValueError(f"vmap: in_axes has {len(axes)} entries for {len(args)} arguments")
+        if all(ax is None for ax in axes):
+            raise ValueError("vmap: at least one argument must be batched (in_axes not all None)")
+        moved = tuple(
+            a if ax is None else tree_map(lambda x, ax=ax: np.moveaxis(np.asarray(x), ax, 0), a)
+            for a, ax in zip(args, axes)
+        )
+        markers = tuple(None if ax is None else 0 for ax in axes)
+        out = compiled(moved, markers)
+        if out_axes == 0:
+            return out
+        return tree_map(lambda y: np.moveaxis(y, 0, out_axes), out)
+
+    return batched
+
+
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
+    """`f` applied to the leaves of `tree` (and of `rest` at the same places).
+
+    Tuples, lists, dicts, dataclasses and None are structure, anything else is a leaf.
+    """
+    if tree is None:
+        return None
+    if isinstance(tree, (tuple, list)):
+        out = [tree_map(f, x, *(r[i] for r in rest)) for i, x in enumerate(tree)]
+        return type(tree)(out) if isinstance(tree, list) else tuple(out)
+    if isinstance(tree, dict):
+        return {k: tree_map(f, v, *(r[k] for r in rest)) for k, v in tree.items()}
+    if dataclasses.is_dataclass(tree) and not isinstance(tree, type):
+        fields = {
+            fd.name: tree_map(f, getattr(tree, fd.name), *(getattr(r, fd.name) for r in rest))
+            for fd in dataclasses.fields(tree)
+        }
+        return dataclasses.replace(tree, **fields)
+    return f(tree, *rest)
+
+
+def tree_leaves(tree: Any) -> list[Any]:
+    """The leaves of `tree` in order (inside Myia code: a tuple)."""
+    if tree is None:
+        return []
+    if isinstance(tree, (tuple, list)):
+        return [leaf for x in tree for leaf in tree_leaves(x)]
+    if isinstance(tree, dict):
+        return [leaf for v in tree.values() for leaf in tree_leaves(v)]
+    if dataclasses.is_dataclass(tree) and not isinstance(tree, type):
+        values = [getattr(tree, fd.name) for fd in dataclasses.fields(tree)]
+        return [leaf for v in values for leaf in tree_leaves(v)]
+    return [tree]
+
+
+def _register() -> None:
+    from .operations.mapping import MAPPING
+
+    MAPPING.update(
+        {
+            stop_gradient: stop_gradient_,
+            vjp: vjp_,
+            jvp: jvp_,
+            jacrev: jacrev_,
+            jacfwd: jacfwd_,
+            hessian: hessian_,
+            vmap: vmap_,
+            tree_map: tree_map_,
+            tree_leaves: tree_leaves_,
+        }
+    )
+
+
+_register()
+
+__all__ = [
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "jvp",
+    "stop_gradient",
+    "tree_leaves",
+    "tree_map",
+    "vjp",
+    "vmap",
+]

@@ -1,0 +1,361 @@
+"""The transformations of API.md's "More transformations": has_aux, stop_gradient, vjp, jvp,
+jacrev, jacfwd, hessian, vmap and the tree utilities, at the top level and inside Myia code,
+checked against finite differences (the project's checker), NumPy, and JAX where installed."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from myia import (
+    MyiaTypeError,
+    grad,
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    myia,
+    stop_gradient,
+    tree_leaves,
+    tree_map,
+    value_and_grad,
+    vjp,
+    vmap,
+)
+from myia.testing import check_grad
+
+
+def _jax():
+    """JAX, the reference where it is installed (it is optional)."""
+    try:
+        import jax
+    except ImportError:  # pragma: no cover - depends on the environment
+        pytest.skip("JAX is not installed")
+    return jax
+
+
+def close(a, b, rtol=1e-7, atol=1e-9):
+    np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol, atol)
+
+
+# Programs a researcher writes -----------------------------------------------------------------
+
+
+def mlp(w, x):
+    return np.tanh(x @ w)
+
+
+def scalar_loss(w, x):
+    return np.sum(mlp(w, x) ** 2)
+
+
+def until(x):
+    """A loop whose trip count depends on the values (JAX cannot reverse-differentiate it)."""
+    s = 0.0
+    i = 0
+    while s < 10.0:
+        s = s + np.sum(x * x) * (i + 1)
+        i += 1
+    return s + np.prod(x)
+
+
+def branchy(x, y):
+    if np.sum(x) > 0:
+        return np.sin(x) * y
+    return np.cos(x) * y
+
+
+W = np.array([[0.3, -0.2], [0.1, 0.5], [-0.4, 0.2]])
+X = np.array([[1.0, 2.0, -1.0], [0.5, -0.3, 0.2]])
+V3 = np.array([0.5, 1.0, 2.0])
+
+
+# has_aux --------------------------------------------------------------------------------------
+
+
+def with_aux(x, y):
+    return x * x * y, {"square": x * x, "y": y}
+
+
+def test_grad_has_aux_returns_the_gradient_and_aux():
+    d, aux = grad(with_aux, has_aux=True)(3.0, 2.0)
+    assert d == 12.0 and aux == {"square": 9.0, "y": 2.0}
+
+
+def test_value_and_grad_has_aux_returns_the_pair_and_the_gradients():
+    (value, aux), (dx, dy) = value_and_grad(with_aux, "x", "y", has_aux=True)(3.0, 2.0)
+    assert (value, aux, dx, dy) == (18.0, {"square": 9.0, "y": 2.0}, 12.0, 9.0)
+
+
+def test_has_aux_inside_myia_code_and_at_second_order():
+    @myia
+    def step(x):
+        d, aux = grad(with_aux, has_aux=True)(x, 2.0)
+        return d + aux["square"]
+
+    assert step(3.0) == 21.0
+    assert grad(lambda x: grad(with_aux, has_aux=True)(x, 2.0)[0])(3.0) == 4.0
+
+
+def test_has_aux_with_arrays_matches_jax():
+    jax = _jax()
+
+    def loss(w, x):
+        p = mlp(w, x)
+        return np.sum(p * p), p
+
+    (v, p), dw = value_and_grad(loss, has_aux=True)(W, X)
+
+    def jloss(w, x):
+        p = jax.numpy.tanh(x @ w)
+        return jax.numpy.sum(p * p), p
+
+    with jax.enable_x64(True):
+        (jv, jp), jdw = jax.value_and_grad(jloss, has_aux=True)(W, X)
+    close(v, jv)
+    close(p, jp)
+    close(dw, jdw)
+
+
+def test_has_aux_needs_a_pair():
+    with pytest.raises(MyiaTypeError, match="pair"):
+        grad(lambda x: x * 2.0, has_aux=True)(1.0)
+
+
+# stop_gradient --------------------------------------------------------------------------------
+
+
+def test_stop_gradient_gives_a_zero_gradient_at_every_order():
+    assert grad(lambda x: x * stop_gradient(x))(3.0) == 3.0
+    assert grad(grad(lambda x: x * x * stop_gradient(x)))(3.0) == 6.0
+    assert stop_gradient(2.5) == 2.5
+    assert myia(lambda x: stop_gradient(x) + 1.0)(2.0) == 3.0
+
+
+def test_stop_gradient_in_a_loop():
+    def f(x):
+        s = x
+        for _ in range(3):
+            s = s * stop_gradient(s) + x
+        return s
+
+    def frozen(x, c1, c2, c3):  # the same function with the stopped values as constants
+        return ((x * c1 + x) * c2 + x) * c3 + x
+
+    c1 = 2.0
+    c2 = c1 * c1 + c1
+    c3 = c2 * c2 + 2.0
+    assert f(2.0) == frozen(2.0, c1, c2, c3)
+    close(grad(f)(2.0), grad(frozen)(2.0, c1, c2, c3))
+
+
+# vjp and jvp ----------------------------------------------------------------------------------
+
+
+def test_vjp_matches_jax():
+    jax = _jax()
+    out, vjp_fn = vjp(branchy, V3, 3.0)
+    ct = np.array([1.0, -2.0, 0.5])
+    dx, dy = vjp_fn(ct)
+
+    def jbranchy(x, y):
+        return jax.numpy.where(jax.numpy.sum(x) > 0, jax.numpy.sin(x), jax.numpy.cos(x)) * y
+
+    with jax.enable_x64(True):
+        jout, jfn = jax.vjp(jbranchy, V3, 3.0)
+        jdx, jdy = jfn(ct)
+    close(out, jout)
+    close(dx, jdx)
+    close(dy, jdy)
+
+
+def test_jvp_matches_jax_and_finite_differences():
+    jax = _jax()
+    t = (np.array([1.0, 0.0, -1.0]), 0.5)
+    out, tangent = jvp(branchy, (V3, 3.0), t)
+
+    def jbranchy(x, y):
+        return jax.numpy.sin(x) * y
+
+    with jax.enable_x64(True):
+        jout, jt = jax.jvp(jbranchy, (V3, 3.0), t)
+    close(out, jout)
+    close(tangent, jt)
+    eps = 1e-6
+    fd = branchy(V3 + eps * t[0], 3.0 + eps * t[1]) - branchy(V3 - eps * t[0], 3.0 - eps * t[1])
+    close(tangent, fd / (2 * eps), rtol=1e-6)
+
+
+def test_jvp_through_a_value_dependent_loop():
+    t = np.array([0.3, -0.1, 0.2])
+    _, tangent = jvp(until, (V3,), (t,))
+    close(tangent, np.dot(grad(until)(V3), t))
+
+
+def test_vjp_and_jvp_inside_myia_code():
+    @myia
+    def f(x):
+        y, pull = vjp(np.sin, x)
+        _, push = jvp(lambda z: z * z * z, (x,), (1.0,))
+        return y + pull(1.0)[0] + push
+
+    x = 0.7
+    assert math.isclose(f(x), math.sin(x) + math.cos(x) + 3 * x * x)
+
+
+def _times(x, y):
+    return x * y
+
+
+def test_no_perturbation_confusion():
+    # D(x -> x * D(y -> x * y)(3))(5) == 10, in the nestings Myia supports today.
+    assert grad(lambda x: x * grad(lambda y: x * y)(3.0))(5.0) == 10.0
+    assert jvp(lambda x: x * grad(lambda y: x * y)(3.0), (5.0,), (1.0,))[1] == 10.0
+    assert jvp(lambda x: x * jvp(_times, (x, 3.0), (0.0, 1.0))[1], (5.0,), (1.0,))[1] == 10.0
+    assert grad(lambda x: x * jvp(_times, (x, 3.0), (0.0, 1.0))[1])(5.0) == 10.0
+    assert grad(lambda x: x * vjp(_times, x, 3.0)[1](1.0)[1])(5.0) == 10.0
+
+
+@pytest.mark.xfail(
+    reason="jvp, vjp, jacobians and vmap of a closure inside Myia code", strict=True
+)
+def test_transformations_of_a_closure_inside_myia_code():
+    assert jvp(lambda x: x * jvp(lambda y: x * y, (3.0,), (1.0,))[1], (5.0,), (1.0,))[1] == 10.0
+
+
+
+# Jacobians and Hessians ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_jacobians_match_jax(jac):
+    jax = _jax()
+    got = jac(mlp)(W, X)
+    jfn = getattr(jax, jac.__name__)
+    with jax.enable_x64(True):
+        want = jfn(lambda w, x: jax.numpy.tanh(x @ w))(W, X)
+    assert got.shape == want.shape == (2, 2, 3, 2)
+    close(got, want)
+    got_x = jac(mlp, argnums=1)(W, X)
+    with jax.enable_x64(True):
+        want_x = jfn(lambda w, x: jax.numpy.tanh(x @ w), argnums=1)(W, X)
+    close(got_x, want_x)
+
+
+def test_jacobian_of_a_scalar_function_is_its_gradient():
+    close(jacrev(scalar_loss)(W, X), grad(scalar_loss)(W, X))
+    close(jacfwd(scalar_loss)(W, X), grad(scalar_loss)(W, X))
+
+
+def test_hessian_matches_jax():
+    jax = _jax()
+    got = hessian(scalar_loss)(W, X)
+    with jax.enable_x64(True):
+        want = jax.hessian(lambda w, x: jax.numpy.sum(jax.numpy.tanh(x @ w) ** 2))(W, X)
+    assert got.shape == (3, 2, 3, 2)
+    close(got, want)
+
+
+def test_hessian_through_a_while_loop():
+    # JAX refuses to differentiate this loop in reverse; finite differences of the gradient.
+    h = hessian(until)(V3)
+    eps = 1e-6
+    fd = np.stack(
+        [(grad(until)(V3 + eps * e) - grad(until)(V3 - eps * e)) / (2 * eps) for e in np.eye(3)]
+    )
+    close(h, fd, rtol=1e-5, atol=1e-6)
+    close(h, h.T)
+
+
+def test_hessian_inside_myia_code():
+    h = myia(lambda x: hessian(until)(x))(V3)
+    close(h, hessian(until)(V3))
+
+
+# vmap -----------------------------------------------------------------------------------------
+
+
+def test_vmap_matches_jax_with_in_and_out_axes():
+    jax = _jax()
+    a = np.arange(12.0).reshape(4, 3)
+    b = np.arange(3.0)
+    got = vmap(lambda u, v: u * v + np.sum(u), in_axes=(0, None))(a, b)
+    close(got, a * b + a.sum(1, keepdims=True))
+    got_t = vmap(lambda u: u * 2.0, in_axes=1, out_axes=1)(a)
+    with jax.enable_x64(True):
+        want_t = jax.vmap(lambda u: u * 2.0, in_axes=1, out_axes=1)(a)
+    close(got_t, want_t)
+    pair = vmap(lambda u: (np.sum(u), u * u))(a)
+    close(pair[0], a.sum(1))
+    close(pair[1], a * a)
+
+
+def test_per_example_gradients_with_vmap_of_grad():
+    jax = _jax()
+
+    def loss(w, x):
+        return np.sum(np.tanh(x @ w) ** 2)
+
+    batch = np.random.default_rng(0).normal(size=(5, 3))
+    got = vmap(grad(loss), in_axes=(None, 0))(W, batch)
+    assert got.shape == (5, 3, 2)
+    for i in range(5):
+        close(got[i], grad(loss)(W, batch[i]))
+    with jax.enable_x64(True):
+        want = jax.vmap(
+            jax.grad(lambda w, x: jax.numpy.sum(jax.numpy.tanh(x @ w) ** 2)), in_axes=(None, 0)
+        )(W, batch)
+    close(got, want)
+
+
+def test_vmap_inside_myia_code_and_its_gradient():
+    @myia
+    def f(a):
+        return np.sum(vmap(lambda u: np.sum(np.sin(u)))(a))
+
+    a = np.arange(6.0).reshape(3, 2)
+    close(f(a), np.sum(np.sin(a)))
+    check_grad(lambda a: np.sum(vmap(lambda u: np.sum(np.sin(u) * u))(a)), a)
+
+
+def test_vmap_inside_myia_code_refuses_other_axes():
+    with pytest.raises(ValueError, match="axis 0"):
+        myia(lambda a: vmap(lambda u: u * 2.0, in_axes=1)(a))(np.ones((2, 3)))
+
+
+# Trees ----------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Layer:
+    w: np.ndarray
+    b: float
+
+
+def test_tree_map_updates_dicts_and_dataclasses_everywhere():
+    params = {"layer": Layer(np.ones(2), 1.0), "scale": (2.0, None)}
+    grads = {"layer": Layer(np.full(2, 0.5), 1.0), "scale": (1.0, None)}
+
+    def sgd(p, g):
+        return tree_map(lambda a, b: a - 0.1 * b, p, g)
+
+    for out in (sgd(params, grads), myia(sgd)(params, grads)):
+        close(out["layer"].w, np.full(2, 0.95))
+        assert out["layer"].b == 0.9 and out["scale"][0] == 1.9 and out["scale"][1] is None
+    leaves = tree_leaves(params)
+    assert len(leaves) == 3 and leaves[1] == 1.0 and leaves[2] == 2.0
+    inside = myia(lambda p: tree_leaves(p))(params)
+    assert isinstance(inside, tuple) and len(inside) == 3
+
+
+def test_a_closure_given_to_a_transformation_inside_myia_code_is_a_clear_error():
+    with pytest.raises(MyiaTypeError, match="closure"):
+        myia(lambda x, a: jacrev(lambda z: z * a)(x))(np.ones(2), 3.0)
+
+
+def test_check_grad_through_transformations():
+    check_grad(lambda x: jvp(until, (x,), (np.ones(3),))[1], V3)
+    check_grad(lambda x: np.sum(vjp(np.sin, x)[1](x)[0]), V3)
