@@ -226,7 +226,6 @@ def test_transformations_of_a_closure_inside_myia_code():
     assert jvp(lambda x: x * jvp(lambda y: x * y, (3.0,), (1.0,))[1], (5.0,), (1.0,))[1] == 10.0
 
 
-
 # Jacobians and Hessians ---------------------------------------------------------------------
 
 
