@@ -16,6 +16,7 @@ from .errors import (
     MyiaTypeError,
 )
 from .grad.registry import custom_bprop
+from .saving import MyiaLoadError, load, save
 from .transforms import (
     hessian,
     jacfwd,
@@ -33,6 +34,7 @@ __all__ = [
     "MyiaError",
     "MyiaFunction",
     "MyiaInternalError",
+    "MyiaLoadError",
     "MyiaNameError",
     "MyiaShapeError",
     "MyiaSyntaxError",
@@ -43,8 +45,10 @@ __all__ = [
     "jacfwd",
     "jacrev",
     "jvp",
+    "load",
     "myia",
     "nn",
+    "save",
     "stop_gradient",
     "tree_leaves",
     "tree_map",
