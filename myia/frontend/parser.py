@@ -61,6 +61,8 @@ def parse(fn: types.FunctionType) -> Graph:
 
         if fn in CUSTOM_BPROPS:
             graph.flags["bprop"] = CUSTOM_BPROPS[fn]
+        if getattr(fn, "sequence_argument", False):
+            graph.flags["sequence_argument"] = True
         cache.start(fn, graph)
         ok = False
         try:
@@ -748,6 +750,16 @@ class FunctionParser:
             return self._star_call(block, node, fn)
         args: list[Node] = []
         for a in node.args:
+            if (
+                not args
+                and isinstance(a, ast.List)
+                and fn.is_constant
+                and isinstance(fn.value, Graph)
+                and fn.value.flags.get("sequence_argument")
+            ):
+                # ``np.concatenate([a, b])``: a literal list the function only reads is a
+                # tuple, whose elements may have different shapes.
+                a = ast.copy_location(ast.Tuple(elts=a.elts, ctx=ast.Load()), a)
             args.append(self.expr(block, a))
         for kw in node.keywords:
             if kw.arg is None:

@@ -272,12 +272,7 @@ class Inferrer:
             if refined is not None:
                 for f, a in refined:
                     if isinstance(f, GraphFunction):
-                        key = (
-                            f.graph,
-                            tuple(broaden(x) for x in a)
-                            if self.is_recursive(f.graph)
-                            else tuple(a),
-                        )
+                        key = (f.graph, self.loop_args(f.graph, a))
                         self.narrowed[key] = {
                             i: args[i] for i, (x, y) in enumerate(zip(a, args)) if x != y
                         }
@@ -409,10 +404,8 @@ class Inferrer:
         self, fn: GraphFunction, args: list[AbstractValue], partials: Any = ()
     ) -> AbstractValue:
         g = fn.graph
-        bound = bind_graph_args(self, fn, args)
-        if self.is_recursive(g):
-            bound = [broaden(a) for a in bound]
-        ctx = Context(g, tuple(bound), fn.context)
+        bound = self.loop_args(g, bind_graph_args(self, fn, args))
+        ctx = Context(g, bound, fn.context)
         self._record(ctx)
         self.fn_contexts.setdefault(fn, set()).add(ctx)
         caller = self.calls[-1][0]
@@ -424,6 +417,17 @@ class Inferrer:
     def is_recursive(self, g: Graph) -> bool:
         """Whether `g` can call itself (loops and recursive functions)."""
         return self.scopes.is_recursive(g)
+
+    def loop_args(self, g: Graph, args: Any) -> tuple[AbstractValue, ...]:
+        """The arguments of a call of `g` as its context holds them.
+
+        Those of a recursive graph are broadened (their values may change at every call),
+        except at the positions its recursion passes on unchanged (`invariant_parameters`).
+        """
+        if not self.is_recursive(g):
+            return tuple(args)
+        keep = self.scopes.invariant_parameters(g)
+        return tuple(a if i in keep else broaden(a) for i, a in enumerate(args))
 
 
 def _fold(prim: Primitive, args: list[AbstractValue], result: AbstractScalar) -> AbstractValue:

@@ -498,9 +498,7 @@ class Specializer:
             bound = bind_graph_args(self.inf, fn, args)
         finally:
             self.inf.calls.pop()
-        if self.inf.is_recursive(fn.graph):
-            bound = [broaden(a) for a in bound]
-        return Context(fn.graph, tuple(bound), fn.context)
+        return Context(fn.graph, self.inf.loop_args(fn.graph, bound), fn.context)
 
     def method_call(
         self,
