@@ -19,16 +19,20 @@ import numpy as np
 import pytest
 
 import myia
-from myia import MyiaError, MyiaInternalError, MyiaTypeError, grad
+from myia import MyiaError, MyiaInternalError, MyiaSyntaxError, MyiaTypeError, grad
 
 PACKAGE = os.path.dirname(os.path.abspath(myia.__file__))
 
 # (name, source, arguments, how): `how` is "myia" or "grad".
 CASES: list[tuple[str, str, tuple, str]] = []
+# The class of error a case must raise, where the corpus says (name -> class).
+KINDS: dict[str, type] = {}
 
 
-def case(name, source, args=(1.5,), how="myia"):
+def case(name, source, args=(1.5,), how="myia", kind=None):
     CASES.append((name, source, args, how))
+    if kind is not None:
+        KINDS[name] = kind
 
 
 # Unknown names ----------------------------------------------------------------------------------
@@ -136,7 +140,19 @@ MUTATIONS = [
     "xs = [x]\n    xs[0] += x  # HERE\n    return x",
 ]
 for i, body in enumerate(MUTATIONS):
-    case(f"mutation-{i}", f"def f(x):\n    {body}\n")
+    case(f"mutation-{i}", f"def f(x):\n    {body}\n", kind=MyiaSyntaxError)
+# A mutating method whose result is used: refused as a mutation too, not as an attribute.
+MUTATION_VALUES = [
+    "xs = [x, x]\n    y = xs.pop()  # HERE\n    return y",
+    "xs = [x, x]\n    return xs.pop(0) + x  # HERE",
+    'd = {"a": x}\n    return d.pop("a")  # HERE',
+    'd = {"a": x}\n    y = d.setdefault("b", x)  # HERE\n    return y',
+    'd = {"a": x}\n    k, v = d.popitem()  # HERE\n    return v',
+    "xs = [x]\n    ys = xs.append(x)  # HERE\n    return x",
+    'd = {"a": x}\n    return getattr(d, "setdefault")("a", x)  # HERE',
+]
+for i, body in enumerate(MUTATION_VALUES):
+    case(f"mutation-value-{i}", f"def f(x):\n    {body}\n", kind=MyiaSyntaxError)
 
 # Shapes -----------------------------------------------------------------------------------------
 
@@ -220,6 +236,7 @@ def test_mistake(tmp_path, name, source, args, how):
         fn(*args)
     err = info.value
     assert not isinstance(err, MyiaInternalError), str(err)
+    assert isinstance(err, KINDS.get(name, MyiaError)), str(err)
     text = "".join(traceback.format_exception(err))
     assert PACKAGE not in text, text
     assert "in <module>" not in str(err), str(err)  # every frame names its function

@@ -40,10 +40,10 @@ from ..abstract.data import (
     show,
 )
 from ..abstract.lattice import TypeMismatch, broaden, constant_abstract, join
-from ..errors import MyiaError, MyiaInternalError, MyiaTypeError
+from ..errors import MyiaError, MyiaInternalError, MyiaSyntaxError, MyiaTypeError
 from ..ir.analysis import Scopes
 from ..ir.node import Apply, Graph, Node
-from ..operations.core import NoMatch, Operation
+from ..operations.core import Mutation, NoMatch, Operation
 from ..operations.ops import StaticOperation, callable_record
 from ..primitives import P, Primitive
 from .calls import bind_graph_args, bind_primitive_args, construct_record
@@ -365,6 +365,8 @@ class Inferrer:
                 kinds.append(abstract_kind(a, op, self.calls))
         try:
             return op.resolve(tuple(kinds))
+        except Mutation as exc:
+            raise self.mutation_error(exc) from None
         except NoMatch as exc:
             if exc.args:
                 raise MyiaTypeError(exc.args[0], error_frames(self.calls)) from None
@@ -375,6 +377,20 @@ class Inferrer:
             raise MyiaTypeError(
                 f"unsupported operation {op.name} on ({shown})", error_frames(self.calls)
             ) from None
+
+    def mutation_error(self, exc: Mutation) -> MyiaSyntaxError:
+        """The error for ``xs.pop()`` used as a value: the one a mutating statement gets."""
+        from ..frontend.subset import mutation_message
+
+        node = self.calls[-1][1] if self.calls else None
+        loc = node.debug.find_location() if node is not None else None
+        text = loc.source_text() if loc is not None else None
+        suffix = f".{exc.method}"
+        if text is not None and text.endswith(suffix):
+            obj = text[: -len(suffix)]
+        else:
+            obj = f"the {exc.kind.__name__}"
+        return MyiaSyntaxError(mutation_message(obj, exc.method), error_frames(self.calls))
 
     def _record(self, target: Any) -> None:
         """Record that the node being inferred calls `target` (for specialization)."""

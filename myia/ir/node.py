@@ -35,6 +35,12 @@ class Location:
         """Return the stripped text of the first line of the span."""
         return linecache.getline(self.filename, self.line).strip()
 
+    def source_text(self) -> str | None:
+        """Return the exact text of the span when it is on one line, else None."""
+        if self.end_line != self.line or self.end_column is None:
+            return None
+        return linecache.getline(self.filename, self.line)[self.column : self.end_column]
+
     def __str__(self) -> str:
         return f"{self.filename}:{self.line}"
 
