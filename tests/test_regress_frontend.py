@@ -108,3 +108,137 @@ def test_lambdas_on_every_backend(lambdas, backend):
     assert myia(lambdas.nested, backend=backend)(1.0) == 5.0
     assert myia(lambdas.long, backend=backend)(1.0) == 11.0
     assert math.isclose(myia(lambdas.pair[1], backend=backend)(np.float64(0.5)), 5.0)
+
+
+# Calls that spread a tuple and a dict ---------------------------------------------------------
+
+
+def weighted(a, b, c=0.5):
+    return a * 10.0 + b + c
+
+
+def with_kwargs(a, **rest):
+    return a + rest["z"] * 2.0
+
+
+def scaled_sum(*xs, scale=1.0):
+    return sum(xs) * scale
+
+
+def spread_dict(x):
+    d = {"b": x * x, "c": 3.0}
+    return weighted(x, **d)
+
+
+def spread_into_kwargs(x):
+    return with_kwargs(x, **{"z": x, "w": 1.0})
+
+
+def spread_both(x):
+    t = (x, x, x)
+    return scaled_sum(*t, **{"scale": 2.0})
+
+
+def spread_builtin(x):
+    t = (x, 2.0 * x)
+    return max(*t)
+
+
+def spread_to_chosen(x):
+    h = (lambda a, b: a - b) if x > 0 else (lambda a, b: a + b)
+    return h(**{"b": 1.0, "a": x})
+
+
+def spread_to_closure(x):
+    def inner(a, b=2.0):
+        return a * b * x
+
+    return inner(*(x,), **{"b": 3.0})
+
+
+def spread_and_keywords(x):
+    return weighted(x, **{"b": 1.0}, c=x)
+
+
+def spread_tuple_defaults(x):
+    t = (x, 2.0)
+    return weighted(*t)
+
+
+SPREADS = [
+    spread_dict,
+    spread_into_kwargs,
+    spread_both,
+    spread_builtin,
+    spread_to_chosen,
+    spread_to_closure,
+    spread_and_keywords,
+    spread_tuple_defaults,
+]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+@pytest.mark.parametrize("fn", SPREADS, ids=[f.__name__ for f in SPREADS])
+def test_spread_calls(fn, backend):
+    for x in (2.0, -1.5):
+        assert myia(fn, backend=backend)(x) == fn(x)
+
+
+@pytest.mark.parametrize("fn", SPREADS, ids=[f.__name__ for f in SPREADS])
+def test_spread_calls_grad(fn):
+    from grad_helpers import check_grad
+
+    check_grad(fn, 2.0)
+
+
+@pytest.mark.parametrize("fn", SPREADS, ids=[f.__name__ for f in SPREADS])
+def test_spread_calls_interpreted(fn):
+    from helpers import run_vm
+
+    assert run_vm(fn, 2.0) == fn(2.0)
+
+
+def test_spread_axis_stays_a_constant():
+    def f(x):
+        return np.sum(x, **{"axis": 0})
+
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(myia(f)(x), f(x))
+
+
+def spread_repeated(x):
+    return weighted(x, **{"b": 1.0}, b=2.0)
+
+
+def spread_twice(x):
+    return weighted(x, **{"a": 1.0})
+
+
+def spread_unknown(x):
+    return weighted(x, **{"q": 1.0, "b": 2.0})
+
+
+def spread_not_dict(x):
+    return weighted(**x)
+
+
+def spread_not_tuple(x):
+    return weighted(*x)
+
+
+@pytest.mark.parametrize(
+    "fn,message",
+    [
+        (spread_repeated, "multiple values for keyword argument 'b'"),
+        (spread_twice, "multiple values for argument 'a'"),
+        (spread_unknown, "unexpected keyword argument 'q'"),
+        (spread_not_dict, r"after \*\* must be a dict"),
+        (spread_not_tuple, r"after \* must be a tuple"),
+    ],
+)
+def test_spread_call_errors(fn, message):
+    with pytest.raises(MyiaTypeError, match=message) as info:
+        myia(fn)(1.0)
+    loc = info.value.location
+    assert (loc.filename, loc.line) == (__file__, fn.__code__.co_firstlineno + 1)
+    assert str(info.value).count(f"in {fn.__name__}") == 1  # one frame for the call

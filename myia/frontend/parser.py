@@ -17,9 +17,10 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
-from . import cache, comprehensions, defaults, partials
+from . import cache, calls, comprehensions, defaults
 from .blocks import Block, ExpressionBlock, Jump, Unbound
 from .resolve import functions_in_constant, is_namespace, lookup_global, resolve_global, to_node
+from .scope import attribute_chain, bound_names, walk_scope
 from .source import find_code, module_ast, no_source_error
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
 
@@ -154,45 +155,6 @@ class SourceFunction:
             graph.kwonly = 0
 
 
-def walk_scope(body: list[ast.stmt] | ast.expr) -> list[ast.AST]:
-    """Return the AST nodes of one function's own scope (nested functions' bodies excluded)."""
-    out: list[ast.AST] = []
-    stack: list[ast.AST] = list(reversed(body)) if isinstance(body, list) else [body]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        if isinstance(n, comprehensions.COMPREHENSIONS):
-            # Its own scope, but for its first iterable (evaluated where it is written).
-            stack.append(n.generators[0].iter)
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(n))))
-    return out
-
-
-def _bound_names(scope: list[ast.AST]) -> list[str]:
-    """Every binding of a name in a scope, in order (repetitions kept)."""
-    out = []
-    for n in scope:
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            out.append(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out.append(n.name)
-    return out
-
-
-def _attribute_chain(node: ast.expr) -> str | None:
-    """``"a.b.c"`` for the expression ``a.b.c``, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
-
-
 class FunctionParser:
     """Parses one function (top-level, nested ``def`` or ``lambda``) into a graph."""
 
@@ -212,7 +174,7 @@ class FunctionParser:
         self.name = getattr(node, "name", "<lambda>")
         args = node.args
         scope = walk_scope(node.body)
-        self.bindings = _bound_names(scope)
+        self.bindings = bound_names(scope)
         self.locals = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
         for star in (args.vararg, args.kwarg):
             if star is not None:
@@ -470,7 +432,7 @@ class FunctionParser:
         elif isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
             if test.func.id == "isinstance" and test.args:
                 subject = test.args[0]
-        chain = _attribute_chain(subject) if subject is not None else None
+        chain = attribute_chain(subject) if subject is not None else None
         if chain is None:
             return []
         if "." not in chain:
@@ -741,44 +703,10 @@ class FunctionParser:
         return block.apply(COMPARE[type(op)], a, b, debug=dbg)
 
     def expr_Call(self, block: Block, node: ast.Call) -> Node:
-        fn = self.expr(block, node.func)
-        if node.keywords and fn.is_constant and fn.value is P.partial:
-            return partials.parse(self, block, node, fn)
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            return self._star_call(block, node, fn)
-        args: list[Node] = []
-        for a in node.args:
-            args.append(self.expr(block, a))
-        for kw in node.keywords:
-            if kw.arg is None:
-                raise self.error(kw.value, "**kwargs in a call is not supported by Myia")
-            value = self.expr(block, kw.value)
-            args.append(block.apply(P.make_kwarg, kw.arg, value, debug=self.dbg(kw.value)))
-        return block.apply(fn, *args, debug=self.dbg(node))
-
-    def _star_call(self, block: Block, node: ast.Call, fn: Node) -> Node:
-        """``f(a, *t, b)``: ``apply_star(f, (a,) + t + (b,))``."""
-        if node.keywords:
-            raise self.error(node, "keyword arguments with *args are not supported by Myia")
-        parts: list[Node] = []
-        pending: list[Node] = []
-        for a in node.args:
-            if isinstance(a, ast.Starred):
-                if pending:
-                    parts.append(block.apply(P.make_tuple, *pending, debug=self.dbg(a)))
-                    pending = []
-                parts.append(self.expr(block, a.value))
-            else:
-                pending.append(self.expr(block, a))
-        if pending:
-            parts.append(block.apply(P.make_tuple, *pending, debug=self.dbg(node)))
-        args = parts[0]
-        for p in parts[1:]:
-            args = block.apply(ops.add, args, p, debug=self.dbg(node))
-        return block.apply(P.apply_star, fn, args, debug=self.dbg(node))
+        return calls.parse_call(self, block, node)
 
     def expr_Attribute(self, block: Block, node: ast.Attribute) -> Node:
-        chain = _attribute_chain(node) if self.narrowed else None
+        chain = attribute_chain(node) if self.narrowed else None
         if chain in self.narrowed:
             return block.read(self.narrowed[chain])
         value = self.expr(block, node.value)

@@ -46,7 +46,13 @@ from ..ir.node import Apply, Graph, Node
 from ..operations.core import Mutation, NoMatch, Operation
 from ..operations.ops import StaticOperation, callable_record
 from ..primitives import P, Primitive
-from .calls import bind_graph_args, bind_primitive_args, construct_record
+from .calls import (
+    bind_graph_args,
+    bind_primitive_args,
+    construct_record,
+    star_nodes,
+    star_shape,
+)
 from .kinds import abstract_kind, static_value, union_error
 from .narrow import branch_refinements
 from .registry import INFER_RULES
@@ -92,6 +98,7 @@ class Inferrer:
         self.local_contexts: dict[tuple[GraphFunction, Context], set[Context]] = {}
         self.partial_contexts: dict[PartialFunction, set[Context]] = {}
         self.narrowed: dict[tuple[Graph, tuple[AbstractValue, ...]], dict[int, Any]] = {}
+        self.star_calls: dict[tuple[Node, Any], list[Apply]] = {}
 
     # Entry ------------------------------------------------------------------------------------
 
@@ -401,12 +408,7 @@ class Inferrer:
     def call_primitive(self, prim: Primitive, args: list[AbstractValue]) -> AbstractValue:
         self._record(prim)
         if prim is P.apply_star:
-            fn, tup = args
-            if not isinstance(fn, AbstractFunction) or not isinstance(tup, AbstractTuple):
-                raise MyiaTypeError(
-                    f"cannot call {show(fn)} with arguments {show(tup)}", error_frames(self.calls)
-                )
-            return self._join_results([self.call(f, list(tup.elements)) for f in fn.options])
+            return self.star_call(args)
         args = bind_primitive_args(prim, args, self.calls)
         rule = INFER_RULES.get(prim)
         if rule is None:
@@ -436,6 +438,29 @@ class Inferrer:
         for partial in partials:
             self.partial_contexts.setdefault(partial, set()).add(ctx)
         return self.infer_context(ctx)
+
+    def star_call(self, args: list[AbstractValue]) -> AbstractValue:
+        """``apply_star(f, t, d...)``, inferred as the call it stands for, written out.
+
+        The call ``f(t[0], ..., k=d["k"], ...)`` is made of nodes of its own
+        (`star_nodes`, one set per node and shape), inferred in place of the node; the
+        specializer emits them instead of ``apply_star``.
+        """
+        ctx, node, values = self.calls[-1]
+        if node is None or not (node.is_apply and node.inputs[0].is_constant):
+            raise MyiaTypeError("a call with * or ** must be written in the code")
+        shape = star_shape(self, args)
+        key = (node, shape)
+        made = self.star_calls.get(key)
+        if made is None:
+            made = self.star_calls[key] = star_nodes(node, shape)  # type: ignore[arg-type]
+        try:
+            for m in made:
+                self.calls[-1] = (ctx, m, values)  # (an error shows the call written out)
+                values[m] = self.infer_apply(m, ctx, values)
+        finally:
+            self.calls[-1] = (ctx, node, values)
+        return values[made[-1]]
 
     def is_recursive(self, g: Graph) -> bool:
         """Whether `g` can call itself (loops and recursive functions)."""

@@ -158,6 +158,21 @@ class Code:
         self.init = values[self.nparams :]
 
 
+def _keyword_arguments(dicts: list[dict[str, Any]]) -> list[KeywordArgument]:
+    """The keyword arguments of ``f(**d1, **d2)``: Python's ``TypeError`` on a repeated key."""
+    out: list[KeywordArgument] = []
+    seen: set[str] = set()
+    for d in dicts:
+        if type(d) is not dict:
+            raise UserException(TypeError(f"argument after ** must be a mapping, not {d!r}"))
+        for k, v in d.items():
+            if k in seen:
+                raise UserException(TypeError(f"got multiple values for keyword argument {k!r}"))
+            seen.add(k)
+            out.append(KeywordArgument(k, v))
+    return out
+
+
 def _op_key(op: Operation, args: list[Node]) -> Any:
     """Return how an `OP` instruction names its operation in `DebugVM.resolved`.
 
@@ -442,7 +457,8 @@ class DebugVM:
                 return self._new_frame(fn, args, frame, out)
             if t is Primitive:
                 if fn is P.apply_star:
-                    fn, args = args[0], list(args[1])
+                    has_kw = len(args) > 2
+                    fn, args = args[0], [*args[1], *_keyword_arguments(args[2:])]
                     continue
                 if has_kw and any(type(a) is KeywordArgument for a in args):
                     args = _bind_primitive(fn, args)
