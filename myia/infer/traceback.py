@@ -21,12 +21,16 @@ def error_frames(calls: Any) -> list[Frame]:
 
     Each shows the function's name, the location and text of the node being inferred, and
     the types of the arguments of the function. Frames of blocks of the same function
-    collapse into one; frames inside Myia's own library are left out.
+    collapse into one; frames inside Myia's own library are left out; the frame of a
+    backward pass (``◀f``) says that it is in the gradient of its line.
     """
     frames: list[Frame] = []
     last_fn = None
     for ctx, node, values in calls:
-        name = ctx.graph.name.split(":")[0]
+        base = ctx.graph.name.split(":")[0]
+        name = base.lstrip("▶◀")
+        if base.startswith("◀"):  # a backward pass that AD made
+            name += " (in the gradient of this line)"
         loc = None
         if node is not None:
             loc = node.debug.find_location()

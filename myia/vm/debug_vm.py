@@ -29,7 +29,7 @@ from ..errors import Frame as ErrorFrame
 from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError
 from ..frontend.blocks import Unbound
 from ..ir.analysis import Scopes
-from ..ir.node import Graph, Node
+from ..ir.node import Graph, Location, Node
 from ..operations.core import NoMatch, Operation, kind_of
 from ..operations.ops import StaticOperation, callable_record
 from ..primitives import P, Primitive
@@ -562,18 +562,13 @@ class DebugVM:
             if f.origin is not None:
                 sites.append(f.origin)
             f = f.caller
-        frames: list[ErrorFrame] = []
-        has_user = any(code.user for code, _ in sites)
+        calls: list[tuple[str, Location | None]] = []
         for code, pc in reversed(sites):
-            if has_user and not code.user:
-                continue
             node = code.nodes[pc - 1] if 0 < pc <= len(code.nodes) else None
-            new = _frame_at(code.graph, node)
-            if frames and frames[-1].function == new.function and ":" in code.graph.name:
-                frames[-1] = new  # blocks of one function are one frame
-            else:
-                frames.append(new)
-        return frames
+            name = code.graph.name
+            chain = node.debug.call_chain(name) if node is not None else []
+            calls.extend(chain or [(name, code.graph.debug.find_location())])
+        return user_frames(calls)
 
     def _error(self, frame: Frame, exc: Exception) -> Exception:
         """Return the error to raise for an exception that a primitive raised.
@@ -655,10 +650,34 @@ def _format_traceback(frames: list[ErrorFrame]) -> str:
 _SHOWN = 10
 
 
-def _frame_at(graph: Graph, node: Node | None) -> ErrorFrame:
-    name = graph.name.split(":")[0]
-    loc = node.debug.find_location() if node is not None else None
-    return ErrorFrame(name, loc or graph.debug.find_location())
+def user_frames(calls: list[tuple[str, Location | None]]) -> list[ErrorFrame]:
+    """The frames of a run-time error's traceback, from ``(graph name, location)`` pairs.
+
+    The pairs are the calls from the entry point down to the failing node, with the calls
+    that inlining made part of one graph (`DebugInfo.call_chain`). Frames in Myia's library
+    code are left out (unless the program itself is library code, which has no others); the
+    blocks of one function (its branches and loops) are one frame; a frame of a backward
+    pass (the graph ``◀f``) says that it is in the gradient of its line.
+    """
+    user = [(n, loc) for n, loc in calls if loc is None or not _in_package(loc.filename)]
+    frames: list[ErrorFrame] = []
+    for name, loc in user or calls:
+        base = name.split(":")[0]
+        function = base.lstrip("▶◀")
+        if base.startswith("◀"):
+            if frames and frames[-1].location == loc:
+                # The backward pass of an operation of the line before (``1.0 / x``).
+                function = frames.pop().function.removesuffix(_GRADIENT)
+            function += _GRADIENT
+        new = ErrorFrame(function, loc)
+        if frames and frames[-1].function == function and ":" in name:
+            frames[-1] = new  # a block of the function of the frame before
+        else:
+            frames.append(new)
+    return frames
+
+
+_GRADIENT = " (in the gradient of this line)"
 
 
 _KIND_NAMES = {float: "f64", int: "i64", bool: "bool", type(None): "None"}
