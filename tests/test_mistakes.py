@@ -19,7 +19,14 @@ import numpy as np
 import pytest
 
 import myia
-from myia import MyiaError, MyiaInternalError, MyiaSyntaxError, MyiaTypeError, grad
+from myia import (
+    MyiaError,
+    MyiaInternalError,
+    MyiaNameError,
+    MyiaSyntaxError,
+    MyiaTypeError,
+    grad,
+)
 
 PACKAGE = os.path.dirname(os.path.abspath(myia.__file__))
 
@@ -175,6 +182,18 @@ for i, other in enumerate(['"a"', "(x, x)", "None"]):
         f"def f(x):\n    if x > 0:  # HERE\n        return x\n    return {other}\n",
     )
 case("raise-int", "def f(x):\n    raise 3  # HERE\n")
+# A variable assigned on some paths only: reported at the read, as UnboundLocalError is.
+UNBOUND = [
+    "    if x > 0:\n        y = x\n    return y  # HERE\n",
+    "    if x > 0:\n        y = x\n    z = x + 1.0\n    return y * z  # HERE\n",
+    "    for i in range(int(x) - 5):\n        y = x * i\n    return y  # HERE\n",
+    "    while x > 0:\n        x = x - 1.0\n        last = x\n    return last  # HERE\n",
+    "    if x > 0:\n        y = x\n    return abs(y)  # HERE\n",
+    "    if x > 0:\n        y = x\n    elif x < -1:\n        y = -x\n    return y + 1.0  # HERE\n",
+]
+for i, body in enumerate(UNBOUND):
+    case(f"unbound-{i}", f"def f(x):\n{body}", kind=MyiaNameError)
+    case(f"unbound-grad-{i}", f"def f(x):\n{body}", how="grad", kind=MyiaNameError)
 
 # Gradient misuse --------------------------------------------------------------------------------
 

@@ -40,7 +40,14 @@ from ..abstract.data import (
     show,
 )
 from ..abstract.lattice import TypeMismatch, broaden, constant_abstract, join
-from ..errors import MyiaError, MyiaInternalError, MyiaSyntaxError, MyiaTypeError
+from ..errors import (
+    Frame,
+    MyiaError,
+    MyiaInternalError,
+    MyiaNameError,
+    MyiaSyntaxError,
+    MyiaTypeError,
+)
 from ..ir.analysis import Scopes
 from ..ir.node import Apply, Graph, Node
 from ..operations.core import Mutation, NoMatch, Operation
@@ -188,6 +195,7 @@ class Inferrer:
         try:
             return broaden(join(old, new))
         except TypeMismatch as exc:
+            self.check_bound([old, new])
             raise MyiaTypeError(
                 f"{ctx.graph.name.split(':')[0]} returns incompatible types: {exc}",
                 error_frames(self.calls),
@@ -304,6 +312,7 @@ class Inferrer:
             try:
                 out = join(out, r)
             except TypeMismatch as exc:
+                self.check_bound([out, r])
                 raise MyiaTypeError(
                     f"branches return incompatible types: {exc}", error_frames(self.calls)
                 ) from None
@@ -375,6 +384,7 @@ class Inferrer:
         except Mutation as exc:
             raise self.mutation_error(exc) from None
         except NoMatch as exc:
+            self.check_bound(args)
             if exc.args:
                 raise MyiaTypeError(exc.args[0], error_frames(self.calls)) from None
             for a in args:
@@ -384,6 +394,35 @@ class Inferrer:
             raise MyiaTypeError(
                 f"unsupported operation {op.name} on ({shown})", error_frames(self.calls)
             ) from None
+
+    def check_bound(self, values: list[AbstractValue]) -> None:
+        """Raise the error for a variable read where it may be unassigned, if one is.
+
+        The frontend gives a variable read before any assignment on some path the value
+        `Unbound`, made at the read (``if c: y = x`` then ``return y``). Used by an
+        operation, or joined with the value of another path, it is that read's error, at
+        that read, as Python's ``UnboundLocalError`` is.
+        """
+        from ..frontend.blocks import Unbound
+
+        for v in values:
+            if type(v) is AbstractConstant and type(v.value) is Unbound:
+                u = v.value
+                frames = error_frames(self.calls)
+                if u.location is not None:
+                    # The frame of the function that reads it (the value may have been
+                    # passed on to a function that uses it) points at the read.
+                    mine = [i for i, f in enumerate(frames) if f.function.endswith(u.function)]
+                    keep = mine[-1] if mine else len(frames) - 1
+                    name = frames[keep].function if mine else u.function
+                    frames = [*frames[:keep], Frame(name, u.location)]
+                raise MyiaNameError(
+                    f"local variable {u.name!r} may be read here before it is assigned: it is "
+                    "assigned on some paths only, and Python raises UnboundLocalError on the "
+                    f"others; give {u.name!r} a value on every path that reaches this read "
+                    "(before the if or loop that assigns it)",
+                    frames,
+                )
 
     def mutation_error(self, exc: Mutation) -> MyiaSyntaxError:
         """The error for ``xs.pop()`` used as a value: the one a mutating statement gets."""
@@ -409,6 +448,8 @@ class Inferrer:
         self._record(prim)
         if prim is P.apply_star:
             return self.star_call(args)
+        if prim is not P.switch:
+            self.check_bound(args)
         args = bind_primitive_args(prim, args, self.calls)
         rule = INFER_RULES.get(prim)
         if rule is None:
