@@ -242,3 +242,24 @@ def test_spread_call_errors(fn, message):
     loc = info.value.location
     assert (loc.filename, loc.line) == (__file__, fn.__code__.co_firstlineno + 1)
     assert str(info.value).count(f"in {fn.__name__}") == 1  # one frame for the call
+
+
+# A mutating method used as a value ------------------------------------------------------------
+
+
+def pops(xs):
+    y = xs.pop()
+    return y
+
+
+def test_mutating_method_as_a_value_in_the_interpreter():
+    from helpers import run_vm
+
+    from myia import MyiaSyntaxError
+
+    with pytest.raises(MyiaSyntaxError, match=r"pop\(...\) mutates") as info:
+        run_vm(pops, [1.0])
+    assert info.value.location.line == pops.__code__.co_firstlineno + 1
+    with pytest.raises(MyiaSyntaxError, match=r"xs.pop\(...\) mutates xs") as info:
+        myia(pops)([1.0])
+    assert info.value.location.line == pops.__code__.co_firstlineno + 1

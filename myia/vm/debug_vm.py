@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import Frame as ErrorFrame
-from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError
+from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaSyntaxError, MyiaTypeError
 from ..frontend.blocks import Unbound
 from ..ir.analysis import Scopes
 from ..ir.node import Graph, Location, Node
-from ..operations.core import NoMatch, Operation, kind_of
+from ..operations.core import Mutation, NoMatch, Operation, kind_of
 from ..operations.ops import StaticOperation, callable_record
 from ..primitives import P, Primitive
 from ..primitives.structure import KeywordArgument, Partial
@@ -496,6 +496,11 @@ class DebugVM:
         kinds = tuple(a if i in static else kind_of(a) for i, a in enumerate(args))
         try:
             return op.resolve(kinds)
+        except Mutation as exc:
+            from ..frontend.subset import mutation_message
+
+            message = mutation_message(f"the {exc.kind.__name__}", exc.method)
+            raise MyiaSyntaxError(message) from None
         except NoMatch as exc:
             if exc.args:
                 raise MyiaTypeError(exc.args[0]) from None
