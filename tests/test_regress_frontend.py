@@ -7,6 +7,7 @@ their line; each program is a module file of its own, written the way users writ
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 import sys
@@ -165,7 +166,30 @@ def spread_tuple_defaults(x):
     return weighted(*t)
 
 
+@dataclasses.dataclass
+class Affine:
+    a: float
+    b: float = 2.0
+
+    def scale(self, s, t=1.0):
+        return self.a * s + t
+
+    def __call__(self, x, y=0.0):
+        return self.a * x + y + self.b
+
+
+def spread_to_records(x):
+    p = Affine(**{"a": x})
+    return p.scale(**{"s": 3.0}) + p(*(x,), **{"y": 1.0})
+
+
+def spread_to_numpy(x):
+    return np.maximum(*(x, 0.5)) + np.sum(np.ones(2) * x, **{"axis": 0})
+
+
 SPREADS = [
+    spread_to_records,
+    spread_to_numpy,
     spread_dict,
     spread_into_kwargs,
     spread_both,
