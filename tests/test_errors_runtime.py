@@ -21,6 +21,12 @@ from myia import myia as compile_
 
 PACKAGE = os.path.dirname(os.path.abspath(myia.__file__))
 BACKENDS = ["numpy", "debug"]
+try:
+    import jax  # noqa: F401
+
+    BACKENDS.append("jax")
+except ImportError:  # pragma: no cover - the extra is not installed
+    pass
 
 
 def line_of(fn, text):
