@@ -189,6 +189,9 @@ UNBOUND = [
     "    for i in range(int(x) - 5):\n        y = x * i\n    return y  # HERE\n",
     "    while x > 0:\n        x = x - 1.0\n        last = x\n    return last  # HERE\n",
     "    if x > 0:\n        y = x\n    return abs(y)  # HERE\n",
+    "    if False:\n        y = x\n    return y  # HERE\n",
+    "    for i in range(0):\n        y = x\n    return y  # HERE\n",
+    "    if x > 0:\n        y = x\n    return (y, x)  # HERE\n",
     "    if x > 0:\n        y = x\n    elif x < -1:\n        y = -x\n    return y + 1.0  # HERE\n",
 ]
 for i, body in enumerate(UNBOUND):

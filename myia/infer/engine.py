@@ -122,6 +122,7 @@ class Inferrer:
             raise MyiaInternalError(f"inference recursed too deeply: {exc}") from exc
         finally:
             sys.setrecursionlimit(limit)
+        self.check_bound([result])  # ``if False: y = x`` then ``return y``
         return ctx, result
 
     def finalize(self, ctx: Context) -> None:
