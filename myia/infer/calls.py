@@ -21,7 +21,7 @@ from ..abstract.lattice import broaden, constant_abstract, recursive_fields, uni
 from ..errors import MyiaTypeError
 from ..ir.node import Apply, Constant, DebugInfo, Node
 from ..primitives import P, Primitive
-from .traceback import error_frames
+from .traceback import error_frames, user_name
 
 
 def _split(args: list[AbstractValue]) -> tuple[list[AbstractValue], dict[str, AbstractValue]]:
@@ -40,7 +40,7 @@ def bind_graph_args(inferrer: Any, fn: GraphFunction, args: list[AbstractValue])
         if not any(type(a) is AbstractKeyword for a in args):
             return args
     names = g.param_names
-    fname = g.name.split(":")[0]
+    fname = user_name(g.name)
     npos = len(params) - g.kwonly - (1 if vararg else 0) - (1 if kwarg else 0)
     pos, kws = _split(args)
     values: dict[str, Any] = dict(zip(names[:npos], pos))

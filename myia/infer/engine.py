@@ -63,7 +63,7 @@ from .calls import (
 from .kinds import abstract_kind, static_value, union_error
 from .narrow import branch_refinements
 from .registry import INFER_RULES
-from .traceback import error_frames
+from .traceback import error_frames, user_name
 
 MAX_DEPTH = 3000
 
@@ -161,7 +161,8 @@ class Inferrer:
         depth = len(self.stack)
         if depth >= MAX_DEPTH:
             raise MyiaTypeError(
-                f"type inference of {ctx.graph.name} recursed {MAX_DEPTH} levels deep: "
+                f"type inference of {user_name(ctx.graph.name)} recursed {MAX_DEPTH} levels "
+                "deep: "
                 "a recursive function whose argument types change at every call?"
             )
         self.stack.append(ctx)
@@ -198,7 +199,7 @@ class Inferrer:
         except TypeMismatch as exc:
             self.check_bound([old, new])
             raise MyiaTypeError(
-                f"{ctx.graph.name.split(':')[0]} returns incompatible types: {exc}",
+                f"{user_name(ctx.graph.name)} returns incompatible types: {exc}",
                 error_frames(self.calls),
             ) from None
 

@@ -38,7 +38,7 @@ from ..primitives.grad import GradSpec
 from .calls import bind_graph_args, star_shape
 from .engine import Context, Inferrer, _is_switch
 from .registry import INFER_RULES
-from .traceback import error_frames
+from .traceback import error_frames, user_name
 
 
 class Dead:
@@ -256,7 +256,8 @@ class Specializer:
         loc = fn.graph.debug.find_location()
         where = f" (defined at {loc.filename}:{loc.line})" if loc is not None else ""
         return MyiaTypeError(
-            f"the function {fn.graph.name}{where} is called with different argument types: "
+            f"the function {user_name(fn.graph.name)}{where} is called with different "
+            "argument types: "
             f"{' and '.join(s[1] for s in sites)}; Myia needs one type per function value "
             "(not supported yet): call it with arguments of one type, or make one function "
             "value per type",

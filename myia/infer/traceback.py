@@ -16,6 +16,17 @@ def is_internal(filename: str | None) -> bool:
     return filename is not None and os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
 
 
+def user_name(graph_name: str) -> str:
+    """How an error message names a graph: its function, and whether AD made it.
+
+    ``f:if_true`` (a block of ``f``) is ``f``; ``▶f`` (the forward pass that AD made of
+    ``f``) is ``f``; ``◀f`` (its backward pass) is "the backward pass of f".
+    """
+    base = graph_name.split(":")[0]
+    name = base.lstrip("▶◀")
+    return f"the backward pass of {name}" if base.startswith("◀") else name
+
+
 def error_frames(calls: Any) -> list[Frame]:
     """One frame per user-level call on the inference stack, outermost first.
 
