@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import traceback
 
 import numpy as np
 import pytest
@@ -42,7 +43,12 @@ def notes(exc):
 
 
 def check_note(exc, frames):
-    """The note's frames are `frames`, ``(function, line)`` pairs, and nothing of Myia's."""
+    """The note's frames are `frames`, ``(function, line)`` pairs, and nothing of Myia's.
+
+    The Python traceback shows no frame of the package either (the API boundary cut them).
+    """
+    text = "".join(traceback.format_exception(exc))
+    assert PACKAGE not in text, text
     note = notes(exc)
     assert note.startswith("Myia traceback"), note
     assert PACKAGE not in note, note

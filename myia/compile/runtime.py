@@ -16,7 +16,7 @@ from typing import Any
 
 from ..abstract.data import AbstractArray
 from ..errors import Frame as ErrorFrame
-from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError
+from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError, program_error
 from ..ir.node import Node
 from ..vm.debug_vm import RECURSION_LIMIT, _format_traceback, _in_package, user_frames
 
@@ -97,7 +97,7 @@ def translate_error(exc: Exception, modules: dict[str, Any]) -> Exception:
             isinstance(i.abstract, AbstractArray) for i in last.inputs[1:]
         ):
             return MyiaShapeError(f"{type(exc).__name__}: {exc}", frames)
-    exc.add_note(_format_traceback(frames))
+    program_error(exc, _format_traceback(frames))
     return exc
 
 

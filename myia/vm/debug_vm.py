@@ -26,7 +26,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import Frame as ErrorFrame
-from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaSyntaxError, MyiaTypeError
+from ..errors import (
+    MyiaError,
+    MyiaInternalError,
+    MyiaShapeError,
+    MyiaSyntaxError,
+    MyiaTypeError,
+    program_error,
+)
 from ..frontend.blocks import Unbound
 from ..ir.analysis import Scopes
 from ..ir.node import Graph, Location, Node
@@ -401,7 +408,7 @@ class DebugVM:
         except UserException as exc:
             frame.pc = pc
             err = exc.exception
-            err.add_note(_format_traceback(self._traceback(frame)))
+            program_error(err, _format_traceback(self._traceback(frame)))
             raise err from None
         except MyiaError as exc:
             frame.pc = pc
@@ -590,7 +597,7 @@ class DebugVM:
             return MyiaTypeError(message, frames)
         if isinstance(exc, ValueError) and _on_arrays(frame):
             return MyiaShapeError(message, frames)
-        exc.add_note(_format_traceback(frames))
+        program_error(exc, _format_traceback(frames))
         return exc
 
 
