@@ -187,7 +187,24 @@ def spread_to_numpy(x):
     return np.maximum(*(x, 0.5)) + np.sum(np.ones(2) * x, **{"axis": 0})
 
 
+def keyword_only(x, *, s=1.0, t=0.0):
+    return x * s + t
+
+
+def forwards_kwargs(x, **kw):
+    return keyword_only(x, **kw)
+
+
+def forwards_everything(*args, **kw):
+    return keyword_only(*args, **kw)
+
+
+def spread_forwarding(x):
+    return forwards_kwargs(x, s=3.0) + forwards_everything(x, t=1.0)
+
+
 SPREADS = [
+    spread_forwarding,
     spread_to_records,
     spread_to_numpy,
     spread_dict,
@@ -220,6 +237,12 @@ def test_spread_calls_interpreted(fn):
     from helpers import run_vm
 
     assert run_vm(fn, 2.0) == fn(2.0)
+
+
+def test_forwarding_at_the_entry_point():
+    assert myia(forwards_kwargs)(2.0, s=5.0) == 10.0
+    assert grad(forwards_kwargs)(2.0, s=5.0) == 5.0
+    assert myia(forwards_everything)(2.0, t=5.0) == 7.0
 
 
 def test_spread_axis_stays_a_constant():
