@@ -48,6 +48,8 @@ long = lambda x: (x  # noqa: E731
     + 10
     * x)
 same_a, same_b = (lambda x: x + 1.0), (lambda x: x + 1.0)
+const_a, const_b = (lambda: 1.0), (lambda: 2.0)
+dflt_a, dflt_b = (lambda x, k=1.0: x + k), (lambda x, k=2.0: x + k)
 @(lambda fn: myia(fn))
 def decorated(x): return x * 4
 """
@@ -80,6 +82,8 @@ def test_nested_and_multiline_lambdas(lambdas):
     assert grad(lambdas.long)(2.0) == 11.0
     assert grad(lambdas.nested)(1.0) == 5.0
     assert myia(lambdas.same_b)(1.0) == 2.0
+    assert (myia(lambdas.const_a)(), myia(lambdas.const_b)()) == (1.0, 2.0)
+    assert (myia(lambdas.dflt_a)(0.0), myia(lambdas.dflt_b)(0.0)) == (1.0, 2.0)
 
 
 def test_lambda_errors_point_at_the_lambda(tmp_path):
