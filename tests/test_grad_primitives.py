@@ -275,8 +275,8 @@ def partials(x, y):
 
 def apply_star(x, y):
     t = (x, y)
-    # A closure called on a tuple stays an apply_star (a function that captures nothing, or
-    # that binds its arguments, is called on the elements directly).
+    # A closure called on a tuple: specialization writes ``apply_star`` out as the call on
+    # the elements (see WRITTEN_OUT), whose gradient this checks.
     scaled = lambda a, b: where(a > b, a, b) * x  # noqa: E731
     return scaled(*t)
 
