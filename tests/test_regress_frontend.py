@@ -18,6 +18,14 @@ import pytest
 
 from myia import MyiaTypeError, grad, myia
 
+BACKENDS = ["numpy", "debug"]
+try:
+    import jax  # noqa: F401
+
+    BACKENDS.append("jax")
+except ImportError:  # pragma: no cover - the extra is not installed
+    pass
+
 
 def load(tmp_path, name, source):
     """Import `source` as module `name` from a file (so that Myia can find its source)."""
@@ -222,7 +230,7 @@ SPREADS = [
 ]
 
 
-@pytest.mark.parametrize("backend", ["numpy", "debug"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn", SPREADS, ids=[f.__name__ for f in SPREADS])
 def test_spread_calls(fn, backend):
     for x in (2.0, -1.5):
