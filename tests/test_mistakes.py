@@ -192,6 +192,10 @@ UNBOUND = [
     "    if False:\n        y = x\n    return y  # HERE\n",
     "    for i in range(0):\n        y = x\n    return y  # HERE\n",
     "    if x > 0:\n        y = x\n    return (y, x)  # HERE\n",
+    "    if x > 0:\n        y = x\n    z = x * 2.0\n"
+    "    ys = [y + 1.0 for _ in range(3)]  # HERE\n    return z + ys[0]\n",
+    "    if x > 0:\n        y = x\n    z = x * 2.0\n    g = lambda a: a + y  # HERE\n"
+    "    return g(z)\n",
     "    if x > 0:\n        y = x\n    elif x < -1:\n        y = -x\n    return y + 1.0  # HERE\n",
 ]
 for i, body in enumerate(UNBOUND):

@@ -196,7 +196,13 @@ class FunctionParser(BranchExpressions):
                 return Constant(self.parent.nested_defs[name], DebugInfo(name))
             assert self.def_block is not None
             location = self.use_location
-            value = self.def_block.read(name)
+            # (A value the enclosing function makes for the read is made at this read.)
+            outer = self.def_block.function
+            outer.use_location, saved = location, outer.use_location
+            try:
+                value = self.def_block.read(name)
+            finally:
+                outer.use_location = saved
             if value.is_constant and isinstance(value.value, Unbound):
                 # Python would read the variable when the closure is called; Myia captures
                 # its value where the closure is defined, and there it has none.
