@@ -257,6 +257,33 @@ def test_forwarding_at_the_entry_point():
     assert myia(forwards_everything)(2.0, t=5.0) == 7.0
 
 
+def spread_in_recursion(n, x):
+    if n == 0:
+        return x
+    return spread_in_recursion(*(n - 1,), **{"x": weighted(x, **{"b": 2.0, "c": 0.0})})
+
+
+def spread_in_loops(x):
+    s = 0.0
+    for i in range(3):
+        s = s + keyword_only(*(x,), **{"s": float(i), "t": 1.0})
+    k = 0
+    while k < 2:
+        s = s + keyword_only(*(x,), **{"t": s})
+        k = k + 1
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_spread_calls_in_recursion_and_loops(backend):
+    assert myia(spread_in_recursion, backend=backend)(3, 1.0) == spread_in_recursion(3, 1.0)
+    assert myia(spread_in_loops, backend=backend)(2.0) == spread_in_loops(2.0)
+    assert grad(spread_in_recursion, 1)(3, 1.0) == 1000.0
+    from grad_helpers import check_grad
+
+    check_grad(spread_in_loops, 2.0)
+
+
 def test_spread_axis_stays_a_constant():
     def f(x):
         return np.sum(x, **{"axis": 0})
