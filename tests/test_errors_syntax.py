@@ -139,10 +139,6 @@ def uses_import(x):
     return math.sqrt(x)
 
 
-def uses_kwargs_call(d):
-    return dict(**d)  # MARK
-
-
 def uses_fstring(x):
     return f"{x}"  # MARK
 
@@ -208,7 +204,6 @@ CASES = [
     nested_async,
     class_inside,
     uses_import,
-    uses_kwargs_call,
     uses_fstring,
     uses_walrus,
     uses_comprehension,

@@ -49,6 +49,9 @@ class Module:
     entry: str
     filename: str
     nodes: dict[int, Node] = field(default_factory=dict)
+    #: for a block written inside the function of another graph, the jump that enters it
+    #: (the call site of an inlined function's first block leads to the user's line)
+    entries: dict[Graph, Node] = field(default_factory=dict)
     #: whether the code may recurse deeper than Python's default limit (non-tail calls of
     #: recursive graphs, or calls of function values)
     deep: bool = False
@@ -173,6 +176,7 @@ class CodeGenerator:
         self.global_values: dict[int, str] = {}
         self.lines: list[str] = []
         self.line_nodes: dict[int, Node] = {}
+        self.entries: dict[Graph, Node] = {}
         self.deep = False
         self._count_uses()
 
@@ -300,7 +304,9 @@ class CodeGenerator:
             self.emit(0, "")
         filename = f"<myia {entry_name}>"
         source = "\n".join(self.lines) + "\n"
-        return Module(source, self.globals, entry_name, filename, self.line_nodes, self.deep)
+        return Module(
+            source, self.globals, entry_name, filename, self.line_nodes, self.entries, self.deep
+        )
 
     def fn_name(self, g: Graph) -> str:
         name = self.function_names.get(g)
@@ -444,6 +450,7 @@ class CodeGenerator:
             self.deep = self.deep or self.scopes.is_recursive(target)
             self.emit(indent, f"return {self.callee(target)}({', '.join(args)})", tail)
             return
+        self.entries.setdefault(target, tail)
         if target not in self.states:
             # A block jumped to from here only: its parameters are names for the arguments
             # (unless it has a function of its own too, whose parameters need their names).

@@ -17,9 +17,11 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
-from . import cache, comprehensions, defaults, partials
-from .blocks import Block, ExpressionBlock, Jump, Unbound
+from . import cache, calls, comprehensions, defaults
+from .blocks import Block, Jump, Unbound
+from .branches import BranchExpressions
 from .resolve import functions_in_constant, is_namespace, lookup_global, resolve_global, to_node
+from .scope import attribute_chain, bound_names, walk_scope
 from .source import find_code, module_ast, no_source_error
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
 
@@ -37,15 +39,6 @@ BINOPS: dict[type, Any] = {
     ast.BitXor: ops.xor,
     ast.LShift: ops.lshift,
     ast.RShift: ops.rshift,
-}
-
-COMPARE: dict[type, Any] = {
-    ast.Eq: ops.eq,
-    ast.NotEq: ops.ne,
-    ast.Lt: ops.lt,
-    ast.LtE: ops.le,
-    ast.Gt: ops.gt,
-    ast.GtE: ops.ge,
 }
 
 
@@ -156,46 +149,7 @@ class SourceFunction:
             graph.kwonly = 0
 
 
-def walk_scope(body: list[ast.stmt] | ast.expr) -> list[ast.AST]:
-    """Return the AST nodes of one function's own scope (nested functions' bodies excluded)."""
-    out: list[ast.AST] = []
-    stack: list[ast.AST] = list(reversed(body)) if isinstance(body, list) else [body]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        if isinstance(n, comprehensions.COMPREHENSIONS):
-            # Its own scope, but for its first iterable (evaluated where it is written).
-            stack.append(n.generators[0].iter)
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(n))))
-    return out
-
-
-def _bound_names(scope: list[ast.AST]) -> list[str]:
-    """Every binding of a name in a scope, in order (repetitions kept)."""
-    out = []
-    for n in scope:
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            out.append(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out.append(n.name)
-    return out
-
-
-def _attribute_chain(node: ast.expr) -> str | None:
-    """``"a.b.c"`` for the expression ``a.b.c``, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
-
-
-class FunctionParser:
+class FunctionParser(BranchExpressions):
     """Parses one function (top-level, nested ``def`` or ``lambda``) into a graph."""
 
     def __init__(
@@ -214,7 +168,7 @@ class FunctionParser:
         self.name = getattr(node, "name", "<lambda>")
         args = node.args
         scope = walk_scope(node.body)
-        self.bindings = _bound_names(scope)
+        self.bindings = bound_names(scope)
         self.locals = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
         for star in (args.vararg, args.kwarg):
             if star is not None:
@@ -244,7 +198,13 @@ class FunctionParser:
                 return Constant(self.parent.nested_defs[name], DebugInfo(name))
             assert self.def_block is not None
             location = self.use_location
-            value = self.def_block.read(name)
+            # (A value the enclosing function makes for the read is made at this read.)
+            outer = self.def_block.function
+            outer.use_location, saved = location, outer.use_location
+            try:
+                value = self.def_block.read(name)
+            finally:
+                outer.use_location = saved
             if value.is_constant and isinstance(value.value, Unbound):
                 # Python would read the variable when the closure is called; Myia captures
                 # its value where the closure is defined, and there it has none.
@@ -472,7 +432,7 @@ class FunctionParser:
         elif isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
             if test.func.id == "isinstance" and test.args:
                 subject = test.args[0]
-        chain = _attribute_chain(subject) if subject is not None else None
+        chain = attribute_chain(subject) if subject is not None else None
         if chain is None:
             return []
         if "." not in chain:
@@ -637,160 +597,11 @@ class FunctionParser:
         op = {ast.USub: ops.neg, ast.UAdd: ops.pos, ast.Invert: ops.invert}[type(node.op)]
         return block.apply(op, operand, debug=self.dbg(node))
 
-    def closure(
-        self, block: Block, node: ast.AST, kind: str, make: Any, params: tuple[str, ...] = ()
-    ) -> Node:
-        """Return a closure nested in `block`'s graph whose body is ``make(inner)``.
-
-        It takes the variables `params` as parameters (so that their types can be narrowed).
-        """
-        g = Graph(f"{block.graph.name}:{kind}", self.loc(node))
-        inner = ExpressionBlock(self, g, block, params)
-        inner.finish(make(inner))
-        return Constant(g, self.dbg(node))
-
-    def select(
-        self,
-        block: Block,
-        node: ast.AST,
-        cond: Node,
-        if_true: Any,
-        if_false: Any,
-        params: list[str] | None = None,
-    ) -> Node:
-        """``switch(cond, λ p: if_true(), λ p: if_false())(p)`` evaluated in `block`.
-
-        `params` are the variables the test narrows: each branch receives them as parameters.
-        """
-        names = tuple(dict.fromkeys(params or ()))
-        t = self.closure(block, node, "true", if_true, names)
-        f = self.closure(block, node, "false", if_false, names)
-        sw = block.apply(P.switch, cond, t, f, debug=self.dbg(node))
-        args = [block.read(name) for name in names]
-        return block.apply(sw, *args, debug=self.dbg(node))
-
-    def expr_IfExp(self, block: Block, node: ast.IfExp) -> Node:
-        saved = dict(self.narrowed)
-        try:
-            params = self._narrow(block, node.test)
-            cond = self.truth(block, node.test)
-            return self.select(
-                block,
-                node,
-                cond,
-                lambda b: self.expr(b, node.body),
-                lambda b: self.expr(b, node.orelse),
-                params,
-            )
-        finally:
-            self.narrowed = saved
-
-    def expr_BoolOp(self, block: Block, node: ast.BoolOp) -> Node:
-        saved = dict(self.narrowed)
-        try:
-            return self._boolop(block, node, node.values)
-        finally:
-            self.narrowed = saved
-
-    def _boolop(self, block: Block, node: ast.BoolOp, values: list[ast.expr]) -> Node:
-        params = self._narrow(block, values[0]) if len(values) > 1 else []
-        first = self.expr(block, values[0])
-        if len(values) == 1:
-            return first
-        cond = block.apply(ops.truth, first, debug=self.dbg(values[0]))
-
-        def rest(b: Block) -> Node:
-            return self._boolop(b, node, values[1:])
-
-        def keep(b: Block) -> Node:
-            return first
-
-        if isinstance(node.op, ast.And):
-            return self.select(block, node, cond, rest, keep, params)
-        return self.select(block, node, cond, keep, rest, params)
-
-    def expr_Compare(self, block: Block, node: ast.Compare) -> Node:
-        left = self.expr(block, node.left)
-        return self._compare(block, node, left, node.ops, node.comparators)
-
-    def _compare(
-        self, block: Block, node: ast.Compare, left: Node, ops_: list[ast.cmpop], rights: list
-    ) -> Node:
-        right = self.expr(block, rights[0])
-        result = self._compare1(block, node, ops_[0], left, right)
-        if len(ops_) == 1:
-            return result
-        cond = block.apply(ops.truth, result, debug=self.dbg(node))
-        return self.select(
-            block,
-            node,
-            cond,
-            lambda b: self._compare(b, node, right, ops_[1:], rights[1:]),
-            lambda b: result,
-        )
-
-    def _compare1(self, block: Block, node: ast.AST, op: ast.cmpop, a: Node, b: Node) -> Node:
-        dbg = self.dbg(node)
-        if isinstance(op, (ast.Is, ast.IsNot)):
-            if b.is_constant and b.value is None:
-                r = block.apply(ops.is_none, a, debug=dbg)
-            else:
-                r = block.apply(P.is_, a, b, debug=dbg)
-            return block.apply(P.logical_not, r, debug=dbg) if isinstance(op, ast.IsNot) else r
-        if isinstance(op, (ast.In, ast.NotIn)):
-            r = block.apply(ops.contains, a, b, debug=dbg)
-            return block.apply(P.logical_not, r, debug=dbg) if isinstance(op, ast.NotIn) else r
-        return block.apply(COMPARE[type(op)], a, b, debug=dbg)
-
     def expr_Call(self, block: Block, node: ast.Call) -> Node:
-        fn = self.expr(block, node.func)
-        if node.keywords and fn.is_constant and fn.value is P.partial:
-            return partials.parse(self, block, node, fn)
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            return self._star_call(block, node, fn)
-        args: list[Node] = []
-        for a in node.args:
-            if (
-                not args
-                and isinstance(a, ast.List)
-                and fn.is_constant
-                and isinstance(fn.value, Graph)
-                and fn.value.flags.get("sequence_argument")
-            ):
-                # ``np.concatenate([a, b])``: a literal list the function only reads is a
-                # tuple, whose elements may have different shapes.
-                a = ast.copy_location(ast.Tuple(elts=a.elts, ctx=ast.Load()), a)
-            args.append(self.expr(block, a))
-        for kw in node.keywords:
-            if kw.arg is None:
-                raise self.error(kw.value, "**kwargs in a call is not supported by Myia")
-            value = self.expr(block, kw.value)
-            args.append(block.apply(P.make_kwarg, kw.arg, value, debug=self.dbg(kw.value)))
-        return block.apply(fn, *args, debug=self.dbg(node))
-
-    def _star_call(self, block: Block, node: ast.Call, fn: Node) -> Node:
-        """``f(a, *t, b)``: ``apply_star(f, (a,) + t + (b,))``."""
-        if node.keywords:
-            raise self.error(node, "keyword arguments with *args are not supported by Myia")
-        parts: list[Node] = []
-        pending: list[Node] = []
-        for a in node.args:
-            if isinstance(a, ast.Starred):
-                if pending:
-                    parts.append(block.apply(P.make_tuple, *pending, debug=self.dbg(a)))
-                    pending = []
-                parts.append(self.expr(block, a.value))
-            else:
-                pending.append(self.expr(block, a))
-        if pending:
-            parts.append(block.apply(P.make_tuple, *pending, debug=self.dbg(node)))
-        args = parts[0]
-        for p in parts[1:]:
-            args = block.apply(ops.add, args, p, debug=self.dbg(node))
-        return block.apply(P.apply_star, fn, args, debug=self.dbg(node))
+        return calls.parse_call(self, block, node)
 
     def expr_Attribute(self, block: Block, node: ast.Attribute) -> Node:
-        chain = _attribute_chain(node) if self.narrowed else None
+        chain = attribute_chain(node) if self.narrowed else None
         if chain in self.narrowed:
             return block.read(self.narrowed[chain])
         value = self.expr(block, node.value)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
-from .core import Array, Function, NoMatch, Operation, UnionKind, is_record
+from .core import Array, Function, Mutation, NoMatch, Operation, UnionKind, is_record
 
 NoneType = type(None)
 NotImplementedType = type(NotImplemented)
@@ -459,6 +459,11 @@ def _getattr(a: Any, name: str) -> Any:
         return _array_attribute(name)  # NumPy scalars too; Python's have no ``shape``
     if a is dict and name in ("keys", "values", "items"):
         return _method_getter(getattr(_lib(), f"dict_{name}"))
+    if a in (list, dict):
+        from ..frontend.subset import MUTATING_METHODS
+
+        if name in MUTATING_METHODS:
+            raise Mutation(a, name)
     raise NoMatch
 
 
