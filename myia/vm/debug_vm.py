@@ -147,10 +147,11 @@ class Code:
             get = _getter(arg_slots)
             f = fn.value if fn.is_constant else None
             if type(f) is Primitive and not f.effect and not has_kw and f is not P.apply_star:
+                impl = _checked(f) if vm.check_nans else f.impl
                 if len(arg_slots) == 2:
-                    instr = (PRIM2, out, f.impl, arg_slots[0], arg_slots[1], False)
+                    instr = (PRIM2, out, impl, arg_slots[0], arg_slots[1], False)
                 else:
-                    instr = (PRIM, out, f.impl, get, False, False)
+                    instr = (PRIM, out, impl, get, False, False)
             elif isinstance(f, Operation) and (key := _op_key(f, args)) is not None:
                 instr = (OP, out, key, get, False, has_kw)
             else:
@@ -244,7 +245,10 @@ class Frame:
 class DebugVM:
     """Interprets graphs. One instance caches prepared code, scopes and resolved operations."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, check_nans: bool = False) -> None:
+        #: Whether each primitive that makes a NaN or an infinity from finite arguments
+        #: raises `FloatingPointError` at its node (``debug_nans=True``).
+        self.check_nans = check_nans
         self.codes: dict[Graph, Code] = {}
         self.scopes = Scopes()
         # Operations resolved at run time, by (operation, types of the arguments...).
@@ -615,6 +619,38 @@ def _on_arrays(frame: Frame) -> bool:
     node = code.nodes[frame.pc - 1]
     args = [frame.values[code.slots[i]] for i in node.inputs[1:] if i in code.slots]
     return any(hasattr(a, "shape") and hasattr(a, "ndim") for a in args)
+
+
+def _nonfinite(v: Any) -> bool:
+    """Whether `v` (a number, an array, or a tuple of them) holds a NaN or an infinity."""
+    if isinstance(v, (float, np.floating, np.complexfloating)):
+        return not np.isfinite(v)
+    if isinstance(v, np.ndarray) and v.dtype.kind in "fc":
+        return not np.isfinite(v).all()
+    if type(v) is tuple:
+        return any(_nonfinite(x) for x in v)
+    return False
+
+
+def _nan(v: Any) -> bool:
+    if type(v) is tuple:
+        return any(_nan(x) for x in v)
+    return bool(np.isnan(v).any()) if isinstance(v, (float, np.ndarray, np.generic)) else False
+
+
+def _checked(prim: Primitive) -> Any:
+    """`prim`'s implementation, raising where it makes a NaN or an infinity from finite values."""
+    impl = prim.impl
+
+    def run(*args: Any) -> Any:
+        with np.errstate(all="ignore"):
+            out = impl(*args)
+        if _nonfinite(out) and not any(_nonfinite(a) for a in args):
+            what = "nan" if _nan(out) else "inf"
+            raise FloatingPointError(f"{prim.name} produced {what} from finite arguments")
+        return out
+
+    return run
 
 
 def _unbound_error(value: Unbound) -> UnboundLocalError:
