@@ -165,8 +165,11 @@ def _forget_unread(graphs: list[Graph]) -> set[Node]:
 class CodeGenerator:
     """Generates one `Module` for the graphs reachable from an entry graph."""
 
-    def __init__(self, entry: Graph):
+    def __init__(self, entry: Graph, *, split_lines: bool = False):
         self.entry = entry
+        #: Whether a node of one user's line is never written inside the expression of a node
+        #: of another (`myia.profiling` times generated lines).
+        self.split_lines = split_lines
         self.graphs = reachable_graphs(entry)
         #: Nodes only a lowering that does not read them uses, computed for their errors.
         self.kept = _forget_unread(self.graphs)
@@ -501,6 +504,8 @@ class CodeGenerator:
             return False
         if _is_call_of(user, P.seq) and i == 1:
             return False
+        if self.split_lines and _line_of(node) != _line_of(user):
+            return False
         return True
 
     def statement(self, node: Apply, indent: int) -> None:
@@ -592,6 +597,11 @@ class CodeGenerator:
             return self.global_value(v, show(v))
         base = getattr(v, "__name__", None) or getattr(v, "name", None) or type(v).__name__
         return self.global_value(v, f"_{base}" if isinstance(base, str) else "_k")
+
+
+def _line_of(node: Node) -> tuple[str, int] | None:
+    loc = node.debug.find_location()
+    return (loc.filename, loc.line) if loc is not None else None
 
 
 def generate(entry: Graph) -> Module:
