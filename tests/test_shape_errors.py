@@ -163,8 +163,8 @@ def test_unsupported_numpy_function_is_named():
 
 def test_concatenate_of_a_list_says_to_use_a_tuple():
     def concat_list(a):
-        xs = [a, a]
-        return np.concatenate(xs)  # LIST (a literal list in the call is read as a tuple)
+        xs = [a, a]  # (a literal list written in the call is read as a tuple)
+        return np.concatenate(xs)  # LIST
 
     with pytest.raises(MyiaTypeError) as info:
         myia(concat_list)(np.ones(3))
