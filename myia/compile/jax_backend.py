@@ -39,8 +39,10 @@ from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Graph
 from ..opt.effects import ARRAY_TOTAL, TOTAL
 from ..primitives import P, Primitive
+from . import jax_runtime as rt
 from .backend import Backend, Executable, PythonExecutable
-from .codegen import CodeGenerator, Module, generate
+from .codegen import generate
+from .jax_codegen import JaxGenerator, Unsupported, flagged
 from .lower import record_constructor
 
 #: Primitives whose lowering a jitted program may hold besides `TOTAL` and `ARRAY_TOTAL`.
@@ -135,6 +137,14 @@ def _may_raise(prim: Primitive, node: Any) -> bool:
     return True
 
 
+#: Primitives whose JAX code cannot raise (stacks are buffers, see `jax_runtime.JaxStack`;
+#: the generated code pops only non-empty stacks) or that only move sensitivities.
+_JAX_SAFE = frozenset(
+    [P.stack_new, P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty,
+     P.env_sens, P.gmaterialize]
+)  # fmt: skip
+
+
 def jittable(graph: Graph) -> str | None:
     """None if `graph` can be one XLA computation, else the reason why not (for the docs).
 
@@ -154,12 +164,14 @@ def jittable(graph: Graph) -> str | None:
         if (fn.is_constant and isinstance(fn.value, Graph)) or _is_switch(fn):
             continue  # a jump: the generated code must be one function (`jittable_source`)
         if not (fn.is_constant and isinstance(fn.value, Primitive)):
-            return "it calls a function value"
+            continue  # a call of a function value: traced as the function it is
         prim = fn.value
         if prim is P.switch:
             continue
         if prim.effect:  # type: ignore[attr-defined]
             return f"it calls {prim.name} (an effect)"
+        if prim in _JAX_SAFE or flagged(node):
+            continue
         if prim is not P.seq and _may_raise(prim, node):
             return f"{prim.name} may raise an exception here"
         strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None, "bool"}
@@ -209,89 +221,15 @@ def _to_host(value: Any, a: Any) -> Any:
     return np.asarray(value)[()]
 
 
-class _JaxGenerator(CodeGenerator):
-    """The generated code with each ``while cond:`` loop as a ``lax.while_loop``.
-
-        while cond:                     def _cond(_carry): v... = _carry; return cond
-            body              =>        def _body(_carry): v... = _carry; body; return v...
-                                        v... = lax.while_loop(_cond, _body, (v...))
-
-    The carry is the loop header's parameters (the loop's variables). A loop that is not in
-    that form (several states) stays ``while True:``, which `jittable_source` refuses.
-    """
-
-    def __init__(self, entry: Graph):
-        super().__init__(entry)
-        self.names.used.add("lax")
-        #: The names of the functions of the ``lax.while_loop``s.
-        self.loop_functions: set[str] = set()
-
-    def call(self, node: Any) -> str:
-        fn, *args = node.inputs
-        a = args[0].abstract if args else None
-        if (
-            fn.is_constant
-            and fn.value is P.to_bool
-            and isinstance(a, AbstractScalar)
-            and not a.weak
-        ):
-            # ``bool(x)`` of a NumPy value, as a traced boolean (a loop's test).
-            x = self.expr(args[0])
-            return x if args[0].abstract.dtype == "bool" else f"np.not_equal({x}, 0)"
-        return super().call(node)
-
-    def while_condition(self, start: int, indent: int) -> None:
-        super().while_condition(start, indent)
-        pad = "    " * indent
-        head = self.lines[start]
-        if not head.startswith(pad + "while ") or head == pad + "while True:":
-            return
-        header = next(iter(self.states))
-        carry = list(dict.fromkeys(self.var(p) for p in header.parameters))
-        k = start + 1
-        while k < len(self.lines) and self.lines[k].startswith(pad + "    "):
-            k += 1
-        body = self.lines[start + 1 : k]
-        rest = self.lines[k:]
-        names = self.names
-        names.used.add("lax")
-        cond, loop, c = names.fresh("loop_cond"), names.fresh("loop_body"), names.fresh("carry")
-        self.loop_functions.update((cond, loop))
-        v = ", ".join(carry)
-        out = [
-            f"{pad}def {cond}({c}):",
-            f"{pad}    {v}, = {c}",
-            f"{pad}    return {head[len(pad) + 6 : -1]}",
-            f"{pad}def {loop}({c}):",
-            f"{pad}    {v}, = {c}",
-            *body,
-            f"{pad}    return ({v},)",
-            f"{pad}{v}, = lax.while_loop({cond}, {loop}, ({v},))",
-            *rest,
-        ]
-        del self.lines[start:]
-        self.line_nodes = {i: n for i, n in self.line_nodes.items() if i <= start}
-        self.lines.extend(out)
-
-
-def jittable_source(module: Module, loop_functions: set[str]) -> str | None:
-    """None if the generated JAX source of a graph is one function with no Python loop."""
-    if module.deep:
-        return "it recurses or calls function values"
-    defs = [
-        x.split("(")[0].split()[1]
-        for x in module.source.splitlines()
-        if x.lstrip().startswith("def ")
-    ]
-    if len(defs) != 1 + len(loop_functions) or not loop_functions.issuperset(defs[1:]):
-        return "it calls other functions or makes closures"
-    if "while " in module.source.replace("lax.while_loop", ""):
-        return "a loop has several states (not one lax.while_loop)"
-    return None
-
-
 class JaxExecutable(Executable):
-    """A graph compiled by XLA through ``jax.jit``, or, where it cannot be, host code."""
+    """A graph compiled by XLA through ``jax.jit``, or, where it cannot be, host code.
+
+    A call returns, besides its results, an error flag (a Python error may be raised: the
+    call runs again on the host, which raises it at the user's line, see
+    `jax_runtime.check`) and the size the stacks of loop gradients needed. Stacks have a
+    capacity per compilation (64 rows first); a call that needed more is compiled again with
+    the next power of two that is enough, and runs again: `capacities` lists those compiled.
+    """
 
     def __init__(self, graph: Graph, backend: JaxBackend):
         self.host = PythonExecutable(generate(graph))
@@ -301,15 +239,18 @@ class JaxExecutable(Executable):
         #: Why the program runs on the host (None when it is jitted).
         self.reason = jittable(graph)
         self.backend = backend
+        #: The stack capacities compiled (one XLA computation each), smallest first.
+        self.capacities: list[int] = []
         if self.reason is None:
             self._jit(graph)
 
     def _jit(self, graph: Graph) -> None:
         jax, jnp = self.backend.jax, self.backend.jnp
-        generator = _JaxGenerator(graph)
-        module = generator.generate()
-        self.reason = jittable_source(module, generator.loop_functions)
-        if self.reason is not None:
+        rt.setup()
+        try:
+            module = JaxGenerator(graph).generate()
+        except Unsupported as exc:
+            self.reason = str(exc)
             return
         self.jax_source = module.source
         module.globals.update(np=jnp, math=_JaxMath(jnp), lax=jax.lax)
@@ -318,15 +259,19 @@ class JaxExecutable(Executable):
         params = [p.abstract for p in graph.parameters]
         out = graph.output.abstract
         self.params, self.out = params, out
+        run = rt.recorded(fn)
 
-        def flat(*leaves: Any) -> list[Any]:
+        def flat(capacity: int, *leaves: Any) -> Any:
+            rt.Trace.capacity = capacity
             it = iter(leaves)
             args = [_unflatten(it, a, _as_is) for a in params]
-            result: list[Any] = []
-            _flatten(fn(*args), out, result)
-            return result
+            result, flag, need = run(*args)
+            leaves_out: list[Any] = []
+            _flatten(result, out, leaves_out)
+            return leaves_out, flag, need
 
-        self.fn = jax.jit(flat)
+        self.fn = jax.jit(flat, static_argnums=0)
+        self.capacity = 64
         self.jitted = True
         self.traced = False
 
@@ -341,22 +286,32 @@ class JaxExecutable(Executable):
         if not self.jitted:
             raise ValueError(f"this program runs on the host: {self.reason}")
         with self.backend.context():
-            return self.fn.lower(*self._leaves(args)).as_text()
+            return self.fn.lower(self.capacity, *self._leaves(args)).as_text()
+
+    def _run(self, leaves: list[Any]) -> Any:
+        """Run the XLA computation, compiled again with larger stacks while they overflow."""
+        while True:
+            with self.backend.context():
+                result, flag, need = self.fn(self.capacity, *leaves)
+            if self.capacity not in self.capacities:
+                self.capacities.append(self.capacity)
+            need = int(need)
+            if need <= self.capacity:
+                return result, bool(flag)
+            self.capacity = 1 << (need - 1).bit_length()
 
     def __call__(self, args: tuple[Any, ...]) -> Any:
         if not self.jitted:
             return self.host(self.backend.on_host(args))
         leaves = self._leaves(args)
         if self.traced:
-            with self.backend.context():
-                result = self.fn(*leaves)
+            result, flag = self._run(leaves)
         else:
             try:
-                with self.backend.context():
-                    result = self.fn(*leaves)
+                result, flag = self._run(leaves)
             except Exception as exc:
-                # The generated code does something JAX cannot trace (or raises an error the
-                # host code reports with the user's lines): the program runs on the host.
+                # The generated code does something JAX cannot trace: the program runs on
+                # the host.
                 self.jitted = False
                 self.reason = f"JAX could not trace it ({type(exc).__name__}: {exc})"
                 return self.host(self.backend.on_host(args))
@@ -368,6 +323,10 @@ class JaxExecutable(Executable):
                 self.jitted = False
                 self.reason = f"XLA's result dtypes {got} are not NumPy's {expected}"
                 return self.host(self.backend.on_host(args))
+        if flag:
+            # Python raises an error here (or computes what XLA cannot): the host code runs
+            # the call, and raises the error at the user's line.
+            return self.host(self.backend.on_host(args))
         return _unflatten(iter(result), self.out, self.backend.convert)
 
 

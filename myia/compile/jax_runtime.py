@@ -1,0 +1,385 @@
+"""What the generated JAX code calls: structured control flow, stacks as buffers, error flags.
+
+The JAX backend's generated code (`myia.compile.jax_codegen`) runs once, under ``jax.jit``'s
+tracer, to build one XLA computation. These helpers are what it calls where the NumPy
+backend's code uses Python's own control flow and data:
+
+- `jax_while`, `jax_switch`, `jax_cond`: ``lax.while_loop``, ``lax.switch`` and ``lax.cond``,
+  with the loop's state converted to arrays of the types Myia inferred (a Python float is a
+  float64 array in every iteration), and with the error flags of their bodies carried out;
+- `JaxStack`: the stack a loop's forward pass pushes its values on for the backward pass, as
+  one buffer per leaf of the element type, of a static capacity, and a counter (XLA has no
+  data structure that grows). The capacity is the trace's `Trace.capacity`; a push beyond it
+  is dropped and recorded, and the backend recompiles with a capacity large enough;
+- `check`: records a condition under which the call must run again on the host (``1.0 / 0``
+  raises ZeroDivisionError in Python, XLA computes ``inf``), so that the user gets Python's
+  error at their line from the NumPy backend's code.
+
+Everything here is imported lazily by the JAX backend: the core of Myia needs only NumPy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..abstract.data import (
+    AbstractArray,
+    AbstractRecord,
+    AbstractScalar,
+    AbstractStack,
+    AbstractTuple,
+)
+from .lower import record_constructor
+
+
+class Trace:
+    """The state of the trace under way: its stacks' capacity, and the conditions recorded.
+
+    ``flags`` is a list per traced function body (innermost last) of boolean conditions,
+    ``needs`` of the sizes the stacks pushed there needed.
+    """
+
+    capacity: int = 64
+    flags: list[list[Any]] = []
+    needs: list[list[Any]] = []
+
+
+def _jnp() -> Any:
+    import jax.numpy as jnp
+
+    return jnp
+
+
+def check(cond: Any, value: Any) -> Any:
+    """Record that the call must run on the host if `cond` holds; return `value`."""
+    if Trace.flags:
+        Trace.flags[-1].append(cond)
+    return value
+
+
+def _need(size: Any) -> None:
+    if Trace.needs:
+        Trace.needs[-1].append(size)
+
+
+def recorded(fn: Any) -> Any:
+    """`fn`, returning also its error flag and the stack size it needed, as arrays."""
+    jnp = _jnp()
+
+    def run(*args: Any) -> Any:
+        Trace.flags.append([])
+        Trace.needs.append([])
+        try:
+            out = fn(*args)
+        finally:
+            flags, needs = Trace.flags.pop(), Trace.needs.pop()
+        flag = jnp.asarray(False)
+        for f in flags:
+            flag = flag | jnp.asarray(f, dtype=bool)
+        need = jnp.asarray(0, dtype=np.int64)
+        for n in needs:
+            need = jnp.maximum(need, jnp.asarray(n, dtype=np.int64))
+        return out, flag, need
+
+    return run
+
+
+def _report(flag: Any, need: Any) -> None:
+    check(flag, None)
+    _need(need)
+
+
+# Values of Myia's types as arrays -----------------------------------------------------------
+
+
+def _dtype(a: AbstractScalar | AbstractArray) -> Any:
+    return np.dtype(a.dtype)
+
+
+def to_carry(value: Any, a: Any) -> Any:
+    """`value`, of abstract type `a`, with its leaves as arrays of `a`'s dtypes.
+
+    The state of a ``lax.while_loop`` and the results of ``lax.switch``'s branches must have
+    one type: a Python float is a (strong) float64 array, a Python int an int64 array.
+    """
+    jnp = _jnp()
+    if isinstance(a, (AbstractScalar, AbstractArray)):
+        return jnp.asarray(value, dtype=_dtype(a))
+    if isinstance(a, tuple):
+        return tuple(to_carry(v, e) for v, e in zip(value, a))
+    if isinstance(a, AbstractTuple):
+        return tuple(to_carry(v, e) for v, e in zip(value, a.elements))
+    if isinstance(a, AbstractRecord):
+        cons = record_constructor(a.cls)
+        return cons(*(to_carry(getattr(value, n), f) for n, f in zip(a.names, a.fields)))
+    if isinstance(a, AbstractStack):
+        if value is EMPTY:
+            return JaxStack.new(a.element)
+        return value
+    raise TypeError(f"a value of type {a} cannot be in a loop's state under XLA")
+
+
+def placeholder(a: Any) -> Any:
+    """A value of abstract type `a` (zeros) for a loop variable not yet assigned."""
+    jnp = _jnp()
+    if isinstance(a, (AbstractScalar, AbstractArray)):
+        return jnp.zeros(getattr(a, "shape", ()), dtype=_dtype(a))
+    if isinstance(a, AbstractTuple):
+        return tuple(placeholder(e) for e in a.elements)
+    if isinstance(a, AbstractRecord):
+        return record_constructor(a.cls)(*(placeholder(f) for f in a.fields))
+    if isinstance(a, AbstractStack):
+        return JaxStack.new(a.element)
+    raise TypeError(f"no placeholder of type {a} under XLA")
+
+
+# Structured control flow --------------------------------------------------------------------
+
+
+def jax_while(cond: Any, body: Any, state: Any, types: Any) -> Any:
+    """``while cond(state): state = body(state)`` as ``lax.while_loop``.
+
+    `types` are the abstract types of the state's parts. The loop stops at the first error
+    flagged (the host then runs the call again); the stack sizes needed are carried out.
+    """
+    import jax
+
+    jnp = _jnp()
+    state = to_carry(state, types)
+    test, step = recorded(cond), recorded(lambda s: to_carry(body(s), types))
+
+    def cond_(carry: Any) -> Any:
+        out, flag, _ = test(carry[0])
+        return jnp.asarray(out, dtype=bool) & ~(flag | carry[1])
+
+    def body_(carry: Any) -> Any:
+        out, flag, need = step(carry[0])
+        return out, flag | carry[1], jnp.maximum(need, carry[2])
+
+    _, flag0, need0 = test(state)
+    state, flag, need = jax.lax.while_loop(cond_, body_, (state, flag0, need0))
+    _report(flag, need)
+    return state
+
+
+def jax_switch(index: Any, branches: list[Any]) -> Any:
+    """``branches[index]()`` as ``lax.switch`` (a Python int index picks the branch now)."""
+    import jax
+
+    if isinstance(index, (bool, int, np.integer, np.bool_)):
+        return branches[int(index)]()
+    out, flag, need = jax.lax.switch(
+        _jnp().asarray(index, dtype=np.int32), [recorded(b) for b in branches]
+    )
+    _report(flag, need)
+    return out
+
+
+def jax_cond(c: Any, then: Any, other: Any) -> Any:
+    """``then() if c else other()`` as ``lax.cond`` (a Python bool picks the branch now)."""
+    import jax
+
+    if isinstance(c, (bool, np.bool_)):
+        return then() if c else other()
+    out, flag, need = jax.lax.cond(_jnp().asarray(c, dtype=bool), recorded(then), recorded(other))
+    _report(flag, need)
+    return out
+
+
+def jax_not(x: Any) -> Any:
+    """``not x`` of a traced boolean."""
+    if isinstance(x, (bool, np.bool_)):
+        return not x
+    return _jnp().logical_not(x)
+
+
+# Stacks -------------------------------------------------------------------------------------
+
+
+class _Empty:
+    """The empty stack before its element type is known (``stack_new()``)."""
+
+    def __repr__(self) -> str:
+        return "EMPTY_JAX_STACK"
+
+
+EMPTY = _Empty()
+
+
+def _leaves(value: Any, a: Any, out: list[Any]) -> None:
+    if isinstance(a, (AbstractScalar, AbstractArray)):
+        out.append(value)
+    elif isinstance(a, AbstractTuple):
+        for v, e in zip(value, a.elements):
+            _leaves(v, e, out)
+    elif isinstance(a, AbstractRecord):
+        for n, f in zip(a.names, a.fields):
+            _leaves(getattr(value, n), f, out)
+    elif isinstance(a, AbstractStack):
+        if value is EMPTY:
+            value = JaxStack.new(a.element)
+        out.extend(value.buffers)
+        out.append(value.count)
+    else:
+        raise TypeError(f"a value of type {a} cannot be pushed on a stack under XLA")
+
+
+def _shapes(a: Any, out: list[tuple[tuple[int, ...], Any]]) -> None:
+    if isinstance(a, (AbstractScalar, AbstractArray)):
+        out.append((tuple(getattr(a, "shape", ())), _dtype(a)))
+    elif isinstance(a, AbstractTuple):
+        for e in a.elements:
+            _shapes(e, out)
+    elif isinstance(a, AbstractRecord):
+        for f in a.fields:
+            _shapes(f, out)
+    elif isinstance(a, AbstractStack):
+        sub: list[Any] = []
+        _shapes(a.element, sub)
+        out.extend(((Trace.capacity, *s), d) for s, d in sub)
+        out.append(((), np.dtype(np.int64)))
+    else:
+        raise TypeError(f"a value of type {a} cannot be pushed on a stack under XLA")
+
+
+def _rebuild(leaves: Any, a: Any) -> Any:
+    if isinstance(a, (AbstractScalar, AbstractArray)):
+        return next(leaves)
+    if isinstance(a, AbstractTuple):
+        return tuple(_rebuild(leaves, e) for e in a.elements)
+    if isinstance(a, AbstractRecord):
+        return record_constructor(a.cls)(*(_rebuild(leaves, f) for f in a.fields))
+    n: list[Any] = []
+    _shapes(a.element, n)
+    buffers = [next(leaves) for _ in n]
+    return JaxStack(a.element, buffers, next(leaves))
+
+
+class JaxStack:
+    """A stack of values of abstract type `element`: a buffer per leaf and a counter.
+
+    Each buffer has `Trace.capacity` rows. Pushing writes row ``count`` (dropped past the
+    capacity, and the size needed recorded); popping reads row ``count - 1``. A stack is a
+    JAX pytree, so that it can be in a loop's state.
+    """
+
+    def __init__(self, element: Any, buffers: list[Any], count: Any):
+        self.element, self.buffers, self.count = element, list(buffers), count
+
+    @staticmethod
+    def new(element: Any) -> JaxStack:
+        """An empty stack of `element`s, of the trace's capacity."""
+        jnp = _jnp()
+        shapes: list[Any] = []
+        _shapes(element, shapes)
+        buffers = [jnp.zeros((Trace.capacity, *s), dtype=d) for s, d in shapes]
+        return JaxStack(element, buffers, jnp.asarray(0, dtype=np.int64))
+
+    def push(self, x: Any) -> JaxStack:
+        """The stack with `x` on top."""
+        leaves: list[Any] = []
+        _leaves(x, self.element, leaves)
+        buffers = [b.at[self.count].set(v, mode="drop") for b, v in zip(self.buffers, leaves)]
+        _need(self.count + 1)
+        return JaxStack(self.element, buffers, self.count + 1)
+
+    def pop(self) -> tuple[Any, JaxStack]:
+        """The top and the rest (the generated code pops only a non-empty stack)."""
+        i = self.count - 1
+        top = _rebuild(iter([b[i] for b in self.buffers]), self.element)
+        return top, JaxStack(self.element, self.buffers, i)
+
+    def __getitem__(self, k: int) -> Any:
+        return self.pop()[k]
+
+    def empty(self) -> Any:
+        """Whether nothing is on the stack."""
+        return self.count == 0
+
+
+def _register() -> None:
+    import jax
+
+    jax.tree_util.register_pytree_node(
+        JaxStack,
+        lambda s: ((s.buffers, s.count), s.element),
+        lambda element, ch: JaxStack(element, ch[0], ch[1]),
+    )
+
+
+_registered = False
+
+
+def setup() -> None:
+    """Register the runtime's pytrees with JAX (once)."""
+    global _registered
+    if not _registered:
+        _register()
+        _registered = True
+
+
+def stack_push(s: Any, x: Any, element: Any) -> JaxStack:
+    """``stack_push(s, x)``: `s` may be the untyped empty stack."""
+    if s is EMPTY:
+        s = JaxStack.new(element)
+    return s.push(x)
+
+
+def stack_pop(s: JaxStack) -> tuple[Any, JaxStack]:
+    """``stack_pop(s)``: ``(top, rest)``."""
+    return s.pop()
+
+
+def stack_empty(s: Any) -> Any:
+    """``stack_empty(s)``."""
+    return True if s is EMPTY else s.empty()
+
+
+# Python's errors ------------------------------------------------------------------------------
+
+
+def _finite(x: Any) -> Any:
+    return _jnp().isfinite(x)
+
+
+def check_float(result: Any, *inputs: Any) -> Any:
+    """`result` of a Python-float operation, flagged where Python may raise instead.
+
+    Python raises (ZeroDivisionError, ValueError: math domain error, OverflowError) where
+    XLA returns ``inf`` or ``nan`` from finite inputs, or ``nan`` from ``inf``: the flag
+    makes the host run the call again, which raises, or returns what Python returns.
+    """
+    jnp = _jnp()
+    ok_in = jnp.asarray(True)
+    not_nan_in = jnp.asarray(True)
+    for x in inputs:
+        if isinstance(x, (str, type(None))):
+            continue
+        ok_in = ok_in & _finite(x)
+        not_nan_in = not_nan_in & ~jnp.isnan(x)
+    bad = (ok_in & ~_finite(result)) | (not_nan_in & jnp.isnan(result))
+    return check(bad, result)
+
+
+def check_divisor(result: Any, divisor: Any) -> Any:
+    """`result` of an integer division or modulo, flagged where the divisor is 0."""
+    return check(_jnp().asarray(divisor) == 0, result)
+
+
+def check_index(a: Any, index: Any) -> Any:
+    """``a[index]``, flagged where an integer index is out of bounds (Python raises)."""
+    jnp = _jnp()
+    parts = index if isinstance(index, tuple) else (index,)
+    for k, i in enumerate(parts):
+        if isinstance(i, slice) or i is None or i is Ellipsis:
+            if i is None or i is Ellipsis:
+                raise TypeError("an index with None or ... is not checked under XLA")
+            continue
+        if isinstance(i, (int, np.integer)):
+            continue  # a constant index: inference checked it
+        n = a.shape[k]
+        i = jnp.asarray(i)
+        check(jnp.any((i < -n) | (i >= n)), None)
+    return a[index]
