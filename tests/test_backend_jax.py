@@ -357,3 +357,120 @@ def test_lowered_text_is_stablehlo():
         myia(printing, backend="jax").lowered_text(1.0)
     with pytest.raises(ValueError, match="does not use XLA"):
         myia(matmul, backend="numpy").lowered_text(A34, V4)
+
+
+# Control flow and the gradients of loops in XLA ------------------------------------------------
+
+
+def decay(x):
+    y = x
+    while y > 1.0:
+        y = y * 0.99 + math.sin(y) * 0.001
+    return y
+
+
+def nested_loops(x, n):
+    s = x
+    for _ in range(n):
+        for _ in range(n):
+            s = s * 0.9 + math.sin(s) * 0.1
+    return s
+
+
+def with_break(x):
+    y = x
+    while True:
+        y = y * 1.5
+        if y > 100.0:
+            break
+    return y
+
+
+def log_loop(x, n):
+    for _ in range(n):
+        x = math.log(x) + 1.0
+    return x
+
+
+def row_sum(x, n):
+    s = np.zeros(x.shape[1])
+    for i in range(n):
+        s = s + x[i] * 2.0
+    return s
+
+
+def rnn_loss(x, Wx, Wh, b):
+    h = np.zeros((x.shape[1], Wh.shape[0]))
+    for t in range(x.shape[0]):
+        h = np.tanh(x[t] @ Wx + h @ Wh + b)
+    return np.sum(h * h)
+
+
+def _check_grad(fn, wrt, args, jitted):
+    expected = grad(fn, *wrt, backend="numpy")(*args)
+    g = grad(fn, *wrt, backend="jax")
+    _same(g(*args), expected)
+    _same(g(*args), expected)
+    assert _jitted(g, args) == jitted, g.specialization(*args).executable.reason
+    return g
+
+
+@pytest.mark.parametrize("a", [2.0, 0.5, 1e6])
+def test_gradient_of_a_value_dependent_while_loop_is_jitted(a):
+    # JAX refuses reverse-mode of lax.while_loop; Myia's stack is a buffer in the XLA code.
+    g = _check_grad(newton, ("a",), (a,), True)
+    assert g.specialization(a).executable.capacities == [64]
+
+
+@pytest.mark.parametrize("a", [2.0, 1e6])
+def test_second_order_of_a_while_loop(a):
+    expected = grad(grad(newton, "a"), "a", backend="numpy")(a)
+    assert grad(grad(newton, "a"), "a", backend="jax")(a) == pytest.approx(expected, rel=1e-12)
+
+
+def test_loop_exceeding_its_first_stack_capacity():
+    g = _check_grad(decay, ("x",), (10.0,), True)  # 230 iterations: 64 rows are not enough
+    executable = g.specialization(10.0).executable
+    assert executable.capacities == [64, 256]
+    _same(g(5.0), grad(decay, "x", backend="numpy")(5.0))  # fewer iterations: same capacity
+    assert executable.capacities == [64, 256] and len(g.compiled_signatures()) == 1
+
+
+def test_nested_loops():
+    f = myia(nested_loops, backend="jax")
+    _same(f(0.3, 3), myia(nested_loops, backend="numpy")(0.3, 3))
+    assert _jitted(f, (0.3, 3))
+    _check_grad(nested_loops, ("x",), (0.3, 3), False)
+
+
+def test_break():
+    f = myia(with_break, backend="jax")
+    _same(f(2.0), myia(with_break, backend="numpy")(2.0))
+    assert _jitted(f, (2.0,))
+    _check_grad(with_break, ("x",), (2.0,), False)
+
+
+def test_branch_in_loop_gradient():
+    _check_grad(branch_in_loop, ("x",), (1.5, 4), False)
+
+
+def test_python_errors_in_a_jitted_loop_are_raised():
+    f = myia(log_loop, backend="jax")
+    assert f(3.0, 3) == myia(log_loop, backend="numpy")(3.0, 3)
+    assert _jitted(f, (3.0, 3))
+    with pytest.raises(ValueError, match="math domain error"):
+        f(0.5, 3)  # log of a negative number at the third iteration
+
+
+def test_index_in_a_jitted_loop():
+    f = myia(row_sum, backend="jax")
+    _same(f(A34, 3), myia(row_sum, backend="numpy")(A34, 3))
+    assert _jitted(f, (A34, 3))
+    with pytest.raises(IndexError):
+        f(A34, 4)
+
+
+def test_rnn_gradient_is_jitted():
+    x = rng.standard_normal((6, 2, 3))
+    Wx, Wh, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 4)), V4
+    _check_grad(rnn_loss, ("Wx", "Wh", "b"), (x, Wx, Wh, b), True)

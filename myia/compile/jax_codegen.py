@@ -39,8 +39,8 @@ _INT = AbstractScalar("int64")
 
 #: Primitives computed on Python floats whose Python errors the JAX code flags.
 _FLOAT_OPS = frozenset(
-    "add sub mul truediv floordiv mod pow neg exp log log1p expm1 sqrt sin cos tan asin acos "
-    "atan sinh cosh tanh atan2 hypot".split()
+    "truediv floordiv mod pow exp log log1p expm1 sqrt sin cos tan asin acos sinh cosh "
+    "atan2 hypot".split()
 )
 
 
@@ -460,6 +460,8 @@ class _Structure:
         later = set().union(*(_free_reads(st, set()) for st in states))
         for e in exits:
             later |= _loads(e)
+        if len(states) > 1:
+            later.add("_state")
         carry = sorted(assigned & later)
         go, ex = self.fresh("go"), self.fresh("exit")
         full = [go, ex, *carry]

@@ -257,6 +257,17 @@ def _rebuild(leaves: Any, a: Any) -> Any:
     return JaxStack(a.element, buffers, next(leaves))
 
 
+def _canon(a: Any) -> Any:
+    """`a` without what a buffer does not keep (known values, Python-scalar weakness)."""
+    if isinstance(a, AbstractScalar):
+        return AbstractScalar(a.dtype)
+    if isinstance(a, AbstractTuple):
+        return AbstractTuple(tuple(_canon(e) for e in a.elements))
+    if isinstance(a, AbstractStack):
+        return AbstractStack(_canon(a.element))
+    return a
+
+
 class JaxStack:
     """A stack of values of abstract type `element`: a buffer per leaf and a counter.
 
@@ -266,7 +277,7 @@ class JaxStack:
     """
 
     def __init__(self, element: Any, buffers: list[Any], count: Any):
-        self.element, self.buffers, self.count = element, list(buffers), count
+        self.element, self.buffers, self.count = _canon(element), list(buffers), count
 
     @staticmethod
     def new(element: Any) -> JaxStack:
