@@ -259,16 +259,29 @@ class JaxExecutable(Executable):
         params = [p.abstract for p in graph.parameters]
         out = graph.output.abstract
         self.params, self.out = params, out
-        run = rt.recorded(fn)
 
         def flat(capacity: int, *leaves: Any) -> Any:
             rt.Trace.capacity = capacity
             it = iter(leaves)
             args = [_unflatten(it, a, _as_is) for a in params]
-            result, flag, need = run(*args)
+            rt.Trace.flags.append([])
+            rt.Trace.needs.append([])
+            try:
+                result = fn(*args)
+            finally:
+                flags, needs = rt.Trace.flags.pop(), rt.Trace.needs.pop()
             leaves_out: list[Any] = []
             _flatten(result, out, leaves_out)
-            return leaves_out, flag, need
+            if not flags and not needs:
+                return leaves_out, None  # nothing to check after a call
+            # One number: the stack size needed, times 2, plus the error flag.
+            status = jnp.asarray(0, dtype=np.int64)
+            for n in needs:
+                status = jnp.maximum(status, jnp.asarray(n, dtype=np.int64))
+            flag = jnp.asarray(False)
+            for f in flags:
+                flag = flag | jnp.asarray(f, dtype=bool)
+            return leaves_out, status * 2 + flag.astype(np.int64)
 
         self.fn = jax.jit(flat, static_argnums=0)
         self.capacity = 64
@@ -292,10 +305,13 @@ class JaxExecutable(Executable):
         """Run the XLA computation, compiled again with larger stacks while they overflow."""
         while True:
             with self.backend.context():
-                result, flag, need = self.fn(self.capacity, *leaves)
+                result, status = self.fn(self.capacity, *leaves)
             if self.capacity not in self.capacities:
                 self.capacities.append(self.capacity)
-            need = int(need)
+            if status is None:
+                return result, False
+            status = int(np.asarray(status))
+            need, flag = status >> 1, status & 1
             if need <= self.capacity:
                 return result, bool(flag)
             self.capacity = 1 << (need - 1).bit_length()

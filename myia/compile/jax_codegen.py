@@ -129,6 +129,7 @@ class JaxGenerator(CodeGenerator):
         helpers = {
             "jax_while": rt.jax_while,
             "jax_switch": rt.jax_switch,
+            "jax_select": rt.jax_select,
             "jax_cond": rt.jax_cond,
             "jax_not": rt.jax_not,
             "placeholder": rt.placeholder,
@@ -530,6 +531,6 @@ class _Structure:
         if len(exits) == 1:
             out.append(ast.Return(exits[0]))
         elif exits:
-            branches = ast.List([ast.Lambda(_no_args(), e) for e in exits], ast.Load())
-            out.append(ast.Return(_call("jax_switch", _name(ex), branches)))
+            values = ast.List(exits, ast.Load())
+            out.append(ast.Return(_call("jax_select", _name(ex), values)))
         return out

@@ -20,6 +20,7 @@ Everything here is imported lazily by the JAX backend: the core of Myia needs on
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -141,14 +142,27 @@ def placeholder(a: Any) -> Any:
 def jax_while(cond: Any, body: Any, state: Any, types: Any) -> Any:
     """``while cond(state): state = body(state)`` as ``lax.while_loop``.
 
-    `types` are the abstract types of the state's parts. The loop stops at the first error
+    `types` are the abstract types of the state's parts. The state crosses into XLA as the
+    list of its arrays (`_split`: records and stacks too). The loop stops at the first error
     flagged (the host then runs the call again); the stack sizes needed are carried out.
     """
     import jax
 
     jnp = _jnp()
-    state = to_carry(state, types)
-    test, step = recorded(cond), recorded(lambda s: to_carry(body(s), types))
+    leaves: list[Any] = []
+    skeleton = _split(to_carry(state, types), leaves)
+
+    def unflat(xs: Any) -> Any:
+        return _join(skeleton, iter(xs))
+
+    def flat_body(xs: Any) -> Any:
+        out: list[Any] = []
+        if _split(to_carry(body(unflat(xs)), types), out) != skeleton:
+            raise TypeError("a loop's state changes structure under XLA")
+        return out
+
+    test = recorded(lambda xs: cond(unflat(xs)))
+    step = recorded(flat_body)
 
     def cond_(carry: Any) -> Any:
         out, flag, _ = test(carry[0])
@@ -158,34 +172,113 @@ def jax_while(cond: Any, body: Any, state: Any, types: Any) -> Any:
         out, flag, need = step(carry[0])
         return out, flag | carry[1], jnp.maximum(need, carry[2])
 
-    _, flag0, need0 = test(state)
-    state, flag, need = jax.lax.while_loop(cond_, body_, (state, flag0, need0))
+    _, flag0, need0 = test(leaves)
+    leaves, flag, need = jax.lax.while_loop(cond_, body_, (leaves, flag0, need0))
     _report(flag, need)
-    return state
+    return unflat(leaves)
+
+
+def _split(value: Any, leaves: list[Any]) -> Any:
+    """The skeleton of `value` (what is known while tracing), its arrays put in `leaves`.
+
+    Tuples, records, environments of sensitivities and stacks are walked; arrays and numbers
+    are leaves; other objects (None, constants) are part of the skeleton.
+    """
+    from ..primitives.grad import EnvInstance
+
+    if isinstance(value, tuple):
+        return ("tuple", tuple(_split(v, leaves) for v in value))
+    if isinstance(value, EnvInstance):
+        keys = list(value.contents)
+        return ("env", tuple(keys), tuple(_split(value.contents[k], leaves) for k in keys))
+    if isinstance(value, JaxStack):
+        leaves.extend(value.buffers)
+        leaves.append(value.count)
+        return ("stack", value.element, len(value.buffers))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = [f.name for f in dataclasses.fields(value)]
+        return ("record", type(value), tuple(_split(getattr(value, n), leaves) for n in names))
+    if isinstance(value, (bool, int, float, np.ndarray, np.generic)) or hasattr(value, "shape"):
+        leaves.append(value)
+        return ("leaf",)
+    if callable(value):
+        raise TypeError("a function cannot be the result of a branch under XLA")
+    return ("static", value)
+
+
+def _join(skeleton: Any, leaves: Any) -> Any:
+    kind = skeleton[0]
+    if kind == "leaf":
+        return next(leaves)
+    if kind == "tuple":
+        return tuple(_join(s, leaves) for s in skeleton[1])
+    if kind == "env":
+        from ..primitives.grad import EnvInstance
+
+        return EnvInstance({k: _join(s, leaves) for k, s in zip(skeleton[1], skeleton[2])})
+    if kind == "stack":
+        buffers = [next(leaves) for _ in range(skeleton[2])]
+        return JaxStack(skeleton[1], buffers, next(leaves))
+    if kind == "record":
+        return record_constructor(skeleton[1])(*(_join(s, leaves) for s in skeleton[2]))
+    return skeleton[1]
 
 
 def jax_switch(index: Any, branches: list[Any]) -> Any:
-    """``branches[index]()`` as ``lax.switch`` (a Python int index picks the branch now)."""
+    """``branches[index]()`` as ``lax.switch`` (a Python int index picks the branch now).
+
+    The branches' results may be tuples, records and environments of arrays, of one
+    skeleton; Python numbers are converted to arrays of the types JAX gives them.
+    """
     import jax
 
+    jnp = _jnp()
     if isinstance(index, (bool, int, np.integer, np.bool_)):
         return branches[int(index)]()
-    out, flag, need = jax.lax.switch(
-        _jnp().asarray(index, dtype=np.int32), [recorded(b) for b in branches]
-    )
+    skeletons: list[Any] = []
+
+    def flat(branch: Any) -> Any:
+        def run() -> Any:
+            leaves: list[Any] = []
+            skeletons.append(_split(branch(), leaves))
+            return [jnp.asarray(x) for x in leaves]
+
+        return recorded(run)
+
+    fns = [flat(b) for b in branches]
+    leaves, flag, need = jax.lax.switch(jnp.asarray(index, dtype=np.int32), fns)
+    if any(s != skeletons[0] for s in skeletons[1:]):
+        raise TypeError("the branches of a switch give values of different structures")
     _report(flag, need)
-    return out
+    return _join(skeletons[0], iter(leaves))
+
+
+def jax_select(index: Any, values: list[Any]) -> Any:
+    """The value ``values[index]`` (computed while tracing), which may hold functions.
+
+    A loop that exits at several places returns one of several values (each exit's): their
+    data is chosen by ``lax.switch``, and a function among them is a function that calls, by
+    ``lax.switch``, the function of the exit taken (the backward pass of a loop's gradient).
+    """
+    if isinstance(index, (bool, int, np.integer, np.bool_)):
+        return values[int(index)]
+    v0 = values[0]
+    if type(v0) is tuple and all(type(v) is tuple and len(v) == len(v0) for v in values):
+        return tuple(jax_select(index, [v[k] for v in values]) for k in range(len(v0)))
+    if callable(v0) and not isinstance(v0, type):
+
+        def chosen(*args: Any) -> Any:
+            return jax_switch(index, [lambda f=f: f(*args) for f in values])
+
+        return chosen
+    return jax_switch(index, [lambda v=v: v for v in values])
 
 
 def jax_cond(c: Any, then: Any, other: Any) -> Any:
     """``then() if c else other()`` as ``lax.cond`` (a Python bool picks the branch now)."""
-    import jax
-
     if isinstance(c, (bool, np.bool_)):
         return then() if c else other()
-    out, flag, need = jax.lax.cond(_jnp().asarray(c, dtype=bool), recorded(then), recorded(other))
-    _report(flag, need)
-    return out
+    return jax_switch(_jnp().asarray(c, dtype=bool).astype(np.int32), [other, then])
 
 
 def jax_not(x: Any) -> Any:
@@ -271,9 +364,9 @@ def _canon(a: Any) -> Any:
 class JaxStack:
     """A stack of values of abstract type `element`: a buffer per leaf and a counter.
 
-    Each buffer has `Trace.capacity` rows. Pushing writes row ``count`` (dropped past the
-    capacity, and the size needed recorded); popping reads row ``count - 1``. A stack is a
-    JAX pytree, so that it can be in a loop's state.
+    Each buffer has `Trace.capacity` rows. Pushing writes row ``count`` and records the
+    size needed (past the capacity, the call runs again with more rows); popping reads row
+    ``count - 1``. The loops' states carry a stack as its buffers and counter (`_split`).
     """
 
     def __init__(self, element: Any, buffers: list[Any], count: Any):
@@ -292,14 +385,24 @@ class JaxStack:
         """The stack with `x` on top."""
         leaves: list[Any] = []
         _leaves(x, self.element, leaves)
-        buffers = [b.at[self.count].set(v, mode="drop") for b, v in zip(self.buffers, leaves)]
+        from jax import lax
+
+        # Past the capacity the write is clamped to the last row: the call is then run again
+        # with larger buffers (`_need`), so that row is never read.
+        buffers = [
+            lax.dynamic_update_index_in_dim(b, _jnp().asarray(v, dtype=b.dtype), self.count, 0)
+            for b, v in zip(self.buffers, leaves)
+        ]
         _need(self.count + 1)
         return JaxStack(self.element, buffers, self.count + 1)
 
     def pop(self) -> tuple[Any, JaxStack]:
         """The top and the rest (the generated code pops only a non-empty stack)."""
         i = self.count - 1
-        top = _rebuild(iter([b[i] for b in self.buffers]), self.element)
+        from jax import lax
+
+        rows = [lax.dynamic_index_in_dim(b, i, 0, keepdims=False) for b in self.buffers]
+        top = _rebuild(iter(rows), self.element)
         return top, JaxStack(self.element, self.buffers, i)
 
     def __getitem__(self, k: int) -> Any:
@@ -359,19 +462,11 @@ def check_float(result: Any, *inputs: Any) -> Any:
     """`result` of a Python-float operation, flagged where Python may raise instead.
 
     Python raises (ZeroDivisionError, ValueError: math domain error, OverflowError) where
-    XLA returns ``inf`` or ``nan`` from finite inputs, or ``nan`` from ``inf``: the flag
-    makes the host run the call again, which raises, or returns what Python returns.
+    XLA returns ``inf`` or ``nan``. Any result that is not finite is flagged (one test): the
+    host runs the call again, and raises Python's error, or returns the same ``inf`` or
+    ``nan`` where Python does (``math.exp(math.inf)``).
     """
-    jnp = _jnp()
-    ok_in = jnp.asarray(True)
-    not_nan_in = jnp.asarray(True)
-    for x in inputs:
-        if isinstance(x, (str, type(None))):
-            continue
-        ok_in = ok_in & _finite(x)
-        not_nan_in = not_nan_in & ~jnp.isnan(x)
-    bad = (ok_in & ~_finite(result)) | (not_nan_in & jnp.isnan(result))
-    return check(bad, result)
+    return check(~_finite(result), result)
 
 
 def check_divisor(result: Any, divisor: Any) -> Any:
