@@ -143,6 +143,15 @@ def branch_in_loop(x, n):
     return x
 
 
+def loop_break(x, n):
+    y = x
+    for _ in range(n):
+        y = y * 1.5
+        if y > 10.0:
+            break
+    return y
+
+
 def loss(W, b, x, y):
     h = np.tanh(W @ x + b)
     return np.sum((h - y) ** 2)
@@ -224,6 +233,8 @@ PROGRAMS = [
     (newton, (np.float64(2.0),), True),
     (newton, (2.0,), True),  # `a / y` on Python floats: flagged, the host raises
     (branch_in_loop, (V4, 4), True),  # lax.cond in a lax.while_loop
+    (loop_break, (1.0, 10), True),  # two exits: by the break, by the end of the range
+    (loop_break, (1.0, 3), True),
     (tree_sum, (TREE,), False),
     (printing, (2.0,), False),
 ]

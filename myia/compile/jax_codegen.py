@@ -457,6 +457,7 @@ class _Structure:
                     exits.append(n.value)  # type: ignore[arg-type]
                 if isinstance(n, (ast.While, ast.Break)):
                     raise Unsupported("a loop inside a state machine")
+        numbered: list[ast.expr] = []  # the exits in the order `Jumps` numbers them
         assigned = _stores(body)
         later = set().union(*(_free_reads(st, set()) for st in states))
         for e in exits:
@@ -484,6 +485,7 @@ class _Structure:
 
             def visit_Return(self, node: ast.Return) -> Any:
                 k = next(counter)
+                numbered.append(node.value)  # type: ignore[arg-type]
                 return ast.Return(
                     ast.Tuple(
                         [ast.Constant(False), ast.Constant(k), *_tuple(carry).elts], ast.Load()
@@ -492,6 +494,7 @@ class _Structure:
 
         jumps = Jumps()
         states = [[jumps.visit(x) for x in st] for st in states]
+        exits = numbered
         inner = set(bound) | set(full)
         if len(states) == 1:
             loop_body = self.stmts([unpack, *states[0]], inner)
