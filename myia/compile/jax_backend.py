@@ -1,20 +1,20 @@
 """The JAX backend (``backend="jax"``): a program compiled by XLA where it can be one computation.
 
-The typed, optimized graph is lowered to Python source by `myia.compile.codegen`, the same
-generator as the NumPy backend's, and that source runs in a namespace where ``np`` is
-``jax.numpy`` and ``math`` maps to ``jax.numpy`` functions; the entry function is compiled
-with ``jax.jit``. JAX never sees the user's Python code: it traces the code Myia generated
-from its own IR.
+The typed, optimized graph is lowered to Python source by `myia.compile.jax_codegen` (the
+NumPy backend's generator, with its control flow rewritten as ``lax.cond``, ``lax.switch``
+and ``lax.while_loop``), and that source runs in a namespace where ``np`` is ``jax.numpy``
+and ``math`` maps to ``jax.numpy`` functions; the entry function is compiled with
+``jax.jit``. JAX never sees the user's Python code: it traces the code Myia generated from
+its own IR.
 
 `jittable` walks the graph and decides whether it can be one XLA computation: no effects
-(``print``, ``raise``, ``assert``), no graph calls that would be control flow on values (loops,
-branches, recursion), no stacks, lists or dicts, and only primitives that cannot raise (an
-XLA computation cannot raise an exception: ``1 / 0`` on Python scalars must still raise
-``ZeroDivisionError``, an index out of bounds ``IndexError``) nor overflow (arithmetic on
-Python ints, which XLA computes in int64). Arguments and results are
-arrays, scalars, and tuples and dataclasses of them. Every other program, and any program whose
-tracing by JAX fails, runs on the host as the NumPy backend's generated code: every program
-that runs on ``backend="numpy"`` runs on ``backend="jax"``, with the same results.
+(``print``, ``raise``, ``assert``), no lists or dicts, only primitives that cannot raise or
+whose Python errors the generated code flags (``1 / 0`` on Python floats must still raise
+``ZeroDivisionError``: the flagged call runs again on the host, which raises it), and no
+arithmetic that may overflow (on Python ints, which XLA computes in int64). Arguments and
+results are arrays, scalars, and tuples and dataclasses of them. Recursion, and any program
+whose tracing by JAX fails, runs on the host as the NumPy backend's generated code: every
+program that runs on ``backend="numpy"`` runs on ``backend="jax"``, with the same results.
 
 Values: NumPy arrays and Python or NumPy scalars in and out, as on the NumPy backend (the
 kinds of results are those of the NumPy backend). With ``keep_on_device=True``, array results
@@ -148,8 +148,8 @@ _JAX_SAFE = frozenset(
 def jittable(graph: Graph) -> str | None:
     """None if `graph` can be one XLA computation, else the reason why not (for the docs).
 
-    Its graphs must all be compiled into one function with loops (`jittable_source` checks
-    the generated code); their primitives must be total.
+    Branches and loops are rewritten by `JaxGenerator`; recursion is refused there. The
+    primitives must be total, or have their Python errors flagged (`jax_codegen.flagged`).
     """
     graphs = reachable_graphs(graph)
     scopes = Scopes(graphs)
@@ -162,7 +162,7 @@ def jittable(graph: Graph) -> str | None:
             continue
         fn = node.inputs[0]
         if (fn.is_constant and isinstance(fn.value, Graph)) or _is_switch(fn):
-            continue  # a jump: the generated code must be one function (`jittable_source`)
+            continue  # a jump or a call: control flow, rewritten by `JaxGenerator`
         if not (fn.is_constant and isinstance(fn.value, Primitive)):
             continue  # a call of a function value: traced as the function it is
         prim = fn.value

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..abstract.data import AbstractScalar, AbstractStack
-from ..primitives import P
+from ..abstract.data import AbstractRecord, AbstractScalar, AbstractStack, AbstractTuple
+from ..primitives import P, Primitive
 from ..primitives.stack import EMPTY_STACK
 from . import jax_runtime as rt
 from .codegen import CodeGenerator, Module
@@ -69,6 +69,25 @@ def flagged(node: Any) -> str | None:
     return None
 
 
+#: Primitives whose implementation, called on traced values, computes what it computes on
+#: NumPy values (the others need a lowering to run under JAX).
+_IMPL_TRACEABLE = frozenset(
+    [P.env_sens, P.gmaterialize, P.zeros, P.ones, P.full, P.seq, P.stack_new,
+     P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty]
+)  # fmt: skip
+
+
+def _has_python_scalar(a: Any) -> bool:
+    """Whether a value of type `a` holds a Python number (an array while JAX traces it)."""
+    if isinstance(a, AbstractScalar):
+        return a.weak
+    if isinstance(a, AbstractTuple):
+        return any(map(_has_python_scalar, a.elements))
+    if isinstance(a, AbstractRecord):
+        return any(map(_has_python_scalar, a.fields))
+    return False
+
+
 class Unsupported(Exception):
     """The generated code has a form the rewriting into JAX's control flow does not know."""
 
@@ -103,6 +122,16 @@ class JaxGenerator(CodeGenerator):
                 return x if args[0].abstract.dtype == "bool" else f"np.not_equal({x}, 0)"
         how = flagged(node)
         text = super().call(node)
+        if isinstance(v, Primitive) and v not in _IMPL_TRACEABLE:
+            impl = self.global_values.get(id(v.impl))
+            if (
+                impl is not None
+                and text.startswith(impl + "(")
+                and any(not x.is_constant and _has_python_scalar(x.abstract) for x in args)
+            ):
+                # The primitive's implementation dispatches on Python types, which a traced
+                # value does not have (a Python float is an array while tracing).
+                raise Unsupported(f"{v.name} has no JAX lowering here")
         if how == "float":
             a = ", ".join(self.expr(x) for x in args)  # variables: see `inlined`
             return f"{self.global_value(rt.check_float, 'check_float')}({text}, {a})"
