@@ -272,18 +272,30 @@ class JaxExecutable(Executable):
                 flags, needs = rt.Trace.flags.pop(), rt.Trace.needs.pop()
             leaves_out: list[Any] = []
             _flatten(result, out, leaves_out)
-            if not flags and not needs:
-                return leaves_out, None  # nothing to check after a call
-            # One number: the stack size needed, times 2, plus the error flag.
-            status = jnp.asarray(0, dtype=np.int64)
-            for n in needs:
-                status = jnp.maximum(status, jnp.asarray(n, dtype=np.int64))
-            flag = jnp.asarray(False)
-            for f in flags:
-                flag = flag | jnp.asarray(f, dtype=bool)
-            return leaves_out, status * 2 + flag.astype(np.int64)
+            status = None
+            if flags or needs:
+                # One number: the stack size needed, times 2, plus the error flag.
+                status = jnp.asarray(0, dtype=np.int64)
+                for n in needs:
+                    status = jnp.maximum(status, jnp.asarray(n, dtype=np.int64))
+                flag = jnp.asarray(False)
+                for f in flags:
+                    flag = flag | jnp.asarray(f, dtype=bool)
+                status = status * 2 + flag.astype(np.int64)
+            f64 = [jnp.asarray(x) for x in leaves_out]
+            if leaves_out and all(x.dtype == np.float64 and x.shape == () for x in f64):
+                # Float64 scalars (and the status, exact below 2**53) as one array: one
+                # transfer from the device per call.
+                parts = f64 + ([] if status is None else [status.astype(np.float64)])
+                self.packed = "packed" if status is None else "packed+status"
+                return jnp.stack(parts), None
+            self.packed = None
+            return leaves_out, status
 
         self.fn = jax.jit(flat, static_argnums=0)
+        #: How results come back: None (as they are), "packed" (float64 scalars in one
+        #: array), "packed+status" (and the status last); set when JAX traces the program.
+        self.packed: str | None = None
         self.capacity = 64
         self.jitted = True
         self.traced = False
@@ -308,9 +320,15 @@ class JaxExecutable(Executable):
                 result, status = self.fn(self.capacity, *leaves)
             if self.capacity not in self.capacities:
                 self.capacities.append(self.capacity)
-            if status is None:
+            if self.packed is not None:
+                values = np.asarray(result).tolist()
+                if self.packed == "packed":
+                    return values, False
+                result, status = values[:-1], int(values[-1])
+            elif status is None:
                 return result, False
-            status = int(np.asarray(status))
+            else:
+                status = int(np.asarray(status))
             need, flag = status >> 1, status & 1
             if need <= self.capacity:
                 return result, bool(flag)
