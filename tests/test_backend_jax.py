@@ -458,11 +458,17 @@ def test_break():
     f = myia(with_break, backend="jax")
     _same(f(2.0), myia(with_break, backend="numpy")(2.0))
     assert _jitted(f, (2.0,))
-    _check_grad(with_break, ("x",), (2.0,), False)
+    # The stack of the backpropagators holds their numbers; calling one is a lax.switch.
+    _check_grad(with_break, ("x",), (2.0,), True)
+    _check_grad(with_break, ("x",), (200.0,), True)  # no iteration after the first
+    # Two exits whose backward passes give values of different structures: on the host.
+    _check_grad(loop_break, ("x",), (1.0, 10), False)
+    _check_grad(loop_break, ("x",), (1.0, 3), False)
 
 
 def test_branch_in_loop_gradient():
-    _check_grad(branch_in_loop, ("x",), (1.5, 4), False)
+    _check_grad(branch_in_loop, ("x",), (1.5, 4), True)
+    _check_grad(branch_in_loop, ("x",), (1.5, 0), True)
 
 
 def test_python_errors_in_a_jitted_loop_are_raised():

@@ -21,12 +21,14 @@ Everything here is imported lazily by the JAX backend: the core of Myia needs on
 from __future__ import annotations
 
 import dataclasses
+import types
 from typing import Any
 
 import numpy as np
 
 from ..abstract.data import (
     AbstractArray,
+    AbstractFunction,
     AbstractRecord,
     AbstractScalar,
     AbstractStack,
@@ -119,6 +121,10 @@ def to_carry(value: Any, a: Any) -> Any:
         if value is EMPTY:
             return JaxStack.new(a.element)
         return value
+    from ..abstract.data import ENV
+
+    if a is ENV:
+        return value  # an environment of sensitivities: split by `_split`
     raise TypeError(f"a value of type {a} cannot be in a loop's state under XLA")
 
 
@@ -133,6 +139,11 @@ def placeholder(a: Any) -> Any:
         return record_constructor(a.cls)(*(placeholder(f) for f in a.fields))
     if isinstance(a, AbstractStack):
         return JaxStack.new(a.element)
+    from ..abstract.data import ENV
+    from ..primitives.grad import EMPTY_ENV
+
+    if a is ENV:
+        return EMPTY_ENV
     raise TypeError(f"no placeholder of type {a} under XLA")
 
 
@@ -194,16 +205,54 @@ def _split(value: Any, leaves: list[Any]) -> Any:
     if isinstance(value, JaxStack):
         leaves.extend(value.buffers)
         leaves.append(value.count)
-        return ("stack", value.element, len(value.buffers))
+        return ("stack", value.element, len(value.buffers), value.functions)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         names = [f.name for f in dataclasses.fields(value)]
         return ("record", type(value), tuple(_split(getattr(value, n), leaves) for n in names))
     if isinstance(value, (bool, int, float, np.ndarray, np.generic)) or hasattr(value, "shape"):
         leaves.append(value)
         return ("leaf",)
-    if callable(value):
-        raise TypeError("a function cannot be the result of a branch under XLA")
+    if isinstance(value, types.FunctionType):
+        # A closure: its code is known while tracing, the values it closes over are data.
+        cells = value.__closure__ or ()
+        if len(cells) > 64 or _depth(value) > 8:
+            raise TypeError("a closure too deep to cross a branch under XLA")
+        parts = tuple(_split(c.cell_contents, leaves) for c in cells)
+        return (
+            "fn",
+            value.__code__,
+            id(value.__globals__),
+            value.__defaults__,
+            parts,
+            _Any(value),
+        )
+    if callable(value) and not isinstance(value, type):
+        raise TypeError("a function value that is not a closure of the generated code")
     return ("static", value)
+
+
+class _Any:
+    """A part of a skeleton that two skeletons need not share (equal to any other)."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _Any)
+
+    __hash__ = object.__hash__
+
+
+def _depth(f: Any, seen: int = 0) -> int:
+    """How deeply closures nest in the cells of closure `f`."""
+    if seen > 8:
+        return seen
+    inner = [
+        c.cell_contents
+        for c in (f.__closure__ or ())
+        if isinstance(c.cell_contents, types.FunctionType)
+    ]
+    return 1 + max((_depth(g, seen + 1) for g in inner), default=0)
 
 
 def _join(skeleton: Any, leaves: Any) -> Any:
@@ -218,9 +267,13 @@ def _join(skeleton: Any, leaves: Any) -> Any:
         return EnvInstance({k: _join(s, leaves) for k, s in zip(skeleton[1], skeleton[2])})
     if kind == "stack":
         buffers = [next(leaves) for _ in range(skeleton[2])]
-        return JaxStack(skeleton[1], buffers, next(leaves))
+        return JaxStack(skeleton[1], buffers, next(leaves), skeleton[3])
     if kind == "record":
         return record_constructor(skeleton[1])(*(_join(s, leaves) for s in skeleton[2]))
+    if kind == "fn":
+        f = skeleton[5].value
+        cells = tuple(types.CellType(_join(s, leaves)) for s in skeleton[4])
+        return types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, cells)
     return skeleton[1]
 
 
@@ -248,6 +301,10 @@ def jax_switch(index: Any, branches: list[Any]) -> Any:
     fns = [flat(b) for b in branches]
     leaves, flag, need = jax.lax.switch(jnp.asarray(index, dtype=np.int32), fns)
     if any(s != skeletons[0] for s in skeletons[1:]):
+        import os
+
+        if os.environ.get("MYIA_JAX_DEBUG"):
+            print("SKELETONS", *skeletons, sep="\n")
         raise TypeError("the branches of a switch give values of different structures")
     _report(flag, need)
     return _join(skeletons[0], iter(leaves))
@@ -361,30 +418,88 @@ def _canon(a: Any) -> Any:
     return a
 
 
+class _Functions:
+    """The functions a stack of functions holds, by number (its rows hold the numbers).
+
+    The backward pass of a loop with branches pushes, each iteration, the backpropagator of
+    the branch taken: a function of the generated module with no free variables (the
+    loop's values are on other stacks). Pushing one gives it a number, while JAX traces the
+    program; popping reads the number, and calling what was popped calls the function of
+    that number (``lax.switch`` if there are several). Stacks made in two branches of a
+    ``lax.cond`` and joined share their numbering when one extends the other (`__eq__`).
+    """
+
+    def __init__(self) -> None:
+        self.fns: list[Any] = []
+
+    def number(self, f: Any) -> int:
+        """The number of function `f`, given now if it has none."""
+        if not callable(f) or getattr(f, "__closure__", None):
+            raise TypeError("only functions without free variables are pushed under XLA")
+        for k, g in enumerate(self.fns):
+            if g is f:
+                return k
+        self.fns.append(f)
+        return len(self.fns) - 1
+
+    def function(self, number: Any) -> Any:
+        """The function of `number` (a traced integer), as a function value."""
+
+        def call(*args: Any) -> Any:
+            if len(self.fns) == 1:
+                return self.fns[0](*args)
+            return jax_switch(number, [lambda f=f: f(*args) for f in self.fns])
+
+        return call
+
+    def __eq__(self, other: Any) -> bool:
+        if not isinstance(other, _Functions):
+            return False
+        a, b = self.fns, other.fns
+        if len(a) < len(b):
+            a, b = b, a
+        if not all(f is g for f, g in zip(a, b)):
+            return False
+        # One numbering extends the other: both are the longer one from now on.
+        self.fns = other.fns = a
+        return True
+
+    __hash__ = object.__hash__
+
+
 class JaxStack:
     """A stack of values of abstract type `element`: a buffer per leaf and a counter.
 
     Each buffer has `Trace.capacity` rows. Pushing writes row ``count`` and records the
     size needed (past the capacity, the call runs again with more rows); popping reads row
     ``count - 1``. The loops' states carry a stack as its buffers and counter (`_split`).
+    A stack of functions holds their numbers (`functions`, a `_Functions`).
     """
 
-    def __init__(self, element: Any, buffers: list[Any], count: Any):
+    def __init__(self, element: Any, buffers: list[Any], count: Any, functions: Any = None):
         self.element, self.buffers, self.count = _canon(element), list(buffers), count
+        self.functions = functions
 
     @staticmethod
     def new(element: Any) -> JaxStack:
         """An empty stack of `element`s, of the trace's capacity."""
         jnp = _jnp()
+        count = jnp.asarray(0, dtype=np.int64)
+        if isinstance(element, AbstractFunction):
+            buffer = jnp.zeros((Trace.capacity,), dtype=np.int32)
+            return JaxStack(element, [buffer], count, _Functions())
         shapes: list[Any] = []
         _shapes(element, shapes)
         buffers = [jnp.zeros((Trace.capacity, *s), dtype=d) for s, d in shapes]
-        return JaxStack(element, buffers, jnp.asarray(0, dtype=np.int64))
+        return JaxStack(element, buffers, count)
 
     def push(self, x: Any) -> JaxStack:
         """The stack with `x` on top."""
         leaves: list[Any] = []
-        _leaves(x, self.element, leaves)
+        if self.functions is not None:
+            leaves.append(self.functions.number(x))
+        else:
+            _leaves(x, self.element, leaves)
         from jax import lax
 
         # Past the capacity the write is clamped to the last row: the call is then run again
@@ -394,7 +509,7 @@ class JaxStack:
             for b, v in zip(self.buffers, leaves)
         ]
         _need(self.count + 1)
-        return JaxStack(self.element, buffers, self.count + 1)
+        return JaxStack(self.element, buffers, self.count + 1, self.functions)
 
     def pop(self) -> tuple[Any, JaxStack]:
         """The top and the rest (the generated code pops only a non-empty stack)."""
@@ -402,8 +517,11 @@ class JaxStack:
         from jax import lax
 
         rows = [lax.dynamic_index_in_dim(b, i, 0, keepdims=False) for b in self.buffers]
-        top = _rebuild(iter(rows), self.element)
-        return top, JaxStack(self.element, self.buffers, i)
+        if self.functions is not None:
+            top = self.functions.function(rows[0])
+        else:
+            top = _rebuild(iter(rows), self.element)
+        return top, JaxStack(self.element, self.buffers, i, self.functions)
 
     def __getitem__(self, k: int) -> Any:
         return self.pop()[k]
@@ -418,8 +536,8 @@ def _register() -> None:
 
     jax.tree_util.register_pytree_node(
         JaxStack,
-        lambda s: ((s.buffers, s.count), s.element),
-        lambda element, ch: JaxStack(element, ch[0], ch[1]),
+        lambda s: ((s.buffers, s.count), (s.element, s.functions)),
+        lambda aux, ch: JaxStack(aux[0], ch[0], ch[1], aux[1]),
     )
 
 
