@@ -283,7 +283,12 @@ class JaxExecutable(Executable):
                     flag = flag | jnp.asarray(f, dtype=bool)
                 status = status * 2 + flag.astype(np.int64)
             f64 = [jnp.asarray(x) for x in leaves_out]
-            if leaves_out and all(x.dtype == np.float64 and x.shape == () for x in f64):
+            scalars = all(isinstance(a, AbstractScalar) for a in _leaf_types(out))
+            if (
+                scalars
+                and leaves_out
+                and all(x.dtype == np.float64 and x.shape == () for x in f64)
+            ):
                 # Float64 scalars (and the status, exact below 2**53) as one array: one
                 # transfer from the device per call.
                 parts = f64 + ([] if status is None else [status.astype(np.float64)])
