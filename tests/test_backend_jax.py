@@ -491,3 +491,12 @@ def test_rnn_gradient_is_jitted():
     x = rng.standard_normal((6, 2, 3))
     Wx, Wh, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 4)), V4
     _check_grad(rnn_loss, ("Wx", "Wh", "b"), (x, Wx, Wh, b), True)
+
+
+def test_gradient_of_newton_is_one_xla_computation():
+    g = grad(newton, "a", backend="jax")
+    assert g(2.0) == pytest.approx(grad(newton, "a", backend="numpy")(2.0), rel=1e-12)
+    text = g.lowered_text(2.0)
+    # The forward loop and the backward loop, each one stablehlo.while.
+    assert text.count("stablehlo.while") == 2
+    assert "tensor<64xf64>" in text  # the stack of the iterates, 64 rows
