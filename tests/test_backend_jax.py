@@ -500,3 +500,9 @@ def test_gradient_of_newton_is_one_xla_computation():
     # The forward loop and the backward loop, each one stablehlo.while.
     assert text.count("stablehlo.while") == 2
     assert "tensor<64xf64>" in text  # the stack of the iterates, 64 rows
+
+
+def test_array_results_are_writable():
+    f = myia(array_math, backend="jax")
+    out = f(A34)
+    assert _jitted(f, (A34,)) and out.flags.writeable

@@ -215,7 +215,8 @@ def _as_is(value: Any, a: Any) -> Any:
 def _to_host(value: Any, a: Any) -> Any:
     """A result of XLA as the NumPy backend returns it: arrays, Python or NumPy scalars."""
     if isinstance(a, AbstractArray):
-        return np.asarray(value)
+        # A writable array, as the NumPy backend returns (a view of XLA's buffer is not).
+        return np.array(value)
     if a.weak:
         if type(value) is float and a.dtype == "float64":
             return value  # packed results come back as Python floats already
