@@ -301,10 +301,6 @@ def jax_switch(index: Any, branches: list[Any]) -> Any:
     fns = [flat(b) for b in branches]
     leaves, flag, need = jax.lax.switch(jnp.asarray(index, dtype=np.int32), fns)
     if any(s != skeletons[0] for s in skeletons[1:]):
-        import os
-
-        if os.environ.get("MYIA_JAX_DEBUG"):
-            print("SKELETONS", *skeletons, sep="\n")
         raise TypeError("the branches of a switch give values of different structures")
     _report(flag, need)
     return _join(skeletons[0], iter(leaves))
