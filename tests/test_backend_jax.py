@@ -143,6 +143,15 @@ def branch_in_loop(x, n):
     return x
 
 
+def loop_break(x, n):
+    y = x
+    for _ in range(n):
+        y = y * 1.5
+        if y > 10.0:
+            break
+    return y
+
+
 def loss(W, b, x, y):
     h = np.tanh(W @ x + b)
     return np.sum((h - y) ** 2)
@@ -172,6 +181,11 @@ def tree_sum(t):
     return t.value + tree_sum(t.left) + tree_sum(t.right)
 
 
+def print_row(x):
+    print(x[0, 0])
+    return x[1] * 2.0
+
+
 def printing(x):
     print(x)
     return x + 1.0
@@ -186,7 +200,7 @@ TREE = Tree(1.0, Tree(2.0, None, None), Tree(3.0, Tree(4.0, None, None), None))
 
 # (function, arguments, whether it must run as one jitted XLA computation)
 PROGRAMS = [
-    (scalar_arith, (1.5, 2.5), False),  # `/` on Python floats raises ZeroDivisionError
+    (scalar_arith, (1.5, 2.5), True),  # `/` by 0.0 is flagged: the host raises ZeroDivisionError
     (int_arith, (3, 4), False),  # Python ints do not overflow, int64 does
     (int_arith, (2**62, 4), False),
     (int_arith, (np.int64(3), np.int64(4)), True),
@@ -198,7 +212,7 @@ PROGRAMS = [
     (reductions, (A34,), True),
     (matmul, (A34, V4), True),
     (reshape_transpose, (A34,), True),
-    (indexing, (A34,), False),  # an index may be out of bounds: IndexError
+    (indexing, (A34,), True),  # constant indices, checked by inference
     (softmax_loss, (A34,), False),  # x[0] may raise IndexError
     (reductions_max, (A34,), True),
     (mixed, (A34f, np.arange(4)), False),  # NumPy promotes to float64, JAX to float32
@@ -210,15 +224,17 @@ PROGRAMS = [
     (records_in, (Point(1.5, 2.0),), True),
     (records_out, (A34, V4), True),
     (layer_apply, (Layer(A34, V3), V4), True),
-    (if_else, (1.0, 2.0), False),
+    (if_else, (1.0, 2.0), True),  # lax.cond
     (while_loop, (2.0, 5), True),  # one lax.while_loop
     (while_loop, (2.0, 0), True),
     (for_range, (3.0, 4), True),
     (for_range, (A34, 3), True),
     (loop_loss, (V4, 5), True),
     (newton, (np.float64(2.0),), True),
-    (newton, (2.0,), False),  # `a / y` on Python floats may raise ZeroDivisionError
-    (branch_in_loop, (V4, 4), False),  # a loop with two states
+    (newton, (2.0,), True),  # `a / y` on Python floats: flagged, the host raises
+    (branch_in_loop, (V4, 4), True),  # lax.cond in a lax.while_loop
+    (loop_break, (1.0, 10), True),  # two exits: by the break, by the end of the range
+    (loop_break, (1.0, 3), True),
     (tree_sum, (TREE,), False),
     (printing, (2.0,), False),
 ]
@@ -301,8 +317,8 @@ def test_gradient_of_a_loop_runs():
     expected = grad(loop_loss, "x", backend="numpy")(*args)
     g = grad(loop_loss, "x", backend="jax")
     _same(g(*args), expected)
-    # The backward pass reads a stack of the loop's values: host code for now.
-    assert not _jitted(g, args)
+    # The backward pass reads the stack of the loop's values, a buffer in XLA.
+    assert _jitted(g, args), g.specialization(*args).executable.reason
 
 
 def test_float64_is_kept_and_jax_config_unchanged():
@@ -326,9 +342,9 @@ def test_keep_on_device_round_trip():
 
 
 def test_jax_arrays_into_host_code(capsys):
-    f = myia(indexing, backend="jax", keep_on_device=True)
+    f = myia(print_row, backend="jax", keep_on_device=True)
     x = jax.numpy.asarray(A34)
-    assert f(x) == pytest.approx(A34[1] + A34[0, 2])
+    np.testing.assert_allclose(f(x), A34[1] * 2.0)
     assert not _jitted(f, (x,))
 
 
@@ -352,3 +368,141 @@ def test_lowered_text_is_stablehlo():
         myia(printing, backend="jax").lowered_text(1.0)
     with pytest.raises(ValueError, match="does not use XLA"):
         myia(matmul, backend="numpy").lowered_text(A34, V4)
+
+
+# Control flow and the gradients of loops in XLA ------------------------------------------------
+
+
+def decay(x):
+    y = x
+    while y > 1.0:
+        y = y * 0.99 + math.sin(y) * 0.001
+    return y
+
+
+def nested_loops(x, n):
+    s = x
+    for _ in range(n):
+        for _ in range(n):
+            s = s * 0.9 + math.sin(s) * 0.1
+    return s
+
+
+def with_break(x):
+    y = x
+    while True:
+        y = y * 1.5
+        if y > 100.0:
+            break
+    return y
+
+
+def log_loop(x, n):
+    for _ in range(n):
+        x = math.log(x) + 1.0
+    return x
+
+
+def row_sum(x, n):
+    s = np.zeros(x.shape[1])
+    for i in range(n):
+        s = s + x[i] * 2.0
+    return s
+
+
+def rnn_loss(x, Wx, Wh, b):
+    h = np.zeros((x.shape[1], Wh.shape[0]))
+    for t in range(x.shape[0]):
+        h = np.tanh(x[t] @ Wx + h @ Wh + b)
+    return np.sum(h * h)
+
+
+def _check_grad(fn, wrt, args, jitted):
+    expected = grad(fn, *wrt, backend="numpy")(*args)
+    g = grad(fn, *wrt, backend="jax")
+    _same(g(*args), expected)
+    _same(g(*args), expected)
+    assert _jitted(g, args) == jitted, g.specialization(*args).executable.reason
+    return g
+
+
+@pytest.mark.parametrize("a", [2.0, 0.5, 1e6])
+def test_gradient_of_a_value_dependent_while_loop_is_jitted(a):
+    # JAX refuses reverse-mode of lax.while_loop; Myia's stack is a buffer in the XLA code.
+    g = _check_grad(newton, ("a",), (a,), True)
+    assert g.specialization(a).executable.capacities == [64]
+
+
+@pytest.mark.parametrize("a", [2.0, 1e6])
+def test_second_order_of_a_while_loop(a):
+    expected = grad(grad(newton, "a"), "a", backend="numpy")(a)
+    assert grad(grad(newton, "a"), "a", backend="jax")(a) == pytest.approx(expected, rel=1e-12)
+
+
+def test_loop_exceeding_its_first_stack_capacity():
+    g = _check_grad(decay, ("x",), (10.0,), True)  # 230 iterations: 64 rows are not enough
+    executable = g.specialization(10.0).executable
+    assert executable.capacities == [64, 256]
+    _same(g(5.0), grad(decay, "x", backend="numpy")(5.0))  # fewer iterations: same capacity
+    assert executable.capacities == [64, 256] and len(g.compiled_signatures()) == 1
+
+
+def test_nested_loops():
+    f = myia(nested_loops, backend="jax")
+    _same(f(0.3, 3), myia(nested_loops, backend="numpy")(0.3, 3))
+    assert _jitted(f, (0.3, 3))
+    _check_grad(nested_loops, ("x",), (0.3, 3), False)
+
+
+def test_break():
+    f = myia(with_break, backend="jax")
+    _same(f(2.0), myia(with_break, backend="numpy")(2.0))
+    assert _jitted(f, (2.0,))
+    # The stack of the backpropagators holds their numbers; calling one is a lax.switch.
+    _check_grad(with_break, ("x",), (2.0,), True)
+    _check_grad(with_break, ("x",), (200.0,), True)  # no iteration after the first
+    # Two exits whose backward passes give values of different structures: on the host.
+    _check_grad(loop_break, ("x",), (1.0, 10), False)
+    _check_grad(loop_break, ("x",), (1.0, 3), False)
+
+
+def test_branch_in_loop_gradient():
+    _check_grad(branch_in_loop, ("x",), (1.5, 4), True)
+    _check_grad(branch_in_loop, ("x",), (1.5, 0), True)
+
+
+def test_python_errors_in_a_jitted_loop_are_raised():
+    f = myia(log_loop, backend="jax")
+    assert f(3.0, 3) == myia(log_loop, backend="numpy")(3.0, 3)
+    assert _jitted(f, (3.0, 3))
+    with pytest.raises(ValueError, match="math domain error"):
+        f(0.5, 3)  # log of a negative number at the third iteration
+
+
+def test_index_in_a_jitted_loop():
+    f = myia(row_sum, backend="jax")
+    _same(f(A34, 3), myia(row_sum, backend="numpy")(A34, 3))
+    assert _jitted(f, (A34, 3))
+    with pytest.raises(IndexError):
+        f(A34, 4)
+
+
+def test_rnn_gradient_is_jitted():
+    x = rng.standard_normal((6, 2, 3))
+    Wx, Wh, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 4)), V4
+    _check_grad(rnn_loss, ("Wx", "Wh", "b"), (x, Wx, Wh, b), True)
+
+
+def test_gradient_of_newton_is_one_xla_computation():
+    g = grad(newton, "a", backend="jax")
+    assert g(2.0) == pytest.approx(grad(newton, "a", backend="numpy")(2.0), rel=1e-12)
+    text = g.lowered_text(2.0)
+    # The forward loop and the backward loop, each one stablehlo.while.
+    assert text.count("stablehlo.while") == 2
+    assert "tensor<64xf64>" in text  # the stack of the iterates, 64 rows
+
+
+def test_array_results_are_writable():
+    f = myia(array_math, backend="jax")
+    out = f(A34)
+    assert _jitted(f, (A34,)) and out.flags.writeable

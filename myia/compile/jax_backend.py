@@ -1,20 +1,20 @@
 """The JAX backend (``backend="jax"``): a program compiled by XLA where it can be one computation.
 
-The typed, optimized graph is lowered to Python source by `myia.compile.codegen`, the same
-generator as the NumPy backend's, and that source runs in a namespace where ``np`` is
-``jax.numpy`` and ``math`` maps to ``jax.numpy`` functions; the entry function is compiled
-with ``jax.jit``. JAX never sees the user's Python code: it traces the code Myia generated
-from its own IR.
+The typed, optimized graph is lowered to Python source by `myia.compile.jax_codegen` (the
+NumPy backend's generator, with its control flow rewritten as ``lax.cond``, ``lax.switch``
+and ``lax.while_loop``), and that source runs in a namespace where ``np`` is ``jax.numpy``
+and ``math`` maps to ``jax.numpy`` functions; the entry function is compiled with
+``jax.jit``. JAX never sees the user's Python code: it traces the code Myia generated from
+its own IR.
 
 `jittable` walks the graph and decides whether it can be one XLA computation: no effects
-(``print``, ``raise``, ``assert``), no graph calls that would be control flow on values (loops,
-branches, recursion), no stacks, lists or dicts, and only primitives that cannot raise (an
-XLA computation cannot raise an exception: ``1 / 0`` on Python scalars must still raise
-``ZeroDivisionError``, an index out of bounds ``IndexError``) nor overflow (arithmetic on
-Python ints, which XLA computes in int64). Arguments and results are
-arrays, scalars, and tuples and dataclasses of them. Every other program, and any program whose
-tracing by JAX fails, runs on the host as the NumPy backend's generated code: every program
-that runs on ``backend="numpy"`` runs on ``backend="jax"``, with the same results.
+(``print``, ``raise``, ``assert``), no lists or dicts, only primitives that cannot raise or
+whose Python errors the generated code flags (``1 / 0`` on Python floats must still raise
+``ZeroDivisionError``: the flagged call runs again on the host, which raises it), and no
+arithmetic that may overflow (on Python ints, which XLA computes in int64). Arguments and
+results are arrays, scalars, and tuples and dataclasses of them. Recursion, and any program
+whose tracing by JAX fails, runs on the host as the NumPy backend's generated code: every
+program that runs on ``backend="numpy"`` runs on ``backend="jax"``, with the same results.
 
 Values: NumPy arrays and Python or NumPy scalars in and out, as on the NumPy backend (the
 kinds of results are those of the NumPy backend). With ``keep_on_device=True``, array results
@@ -39,8 +39,10 @@ from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Graph
 from ..opt.effects import ARRAY_TOTAL, TOTAL
 from ..primitives import P, Primitive
+from . import jax_runtime as rt
 from .backend import Backend, Executable, PythonExecutable
-from .codegen import CodeGenerator, Module, generate
+from .codegen import generate
+from .jax_codegen import JaxGenerator, Unsupported, flagged
 from .lower import record_constructor
 
 #: Primitives whose lowering a jitted program may hold besides `TOTAL` and `ARRAY_TOTAL`.
@@ -135,11 +137,19 @@ def _may_raise(prim: Primitive, node: Any) -> bool:
     return True
 
 
+#: Primitives whose JAX code cannot raise (stacks are buffers, see `jax_runtime.JaxStack`;
+#: the generated code pops only non-empty stacks) or that only move sensitivities.
+_JAX_SAFE = frozenset(
+    [P.stack_new, P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty,
+     P.env_sens, P.gmaterialize]
+)  # fmt: skip
+
+
 def jittable(graph: Graph) -> str | None:
     """None if `graph` can be one XLA computation, else the reason why not (for the docs).
 
-    Its graphs must all be compiled into one function with loops (`jittable_source` checks
-    the generated code); their primitives must be total.
+    Branches and loops are rewritten by `JaxGenerator`; recursion is refused there. The
+    primitives must be total, or have their Python errors flagged (`jax_codegen.flagged`).
     """
     graphs = reachable_graphs(graph)
     scopes = Scopes(graphs)
@@ -152,14 +162,16 @@ def jittable(graph: Graph) -> str | None:
             continue
         fn = node.inputs[0]
         if (fn.is_constant and isinstance(fn.value, Graph)) or _is_switch(fn):
-            continue  # a jump: the generated code must be one function (`jittable_source`)
+            continue  # a jump or a call: control flow, rewritten by `JaxGenerator`
         if not (fn.is_constant and isinstance(fn.value, Primitive)):
-            return "it calls a function value"
+            continue  # a call of a function value: traced as the function it is
         prim = fn.value
         if prim is P.switch:
             continue
         if prim.effect:  # type: ignore[attr-defined]
             return f"it calls {prim.name} (an effect)"
+        if prim in _JAX_SAFE or flagged(node):
+            continue
         if prim is not P.seq and _may_raise(prim, node):
             return f"{prim.name} may raise an exception here"
         strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None, "bool"}
@@ -203,95 +215,24 @@ def _as_is(value: Any, a: Any) -> Any:
 def _to_host(value: Any, a: Any) -> Any:
     """A result of XLA as the NumPy backend returns it: arrays, Python or NumPy scalars."""
     if isinstance(a, AbstractArray):
-        return np.asarray(value)
+        # A writable array, as the NumPy backend returns (a view of XLA's buffer is not).
+        return np.array(value)
     if a.weak:
+        if type(value) is float and a.dtype == "float64":
+            return value  # packed results come back as Python floats already
         return np.asarray(value).item()
     return np.asarray(value)[()]
 
 
-class _JaxGenerator(CodeGenerator):
-    """The generated code with each ``while cond:`` loop as a ``lax.while_loop``.
-
-        while cond:                     def _cond(_carry): v... = _carry; return cond
-            body              =>        def _body(_carry): v... = _carry; body; return v...
-                                        v... = lax.while_loop(_cond, _body, (v...))
-
-    The carry is the loop header's parameters (the loop's variables). A loop that is not in
-    that form (several states) stays ``while True:``, which `jittable_source` refuses.
-    """
-
-    def __init__(self, entry: Graph):
-        super().__init__(entry)
-        self.names.used.add("lax")
-        #: The names of the functions of the ``lax.while_loop``s.
-        self.loop_functions: set[str] = set()
-
-    def call(self, node: Any) -> str:
-        fn, *args = node.inputs
-        a = args[0].abstract if args else None
-        if (
-            fn.is_constant
-            and fn.value is P.to_bool
-            and isinstance(a, AbstractScalar)
-            and not a.weak
-        ):
-            # ``bool(x)`` of a NumPy value, as a traced boolean (a loop's test).
-            x = self.expr(args[0])
-            return x if args[0].abstract.dtype == "bool" else f"np.not_equal({x}, 0)"
-        return super().call(node)
-
-    def while_condition(self, start: int, indent: int) -> None:
-        super().while_condition(start, indent)
-        pad = "    " * indent
-        head = self.lines[start]
-        if not head.startswith(pad + "while ") or head == pad + "while True:":
-            return
-        header = next(iter(self.states))
-        carry = list(dict.fromkeys(self.var(p) for p in header.parameters))
-        k = start + 1
-        while k < len(self.lines) and self.lines[k].startswith(pad + "    "):
-            k += 1
-        body = self.lines[start + 1 : k]
-        rest = self.lines[k:]
-        names = self.names
-        names.used.add("lax")
-        cond, loop, c = names.fresh("loop_cond"), names.fresh("loop_body"), names.fresh("carry")
-        self.loop_functions.update((cond, loop))
-        v = ", ".join(carry)
-        out = [
-            f"{pad}def {cond}({c}):",
-            f"{pad}    {v}, = {c}",
-            f"{pad}    return {head[len(pad) + 6 : -1]}",
-            f"{pad}def {loop}({c}):",
-            f"{pad}    {v}, = {c}",
-            *body,
-            f"{pad}    return ({v},)",
-            f"{pad}{v}, = lax.while_loop({cond}, {loop}, ({v},))",
-            *rest,
-        ]
-        del self.lines[start:]
-        self.line_nodes = {i: n for i, n in self.line_nodes.items() if i <= start}
-        self.lines.extend(out)
-
-
-def jittable_source(module: Module, loop_functions: set[str]) -> str | None:
-    """None if the generated JAX source of a graph is one function with no Python loop."""
-    if module.deep:
-        return "it recurses or calls function values"
-    defs = [
-        x.split("(")[0].split()[1]
-        for x in module.source.splitlines()
-        if x.lstrip().startswith("def ")
-    ]
-    if len(defs) != 1 + len(loop_functions) or not loop_functions.issuperset(defs[1:]):
-        return "it calls other functions or makes closures"
-    if "while " in module.source.replace("lax.while_loop", ""):
-        return "a loop has several states (not one lax.while_loop)"
-    return None
-
-
 class JaxExecutable(Executable):
-    """A graph compiled by XLA through ``jax.jit``, or, where it cannot be, host code."""
+    """A graph compiled by XLA through ``jax.jit``, or, where it cannot be, host code.
+
+    A call returns, besides its results, an error flag (a Python error may be raised: the
+    call runs again on the host, which raises it at the user's line, see
+    `jax_runtime.check`) and the size the stacks of loop gradients needed. Stacks have a
+    capacity per compilation (64 rows first); a call that needed more is compiled again with
+    the next power of two that is enough, and runs again: `capacities` lists those compiled.
+    """
 
     def __init__(self, graph: Graph, backend: JaxBackend):
         self.host = PythonExecutable(generate(graph))
@@ -301,15 +242,18 @@ class JaxExecutable(Executable):
         #: Why the program runs on the host (None when it is jitted).
         self.reason = jittable(graph)
         self.backend = backend
+        #: The stack capacities compiled (one XLA computation each), smallest first.
+        self.capacities: list[int] = []
         if self.reason is None:
             self._jit(graph)
 
     def _jit(self, graph: Graph) -> None:
         jax, jnp = self.backend.jax, self.backend.jnp
-        generator = _JaxGenerator(graph)
-        module = generator.generate()
-        self.reason = jittable_source(module, generator.loop_functions)
-        if self.reason is not None:
+        rt.setup()
+        try:
+            module = JaxGenerator(graph).generate()
+        except Unsupported as exc:
+            self.reason = str(exc)
             return
         self.jax_source = module.source
         module.globals.update(np=jnp, math=_JaxMath(jnp), lax=jax.lax)
@@ -319,14 +263,48 @@ class JaxExecutable(Executable):
         out = graph.output.abstract
         self.params, self.out = params, out
 
-        def flat(*leaves: Any) -> list[Any]:
+        def flat(capacity: int, *leaves: Any) -> Any:
+            rt.Trace.capacity = capacity
             it = iter(leaves)
             args = [_unflatten(it, a, _as_is) for a in params]
-            result: list[Any] = []
-            _flatten(fn(*args), out, result)
-            return result
+            rt.Trace.flags.append([])
+            rt.Trace.needs.append([])
+            try:
+                result = fn(*args)
+            finally:
+                flags, needs = rt.Trace.flags.pop(), rt.Trace.needs.pop()
+            leaves_out: list[Any] = []
+            _flatten(result, out, leaves_out)
+            status = None
+            if flags or needs:
+                # One number: the stack size needed, times 2, plus the error flag.
+                status = jnp.asarray(0, dtype=np.int64)
+                for n in needs:
+                    status = jnp.maximum(status, jnp.asarray(n, dtype=np.int64))
+                flag = jnp.asarray(False)
+                for f in flags:
+                    flag = flag | jnp.asarray(f, dtype=bool)
+                status = status * 2 + flag.astype(np.int64)
+            f64 = [jnp.asarray(x) for x in leaves_out]
+            scalars = all(isinstance(a, AbstractScalar) for a in _leaf_types(out))
+            if (
+                scalars
+                and leaves_out
+                and all(x.dtype == np.float64 and x.shape == () for x in f64)
+            ):
+                # Float64 scalars (and the status, exact below 2**53) as one array: one
+                # transfer from the device per call.
+                parts = f64 + ([] if status is None else [status.astype(np.float64)])
+                self.packed = "packed" if status is None else "packed+status"
+                return jnp.stack(parts), None
+            self.packed = None
+            return leaves_out, status
 
-        self.fn = jax.jit(flat)
+        self.fn = jax.jit(flat, static_argnums=0)
+        #: How results come back: None (as they are), "packed" (float64 scalars in one
+        #: array), "packed+status" (and the status last); set when JAX traces the program.
+        self.packed: str | None = None
+        self.capacity = 64
         self.jitted = True
         self.traced = False
 
@@ -341,22 +319,41 @@ class JaxExecutable(Executable):
         if not self.jitted:
             raise ValueError(f"this program runs on the host: {self.reason}")
         with self.backend.context():
-            return self.fn.lower(*self._leaves(args)).as_text()
+            return self.fn.lower(self.capacity, *self._leaves(args)).as_text()
+
+    def _run(self, leaves: list[Any]) -> Any:
+        """Run the XLA computation, compiled again with larger stacks while they overflow."""
+        while True:
+            with self.backend.context():
+                result, status = self.fn(self.capacity, *leaves)
+            if self.capacity not in self.capacities:
+                self.capacities.append(self.capacity)
+            if self.packed is not None:
+                values = np.asarray(result).tolist()
+                if self.packed == "packed":
+                    return values, False
+                result, status = values[:-1], int(values[-1])
+            elif status is None:
+                return result, False
+            else:
+                status = int(np.asarray(status))
+            need, flag = status >> 1, status & 1
+            if need <= self.capacity:
+                return result, bool(flag)
+            self.capacity = 1 << (need - 1).bit_length()
 
     def __call__(self, args: tuple[Any, ...]) -> Any:
         if not self.jitted:
             return self.host(self.backend.on_host(args))
         leaves = self._leaves(args)
         if self.traced:
-            with self.backend.context():
-                result = self.fn(*leaves)
+            result, flag = self._run(leaves)
         else:
             try:
-                with self.backend.context():
-                    result = self.fn(*leaves)
+                result, flag = self._run(leaves)
             except Exception as exc:
-                # The generated code does something JAX cannot trace (or raises an error the
-                # host code reports with the user's lines): the program runs on the host.
+                # The generated code does something JAX cannot trace: the program runs on
+                # the host.
                 self.jitted = False
                 self.reason = f"JAX could not trace it ({type(exc).__name__}: {exc})"
                 return self.host(self.backend.on_host(args))
@@ -368,6 +365,10 @@ class JaxExecutable(Executable):
                 self.jitted = False
                 self.reason = f"XLA's result dtypes {got} are not NumPy's {expected}"
                 return self.host(self.backend.on_host(args))
+        if flag:
+            # Python raises an error here (or computes what XLA cannot): the host code runs
+            # the call, and raises the error at the user's line.
+            return self.host(self.backend.on_host(args))
         return _unflatten(iter(result), self.out, self.backend.convert)
 
 

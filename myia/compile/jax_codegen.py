@@ -1,0 +1,568 @@
+"""Code generation for the JAX backend: the NumPy backend's code with JAX's control flow.
+
+`JaxGenerator` is the code generator of `myia.compile.codegen` with the stacks of loop
+gradients as `myia.compile.jax_runtime.JaxStack`s. Its output is then rewritten
+(`structure`), as a Python syntax tree, so that the code traced by ``jax.jit`` has no Python
+control flow on values:
+
+- a loop ``while cond: body`` becomes ``jax_while(cond_, body_, state, types)`` (one
+  ``lax.while_loop``), its state the variables the body assigns and reads again;
+- a state machine ``while True: if _state == 0: ... elif ...`` (a loop with branches in its
+  body, several loops, ``break``) becomes one ``lax.while_loop`` whose body is a
+  ``lax.switch`` over the states; a ``continue`` returns the new state, a ``return`` leaves
+  the loop with the number of its exit, and the exit's expression is computed after the loop;
+- ``if c: ... else: ...`` becomes ``return jax_cond(c, then_, else_)`` (``lax.cond``); an arm
+  that falls through gets the statements that follow (so both arms return); ``a if c else b``
+  becomes a ``lax.cond`` too.
+
+Nothing is unrolled: each loop is one ``lax.while_loop`` whatever its trip count. What cannot
+be written so (a loop whose state holds a function) fails when JAX traces it, and the program
+runs as the NumPy backend's code (`myia.compile.jax_backend`).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import numpy as np
+
+from ..abstract.data import AbstractRecord, AbstractScalar, AbstractStack, AbstractTuple
+from ..primitives import P, Primitive
+from ..primitives.stack import EMPTY_STACK
+from . import jax_runtime as rt
+from .codegen import CodeGenerator, Module
+
+_BOOL = AbstractScalar("bool")
+_INT = AbstractScalar("int64")
+
+
+#: Primitives computed on Python floats whose Python errors the JAX code flags.
+_FLOAT_OPS = frozenset(
+    "truediv floordiv mod pow exp log log1p expm1 sqrt sin cos tan asin acos sinh cosh "
+    "atan2 hypot".split()
+)
+
+
+def _weak(a: Any, kind: str) -> bool:
+    return isinstance(a, AbstractScalar) and a.weak and np.dtype(a.dtype).kind in kind
+
+
+def flagged(node: Any) -> str | None:
+    """How the JAX code flags the Python errors of `node` (None if it does not).
+
+    ``"float"``: an operation on Python floats (`jax_runtime.check_float`); ``"divisor"``:
+    an integer division (`jax_runtime.check_divisor`); ``"index"``: array indexing
+    (`jax_runtime.check_index`).
+    """
+    fn = node.inputs[0]
+    if not (fn.is_constant and hasattr(fn.value, "name")):
+        return None
+    name, out = fn.value.name, node.abstract
+    ins = [i.abstract for i in node.inputs[1:]]
+    if name in _FLOAT_OPS and _weak(out, "f") and all(isinstance(a, AbstractScalar) for a in ins):
+        return "float"
+    if name in ("floordiv", "mod") and _weak(out, "iu") and all(_weak(a, "iub") for a in ins):
+        return "divisor"
+    if name == "array_getitem":
+        return "index"
+    return None
+
+
+#: Primitives whose implementation, called on traced values, computes what it computes on
+#: NumPy values (the others need a lowering to run under JAX).
+_IMPL_TRACEABLE = frozenset(
+    [P.env_sens, P.gmaterialize, P.zeros, P.ones, P.full, P.seq, P.stack_new,
+     P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty]
+)  # fmt: skip
+
+
+def _has_python_scalar(a: Any) -> bool:
+    """Whether a value of type `a` holds a Python number (an array while JAX traces it)."""
+    if isinstance(a, AbstractScalar):
+        return a.weak
+    if isinstance(a, AbstractTuple):
+        return any(map(_has_python_scalar, a.elements))
+    if isinstance(a, AbstractRecord):
+        return any(map(_has_python_scalar, a.fields))
+    return False
+
+
+class Unsupported(Exception):
+    """The generated code has a form the rewriting into JAX's control flow does not know."""
+
+
+class JaxGenerator(CodeGenerator):
+    """The NumPy backend's generator, with stacks and tests as the JAX runtime's."""
+
+    def call(self, node: Any) -> str:
+        fn, *args = node.inputs
+        if not fn.is_constant:
+            return super().call(node)
+        v = fn.value
+        if v in (P.stack_new, P.stack_of_functions):
+            return self.global_value(rt.EMPTY, "EMPTY_STACK")
+        if v in (P.stack_push, P.stack_pop, P.stack_empty) or flagged(node) == "index":
+            a = [self.expr(x) for x in args]
+            if v is P.stack_push:
+                element = (
+                    node.abstract.element if isinstance(node.abstract, AbstractStack) else None
+                )
+                el = self.global_value(element, "T_elem")
+                return f"{self.global_value(rt.stack_push, 'stack_push')}({a[0]}, {a[1]}, {el})"
+            if v is P.stack_pop:
+                return f"{self.global_value(rt.stack_pop, 'stack_pop')}({a[0]})"
+            if v is P.stack_empty:
+                return f"{self.global_value(rt.stack_empty, 'stack_empty')}({a[0]})"
+            return f"{self.global_value(rt.check_index, 'check_index')}({a[0]}, {a[1]})"
+        if v is P.to_bool and args and isinstance(args[0].abstract, AbstractScalar):
+            if not args[0].abstract.weak:
+                # ``bool(x)`` of a NumPy value, as a traced boolean.
+                x = self.expr(args[0])
+                return x if args[0].abstract.dtype == "bool" else f"np.not_equal({x}, 0)"
+        how = flagged(node)
+        text = super().call(node)
+        if isinstance(v, Primitive) and v not in _IMPL_TRACEABLE:
+            impl = self.global_values.get(id(v.impl))
+            if (
+                impl is not None
+                and text.startswith(impl + "(")
+                and any(not x.is_constant and _has_python_scalar(x.abstract) for x in args)
+            ):
+                # The primitive's implementation dispatches on Python types, which a traced
+                # value does not have (a Python float is an array while tracing).
+                raise Unsupported(f"{v.name} has no JAX lowering here")
+        if how == "float":
+            a = ", ".join(self.expr(x) for x in args)  # variables: see `inlined`
+            return f"{self.global_value(rt.check_float, 'check_float')}({text}, {a})"
+        if how == "divisor":
+            d = self.expr(args[1])
+            return f"{self.global_value(rt.check_divisor, 'check_divisor')}({text}, {d})"
+        return text
+
+    def inlined(self, node: Any) -> bool:
+        """As the NumPy backend's, but an operand of a flagged node is a variable (read twice)."""
+        if not super().inlined(node):
+            return False
+        user = self.uses[node][0][0]
+        return flagged(user) not in ("float", "divisor")
+
+    def constant(self, node: Any) -> str:
+        if node.value is EMPTY_STACK:
+            return self.global_value(rt.EMPTY, "EMPTY_STACK")
+        return super().constant(node)
+
+    def generate(self) -> Module:
+        module = super().generate()
+        types = {name: node.abstract for node, name in self.names.names.items()}
+        helpers = {
+            "jax_while": rt.jax_while,
+            "jax_switch": rt.jax_switch,
+            "jax_select": rt.jax_select,
+            "jax_cond": rt.jax_cond,
+            "jax_not": rt.jax_not,
+            "placeholder": rt.placeholder,
+        }
+        for name in helpers:
+            self.names.used.add(name)
+        rewriter = _Structure(types, self.names, module.globals)
+        module.globals.update(helpers)
+        module.source = rewriter.module(module.source)
+        return module
+
+
+# Analyses of the generated code ---------------------------------------------------------------
+
+
+def _loads(node: ast.AST) -> set[str]:
+    """The names `node` reads (for a function definition: its free names)."""
+    if isinstance(node, ast.FunctionDef):
+        inner = set().union(*(_loads(s) for s in node.body)) if node.body else set()
+        params = {a.arg for a in node.args.args}
+        defaults = (
+            set().union(*(_loads(d) for d in node.args.defaults)) if node.args.defaults else set()
+        )
+        return (inner - params - _stores(node.body)) | defaults
+    if isinstance(node, ast.Lambda):
+        return _loads(node.body) - {a.arg for a in node.args.args}
+    out: set[str] = set()
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        out.add(node.id)
+    for child in ast.iter_child_nodes(node):
+        out |= _loads(child)
+    return out
+
+
+def _stores(stmts: list[ast.stmt]) -> set[str]:
+    """The names assigned by `stmts` (not inside the functions they define)."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, ast.FunctionDef):
+            out.add(s.name)
+            continue
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                out.add(n.id)
+    return out
+
+
+def _free_reads(stmts: list[ast.stmt], bound: set[str]) -> set[str]:
+    """The names `stmts` may read before assigning them (not in `bound`)."""
+    bound = set(bound)
+    reads: set[str] = set()
+    for s in stmts:
+        if isinstance(s, ast.Assign):
+            reads |= _loads(s.value) - bound
+            for t in s.targets:
+                bound |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(s, ast.If):
+            reads |= _loads(s.test) - bound
+            reads |= _free_reads(s.body, bound) | _free_reads(s.orelse, bound)
+            bound |= _stores(s.body) & _stores(s.orelse)
+        elif isinstance(s, ast.While):
+            reads |= _loads(s.test) - bound
+            reads |= _free_reads(s.body, bound)
+        elif isinstance(s, ast.FunctionDef):
+            reads |= _loads(s) - bound
+            bound.add(s.name)
+        else:
+            reads |= _loads(s) - bound
+    return reads
+
+
+def _terminates(stmts: list[ast.stmt]) -> bool:
+    """Whether every path through `stmts` ends in a return, continue or raise."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, (ast.Return, ast.Continue, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return _terminates(last.body) and _terminates(last.orelse)
+    if isinstance(last, ast.While) and isinstance(last.test, ast.Constant) and last.test.value:
+        return True
+    return False
+
+
+def _unreachable(stmts: list[ast.stmt]) -> bool:
+    """Whether `stmts` is ``raise AssertionError(...)`` (a branch that is never taken)."""
+    return (
+        len(stmts) == 1
+        and isinstance(stmts[0], ast.Raise)
+        and isinstance(stmts[0].exc, ast.Call)
+        and isinstance(stmts[0].exc.func, ast.Name)
+        and stmts[0].exc.func.id == "AssertionError"
+    )
+
+
+def _recursive(tree: ast.Module) -> bool:
+    """Whether a function of the module reaches itself through calls (its loops are loops)."""
+    defs = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
+    edges = {
+        k: {n.id for n in ast.walk(d) if isinstance(n, ast.Name) and n.id in defs}
+        for k, d in defs.items()
+    }
+    state: dict[str, int] = {}
+
+    def visit(k: str) -> bool:
+        state[k] = 1
+        for j in edges[k]:
+            if state.get(j) == 1 or (j not in state and visit(j)):
+                return True
+        state[k] = 2
+        return False
+
+    return any(k not in state and visit(k) for k in defs)
+
+
+def _name(n: str, store: bool = False) -> ast.Name:
+    return ast.Name(n, ast.Store() if store else ast.Load())
+
+
+def _tuple(names: list[str], store: bool = False) -> ast.Tuple:
+    return ast.Tuple([_name(n, store) for n in names], ast.Store() if store else ast.Load())
+
+
+def _call(fn: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(_name(fn), list(args), [])
+
+
+def _def(
+    name: str, params: list[str], body: list[ast.stmt], defaults: list[str] = ()
+) -> ast.FunctionDef:  # type: ignore[assignment]
+    args = ast.arguments(
+        posonlyargs=[],
+        args=[ast.arg(p) for p in [*params, *defaults]],
+        kwonlyargs=[],
+        kw_defaults=[],
+        defaults=[_name(d) for d in defaults],
+    )
+    return ast.FunctionDef(name, args, body, [], None)
+
+
+class _Expressions(ast.NodeTransformer):
+    """``a if c else b`` as ``lax.cond``, ``not x`` of a traced value as ``logical_not``."""
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Call) and isinstance(f.func, ast.Name) and f.func.id == "jax_cond":
+            # (then if c else other)(args...): the call in each branch.
+            test, then, other = f.args
+            args = node.args
+            return _call(
+                "jax_cond",
+                test,
+                ast.Lambda(_no_args(), ast.Call(then.body, args, [])),  # type: ignore[attr-defined]
+                ast.Lambda(_no_args(), ast.Call(other.body, args, [])),  # type: ignore[attr-defined]
+            )
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> Any:
+        self.generic_visit(node)
+        return _call(
+            "jax_cond",
+            node.test,
+            ast.Lambda(_no_args(), node.body),
+            ast.Lambda(_no_args(), node.orelse),
+        )
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return _call("jax_not", node.operand)
+        return node
+
+
+def _no_args() -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+
+
+class _Structure:
+    """Rewrites generated code so that its control flow is JAX's (see the module's doc)."""
+
+    def __init__(self, types: dict[str, Any], names: Any, globals_: dict[str, Any]):
+        self.types = types
+        self.names = names
+        self.globals = globals_
+
+    def fresh(self, base: str) -> str:
+        return self.names.fresh(base)
+
+    def type_of(self, name: str) -> Any:
+        if name == "_state":
+            return _INT
+        t = self.types.get(name)
+        if t is None:
+            raise Unsupported(f"the type of {name} is not known")
+        return t
+
+    def types_global(self, names: list[str], head: list[Any]) -> str:
+        value = tuple(head) + tuple(self.type_of(n) for n in names)
+        g = self.fresh("T_state")
+        self.globals[g] = value
+        return g
+
+    def module(self, source: str) -> str:
+        tree = ast.parse(source)
+        if _recursive(tree):
+            raise Unsupported("it recurses (recursion stays on the host)")
+        tree = _Expressions().visit(tree)
+        tree.body = [self.function(s) if isinstance(s, ast.FunctionDef) else s for s in tree.body]
+        ast.fix_missing_locations(tree)
+        return ast.unparse(tree) + "\n"
+
+    def function(self, fn: ast.FunctionDef) -> ast.FunctionDef:
+        fn.body = self.stmts(fn.body, {a.arg for a in fn.args.args})
+        return fn
+
+    # Statements -----------------------------------------------------------------------------
+
+    def stmts(self, stmts: list[ast.stmt], bound: set[str]) -> list[ast.stmt]:
+        """`stmts` with their control flow rewritten; `bound`: the names defined before."""
+        out: list[ast.stmt] = []
+        bound = set(bound)
+        for k, s in enumerate(stmts):
+            rest = stmts[k + 1 :]
+            if isinstance(s, ast.If):
+                return out + self.branch(s, rest, bound)
+            if isinstance(s, ast.While):
+                if isinstance(s.test, ast.Constant) and s.test.value is True:
+                    return out + self.machine(s, bound)
+                out += self.loop(s, rest, bound)
+                bound |= _stores(s.body)
+                continue
+            if isinstance(s, ast.FunctionDef):
+                s = self.function(s)
+            out.append(s)
+            bound |= _stores([s])
+        return out
+
+    def branch(self, s: ast.If, rest: list[ast.stmt], bound: set[str]) -> list[ast.stmt]:
+        """``if``/``else`` as ``return jax_cond(c, then_, else_)``."""
+        arms = []
+        for arm in (s.body, s.orelse):
+            arms.append(arm if _terminates(arm) else arm + rest)
+        then, other = arms
+        if _unreachable(then):
+            return self.stmts(other, bound)
+        if _unreachable(other):
+            return self.stmts(then, bound)
+        if not all(isinstance(a[-1], ast.Return) or _terminates(a) for a in arms):
+            raise Unsupported("a branch that does not return")
+        names = [self.fresh("then"), self.fresh("other")]
+        out: list[ast.stmt] = []
+        for name, arm in zip(names, arms):
+            defaults = sorted(_stores(arm) & bound)
+            body = self.stmts(arm, bound)
+            out.append(_def(name, [], body, defaults))
+        out.append(ast.Return(_call("jax_cond", s.test, _name(names[0]), _name(names[1]))))
+        return out
+
+    def loop(self, s: ast.While, rest: list[ast.stmt], bound: set[str]) -> list[ast.stmt]:
+        """``while cond: body`` as one ``lax.while_loop`` (`jax_while`)."""
+        if any(isinstance(n, (ast.Return, ast.Continue, ast.Break)) for n in ast.walk(s)):
+            raise Unsupported("a loop that tests first and returns from its body")
+        assigned = _stores(s.body)
+        later = _loads(s.test) | _free_reads(s.body, set()) | _free_reads(rest, set())
+        carry = sorted(assigned & later)
+        if not carry:
+            raise Unsupported("a loop that changes nothing")
+        inits = self.inits(carry, bound)
+        cond, body, st = self.fresh("loop_cond"), self.fresh("loop_body"), self.fresh("carry")
+        unpack = ast.Assign([_tuple(carry, True)], _name(st))
+        types = self.types_global(carry, [])
+        inner = set(bound) | set(carry)
+        return [
+            _def(cond, [st], [unpack, ast.Return(s.test)]),
+            _def(body, [st], self.stmts([unpack, *s.body, ast.Return(_tuple(carry))], inner)),
+            *inits,
+            ast.Assign(
+                [_tuple(carry, True)],
+                _call("jax_while", _name(cond), _name(body), _tuple(carry), _name(types)),
+            ),
+        ]
+
+    def inits(self, carry: list[str], bound: set[str]) -> list[ast.stmt]:
+        """Values for the loop variables not defined before the loop: placeholders."""
+        out: list[ast.stmt] = []
+        for n in carry:
+            if n not in bound:
+                t = self.fresh("T_var")
+                self.globals[t] = self.type_of(n)
+                out.append(ast.Assign([_name(n, True)], _call("placeholder", _name(t))))
+        return out
+
+    def machine(self, s: ast.While, bound: set[str]) -> list[ast.stmt]:
+        """``while True:`` over one or several states as a ``lax.while_loop`` of a switch.
+
+        The loop's state is ``(go, exit, variables...)``: ``go`` is false once a ``return``
+        was reached, ``exit`` says which; the variables are those assigned in the loop and
+        read in a later iteration or by an exit. The exits' expressions are computed after
+        the loop (one ``lax.switch`` if there are several).
+        """
+        body = s.body
+        states: list[list[ast.stmt]]
+        if (
+            len(body) == 1
+            and isinstance(body[0], ast.If)
+            and isinstance(body[0].test, ast.Compare)
+            and isinstance(body[0].test.left, ast.Name)
+            and body[0].test.left.id == "_state"
+        ):
+            states = []
+            node: Any = body[0]
+            while isinstance(node, ast.If):
+                states.append(node.body)
+                node = node.orelse[0] if len(node.orelse) == 1 else None
+                if node is not None and not isinstance(node, ast.If):
+                    break
+        else:
+            states = [body]
+        exits: list[ast.expr] = []
+        for st in states:
+            for n in ast.walk(ast.Module(st, [])):
+                if isinstance(n, ast.Return):
+                    exits.append(n.value)  # type: ignore[arg-type]
+                if isinstance(n, (ast.While, ast.Break)):
+                    raise Unsupported("a loop inside a state machine")
+        numbered: list[ast.expr] = []  # the exits in the order `Jumps` numbers them
+        assigned = _stores(body)
+        later = set().union(*(_free_reads(st, set()) for st in states))
+        for e in exits:
+            later |= _loads(e)
+        if len(states) > 1:
+            later.add("_state")
+        carry = sorted(assigned & later)
+        go, ex = self.fresh("go"), self.fresh("exit")
+        full = [go, ex, *carry]
+        types = self.types_global(carry, [_BOOL, _INT])
+        st_name = self.fresh("carry")
+        unpack = ast.Assign([_tuple(full, True)], _name(st_name))
+        counter = iter(range(len(exits)))
+
+        class Jumps(ast.NodeTransformer):
+            def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:
+                return node
+
+            def visit_Continue(self, node: ast.Continue) -> Any:
+                return ast.Return(
+                    ast.Tuple(
+                        [ast.Constant(True), ast.Constant(0), *_tuple(carry).elts], ast.Load()
+                    )
+                )
+
+            def visit_Return(self, node: ast.Return) -> Any:
+                k = next(counter)
+                numbered.append(node.value)  # type: ignore[arg-type]
+                return ast.Return(
+                    ast.Tuple(
+                        [ast.Constant(False), ast.Constant(k), *_tuple(carry).elts], ast.Load()
+                    )
+                )
+
+        jumps = Jumps()
+        states = [[jumps.visit(x) for x in st] for st in states]
+        exits = numbered
+        inner = set(bound) | set(full)
+        if len(states) == 1:
+            loop_body = self.stmts([unpack, *states[0]], inner)
+        else:
+            names = [self.fresh(f"state{k}") for k in range(len(states))]
+            loop_body = [unpack]
+            for name, st in zip(names, states):
+                loop_body.append(
+                    _def(name, [], self.stmts(st, inner), sorted(_stores(st) & inner))
+                )
+            loop_body.append(
+                ast.Return(
+                    _call(
+                        "jax_switch",
+                        _name("_state"),
+                        ast.List([_name(n) for n in names], ast.Load()),
+                    )
+                )
+            )
+        body_name = self.fresh("loop_body")
+        cond_name = self.fresh("loop_cond")
+        out: list[ast.stmt] = [
+            _def(
+                cond_name,
+                [st_name],
+                [ast.Return(ast.Subscript(_name(st_name), ast.Constant(0), ast.Load()))],
+            ),
+            _def(body_name, [st_name], loop_body),
+            ast.Assign([_name(go, True)], ast.Constant(True)),
+            ast.Assign([_name(ex, True)], ast.Constant(0)),
+            *self.inits(carry, bound),
+            ast.Assign(
+                [_tuple(full, True)],
+                _call("jax_while", _name(cond_name), _name(body_name), _tuple(full), _name(types)),
+            ),
+        ]
+        if len(exits) == 1:
+            out.append(ast.Return(exits[0]))
+        elif exits:
+            values = ast.List(exits, ast.Load())
+            out.append(ast.Return(_call("jax_select", _name(ex), values)))
+        return out
