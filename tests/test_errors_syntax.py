@@ -143,10 +143,6 @@ def uses_kwargs_call(d):
     return dict(**d)  # MARK
 
 
-def uses_fstring(x):
-    return f"{x}"  # MARK
-
-
 def uses_walrus(x):
     if (y := x + 1) > 2:  # MARK
         return y
@@ -209,7 +205,6 @@ CASES = [
     class_inside,
     uses_import,
     uses_kwargs_call,
-    uses_fstring,
     uses_walrus,
     uses_comprehension,
     uses_bare_raise,

@@ -19,7 +19,8 @@ from ..operations import ops
 from ..primitives import P
 from . import cache, comprehensions, defaults, partials
 from .blocks import Block, ExpressionBlock, Jump, Unbound
-from .resolve import functions_in_constant, is_namespace, lookup_global, resolve_global, to_node
+from .expressions import DataExpressions, attribute_chain
+from .resolve import functions_in_constant, lookup_global, resolve_global
 from .source import find_code, module_ast, no_source_error
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
 
@@ -182,18 +183,7 @@ def _bound_names(scope: list[ast.AST]) -> list[str]:
     return out
 
 
-def _attribute_chain(node: ast.expr) -> str | None:
-    """``"a.b.c"`` for the expression ``a.b.c``, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
-
-
-class FunctionParser:
+class FunctionParser(DataExpressions):
     """Parses one function (top-level, nested ``def`` or ``lambda``) into a graph."""
 
     def __init__(
@@ -470,7 +460,7 @@ class FunctionParser:
         elif isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
             if test.func.id == "isinstance" and test.args:
                 subject = test.args[0]
-        chain = _attribute_chain(subject) if subject is not None else None
+        chain = attribute_chain(subject) if subject is not None else None
         if chain is None:
             return []
         if "." not in chain:
@@ -777,74 +767,6 @@ class FunctionParser:
             args = block.apply(ops.add, args, p, debug=self.dbg(node))
         return block.apply(P.apply_star, fn, args, debug=self.dbg(node))
 
-    def expr_Attribute(self, block: Block, node: ast.Attribute) -> Node:
-        chain = _attribute_chain(node) if self.narrowed else None
-        if chain in self.narrowed:
-            return block.read(self.narrowed[chain])
-        value = self.expr(block, node.value)
-        if value.is_constant and is_namespace(value.value):
-            try:
-                attr = getattr(value.value, node.attr)
-            except AttributeError:
-                from ..errors import MyiaNameError
-
-                raise MyiaNameError(
-                    f"{value.value!r} has no attribute {node.attr!r}",
-                    at(self.loc(node), self.name),
-                ) from None
-            cache.read(value.value, node.attr, attr)
-            full = f"{getattr(value.value, '__name__', '')}.{node.attr}"
-            return self.constant(
-                block, to_node(attr, full, self.loc(node), self.name).value, full, node
-            )
-        return block.apply(ops.getattr_, value, node.attr, debug=self.dbg(node, node.attr))
-
-    def expr_Subscript(self, block: Block, node: ast.Subscript) -> Node:
-        value = self.expr(block, node.value)
-        index = self.index(block, node.slice)
-        return block.apply(ops.getitem, value, index, debug=self.dbg(node))
-
-    def index(self, block: Block, node: ast.expr) -> Node:
-        if isinstance(node, ast.Slice):
-            parts = [
-                self.expr(block, p) if p is not None else Constant(None)
-                for p in (node.lower, node.upper, node.step)
-            ]
-            if all(p.is_constant for p in parts):
-                return Constant(slice(*(p.value for p in parts)), self.dbg(node))
-            return block.apply(P.make_slice, *parts, debug=self.dbg(node))
-        if isinstance(node, ast.Tuple):
-            items = [self.index(block, e) for e in node.elts]
-            if all(i.is_constant for i in items):
-                return Constant(tuple(i.value for i in items), self.dbg(node))
-            return block.apply(P.make_tuple, *items, debug=self.dbg(node))
-        return self.expr(block, node)
-
-    def expr_Tuple(self, block: Block, node: ast.Tuple) -> Node:
-        items = self._items(block, node.elts)
-        return block.apply(P.make_tuple, *items, debug=self.dbg(node))
-
-    def expr_List(self, block: Block, node: ast.List) -> Node:
-        items = self._items(block, node.elts)
-        return block.apply(P.make_list, *items, debug=self.dbg(node))
-
-    def _items(self, block: Block, elts: list[ast.expr]) -> list[Node]:
-        out = []
-        for e in elts:
-            if isinstance(e, ast.Starred):
-                raise self.error(e, "starred expressions are not supported by Myia")
-            out.append(self.expr(block, e))
-        return out
-
-    def expr_Dict(self, block: Block, node: ast.Dict) -> Node:
-        keys = []
-        for k in node.keys:
-            if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
-                raise self.error(k or node, "dict keys must be constant strings in Myia")
-            keys.append(k.value)
-        values = self._items(block, node.values)
-        return block.apply(P.make_dict, tuple(keys), *values, debug=self.dbg(node))
-
     def expr_Lambda(self, block: Block, node: ast.Lambda) -> Node:
         graph = Graph(f"{self.graph.name}:lambda", self.loc(node))
         self.parse_nested(node, block, graph)
@@ -855,23 +777,6 @@ class FunctionParser:
         return comprehensions.parse(self, block, node)
 
     expr_GeneratorExp = expr_DictComp = expr_SetComp = expr_ListComp
-
-    def expr_JoinedStr(self, block: Block, node: ast.JoinedStr) -> Node:
-        raise self.error(node, "f-strings are not supported by Myia")
-
-    def expr_Starred(self, block: Block, node: ast.Starred) -> Node:
-        raise self.error(node, "starred expressions are not supported by Myia")
-
-    def expr_Yield(self, block: Block, node: ast.Yield) -> Node:
-        raise self.error(node, "yield is not supported by Myia (generators have effects)")
-
-    expr_YieldFrom = expr_Yield
-
-    def expr_Await(self, block: Block, node: ast.Await) -> Node:
-        raise self.error(node, "await is not supported by Myia")
-
-    def expr_NamedExpr(self, block: Block, node: ast.NamedExpr) -> Node:
-        raise self.error(node, "assignment expressions (:=) are not supported by Myia")
 
 
 __all__ = ["Jump", "parse"]

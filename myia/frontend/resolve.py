@@ -14,6 +14,7 @@ import builtins
 import dataclasses
 import functools
 import inspect
+import sys
 import types
 from typing import Any
 
@@ -97,6 +98,9 @@ def to_node(
                 return Constant(g, debug)
             return Constant(make_graph(), debug)
         value = getattr(value, "__myia_function__", value)
+    stream = _stream(value)
+    if stream is not None:
+        return Constant(stream, debug)
     mapped = lookup(value)
     if mapped is not None:
         value = mapped
@@ -127,6 +131,17 @@ def to_node(
             f"{full} is not supported in Myia code (used as {name!r})", at(location, function)
         )
     return Constant(value, debug)
+
+
+def _stream(value: Any) -> Any:
+    """The `Stream` Myia code names ``sys.stdout`` or ``sys.stderr`` by, or None."""
+    from ..primitives.control import STDERR, STDOUT
+
+    if value is sys.stdout or value is sys.__stdout__:
+        return STDOUT
+    if value is sys.stderr or value is sys.__stderr__:
+        return STDERR
+    return None
 
 
 def _holds_functions(value: Any, depth: int = 0) -> bool:

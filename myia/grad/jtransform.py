@@ -206,7 +206,13 @@ class _ScopeTransform:
             # Loop mode: (condition, arguments of the tail call, backpropagator of g's body).
             cond = self.jref(tail.cond, g, f) if tail.cond is not None else Constant(None)
             args = f.apply(P.make_tuple, *(self.jref(a, g, f) for a in tail.args))
-            f.output = f.apply(P.make_tuple, cond, args, Constant(self.backward[g]))
+            out = f.apply(P.make_tuple, cond, args, Constant(self.backward[g]))
+            for node in reversed(tail.chain):
+                # The statements sequenced before the tail call (a `print` in the loop's
+                # body) stay sequenced before the core's result: they are its effects.
+                if node.inputs[0].is_constant and node.inputs[0].value is P.seq:
+                    out = f.apply(P.seq, self.jref(node.inputs[1], g, f), out)
+            f.output = out
             return
         assert g.output is not None
         out = self.jref(g.output, g, f)
