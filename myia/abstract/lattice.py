@@ -124,7 +124,7 @@ def to_abstract(value: Any) -> AbstractValue:
         return NONE
     if isinstance(value, (str, type, slice)) or value is Ellipsis:
         return AbstractConstant(value)
-    if t is np.random.Generator:
+    if isinstance(value, np.random.Generator):
         return GENERATOR
     if isinstance(value, np.random.RandomState):
         raise TypeError(

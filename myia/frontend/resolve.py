@@ -98,6 +98,19 @@ def to_node(
                 return Constant(g, debug)
             return Constant(make_graph(), debug)
         value = getattr(value, "__myia_function__", value)
+    if value is np.random.default_rng or value is np.random.RandomState:
+        raise MyiaTypeError(
+            f"{name} cannot be called in Myia code: make the generator outside, "
+            "rng = np.random.default_rng(seed), and pass it as an argument",
+            at(location, function),
+        )
+    if _legacy_random(value):
+        raise MyiaTypeError(
+            f"{name} draws from NumPy's global random state, which Myia code does not use: "
+            "pass a generator, np.random.default_rng(seed), as an argument and call its "
+            f"methods (rng.{getattr(value, '__name__', 'normal')}(...))",
+            at(location, function),
+        )
     stream = _stream(value)
     if stream is not None:
         return Constant(stream, debug)
@@ -131,6 +144,14 @@ def to_node(
             f"{full} is not supported in Myia code (used as {name!r})", at(location, function)
         )
     return Constant(value, debug)
+
+
+def _legacy_random(value: Any) -> bool:
+    """Whether `value` is one of ``np.random``'s functions (global state, or a new generator)."""
+    if isinstance(getattr(value, "__self__", None), np.random.RandomState):
+        return True  # np.random.normal...: methods of the global RandomState
+    module = getattr(value, "__module__", None) or ""
+    return callable(value) and not isinstance(value, type) and module.startswith("numpy.random")
 
 
 def _stream(value: Any) -> Any:

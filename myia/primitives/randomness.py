@@ -84,7 +84,9 @@ def _numeric(a: Any, what: str) -> Any:
 @infer_rule(random_draw)
 def _infer_random_draw(gen, method, params, size, dtype, like):
     if not (isinstance(gen, AbstractOpaque) and gen.cls is np.random.Generator):
-        raise MyiaTypeError(f"random numbers are drawn from a numpy.random.Generator, not {show(gen)}")
+        raise MyiaTypeError(
+            f"random numbers are drawn from a numpy.random.Generator, not {show(gen)}"
+        )
     name = const_value(method, "the method", str)
     names, sized, kind = METHODS[name]
     args = dict(zip(names, params.elements))
