@@ -138,8 +138,6 @@ def test_generated_code_prints_to_the_stream_at_run_time(capsys):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_print_rejects_other_files(backend):
-    log = open  # noqa: F841
-
     def f(x):
         print(x, file=x)
         return x

@@ -161,7 +161,7 @@ def test_draws_are_never_dropped_nor_merged(fn, backend):
 
 def in_loop(r, n):
     out = []
-    for i in range(n):
+    for _ in range(n):
         out = out + [r.random()]
     k = 0
     total = 0.0
@@ -304,20 +304,9 @@ def reparameterized_normal(mu, sigma, r):
 
 def in_a_loop(mu, r, n):
     s = 0.0
-    for i in range(n):
+    for _ in range(n):
         s = s + (mu + r.standard_normal()) ** 2
     return s
-
-
-def _finite_difference(fn, args, i, seed, h=1e-6):
-    def at(v):
-        a = list(args)
-        a[i] = v
-        return fn(*a)
-
-    plus = at(args[i] + h)
-    minus = at(args[i] - h)
-    return (plus - minus) / (2 * h)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -131,7 +131,8 @@ def _infer_random_draw(gen, method, params, size, dtype, like):
             shape = bshape
         elif broadcast_shapes(what, shape, bshape) != shape:
             raise MyiaShapeError(
-                f"{what}: parameters of shape {shape_str(bshape)} do not fit size {shape_str(shape)}"
+                f"{what}: parameters of shape {shape_str(bshape)} "
+                f"do not fit size {shape_str(shape)}"
             )
     if like != NONE:  # a tuple
         likes = [_shape(a) for a in like.elements if isinstance(a, AbstractArray)]
