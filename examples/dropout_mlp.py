@@ -87,9 +87,8 @@ def load_data(seed: int = 0):
     from sklearn.model_selection import train_test_split
 
     digits = load_digits()
-    return train_test_split(
-        digits.data / 16.0, digits.target, test_size=0.25, random_state=seed, stratify=digits.target
-    )
+    x, y = digits.data / 16.0, digits.target
+    return train_test_split(x, y, test_size=0.25, random_state=seed, stratify=y)
 
 
 def train(params, x, labels, *, epochs, batch_size, lr, rate, seed, inside=True):
