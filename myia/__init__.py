@@ -16,6 +16,7 @@ from .errors import (
     MyiaTypeError,
 )
 from .grad.registry import custom_bprop
+from .profiling import profile
 from .saving import MyiaLoadError, load, save
 from .transforms import (
     hessian,
@@ -48,6 +49,7 @@ __all__ = [
     "load",
     "myia",
     "nn",
+    "profile",
     "save",
     "stop_gradient",
     "tree_leaves",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import os
@@ -129,15 +130,51 @@ class Signature(tuple):
 class Compiled:
     """One specialization of a function: its typed, optimized graph and its executable."""
 
-    def __init__(self, graph: Graph, result: Any, backend: Backend):
+    def __init__(self, graph: Graph, result: Any, backend: Backend, debug_nans: bool = False):
         self.graph = graph
         self.result = result
         self.executable = backend.compile(graph)
+        if debug_nans:
+            self.executable = NanChecking(self.executable, graph)
 
     @property
     def source(self) -> str | None:
         """The generated source code (None for the reference interpreter)."""
         return self.executable.source
+
+
+class NanChecking:
+    """An executable whose results are checked for NaN and infinities (``debug_nans=True``).
+
+    Where a result holds one and the arguments did not, the call runs again on the reference
+    interpreter checking every primitive, which raises `FloatingPointError` at the first one
+    that made a NaN or an infinity from finite values: the user's line, in the forward pass or
+    the gradient of that line.
+    """
+
+    def __init__(self, inner: Any, graph: Graph):
+        self.inner = inner
+        self.graph = graph
+        self.source = getattr(inner, "source", None)
+
+    def __call__(self, args: tuple[Any, ...]) -> Any:
+        from .vm.debug_vm import DebugVM, _nonfinite
+
+        out = self.inner(args)
+        if _nonfinite(_leaves(out)) and not _nonfinite(_leaves(args)):
+            DebugVM(check_nans=True).run(self.graph, args)
+        return out
+
+
+def _leaves(x: Any) -> tuple[Any, ...]:
+    """The numbers and arrays of a value (tuples, lists, dicts and dataclasses opened)."""
+    if isinstance(x, (tuple, list)):
+        return tuple(y for e in x for y in _leaves(e))
+    if isinstance(x, dict):
+        return _leaves(tuple(x.values()))
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return _leaves(tuple(getattr(x, f.name) for f in dataclasses.fields(x)))
+    return (x,)
 
 
 class MyiaFunction:
@@ -146,7 +183,9 @@ class MyiaFunction:
     def __init__(
         self, fn: Callable[..., Any], *, backend: str | None = None, **options: Any
     ) -> None:
-        # `options` are the backend's (``keep_on_device=``, ``device=`` for ``"jax"``).
+        # `options` are the backend's (``keep_on_device=``, ``device=`` for ``"jax"``), and
+        # ``debug_nans=True`` (`NanChecking`).
+        self.debug_nans = bool(options.pop("debug_nans", False))
         self.backend = get_backend(backend or DEFAULT_BACKEND, **options)
         # `myia(f)` of a function `f` compiled by Myia already (`@myia`, `grad`) compiles
         # what `f` compiles, with these options.
@@ -234,7 +273,7 @@ class MyiaFunction:
             graph = optimize(graph)
             if VERIFY:
                 verify_types(graph)
-            return Compiled(graph, result, self.backend)
+            return Compiled(graph, result, self.backend, self.debug_nans)
         except MyiaError:
             raise
         except Exception as exc:
@@ -413,7 +452,7 @@ def _grad_arguments(
     wrt: tuple[Any, ...], argnums: Any, options: dict[str, Any], who: str
 ) -> tuple[Any, ...]:
     """`wrt`, or JAX's ``argnums=``; a keyword `grad` does not know is a `MyiaTypeError`."""
-    unknown = sorted(set(options) - {"backend", "has_aux", *BACKEND_OPTIONS})
+    unknown = sorted(set(options) - {"backend", "has_aux", "debug_nans", *BACKEND_OPTIONS})
     if unknown:
         raise MyiaTypeError(
             f"{who}() got an unexpected keyword argument {unknown[0]!r}: give the parameters "

@@ -3,7 +3,9 @@
 A `MyiaError` for a user mistake already carries its own traceback of the user's program
 (`MyiaError.frames`); the Python frames of the compiler under it only hide it. `boundary`
 wraps an entry point (``myia``, ``grad``, a compiled function's call) so that such an error
-is re-raised with its Python traceback cut at the call and its cause and context dropped.
+is re-raised with its Python traceback cut at the call and its cause and context dropped;
+so is an exception that the user's program raised at run time (a division by zero, its own
+``raise``), which carries the Myia traceback of the user's frames (`errors.program_error`).
 The wrapper is compiled under the file name ``<myia>``, so that the one frame it adds
 names no file of the package. An internal error (`MyiaInternalError`) keeps its cause: that
 traceback is what a bug report needs.
@@ -15,9 +17,10 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .errors import MyiaError, MyiaInternalError
+from .errors import MyiaError, MyiaInternalError, is_program_error
 
 F = TypeVar("F", bound=Callable[..., Any])
+E = TypeVar("E", bound=BaseException)
 
 _SOURCE = """
 def myia_entry(*args, **kwargs):
@@ -25,10 +28,14 @@ def myia_entry(*args, **kwargs):
         return call(*args, **kwargs)
     except MyiaError as exc:
         raise trimmed(exc)
+    except Exception as exc:
+        if is_program_error(exc):
+            raise trimmed(exc)
+        raise
 """
 
 
-def trimmed(exc: MyiaError) -> MyiaError:
+def trimmed(exc: E) -> E:
     """`exc` with no Python traceback, and no cause or context unless it is internal."""
     exc.__traceback__ = None
     if not isinstance(exc, MyiaInternalError):
@@ -39,6 +46,11 @@ def trimmed(exc: MyiaError) -> MyiaError:
 
 def boundary(fn: F) -> F:
     """`fn` as an entry point: a `MyiaError` it raises reaches the caller trimmed."""
-    namespace = {"call": fn, "MyiaError": MyiaError, "trimmed": trimmed}
+    namespace = {
+        "call": fn,
+        "MyiaError": MyiaError,
+        "trimmed": trimmed,
+        "is_program_error": is_program_error,
+    }
     exec(compile(_SOURCE, "<myia>", "exec"), namespace)
     return functools.wraps(fn)(namespace["myia_entry"])  # type: ignore[return-value]

@@ -83,6 +83,23 @@ class MyiaInternalError(MyiaError):
         super().__init__(f"internal error in Myia (please report it): {message}", frames)
 
 
+def program_error(exc: BaseException, traceback: str) -> BaseException:
+    """`exc`, an exception the user's program raised at run time, with its Myia traceback.
+
+    The exception propagates as itself, as in Python (a division by zero, ``raise`` in the
+    program), with `traceback` (the user's frames) as a note; the API boundary then cuts the
+    frames of the package from its Python traceback, as it does for a `MyiaError`.
+    """
+    exc.add_note(traceback)
+    exc.__dict__["_myia_program_error"] = True
+    return exc
+
+
+def is_program_error(exc: BaseException) -> bool:
+    """Whether `exc` was raised by the user's program, as `program_error` marks it."""
+    return bool(getattr(exc, "__dict__", {}).get("_myia_program_error"))
+
+
 def at(location: Location | None, function: str = "<module>") -> list[Frame]:
     """Return a one-frame traceback pointing at `location`."""
     return [Frame(function, location)]

@@ -128,7 +128,7 @@ class _Writer:
             return i
         entry: dict[str, Any] = {
             "name": n.debug.find_name(),
-            "location": _location(n.debug.find_location()),
+            "location": _location(_user_location(n.debug)),
         }
         if n.is_constant:
             entry["kind"] = "constant"
@@ -197,6 +197,24 @@ def _plain(v: Any) -> bool:
 
 def _b64(b: bytes) -> str:
     return base64.b64encode(b).decode("ascii")
+
+
+def _user_location(debug: DebugInfo) -> Location | None:
+    """Where a node is in the user's source.
+
+    For a node of Myia's library code inlined into the user's function, the user's call of
+    it (`DebugInfo.call_chain`), so that a run-time error of the loaded program points at
+    the user's line.
+    """
+    from .infer.traceback import is_internal
+
+    own = debug.find_location()
+    if own is None or not is_internal(own.filename):
+        return own
+    for _, loc in reversed(debug.call_chain("?")):
+        if not is_internal(loc.filename):
+            return loc
+    return own
 
 
 def _location(loc: Location | None) -> list[Any] | None:

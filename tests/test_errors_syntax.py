@@ -139,10 +139,6 @@ def uses_import(x):
     return math.sqrt(x)
 
 
-def uses_kwargs_call(d):
-    return dict(**d)  # MARK
-
-
 def uses_walrus(x):
     if (y := x + 1) > 2:  # MARK
         return y
@@ -204,7 +200,6 @@ CASES = [
     nested_async,
     class_inside,
     uses_import,
-    uses_kwargs_call,
     uses_walrus,
     uses_comprehension,
     uses_bare_raise,

@@ -19,16 +19,27 @@ import numpy as np
 import pytest
 
 import myia
-from myia import MyiaError, MyiaInternalError, MyiaTypeError, grad
+from myia import (
+    MyiaError,
+    MyiaInternalError,
+    MyiaNameError,
+    MyiaSyntaxError,
+    MyiaTypeError,
+    grad,
+)
 
 PACKAGE = os.path.dirname(os.path.abspath(myia.__file__))
 
 # (name, source, arguments, how): `how` is "myia" or "grad".
 CASES: list[tuple[str, str, tuple, str]] = []
+# The class of error a case must raise, where the corpus says (name -> class).
+KINDS: dict[str, type] = {}
 
 
-def case(name, source, args=(1.5,), how="myia"):
+def case(name, source, args=(1.5,), how="myia", kind=None):
     CASES.append((name, source, args, how))
+    if kind is not None:
+        KINDS[name] = kind
 
 
 # Unknown names ----------------------------------------------------------------------------------
@@ -136,7 +147,19 @@ MUTATIONS = [
     "xs = [x]\n    xs[0] += x  # HERE\n    return x",
 ]
 for i, body in enumerate(MUTATIONS):
-    case(f"mutation-{i}", f"def f(x):\n    {body}\n")
+    case(f"mutation-{i}", f"def f(x):\n    {body}\n", kind=MyiaSyntaxError)
+# A mutating method whose result is used: refused as a mutation too, not as an attribute.
+MUTATION_VALUES = [
+    "xs = [x, x]\n    y = xs.pop()  # HERE\n    return y",
+    "xs = [x, x]\n    return xs.pop(0) + x  # HERE",
+    'd = {"a": x}\n    return d.pop("a")  # HERE',
+    'd = {"a": x}\n    y = d.setdefault("b", x)  # HERE\n    return y',
+    'd = {"a": x}\n    k, v = d.popitem()  # HERE\n    return v',
+    "xs = [x]\n    ys = xs.append(x)  # HERE\n    return x",
+    'd = {"a": x}\n    return getattr(d, "setdefault")("a", x)  # HERE',
+]
+for i, body in enumerate(MUTATION_VALUES):
+    case(f"mutation-value-{i}", f"def f(x):\n    {body}\n", kind=MyiaSyntaxError)
 
 # Shapes -----------------------------------------------------------------------------------------
 
@@ -159,6 +182,25 @@ for i, other in enumerate(['"a"', "(x, x)", "None"]):
         f"def f(x):\n    if x > 0:  # HERE\n        return x\n    return {other}\n",
     )
 case("raise-int", "def f(x):\n    raise 3  # HERE\n")
+# A variable assigned on some paths only: reported at the read, as UnboundLocalError is.
+UNBOUND = [
+    "    if x > 0:\n        y = x\n    return y  # HERE\n",
+    "    if x > 0:\n        y = x\n    z = x + 1.0\n    return y * z  # HERE\n",
+    "    for i in range(int(x) - 5):\n        y = x * i\n    return y  # HERE\n",
+    "    while x > 0:\n        x = x - 1.0\n        last = x\n    return last  # HERE\n",
+    "    if x > 0:\n        y = x\n    return abs(y)  # HERE\n",
+    "    if False:\n        y = x\n    return y  # HERE\n",
+    "    for i in range(0):\n        y = x\n    return y  # HERE\n",
+    "    if x > 0:\n        y = x\n    return (y, x)  # HERE\n",
+    "    if x > 0:\n        y = x\n    z = x * 2.0\n"
+    "    ys = [y + 1.0 for _ in range(3)]  # HERE\n    return z + ys[0]\n",
+    "    if x > 0:\n        y = x\n    z = x * 2.0\n    g = lambda a: a + y  # HERE\n"
+    "    return g(z)\n",
+    "    if x > 0:\n        y = x\n    elif x < -1:\n        y = -x\n    return y + 1.0  # HERE\n",
+]
+for i, body in enumerate(UNBOUND):
+    case(f"unbound-{i}", f"def f(x):\n{body}", kind=MyiaNameError)
+    case(f"unbound-grad-{i}", f"def f(x):\n{body}", how="grad", kind=MyiaNameError)
 
 # Gradient misuse --------------------------------------------------------------------------------
 
@@ -220,6 +262,7 @@ def test_mistake(tmp_path, name, source, args, how):
         fn(*args)
     err = info.value
     assert not isinstance(err, MyiaInternalError), str(err)
+    assert isinstance(err, KINDS.get(name, MyiaError)), str(err)
     text = "".join(traceback.format_exception(err))
     assert PACKAGE not in text, text
     assert "in <module>" not in str(err), str(err)  # every frame names its function

@@ -124,3 +124,55 @@ def test_gradient_through_a_function_value_that_takes_a_gradient():
     x = np.array([1.0, 2.0])
     got = myia(lambda x: grad(_picked, 1)(_gradient_of_cube, x, np.ones(2)))(x)
     np.testing.assert_allclose(got, 6.0 * x)
+
+
+# Issue 21's bugs ------------------------------------------------------------------------------
+
+
+def _product(x, a, b):
+    return x * a * b
+
+
+def test_a_gradient_called_with_star_arguments():
+    assert myia(lambda x: grad(_product)(x, *(2.0, 3.0)))(1.0) == 6.0
+
+
+def _column(x, j):
+    return np.sum(x[:, j] ** 2)
+
+
+def test_a_gradient_called_twice_with_the_same_types():
+    got = myia(lambda x: grad(_column)(x, 0) + grad(_column)(x, 1))(np.ones((2, 2)))
+    np.testing.assert_array_equal(got, np.full((2, 2), 2.0))
+
+
+def _shape_through_a_loop(x):
+    n = x.shape[0]
+    s = 0.0
+    i = 0
+    while i < 3:
+        s = s + np.sum(np.zeros(n) + x)  # n is still known at compile time here
+        i += 1
+    return s + np.sum(np.arange(n))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_shape_read_before_a_loop_stays_a_constant(backend):
+    assert myia(_shape_through_a_loop, backend=backend)(np.ones(4)) == 18.0
+    check_grad(_shape_through_a_loop, np.arange(4.0))
+
+
+def _grown_list(x):
+    xs = []
+    for i in range(3):
+        xs = xs + [x * i]
+    return x * 2.0, xs
+
+
+def _use_grown_list(x):
+    a, xs = _grown_list(x)
+    return np.sum(a) + np.sum(xs[1])
+
+
+def test_gradient_through_a_list_grown_from_empty_and_returned():
+    np.testing.assert_array_equal(grad(_use_grown_list)(np.ones(2)), np.full(2, 3.0))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 import textwrap
@@ -145,6 +146,31 @@ def test_a_loaded_program_reports_errors_at_the_users_line(tmp_path):
     with pytest.raises(ZeroDivisionError) as info:
         load(tmp_path / "d.myia")(1.0, 0.0)
     assert "return x / y" in "".join(getattr(info.value, "__notes__", []))
+
+
+def empty_max(x):
+    xs = [x for _ in range(0)]
+    return max(xs)
+
+
+def take_out_of_range(x):
+    return np.take(x, 10)
+
+
+@pytest.mark.parametrize(
+    "fn, arg, exc, text",
+    [
+        (empty_max, 1.0, ValueError, "return max(xs)"),
+        (take_out_of_range, np.ones(3), IndexError, "return np.take(x, 10)"),
+    ],
+)
+def test_a_loaded_program_reports_library_errors_at_the_users_call(tmp_path, fn, arg, exc, text):
+    save(fn, tmp_path / "m.myia", arg)
+    with pytest.raises(exc) as info:
+        load(tmp_path / "m.myia")(arg)
+    notes = "".join(getattr(info.value, "__notes__", []))
+    assert text in notes, notes
+    assert os.path.dirname(sys.modules["myia"].__file__) not in notes, notes
 
 
 def test_a_loaded_program_runs_on_another_backend(tmp_path):

@@ -361,6 +361,8 @@ def show(a: Any, top: bool = True) -> str:
         return repr(v)
     if isinstance(a, AbstractFunction):
         names = sorted(_fn_name(o) for o in a.options)
+        if not names:
+            return "<no function>"  # a function never called (a branch never taken)
         return " | ".join(names) if len(names) > 1 else f"<function {names[0]}>"
     if isinstance(a, AbstractKeyword):
         return repr(a)

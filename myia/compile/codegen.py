@@ -49,6 +49,9 @@ class Module:
     entry: str
     filename: str
     nodes: dict[int, Node] = field(default_factory=dict)
+    #: for a block written inside the function of another graph, the jump that enters it
+    #: (the call site of an inlined function's first block leads to the user's line)
+    entries: dict[Graph, Node] = field(default_factory=dict)
     #: whether the code may recurse deeper than Python's default limit (non-tail calls of
     #: recursive graphs, or calls of function values)
     deep: bool = False
@@ -162,8 +165,11 @@ def _forget_unread(graphs: list[Graph]) -> set[Node]:
 class CodeGenerator:
     """Generates one `Module` for the graphs reachable from an entry graph."""
 
-    def __init__(self, entry: Graph):
+    def __init__(self, entry: Graph, *, split_lines: bool = False):
         self.entry = entry
+        #: Whether a node of one user's line is never written inside the expression of a node
+        #: of another (`myia.profiling` times generated lines).
+        self.split_lines = split_lines
         self.graphs = reachable_graphs(entry)
         #: Nodes only a lowering that does not read them uses, computed for their errors.
         self.kept = _forget_unread(self.graphs)
@@ -173,6 +179,7 @@ class CodeGenerator:
         self.global_values: dict[int, str] = {}
         self.lines: list[str] = []
         self.line_nodes: dict[int, Node] = {}
+        self.entries: dict[Graph, Node] = {}
         self.deep = False
         self._count_uses()
 
@@ -300,7 +307,9 @@ class CodeGenerator:
             self.emit(0, "")
         filename = f"<myia {entry_name}>"
         source = "\n".join(self.lines) + "\n"
-        return Module(source, self.globals, entry_name, filename, self.line_nodes, self.deep)
+        return Module(
+            source, self.globals, entry_name, filename, self.line_nodes, self.entries, self.deep
+        )
 
     def fn_name(self, g: Graph) -> str:
         name = self.function_names.get(g)
@@ -444,6 +453,7 @@ class CodeGenerator:
             self.deep = self.deep or self.scopes.is_recursive(target)
             self.emit(indent, f"return {self.callee(target)}({', '.join(args)})", tail)
             return
+        self.entries.setdefault(target, tail)
         if target not in self.states:
             # A block jumped to from here only: its parameters are names for the arguments
             # (unless it has a function of its own too, whose parameters need their names).
@@ -493,6 +503,8 @@ class CodeGenerator:
         if user is None or user.graph is not node.graph:
             return False
         if _is_call_of(user, P.seq) and i == 1:
+            return False
+        if self.split_lines and _line_of(node) != _line_of(user):
             return False
         return True
 
@@ -585,6 +597,11 @@ class CodeGenerator:
             return self.global_value(v, show(v))
         base = getattr(v, "__name__", None) or getattr(v, "name", None) or type(v).__name__
         return self.global_value(v, f"_{base}" if isinstance(base, str) else "_k")
+
+
+def _line_of(node: Node) -> tuple[str, int] | None:
+    loc = node.debug.find_location()
+    return (loc.filename, loc.line) if loc is not None else None
 
 
 def generate(entry: Graph) -> Module:

@@ -16,9 +16,9 @@ from typing import Any
 
 from ..abstract.data import AbstractArray
 from ..errors import Frame as ErrorFrame
-from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError
+from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError, program_error
 from ..ir.node import Node
-from ..vm.debug_vm import RECURSION_LIMIT, _format_traceback, _in_package
+from ..vm.debug_vm import RECURSION_LIMIT, _format_traceback, _in_package, user_frames
 
 
 def dead(*args: Any) -> Any:
@@ -28,8 +28,8 @@ def dead(*args: Any) -> Any:
 
 def _user_frames(
     tb: types.TracebackType | None, modules: dict[str, Any]
-) -> list[tuple[Node, str]]:
-    """The nodes of generated code on traceback `tb`, outermost first, with their function."""
+) -> list[tuple[Node, Any]]:
+    """The nodes of generated code on traceback `tb`, outermost first, with their module."""
     out = []
     while tb is not None:
         code = tb.tb_frame.f_code
@@ -37,30 +37,42 @@ def _user_frames(
         if module is not None:
             node = module.nodes.get(tb.tb_lineno)
             if node is not None:
-                out.append((node, code.co_name))
+                out.append((node, module))
         tb = tb.tb_next
     return out
 
 
 def error_frames(tb: types.TracebackType | None, modules: dict[str, Any]) -> list[ErrorFrame]:
     """The user's frames of a traceback through generated code, from the entry point down."""
-    frames: list[ErrorFrame] = []
-    sites = _user_frames(tb, modules)
-    user = [
-        (n, f)
-        for n, f in sites
-        if (loc := n.debug.find_location()) is not None and not _in_package(loc.filename)
-    ]
-    for node, _ in user or sites:
-        g = node.graph
-        name = g.name.split(":")[0] if g is not None else "?"
-        name = name.lstrip("▶◀")
-        new = ErrorFrame(name, node.debug.find_location())
-        if frames and frames[-1].function == name:
-            frames[-1] = new
-        else:
-            frames.append(new)
-    return frames
+    calls: list[tuple[str, Any]] = []
+    for node, module in _user_frames(tb, modules):
+        calls.extend(_calls_to(node, module))
+    return user_frames(calls)
+
+
+def _calls_to(node: Node, module: Any) -> list[tuple[str, Any]]:
+    """The calls down to `node` within one generated function (`DebugInfo.call_chain`).
+
+    A node of Myia's library code in a block written inside a user's function (a branch of
+    an inlined ``max``) is reached through the jumps that enter its block, up to the call
+    that inlining left a site on (the user's ``max(xs)``).
+    """
+    g = node.graph
+    chain = _line_chain(node)
+    seen: set[Any] = set()
+    while True:
+        via = module.entries.get(g)
+        if via is None or g in seen:
+            break
+        seen.add(g)
+        g = via.graph
+        chain = [*via.debug.call_chain(g.name), *chain]
+    out: list[tuple[str, Any]] = []
+    for name, loc in chain:
+        if out and out[-1][1] == loc and out[-1][0].split(":")[0] == name.split(":")[0]:
+            continue  # graphs of one function inlined in one another
+        out.append((name, loc))
+    return out or [(g.name if g is not None else "?", node.debug.find_location())]
 
 
 #: The messages of the `ValueError`s that Python's scalar functions raise (``math.sqrt(-1)``).
@@ -85,8 +97,35 @@ def translate_error(exc: Exception, modules: dict[str, Any]) -> Exception:
             isinstance(i.abstract, AbstractArray) for i in last.inputs[1:]
         ):
             return MyiaShapeError(f"{type(exc).__name__}: {exc}", frames)
-    exc.add_note(_format_traceback(frames))
+    program_error(exc, _format_traceback(frames))
     return exc
+
+
+def _line_chain(node: Node) -> list[tuple[str, Any]]:
+    """The calls down to the node of a generated line, or to one computed in the same line.
+
+    A line computes its node and the single-use nodes written inside its expression: where
+    the node itself has no line of the user's (a sum of sensitivities that AD made), the
+    first of those that has one is shown.
+    """
+    g = node.graph
+    chain = node.debug.call_chain(g.name if g is not None else "?")
+    todo = [node]
+    seen = {node}
+    while todo and not _has_user_line(chain) and len(seen) < 64:
+        n = todo.pop(0)
+        for i in n.inputs:
+            if i.is_apply and i.graph is g and i not in seen:
+                seen.add(i)
+                todo.append(i)
+                inner = i.debug.call_chain(g.name)  # type: ignore[union-attr]
+                if _has_user_line(inner):
+                    return inner
+    return chain
+
+
+def _has_user_line(chain: list[tuple[str, Any]]) -> bool:
+    return any(not _in_package(loc.filename) for _, loc in chain)
 
 
 class DeepRecursion:

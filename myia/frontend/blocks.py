@@ -14,15 +14,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..ir.node import Apply, Constant, DebugInfo, Graph, Node, Parameter
+from ..ir.node import Apply, Constant, DebugInfo, Graph, Location, Node, Parameter
 from ..primitives import P
 
 
 class Unbound:
-    """The value of a local variable read before any assignment on some path."""
+    """The value of a local variable read before any assignment on some path.
 
-    def __init__(self, name: str):
+    `location` and `function` are those of the read that made it (the first read that may
+    find the variable unassigned), where type inference reports it.
+    """
+
+    def __init__(self, name: str, location: Location | None = None, function: str = "?"):
         self.name = name
+        self.location = location
+        self.function = function
 
     def __repr__(self) -> str:
         return f"<unbound {self.name}>"
@@ -84,7 +90,9 @@ class Block:
         if not self.function.is_local(name):
             return self.function.read_nonlocal(name)
         if self.sealed and not self.preds:
-            return Constant(Unbound(name), DebugInfo(name))
+            where = self.function.use_location
+            unbound = Unbound(name, where, self.function.name)
+            return Constant(unbound, DebugInfo(name, where))
         return self.add_phi(name)
 
     def ensure_param(self, name: str) -> Parameter:

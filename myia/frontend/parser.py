@@ -17,10 +17,11 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
-from . import cache, comprehensions, defaults, partials
-from .blocks import Block, ExpressionBlock, Jump, Unbound
-from .expressions import DataExpressions, attribute_chain
-from .resolve import functions_in_constant, lookup_global, resolve_global
+from . import cache, calls, comprehensions, defaults
+from .blocks import Block, Jump, Unbound
+from .branches import BranchExpressions
+from .resolve import functions_in_constant, is_namespace, lookup_global, resolve_global, to_node
+from .scope import attribute_chain, bound_names, walk_scope
 from .source import find_code, module_ast, no_source_error
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
 
@@ -40,15 +41,6 @@ BINOPS: dict[type, Any] = {
     ast.RShift: ops.rshift,
 }
 
-COMPARE: dict[type, Any] = {
-    ast.Eq: ops.eq,
-    ast.NotEq: ops.ne,
-    ast.Lt: ops.lt,
-    ast.LtE: ops.le,
-    ast.Gt: ops.gt,
-    ast.GtE: ops.ge,
-}
-
 
 def parse(fn: types.FunctionType) -> Graph:
     """Return the graph of Python function `fn`, parsing it if it has no current graph.
@@ -62,6 +54,8 @@ def parse(fn: types.FunctionType) -> Graph:
 
         if fn in CUSTOM_BPROPS:
             graph.flags["bprop"] = CUSTOM_BPROPS[fn]
+        if getattr(fn, "sequence_argument", False):
+            graph.flags["sequence_argument"] = True
         cache.start(fn, graph)
         ok = False
         try:
@@ -155,35 +149,7 @@ class SourceFunction:
             graph.kwonly = 0
 
 
-def walk_scope(body: list[ast.stmt] | ast.expr) -> list[ast.AST]:
-    """Return the AST nodes of one function's own scope (nested functions' bodies excluded)."""
-    out: list[ast.AST] = []
-    stack: list[ast.AST] = list(reversed(body)) if isinstance(body, list) else [body]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        if isinstance(n, comprehensions.COMPREHENSIONS):
-            # Its own scope, but for its first iterable (evaluated where it is written).
-            stack.append(n.generators[0].iter)
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(n))))
-    return out
-
-
-def _bound_names(scope: list[ast.AST]) -> list[str]:
-    """Every binding of a name in a scope, in order (repetitions kept)."""
-    out = []
-    for n in scope:
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            out.append(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out.append(n.name)
-    return out
-
-
-class FunctionParser(DataExpressions):
+class FunctionParser(BranchExpressions):
     """Parses one function (top-level, nested ``def`` or ``lambda``) into a graph."""
 
     def __init__(
@@ -202,7 +168,7 @@ class FunctionParser(DataExpressions):
         self.name = getattr(node, "name", "<lambda>")
         args = node.args
         scope = walk_scope(node.body)
-        self.bindings = _bound_names(scope)
+        self.bindings = bound_names(scope)
         self.locals = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
         for star in (args.vararg, args.kwarg):
             if star is not None:
@@ -232,7 +198,13 @@ class FunctionParser(DataExpressions):
                 return Constant(self.parent.nested_defs[name], DebugInfo(name))
             assert self.def_block is not None
             location = self.use_location
-            value = self.def_block.read(name)
+            # (A value the enclosing function makes for the read is made at this read.)
+            outer = self.def_block.function
+            outer.use_location, saved = location, outer.use_location
+            try:
+                value = self.def_block.read(name)
+            finally:
+                outer.use_location = saved
             if value.is_constant and isinstance(value.value, Unbound):
                 # Python would read the variable when the closure is called; Myia captures
                 # its value where the closure is defined, and there it has none.
@@ -625,147 +597,76 @@ class FunctionParser(DataExpressions):
         op = {ast.USub: ops.neg, ast.UAdd: ops.pos, ast.Invert: ops.invert}[type(node.op)]
         return block.apply(op, operand, debug=self.dbg(node))
 
-    def closure(
-        self, block: Block, node: ast.AST, kind: str, make: Any, params: tuple[str, ...] = ()
-    ) -> Node:
-        """Return a closure nested in `block`'s graph whose body is ``make(inner)``.
-
-        It takes the variables `params` as parameters (so that their types can be narrowed).
-        """
-        g = Graph(f"{block.graph.name}:{kind}", self.loc(node))
-        inner = ExpressionBlock(self, g, block, params)
-        inner.finish(make(inner))
-        return Constant(g, self.dbg(node))
-
-    def select(
-        self,
-        block: Block,
-        node: ast.AST,
-        cond: Node,
-        if_true: Any,
-        if_false: Any,
-        params: list[str] | None = None,
-    ) -> Node:
-        """``switch(cond, λ p: if_true(), λ p: if_false())(p)`` evaluated in `block`.
-
-        `params` are the variables the test narrows: each branch receives them as parameters.
-        """
-        names = tuple(dict.fromkeys(params or ()))
-        t = self.closure(block, node, "true", if_true, names)
-        f = self.closure(block, node, "false", if_false, names)
-        sw = block.apply(P.switch, cond, t, f, debug=self.dbg(node))
-        args = [block.read(name) for name in names]
-        return block.apply(sw, *args, debug=self.dbg(node))
-
-    def expr_IfExp(self, block: Block, node: ast.IfExp) -> Node:
-        saved = dict(self.narrowed)
-        try:
-            params = self._narrow(block, node.test)
-            cond = self.truth(block, node.test)
-            return self.select(
-                block,
-                node,
-                cond,
-                lambda b: self.expr(b, node.body),
-                lambda b: self.expr(b, node.orelse),
-                params,
-            )
-        finally:
-            self.narrowed = saved
-
-    def expr_BoolOp(self, block: Block, node: ast.BoolOp) -> Node:
-        saved = dict(self.narrowed)
-        try:
-            return self._boolop(block, node, node.values)
-        finally:
-            self.narrowed = saved
-
-    def _boolop(self, block: Block, node: ast.BoolOp, values: list[ast.expr]) -> Node:
-        params = self._narrow(block, values[0]) if len(values) > 1 else []
-        first = self.expr(block, values[0])
-        if len(values) == 1:
-            return first
-        cond = block.apply(ops.truth, first, debug=self.dbg(values[0]))
-
-        def rest(b: Block) -> Node:
-            return self._boolop(b, node, values[1:])
-
-        def keep(b: Block) -> Node:
-            return first
-
-        if isinstance(node.op, ast.And):
-            return self.select(block, node, cond, rest, keep, params)
-        return self.select(block, node, cond, keep, rest, params)
-
-    def expr_Compare(self, block: Block, node: ast.Compare) -> Node:
-        left = self.expr(block, node.left)
-        return self._compare(block, node, left, node.ops, node.comparators)
-
-    def _compare(
-        self, block: Block, node: ast.Compare, left: Node, ops_: list[ast.cmpop], rights: list
-    ) -> Node:
-        right = self.expr(block, rights[0])
-        result = self._compare1(block, node, ops_[0], left, right)
-        if len(ops_) == 1:
-            return result
-        cond = block.apply(ops.truth, result, debug=self.dbg(node))
-        return self.select(
-            block,
-            node,
-            cond,
-            lambda b: self._compare(b, node, right, ops_[1:], rights[1:]),
-            lambda b: result,
-        )
-
-    def _compare1(self, block: Block, node: ast.AST, op: ast.cmpop, a: Node, b: Node) -> Node:
-        dbg = self.dbg(node)
-        if isinstance(op, (ast.Is, ast.IsNot)):
-            if b.is_constant and b.value is None:
-                r = block.apply(ops.is_none, a, debug=dbg)
-            else:
-                r = block.apply(P.is_, a, b, debug=dbg)
-            return block.apply(P.logical_not, r, debug=dbg) if isinstance(op, ast.IsNot) else r
-        if isinstance(op, (ast.In, ast.NotIn)):
-            r = block.apply(ops.contains, a, b, debug=dbg)
-            return block.apply(P.logical_not, r, debug=dbg) if isinstance(op, ast.NotIn) else r
-        return block.apply(COMPARE[type(op)], a, b, debug=dbg)
-
     def expr_Call(self, block: Block, node: ast.Call) -> Node:
-        fn = self.expr(block, node.func)
-        if node.keywords and fn.is_constant and fn.value is P.partial:
-            return partials.parse(self, block, node, fn)
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            return self._star_call(block, node, fn)
-        args: list[Node] = []
-        for a in node.args:
-            args.append(self.expr(block, a))
-        for kw in node.keywords:
-            if kw.arg is None:
-                raise self.error(kw.value, "**kwargs in a call is not supported by Myia")
-            value = self.expr(block, kw.value)
-            args.append(block.apply(P.make_kwarg, kw.arg, value, debug=self.dbg(kw.value)))
-        return block.apply(fn, *args, debug=self.dbg(node))
+        return calls.parse_call(self, block, node)
 
-    def _star_call(self, block: Block, node: ast.Call, fn: Node) -> Node:
-        """``f(a, *t, b)``: ``apply_star(f, (a,) + t + (b,))``."""
-        if node.keywords:
-            raise self.error(node, "keyword arguments with *args are not supported by Myia")
-        parts: list[Node] = []
-        pending: list[Node] = []
-        for a in node.args:
-            if isinstance(a, ast.Starred):
-                if pending:
-                    parts.append(block.apply(P.make_tuple, *pending, debug=self.dbg(a)))
-                    pending = []
-                parts.append(self.expr(block, a.value))
-            else:
-                pending.append(self.expr(block, a))
-        if pending:
-            parts.append(block.apply(P.make_tuple, *pending, debug=self.dbg(node)))
-        args = parts[0]
-        for p in parts[1:]:
-            args = block.apply(ops.add, args, p, debug=self.dbg(node))
-        return block.apply(P.apply_star, fn, args, debug=self.dbg(node))
+    def expr_Attribute(self, block: Block, node: ast.Attribute) -> Node:
+        chain = attribute_chain(node) if self.narrowed else None
+        if chain in self.narrowed:
+            return block.read(self.narrowed[chain])
+        value = self.expr(block, node.value)
+        if value.is_constant and is_namespace(value.value):
+            try:
+                attr = getattr(value.value, node.attr)
+            except AttributeError:
+                from ..errors import MyiaNameError
+
+                raise MyiaNameError(
+                    f"{value.value!r} has no attribute {node.attr!r}",
+                    at(self.loc(node), self.name),
+                ) from None
+            cache.read(value.value, node.attr, attr)
+            full = f"{getattr(value.value, '__name__', '')}.{node.attr}"
+            return self.constant(
+                block, to_node(attr, full, self.loc(node), self.name).value, full, node
+            )
+        return block.apply(ops.getattr_, value, node.attr, debug=self.dbg(node, node.attr))
+
+    def expr_Subscript(self, block: Block, node: ast.Subscript) -> Node:
+        value = self.expr(block, node.value)
+        index = self.index(block, node.slice)
+        return block.apply(ops.getitem, value, index, debug=self.dbg(node))
+
+    def index(self, block: Block, node: ast.expr) -> Node:
+        if isinstance(node, ast.Slice):
+            parts = [
+                self.expr(block, p) if p is not None else Constant(None)
+                for p in (node.lower, node.upper, node.step)
+            ]
+            if all(p.is_constant for p in parts):
+                return Constant(slice(*(p.value for p in parts)), self.dbg(node))
+            return block.apply(P.make_slice, *parts, debug=self.dbg(node))
+        if isinstance(node, ast.Tuple):
+            items = [self.index(block, e) for e in node.elts]
+            if all(i.is_constant for i in items):
+                return Constant(tuple(i.value for i in items), self.dbg(node))
+            return block.apply(P.make_tuple, *items, debug=self.dbg(node))
+        return self.expr(block, node)
+
+    def expr_Tuple(self, block: Block, node: ast.Tuple) -> Node:
+        items = self._items(block, node.elts)
+        return block.apply(P.make_tuple, *items, debug=self.dbg(node))
+
+    def expr_List(self, block: Block, node: ast.List) -> Node:
+        items = self._items(block, node.elts)
+        return block.apply(P.make_list, *items, debug=self.dbg(node))
+
+    def _items(self, block: Block, elts: list[ast.expr]) -> list[Node]:
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                raise self.error(e, "starred expressions are not supported by Myia")
+            out.append(self.expr(block, e))
+        return out
+
+    def expr_Dict(self, block: Block, node: ast.Dict) -> Node:
+        keys = []
+        for k in node.keys:
+            if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
+                raise self.error(k or node, "dict keys must be constant strings in Myia")
+            keys.append(k.value)
+        values = self._items(block, node.values)
+        return block.apply(P.make_dict, tuple(keys), *values, debug=self.dbg(node))
 
     def expr_Lambda(self, block: Block, node: ast.Lambda) -> Node:
         graph = Graph(f"{self.graph.name}:lambda", self.loc(node))
@@ -777,6 +678,42 @@ class FunctionParser(DataExpressions):
         return comprehensions.parse(self, block, node)
 
     expr_GeneratorExp = expr_DictComp = expr_SetComp = expr_ListComp
+
+    def expr_JoinedStr(self, block: Block, node: ast.JoinedStr) -> Node:
+        """An f-string: its replacement fields formatted (`format_`) and concatenated."""
+        parts: list[Node] = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(Constant(v.value, self.dbg(v)))
+                continue
+            assert isinstance(v, ast.FormattedValue)
+            value = self.expr(block, v.value)
+            spec = (
+                self.expr(block, v.format_spec)
+                if v.format_spec is not None
+                else Constant("", self.dbg(v))
+            )
+            conversion = chr(v.conversion) if v.conversion > 0 else ""
+            parts.append(block.apply(P.format_, value, conversion, spec, debug=self.dbg(v)))
+        if all(p.is_constant for p in parts):
+            return Constant("".join(p.value for p in parts), self.dbg(node))
+        if len(parts) == 1:
+            return parts[0]
+        return block.apply(P.str_concat, *parts, debug=self.dbg(node))
+
+    def expr_Starred(self, block: Block, node: ast.Starred) -> Node:
+        raise self.error(node, "starred expressions are not supported by Myia")
+
+    def expr_Yield(self, block: Block, node: ast.Yield) -> Node:
+        raise self.error(node, "yield is not supported by Myia (generators have effects)")
+
+    expr_YieldFrom = expr_Yield
+
+    def expr_Await(self, block: Block, node: ast.Await) -> Node:
+        raise self.error(node, "await is not supported by Myia")
+
+    def expr_NamedExpr(self, block: Block, node: ast.NamedExpr) -> Node:
+        raise self.error(node, "assignment expressions (:=) are not supported by Myia")
 
 
 __all__ = ["Jump", "parse"]

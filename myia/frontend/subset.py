@@ -56,7 +56,11 @@ def mutating_call_message(statement: ast.expr) -> str | None:
     method = statement.func.attr
     if method not in MUTATING_METHODS:
         return None
-    obj = ast.unparse(statement.func.value)
+    return mutation_message(ast.unparse(statement.func.value), method)
+
+
+def mutation_message(obj: str, method: str) -> str:
+    """The error for ``obj.method(...)``, a method that mutates a list, dict or set."""
     hint = MUTATING_METHODS[method].format(obj=obj)
     return (
         f"{obj}.{method}(...) mutates {obj}, which Myia does not allow "

@@ -80,6 +80,7 @@ def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) ->
             )
         loss = result.elements[0]
     if not (isinstance(loss, AbstractScalar) and loss.dtype.startswith("float")):
+        inferrer.check_bound([loss])  # it returns a variable that no path assigned
         what = "its loss (has_aux=True) must be" if spec.aux else "must return"
         raise MyiaTypeError(
             f"the function differentiated {what} a float scalar, not {show(loss)}",

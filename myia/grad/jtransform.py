@@ -33,7 +33,7 @@ from ..abstract.data import AbstractArray, AbstractTuple
 from ..errors import MyiaTypeError
 from ..frontend import parse
 from ..ir.analysis import Scopes
-from ..ir.node import Constant, DebugInfo, Graph, Node
+from ..ir.node import BackwardInfo, Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import NO_ZERO, EnvKey, no_gradient, zero_of_type
 from .activity import activity_key, current_activity
@@ -308,7 +308,7 @@ class _ScopeTransform:
                         zero = b.apply(P.gzeros, self.fwd(fv))
                         add(fv, b.apply(P.env_getitem, env, key_of(fv), zero))
                 continue
-            r = b.apply(self.bprops[node], total(node), debug=DebugInfo(origin=node.debug))
+            r = b.apply(self.bprops[node], total(node), debug=BackwardInfo(origin=node.debug))
             for i, inp in enumerate(node.inputs):
                 give(inp, lambda i=i, r=r: b.apply(P.tuple_getitem, r, i))
         # Free variables of g itself go into its own environment.
@@ -455,7 +455,7 @@ def jprim(prim: Primitive, nargs: int) -> Graph:
     b.flags["backpropagator"] = True
     dout = b.add_parameter("dout")
     if prim in BPROPS:
-        sens = b.apply(parse(BPROPS[prim]), *params, out, dout)
+        sens = b.apply(parse(BPROPS[prim]), *params, out, dout, debug=BackwardInfo())
         result = b.apply(P.tuple_concat, b.apply(P.make_tuple, b.apply(P.env_new)), sens)
     elif prim in NONDIFFERENTIABLE:
         zeros = [b.apply(P.gzeros, p) for p in params]

@@ -416,7 +416,14 @@ def _build(loop: Loop, cores: dict[Graph, Graph], built: _Built) -> None:
         if layout.tags:
             state[-1] = w.apply(P.stack_push, state[-1], Constant(index[m]))
         args = w.apply(P.tuple_getitem, r, 1)
-        jargs = [w.apply(P.tuple_getitem, args, i) for i in range(len(tail.args))]
+        # A parameter the tail call passes on as it is goes straight to the callee, so that
+        # inference sees the wrapper pass it unchanged (`Scopes.invariant_parameters`).
+        jargs = [
+            params[m.parameters.index(a)]
+            if a.is_parameter and a.graph is m
+            else w.apply(P.tuple_getitem, args, i)
+            for i, a in enumerate(tail.args)
+        ]
         if tail.switch is None:
             fn: Node = target(tail.targets[0])
         else:

@@ -15,11 +15,13 @@ from ..abstract.data import (
     AbstractValue,
     GraphFunction,
     SelfRef,
+    show,
 )
 from ..abstract.lattice import broaden, constant_abstract, recursive_fields, union_options
 from ..errors import MyiaTypeError
-from ..primitives import Primitive
-from .traceback import error_frames
+from ..ir.node import Apply, Constant, DebugInfo, Node
+from ..primitives import P, Primitive
+from .traceback import error_frames, user_name
 
 
 def _split(args: list[AbstractValue]) -> tuple[list[AbstractValue], dict[str, AbstractValue]]:
@@ -38,7 +40,7 @@ def bind_graph_args(inferrer: Any, fn: GraphFunction, args: list[AbstractValue])
         if not any(type(a) is AbstractKeyword for a in args):
             return args
     names = g.param_names
-    fname = g.name.split(":")[0]
+    fname = user_name(g.name)
     npos = len(params) - g.kwonly - (1 if vararg else 0) - (1 if kwarg else 0)
     pos, kws = _split(args)
     values: dict[str, Any] = dict(zip(names[:npos], pos))
@@ -131,3 +133,66 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
         else:
             fields.append(a)
     return AbstractRecord(cls, tuple(fields))
+
+
+# ``f(*t, **d)`` ---------------------------------------------------------------------------------
+
+
+StarShape = tuple[int, tuple[tuple[str, ...], ...]]
+
+
+def star_shape(inferrer: Any, args: list[AbstractValue]) -> StarShape:
+    """The length of the tuple and the keys of the dicts of ``apply_star(f, t, d...)``.
+
+    Raises the `MyiaTypeError` Python's ``TypeError`` would be: ``*`` of a value that is not a
+    tuple (or list of known length), ``**`` of one that is not a dict, a keyword given twice.
+    """
+    _, tup, *dicts = args
+    if not isinstance(tup, AbstractTuple):
+        raise MyiaTypeError(
+            f"the value after * must be a tuple in Myia, not {show(tup)}",
+            error_frames(inferrer.calls),
+        )
+    seen: set[str] = set()
+    for d in dicts:
+        if not isinstance(d, AbstractDict):
+            raise MyiaTypeError(
+                f"the value after ** must be a dict (with constant string keys), not {show(d)}",
+                error_frames(inferrer.calls),
+            )
+        for k in d.keys:
+            if k in seen:
+                raise MyiaTypeError(
+                    f"got multiple values for keyword argument {k!r}",
+                    error_frames(inferrer.calls),
+                )
+            seen.add(k)
+    return len(tup.elements), tuple(d.keys for d in dicts)  # type: ignore[union-attr]
+
+
+def star_nodes(node: Apply, shape: StarShape) -> list[Apply]:
+    """``apply_star(f, t, d...)`` written out: ``f(t[0], ..., k=d["k"], ...)``.
+
+    Returns the nodes made, in order, the call last: they are in `node`'s graph but no other
+    node uses them (inference and specialization read them in place of `node`).
+    """
+    n, keys = shape
+    g = node.graph
+    fn, tup, *dicts = node.inputs[1:]
+
+    def apply(*inputs: Any) -> Apply:
+        nodes = [i if isinstance(i, Node) else Constant(i) for i in inputs]
+        return Apply(nodes, g, DebugInfo(origin=node.debug))  # type: ignore[arg-type]
+
+    made: list[Apply] = []
+    args: list[Apply] = []
+    for i in range(n):
+        args.append(apply(P.tuple_getitem, tup, i))
+    for d, ks in zip(dicts, keys):
+        for k in ks:
+            value = apply(P.dict_getitem, d, k)
+            made.append(value)
+            args.append(apply(P.make_kwarg, k, value))
+    made.extend(args)
+    made.append(apply(fn, *args))
+    return made

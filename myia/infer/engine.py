@@ -40,17 +40,30 @@ from ..abstract.data import (
     show,
 )
 from ..abstract.lattice import TypeMismatch, broaden, constant_abstract, join
-from ..errors import MyiaError, MyiaInternalError, MyiaTypeError
+from ..errors import (
+    Frame,
+    MyiaError,
+    MyiaInternalError,
+    MyiaNameError,
+    MyiaSyntaxError,
+    MyiaTypeError,
+)
 from ..ir.analysis import Scopes
 from ..ir.node import Apply, Graph, Node
-from ..operations.core import NoMatch, Operation
+from ..operations.core import Mutation, NoMatch, Operation
 from ..operations.ops import StaticOperation, callable_record
 from ..primitives import P, Primitive
-from .calls import bind_graph_args, bind_primitive_args, construct_record
+from .calls import (
+    bind_graph_args,
+    bind_primitive_args,
+    construct_record,
+    star_nodes,
+    star_shape,
+)
 from .kinds import abstract_kind, static_value, union_error
 from .narrow import branch_refinements
 from .registry import INFER_RULES
-from .traceback import error_frames
+from .traceback import error_frames, user_name
 
 MAX_DEPTH = 3000
 
@@ -92,6 +105,7 @@ class Inferrer:
         self.local_contexts: dict[tuple[GraphFunction, Context], set[Context]] = {}
         self.partial_contexts: dict[PartialFunction, set[Context]] = {}
         self.narrowed: dict[tuple[Graph, tuple[AbstractValue, ...]], dict[int, Any]] = {}
+        self.star_calls: dict[tuple[Node, Any], list[Apply]] = {}
 
     # Entry ------------------------------------------------------------------------------------
 
@@ -108,6 +122,7 @@ class Inferrer:
             raise MyiaInternalError(f"inference recursed too deeply: {exc}") from exc
         finally:
             sys.setrecursionlimit(limit)
+        self.check_bound([result])  # ``if False: y = x`` then ``return y``
         return ctx, result
 
     def finalize(self, ctx: Context) -> None:
@@ -146,7 +161,8 @@ class Inferrer:
         depth = len(self.stack)
         if depth >= MAX_DEPTH:
             raise MyiaTypeError(
-                f"type inference of {ctx.graph.name} recursed {MAX_DEPTH} levels deep: "
+                f"type inference of {user_name(ctx.graph.name)} recursed {MAX_DEPTH} levels "
+                "deep: "
                 "a recursive function whose argument types change at every call?"
             )
         self.stack.append(ctx)
@@ -181,8 +197,9 @@ class Inferrer:
         try:
             return broaden(join(old, new))
         except TypeMismatch as exc:
+            self.check_bound([old, new])
             raise MyiaTypeError(
-                f"{ctx.graph.name.split(':')[0]} returns incompatible types: {exc}",
+                f"{user_name(ctx.graph.name)} returns incompatible types: {exc}",
                 error_frames(self.calls),
             ) from None
 
@@ -272,12 +289,7 @@ class Inferrer:
             if refined is not None:
                 for f, a in refined:
                     if isinstance(f, GraphFunction):
-                        key = (
-                            f.graph,
-                            tuple(broaden(x) for x in a)
-                            if self.is_recursive(f.graph)
-                            else tuple(a),
-                        )
+                        key = (f.graph, self.loop_args(f.graph, a))
                         self.narrowed[key] = {
                             i: args[i] for i, (x, y) in enumerate(zip(a, args)) if x != y
                         }
@@ -297,6 +309,7 @@ class Inferrer:
             try:
                 out = join(out, r)
             except TypeMismatch as exc:
+                self.check_bound([out, r])
                 raise MyiaTypeError(
                     f"branches return incompatible types: {exc}", error_frames(self.calls)
                 ) from None
@@ -365,7 +378,10 @@ class Inferrer:
                 kinds.append(abstract_kind(a, op, self.calls))
         try:
             return op.resolve(tuple(kinds))
+        except Mutation as exc:
+            raise self.mutation_error(exc) from None
         except NoMatch as exc:
+            self.check_bound(args)
             if exc.args:
                 raise MyiaTypeError(exc.args[0], error_frames(self.calls)) from None
             for a in args:
@@ -376,6 +392,49 @@ class Inferrer:
                 f"unsupported operation {op.name} on ({shown})", error_frames(self.calls)
             ) from None
 
+    def check_bound(self, values: list[AbstractValue]) -> None:
+        """Raise the error for a variable read where it may be unassigned, if one is.
+
+        The frontend gives a variable read before any assignment on some path the value
+        `Unbound`, made at the read (``if c: y = x`` then ``return y``). Used by an
+        operation, or joined with the value of another path, it is that read's error, at
+        that read, as Python's ``UnboundLocalError`` is.
+        """
+        from ..frontend.blocks import Unbound
+
+        for v in values:
+            if type(v) is AbstractConstant and type(v.value) is Unbound:
+                u = v.value
+                frames = error_frames(self.calls)
+                if u.location is not None:
+                    # The frame of the function that reads it (the value may have been
+                    # passed on to a function that uses it) points at the read.
+                    mine = [i for i, f in enumerate(frames) if f.function.endswith(u.function)]
+                    keep = mine[-1] if mine else len(frames) - 1
+                    name = frames[keep].function if mine else u.function
+                    frames = [*frames[:keep], Frame(name, u.location)]
+                raise MyiaNameError(
+                    f"local variable {u.name!r} may be read here before it is assigned: it is "
+                    "assigned on some paths only, and Python raises UnboundLocalError on the "
+                    f"others; give {u.name!r} a value on every path that reaches this read "
+                    "(before the if or loop that assigns it)",
+                    frames,
+                )
+
+    def mutation_error(self, exc: Mutation) -> MyiaSyntaxError:
+        """The error for ``xs.pop()`` used as a value: the one a mutating statement gets."""
+        from ..frontend.subset import mutation_message
+
+        node = self.calls[-1][1] if self.calls else None
+        loc = node.debug.find_location() if node is not None else None
+        text = loc.source_text() if loc is not None else None
+        suffix = f".{exc.method}"
+        if text is not None and text.endswith(suffix):
+            obj = text[: -len(suffix)]
+        else:
+            obj = f"the {exc.kind.__name__}"
+        return MyiaSyntaxError(mutation_message(obj, exc.method), error_frames(self.calls))
+
     def _record(self, target: Any) -> None:
         """Record that the node being inferred calls `target` (for specialization)."""
         ctx, node, _ = self.calls[-1]
@@ -385,12 +444,9 @@ class Inferrer:
     def call_primitive(self, prim: Primitive, args: list[AbstractValue]) -> AbstractValue:
         self._record(prim)
         if prim is P.apply_star:
-            fn, tup = args
-            if not isinstance(fn, AbstractFunction) or not isinstance(tup, AbstractTuple):
-                raise MyiaTypeError(
-                    f"cannot call {show(fn)} with arguments {show(tup)}", error_frames(self.calls)
-                )
-            return self._join_results([self.call(f, list(tup.elements)) for f in fn.options])
+            return self.star_call(args)
+        if prim is not P.switch:
+            self.check_bound(args)
         args = bind_primitive_args(prim, args, self.calls)
         rule = INFER_RULES.get(prim)
         if rule is None:
@@ -409,10 +465,8 @@ class Inferrer:
         self, fn: GraphFunction, args: list[AbstractValue], partials: Any = ()
     ) -> AbstractValue:
         g = fn.graph
-        bound = bind_graph_args(self, fn, args)
-        if self.is_recursive(g):
-            bound = [broaden(a) for a in bound]
-        ctx = Context(g, tuple(bound), fn.context)
+        bound = self.loop_args(g, bind_graph_args(self, fn, args))
+        ctx = Context(g, bound, fn.context)
         self._record(ctx)
         self.fn_contexts.setdefault(fn, set()).add(ctx)
         caller = self.calls[-1][0]
@@ -421,9 +475,43 @@ class Inferrer:
             self.partial_contexts.setdefault(partial, set()).add(ctx)
         return self.infer_context(ctx)
 
+    def star_call(self, args: list[AbstractValue]) -> AbstractValue:
+        """``apply_star(f, t, d...)``, inferred as the call it stands for, written out.
+
+        The call ``f(t[0], ..., k=d["k"], ...)`` is made of nodes of its own
+        (`star_nodes`, one set per node and shape), inferred in place of the node; the
+        specializer emits them instead of ``apply_star``.
+        """
+        ctx, node, values = self.calls[-1]
+        if node is None or not (node.is_apply and node.inputs[0].is_constant):
+            raise MyiaTypeError("a call with * or ** must be written in the code")
+        shape = star_shape(self, args)
+        key = (node, shape)
+        made = self.star_calls.get(key)
+        if made is None:
+            made = self.star_calls[key] = star_nodes(node, shape)  # type: ignore[arg-type]
+        try:
+            for m in made:
+                self.calls[-1] = (ctx, m, values)  # (an error shows the call written out)
+                values[m] = self.infer_apply(m, ctx, values)
+        finally:
+            self.calls[-1] = (ctx, node, values)
+        return values[made[-1]]
+
     def is_recursive(self, g: Graph) -> bool:
         """Whether `g` can call itself (loops and recursive functions)."""
         return self.scopes.is_recursive(g)
+
+    def loop_args(self, g: Graph, args: Any) -> tuple[AbstractValue, ...]:
+        """The arguments of a call of `g` as its context holds them.
+
+        Those of a recursive graph are broadened (their values may change at every call),
+        except at the positions its recursion passes on unchanged (`invariant_parameters`).
+        """
+        if not self.is_recursive(g):
+            return tuple(args)
+        keep = self.scopes.invariant_parameters(g)
+        return tuple(a if i in keep else broaden(a) for i, a in enumerate(args))
 
 
 def _fold(prim: Primitive, args: list[AbstractValue], result: AbstractScalar) -> AbstractValue:

@@ -35,10 +35,10 @@ from ..operations.core import Operation
 from ..operations.ops import callable_record
 from ..primitives import P, Primitive
 from ..primitives.grad import GradSpec
-from .calls import bind_graph_args
+from .calls import bind_graph_args, star_shape
 from .engine import Context, Inferrer, _is_switch
 from .registry import INFER_RULES
-from .traceback import error_frames
+from .traceback import error_frames, user_name
 
 
 class Dead:
@@ -256,7 +256,8 @@ class Specializer:
         loc = fn.graph.debug.find_location()
         where = f" (defined at {loc.filename}:{loc.line})" if loc is not None else ""
         return MyiaTypeError(
-            f"the function {fn.graph.name}{where} is called with different argument types: "
+            f"the function {user_name(fn.graph.name)}{where} is called with different "
+            "argument types: "
             f"{' and '.join(s[1] for s in sites)}; Myia needs one type per function value "
             "(not supported yet): call it with arguments of one type, or make one function "
             "value per type",
@@ -273,9 +274,7 @@ class Specializer:
         if fn_node.is_constant and fn_node.value is P.partial:
             return self.partial(node, ctx, values)
         if fn_node.is_constant and fn_node.value is P.apply_star:
-            star = self.star_call(node, ctx, values)
-            if star is not None:
-                return _retype(star, result)
+            return self.star_call(node, ctx, values)
         if isinstance(fn_abs, AbstractConstant) and isinstance(fn_abs.value, type):
             fn_abs = AbstractFunction(frozenset([fn_abs.value]))
         if isinstance(fn_abs, AbstractRecord) and callable_record(fn_abs.cls) is not None:
@@ -341,6 +340,15 @@ class Specializer:
                 self.join_converts.append(conv)
                 return conv
         return app
+
+    def star_call(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Node:
+        """``apply_star(f, t, d...)``: the call written out that inference made of it."""
+        arg_abs = [self.inf.value(i, ctx, values) for i in node.inputs[1:]]
+        made = self.inf.star_calls[(node, star_shape(self.inf, arg_abs))]
+        m = self.maps[ctx]
+        for x in made:
+            m[x] = self.apply(x, ctx, values)
+        return m[made[-1]]
 
     def bind_options(
         self,
@@ -498,9 +506,7 @@ class Specializer:
             bound = bind_graph_args(self.inf, fn, args)
         finally:
             self.inf.calls.pop()
-        if self.inf.is_recursive(fn.graph):
-            bound = [broaden(a) for a in bound]
-        return Context(fn.graph, tuple(bound), fn.context)
+        return Context(fn.graph, self.inf.loop_args(fn.graph, bound), fn.context)
 
     def method_call(
         self,
@@ -561,56 +567,6 @@ class Specializer:
         else:
             return [fn_ref, *refs]
         return [fn_ref, *bound[k:]]
-
-    def star_call(
-        self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]
-    ) -> Apply | None:
-        """``f(*t)`` as a call of ``f`` on the elements of ``t``, bound to its parameters.
-
-        A gradient is called as `grad_call` calls it. ``f``'s specialization takes one
-        argument per parameter (``*args`` as a tuple, keyword-only parameters and defaults
-        filled), and a top-level function passed as a value is called through the
-        specialization for these arguments, as a direct call is.
-        """
-        f_node, t_node = node.inputs[1:]
-        f_abs = self.inf.value(f_node, ctx, values)
-        t_abs = self.inf.value(t_node, ctx, values)
-        if not (
-            isinstance(f_abs, AbstractFunction)
-            and len(f_abs.options) == 1
-            and isinstance(t_abs, AbstractTuple)
-        ):
-            return None
-        callee = next(iter(f_abs.options))
-        if isinstance(callee, GraphFunction):
-            g = callee.graph
-            if not _captures_nothing(callee) and not (
-                g.flags.get("vararg") or g.flags.get("kwarg") or g.kwonly or g.defaults
-            ):
-                return None  # a closure taking the elements as they are: called as it is
-        elif not isinstance(callee, (GradSpec, Operation, Primitive)):
-            return None
-        new = self.graphs[ctx]
-        t_ref = self.ref(t_node, ctx, values)
-        getitem = self._const(P.tuple_getitem, node, None)
-        elems: list[Node] = []
-        for i, a in enumerate(t_abs.elements):
-            e = Apply([getitem, t_ref, self._const(i, node, constant_abstract(i))], new)
-            e.abstract = a
-            elems.append(e)
-        if isinstance(callee, GradSpec):  # ``grad(f)(*t)``
-            return self.grad_call(callee, node, elems, list(t_abs.elements), ctx, values)
-        if not isinstance(callee, GraphFunction):  # an operation or a primitive
-            return self.direct_call(callee, node, elems, list(t_abs.elements), ctx, values)
-        bound = bind_graph_nodes(g, elems, elems, new)
-        if _captures_nothing(callee):
-            # The specialization inference reached (`apply_star` calls on the elements as
-            # they are, not broadened).
-            target = self.target(callee, list(t_abs.elements), node, ctx, values)
-            fn_ref: Node = self._const(self.graph_for(target), node, None)
-        else:
-            fn_ref = self.ref(f_node, ctx, values)
-        return Apply([fn_ref, *bound], new, node.debug.derive())
 
     def direct_call(
         self,

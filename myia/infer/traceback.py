@@ -16,17 +16,32 @@ def is_internal(filename: str | None) -> bool:
     return filename is not None and os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
 
 
+def user_name(graph_name: str) -> str:
+    """How an error message names a graph: its function, and whether AD made it.
+
+    ``f:if_true`` (a block of ``f``) is ``f``; ``▶f`` (the forward pass that AD made of
+    ``f``) is ``f``; ``◀f`` (its backward pass) is "the backward pass of f".
+    """
+    base = graph_name.split(":")[0]
+    name = base.lstrip("▶◀")
+    return f"the backward pass of {name}" if base.startswith("◀") else name
+
+
 def error_frames(calls: Any) -> list[Frame]:
     """One frame per user-level call on the inference stack, outermost first.
 
     Each shows the function's name, the location and text of the node being inferred, and
     the types of the arguments of the function. Frames of blocks of the same function
-    collapse into one; frames inside Myia's own library are left out.
+    collapse into one; frames inside Myia's own library are left out; the frame of a
+    backward pass (``◀f``) says that it is in the gradient of its line.
     """
     frames: list[Frame] = []
     last_fn = None
     for ctx, node, values in calls:
-        name = ctx.graph.name.split(":")[0]
+        base = ctx.graph.name.split(":")[0]
+        name = base.lstrip("▶◀")
+        if base.startswith("◀"):  # a backward pass that AD made
+            name += " (in the gradient of this line)"
         loc = None
         if node is not None:
             loc = node.debug.find_location()

@@ -111,6 +111,8 @@ class Scopes:
         self._topo: dict[Graph, list[Node]] = {}
         self._consts: dict[Graph, list[Graph]] = {}
         self._recursive: dict[Graph, bool] = {}
+        self._components: dict[Graph, tuple[Graph, ...]] = {}
+        self._invariant: dict[Graph, frozenset[int]] = {}
         self.add(roots)
 
     def add(self, roots: Graph | Iterable[Graph]) -> None:
@@ -300,12 +302,87 @@ class Scopes:
                 rec = len(component) > 1 or g in self.constants(g)
                 for h in component:
                     self._recursive[h] = rec
+                    if rec:
+                        self._components[h] = tuple(component)
+
+    def invariant_parameters(self, g: Graph) -> frozenset[int]:
+        """The positions of the parameters of recursive `g` that its recursion never changes.
+
+        A loop's header passes the variables the loop does not assign back to itself as
+        they are (``n`` in ``while i < n: i += 1``): every call within `g`'s recursive
+        component passes, at such a position, a constant, a value computed outside the
+        component, or a parameter of the component at such a position itself. Inference keeps
+        their values (a shape read before a loop stays known in it) and broadens the others.
+        """
+        if not self.is_recursive(g):
+            return frozenset()
+        out = self._invariant.get(g)
+        if out is None:
+            self._invariants(self._components[g])
+            out = self._invariant[g]
+        return out
+
+    def _invariants(self, component: tuple[Graph, ...]) -> None:
+        members = set(component)
+        inv = {(h, i) for h in component for i in range(len(h.parameters))}
+        calls: list[tuple[Graph, list[Node]]] = []
+
+        def member(node: Node) -> Graph | None:
+            v = node.value if node.is_constant else None  # type: ignore[attr-defined]
+            return v if type(v) is Graph and v in members else None
+
+        for h in component:
+            for n in self.nodes[h]:
+                if not n.is_apply:
+                    continue
+                fn, *args = n.inputs
+                callees = [member(fn)] if member(fn) else []
+                if fn.is_apply and _is_switch_node(fn):
+                    callees = [k for k in map(member, fn.inputs[2:]) if k is not None]
+                for k in callees:
+                    calls.append((k, args))
+                for idx, i in enumerate(n.inputs):
+                    k = member(i)
+                    used_as_callee = idx == 0 or (_is_switch_node(n) and idx >= 2)
+                    if k is not None and not used_as_callee:
+                        inv -= {(k, j) for j in range(len(k.parameters))}  # a value: any call
+        for k, args in calls:
+            if len(args) != len(k.parameters) or k.defaults or k.kwonly:
+                inv -= {(k, j) for j in range(len(k.parameters))}
+
+        def invariant(a: Node) -> bool:
+            if a.is_constant or a.graph not in members:
+                return True
+            if a.is_parameter:
+                return (a.graph, a.graph.parameters.index(a)) in inv  # type: ignore[union-attr]
+            return False
+
+        changed = True
+        while changed:
+            changed = False
+            for k, args in calls:
+                for j, a in enumerate(args):
+                    if (k, j) in inv and not invariant(a):
+                        inv.discard((k, j))
+                        changed = True
+        for h in component:
+            self._invariant[h] = frozenset(i for (k, i) in inv if k is h)
 
     def closure_deps(self, g: Graph) -> list[Node]:
         """Return the total free variables of `g` (indexing `g` first if needed)."""
         if g not in self.free_variables_total:
             self.add(g)
         return self.free_variables_total[g]
+
+
+def _is_switch_node(node: Node) -> bool:
+    fn = node.inputs[0] if node.is_apply else None
+    return (
+        fn is not None
+        and fn.is_constant
+        and getattr(fn.value, "name", None) == "switch"  # type: ignore[attr-defined]
+        and type(fn.value).__name__ == "Primitive"  # type: ignore[attr-defined]
+    )
 
 
 def uses(graphs: Iterable[Graph]) -> dict[Node, list[tuple[Apply, int]]]:

@@ -35,6 +35,12 @@ class Location:
         """Return the stripped text of the first line of the span."""
         return linecache.getline(self.filename, self.line).strip()
 
+    def source_text(self) -> str | None:
+        """Return the exact text of the span when it is on one line, else None."""
+        if self.end_line != self.line or self.end_column is None:
+            return None
+        return linecache.getline(self.filename, self.line)[self.column : self.end_column]
+
     def __str__(self) -> str:
         return f"{self.filename}:{self.line}"
 
@@ -44,9 +50,14 @@ class DebugInfo:
 
     ``origin`` links a node created by a transformation (cloning, AD, optimization) to the
     node it was derived from, so that the location of the user's code is never lost.
+
+    ``site``, on a node copied into a caller by inlining, is the call it was inlined at: the
+    call's `DebugInfo`, the name of the caller's graph and that of the graph inlined. Errors
+    raised at run time by the copy show the user's line of the call (`call_chain`), not
+    only the line of Myia's library code where the copy comes from.
     """
 
-    __slots__ = ("name", "location", "origin", "id")
+    __slots__ = ("name", "location", "origin", "id", "site")
 
     def __init__(
         self,
@@ -58,6 +69,33 @@ class DebugInfo:
         self.location = location
         self.origin = origin
         self.id = next(_ids)
+        self.site: tuple[DebugInfo, str, str] | None = None
+
+    def call_chain(self, function: str) -> list[tuple[str, Location]]:
+        """Where this node is, as calls: ``(function, location)`` pairs, outermost first.
+
+        A node of `function` has one pair, its own location. A node inlined into `function`
+        has the call it was inlined at (in `function`), then where it is in the function
+        inlined, and so on for nodes inlined several times. Pairs with no location are left
+        out.
+        """
+        info: DebugInfo | None = self
+        backward = False
+        while info is not None:
+            backward = backward or isinstance(info, BackwardInfo)
+            if backward:
+                function = "◀" + function.lstrip("▶◀")
+            if info.site is not None:
+                call, caller, callee = info.site
+                inner = info.origin.call_chain(callee) if info.origin is not None else []
+                if backward or (not inner and _backward(info.origin)):
+                    # (The copy of a call of a backpropagator, where it has no line itself.)
+                    caller = "◀" + caller.lstrip("▶◀")
+                return [*call.call_chain(caller), *inner]
+            if info.location is not None:
+                return [(function, info.location)]
+            info = info.origin
+        return []
 
     def find_location(self) -> Location | None:
         """Return this info's location or the nearest one among its origins."""
@@ -80,6 +118,26 @@ class DebugInfo:
     def derive(self) -> DebugInfo:
         """Return a fresh `DebugInfo` whose origin is this one."""
         return DebugInfo(origin=self)
+
+
+def _backward(info: DebugInfo | None) -> bool:
+    """Whether `info` derives from a `BackwardInfo`."""
+    while info is not None:
+        if isinstance(info, BackwardInfo):
+            return True
+        info = info.origin
+    return False
+
+
+class BackwardInfo(DebugInfo):
+    """The `DebugInfo` of a call of a backpropagator, made by the gradient transform.
+
+    It derives from the node whose backward pass it computes: an error in it is in the
+    gradient of that node's line, which `DebugInfo.call_chain` says by naming the function
+    ``◀f``.
+    """
+
+    __slots__ = ()
 
 
 class Node:

@@ -40,6 +40,19 @@ class NoMatch(Exception):
     """Raised by a dispatch function when no rule applies to the argument kinds."""
 
 
+class Mutation(NoMatch):
+    """No rule applies because ``obj.method`` names a method that mutates a list, dict or set.
+
+    Type inference reports it as the `MyiaSyntaxError` a mutating statement gets
+    (``xs.pop()`` used as a value, ``d.setdefault(k, v)``): Myia's values are immutable.
+    """
+
+    def __init__(self, kind: type, method: str):
+        super().__init__()
+        self.kind = kind
+        self.method = method
+
+
 def kind_of(value: Any) -> type:
     """Return the dispatch kind of a runtime value.
 

@@ -119,6 +119,13 @@ def np_stack(arrays, axis=0):
     return P.stack(arrays, axis)
 
 
+# Their first argument is a sequence they only read: a literal list there is parsed as a
+# tuple (`myia.frontend.parser`), so that ``np.concatenate([a, b])`` takes arrays of
+# different shapes.
+np_concatenate.sequence_argument = True  # type: ignore[attr-defined]
+np_stack.sequence_argument = True  # type: ignore[attr-defined]
+
+
 def np_split(a, indices_or_sections, axis=0):
     """``np.split``: a list of arrays (a tuple where their shapes differ)."""
     return P.sections_as_list(P.split(a, indices_or_sections, axis))

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
-from .core import Array, Function, NoMatch, Operation, UnionKind, is_record
+from .core import Array, Function, Mutation, NoMatch, Operation, UnionKind, is_record
 
 NoneType = type(None)
 NotImplementedType = type(NotImplemented)
@@ -464,6 +464,11 @@ def _getattr(a: Any, name: str) -> Any:
 
         if name in METHODS:
             return _method_getter(METHODS[name])
+    if a in (list, dict):
+        from ..frontend.subset import MUTATING_METHODS
+
+        if name in MUTATING_METHODS:
+            raise Mutation(a, name)
     raise NoMatch
 
 

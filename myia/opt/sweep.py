@@ -338,10 +338,15 @@ class Sweep:
         # Code generated without a location (the graphs of AD) gets the call's: errors and
         # generated code point at the user's line.
         where = call.debug.find_location()
-        if where is not None:
-            for orig, copy in cloner.nodes.items():
-                if copy.debug.origin is orig.debug and copy.debug.find_location() is None:
+        site = (call.debug, call.graph.name, g.name)  # type: ignore[union-attr]
+        for orig, copy in cloner.nodes.items():
+            if copy.debug.origin is orig.debug:
+                if where is not None and copy.debug.find_location() is None:
                     copy.debug.location = where
+                if copy.graph is call.graph:
+                    # A run-time error raised by the copy shows the call too (not by those
+                    # of the closures copied with it: they run where they are called).
+                    copy.debug.site = site
         return out
 
 

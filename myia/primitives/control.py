@@ -32,8 +32,12 @@ def switch(cond, if_true, if_false):
 
 
 @primitive
-def apply_star(fn, args):
-    """``fn(*args)`` for a tuple ``args``. Interpreters and inference call it themselves."""
+def apply_star(fn, args, *kwargs):
+    """``fn(*args, **kw1, **kw2...)`` for a tuple ``args`` and dicts ``kwargs``.
+
+    Interpreters and inference call it themselves; specialization replaces it by the call
+    written out (`myia.infer.engine.Inferrer.star_call`).
+    """
     raise NotImplementedError("apply_star is evaluated by the interpreter")
 
 
@@ -186,7 +190,7 @@ def _infer_switch(cond, if_true, if_false):
 
 
 @infer_rule(apply_star)
-def _infer_apply_star(fn, args):
+def _infer_apply_star(fn, args, *kwargs):
     raise MyiaTypeError("apply_star is inferred by the engine")
 
 

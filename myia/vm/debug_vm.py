@@ -26,11 +26,18 @@ from typing import Any
 import numpy as np
 
 from ..errors import Frame as ErrorFrame
-from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError
+from ..errors import (
+    MyiaError,
+    MyiaInternalError,
+    MyiaShapeError,
+    MyiaSyntaxError,
+    MyiaTypeError,
+    program_error,
+)
 from ..frontend.blocks import Unbound
 from ..ir.analysis import Scopes
-from ..ir.node import Graph, Node
-from ..operations.core import NoMatch, Operation, kind_of
+from ..ir.node import Graph, Location, Node
+from ..operations.core import Mutation, NoMatch, Operation, kind_of
 from ..operations.ops import StaticOperation, callable_record
 from ..primitives import P, Primitive
 from ..primitives.structure import KeywordArgument, Partial
@@ -140,10 +147,11 @@ class Code:
             get = _getter(arg_slots)
             f = fn.value if fn.is_constant else None
             if type(f) is Primitive and not f.effect and not has_kw and f is not P.apply_star:
+                impl = _checked(f) if vm.check_nans else f.impl
                 if len(arg_slots) == 2:
-                    instr = (PRIM2, out, f.impl, arg_slots[0], arg_slots[1], False)
+                    instr = (PRIM2, out, impl, arg_slots[0], arg_slots[1], False)
                 else:
-                    instr = (PRIM, out, f.impl, get, False, False)
+                    instr = (PRIM, out, impl, get, False, False)
             elif isinstance(f, Operation) and (key := _op_key(f, args)) is not None:
                 instr = (OP, out, key, get, False, has_kw)
             else:
@@ -156,6 +164,21 @@ class Code:
         self.instrs.append((RETURN, slot(graph.output), None, None, False, False))
         self.nodes.append(graph.output)
         self.init = values[self.nparams :]
+
+
+def _keyword_arguments(dicts: list[dict[str, Any]]) -> list[KeywordArgument]:
+    """The keyword arguments of ``f(**d1, **d2)``: Python's ``TypeError`` on a repeated key."""
+    out: list[KeywordArgument] = []
+    seen: set[str] = set()
+    for d in dicts:
+        if type(d) is not dict:
+            raise UserException(TypeError(f"argument after ** must be a mapping, not {d!r}"))
+        for k, v in d.items():
+            if k in seen:
+                raise UserException(TypeError(f"got multiple values for keyword argument {k!r}"))
+            seen.add(k)
+            out.append(KeywordArgument(k, v))
+    return out
 
 
 def _op_key(op: Operation, args: list[Node]) -> Any:
@@ -222,7 +245,10 @@ class Frame:
 class DebugVM:
     """Interprets graphs. One instance caches prepared code, scopes and resolved operations."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, check_nans: bool = False) -> None:
+        #: Whether each primitive that makes a NaN or an infinity from finite arguments
+        #: raises `FloatingPointError` at its node (``debug_nans=True``).
+        self.check_nans = check_nans
         self.codes: dict[Graph, Code] = {}
         self.scopes = Scopes()
         # Operations resolved at run time, by (operation, types of the arguments...).
@@ -386,7 +412,7 @@ class DebugVM:
         except UserException as exc:
             frame.pc = pc
             err = exc.exception
-            err.add_note(_format_traceback(self._traceback(frame)))
+            program_error(err, _format_traceback(self._traceback(frame)))
             raise err from None
         except MyiaError as exc:
             frame.pc = pc
@@ -442,7 +468,8 @@ class DebugVM:
                 return self._new_frame(fn, args, frame, out)
             if t is Primitive:
                 if fn is P.apply_star:
-                    fn, args = args[0], list(args[1])
+                    has_kw = len(args) > 2
+                    fn, args = args[0], [*args[1], *_keyword_arguments(args[2:])]
                     continue
                 if has_kw and any(type(a) is KeywordArgument for a in args):
                     args = _bind_primitive(fn, args)
@@ -480,6 +507,11 @@ class DebugVM:
         kinds = tuple(a if i in static else kind_of(a) for i, a in enumerate(args))
         try:
             return op.resolve(kinds)
+        except Mutation as exc:
+            from ..frontend.subset import mutation_message
+
+            message = mutation_message(f"the {exc.kind.__name__}", exc.method)
+            raise MyiaSyntaxError(message) from None
         except NoMatch as exc:
             if exc.args:
                 raise MyiaTypeError(exc.args[0]) from None
@@ -546,18 +578,13 @@ class DebugVM:
             if f.origin is not None:
                 sites.append(f.origin)
             f = f.caller
-        frames: list[ErrorFrame] = []
-        has_user = any(code.user for code, _ in sites)
+        calls: list[tuple[str, Location | None]] = []
         for code, pc in reversed(sites):
-            if has_user and not code.user:
-                continue
             node = code.nodes[pc - 1] if 0 < pc <= len(code.nodes) else None
-            new = _frame_at(code.graph, node)
-            if frames and frames[-1].function == new.function and ":" in code.graph.name:
-                frames[-1] = new  # blocks of one function are one frame
-            else:
-                frames.append(new)
-        return frames
+            name = code.graph.name
+            chain = node.debug.call_chain(name) if node is not None else []
+            calls.extend(chain or [(name, code.graph.debug.find_location())])
+        return user_frames(calls)
 
     def _error(self, frame: Frame, exc: Exception) -> Exception:
         """Return the error to raise for an exception that a primitive raised.
@@ -574,7 +601,7 @@ class DebugVM:
             return MyiaTypeError(message, frames)
         if isinstance(exc, ValueError) and _on_arrays(frame):
             return MyiaShapeError(message, frames)
-        exc.add_note(_format_traceback(frames))
+        program_error(exc, _format_traceback(frames))
         return exc
 
 
@@ -592,6 +619,38 @@ def _on_arrays(frame: Frame) -> bool:
     node = code.nodes[frame.pc - 1]
     args = [frame.values[code.slots[i]] for i in node.inputs[1:] if i in code.slots]
     return any(hasattr(a, "shape") and hasattr(a, "ndim") for a in args)
+
+
+def _nonfinite(v: Any) -> bool:
+    """Whether `v` (a number, an array, or a tuple of them) holds a NaN or an infinity."""
+    if isinstance(v, (float, np.floating, np.complexfloating)):
+        return not np.isfinite(v)
+    if isinstance(v, np.ndarray) and v.dtype.kind in "fc":
+        return not np.isfinite(v).all()
+    if type(v) is tuple:
+        return any(_nonfinite(x) for x in v)
+    return False
+
+
+def _nan(v: Any) -> bool:
+    if type(v) is tuple:
+        return any(_nan(x) for x in v)
+    return bool(np.isnan(v).any()) if isinstance(v, (float, np.ndarray, np.generic)) else False
+
+
+def _checked(prim: Primitive) -> Any:
+    """`prim`'s implementation, raising where it makes a NaN or an infinity from finite values."""
+    impl = prim.impl
+
+    def run(*args: Any) -> Any:
+        with np.errstate(all="ignore"):
+            out = impl(*args)
+        if _nonfinite(out) and not any(_nonfinite(a) for a in args):
+            what = "nan" if _nan(out) else "inf"
+            raise FloatingPointError(f"{prim.name} produced {what} from finite arguments")
+        return out
+
+    return run
 
 
 def _unbound_error(value: Unbound) -> UnboundLocalError:
@@ -639,10 +698,34 @@ def _format_traceback(frames: list[ErrorFrame]) -> str:
 _SHOWN = 10
 
 
-def _frame_at(graph: Graph, node: Node | None) -> ErrorFrame:
-    name = graph.name.split(":")[0]
-    loc = node.debug.find_location() if node is not None else None
-    return ErrorFrame(name, loc or graph.debug.find_location())
+def user_frames(calls: list[tuple[str, Location | None]]) -> list[ErrorFrame]:
+    """The frames of a run-time error's traceback, from ``(graph name, location)`` pairs.
+
+    The pairs are the calls from the entry point down to the failing node, with the calls
+    that inlining made part of one graph (`DebugInfo.call_chain`). Frames in Myia's library
+    code are left out (unless the program itself is library code, which has no others); the
+    blocks of one function (its branches and loops) are one frame; a frame of a backward
+    pass (the graph ``◀f``) says that it is in the gradient of its line.
+    """
+    user = [(n, loc) for n, loc in calls if loc is None or not _in_package(loc.filename)]
+    frames: list[ErrorFrame] = []
+    for name, loc in user or calls:
+        base = name.split(":")[0]
+        function = base.lstrip("▶◀")
+        if base.startswith("◀"):
+            if frames and frames[-1].location == loc:
+                # The backward pass of an operation of the line before (``1.0 / x``).
+                function = frames.pop().function.removesuffix(_GRADIENT)
+            function += _GRADIENT
+        new = ErrorFrame(function, loc)
+        if frames and frames[-1].function == function and ":" in name:
+            frames[-1] = new  # a block of the function of the frame before
+        else:
+            frames.append(new)
+    return frames
+
+
+_GRADIENT = " (in the gradient of this line)"
 
 
 _KIND_NAMES = {float: "f64", int: "i64", bool: "bool", type(None): "None"}

@@ -1,0 +1,141 @@
+"""Branches inside expressions: ``a if c else b``, ``a and b``, ``a or b``, ``a < b < c``.
+
+Each is ``switch(cond, λ: a, λ: b)()``: the branches are closures nested in the current
+block's graph (`ExpressionBlock`), so that only the branch taken is evaluated. The variables
+that the test narrows (``x is not None``, ``isinstance``) are the closures' parameters, so
+that type inference narrows them in each branch. `BranchExpressions` holds these methods of
+`myia.frontend.parser.FunctionParser`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..ir.node import Constant, Graph, Node
+from ..operations import ops
+from ..primitives import P
+from .blocks import Block, ExpressionBlock
+
+COMPARE: dict[type, Any] = {
+    ast.Eq: ops.eq,
+    ast.NotEq: ops.ne,
+    ast.Lt: ops.lt,
+    ast.LtE: ops.le,
+    ast.Gt: ops.gt,
+    ast.GtE: ops.ge,
+}
+
+
+class BranchExpressions:
+    """The parsing of branches inside expressions (a mixin of `FunctionParser`).
+
+    It uses the parser's `expr`, `truth`, `_narrow`, `loc` and `dbg`.
+    """
+
+    narrowed: dict[str, str]
+
+    def closure(
+        self, block: Block, node: ast.AST, kind: str, make: Any, params: tuple[str, ...] = ()
+    ) -> Node:
+        """Return a closure nested in `block`'s graph whose body is ``make(inner)``.
+
+        It takes the variables `params` as parameters (so that their types can be narrowed).
+        """
+        g = Graph(f"{block.graph.name}:{kind}", self.loc(node))
+        inner = ExpressionBlock(self, g, block, params)
+        inner.finish(make(inner))
+        return Constant(g, self.dbg(node))
+
+    def select(
+        self,
+        block: Block,
+        node: ast.AST,
+        cond: Node,
+        if_true: Any,
+        if_false: Any,
+        params: list[str] | None = None,
+    ) -> Node:
+        """``switch(cond, λ p: if_true(), λ p: if_false())(p)`` evaluated in `block`.
+
+        `params` are the variables the test narrows: each branch receives them as parameters.
+        """
+        names = tuple(dict.fromkeys(params or ()))
+        t = self.closure(block, node, "true", if_true, names)
+        f = self.closure(block, node, "false", if_false, names)
+        sw = block.apply(P.switch, cond, t, f, debug=self.dbg(node))
+        args = [block.read(name) for name in names]
+        return block.apply(sw, *args, debug=self.dbg(node))
+
+    def expr_IfExp(self, block: Block, node: ast.IfExp) -> Node:
+        saved = dict(self.narrowed)
+        try:
+            params = self._narrow(block, node.test)
+            cond = self.truth(block, node.test)
+            return self.select(
+                block,
+                node,
+                cond,
+                lambda b: self.expr(b, node.body),
+                lambda b: self.expr(b, node.orelse),
+                params,
+            )
+        finally:
+            self.narrowed = saved
+
+    def expr_BoolOp(self, block: Block, node: ast.BoolOp) -> Node:
+        saved = dict(self.narrowed)
+        try:
+            return self._boolop(block, node, node.values)
+        finally:
+            self.narrowed = saved
+
+    def _boolop(self, block: Block, node: ast.BoolOp, values: list[ast.expr]) -> Node:
+        params = self._narrow(block, values[0]) if len(values) > 1 else []
+        first = self.expr(block, values[0])
+        if len(values) == 1:
+            return first
+        cond = block.apply(ops.truth, first, debug=self.dbg(values[0]))
+
+        def rest(b: Block) -> Node:
+            return self._boolop(b, node, values[1:])
+
+        def keep(b: Block) -> Node:
+            return first
+
+        if isinstance(node.op, ast.And):
+            return self.select(block, node, cond, rest, keep, params)
+        return self.select(block, node, cond, keep, rest, params)
+
+    def expr_Compare(self, block: Block, node: ast.Compare) -> Node:
+        left = self.expr(block, node.left)
+        return self._compare(block, node, left, node.ops, node.comparators)
+
+    def _compare(
+        self, block: Block, node: ast.Compare, left: Node, ops_: list[ast.cmpop], rights: list
+    ) -> Node:
+        right = self.expr(block, rights[0])
+        result = self._compare1(block, node, ops_[0], left, right)
+        if len(ops_) == 1:
+            return result
+        cond = block.apply(ops.truth, result, debug=self.dbg(node))
+        return self.select(
+            block,
+            node,
+            cond,
+            lambda b: self._compare(b, node, right, ops_[1:], rights[1:]),
+            lambda b: result,
+        )
+
+    def _compare1(self, block: Block, node: ast.AST, op: ast.cmpop, a: Node, b: Node) -> Node:
+        dbg = self.dbg(node)
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            if b.is_constant and b.value is None:
+                r = block.apply(ops.is_none, a, debug=dbg)
+            else:
+                r = block.apply(P.is_, a, b, debug=dbg)
+            return block.apply(P.logical_not, r, debug=dbg) if isinstance(op, ast.IsNot) else r
+        if isinstance(op, (ast.In, ast.NotIn)):
+            r = block.apply(ops.contains, a, b, debug=dbg)
+            return block.apply(P.logical_not, r, debug=dbg) if isinstance(op, ast.NotIn) else r
+        return block.apply(COMPARE[type(op)], a, b, debug=dbg)

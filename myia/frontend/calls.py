@@ -1,0 +1,88 @@
+"""Calls: ``f(a, k=v)``, and calls that spread a tuple or a dict (``f(a, *t, k=v, **d)``).
+
+A call with positional and keyword arguments only is ``f(a, make_kwarg("k", v))``. A call
+with a ``*`` or ``**`` argument is ``apply_star(f, args, kws...)``: `args` the tuple of the
+positional arguments (``(a,) + t``), and each `kws` a dict of keyword arguments, in order (the
+keywords written in the call, and each ``**d``). Type inference knows the tuple's length and
+the dicts' keys: it binds them as a call written out (``f(args[0], ..., k=kws["k"])``), so
+that defaults, ``*args`` and ``**kwargs`` parameters and keywords bind as in Python
+(`myia.infer.engine.Inferrer.star_call`).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..ir.node import Graph, Node
+from ..operations import ops
+from ..primitives import P
+from . import partials
+
+
+def parse_call(fp: Any, block: Any, node: ast.Call) -> Node:
+    """The node of call `node` in `block` of function parser `fp`."""
+    fn = fp.expr(block, node.func)
+    if node.keywords and fn.is_constant and fn.value is P.partial:
+        return partials.parse(fp, block, node, fn)
+    spread = any(isinstance(a, ast.Starred) for a in node.args) or any(
+        kw.arg is None for kw in node.keywords
+    )
+    if spread:
+        return _spread_call(fp, block, node, fn)
+    args: list[Node] = [
+        fp.expr(block, _as_tuple(a) if i == 0 and _reads_sequence(fn) else a)
+        for i, a in enumerate(node.args)
+    ]
+    for kw in node.keywords:
+        value = fp.expr(block, kw.value)
+        args.append(block.apply(P.make_kwarg, kw.arg, value, debug=fp.dbg(kw.value)))
+    return block.apply(fn, *args, debug=fp.dbg(node))
+
+
+def _reads_sequence(fn: Node) -> bool:
+    """Whether `fn` only reads its first argument, a sequence (``np.concatenate``)."""
+    return (
+        fn.is_constant and isinstance(fn.value, Graph) and fn.value.flags.get("sequence_argument")
+    )
+
+
+def _as_tuple(a: ast.expr) -> ast.expr:
+    """A literal list as a tuple: ``np.concatenate([a, b])`` joins arrays of different shapes."""
+    if not isinstance(a, ast.List):
+        return a
+    return ast.copy_location(ast.Tuple(elts=a.elts, ctx=ast.Load()), a)
+
+
+def _spread_call(fp: Any, block: Any, node: ast.Call, fn: Node) -> Node:
+    """``f(a, *t, b, k=v, **d)``: ``apply_star(f, (a,) + t + (b,), {"k": v}, d)``."""
+    parts: list[Node] = []
+    pending: list[Node] = []
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            if pending:
+                parts.append(block.apply(P.make_tuple, *pending, debug=fp.dbg(a)))
+                pending = []
+            parts.append(fp.expr(block, a.value))
+        else:
+            pending.append(fp.expr(block, a))
+    if pending or not parts:
+        parts.append(block.apply(P.make_tuple, *pending, debug=fp.dbg(node)))
+    args = parts[0]
+    for p in parts[1:]:
+        args = block.apply(ops.add, args, p, debug=fp.dbg(node))
+    dicts: list[Node] = []
+    keys: list[str] = []
+    values: list[Node] = []
+    for kw in node.keywords:
+        if kw.arg is not None:
+            keys.append(kw.arg)
+            values.append(fp.expr(block, kw.value))
+            continue
+        if keys:
+            dicts.append(block.apply(P.make_dict, tuple(keys), *values, debug=fp.dbg(node)))
+            keys, values = [], []
+        dicts.append(fp.expr(block, kw.value))
+    if keys:
+        dicts.append(block.apply(P.make_dict, tuple(keys), *values, debug=fp.dbg(node)))
+    return block.apply(P.apply_star, fn, args, *dicts, debug=fp.dbg(node))

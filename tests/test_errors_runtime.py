@@ -1,0 +1,165 @@
+"""Where run-time errors point: at the user's line, on every backend, never into Myia.
+
+A run-time error (an empty ``max``, an index out of range, a division by zero) is raised as
+Python raises it, with the Myia traceback as a note. Raised inside Myia's library code
+(``max``, ``np.take``, ``math.floor``, a backpropagator), the traceback still shows the
+user's line that called it, even when optimization inlined the library code into the user's
+function; an error of a backward pass says that it is in the gradient of its line.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import traceback
+
+import numpy as np
+import pytest
+
+import myia
+from myia import grad
+from myia import myia as compile_
+
+PACKAGE = os.path.dirname(os.path.abspath(myia.__file__))
+BACKENDS = ["numpy", "debug"]
+try:
+    import jax  # noqa: F401
+
+    BACKENDS.append("jax")
+except ImportError:  # pragma: no cover - the extra is not installed
+    pass
+
+
+def line_of(fn, text):
+    """The line of `fn`'s source file where `text` is, in `fn`."""
+    import inspect
+
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, t in enumerate(lines) if text in t)
+
+
+def notes(exc):
+    return "\n".join(getattr(exc, "__notes__", []))
+
+
+def check_note(exc, frames):
+    """The note's frames are `frames`, ``(function, line)`` pairs, and nothing of Myia's.
+
+    The Python traceback shows no frame of the package either (the API boundary cut them).
+    """
+    text = "".join(traceback.format_exception(exc))
+    assert PACKAGE not in text, text
+    note = notes(exc)
+    assert note.startswith("Myia traceback"), note
+    assert PACKAGE not in note, note
+    shown = [
+        (t.split(", in ", 1)[1], int(t.split(", line ")[1].split(",")[0]))
+        for t in note.splitlines()
+        if t.startswith("  File ")
+    ]
+    assert shown == frames, note
+    for t in note.splitlines():
+        if t.startswith("  File "):
+            assert t.startswith(f'  File "{__file__}"'), note
+
+
+def empty_max(x):
+    xs = [x for _ in range(0)]
+    return max(xs)
+
+
+def take_out_of_range(x):
+    return np.take(x, 10)
+
+
+def floor_of_inf(x):
+    return math.floor(x)
+
+
+def helper_max(xs):
+    return max(xs) * 2.0
+
+
+def calls_helper_max(x):
+    xs = [x for _ in range(0)]
+    y = helper_max(xs)
+    return y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn,arg,exc,text",
+    [
+        (empty_max, 1.0, ValueError, "return max(xs)"),
+        (take_out_of_range, np.ones(3), IndexError, "np.take(x, 10)"),
+        (floor_of_inf, math.inf, OverflowError, "math.floor(x)"),
+    ],
+)
+def test_library_errors_point_at_the_users_line(fn, arg, exc, text, backend):
+    with pytest.raises(exc) as info:
+        compile_(fn, backend=backend)(arg)
+    check_note(info.value, [(fn.__name__, line_of(fn, text))])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_library_error_in_a_helper(backend):
+    with pytest.raises(ValueError, match="empty sequence") as info:
+        compile_(calls_helper_max, backend=backend)(1.0)
+    check_note(
+        info.value,
+        [
+            ("calls_helper_max", line_of(calls_helper_max, "y = helper_max(xs)")),
+            ("helper_max", line_of(helper_max, "return max(xs)")),
+        ],
+    )
+
+
+# Errors of the backward pass ------------------------------------------------------------------
+
+GRAD = " (in the gradient of this line)"
+
+
+def sqrt_of(x):
+    return math.sqrt(x)
+
+
+def sqrt_helper(x):
+    return math.sqrt(x) * 2.0
+
+
+def calls_sqrt_helper(x):
+    y = sqrt_helper(x) + x
+    return y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_division_by_zero_in_a_gradient(backend):
+    # The forward pass runs (sqrt(0) = 0); the backward pass divides by 2 * sqrt(0).
+    with pytest.raises(ZeroDivisionError) as info:
+        grad(sqrt_of, backend=backend)(0.0)
+    check_note(info.value, [("sqrt_of" + GRAD, line_of(sqrt_of, "math.sqrt(x)"))])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_division_by_zero_in_the_gradient_of_a_helper(backend):
+    with pytest.raises(ZeroDivisionError) as info:
+        grad(calls_sqrt_helper, backend=backend)(0.0)
+    check_note(
+        info.value,
+        [
+            ("calls_sqrt_helper" + GRAD, line_of(calls_sqrt_helper, "y = sqrt_helper(x) + x")),
+            ("sqrt_helper" + GRAD, line_of(sqrt_helper, "math.sqrt(x) * 2.0")),
+        ],
+    )
+    assert "◀" not in notes(info.value)
+
+
+def reciprocal(x):
+    return 1.0 / x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_forward_error_is_at_its_line(backend):
+    with pytest.raises(ZeroDivisionError) as info:
+        compile_(reciprocal, backend=backend)(0.0)
+    check_note(info.value, [("reciprocal", line_of(reciprocal, "1.0 / x"))])
