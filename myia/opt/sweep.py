@@ -275,13 +275,19 @@ class Sweep:
             if new is None or new is node:
                 continue
             new = self._conform(new, node, rule)
-            if new is None or (tainted and not _depends_on(new, tainted, node.graph)):
+            if new is None or (
+                tainted and not _depends_on(new, tainted, node.graph, self._captured)
+            ):
                 continue
             self.fired[rule.name] += 1
             if TRACE:
                 print(f"[rewrite] {rule.name}: {node!r} => {new!r}")
             return new
         return None
+
+    def _captured(self, g: Graph) -> Iterable[Node]:
+        """The free variables of closure `g` (none known for a graph made in this sweep)."""
+        return self.info.scopes.free_variables_total.get(g, ())
 
     def _conform(self, new: Node, node: Apply, rule: Rewrite) -> Node | None:
         """Return `new` with the type `node` is declared with (converted if narrower), or None."""
@@ -350,8 +356,14 @@ class Sweep:
         return out
 
 
-def _depends_on(node: Node, targets: list[Node], graph: Any, limit: int = 5000) -> bool:
-    """Whether `node` depends on every node of `targets`, within `graph` (False if unsure)."""
+def _depends_on(
+    node: Node, targets: list[Node], graph: Any, captured: Any = None, limit: int = 5000
+) -> bool:
+    """Whether `node` depends on every node of `targets`, within `graph` (False if unsure).
+
+    A closure depends on the values it captures (``captured(g)``: its free variables), which
+    are computed where it is made.
+    """
     todo = set(targets)
     seen: set[Node] = set()
     stack = [node]
@@ -365,6 +377,8 @@ def _depends_on(node: Node, targets: list[Node], graph: Any, limit: int = 5000) 
             return False
         if n.is_apply and n.graph is graph:
             stack.extend(n.inputs)
+        elif captured is not None and n.is_constant and type(n.value) is Graph:
+            stack.extend(captured(n.value))
     return not todo
 
 
