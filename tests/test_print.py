@@ -163,3 +163,15 @@ def test_fstring_is_a_string_value():
         return s
 
     assert myia(f)(1.25, 3) == "1.2/3"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_prints_in_a_recursion_under_grad(backend, capsys):
+    def rec(x, n):
+        if n == 0:
+            return x
+        print(f"level {n}")
+        return rec(x * x, n - 1)
+
+    assert grad(rec, "x", backend=backend)(1.5, 2) == pytest.approx(4 * 1.5**3)
+    assert capsys.readouterr().out == "level 2\nlevel 1\n"

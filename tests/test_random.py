@@ -144,14 +144,24 @@ def unused_draw(r):
     return r.random()
 
 
+def unused_in_expressions(r, x):
+    y = r.random() + 1.0  # noqa: F841
+    r.standard_normal(3) * 2.0
+    return x * r.random()
+
+
 def same_expression(r):
     return r.random() - r.random(), r.normal(0.0, 1.0, 2) + r.normal(0.0, 1.0, 2)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn", [unused_draw, same_expression], ids=lambda f: f.__name__)
-def test_draws_are_never_dropped_nor_merged(fn, backend):
-    got = run_both(fn, backend=backend)
+@pytest.mark.parametrize(
+    "fn,args",
+    [(unused_draw, ()), (unused_in_expressions, (2.0,)), (same_expression, ())],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_draws_are_never_dropped_nor_merged(fn, args, backend):
+    got = run_both(fn, *args, backend=backend)
     if fn is same_expression:
         assert got[0] != 0.0
 
