@@ -139,10 +139,6 @@ def uses_import(x):
     return math.sqrt(x)
 
 
-def uses_fstring(x):
-    return f"{x}"  # MARK
-
-
 def uses_walrus(x):
     if (y := x + 1) > 2:  # MARK
         return y
@@ -204,7 +200,6 @@ CASES = [
     nested_async,
     class_inside,
     uses_import,
-    uses_fstring,
     uses_walrus,
     uses_comprehension,
     uses_bare_raise,

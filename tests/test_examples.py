@@ -90,3 +90,15 @@ def test_basics():
     signatures = basics.main(n_trees=3, depth=3)
     assert len(signatures["fact"]) == 2  # an int and a float
     assert len(signatures["tree_sum"]) == 1  # every tree shape
+
+
+def test_dropout_mlp(capsys):
+    pytest.importorskip("sklearn")
+    dropout_mlp = load("dropout_mlp")
+    result = dropout_mlp.main(epochs=3)
+    assert result["test_accuracy"] > 0.85
+    assert decreasing(result["losses"], 20)
+    # The masks drawn inside the step are those drawn outside from a generator seeded alike.
+    assert result["same_as_outside"]
+    assert len(dropout_mlp.step.compiled_signatures()) == 1
+    assert "time per step" in capsys.readouterr().out

@@ -204,6 +204,21 @@ class AbstractConstant(AbstractValue):
 
 
 @dataclass(frozen=True, repr=False)
+class AbstractOpaque(AbstractValue):
+    """A value known only by its Python class at compile time, whose content Myia never reads.
+
+    A string computed at run time (an f-string: ``cls`` is ``str``) or a NumPy random
+    generator passed as an argument (``numpy.random.Generator``), which the primitives that
+    draw advance in program order.
+    """
+
+    cls: type
+
+    def __repr__(self) -> str:
+        return show(self)
+
+
+@dataclass(frozen=True, repr=False)
 class AbstractSlice(AbstractValue):
     """A slice whose bounds are not all known at compile time (fine for lists)."""
 
@@ -351,6 +366,8 @@ def show(a: Any, top: bool = True) -> str:
         return " | ".join(names) if len(names) > 1 else f"<function {names[0]}>"
     if isinstance(a, AbstractKeyword):
         return repr(a)
+    if isinstance(a, AbstractOpaque):
+        return a.cls.__name__
     if isinstance(a, AbstractSlice):
         return f"slice({show(a.start)}, {show(a.stop)}, {show(a.step)})"
     if a is BOTTOM:

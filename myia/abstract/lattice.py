@@ -25,6 +25,7 @@ from .data import (
     AbstractDict,
     AbstractFunction,
     AbstractList,
+    AbstractOpaque,
     AbstractRecord,
     AbstractScalar,
     AbstractStack,
@@ -123,6 +124,13 @@ def to_abstract(value: Any) -> AbstractValue:
         return NONE
     if isinstance(value, (str, type, slice)) or value is Ellipsis:
         return AbstractConstant(value)
+    if isinstance(value, np.random.Generator):
+        return GENERATOR
+    if isinstance(value, np.random.RandomState):
+        raise TypeError(
+            "Myia takes a numpy.random.Generator, not a RandomState: pass "
+            "np.random.default_rng(seed)"
+        )
     raise TypeError(f"Myia cannot take a value of type {t.__name__} as an argument")
 
 
@@ -373,6 +381,12 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
         return AbstractRecord(a.cls, tuple(join(x, y) for x, y in zip(a.fields, b.fields)))
     if ta is AbstractFunction and tb is AbstractFunction:
         return AbstractFunction(a.options | b.options)
+    if STRING in (a, b) and {ta, tb} <= {AbstractOpaque, AbstractConstant}:
+        if all(t is AbstractOpaque or type(x.value) is str for t, x in ((ta, a), (tb, b))):
+            return STRING  # a string known at compile time and one made at run time
+    if ta is AbstractConstant and tb is AbstractConstant:
+        if type(a.value) is str and type(b.value) is str:
+            return STRING  # two strings: one known at run time
     if ta is AbstractUnion or tb is AbstractUnion or (_unionable(a) and _unionable(b)):
         return union(a, b)
     raise TypeMismatch(a, b)
@@ -409,6 +423,10 @@ def union_options(a: AbstractValue) -> tuple[AbstractValue, ...]:
 
 
 FUNCTION = AbstractConstant("<function>")
+
+#: A string computed at run time (an f-string), and a NumPy random generator.
+STRING = AbstractOpaque(str)
+GENERATOR = AbstractOpaque(np.random.Generator)
 
 
 def erase_functions(a: AbstractValue) -> AbstractValue:

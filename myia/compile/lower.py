@@ -265,6 +265,30 @@ def _partial(args: list[str], node: Apply, ctx: Any) -> str:
     return f"{ctx.global_value(functools.partial, 'partial')}({', '.join(args)})"
 
 
+@lowering(P.print_, inline=False)
+def _print(args: list[str], node: Apply, ctx: Any) -> str:
+    f = node.inputs[4]
+    file = "" if f.is_constant and f.value is None else f", file={args[3]}.get()"
+    return f"{ctx.global_value(print, 'print')}(*{args[0]}, sep={args[1]}, end={args[2]}{file})"
+
+
+@lowering(P.format_)
+def _format(args: list[str], node: Apply, ctx: Any) -> str | None:
+    conv = node.inputs[2]
+    if not conv.is_constant:
+        return None
+    value = args[0]
+    if conv.value:
+        fn = {"r": repr, "s": str, "a": ascii}[conv.value]
+        value = f"{ctx.global_value(fn, fn.__name__)}({value})"
+    return f"{ctx.global_value(format, 'format')}({value}, {args[2]})"
+
+
+@lowering(P.str_concat)
+def _str_concat(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"({' + '.join(args)})" if args else "''"
+
+
 @lowering(P.abs_)
 def _abs(args: list[str], node: Apply, ctx: Any) -> str:
     return f"abs({args[0]})"

@@ -680,7 +680,26 @@ class FunctionParser(BranchExpressions):
     expr_GeneratorExp = expr_DictComp = expr_SetComp = expr_ListComp
 
     def expr_JoinedStr(self, block: Block, node: ast.JoinedStr) -> Node:
-        raise self.error(node, "f-strings are not supported by Myia")
+        """An f-string: its replacement fields formatted (`format_`) and concatenated."""
+        parts: list[Node] = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(Constant(v.value, self.dbg(v)))
+                continue
+            assert isinstance(v, ast.FormattedValue)
+            value = self.expr(block, v.value)
+            spec = (
+                self.expr(block, v.format_spec)
+                if v.format_spec is not None
+                else Constant("", self.dbg(v))
+            )
+            conversion = chr(v.conversion) if v.conversion > 0 else ""
+            parts.append(block.apply(P.format_, value, conversion, spec, debug=self.dbg(v)))
+        if all(p.is_constant for p in parts):
+            return Constant("".join(p.value for p in parts), self.dbg(node))
+        if len(parts) == 1:
+            return parts[0]
+        return block.apply(P.str_concat, *parts, debug=self.dbg(node))
 
     def expr_Starred(self, block: Block, node: ast.Starred) -> Node:
         raise self.error(node, "starred expressions are not supported by Myia")

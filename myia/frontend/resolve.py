@@ -14,6 +14,7 @@ import builtins
 import dataclasses
 import functools
 import inspect
+import sys
 import types
 from typing import Any
 
@@ -97,6 +98,22 @@ def to_node(
                 return Constant(g, debug)
             return Constant(make_graph(), debug)
         value = getattr(value, "__myia_function__", value)
+    if value is np.random.default_rng or value is np.random.RandomState:
+        raise MyiaTypeError(
+            f"{name} cannot be called in Myia code: make the generator outside, "
+            "rng = np.random.default_rng(seed), and pass it as an argument",
+            at(location, function),
+        )
+    if _legacy_random(value):
+        raise MyiaTypeError(
+            f"{name} draws from NumPy's global random state, which Myia code does not use: "
+            "pass a generator, np.random.default_rng(seed), as an argument and call its "
+            f"methods (rng.{getattr(value, '__name__', 'normal')}(...))",
+            at(location, function),
+        )
+    stream = _stream(value)
+    if stream is not None:
+        return Constant(stream, debug)
     mapped = lookup(value)
     if mapped is not None:
         value = mapped
@@ -127,6 +144,25 @@ def to_node(
             f"{full} is not supported in Myia code (used as {name!r})", at(location, function)
         )
     return Constant(value, debug)
+
+
+def _legacy_random(value: Any) -> bool:
+    """Whether `value` is one of ``np.random``'s functions (global state, or a new generator)."""
+    if isinstance(getattr(value, "__self__", None), np.random.RandomState):
+        return True  # np.random.normal...: methods of the global RandomState
+    module = getattr(value, "__module__", None) or ""
+    return callable(value) and not isinstance(value, type) and module.startswith("numpy.random")
+
+
+def _stream(value: Any) -> Any:
+    """The `Stream` Myia code names ``sys.stdout`` or ``sys.stderr`` by, or None."""
+    from ..primitives.control import STDERR, STDOUT
+
+    if value is sys.stdout or value is sys.__stdout__:
+        return STDOUT
+    if value is sys.stderr or value is sys.__stderr__:
+        return STDERR
+    return None
 
 
 def _holds_functions(value: Any, depth: int = 0) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..abstract.data import (
     AbstractConstant,
+    AbstractOpaque,
     AbstractScalar,
     AbstractTuple,
     AbstractValue,
@@ -167,6 +168,13 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     from .jtransform import fprop
 
     pos = positions(spec, nargs)
+    for i in pos:
+        a = primal.parameters[i].abstract
+        if isinstance(a, AbstractOpaque):
+            raise MyiaTypeError(
+                f"cannot differentiate with respect to {primal.parameters[i].debug.find_name()}"
+                f", a {show(a)}: name the inputs to differentiate (grad(f, 'mu'))"
+            )
     primal = simplified(primal)
     g = Graph(f"∇{primal.name}", primal.debug.find_location())
     g.debug.origin = primal.debug

@@ -105,6 +105,21 @@ def _custom_fprop(g: Graph) -> Graph:
     return f
 
 
+def _is_call_of(node: Node, prim: Primitive) -> bool:
+    return node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is prim
+
+
+def _may_have_effect(node: Node) -> bool:
+    """Whether `node` calls an effect (``print``, a draw) or a graph (which may print)."""
+    if not node.is_apply:
+        return False
+    fn = node.inputs[0]
+    if not fn.is_constant:
+        return True
+    v = fn.value
+    return isinstance(v, Graph) or (isinstance(v, Primitive) and v.effect)
+
+
 class _ScopeTransform:
     """Transforms a graph and every graph nested in it, together."""
 
@@ -206,7 +221,13 @@ class _ScopeTransform:
             # Loop mode: (condition, arguments of the tail call, backpropagator of g's body).
             cond = self.jref(tail.cond, g, f) if tail.cond is not None else Constant(None)
             args = f.apply(P.make_tuple, *(self.jref(a, g, f) for a in tail.args))
-            f.output = f.apply(P.make_tuple, cond, args, Constant(self.backward[g]))
+            out = f.apply(P.make_tuple, cond, args, Constant(self.backward[g]))
+            for node in reversed(tail.chain):
+                # The statements sequenced before the tail call (a `print` in the loop's
+                # body) stay sequenced before the core's result: they are its effects.
+                if _is_call_of(node, P.seq) and _may_have_effect(node.inputs[1]):
+                    out = f.apply(P.seq, self.jref(node.inputs[1], g, f), out)
+            f.output = out
             return
         assert g.output is not None
         out = self.jref(g.output, g, f)

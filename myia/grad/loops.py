@@ -319,7 +319,10 @@ def loop_entry(g: Graph) -> Graph:
 
 def _bprop_of(core: Graph) -> Graph:
     """``◀m``, the backpropagator the core of member ``m`` returns."""
-    return core.output.inputs[3].value
+    out = core.output
+    while _is_call_of(out, P.seq):  # the effects of the member's body, sequenced before
+        out = out.inputs[2]
+    return out.inputs[3].value
 
 
 def _complete(core: Graph) -> bool:

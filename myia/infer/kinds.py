@@ -18,6 +18,7 @@ from ..abstract.data import (
     AbstractDict,
     AbstractFunction,
     AbstractList,
+    AbstractOpaque,
     AbstractRecord,
     AbstractScalar,
     AbstractSlice,
@@ -74,6 +75,8 @@ def abstract_kind(a: AbstractValue, op: Any = None, calls: Any = ()) -> Any:
         return UnionKind(tuple(_option_class(o) for o in a.options))
     if t is AbstractSlice:
         return slice
+    if t is AbstractOpaque:
+        return a.cls
     raise MyiaTypeError(f"unexpected value of type {show(a)}", error_frames(calls))
 
 

@@ -70,6 +70,8 @@ def kind_of(value: Any) -> type:
         return t if not isinstance(value, type) else type
     if dataclasses.is_dataclass(value):
         return t
+    if isinstance(value, np.random.Generator):
+        return np.random.Generator
     return Function
 
 

@@ -170,6 +170,21 @@ def _all_next(its):
     return (x,) + xs, (it,) + rest
 
 
+def print_(*values, sep=" ", end="\n", file=None):
+    """Python's ``print``: `P.print_` on the tuple of the values."""
+    return P.print_(values, sep, end, file)
+
+
+def repr_(x):
+    """Python's ``repr``: a string made at run time."""
+    return P.format_(x, "r", "")
+
+
+def format_(x, spec=""):
+    """Python's ``format``."""
+    return P.format_(x, "", spec)
+
+
 def zip_(*seqs):
     return Zip(_all_iter(seqs))
 

@@ -97,7 +97,9 @@ BUILTINS: dict[Any, Any] = {
     builtins.hasattr: ops.hasattr_,
     dataclasses.is_dataclass: ops.is_dataclass_,
     builtins.all: lib.all_,
-    builtins.print: P.print_,
+    builtins.print: lib.print_,
+    builtins.repr: lib.repr_,
+    builtins.format: lib.format_,
     functools.partial: P.partial,
 }
 

@@ -459,6 +459,11 @@ def _getattr(a: Any, name: str) -> Any:
         return _array_attribute(name)  # NumPy scalars too; Python's have no ``shape``
     if a is dict and name in ("keys", "values", "items"):
         return _method_getter(getattr(_lib(), f"dict_{name}"))
+    if a is np.random.Generator:
+        from .random_lib import METHODS
+
+        if name in METHODS:
+            return _method_getter(METHODS[name])
     if a in (list, dict):
         from ..frontend.subset import MUTATING_METHODS
 

@@ -137,8 +137,11 @@ class Sweep:
         self.queued: set[Graph] = set()
         self.queue: list[Graph] = []
         self.walked: set[Node] = set()
-        #: Nodes whose computation has an effect (an effect, or a call that may run one).
-        self.impure: set[Node] = set()
+        #: Nodes whose computation has an effect (an effect, or a call that may run one), each
+        #: with the effects it depends on in its graph (the nodes that run them): a random
+        #: draw's samples are used downstream, and what uses them may be rewritten as long as
+        #: it still depends on the draw.
+        self.impure: dict[Node, frozenset[Node]] = {}
         total = sum(self.info.sizes.values())
         #: How many nodes inlining may still copy in this sweep (guards against blow-up).
         self.budget = budget or max(20_000, 8 * total)
@@ -225,13 +228,16 @@ class Sweep:
             stack.pop()
             graph = node.graph
             impure = self.impure
-            tainted = [i for i in inputs if i in impure and i.graph is graph]
-            new = self._rewrite(node, tainted)
+            roots = frozenset().union(
+                *(impure[i] for i in inputs if i in impure and i.graph is graph)
+            )
+            new = self._rewrite(node, list(roots))
             done.add(node)
-            if new is None and (
-                tainted or calls_effect(node, self.info.effectful, self.info.parents)
-            ):
-                impure.add(node)
+            if new is None:
+                if calls_effect(node, self.info.effectful, self.info.parents):
+                    impure[node] = roots | {node}
+                elif roots:
+                    impure[node] = roots
             if new is not None:
                 repl[node] = new
                 if not new.is_constant and new.debug.find_name() is None:
@@ -252,8 +258,8 @@ class Sweep:
     def _rewrite(self, node: Apply, tainted: list[Node]) -> Node | None:
         """Return the replacement of `node` by the first rule that applies to it, or None.
 
-        `tainted` are the inputs of `node` whose computation has an effect: a replacement
-        that no longer depends on one of them (which would drop the effect) is refused.
+        `tainted` are the effects the inputs of `node` depend on (the nodes that run them): a
+        replacement that no longer depends on one of them (which would drop it) is refused.
         """
         rules = self.matcher.rules_for(head_of(node))
         if not rules:
@@ -269,13 +275,19 @@ class Sweep:
             if new is None or new is node:
                 continue
             new = self._conform(new, node, rule)
-            if new is None or (tainted and not _depends_on(new, tainted, node.graph)):
+            if new is None or (
+                tainted and not _depends_on(new, tainted, node.graph, self._captured)
+            ):
                 continue
             self.fired[rule.name] += 1
             if TRACE:
                 print(f"[rewrite] {rule.name}: {node!r} => {new!r}")
             return new
         return None
+
+    def _captured(self, g: Graph) -> Iterable[Node]:
+        """The free variables of closure `g` (none known for a graph made in this sweep)."""
+        return self.info.scopes.free_variables_total.get(g, ())
 
     def _conform(self, new: Node, node: Apply, rule: Rewrite) -> Node | None:
         """Return `new` with the type `node` is declared with (converted if narrower), or None."""
@@ -344,8 +356,14 @@ class Sweep:
         return out
 
 
-def _depends_on(node: Node, targets: list[Node], graph: Any, limit: int = 5000) -> bool:
-    """Whether `node` depends on every node of `targets`, within `graph` (False if unsure)."""
+def _depends_on(
+    node: Node, targets: list[Node], graph: Any, captured: Any = None, limit: int = 5000
+) -> bool:
+    """Whether `node` depends on every node of `targets`, within `graph` (False if unsure).
+
+    A closure depends on the values it captures (``captured(g)``: its free variables), which
+    are computed where it is made.
+    """
     todo = set(targets)
     seen: set[Node] = set()
     stack = [node]
@@ -359,6 +377,8 @@ def _depends_on(node: Node, targets: list[Node], graph: Any, limit: int = 5000) 
             return False
         if n.is_apply and n.graph is graph:
             stack.extend(n.inputs)
+        elif captured is not None and n.is_constant and type(n.value) is Graph:
+            stack.extend(captured(n.value))
     return not todo
 
 

@@ -2,14 +2,14 @@
 
 from types import SimpleNamespace
 
-from . import array, array_grad, control, grad, nn, scalar, stack, structure
+from . import array, array_grad, control, grad, nn, randomness, scalar, stack, structure
 from .core import PRIMITIVES, Primitive, primitive
 from .structure import KeywordArgument, Partial
 
 P = SimpleNamespace(
     **{
         k: v
-        for mod in (scalar, array, nn, structure, control, grad, array_grad, stack)
+        for mod in (scalar, array, nn, structure, control, grad, array_grad, stack, randomness)
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
     }
@@ -27,6 +27,7 @@ __all__ = [
     "grad",
     "nn",
     "primitive",
+    "randomness",
     "scalar",
     "stack",
     "structure",

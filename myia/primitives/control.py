@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from ..abstract.data import (
     ANYTHING,
     BOTTOM,
+    ENV,
     NONE,
     AbstractConstant,
+    AbstractFunction,
     AbstractScalar,
+    AbstractStack,
     AbstractUnion,
     show,
 )
-from ..abstract.lattice import TypeMismatch, broaden, join, union_options
+from ..abstract.lattice import STRING, TypeMismatch, broaden, join, union_options
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable, special
 from ..infer.registry import infer_rule
@@ -43,10 +47,52 @@ def seq(before, after):
     return after
 
 
+class Stream:
+    """``sys.stdout`` or ``sys.stderr`` as Myia code names it, looked up when it prints.
+
+    The stream is read at run time, not when the program is compiled, so that a program
+    prints where ``sys.stdout`` points when it runs (pytest's capture replaces it).
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"sys.{self.name}"
+
+    def get(self) -> Any:
+        return getattr(sys, self.name)
+
+
+STDOUT, STDERR = Stream("stdout"), Stream("stderr")
+
+
 @primitive(effect=True)
-def print_(*args):
-    """Python's ``print`` to ``sys.stdout``; returns None."""
-    print(*args, file=sys.stdout)
+def print_(values, sep, end, file):
+    """Python's ``print(*values, sep=sep, end=end, file=file)`` for a tuple ``values``.
+
+    ``file`` is None or a `Stream` (``sys.stdout``, ``sys.stderr``); returns None. Python's
+    ``print`` is `myia.operations.lib.print_`, which calls it.
+    """
+    print(*values, sep=sep, end=end, file=(file or STDOUT).get())
+
+
+@primitive
+def format_(value, conversion, spec):
+    """One replacement field of an f-string: ``f"{value!conversion:spec}"``.
+
+    ``conversion`` is ``""``, ``"r"``, ``"s"`` or ``"a"``; ``spec`` a string (computed at run
+    time when the f-string nests fields in it: ``f"{x:.{n}f}"``).
+    """
+    if conversion:
+        value = {"r": repr, "s": str, "a": ascii}[conversion](value)
+    return format(value, spec)
+
+
+@primitive
+def str_concat(*parts):
+    """The concatenation of strings: the parts of an f-string."""
+    return "".join(parts)
 
 
 @primitive(effect=True)
@@ -154,8 +200,39 @@ def _infer_seq(before, after):
 
 
 @infer_rule(print_)
-def _infer_print(*args):
+def _infer_print(values, sep, end, file):
+    for name, a in (("sep", sep), ("end", end)):
+        if a is not None and a != NONE and not _is_string(a):
+            raise MyiaTypeError(f"print: {name} must be None or a string, not {show(a)}")
+    if file is not None and file != NONE:
+        if not (isinstance(file, AbstractConstant) and isinstance(file.value, Stream)):
+            raise MyiaTypeError(
+                f"print: file must be sys.stdout or sys.stderr in Myia code, not {show(file)}"
+            )
     return NONE
+
+
+def _is_string(a: Any) -> bool:
+    return a == STRING or (isinstance(a, AbstractConstant) and isinstance(a.value, str))
+
+
+@infer_rule(format_)
+def _infer_format(value, conversion, spec):
+    if not (isinstance(conversion, AbstractConstant) and conversion.value in ("", "r", "s", "a")):
+        raise MyiaTypeError(f"format: bad conversion {show(conversion)}")
+    if not _is_string(spec):
+        raise MyiaTypeError(f"format: the format spec must be a string, not {show(spec)}")
+    if isinstance(value, (AbstractFunction, AbstractStack)) or value is ENV:
+        raise MyiaTypeError(f"cannot format a value of type {show(value)} in Myia code")
+    return STRING
+
+
+@infer_rule(str_concat)
+def _infer_str_concat(*parts):
+    for p in parts:
+        if not _is_string(p):
+            raise MyiaTypeError(f"cannot concatenate {show(p)} to a string")
+    return STRING
 
 
 @infer_rule(assert_)
@@ -286,7 +363,9 @@ def bprop_identity(x, out, dout):
     return (dout,)
 
 
-nondifferentiable(print_, assert_, raise_, is_none, is_, const_eq, const_contains)
+nondifferentiable(
+    print_, format_, str_concat, assert_, raise_, is_none, is_, const_eq, const_contains
+)
 nondifferentiable(stop_gradient)
 special(apply_star)  # its forward graph is `myia.grad.lib.japply_star`
 

@@ -147,7 +147,7 @@ def zeros_value(x: Any) -> Any:
         return EMPTY_STACK
     if t is tuple or t is list or t is dict or isinstance(x, LazySens):
         return lazy_zeros(x)  # built lazily: see `myia.primitives.lazy_sens`
-    if x is None or x is Ellipsis or isinstance(x, (str, slice, type, np.dtype)):
+    if x is None or x is Ellipsis or isinstance(x, (str, slice, type, np.dtype, _Generator)):
         return x
     if dataclasses.is_dataclass(x):
         return lazy_zeros(x)
@@ -171,7 +171,7 @@ def gadd_value(a: Any, b: Any) -> Any:
         return [gadd_value(x, y) for x, y in zip(a, b)]
     if t is dict:
         return {k: gadd_value(a[k], b[k]) for k in a}
-    if a is None or a is Ellipsis or isinstance(a, (str, slice, type, np.dtype)):
+    if a is None or a is Ellipsis or isinstance(a, (str, slice, type, np.dtype, _Generator)):
         return a
     if dataclasses.is_dataclass(a) and not isinstance(a, type):
         fields = dataclasses.fields(a)
@@ -214,6 +214,7 @@ def gadd(a, b):
 
 
 NO_ZERO = object()
+_Generator = np.random.Generator  # its own (unused) sensitivity, as a string's
 _NUMERIC = {
     **{f"float{n}": float for n in (16, 32, 64)},
     **{f"{s}int{n}": int for s in ("", "u") for n in (8, 16, 32, 64)},
