@@ -1,0 +1,581 @@
+"""The native backend (``backend="native"``): the loops of a program as machine code (Numba).
+
+The typed, optimized graph is lowered to Python source by `NativeGenerator`, the NumPy
+backend's generator with two changes:
+
+- **Loops.** Each ``while cond:`` loop whose variables are scalars (and typed stacks) and whose
+  body computes on them with scalar primitives is *outlined*: its code becomes a function of
+  a separate module, compiled by ``numba.njit``; the host code calls it, and, where it
+  cannot (Numba refuses the code) or where it signals an error, runs the original Python
+  loop from the same inputs::
+
+      try:
+          y, i = _native_loop(y, i, n, x)      # machine code
+          _native = True
+      except Exception:
+          _native = False
+      if not _native:
+          while i < n:                          # the NumPy backend's code, line for line
+              ...
+
+  So an error (``ZeroDivisionError``, a math domain error) is raised by the host code, at
+  the user's line, as on the NumPy backend. The machine code raises wherever Python would:
+  division by zero (Numba's ``error_model="python"``), and ``math`` functions and ``**``
+  whose result is not finite from finite operands (Python raises ``ValueError`` or
+  ``OverflowError`` there, or computes a complex number). Numba never sees the user's code,
+  only the code Myia generated from its own IR.
+
+- **Stacks.** The loop stacks of gradients (persistent linked cells on the NumPy backend)
+  become typed growable buffers when their elements are tuples of Python scalars: a
+  struct-of-arrays ``(arrays, n, used)``, one array per leaf of the element, doubling when
+  full. ``used`` (a one-element array shared by the versions of a buffer) says how far the
+  buffer was written: a push on an older version copies first, so stacks stay persistent.
+  Pushing and popping are the same functions in the host code and in machine code.
+
+Machine code is cached on disk: the outlined loops of a program are written to a module
+named by the hash of its source under ``MYIA_CACHE_DIR`` (default ``~/.cache/myia``), and
+compiled with ``njit(cache=True)``; a new process calling the same program loads the machine
+code instead of compiling it.
+
+Every program runs: a program with no loop Numba can take (recursion over trees, calls of
+function values, arrays) runs entirely as the NumPy backend's code; ``executable.native``
+says whether some of it is machine code, ``executable.reason`` why not. Numba is imported
+when the backend is first used: the core of Myia needs only NumPy.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..abstract.data import BOTTOM, AbstractScalar, AbstractStack, AbstractTuple
+from ..errors import MyiaError
+from ..ir.analysis import Scopes
+from ..ir.node import Apply, Graph, Node
+from ..primitives import P, Primitive
+from .backend import Backend, Executable, PythonExecutable
+from .codegen import CodeGenerator, Module
+
+#: Version of the layout of the generated native modules (part of the cache key).
+_FORMAT = "myia-native-1"
+
+#: The options of every compiled function: Python's exceptions on division by zero.
+_JIT = 'njit(cache=True, error_model="python", nogil=True)'
+
+#: Names the machine code may read besides its own helpers and arguments.
+_BUILTINS = {"abs", "bool", "float", "int", "min", "max", "True", "False", "None"}
+
+#: Primitives whose results on Python ints may exceed int64 (Numba wraps around).
+_INT_ARITH = frozenset([P.add, P.sub, P.mul, P.neg, P.abs_, P.pow_, P.left_shift])
+
+#: Primitives that may touch a typed stack (any other use keeps the linked cells).
+_STACK_USERS = frozenset(
+    [P.stack_new, P.stack_push, P.stack_pop, P.stack_empty, P.make_tuple, P.tuple_getitem,
+     P.switch, P.seq, P.identity]
+)  # fmt: skip
+
+
+def cache_dir() -> Path:
+    """The directory of Myia's disk cache (``MYIA_CACHE_DIR``, default ``~/.cache/myia``)."""
+    env = os.environ.get("MYIA_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "myia"
+
+
+def _weak_leaf(a: Any) -> bool:
+    return isinstance(a, AbstractScalar) and a.weak and a.dtype in ("float64", "int64", "bool")
+
+
+def _leaves(a: Any, path: str, out: list[tuple[str, str]]) -> bool:
+    """Collect the leaves of element type `a` as ``(access path, dtype)``; False if not flat."""
+    if _weak_leaf(a):
+        out.append((path, a.dtype))
+        return True
+    if isinstance(a, AbstractTuple):
+        return all(_leaves(e, f"{path}[{i}]", out) for i, e in enumerate(a.elements))
+    return False
+
+
+def _contains_stack(a: Any) -> bool:
+    if isinstance(a, AbstractStack):
+        return True
+    if isinstance(a, AbstractTuple):
+        return any(map(_contains_stack, a.elements))
+    return False
+
+
+def typed_stacks(graphs: list[Graph], scopes: Scopes) -> str | None:
+    """None if the stacks of the program can be typed buffers, else why not."""
+    for node in (n for g in graphs for n in scopes.toposort(g)):
+        if not node.is_apply:
+            continue
+        a = node.abstract
+        touches = [a, *(i.abstract for i in node.inputs[1:])]
+        if not any(_contains_stack(t) for t in touches):
+            continue
+        fn = node.inputs[0]
+        # Graphs (called, jumped to or as function values) lower stacks as this generator
+        # does; primitives other than the stack's own would see a buffer, not cells.
+        if fn.is_constant and isinstance(fn.value, Primitive) and fn.value not in _STACK_USERS:
+            return f"a stack is used by {fn.value.name}"
+        for t in touches:
+            if isinstance(t, AbstractStack) and t.element is BOTTOM:
+                continue  # an empty stack: it takes the type of what is pushed on it
+            if isinstance(t, AbstractStack) and not _leaves(t.element, "x", []):
+                return "a stack holds values other than tuples of Python scalars"
+    return None
+
+
+def _python_int(a: Any) -> bool:
+    return isinstance(a, AbstractScalar) and a.weak and a.dtype == "int64"
+
+
+def _counter_step(node: Apply) -> bool:
+    if node.inputs[0].value not in (P.add, P.sub) or len(node.inputs) != 3:  # type: ignore[attr-defined]
+        return False
+    return any(
+        i.is_constant and type(i.value) is int and abs(i.value) <= 2**16 for i in node.inputs[1:]
+    )
+
+
+_DEF = re.compile(r"^\s*def \w+\((.*)\):$")
+_ASSIGN = re.compile(r"^\s*([\w, ]+?),? = ")
+_WALRUS = re.compile(r"\((\w+) :=")
+_WORD = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+class _Kernel(ast.NodeTransformer):
+    """Checks the names an outlined loop reads, and makes its math raise where Python's does."""
+
+    def __init__(self, local: set[str], helpers: set[str]):
+        self.local = local
+        self.helpers = helpers
+        self.math: set[tuple[str, int]] = set()
+        self.loaded: set[str] = set()
+        self.stored: set[str] = set()
+        self.bad: str | None = None
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        if isinstance(node.ctx, ast.Store):
+            self.stored.add(node.id)
+        else:
+            self.loaded.add(node.id)
+            if node.id not in self.local and node.id not in self.helpers | _BUILTINS:
+                self.bad = self.bad or f"the loop reads {node.id}"
+        return node
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math":
+            node.args = [self.visit(a) for a in node.args]
+            if node.keywords:
+                self.bad = self.bad or "a math function with keywords"
+            self.math.add((f.attr, len(node.args)))
+            return ast.Call(ast.Name(f"_m_{f.attr}", ast.Load()), node.args, [])
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        self.bad = self.bad or f"the loop reads an attribute ({ast.unparse(node)})"
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> Any:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Pow):
+            self.math.add(("pow", 2))
+            return ast.Call(ast.Name("_m_pow", ast.Load()), [node.left, node.right], [])
+        return node
+
+
+def _math_helper(name: str, arity: int) -> str:
+    """A checked ``math`` function: raises where its Python twin may (non-finite results)."""
+    args = ", ".join(f"a{i}" for i in range(arity))
+    finite = " and ".join(f"math.isfinite(a{i})" for i in range(arity))
+    if name == "pow":
+        call = "a0 ** a1"
+    else:
+        call = f"math.{name}({args})"
+    if name in ("floor", "ceil", "trunc"):
+        check = f"if not ({finite}):\n        raise ValueError('math')\n    return {call}"
+    else:
+        check = (
+            f"r = {call}\n    if not math.isfinite(r) and {finite}:\n"
+            "        raise ValueError('math')\n    return r"
+        )
+    return f"@{_JIT}\ndef _m_{name}({args}):\n    {check}\n"
+
+
+class NativeGenerator(CodeGenerator):
+    """The NumPy backend's generator, with loops outlined to machine code and typed stacks."""
+
+    def __init__(self, entry: Graph):
+        super().__init__(entry)
+        self.names.used.update({"_native"})
+        #: Why stacks stay linked cells (None: they are typed buffers).
+        self.stack_reason = typed_stacks(self.graphs, self.scopes)
+        #: element type -> index of its stack helpers
+        self.stack_types: dict[Any, int] = {}
+        self.helper_source: list[str] = []
+        self.kernels: list[str] = []
+        self.kernel_names: list[str] = []
+        self.math: set[tuple[str, int]] = set()
+        #: Why each loop left on the host stays there.
+        self.refused: list[str] = []
+        self._fn_start = 0
+
+    # Typed stacks ---------------------------------------------------------------------------
+
+    def stack_helpers(self, a: AbstractStack) -> int:
+        """The index of the push/pop/new helpers of stacks of `a`'s element type."""
+        k = self.stack_types.get(a.element)
+        if k is not None:
+            return k
+        k = self.stack_types[a.element] = len(self.stack_types)
+        leaves: list[tuple[str, str]] = []
+        _leaves(a.element, "x", leaves)
+        m = len(leaves)
+        arrs = ", ".join(f"a{i}" for i in range(m)) + ","
+        conv = {"float64": "float", "int64": "int", "bool": "bool"}
+        dt = {"float64": "np.float64", "int64": "np.int64", "bool": "np.bool_"}
+        grow = "\n".join(
+            f"        b{i} = np.empty(cap, {dt[d]})\n"
+            f"        b{i}[:n] = a{i}[:n]\n        a{i} = b{i}"
+            for i, (_, d) in enumerate(leaves)
+        )
+        write = "\n".join(f"    a{i}[n] = {p}" for i, (p, _) in enumerate(leaves))
+
+        def rebuild(t: Any, it: Any) -> str:
+            if isinstance(t, AbstractTuple):
+                return "(" + "".join(rebuild(e, it) + ", " for e in t.elements) + ")"
+            i, d = next(it)
+            return f"{conv[d]}(a{i}[n])"
+
+        top = rebuild(a.element, iter(enumerate(d for _, d in leaves)))
+        empty = ", ".join(f"np.empty(0, {dt[d]})" for _, d in leaves) + ","
+        self.helper_source.append(
+            f"def _snew_{k}():\n    return (({empty}), 0, np.zeros(1, np.int64))\n\n"
+            f"def _spush_{k}(s, x):\n    data, n, used = s\n    {arrs} = data\n"
+            f"    if used[0] != n or n == a0.shape[0]:\n        cap = max(8, 2 * n)\n"
+            f"{grow}\n        used = np.zeros(1, np.int64)\n{write}\n    used[0] = n + 1\n"
+            f"    return (({arrs}), n + 1, used)\n\n"
+            f"def _spop_{k}(s):\n    data, n, used = s\n    if n == 0:\n"
+            f"        raise IndexError('pop from an empty stack')\n    {arrs} = data\n"
+            f"    n -= 1\n    return ({top}, (data, n, used))\n"
+        )
+        return k
+
+    def resolve_new(self, node: Apply) -> AbstractStack:
+        """The type of the empty stack `node` (⊥ elements): that of what is pushed on it."""
+        a = node.abstract
+        seen = {node}
+        todo: list[Node] = [node]
+        while todo and isinstance(a, AbstractStack) and a.element is BOTTOM:
+            n = todo.pop()
+            for user, i in self.uses.get(n, ()):
+                if user is None or user in seen:
+                    continue
+                fn = user.inputs[0]
+                if fn.is_constant and fn.value is P.stack_push and i == 1:
+                    a = user.abstract
+                elif fn.is_constant and isinstance(fn.value, Graph) and i >= 1:
+                    params = fn.value.parameters
+                    if i - 1 < len(params):
+                        a = params[i - 1].abstract
+                elif fn.is_constant and fn.value in (P.identity, P.seq):
+                    seen.add(user)
+                    todo.append(user)
+        if not isinstance(a, AbstractStack) or a.element is BOTTOM:
+            return AbstractStack(AbstractScalar("float64", weak=True))
+        return a
+
+    def call(self, node: Apply) -> str:
+        fn = node.inputs[0]
+        if self.stack_reason is None and fn.is_constant:
+            prim = fn.value
+            if prim in (P.stack_new, P.stack_push, P.stack_pop, P.stack_empty):
+                args = [self.expr(a) for a in node.inputs[1:]]
+                st = (
+                    node.abstract
+                    if prim in (P.stack_new, P.stack_push)
+                    else node.inputs[1].abstract
+                )
+                if prim is P.stack_new:
+                    st = self.resolve_new(node)
+                if isinstance(st, AbstractStack):
+                    k = self.stack_helpers(st)
+                    name = {
+                        P.stack_new: "_snew",
+                        P.stack_push: "_spush",
+                        P.stack_pop: "_spop",
+                        P.stack_empty: None,
+                    }[prim]
+                    if name is None:
+                        return f"({args[0]}[1] == 0)"
+                    return f"{name}_{k}({', '.join(args)})"
+        return super().call(node)
+
+    # Loops ----------------------------------------------------------------------------------
+
+    def function(self, g: Graph) -> None:
+        self._fn_start = len(self.lines)
+        super().function(g)
+
+    def while_condition(self, start: int, indent: int) -> None:
+        super().while_condition(start, indent)
+        pad = "    " * indent
+        head = self.lines[start]
+        if not head.startswith(pad + "while ") or head == pad + "while True:":
+            return
+        k = start + 1
+        while k < len(self.lines) and self.lines[k].startswith(pad + "    "):
+            k += 1
+        reason = self.outline(start, k, indent)
+        if reason is not None:
+            self.refused.append(reason)
+
+    def _nodes_of(self, lo: int, hi: int) -> list[Node]:
+        return [n for i, n in self.line_nodes.items() if lo < i <= hi]
+
+    def _local_types(self) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {}
+        for node, name in self.names.names.items():
+            if isinstance(node, Node):
+                out.setdefault(name, []).append(node.abstract)
+        return out
+
+    def _value_ok(self, types: list[Any], output: bool) -> bool:
+        for a in types:
+            if isinstance(a, AbstractStack):
+                if self.stack_reason is not None or a.element is BOTTOM:
+                    return False
+            elif not _weak_leaf(a):
+                return False
+        return bool(types)
+
+    def outline(self, start: int, end: int, indent: int) -> str | None:
+        """Make the loop at lines ``[start, end)`` a call of machine code, or say why not."""
+        pad = "    " * indent
+        loop = self.lines[start:end]
+        # The graphs of the loop: their Python-int arithmetic must fit in int64.
+        graphs = {n.graph for n in self._nodes_of(start, end) if n.graph is not None}
+        for g in graphs:
+            for node in self.scopes.toposort(g):
+                if not node.is_apply or not node.inputs[0].is_constant:
+                    continue
+                prim = node.inputs[0].value
+                if not isinstance(prim, Primitive):
+                    continue
+                if prim in _INT_ARITH and _python_int(node.abstract) and not _counter_step(node):
+                    return f"{prim.name} of Python ints has no overflow (int64 in machine code)"
+        locals_ = self._local_types()
+        helpers = {f"_spush_{k}" for k in self.stack_types.values()}
+        helpers |= {f"_spop_{k}" for k in self.stack_types.values()}
+        helpers |= {f"_snew_{k}" for k in self.stack_types.values()}
+        body = "\n".join(line[len(pad) :] for line in loop)
+        try:
+            tree = ast.parse(body)
+        except SyntaxError:  # pragma: no cover - the generator writes valid code
+            return "the loop's code does not parse"
+        checker = _Kernel(set(locals_), helpers)
+        tree = checker.visit(tree)
+        if checker.bad:
+            return checker.bad
+        # Names defined before the loop in this function; names read after it.
+        before: set[str] = set()
+        for line in self.lines[self._fn_start : start]:
+            m = _DEF.match(line)
+            if m:
+                before.update(p.strip() for p in m.group(1).split(",") if p.strip())
+            m = _ASSIGN.match(line)
+            if m:
+                before.update(p.strip() for p in m.group(1).split(",") if p.strip())
+            before.update(_WALRUS.findall(line))
+        after = set(_WORD.findall("\n".join(self.lines[end:])))
+        temporaries = checker.stored - before
+        inputs = sorted((checker.loaded & set(locals_)) - temporaries)
+        outputs = sorted(checker.stored & after & set(locals_))
+        if not outputs:
+            return "the loop computes nothing read after it"
+        missing = [n for n in inputs + outputs if n not in before]
+        if missing:
+            return f"{missing[0]} is not defined before the loop"
+        for name in set(inputs) | set(outputs):
+            if not self._value_ok(locals_[name], name in outputs):
+                return f"{name} is not a Python scalar or a typed stack"
+        self.math |= checker.math
+        kname = f"_native_loop_{len(self.kernels)}"
+        ins, outs = ", ".join(inputs), ", ".join(outputs) + ","
+        kbody = "\n".join("    " + line for line in ast.unparse(tree).splitlines())
+        self.kernels.append(f"@{_JIT}\ndef {kname}({ins}):\n{kbody}\n    return ({outs})\n")
+        self.kernel_names.append(kname)
+        flag = self.names.fresh("_native")
+        head_node = self.line_nodes.get(start + 1)
+        nodes = {i: self.line_nodes.get(i + 1) for i in range(start, len(self.lines))}
+        new: list[tuple[str, Node | None]] = [
+            (f"{pad}try:", head_node),
+            (f"{pad}    {outs} = {kname}({ins})", head_node),
+            (f"{pad}    {flag} = True", head_node),
+            (f"{pad}except Exception:", head_node),
+            (f"{pad}    {flag} = False", head_node),
+            (f"{pad}if not {flag}:", head_node),
+        ]
+        new += [("    " + self.lines[i], nodes[i]) for i in range(start, end)]
+        new += [(self.lines[i], nodes[i]) for i in range(end, len(self.lines))]
+        del self.lines[start:]
+        for i in list(self.line_nodes):
+            if i > start:
+                del self.line_nodes[i]
+        for text, node in new:
+            self.lines.append(text)
+            if node is not None:
+                self.line_nodes[len(self.lines)] = node
+        return None
+
+    def native_source(self) -> str:
+        """The source of the module of machine code: helpers, checked math, the loops."""
+        parts = [f"# {_FORMAT}\nimport math\n\nimport numpy as np\nfrom numba import njit\n"]
+        parts += [
+            f"@{_JIT}\n" + h.replace("\n\ndef ", f"\n\n@{_JIT}\ndef ") for h in self.helper_source
+        ]
+        parts += [_math_helper(n, a) for n, a in sorted(self.math)]
+        parts += self.kernels
+        return "\n\n".join(parts)
+
+
+class _LoopStub:
+    """The first call of an outlined loop: loads the machine code, then steps aside.
+
+    On success the host module's global is the Numba dispatcher itself (a call then costs
+    Numba's dispatch only); when Numba refuses the code, a function that raises at once (the
+    host runs the Python loop).
+    """
+
+    def __init__(self, executable: NativeExecutable, name: str):
+        self.executable = executable
+        self.name = name
+
+    def __call__(self, *args: Any) -> Any:
+        ex = self.executable
+        fn = ex.kernel(self.name)
+        g = ex.host.module.globals
+        if fn is None:
+            g[self.name] = _refused
+            raise _NotNative(self.name)
+        try:
+            out = fn(*args)
+        except ex.backend.numba_error as exc:
+            g[self.name] = _refused
+            ex.refuse(f"Numba could not compile a loop ({type(exc).__name__})")
+            raise _NotNative(self.name) from None
+        g[self.name] = fn
+        return out
+
+
+class _NotNative(Exception):
+    """A loop runs on the host (its machine code could not be made)."""
+
+
+def _refused(*args: Any) -> Any:
+    raise _NotNative()
+
+
+class NativeExecutable(Executable):
+    """A program whose loops are machine code where Numba can take them, host code elsewhere."""
+
+    def __init__(self, graph: Graph, backend: NativeBackend):
+        self.backend = backend
+        gen = NativeGenerator(graph)
+        module: Module = gen.generate()
+        self.generator = gen
+        self.host = PythonExecutable(module)
+        self.source = self.host.source
+        self.native_source = gen.native_source() if gen.kernels else None
+        self.native = bool(gen.kernels)
+        #: Why (some of) the program runs on the host; None when all its loops are native.
+        self.reason: str | None = "; ".join(dict.fromkeys(gen.refused)) or None
+        if not self.native and self.reason is None:
+            self.reason = "it has no loop to compile to machine code"
+        if gen.stack_reason is not None and self.reason is not None:
+            self.reason += f" (stacks: {gen.stack_reason})"
+        g = module.globals
+        if gen.helper_source:
+            exec(compile("\n".join(gen.helper_source), module.filename, "exec"), g)
+        for name in gen.kernel_names:
+            g[name] = _LoopStub(self, name)
+        self._module: Any = None
+
+    def refuse(self, reason: str) -> None:
+        """Record that a loop runs on the host after all."""
+        self.reason = reason if self.reason is None else f"{self.reason}; {reason}"
+
+    def kernel(self, name: str) -> Any:
+        """The Numba dispatcher of outlined loop `name` (None if the module cannot load)."""
+        if self._module is None:
+            try:
+                self._module = self.backend.load(self.native_source or "")
+            except Exception as exc:  # pragma: no cover - depends on the environment
+                self.refuse(f"the native module did not load ({type(exc).__name__}: {exc})")
+                self._module = False
+        return getattr(self._module, name, None) if self._module else None
+
+    def warm_up(self, args: tuple[Any, ...]) -> None:
+        """Compile (or load from the disk cache) the machine code by calling once."""
+        self(args)
+
+    def __call__(self, args: tuple[Any, ...]) -> Any:
+        return self.host(args)
+
+
+class NativeBackend(Backend):
+    """Machine code through Numba for the loops it can take, the NumPy backend's code elsewhere."""
+
+    name = "native"
+
+    def __init__(self) -> None:
+        try:
+            import numba
+            from numba.core.errors import NumbaError
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise MyiaError('backend="native" needs Numba: pip install "myia[native]"') from None
+        self.numba = numba
+        self.numba_error = NumbaError
+
+    def compile(self, graph: Graph) -> Executable:
+        return NativeExecutable(graph, self)
+
+    def load(self, source: str) -> Any:
+        """Import the native module of `source` from the disk cache (writing it if new)."""
+        key = hashlib.sha256(
+            f"{_FORMAT}\n{self.numba.__version__}\n{sys.version}\n{source}".encode()
+        ).hexdigest()[:24]
+        name = f"myia_native_{key}"
+        mod = sys.modules.get(name)
+        if mod is not None:
+            return mod
+        directory = cache_dir() / "native"
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{name}.py"
+        if not path.exists():
+            tmp = directory / f".{name}.{os.getpid()}.tmp"
+            tmp.write_text(source)
+            os.replace(tmp, path)
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        return mod
+
+
+__all__ = ["NativeBackend", "NativeExecutable", "NativeGenerator", "cache_dir", "typed_stacks"]
