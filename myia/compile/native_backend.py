@@ -54,9 +54,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..abstract.data import BOTTOM, AbstractScalar, AbstractStack, AbstractTuple
+from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractStack, AbstractTuple
 from ..errors import MyiaError
-from ..ir.analysis import Scopes
+from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from .backend import Backend, Executable, PythonExecutable
@@ -71,8 +71,63 @@ _JIT = 'njit(cache=True, error_model="python", nogil=True)'
 #: Names the machine code may read besides its own helpers and arguments.
 _BUILTINS = {"abs", "bool", "float", "int", "min", "max", "True", "False", "None"}
 
-#: Primitives whose results on Python ints may exceed int64 (Numba wraps around).
-_INT_ARITH = frozenset([P.add, P.sub, P.mul, P.neg, P.abs_, P.pow_, P.left_shift])
+#: Primitives whose results on Python ints may exceed int64 and are not checked.
+_INT_ARITH = frozenset([P.pow_, P.left_shift])
+
+#: Arithmetic on Python ints, checked: it raises ``OverflowError`` near where int64 would
+#: wrap around (the host loop then computes with Python's unbounded ints). The test is on
+#: the float result: LLVM may assume that signed arithmetic does not overflow.
+_CHECKED = {P.add: "_iadd", P.sub: "_isub", P.mul: "_imul", P.neg: "_ineg", P.abs_: "_iabs"}
+
+#: The checked arithmetic, as host code (Python ints do not overflow) and as machine code.
+_INT_HOST = """
+def _iadd(a, b):
+    return a + b
+
+def _isub(a, b):
+    return a - b
+
+def _imul(a, b):
+    return a * b
+
+def _ineg(a):
+    return -a
+
+def _iabs(a):
+    return abs(a)
+"""
+
+_INT_NATIVE = """
+@{jit}
+def _iadd(a, b):
+    if abs(float(a) + float(b)) > 9.2e18:
+        raise OverflowError("int64")
+    return a + b
+
+@{jit}
+def _isub(a, b):
+    if abs(float(a) - float(b)) > 9.2e18:
+        raise OverflowError("int64")
+    return a - b
+
+@{jit}
+def _imul(a, b):
+    if abs(float(a) * float(b)) > 9.2e18:
+        raise OverflowError("int64")
+    return a * b
+
+@{jit}
+def _ineg(a):
+    if a == -9223372036854775807 - 1:
+        raise OverflowError("int64")
+    return -a
+
+@{jit}
+def _iabs(a):
+    if a == -9223372036854775807 - 1:
+        raise OverflowError("int64")
+    return abs(a)
+"""
 
 #: Primitives that may touch a typed stack (any other use keeps the linked cells).
 _STACK_USERS = frozenset(
@@ -132,6 +187,45 @@ def typed_stacks(graphs: list[Graph], scopes: Scopes) -> str | None:
             if isinstance(t, AbstractStack) and not _leaves(t.element, "x", []):
                 return "a stack holds values other than tuples of Python scalars"
     return None
+
+
+def _callees(fn: Node) -> list[Graph]:
+    """The graphs a call of `fn` may enter (a graph, a ``switch`` of graphs, a closure)."""
+    if fn.is_constant and isinstance(fn.value, Graph):
+        return [fn.value]
+    if fn.is_apply and fn.inputs[0].is_constant and fn.inputs[0].value is P.switch:
+        return [b.value for b in fn.inputs[2:] if b.is_constant and isinstance(b.value, Graph)]
+    a = fn.abstract
+    if isinstance(a, AbstractFunction):
+        return [o.graph for o in a.options if isinstance(getattr(o, "graph", None), Graph)]
+    return []
+
+
+def _is_empty_new(node: Node) -> bool:
+    """Whether `node` makes an empty stack of elements not known yet (⊥)."""
+    if not (node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.stack_new):
+        return False
+    a = node.abstract
+    return isinstance(a, AbstractStack) and a.element is BOTTOM
+
+
+def _unshare_empty_stacks(entry: Graph) -> None:
+    """Give each use of an empty stack of unknown elements its own node.
+
+    Optimization merges the empty stacks of a program into one node; typed, they are
+    stacks of different element types, each made where it is used.
+    """
+    graphs = reachable_graphs(entry)
+    scopes = Scopes(graphs)
+    for g in graphs:
+        for node in scopes.toposort(g):
+            if not node.is_apply:
+                continue
+            for i, inp in enumerate(node.inputs):
+                if i and _is_empty_new(inp):
+                    fresh = Apply(list(inp.inputs), node.graph, inp.debug.derive())
+                    fresh.abstract = inp.abstract
+                    node.inputs[i] = fresh
 
 
 def _python_int(a: Any) -> bool:
@@ -216,6 +310,7 @@ class NativeGenerator(CodeGenerator):
     """The NumPy backend's generator, with loops outlined to machine code and typed stacks."""
 
     def __init__(self, entry: Graph):
+        _unshare_empty_stacks(entry)
         super().__init__(entry)
         self.names.used.update({"_native"})
         #: Why stacks stay linked cells (None: they are typed buffers).
@@ -229,6 +324,10 @@ class NativeGenerator(CodeGenerator):
         #: Why each loop left on the host stays there.
         self.refused: list[str] = []
         self._fn_start = 0
+        #: The types of the empty stacks among the inputs of the call being written.
+        self._hint: dict[Node, Any] = {}
+        #: Whether the code calls the checked arithmetic on Python ints.
+        self.int_helpers = False
 
     # Typed stacks ---------------------------------------------------------------------------
 
@@ -271,32 +370,91 @@ class NativeGenerator(CodeGenerator):
         )
         return k
 
-    def resolve_new(self, node: Apply) -> AbstractStack:
-        """The type of the empty stack `node` (⊥ elements): that of what is pushed on it."""
-        a = node.abstract
-        seen = {node}
-        todo: list[Node] = [node]
-        while todo and isinstance(a, AbstractStack) and a.element is BOTTOM:
-            n = todo.pop()
-            for user, i in self.uses.get(n, ()):
-                if user is None or user in seen:
-                    continue
-                fn = user.inputs[0]
-                if fn.is_constant and fn.value is P.stack_push and i == 1:
-                    a = user.abstract
-                elif fn.is_constant and isinstance(fn.value, Graph) and i >= 1:
-                    params = fn.value.parameters
-                    if i - 1 < len(params):
-                        a = params[i - 1].abstract
-                elif fn.is_constant and fn.value in (P.identity, P.seq):
-                    seen.add(user)
-                    todo.append(user)
-        if not isinstance(a, AbstractStack) or a.element is BOTTOM:
-            return AbstractStack(AbstractScalar("float64", weak=True))
-        return a
+    def _position_type(self, user: Apply, i: int, seen: set[Node] | None = None) -> Any:
+        """The type that input `i` of `user` has where it is used (an empty stack's).
+
+        An empty stack passed to a graph whose parameter is an empty stack too takes the
+        type of what that parameter is used as, and so on.
+        """
+        seen = set() if seen is None else seen
+        fn = user.inputs[0]
+        if i == 1 and fn.is_constant and fn.value is P.stack_push:
+            return user.abstract
+        if fn.is_constant and fn.value in (P.identity, P.seq) and user not in seen:
+            seen.add(user)
+            return self._used_as(user, seen)
+        for callee in _callees(fn):
+            params = callee.parameters
+            if i - 1 < len(params):
+                p = params[i - 1]
+                a = p.abstract
+                if isinstance(a, AbstractStack) and a.element is not BOTTOM:
+                    return a
+                if p not in seen:
+                    seen.add(p)
+                    a = self._used_as(p, seen)
+                    if a is not None:
+                        return a
+        return None
+
+    def _used_as(self, node: Node, seen: set[Node]) -> Any:
+        for u, j in self.uses.get(node, ()):
+            if u is not None:
+                a = self._position_type(u, j, seen)
+                if a is not None:
+                    return a
+        return None
+
+    def _hints_of(self, user: Apply) -> dict[Node, Any]:
+        hints = {}
+        for i, inp in enumerate(user.inputs):
+            if i and _is_empty_new(inp):
+                hints[inp] = self._position_type(user, i)
+        return hints
+
+    def _is_typed_new(self, node: Node) -> bool:
+        return self.stack_reason is None and _is_empty_new(node)
+
+    def expr(self, node: Node) -> str:
+        if self._is_typed_new(node):
+            # An empty stack, shared by stacks of several types: each use makes its own.
+            a = self._hint.get(node)
+            if not isinstance(a, AbstractStack):
+                a = AbstractStack(AbstractScalar("float64", weak=True))
+            return f"_snew_{self.stack_helpers(a)}()"
+        return super().expr(node)
+
+    def statement(self, node: Apply, indent: int) -> None:
+        if self._is_typed_new(node):
+            return
+        super().statement(node, indent)
+
+    def block(self, g: Graph, indent: int) -> None:
+        tail = self.tail_calls.get(g)
+        old = self._hint
+        if tail is not None and tail.is_apply:
+            self._hint = {**old, **self._hints_of(tail)}
+        try:
+            super().block(g, indent)
+        finally:
+            self._hint = old
 
     def call(self, node: Apply) -> str:
+        old = self._hint
+        hints = self._hints_of(node) if self.stack_reason is None else {}
+        if hints:
+            self._hint = {**old, **hints}
+        try:
+            return self._call(node)
+        finally:
+            self._hint = old
+
+    def _call(self, node: Apply) -> str:
         fn = node.inputs[0]
+        checked = _CHECKED.get(fn.value) if fn.is_constant else None  # type: ignore[call-overload]
+        if checked and _python_int(node.abstract) and not _counter_step(node):
+            self.int_helpers = True
+            return f"{checked}({', '.join(self.expr(a) for a in node.inputs[1:])})"
         if self.stack_reason is None and fn.is_constant:
             prim = fn.value
             if prim in (P.stack_new, P.stack_push, P.stack_pop, P.stack_empty):
@@ -306,8 +464,6 @@ class NativeGenerator(CodeGenerator):
                     if prim in (P.stack_new, P.stack_push)
                     else node.inputs[1].abstract
                 )
-                if prim is P.stack_new:
-                    st = self.resolve_new(node)
                 if isinstance(st, AbstractStack):
                     k = self.stack_helpers(st)
                     name = {
@@ -331,12 +487,16 @@ class NativeGenerator(CodeGenerator):
         super().while_condition(start, indent)
         pad = "    " * indent
         head = self.lines[start]
-        if not head.startswith(pad + "while ") or head == pad + "while True:":
+        if not head.startswith(pad + "while "):
             return
         k = start + 1
         while k < len(self.lines) and self.lines[k].startswith(pad + "    "):
             k += 1
-        reason = self.outline(start, k, indent)
+        returns = head == pad + "while True:"
+        if returns and (len(self.states) != 1 or k != len(self.lines)):
+            self.refused.append("a loop has several states")
+            return
+        reason = self.outline(start, k, indent, returns)
         if reason is not None:
             self.refused.append(reason)
 
@@ -359,8 +519,13 @@ class NativeGenerator(CodeGenerator):
                 return False
         return bool(types)
 
-    def outline(self, start: int, end: int, indent: int) -> str | None:
-        """Make the loop at lines ``[start, end)`` a call of machine code, or say why not."""
+    def outline(self, start: int, end: int, indent: int, returns: bool) -> str | None:
+        """Make the loop at lines ``[start, end)`` a call of machine code, or say why not.
+
+        A loop that `returns` (``while True:`` at the end of its function, left by its
+        returns) returns the function's result; another one, the values of its
+        variables read after it.
+        """
         pad = "    " * indent
         loop = self.lines[start:end]
         # The graphs of the loop: their Python-int arithmetic must fit in int64.
@@ -378,6 +543,7 @@ class NativeGenerator(CodeGenerator):
         helpers = {f"_spush_{k}" for k in self.stack_types.values()}
         helpers |= {f"_spop_{k}" for k in self.stack_types.values()}
         helpers |= {f"_snew_{k}" for k in self.stack_types.values()}
+        helpers |= set(_CHECKED.values())
         body = "\n".join(line[len(pad) :] for line in loop)
         try:
             tree = ast.parse(body)
@@ -400,8 +566,10 @@ class NativeGenerator(CodeGenerator):
         after = set(_WORD.findall("\n".join(self.lines[end:])))
         temporaries = checker.stored - before
         inputs = sorted((checker.loaded & set(locals_)) - temporaries)
-        outputs = sorted(checker.stored & after & set(locals_))
-        if not outputs:
+        outputs = [] if returns else sorted(checker.stored & after & set(locals_))
+        if returns and not self._value_ok([self.current.output.abstract], True):
+            return "the function's result is not a Python scalar"
+        if not outputs and not returns:
             return "the loop computes nothing read after it"
         missing = [n for n in inputs + outputs if n not in before]
         if missing:
@@ -413,20 +581,27 @@ class NativeGenerator(CodeGenerator):
         kname = f"_native_loop_{len(self.kernels)}"
         ins, outs = ", ".join(inputs), ", ".join(outputs) + ","
         kbody = "\n".join("    " + line for line in ast.unparse(tree).splitlines())
-        self.kernels.append(f"@{_JIT}\ndef {kname}({ins}):\n{kbody}\n    return ({outs})\n")
+        tail = "" if returns else f"    return ({outs})\n"
+        self.kernels.append(f"@{_JIT}\ndef {kname}({ins}):\n{kbody}\n{tail}")
         self.kernel_names.append(kname)
         flag = self.names.fresh("_native")
         head_node = self.line_nodes.get(start + 1)
         nodes = {i: self.line_nodes.get(i + 1) for i in range(start, len(self.lines))}
+        result = self.names.fresh("result") if returns else outs
         new: list[tuple[str, Node | None]] = [
             (f"{pad}try:", head_node),
-            (f"{pad}    {outs} = {kname}({ins})", head_node),
+            (f"{pad}    {result} = {kname}({ins})", head_node),
             (f"{pad}    {flag} = True", head_node),
             (f"{pad}except Exception:", head_node),
             (f"{pad}    {flag} = False", head_node),
-            (f"{pad}if not {flag}:", head_node),
         ]
-        new += [("    " + self.lines[i], nodes[i]) for i in range(start, end)]
+        if returns:
+            new.append((f"{pad}if {flag}:", head_node))
+            new.append((f"{pad}    return {result}", head_node))
+            new += [(self.lines[i], nodes[i]) for i in range(start, end)]
+        else:
+            new.append((f"{pad}if not {flag}:", head_node))
+            new += [("    " + self.lines[i], nodes[i]) for i in range(start, end)]
         new += [(self.lines[i], nodes[i]) for i in range(end, len(self.lines))]
         del self.lines[start:]
         for i in list(self.line_nodes):
@@ -445,6 +620,8 @@ class NativeGenerator(CodeGenerator):
             f"@{_JIT}\n" + h.replace("\n\ndef ", f"\n\n@{_JIT}\ndef ") for h in self.helper_source
         ]
         parts += [_math_helper(n, a) for n, a in sorted(self.math)]
+        if self.int_helpers:
+            parts.append(_INT_NATIVE.format(jit=_JIT))
         parts += self.kernels
         return "\n\n".join(parts)
 
@@ -505,8 +682,9 @@ class NativeExecutable(Executable):
         if gen.stack_reason is not None and self.reason is not None:
             self.reason += f" (stacks: {gen.stack_reason})"
         g = module.globals
-        if gen.helper_source:
-            exec(compile("\n".join(gen.helper_source), module.filename, "exec"), g)
+        if gen.helper_source or gen.int_helpers:
+            helpers = "\n".join(gen.helper_source) + (_INT_HOST if gen.int_helpers else "")
+            exec(compile(helpers, module.filename, "exec"), g)
         for name in gen.kernel_names:
             g[name] = _LoopStub(self, name)
         self._module: Any = None
