@@ -107,6 +107,14 @@ def _native(fn, args):
     return fn.specialization(*args).executable
 
 
+def _twice(f, args):
+    """The first call (host code while the machine code loads) and one with machine code."""
+    first = f(*args)
+    ex = _native(f, args)
+    ex.wait()
+    return first, f(*args), ex
+
+
 @pytest.mark.parametrize(
     "fn, args",
     [
@@ -121,16 +129,17 @@ def _native(fn, args):
 def test_primal_matches_numpy_backend(fn, args):
     expected = myia(fn)(*args)
     f = myia(fn, backend="native")
-    assert_same(f(*args), expected)
-    ex = _native(f, args)
-    assert ex.native, ex.reason
+    first, second, ex = _twice(f, args)
+    assert_same(first, expected)
+    assert_same(second, expected)
+    assert ex.native and ex.ready, ex.reason
 
 
 @pytest.mark.parametrize(
     "fn, args, wrt, native",
     [
         (scalar_loop, (0.3, 50), ("x",), True),
-        (scalar_loop, (0.3, 0), ("x",), True),
+        (scalar_loop, (0.3, 0), ("x",), False),  # no iteration: no loop was entered
         (newton_sqrt, (2.0,), ("a",), True),
         # Branches in the loop: its backward pass reads environments (host code).
         (mixed, (0.7, 9), ("x",), False),
@@ -139,13 +148,13 @@ def test_primal_matches_numpy_backend(fn, args):
 def test_gradient_matches_numpy_backend(fn, args, wrt, native):
     expected = value_and_grad(fn, *wrt)(*args)
     g = value_and_grad(fn, *wrt, backend="native")
-    got = g(*args)
+    first, got, ex = _twice(g, args)
+    np.testing.assert_allclose(first[1], expected[1], rtol=1e-12)
     assert type(got[0]) is type(expected[0])
     np.testing.assert_allclose(got[0], expected[0], rtol=1e-12)
     np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
-    ex = _native(g, args)
     if native:
-        assert ex.native, ex.reason
+        assert ex.native and ex.ready, ex.reason
     # Called again (the stacks' buffers are reused or copied, never shared wrongly).
     np.testing.assert_allclose(g(*args)[1], expected[1], rtol=1e-12)
 
@@ -159,7 +168,7 @@ def test_gradient_loops_are_machine_code():
 
 
 def test_python_ints_past_int64_are_computed_by_the_host():
-    f = myia(big_ints, backend="native")
+    f = myia(big_ints, backend="native", background=False)
     assert_same(f(5), 3**5)
     assert _native(f, (5,)).native
     assert_same(f(70), 3**70)  # the machine code overflows: the host loop computes it
@@ -192,7 +201,7 @@ def _user_lines(exc):
 def test_errors_are_the_numpy_backends(fn, args, error, marker):
     with pytest.raises(error) as expected:
         myia(fn)(*args)
-    f = myia(fn, backend="native")
+    f = myia(fn, backend="native", background=False)
     with pytest.raises(error) as got:
         f(*args)
     assert str(got.value) == str(expected.value)
@@ -208,15 +217,25 @@ import json, sys, time
 t0 = time.perf_counter()
 from myia import grad
 from helpers import scalar_loop
-g = grad(scalar_loop, backend="native")
+g = grad(scalar_loop, backend="native", background=False)
 t1 = time.perf_counter()
 value = g(0.3, 100)
 t2 = time.perf_counter()
 ex = g.specialization(0.3, 100).executable
+assert ex.ready
 kernels = [getattr(ex._module, n) for n in ex.generator.kernel_names]
 stats = [sum(k.stats.cache_hits.values()) for k in kernels]
 print(json.dumps({"value": value, "first_call": t2 - t1, "hits": stats}))
 """
+
+
+def test_background_first_call_runs_the_host_code():
+    g = grad(scalar_loop, backend="native")
+    ex = _native(g, (0.3, 20))
+    assert g(0.3, 20) == grad(scalar_loop)(0.3, 20)
+    ex.wait()
+    assert ex.ready
+    assert g(0.3, 20) == grad(scalar_loop)(0.3, 20)
 
 
 def test_disk_cache_across_processes(tmp_path):

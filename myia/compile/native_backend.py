@@ -51,6 +51,7 @@ import importlib.util
 import os
 import re
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,10 @@ _FORMAT = "myia-native-1"
 
 #: The options of every compiled function: Python's exceptions on division by zero.
 _JIT = 'njit(cache=True, error_model="python", nogil=True)'
+
+#: The helpers (stack operations, checked math): inlined into the loops by Numba, which then
+#: drops the tuples and reference counts of a stack between two pushes (and compiles faster).
+_INLINE = 'njit(cache=True, error_model="python", nogil=True, inline="always")'
 
 #: Names the machine code may read besides its own helpers and arguments.
 _BUILTINS = {"abs", "bool", "float", "int", "min", "max", "True", "False", "None"}
@@ -303,7 +308,7 @@ def _math_helper(name: str, arity: int) -> str:
             f"r = {call}\n    if not math.isfinite(r) and {finite}:\n"
             "        raise ValueError('math')\n    return r"
         )
-    return f"@{_JIT}\ndef _m_{name}({args}):\n    {check}\n"
+    return f"@{_INLINE}\ndef _m_{name}({args}):\n    {check}\n"
 
 
 class NativeGenerator(CodeGenerator):
@@ -617,11 +622,12 @@ class NativeGenerator(CodeGenerator):
         """The source of the module of machine code: helpers, checked math, the loops."""
         parts = [f"# {_FORMAT}\nimport math\n\nimport numpy as np\nfrom numba import njit\n"]
         parts += [
-            f"@{_JIT}\n" + h.replace("\n\ndef ", f"\n\n@{_JIT}\ndef ") for h in self.helper_source
+            f"@{_INLINE}\n" + h.replace("\n\ndef ", f"\n\n@{_INLINE}\ndef ")
+            for h in self.helper_source
         ]
         parts += [_math_helper(n, a) for n, a in sorted(self.math)]
         if self.int_helpers:
-            parts.append(_INT_NATIVE.format(jit=_JIT))
+            parts.append(_INT_NATIVE.format(jit=_INLINE))
         parts += self.kernels
         return "\n\n".join(parts)
 
@@ -631,7 +637,8 @@ class _LoopStub:
 
     On success the host module's global is the Numba dispatcher itself (a call then costs
     Numba's dispatch only); when Numba refuses the code, a function that raises at once (the
-    host runs the Python loop).
+    host runs the Python loop). With the backend's ``background=True`` (the default), the
+    machine code is loaded or compiled by a thread while the calls run the host loop.
     """
 
     def __init__(self, executable: NativeExecutable, name: str):
@@ -640,19 +647,10 @@ class _LoopStub:
 
     def __call__(self, *args: Any) -> Any:
         ex = self.executable
-        fn = ex.kernel(self.name)
-        g = ex.host.module.globals
-        if fn is None:
-            g[self.name] = _refused
+        if ex.backend.background:
+            ex.start(self.name, args)
             raise _NotNative(self.name)
-        try:
-            out = fn(*args)
-        except ex.backend.numba_error as exc:
-            g[self.name] = _refused
-            ex.refuse(f"Numba could not compile a loop ({type(exc).__name__})")
-            raise _NotNative(self.name) from None
-        g[self.name] = fn
-        return out
+        return ex.install(self.name, args, call=True)
 
 
 class _NotNative(Exception):
@@ -688,10 +686,20 @@ class NativeExecutable(Executable):
         for name in gen.kernel_names:
             g[name] = _LoopStub(self, name)
         self._module: Any = None
+        self._threads: dict[str, threading.Thread] = {}
 
     def refuse(self, reason: str) -> None:
         """Record that a loop runs on the host after all."""
         self.reason = reason if self.reason is None else f"{self.reason}; {reason}"
+
+    @property
+    def ready(self) -> bool:
+        """Whether every outlined loop now runs as machine code (none left on the host)."""
+        g = self.host.module.globals
+        names = self.generator.kernel_names
+        return self.native and all(
+            not isinstance(g[n], _LoopStub) and g[n] is not _refused for n in names
+        )
 
     def kernel(self, name: str) -> Any:
         """The Numba dispatcher of outlined loop `name` (None if the module cannot load)."""
@@ -703,12 +711,64 @@ class NativeExecutable(Executable):
                 self._module = False
         return getattr(self._module, name, None) if self._module else None
 
-    def warm_up(self, args: tuple[Any, ...]) -> None:
-        """Compile (or load from the disk cache) the machine code by calling once."""
-        self(args)
+    def install(self, name: str, args: tuple[Any, ...], call: bool) -> Any:
+        """Load (or compile) loop `name` for the types of `args`; make the host call it.
+
+        With `call`, run it on `args` and return its result; else compile it only.
+        """
+        g = self.host.module.globals
+        fn = self.kernel(name)
+        if fn is None:
+            g[name] = _refused
+            raise _NotNative(name)
+        try:
+            if call:
+                out = fn(*args)
+            else:
+                fn.compile(tuple(self.backend.numba.typeof(a) for a in args))
+                out = None
+        except self.backend.numba_error as exc:
+            g[name] = _refused
+            self.refuse(f"Numba could not compile a loop ({type(exc).__name__})")
+            raise _NotNative(name) from None
+        g[name] = fn
+        return out
+
+    def start(self, name: str, args: tuple[Any, ...]) -> None:
+        """Load or compile loop `name` in a thread; the host runs it meanwhile."""
+        if name in self._threads:
+            return
+
+        def work() -> None:
+            try:
+                self.install(name, args, call=False)
+            except Exception:
+                pass  # recorded in `reason`: the host code runs the loop
+
+        t = threading.Thread(target=work, name=f"myia-native {name}", daemon=True)
+        self._threads[name] = t
+        _THREADS.append(t)
+        t.start()
+
+    def wait(self) -> None:
+        """Wait until the machine code started in the background is ready (or refused)."""
+        for t in list(self._threads.values()):
+            t.join()
 
     def __call__(self, args: tuple[Any, ...]) -> Any:
         return self.host(args)
+
+
+#: The threads that load or compile machine code in the background.
+_THREADS: list[threading.Thread] = []
+_IMPORT_LOCK = threading.Lock()
+_LOAD_LOCK = threading.Lock()
+
+
+def wait_all() -> None:
+    """Wait until all machine code being loaded or compiled in the background is ready."""
+    while _THREADS:
+        _THREADS.pop().join()
 
 
 class NativeBackend(Backend):
@@ -716,14 +776,30 @@ class NativeBackend(Backend):
 
     name = "native"
 
-    def __init__(self) -> None:
-        try:
-            import numba
-            from numba.core.errors import NumbaError
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise MyiaError('backend="native" needs Numba: pip install "myia[native]"') from None
-        self.numba = numba
-        self.numba_error = NumbaError
+    def __init__(self, *, background: bool = True) -> None:
+        if importlib.util.find_spec("numba") is None:  # pragma: no cover - environment
+            raise MyiaError('backend="native" needs Numba: pip install "myia[native]"')
+        #: Whether machine code is loaded or compiled by a thread while the host code runs
+        #: (the first calls are then as fast as the NumPy backend's).
+        self.background = background
+        self._numba: Any = None
+
+    @property
+    def numba(self) -> Any:
+        """The ``numba`` module, imported on first use (it takes ~0.4 s)."""
+        if self._numba is None:
+            with _IMPORT_LOCK:
+                import numba
+
+                self._numba = numba
+        return self._numba
+
+    @property
+    def numba_error(self) -> Any:
+        """The base class of Numba's compile errors."""
+        from numba.core.errors import NumbaError
+
+        return NumbaError
 
     def compile(self, graph: Graph) -> Executable:
         return NativeExecutable(graph, self)
@@ -734,6 +810,10 @@ class NativeBackend(Backend):
             f"{_FORMAT}\n{self.numba.__version__}\n{sys.version}\n{source}".encode()
         ).hexdigest()[:24]
         name = f"myia_native_{key}"
+        with _LOAD_LOCK:
+            return self._load(name, source)
+
+    def _load(self, name: str, source: str) -> Any:
         mod = sys.modules.get(name)
         if mod is not None:
             return mod
@@ -756,4 +836,11 @@ class NativeBackend(Backend):
         return mod
 
 
-__all__ = ["NativeBackend", "NativeExecutable", "NativeGenerator", "cache_dir", "typed_stacks"]
+__all__ = [
+    "NativeBackend",
+    "NativeExecutable",
+    "NativeGenerator",
+    "cache_dir",
+    "typed_stacks",
+    "wait_all",
+]
