@@ -14,6 +14,14 @@ import traceback
 import numpy as np
 import pytest
 from helpers import assert_same, line_of, scalar_loop
+from test_loops import (
+    count_for,
+    nested_while,
+    while_break_continue,
+    while_else,
+    while_float,
+    while_return,
+)
 
 from myia import grad, myia, value_and_grad
 
@@ -157,6 +165,22 @@ def test_gradient_matches_numpy_backend(fn, args, wrt, native):
         assert ex.native and ex.ready, ex.reason
     # Called again (the stacks' buffers are reused or copied, never shared wrongly).
     np.testing.assert_allclose(g(*args)[1], expected[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (while_float, (37.0,)),
+        (while_break_continue, (10,)),
+        (while_return, (50,)),
+        (while_else, (3,)),
+        (nested_while, (7,)),
+        (count_for, (100,)),
+    ],
+)
+def test_language_loops_match_numpy_backend(fn, args):
+    f = myia(fn, backend="native", background=False)
+    assert_same(f(*args), myia(fn)(*args))
 
 
 def test_gradient_loops_are_machine_code():

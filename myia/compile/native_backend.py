@@ -46,6 +46,7 @@ when the backend is first used: the core of Myia needs only NumPy.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.util
 import os
@@ -74,7 +75,18 @@ _JIT = 'njit(cache=True, error_model="python", nogil=True)'
 _INLINE = 'njit(cache=True, error_model="python", nogil=True, inline="always")'
 
 #: Names the machine code may read besides its own helpers and arguments.
-_BUILTINS = {"abs", "bool", "float", "int", "min", "max", "True", "False", "None"}
+_BUILTINS = {
+    "abs",
+    "bool",
+    "float",
+    "int",
+    "min",
+    "max",
+    "True",
+    "False",
+    "None",
+    "AssertionError",
+}
 
 #: Primitives whose results on Python ints may exceed int64 and are not checked.
 _INT_ARITH = frozenset([P.pow_, P.left_shift])
@@ -350,7 +362,7 @@ class NativeGenerator(CodeGenerator):
         dt = {"float64": "np.float64", "int64": "np.int64", "bool": "np.bool_"}
         grow = "\n".join(
             f"        b{i} = np.empty(cap, {dt[d]})\n"
-            f"        b{i}[:n] = a{i}[:n]\n        a{i} = b{i}"
+            f"        if n > 0:\n            b{i}[:n] = a{i}[:n]\n        a{i} = b{i}"
             for i, (_, d) in enumerate(leaves)
         )
         write = "\n".join(f"    a{i}[n] = {p}" for i, (p, _) in enumerate(leaves))
@@ -485,8 +497,18 @@ class NativeGenerator(CodeGenerator):
     # Loops ----------------------------------------------------------------------------------
 
     def function(self, g: Graph) -> None:
-        self._fn_start = len(self.lines)
+        self._fn_start = start = len(self.lines)
         super().function(g)
+        if len(self.states) > 1:
+            # A loop of several states (``_state`` says which block runs next): outlined
+            # whole when it ends its function.
+            indent = 1 if self.scopes.parents.get(g) is None else 2
+            head = "    " * indent + "while True:"
+            loops = [i for i in range(start, len(self.lines)) if self.lines[i] == head]
+            if loops and self.scopes.parents.get(g) is None:
+                reason = self.outline(loops[0], len(self.lines), indent, returns=True)
+                if reason is not None:
+                    self.refused.append(reason)
 
     def while_condition(self, start: int, indent: int) -> None:
         super().while_condition(start, indent)
@@ -509,7 +531,7 @@ class NativeGenerator(CodeGenerator):
         return [n for i, n in self.line_nodes.items() if lo < i <= hi]
 
     def _local_types(self) -> dict[str, list[Any]]:
-        out: dict[str, list[Any]] = {}
+        out: dict[str, list[Any]] = {"_state": [AbstractScalar("int64", weak=True)]}
         for node, name in self.names.names.items():
             if isinstance(node, Node):
                 out.setdefault(name, []).append(node.abstract)
@@ -572,7 +594,8 @@ class NativeGenerator(CodeGenerator):
         temporaries = checker.stored - before
         inputs = sorted((checker.loaded & set(locals_)) - temporaries)
         outputs = [] if returns else sorted(checker.stored & after & set(locals_))
-        if returns and not self._value_ok([self.current.output.abstract], True):
+        out = self.current.output.abstract
+        if returns and not (self._value_ok([out], True) or _leaves(out, "x", [])):
             return "the function's result is not a Python scalar"
         if not outputs and not returns:
             return "the loop computes nothing read after it"
@@ -657,6 +680,10 @@ class _NotNative(Exception):
     """A loop runs on the host (its machine code could not be made)."""
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
 def _refused(*args: Any) -> Any:
     raise _NotNative()
 
@@ -683,6 +710,10 @@ class NativeExecutable(Executable):
         if gen.helper_source or gen.int_helpers:
             helpers = "\n".join(gen.helper_source) + (_INT_HOST if gen.int_helpers else "")
             exec(compile(helpers, module.filename, "exec"), g)
+        for k in range(len(gen.stack_types)):
+            # In the host code, the empty stack of a type is one value: a push on it (of
+            # capacity 0) allocates, so it is never written.
+            g[f"_snew_{k}"] = functools.partial(_same, g[f"_snew_{k}"]())
         for name in gen.kernel_names:
             g[name] = _LoopStub(self, name)
         self._module: Any = None
@@ -776,9 +807,11 @@ class NativeBackend(Backend):
 
     name = "native"
 
-    def __init__(self, *, background: bool = True) -> None:
+    def __init__(self, *, background: bool | None = None) -> None:
         if importlib.util.find_spec("numba") is None:  # pragma: no cover - environment
             raise MyiaError('backend="native" needs Numba: pip install "myia[native]"')
+        if background is None:
+            background = os.environ.get("MYIA_NATIVE_BACKGROUND", "1") != "0"
         #: Whether machine code is loaded or compiled by a thread while the host code runs
         #: (the first calls are then as fast as the NumPy backend's).
         self.background = background
