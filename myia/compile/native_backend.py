@@ -148,9 +148,15 @@ def _iabs(a):
 
 #: Primitives that may touch a typed stack (any other use keeps the linked cells).
 _STACK_USERS = frozenset(
-    [P.stack_new, P.stack_push, P.stack_pop, P.stack_empty, P.make_tuple, P.tuple_getitem,
-     P.switch, P.seq, P.identity]
+    [P.stack_new, P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty,
+     P.make_tuple, P.tuple_getitem, P.switch, P.seq, P.identity]
 )  # fmt: skip
+
+
+#: The stack primitives lowered to the typed buffers' helpers.
+_STACK_OPS = frozenset(
+    [P.stack_new, P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty]
+)
 
 
 def cache_dir() -> Path:
@@ -184,8 +190,25 @@ def _contains_stack(a: Any) -> bool:
     return False
 
 
+def _empty_element(a: Any) -> bool:
+    """Whether a stack of elements of type `a` is always empty (⊥, or no function)."""
+    return a is BOTTOM or (isinstance(a, AbstractFunction) and not a.options)
+
+
+def _flat_stacks(a: Any) -> bool:
+    """Whether the stacks in type `a` hold tuples of Python scalars (or nothing yet)."""
+    if isinstance(a, AbstractStack):
+        return _empty_element(a.element) or _leaves(a.element, "x", [])
+    if isinstance(a, AbstractTuple):
+        return all(map(_flat_stacks, a.elements))
+    return True
+
+
 def typed_stacks(graphs: list[Graph], scopes: Scopes) -> str | None:
     """None if the stacks of the program can be typed buffers, else why not."""
+    for p in (p for g in graphs for p in g.parameters):
+        if _contains_stack(p.abstract) and not _flat_stacks(p.abstract):
+            return "a stack holds values other than tuples of Python scalars"
     for node in (n for g in graphs for n in scopes.toposort(g)):
         if not node.is_apply:
             continue
@@ -198,11 +221,8 @@ def typed_stacks(graphs: list[Graph], scopes: Scopes) -> str | None:
         # does; primitives other than the stack's own would see a buffer, not cells.
         if fn.is_constant and isinstance(fn.value, Primitive) and fn.value not in _STACK_USERS:
             return f"a stack is used by {fn.value.name}"
-        for t in touches:
-            if isinstance(t, AbstractStack) and t.element is BOTTOM:
-                continue  # an empty stack: it takes the type of what is pushed on it
-            if isinstance(t, AbstractStack) and not _leaves(t.element, "x", []):
-                return "a stack holds values other than tuples of Python scalars"
+        if not all(map(_flat_stacks, touches)):
+            return "a stack holds values other than tuples of Python scalars"
     return None
 
 
@@ -326,12 +346,15 @@ def _math_helper(name: str, arity: int) -> str:
 class NativeGenerator(CodeGenerator):
     """The NumPy backend's generator, with loops outlined to machine code and typed stacks."""
 
-    def __init__(self, entry: Graph):
-        _unshare_empty_stacks(entry)
+    def __init__(self, entry: Graph, plain: bool = False):
+        if not plain:
+            _unshare_empty_stacks(entry)
         super().__init__(entry)
+        #: Whether this generator writes the NumPy backend's code only (no machine code).
+        self.plain = plain
         self.names.used.update({"_native"})
         #: Why stacks stay linked cells (None: they are typed buffers).
-        self.stack_reason = typed_stacks(self.graphs, self.scopes)
+        self.stack_reason = "disabled" if plain else typed_stacks(self.graphs, self.scopes)
         #: element type -> index of its stack helpers
         self.stack_types: dict[Any, int] = {}
         self.helper_source: list[str] = []
@@ -350,6 +373,8 @@ class NativeGenerator(CodeGenerator):
 
     def stack_helpers(self, a: AbstractStack) -> int:
         """The index of the push/pop/new helpers of stacks of `a`'s element type."""
+        if _empty_element(a.element):
+            a = AbstractStack(AbstractScalar("float64", weak=True))  # never pushed on
         k = self.stack_types.get(a.element)
         if k is not None:
             return k
@@ -469,22 +494,29 @@ class NativeGenerator(CodeGenerator):
     def _call(self, node: Apply) -> str:
         fn = node.inputs[0]
         checked = _CHECKED.get(fn.value) if fn.is_constant else None  # type: ignore[call-overload]
-        if checked and _python_int(node.abstract) and not _counter_step(node):
+        if checked and not self.plain and _python_int(node.abstract) and not _counter_step(node):
             self.int_helpers = True
             return f"{checked}({', '.join(self.expr(a) for a in node.inputs[1:])})"
         if self.stack_reason is None and fn.is_constant:
             prim = fn.value
-            if prim in (P.stack_new, P.stack_push, P.stack_pop, P.stack_empty):
+            if prim in (
+                P.stack_new,
+                P.stack_of_functions,
+                P.stack_push,
+                P.stack_pop,
+                P.stack_empty,
+            ):
                 args = [self.expr(a) for a in node.inputs[1:]]
                 st = (
                     node.abstract
-                    if prim in (P.stack_new, P.stack_push)
+                    if prim in (P.stack_new, P.stack_of_functions, P.stack_push)
                     else node.inputs[1].abstract
                 )
                 if isinstance(st, AbstractStack):
                     k = self.stack_helpers(st)
                     name = {
                         P.stack_new: "_snew",
+                        P.stack_of_functions: "_snew",
                         P.stack_push: "_spush",
                         P.stack_pop: "_spop",
                         P.stack_empty: None,
@@ -499,7 +531,7 @@ class NativeGenerator(CodeGenerator):
     def function(self, g: Graph) -> None:
         self._fn_start = start = len(self.lines)
         super().function(g)
-        if len(self.states) > 1:
+        if len(self.states) > 1 and not self.plain:
             # A loop of several states (``_state`` says which block runs next): outlined
             # whole when it ends its function.
             indent = 1 if self.scopes.parents.get(g) is None else 2
@@ -512,6 +544,8 @@ class NativeGenerator(CodeGenerator):
 
     def while_condition(self, start: int, indent: int) -> None:
         super().while_condition(start, indent)
+        if self.plain:
+            return
         pad = "    " * indent
         head = self.lines[start]
         if not head.startswith(pad + "while "):
@@ -693,8 +727,14 @@ class NativeExecutable(Executable):
 
     def __init__(self, graph: Graph, backend: NativeBackend):
         self.backend = backend
-        gen = NativeGenerator(graph)
-        module: Module = gen.generate()
+        try:
+            gen = NativeGenerator(graph)
+            module: Module = gen.generate()
+        except Exception as exc:  # pragma: no cover - a construct the generator mishandles
+            # The program runs all the same, as the NumPy backend's code.
+            gen = NativeGenerator(graph, plain=True)
+            module = gen.generate()
+            gen.refused.append(f"native code generation failed ({type(exc).__name__}: {exc})")
         self.generator = gen
         self.host = PythonExecutable(module)
         self.source = self.host.source
