@@ -191,6 +191,25 @@ def test_gradient_loops_are_machine_code():
     assert "STACK" not in ex.source  # typed buffers, not linked cells
 
 
+def test_typed_stacks_are_persistent():
+    """A push on an older version of a stack copies: both versions keep their tops."""
+    g = grad(scalar_loop, backend="native", background=False)
+    g(0.3, 3)
+    ex = _native(g, (0.3, 3))
+    for helpers in (ex.host.module.globals, vars(ex._module)):  # host code, machine code
+        new, push, pop = helpers["_snew_0"], helpers["_spush_0"], helpers["_spop_0"]
+        s1 = push(new(), 1.0)
+        s2 = push(s1, 2.0)
+        s3 = push(s1, 3.0)  # s1 was pushed on already: a copy
+        big = s3
+        for i in range(20):  # grows past the first capacity (doubling)
+            big = push(big, float(i))
+        assert pop(s2)[0] == 2.0 and pop(s3)[0] == 3.0 and pop(pop(s3)[1])[0] == 1.0
+        assert pop(big)[0] == 19.0 and big[1] == 22
+        with pytest.raises(IndexError):
+            pop(new())
+
+
 def test_python_ints_past_int64_are_computed_by_the_host():
     f = myia(big_ints, backend="native", background=False)
     assert_same(f(5), 3**5)
