@@ -141,7 +141,29 @@ def typed_stacks(graphs: list[Graph], scopes: Scopes) -> str | None:
             return f"a stack is used by {fn.value.name}"
         if not all(map(_flat_stacks, touches)):
             return "a stack holds values other than tuples of Python scalars"
+        if fn.is_constant and fn.value is P.stack_push and not _bounded_ints(node.inputs[2]):
+            return "a stack holds Python ints that may not fit in int64"
     return None
+
+
+def _bounded_ints(node: Node) -> bool:
+    """Whether the Python ints in the value of `node` surely fit in an int64 array.
+
+    They do when they are constants (a branch's tag) or a loop counter's step; any other
+    Python int may grow past int64, which the NumPy backend's stacks hold.
+    """
+    a = node.abstract
+    if _python_int(a):
+        return node.is_constant or (node.is_apply and _counter_step(node))
+    if isinstance(a, AbstractTuple):
+        if node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.make_tuple:
+            return all(map(_bounded_ints, node.inputs[1:]))
+        if node.is_constant:
+            return True
+        leaves: list[tuple[str, str]] = []
+        _leaves(a, "x", leaves)
+        return all(d != "int64" for _, d in leaves)
+    return True
 
 
 def _callees(fn: Node) -> list[Graph]:
