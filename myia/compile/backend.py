@@ -9,6 +9,7 @@ values; a backend's own options (``keep_on_device=``...) are its constructor's k
 
 from __future__ import annotations
 
+import inspect
 import linecache
 import sys
 from collections.abc import Callable
@@ -127,9 +128,10 @@ BACKENDS: dict[str, type[Backend]] = {"numpy": PythonBackend, "debug": DebugBack
 
 
 def get_backend(name: str, **options: Any) -> Backend:
-    """The backend called `name` (``"numpy"``, the default, ``"debug"`` or ``"jax"``).
+    """The backend called `name` (``"numpy"``, the default, ``"debug"``, ``"jax"``, ``"native"``).
 
-    `options` are the backend's own (``keep_on_device`` and ``device`` for ``"jax"``).
+    `options` are the backend's own (``keep_on_device`` and ``device`` for ``"jax"``,
+    ``background`` for ``"native"``).
     """
     try:
         cls = BACKENDS[name]
@@ -137,4 +139,9 @@ def get_backend(name: str, **options: Any) -> Backend:
         raise ValueError(f"unknown backend {name!r}; choose among {tuple(BACKENDS)}") from None
     if options and cls.__init__ is object.__init__:
         raise ValueError(f"the {name!r} backend takes no option ({', '.join(options)})")
+    if options:
+        known = inspect.signature(cls.__init__).parameters
+        unknown = [o for o in options if o not in known]
+        if unknown:
+            raise ValueError(f"the {name!r} backend takes no option {unknown[0]!r}")
     return cls(**options)

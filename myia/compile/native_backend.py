@@ -1,0 +1,763 @@
+"""The native backend (``backend="native"``): the loops of a program as machine code (Numba).
+
+The typed, optimized graph is lowered to Python source by `NativeGenerator`, the NumPy
+backend's generator with two changes:
+
+- **Loops.** Each ``while cond:`` loop whose variables are scalars (and typed stacks) and whose
+  body computes on them with scalar primitives is *outlined*: its code becomes a function of
+  a separate module, compiled by ``numba.njit``; the host code calls it, and, where it
+  cannot (Numba refuses the code) or where it signals an error, runs the original Python
+  loop from the same inputs::
+
+      try:
+          y, i = _native_loop(y, i, n, x)      # machine code
+          _native = True
+      except Exception:
+          _native = False
+      if not _native:
+          while i < n:                          # the NumPy backend's code, line for line
+              ...
+
+  So an error (``ZeroDivisionError``, a math domain error) is raised by the host code, at
+  the user's line, as on the NumPy backend. The machine code raises wherever Python would:
+  division by zero (Numba's ``error_model="python"``), and ``math`` functions and ``**``
+  whose result is not finite from finite operands (Python raises ``ValueError`` or
+  ``OverflowError`` there, or computes a complex number). Numba never sees the user's code,
+  only the code Myia generated from its own IR.
+
+- **Stacks.** The loop stacks of gradients (persistent linked cells on the NumPy backend)
+  become typed growable buffers when their elements are tuples of Python scalars: a
+  struct-of-arrays ``(arrays, n, used)``, one array per leaf of the element, doubling when
+  full. ``used`` (a one-element array shared by the versions of a buffer) says how far the
+  buffer was written: a push on an older version copies first, so stacks stay persistent.
+  Pushing and popping are the same functions in the host code and in machine code.
+
+Machine code is cached on disk: the outlined loops of a program are written to a module
+named by the hash of its source under ``MYIA_CACHE_DIR`` (default ``~/.cache/myia``), and
+compiled with ``njit(cache=True)``; a new process calling the same program loads the machine
+code instead of compiling it.
+
+Every program runs: a program with no loop Numba can take (recursion over trees, calls of
+function values, arrays) runs entirely as the NumPy backend's code; ``executable.native``
+says whether some of it is machine code, ``executable.reason`` why not. Numba is imported
+when the backend is first used: the core of Myia needs only NumPy.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib.util
+import os
+import sys
+import threading
+from typing import Any
+
+from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractStack, AbstractTuple
+from ..errors import MyiaError
+from ..ir.analysis import Scopes, reachable_graphs
+from ..ir.node import Apply, Graph, Node
+from ..primitives import P, Primitive
+from .backend import Backend, Executable, PythonExecutable
+from .codegen import CodeGenerator, Module
+from .native_source import (
+    _ASSIGN,
+    _DEF,
+    _FORMAT,
+    _INLINE,
+    _INT_HOST,
+    _INT_NATIVE,
+    _JIT,
+    _WALRUS,
+    _WORD,
+    _Kernel,
+    _leaves,
+    _math_helper,
+    _weak_leaf,
+    cache_dir,
+    stack_helper_source,
+)
+
+#: Primitives whose results on Python ints may exceed int64 and are not checked.
+_INT_ARITH = frozenset([P.pow_, P.left_shift])
+
+#: Arithmetic on Python ints, checked: it raises ``OverflowError`` near where int64 would
+#: wrap around (the host loop then computes with Python's unbounded ints). The test is on
+#: the float result: LLVM may assume that signed arithmetic does not overflow.
+_CHECKED = {P.add: "_iadd", P.sub: "_isub", P.mul: "_imul", P.neg: "_ineg", P.abs_: "_iabs"}
+
+#: Primitives that may touch a typed stack (any other use keeps the linked cells).
+_STACK_USERS = frozenset(
+    [P.stack_new, P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty,
+     P.make_tuple, P.tuple_getitem, P.switch, P.seq, P.identity]
+)  # fmt: skip
+
+
+#: The stack primitives lowered to the typed buffers' helpers.
+_STACK_OPS = frozenset(
+    [P.stack_new, P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty]
+)
+
+
+def _contains_stack(a: Any) -> bool:
+    if isinstance(a, AbstractStack):
+        return True
+    if isinstance(a, AbstractTuple):
+        return any(map(_contains_stack, a.elements))
+    return False
+
+
+def _empty_element(a: Any) -> bool:
+    """Whether a stack of elements of type `a` is always empty (⊥, or no function)."""
+    return a is BOTTOM or (isinstance(a, AbstractFunction) and not a.options)
+
+
+def _flat_stacks(a: Any) -> bool:
+    """Whether the stacks in type `a` hold tuples of Python scalars (or nothing yet)."""
+    if isinstance(a, AbstractStack):
+        return _empty_element(a.element) or _leaves(a.element, "x", [])
+    if isinstance(a, AbstractTuple):
+        return all(map(_flat_stacks, a.elements))
+    return True
+
+
+def typed_stacks(graphs: list[Graph], scopes: Scopes) -> str | None:
+    """None if the stacks of the program can be typed buffers, else why not."""
+    for p in (p for g in graphs for p in g.parameters):
+        if _contains_stack(p.abstract) and not _flat_stacks(p.abstract):
+            return "a stack holds values other than tuples of Python scalars"
+    for node in (n for g in graphs for n in scopes.toposort(g)):
+        if not node.is_apply:
+            continue
+        a = node.abstract
+        touches = [a, *(i.abstract for i in node.inputs[1:])]
+        if not any(_contains_stack(t) for t in touches):
+            continue
+        fn = node.inputs[0]
+        # Graphs (called, jumped to or as function values) lower stacks as this generator
+        # does; primitives other than the stack's own would see a buffer, not cells.
+        if fn.is_constant and isinstance(fn.value, Primitive) and fn.value not in _STACK_USERS:
+            return f"a stack is used by {fn.value.name}"
+        if not all(map(_flat_stacks, touches)):
+            return "a stack holds values other than tuples of Python scalars"
+        if fn.is_constant and fn.value is P.stack_push and not _bounded_ints(node.inputs[2]):
+            return "a stack holds Python ints that may not fit in int64"
+    return None
+
+
+def _bounded_ints(node: Node) -> bool:
+    """Whether the Python ints in the value of `node` surely fit in an int64 array.
+
+    They do when they are constants (a branch's tag) or a loop counter's step; any other
+    Python int may grow past int64, which the NumPy backend's stacks hold.
+    """
+    a = node.abstract
+    if _python_int(a):
+        return node.is_constant or (node.is_apply and _counter_step(node))
+    if isinstance(a, AbstractTuple):
+        if node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.make_tuple:
+            return all(map(_bounded_ints, node.inputs[1:]))
+        if node.is_constant:
+            return True
+        leaves: list[tuple[str, str]] = []
+        _leaves(a, "x", leaves)
+        return all(d != "int64" for _, d in leaves)
+    return True
+
+
+def _callees(fn: Node) -> list[Graph]:
+    """The graphs a call of `fn` may enter (a graph, a ``switch`` of graphs, a closure)."""
+    if fn.is_constant and isinstance(fn.value, Graph):
+        return [fn.value]
+    if fn.is_apply and fn.inputs[0].is_constant and fn.inputs[0].value is P.switch:
+        return [b.value for b in fn.inputs[2:] if b.is_constant and isinstance(b.value, Graph)]
+    a = fn.abstract
+    if isinstance(a, AbstractFunction):
+        return [o.graph for o in a.options if isinstance(getattr(o, "graph", None), Graph)]
+    return []
+
+
+def _is_empty_new(node: Node) -> bool:
+    """Whether `node` makes an empty stack of elements not known yet (⊥)."""
+    if not (node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.stack_new):
+        return False
+    a = node.abstract
+    return isinstance(a, AbstractStack) and a.element is BOTTOM
+
+
+def _unshare_empty_stacks(entry: Graph) -> None:
+    """Give each use of an empty stack of unknown elements its own node.
+
+    Optimization merges the empty stacks of a program into one node; typed, they are
+    stacks of different element types, each made where it is used.
+    """
+    graphs = reachable_graphs(entry)
+    scopes = Scopes(graphs)
+    for g in graphs:
+        for node in scopes.toposort(g):
+            if not node.is_apply:
+                continue
+            for i, inp in enumerate(node.inputs):
+                if i and _is_empty_new(inp):
+                    fresh = Apply(list(inp.inputs), node.graph, inp.debug.derive())
+                    fresh.abstract = inp.abstract
+                    node.inputs[i] = fresh
+
+
+def _python_int(a: Any) -> bool:
+    return isinstance(a, AbstractScalar) and a.weak and a.dtype == "int64"
+
+
+def _counter_step(node: Apply) -> bool:
+    if node.inputs[0].value not in (P.add, P.sub) or len(node.inputs) != 3:  # type: ignore[attr-defined]
+        return False
+    return any(
+        i.is_constant and type(i.value) is int and abs(i.value) <= 2**16 for i in node.inputs[1:]
+    )
+
+
+class NativeGenerator(CodeGenerator):
+    """The NumPy backend's generator, with loops outlined to machine code and typed stacks."""
+
+    def __init__(self, entry: Graph, plain: bool = False):
+        if not plain:
+            _unshare_empty_stacks(entry)
+        super().__init__(entry)
+        #: Whether this generator writes the NumPy backend's code only (no machine code).
+        self.plain = plain
+        self.names.used.update({"_native"})
+        #: Why stacks stay linked cells (None: they are typed buffers).
+        self.stack_reason = "disabled" if plain else typed_stacks(self.graphs, self.scopes)
+        #: element type -> index of its stack helpers
+        self.stack_types: dict[Any, int] = {}
+        self.helper_source: list[str] = []
+        self.kernels: list[str] = []
+        self.kernel_names: list[str] = []
+        self.math: set[tuple[str, int]] = set()
+        #: Why each loop left on the host stays there.
+        self.refused: list[str] = []
+        self._fn_start = 0
+        #: The types of the empty stacks among the inputs of the call being written.
+        self._hint: dict[Node, Any] = {}
+        #: Whether the code calls the checked arithmetic on Python ints.
+        self.int_helpers = False
+
+    # Typed stacks ---------------------------------------------------------------------------
+
+    def stack_helpers(self, a: AbstractStack) -> int:
+        """The index of the push/pop/new helpers of stacks of `a`'s element type."""
+        if _empty_element(a.element):
+            a = AbstractStack(AbstractScalar("float64", weak=True))  # never pushed on
+        k = self.stack_types.get(a.element)
+        if k is not None:
+            return k
+        k = self.stack_types[a.element] = len(self.stack_types)
+        self.helper_source.append(stack_helper_source(k, a.element))
+        return k
+
+    def _position_type(self, user: Apply, i: int, seen: set[Node] | None = None) -> Any:
+        """The type that input `i` of `user` has where it is used (an empty stack's).
+
+        An empty stack passed to a graph whose parameter is an empty stack too takes the
+        type of what that parameter is used as, and so on.
+        """
+        seen = set() if seen is None else seen
+        fn = user.inputs[0]
+        if i == 1 and fn.is_constant and fn.value is P.stack_push:
+            return user.abstract
+        if fn.is_constant and fn.value in (P.identity, P.seq) and user not in seen:
+            seen.add(user)
+            return self._used_as(user, seen)
+        for callee in _callees(fn):
+            params = callee.parameters
+            if i - 1 < len(params):
+                p = params[i - 1]
+                a = p.abstract
+                if isinstance(a, AbstractStack) and a.element is not BOTTOM:
+                    return a
+                if p not in seen:
+                    seen.add(p)
+                    a = self._used_as(p, seen)
+                    if a is not None:
+                        return a
+        return None
+
+    def _used_as(self, node: Node, seen: set[Node]) -> Any:
+        for u, j in self.uses.get(node, ()):
+            if u is not None:
+                a = self._position_type(u, j, seen)
+                if a is not None:
+                    return a
+        return None
+
+    def _hints_of(self, user: Apply) -> dict[Node, Any]:
+        hints = {}
+        for i, inp in enumerate(user.inputs):
+            if i and _is_empty_new(inp):
+                hints[inp] = self._position_type(user, i)
+        return hints
+
+    def _is_typed_new(self, node: Node) -> bool:
+        return self.stack_reason is None and _is_empty_new(node)
+
+    def expr(self, node: Node) -> str:
+        if self._is_typed_new(node):
+            # An empty stack, shared by stacks of several types: each use makes its own.
+            a = self._hint.get(node)
+            if not isinstance(a, AbstractStack):
+                a = AbstractStack(AbstractScalar("float64", weak=True))
+            return f"_snew_{self.stack_helpers(a)}()"
+        return super().expr(node)
+
+    def statement(self, node: Apply, indent: int) -> None:
+        if self._is_typed_new(node):
+            return
+        super().statement(node, indent)
+
+    def block(self, g: Graph, indent: int) -> None:
+        tail = self.tail_calls.get(g)
+        old = self._hint
+        if tail is not None and tail.is_apply:
+            self._hint = {**old, **self._hints_of(tail)}
+        try:
+            super().block(g, indent)
+        finally:
+            self._hint = old
+
+    def call(self, node: Apply) -> str:
+        old = self._hint
+        hints = self._hints_of(node) if self.stack_reason is None else {}
+        if hints:
+            self._hint = {**old, **hints}
+        try:
+            return self._call(node)
+        finally:
+            self._hint = old
+
+    def _call(self, node: Apply) -> str:
+        fn = node.inputs[0]
+        checked = _CHECKED.get(fn.value) if fn.is_constant else None  # type: ignore[call-overload]
+        if checked and not self.plain and _python_int(node.abstract) and not _counter_step(node):
+            self.int_helpers = True
+            return f"{checked}({', '.join(self.expr(a) for a in node.inputs[1:])})"
+        if self.stack_reason is None and fn.is_constant:
+            prim = fn.value
+            if prim in (
+                P.stack_new,
+                P.stack_of_functions,
+                P.stack_push,
+                P.stack_pop,
+                P.stack_empty,
+            ):
+                args = [self.expr(a) for a in node.inputs[1:]]
+                st = (
+                    node.abstract
+                    if prim in (P.stack_new, P.stack_of_functions, P.stack_push)
+                    else node.inputs[1].abstract
+                )
+                if isinstance(st, AbstractStack):
+                    k = self.stack_helpers(st)
+                    name = {
+                        P.stack_new: "_snew",
+                        P.stack_of_functions: "_snew",
+                        P.stack_push: "_spush",
+                        P.stack_pop: "_spop",
+                        P.stack_empty: None,
+                    }[prim]
+                    if name is None:
+                        return f"({args[0]}[1] == 0)"
+                    return f"{name}_{k}({', '.join(args)})"
+        return super().call(node)
+
+    # Loops ----------------------------------------------------------------------------------
+
+    def function(self, g: Graph) -> None:
+        self._fn_start = start = len(self.lines)
+        super().function(g)
+        if len(self.states) > 1 and not self.plain:
+            # A loop of several states (``_state`` says which block runs next): outlined
+            # whole when it ends its function.
+            indent = 1 if self.scopes.parents.get(g) is None else 2
+            head = "    " * indent + "while True:"
+            loops = [i for i in range(start, len(self.lines)) if self.lines[i] == head]
+            if loops and self.scopes.parents.get(g) is None:
+                reason = self.outline(loops[0], len(self.lines), indent, returns=True)
+                if reason is not None:
+                    self.refused.append(reason)
+
+    def while_condition(self, start: int, indent: int) -> None:
+        super().while_condition(start, indent)
+        if self.plain:
+            return
+        pad = "    " * indent
+        head = self.lines[start]
+        if not head.startswith(pad + "while "):
+            return
+        k = start + 1
+        while k < len(self.lines) and self.lines[k].startswith(pad + "    "):
+            k += 1
+        returns = head == pad + "while True:"
+        if returns and (len(self.states) != 1 or k != len(self.lines)):
+            self.refused.append("a loop has several states")
+            return
+        reason = self.outline(start, k, indent, returns)
+        if reason is not None:
+            self.refused.append(reason)
+
+    def _nodes_of(self, lo: int, hi: int) -> list[Node]:
+        return [n for i, n in self.line_nodes.items() if lo < i <= hi]
+
+    def _local_types(self) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {"_state": [AbstractScalar("int64", weak=True)]}
+        for node, name in self.names.names.items():
+            if isinstance(node, Node):
+                out.setdefault(name, []).append(node.abstract)
+        return out
+
+    def _value_ok(self, types: list[Any], output: bool) -> bool:
+        for a in types:
+            if isinstance(a, AbstractStack):
+                if self.stack_reason is not None or a.element is BOTTOM:
+                    return False
+            elif not _weak_leaf(a):
+                return False
+        return bool(types)
+
+    def outline(self, start: int, end: int, indent: int, returns: bool) -> str | None:
+        """Make the loop at lines ``[start, end)`` a call of machine code, or say why not.
+
+        A loop that `returns` (``while True:`` at the end of its function, left by its
+        returns) returns the function's result; another one, the values of its
+        variables read after it.
+        """
+        pad = "    " * indent
+        loop = self.lines[start:end]
+        # The graphs of the loop: their Python-int arithmetic must fit in int64.
+        graphs = {n.graph for n in self._nodes_of(start, end) if n.graph is not None}
+        for g in graphs:
+            for node in self.scopes.toposort(g):
+                if not node.is_apply or not node.inputs[0].is_constant:
+                    continue
+                prim = node.inputs[0].value
+                if not isinstance(prim, Primitive):
+                    continue
+                if prim in _INT_ARITH and _python_int(node.abstract) and not _counter_step(node):
+                    return f"{prim.name} of Python ints has no overflow (int64 in machine code)"
+        locals_ = self._local_types()
+        helpers = {f"_spush_{k}" for k in self.stack_types.values()}
+        helpers |= {f"_spop_{k}" for k in self.stack_types.values()}
+        helpers |= {f"_snew_{k}" for k in self.stack_types.values()}
+        helpers |= set(_CHECKED.values())
+        body = "\n".join(line[len(pad) :] for line in loop)
+        try:
+            tree = ast.parse(body)
+        except SyntaxError:  # pragma: no cover - the generator writes valid code
+            return "the loop's code does not parse"
+        checker = _Kernel(set(locals_), helpers)
+        tree = checker.visit(tree)
+        if checker.bad:
+            return checker.bad
+        # Names defined before the loop in this function; names read after it.
+        before: set[str] = set()
+        for line in self.lines[self._fn_start : start]:
+            m = _DEF.match(line)
+            if m:
+                before.update(p.strip() for p in m.group(1).split(",") if p.strip())
+            m = _ASSIGN.match(line)
+            if m:
+                before.update(p.strip() for p in m.group(1).split(",") if p.strip())
+            before.update(_WALRUS.findall(line))
+        after = set(_WORD.findall("\n".join(self.lines[end:])))
+        temporaries = checker.stored - before
+        inputs = sorted((checker.loaded & set(locals_)) - temporaries)
+        outputs = [] if returns else sorted(checker.stored & after & set(locals_))
+        out = self.current.output.abstract
+        if returns and not (self._value_ok([out], True) or _leaves(out, "x", [])):
+            return "the function's result is not a Python scalar"
+        if not outputs and not returns:
+            return "the loop computes nothing read after it"
+        missing = [n for n in inputs + outputs if n not in before]
+        if missing:
+            return f"{missing[0]} is not defined before the loop"
+        for name in set(inputs) | set(outputs):
+            if not self._value_ok(locals_[name], name in outputs):
+                return f"{name} is not a Python scalar or a typed stack"
+        self.math |= checker.math
+        kname = f"_native_loop_{len(self.kernels)}"
+        ins, outs = ", ".join(inputs), ", ".join(outputs) + ","
+        kbody = "\n".join("    " + line for line in ast.unparse(tree).splitlines())
+        tail = "" if returns else f"    return ({outs})\n"
+        self.kernels.append(f"@{_JIT}\ndef {kname}({ins}):\n{kbody}\n{tail}")
+        self.kernel_names.append(kname)
+        flag = self.names.fresh("_native")
+        head_node = self.line_nodes.get(start + 1)
+        nodes = {i: self.line_nodes.get(i + 1) for i in range(start, len(self.lines))}
+        result = self.names.fresh("result") if returns else outs
+        new: list[tuple[str, Node | None]] = [
+            (f"{pad}try:", head_node),
+            (f"{pad}    {result} = {kname}({ins})", head_node),
+            (f"{pad}    {flag} = True", head_node),
+            (f"{pad}except Exception:", head_node),
+            (f"{pad}    {flag} = False", head_node),
+        ]
+        if returns:
+            new.append((f"{pad}if {flag}:", head_node))
+            new.append((f"{pad}    return {result}", head_node))
+            new += [(self.lines[i], nodes[i]) for i in range(start, end)]
+        else:
+            new.append((f"{pad}if not {flag}:", head_node))
+            new += [("    " + self.lines[i], nodes[i]) for i in range(start, end)]
+        new += [(self.lines[i], nodes[i]) for i in range(end, len(self.lines))]
+        del self.lines[start:]
+        for i in list(self.line_nodes):
+            if i > start:
+                del self.line_nodes[i]
+        for text, node in new:
+            self.lines.append(text)
+            if node is not None:
+                self.line_nodes[len(self.lines)] = node
+        return None
+
+    def native_source(self) -> str:
+        """The source of the module of machine code: helpers, checked math, the loops."""
+        parts = [f"# {_FORMAT}\nimport math\n\nimport numpy as np\nfrom numba import njit\n"]
+        parts += [
+            f"@{_INLINE}\n" + h.replace("\n\ndef ", f"\n\n@{_INLINE}\ndef ")
+            for h in self.helper_source
+        ]
+        parts += [_math_helper(n, a) for n, a in sorted(self.math)]
+        if self.int_helpers:
+            parts.append(_INT_NATIVE.format(jit=_INLINE))
+        parts += self.kernels
+        return "\n\n".join(parts)
+
+
+class _LoopStub:
+    """The first call of an outlined loop: loads the machine code, then steps aside.
+
+    On success the host module's global is the Numba dispatcher itself (a call then costs
+    Numba's dispatch only); when Numba refuses the code, a function that raises at once (the
+    host runs the Python loop). With the backend's ``background=True`` (the default), the
+    machine code is loaded or compiled by a thread while the calls run the host loop.
+    """
+
+    def __init__(self, executable: NativeExecutable, name: str):
+        self.executable = executable
+        self.name = name
+
+    def __call__(self, *args: Any) -> Any:
+        ex = self.executable
+        if ex.backend.background:
+            ex.start(self.name, args)
+            raise _NotNative(self.name)
+        return ex.install(self.name, args, call=True)
+
+
+class _NotNative(Exception):
+    """A loop runs on the host (its machine code could not be made)."""
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _refused(*args: Any) -> Any:
+    raise _NotNative()
+
+
+class NativeExecutable(Executable):
+    """A program whose loops are machine code where Numba can take them, host code elsewhere."""
+
+    def __init__(self, graph: Graph, backend: NativeBackend):
+        self.backend = backend
+        try:
+            gen = NativeGenerator(graph)
+            module: Module = gen.generate()
+        except Exception as exc:  # pragma: no cover - a construct the generator mishandles
+            # The program runs all the same, as the NumPy backend's code.
+            gen = NativeGenerator(graph, plain=True)
+            module = gen.generate()
+            gen.refused.append(f"native code generation failed ({type(exc).__name__}: {exc})")
+        self.generator = gen
+        self.host = PythonExecutable(module)
+        self.source = self.host.source
+        self.native_source = gen.native_source() if gen.kernels else None
+        self.native = bool(gen.kernels)
+        #: Why (some of) the program runs on the host; None when all its loops are native.
+        self.reason: str | None = "; ".join(dict.fromkeys(gen.refused)) or None
+        if not self.native and self.reason is None:
+            self.reason = "it has no loop to compile to machine code"
+        if gen.stack_reason is not None and self.reason is not None:
+            self.reason += f" (stacks: {gen.stack_reason})"
+        g = module.globals
+        if gen.helper_source or gen.int_helpers:
+            helpers = "\n".join(gen.helper_source) + (_INT_HOST if gen.int_helpers else "")
+            exec(compile(helpers, module.filename, "exec"), g)
+        for k in range(len(gen.stack_types)):
+            # In the host code, the empty stack of a type is one value: a push on it (of
+            # capacity 0) allocates, so it is never written.
+            g[f"_snew_{k}"] = functools.partial(_same, g[f"_snew_{k}"]())
+        for name in gen.kernel_names:
+            g[name] = _LoopStub(self, name)
+        self._module: Any = None
+        self._threads: dict[str, threading.Thread] = {}
+
+    def refuse(self, reason: str) -> None:
+        """Record that a loop runs on the host after all."""
+        self.reason = reason if self.reason is None else f"{self.reason}; {reason}"
+
+    @property
+    def ready(self) -> bool:
+        """Whether every outlined loop now runs as machine code (none left on the host)."""
+        g = self.host.module.globals
+        names = self.generator.kernel_names
+        return self.native and all(
+            not isinstance(g[n], _LoopStub) and g[n] is not _refused for n in names
+        )
+
+    def kernel(self, name: str) -> Any:
+        """The Numba dispatcher of outlined loop `name` (None if the module cannot load)."""
+        if self._module is None:
+            try:
+                self._module = self.backend.load(self.native_source or "")
+            except Exception as exc:  # pragma: no cover - depends on the environment
+                self.refuse(f"the native module did not load ({type(exc).__name__}: {exc})")
+                self._module = False
+        return getattr(self._module, name, None) if self._module else None
+
+    def install(self, name: str, args: tuple[Any, ...], call: bool) -> Any:
+        """Load (or compile) loop `name` for the types of `args`; make the host call it.
+
+        With `call`, run it on `args` and return its result; else compile it only.
+        """
+        g = self.host.module.globals
+        fn = self.kernel(name)
+        if fn is None:
+            g[name] = _refused
+            raise _NotNative(name)
+        try:
+            if call:
+                out = fn(*args)
+            else:
+                fn.compile(tuple(self.backend.numba.typeof(a) for a in args))
+                out = None
+        except self.backend.numba_error as exc:
+            g[name] = _refused
+            self.refuse(f"Numba could not compile a loop ({type(exc).__name__})")
+            raise _NotNative(name) from None
+        g[name] = fn
+        return out
+
+    def start(self, name: str, args: tuple[Any, ...]) -> None:
+        """Load or compile loop `name` in a thread; the host runs it meanwhile."""
+        if name in self._threads:
+            return
+
+        def work() -> None:
+            try:
+                self.install(name, args, call=False)
+            except Exception:
+                pass  # recorded in `reason`: the host code runs the loop
+
+        t = threading.Thread(target=work, name=f"myia-native {name}", daemon=True)
+        self._threads[name] = t
+        _THREADS.append(t)
+        t.start()
+
+    def wait(self) -> None:
+        """Wait until the machine code started in the background is ready (or refused)."""
+        for t in list(self._threads.values()):
+            t.join()
+
+    def __call__(self, args: tuple[Any, ...]) -> Any:
+        return self.host(args)
+
+
+#: The threads that load or compile machine code in the background.
+_THREADS: list[threading.Thread] = []
+_IMPORT_LOCK = threading.Lock()
+_LOAD_LOCK = threading.Lock()
+
+
+def wait_all() -> None:
+    """Wait until all machine code being loaded or compiled in the background is ready."""
+    while _THREADS:
+        _THREADS.pop().join()
+
+
+class NativeBackend(Backend):
+    """Machine code through Numba for the loops it can take, the NumPy backend's code elsewhere."""
+
+    name = "native"
+
+    def __init__(self, *, background: bool | None = None) -> None:
+        if importlib.util.find_spec("numba") is None:  # pragma: no cover - environment
+            raise MyiaError('backend="native" needs Numba: pip install "myia[native]"')
+        if background is None:
+            background = os.environ.get("MYIA_NATIVE_BACKGROUND", "1") != "0"
+        #: Whether machine code is loaded or compiled by a thread while the host code runs
+        #: (the first calls are then as fast as the NumPy backend's).
+        self.background = background
+        self._numba: Any = None
+
+    @property
+    def numba(self) -> Any:
+        """The ``numba`` module, imported on first use (it takes ~0.4 s)."""
+        if self._numba is None:
+            with _IMPORT_LOCK:
+                import numba
+
+                self._numba = numba
+        return self._numba
+
+    @property
+    def numba_error(self) -> Any:
+        """The base class of Numba's compile errors."""
+        from numba.core.errors import NumbaError
+
+        return NumbaError
+
+    def compile(self, graph: Graph) -> Executable:
+        return NativeExecutable(graph, self)
+
+    def load(self, source: str) -> Any:
+        """Import the native module of `source` from the disk cache (writing it if new)."""
+        key = hashlib.sha256(
+            f"{_FORMAT}\n{self.numba.__version__}\n{sys.version}\n{source}".encode()
+        ).hexdigest()[:24]
+        name = f"myia_native_{key}"
+        with _LOAD_LOCK:
+            return self._load(name, source)
+
+    def _load(self, name: str, source: str) -> Any:
+        mod = sys.modules.get(name)
+        if mod is not None:
+            return mod
+        directory = cache_dir() / "native"
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{name}.py"
+        if not path.exists():
+            tmp = directory / f".{name}.{os.getpid()}.tmp"
+            tmp.write_text(source)
+            os.replace(tmp, path)
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        return mod
+
+
+__all__ = [
+    "NativeBackend",
+    "NativeExecutable",
+    "NativeGenerator",
+    "cache_dir",
+    "typed_stacks",
+    "wait_all",
+]

@@ -1,0 +1,219 @@
+"""The source of the native backend's module: helper templates, checked math, the disk cache.
+
+`myia.compile.native_backend` writes the loops it outlines; this module writes what they
+call (typed stacks, ``math`` and Python-int arithmetic that raise where Python does), checks
+the code of a loop before it is outlined (`_Kernel`), and says where modules are cached.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from ..abstract.data import AbstractScalar, AbstractTuple
+
+#: Version of the layout of the generated native modules (part of the cache key).
+_FORMAT = "myia-native-1"
+
+#: The options of every compiled function: Python's exceptions on division by zero.
+_JIT = 'njit(cache=True, error_model="python", nogil=True)'
+
+#: The helpers (stack operations, checked math): inlined into the loops by Numba, which then
+#: drops the tuples and reference counts of a stack between two pushes (and compiles faster).
+_INLINE = 'njit(cache=True, error_model="python", nogil=True, inline="always")'
+
+#: Names the machine code may read besides its own helpers and arguments.
+_BUILTINS = {
+    "abs",
+    "bool",
+    "float",
+    "int",
+    "min",
+    "max",
+    "True",
+    "False",
+    "None",
+    "AssertionError",
+}
+
+#: The checked arithmetic, as host code (Python ints do not overflow) and as machine code.
+_INT_HOST = """
+def _iadd(a, b):
+    return a + b
+
+def _isub(a, b):
+    return a - b
+
+def _imul(a, b):
+    return a * b
+
+def _ineg(a):
+    return -a
+
+def _iabs(a):
+    return abs(a)
+"""
+
+_INT_NATIVE = """
+@{jit}
+def _iadd(a, b):
+    if abs(float(a) + float(b)) > 9.2e18:
+        raise OverflowError("int64")
+    return a + b
+
+@{jit}
+def _isub(a, b):
+    if abs(float(a) - float(b)) > 9.2e18:
+        raise OverflowError("int64")
+    return a - b
+
+@{jit}
+def _imul(a, b):
+    if abs(float(a) * float(b)) > 9.2e18:
+        raise OverflowError("int64")
+    return a * b
+
+@{jit}
+def _ineg(a):
+    if a == -9223372036854775807 - 1:
+        raise OverflowError("int64")
+    return -a
+
+@{jit}
+def _iabs(a):
+    if a == -9223372036854775807 - 1:
+        raise OverflowError("int64")
+    return abs(a)
+"""
+
+
+def cache_dir() -> Path:
+    """The directory of Myia's disk cache (``MYIA_CACHE_DIR``, default ``~/.cache/myia``)."""
+    env = os.environ.get("MYIA_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "myia"
+
+
+def _weak_leaf(a: Any) -> bool:
+    return isinstance(a, AbstractScalar) and a.weak and a.dtype in ("float64", "int64", "bool")
+
+
+def _leaves(a: Any, path: str, out: list[tuple[str, str]]) -> bool:
+    """Collect the leaves of element type `a` as ``(access path, dtype)``; False if not flat."""
+    if _weak_leaf(a):
+        out.append((path, a.dtype))
+        return True
+    if isinstance(a, AbstractTuple):
+        return all(_leaves(e, f"{path}[{i}]", out) for i, e in enumerate(a.elements))
+    return False
+
+
+def stack_helper_source(k: int, element: Any) -> str:
+    """The source of ``_snew_k``, ``_spush_k`` and ``_spop_k``: stacks of `element` values.
+
+    A stack is ``(arrays, n, used)``: one array per leaf of the element, its first `n` rows
+    the stack; `used` (shared by the versions of a buffer) says how far it was written, and
+    a push on an older version, or on a full buffer, copies to a buffer of twice the size.
+    """
+    leaves: list[tuple[str, str]] = []
+    _leaves(element, "x", leaves)
+    m = len(leaves)
+    arrs = ", ".join(f"a{i}" for i in range(m)) + ","
+    conv = {"float64": "float", "int64": "int", "bool": "bool"}
+    dt = {"float64": "np.float64", "int64": "np.int64", "bool": "np.bool_"}
+    grow = "\n".join(
+        f"        b{i} = np.empty(cap, {dt[d]})\n"
+        f"        if n > 0:\n            b{i}[:n] = a{i}[:n]\n        a{i} = b{i}"
+        for i, (_, d) in enumerate(leaves)
+    )
+    write = "\n".join(f"    a{i}[n] = {p}" for i, (p, _) in enumerate(leaves))
+
+    def rebuild(t: Any, it: Any) -> str:
+        if isinstance(t, AbstractTuple):
+            return "(" + "".join(rebuild(e, it) + ", " for e in t.elements) + ")"
+        i, d = next(it)
+        return f"{conv[d]}(a{i}[n])"
+
+    top = rebuild(element, iter(enumerate(d for _, d in leaves)))
+    empty = ", ".join(f"np.empty(0, {dt[d]})" for _, d in leaves) + ","
+    return (
+        f"def _snew_{k}():\n    return (({empty}), 0, np.zeros(1, np.int64))\n\n"
+        f"def _spush_{k}(s, x):\n    data, n, used = s\n    {arrs} = data\n"
+        f"    if used[0] != n or n == a0.shape[0]:\n        cap = max(8, 2 * n)\n"
+        f"{grow}\n        used = np.zeros(1, np.int64)\n{write}\n    used[0] = n + 1\n"
+        f"    return (({arrs}), n + 1, used)\n\n"
+        f"def _spop_{k}(s):\n    data, n, used = s\n    if n == 0:\n"
+        f"        raise IndexError('pop from an empty stack')\n    {arrs} = data\n"
+        f"    n -= 1\n    return ({top}, (data, n, used))\n"
+    )
+
+
+_DEF = re.compile(r"^\s*def \w+\((.*)\):$")
+_ASSIGN = re.compile(r"^\s*([\w, ]+?),? = ")
+_WALRUS = re.compile(r"\((\w+) :=")
+_WORD = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+class _Kernel(ast.NodeTransformer):
+    """Checks the names an outlined loop reads, and makes its math raise where Python's does."""
+
+    def __init__(self, local: set[str], helpers: set[str]):
+        self.local = local
+        self.helpers = helpers
+        self.math: set[tuple[str, int]] = set()
+        self.loaded: set[str] = set()
+        self.stored: set[str] = set()
+        self.bad: str | None = None
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        if isinstance(node.ctx, ast.Store):
+            self.stored.add(node.id)
+        else:
+            self.loaded.add(node.id)
+            if node.id not in self.local and node.id not in self.helpers | _BUILTINS:
+                self.bad = self.bad or f"the loop reads {node.id}"
+        return node
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math":
+            node.args = [self.visit(a) for a in node.args]
+            if node.keywords:
+                self.bad = self.bad or "a math function with keywords"
+            self.math.add((f.attr, len(node.args)))
+            return ast.Call(ast.Name(f"_m_{f.attr}", ast.Load()), node.args, [])
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        self.bad = self.bad or f"the loop reads an attribute ({ast.unparse(node)})"
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> Any:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Pow):
+            self.math.add(("pow", 2))
+            return ast.Call(ast.Name("_m_pow", ast.Load()), [node.left, node.right], [])
+        return node
+
+
+def _math_helper(name: str, arity: int) -> str:
+    """A checked ``math`` function: raises where its Python twin may (non-finite results)."""
+    args = ", ".join(f"a{i}" for i in range(arity))
+    finite = " and ".join(f"math.isfinite(a{i})" for i in range(arity))
+    if name == "pow":
+        call = "a0 ** a1"
+    else:
+        call = f"math.{name}({args})"
+    if name in ("floor", "ceil", "trunc"):
+        check = f"if not ({finite}):\n        raise ValueError('math')\n    return {call}"
+    else:
+        check = (
+            f"r = {call}\n    if not math.isfinite(r) and {finite}:\n"
+            "        raise ValueError('math')\n    return r"
+        )
+    return f"@{_INLINE}\ndef _m_{name}({args}):\n    {check}\n"

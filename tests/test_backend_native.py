@@ -1,0 +1,307 @@
+"""The native backend: the NumPy backend's results, with loops as machine code (Numba)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import traceback
+
+import numpy as np
+import pytest
+from helpers import assert_same, line_of, scalar_loop
+from test_loops import (
+    count_for,
+    nested_while,
+    while_break_continue,
+    while_else,
+    while_float,
+    while_return,
+)
+
+from myia import grad, myia, value_and_grad
+
+numba = pytest.importorskip("numba")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _cache_dir(tmp_path_factory):
+    """A disk cache of machine code of this module's own (not the user's)."""
+    old = os.environ.get("MYIA_CACHE_DIR")
+    os.environ["MYIA_CACHE_DIR"] = str(tmp_path_factory.mktemp("myia-cache"))
+    yield
+    if old is None:
+        del os.environ["MYIA_CACHE_DIR"]
+    else:
+        os.environ["MYIA_CACHE_DIR"] = old
+
+
+def newton_sqrt(a):
+    y = a
+    while abs(y * y - a) > 1e-12 * a:
+        y = 0.5 * (y + a / y)
+    return y
+
+
+def int_loop(n):
+    total = 0
+    i = 0
+    while i < n:
+        total = total + i % 7
+        i = i + 1
+    return total
+
+
+def mixed(x, n):
+    s = 0.0
+    for i in range(n):
+        if i % 2 == 0:
+            s = s + math.exp(-x * i)
+        else:
+            s = s - x / (i + 1.0)
+    return s
+
+
+def big_ints(n):
+    p = 1
+    for _ in range(n):
+        p = p * 3
+    return p
+
+
+def loop_div(x, n):
+    y = 1.0
+    for i in range(n):
+        y = y + x / (n - 2 - i)  # DIV-LINE
+    return y
+
+
+def loop_log(x, n):
+    y = 0.0
+    for i in range(n):
+        y = y + math.log(x - i)  # LOG-LINE
+    return y
+
+
+def loop_assert(x, n):
+    y = x
+    for _ in range(n):
+        y = y * 0.5
+        assert y > 0.1, "too small"  # ASSERT-LINE
+    return y
+
+
+@dataclasses.dataclass
+class Tree:
+    value: float
+    left: Tree | None
+    right: Tree | None
+
+
+def tree_sum(t, w):
+    if t is None:
+        return 0.0
+    return t.value * w + tree_sum(t.left, w) + tree_sum(t.right, w)
+
+
+TREE = Tree(1.0, Tree(2.0, None, None), Tree(3.0, Tree(4.0, None, None), None))
+
+
+def _native(fn, args):
+    return fn.specialization(*args).executable
+
+
+def _twice(f, args):
+    """The first call (host code while the machine code loads) and one with machine code."""
+    first = f(*args)
+    ex = _native(f, args)
+    ex.wait()
+    return first, f(*args), ex
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (scalar_loop, (0.3, 50)),
+        (scalar_loop, (0.3, 0)),
+        (newton_sqrt, (2.0,)),
+        (newton_sqrt, (1e6,)),
+        (int_loop, (20,)),
+        (mixed, (0.7, 9)),
+    ],
+)
+def test_primal_matches_numpy_backend(fn, args):
+    expected = myia(fn)(*args)
+    f = myia(fn, backend="native")
+    first, second, ex = _twice(f, args)
+    assert_same(first, expected)
+    assert_same(second, expected)
+    assert ex.native and ex.ready, ex.reason
+
+
+@pytest.mark.parametrize(
+    "fn, args, wrt, native",
+    [
+        (scalar_loop, (0.3, 50), ("x",), True),
+        (scalar_loop, (0.3, 0), ("x",), False),  # no iteration: no loop was entered
+        (newton_sqrt, (2.0,), ("a",), True),
+        # Branches in the loop: its backward pass reads environments (host code).
+        (mixed, (0.7, 9), ("x",), False),
+    ],
+)
+def test_gradient_matches_numpy_backend(fn, args, wrt, native):
+    expected = value_and_grad(fn, *wrt)(*args)
+    g = value_and_grad(fn, *wrt, backend="native")
+    first, got, ex = _twice(g, args)
+    np.testing.assert_allclose(first[1], expected[1], rtol=1e-12)
+    assert type(got[0]) is type(expected[0])
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-12)
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
+    if native:
+        assert ex.native and ex.ready, ex.reason
+    # Called again (the stacks' buffers are reused or copied, never shared wrongly).
+    np.testing.assert_allclose(g(*args)[1], expected[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (while_float, (37.0,)),
+        (while_break_continue, (10,)),
+        (while_return, (50,)),
+        (while_else, (3,)),
+        (nested_while, (7,)),
+        (count_for, (100,)),
+    ],
+)
+def test_language_loops_match_numpy_backend(fn, args):
+    f = myia(fn, backend="native", background=False)
+    assert_same(f(*args), myia(fn)(*args))
+
+
+def test_gradient_loops_are_machine_code():
+    g = grad(scalar_loop, backend="native")
+    ex = _native(g, (0.3, 10))
+    assert ex.native_source.count("def _native_loop_") == 2  # forward and backward sweeps
+    assert "_spush_0" in ex.native_source and "_spop_0" in ex.native_source
+    assert "STACK" not in ex.source  # typed buffers, not linked cells
+
+
+def test_typed_stacks_are_persistent():
+    """A push on an older version of a stack copies: both versions keep their tops."""
+    g = grad(scalar_loop, backend="native", background=False)
+    g(0.3, 3)
+    ex = _native(g, (0.3, 3))
+    for helpers in (ex.host.module.globals, vars(ex._module)):  # host code, machine code
+        new, push, pop = helpers["_snew_0"], helpers["_spush_0"], helpers["_spop_0"]
+        s1 = push(new(), 1.0)
+        s2 = push(s1, 2.0)
+        s3 = push(s1, 3.0)  # s1 was pushed on already: a copy
+        big = s3
+        for i in range(20):  # grows past the first capacity (doubling)
+            big = push(big, float(i))
+        assert pop(s2)[0] == 2.0 and pop(s3)[0] == 3.0 and pop(pop(s3)[1])[0] == 1.0
+        assert pop(big)[0] == 19.0 and big[1] == 22
+        with pytest.raises(IndexError):
+            pop(new())
+
+
+def test_python_ints_past_int64_are_computed_by_the_host():
+    f = myia(big_ints, backend="native", background=False)
+    assert_same(f(5), 3**5)
+    assert _native(f, (5,)).native
+    assert_same(f(70), 3**70)  # the machine code overflows: the host loop computes it
+
+
+def test_trees_run_on_the_host():
+    f = myia(tree_sum, backend="native")
+    assert_same(f(TREE, 2.0), myia(tree_sum)(TREE, 2.0))
+    ex = _native(f, (TREE, 2.0))
+    assert not ex.native and ex.reason
+    g = grad(tree_sum, "w", backend="native")
+    assert_same(g(TREE, 2.0), grad(tree_sum, "w")(TREE, 2.0))
+
+
+def _user_lines(exc):
+    """The lines of this file that the error's report (Myia's traceback) shows."""
+    text = "".join(traceback.format_exception(exc))
+    here = os.path.abspath(__file__)
+    return [int(n) for n in re.findall(rf'File "{re.escape(here)}", line (\d+)', text)]
+
+
+@pytest.mark.parametrize(
+    "fn, args, error, marker",
+    [
+        (loop_div, (1.0, 3), ZeroDivisionError, "DIV-LINE"),
+        (loop_log, (1.5, 3), ValueError, "LOG-LINE"),
+        (loop_assert, (1.0, 5), AssertionError, "ASSERT-LINE"),
+    ],
+)
+def test_errors_are_the_numpy_backends(fn, args, error, marker):
+    with pytest.raises(error) as expected:
+        myia(fn)(*args)
+    f = myia(fn, backend="native", background=False)
+    with pytest.raises(error) as got:
+        f(*args)
+    assert str(got.value) == str(expected.value)
+    assert line_of(fn, marker) in _user_lines(got.value)
+    assert _user_lines(got.value)[-1] == _user_lines(expected.value)[-1]
+    # The same program without the error runs (natively where it can).
+    ok = (3.0, 1)
+    assert_same(f(*ok), myia(fn)(*ok))
+
+
+_SCRIPT = """
+import json, sys, time
+t0 = time.perf_counter()
+from myia import grad
+from helpers import scalar_loop
+g = grad(scalar_loop, backend="native", background=False)
+t1 = time.perf_counter()
+value = g(0.3, 100)
+t2 = time.perf_counter()
+ex = g.specialization(0.3, 100).executable
+assert ex.ready
+kernels = [getattr(ex._module, n) for n in ex.generator.kernel_names]
+stats = [sum(k.stats.cache_hits.values()) for k in kernels]
+print(json.dumps({"value": value, "first_call": t2 - t1, "hits": stats}))
+"""
+
+
+def test_background_first_call_runs_the_host_code():
+    g = grad(scalar_loop, backend="native")
+    ex = _native(g, (0.3, 20))
+    assert g(0.3, 20) == grad(scalar_loop)(0.3, 20)
+    ex.wait()
+    assert ex.ready
+    assert g(0.3, 20) == grad(scalar_loop)(0.3, 20)
+
+
+def test_disk_cache_across_processes(tmp_path):
+    env = dict(os.environ, MYIA_CACHE_DIR=str(tmp_path))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = [root, os.path.join(root, "tests"), env.get("PYTHONPATH", "")]
+    env["PYTHONPATH"] = os.pathsep.join(path)
+    import json
+
+    runs = []
+    for _ in range(2):
+        out = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(_SCRIPT)],
+            env=env,
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert out.returncode == 0, out.stderr
+        runs.append(json.loads(out.stdout.splitlines()[-1]))
+    cold, warm = runs
+    assert cold["value"] == warm["value"] == grad(scalar_loop)(0.3, 100)
+    assert cold["hits"] == [0, 0], cold
+    assert all(h > 0 for h in warm["hits"]), warm
+    assert list((tmp_path / "native").glob("myia_native_*.py"))
