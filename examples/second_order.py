@@ -72,7 +72,8 @@ def main(n: int = 2, newton_iterations: int = 12, seed: int = 0):
     start = time.perf_counter()
     x1 = newton_minimize(2.0, 8)
     print("1. Newton's method with grad(grad(f)): f(x) = x^4 - 3 x^2 + x")
-    print(f"   from x = 2.0: x = {x1:.12f}, f'(x) = {grad(f)(x1):.2e}, f''(x) = {grad(grad(f))(x1):.4f}")
+    d1, d2 = grad(f)(x1), grad(grad(f))(x1)
+    print(f"   from x = 2.0: x = {x1:.12f}, f'(x) = {d1:.2e}, f''(x) = {d2:.4f}")
 
     rng = np.random.default_rng(seed)
     x = rng.uniform(0.5, 1.5, size=n)
