@@ -699,12 +699,13 @@ def bprop_where(condition, x, y, out, dout):
 
 @bprop(clip)
 def bprop_clip(a, a_min, a_max, out, dout):
-    # clip(a, lo, hi) = minimum(maximum(a, lo), hi), either bound possibly None.
+    # clip(a, lo, hi) = minimum(maximum(a, lo), hi), either bound possibly None; ties are
+    # split as `maximum` and `minimum` split them (at a = lo = hi: 1/4, 1/4, 1/2, as in JAX).
     m = a if a_min is None else maximum(a, a_min)
-    dm = dout if a_max is None else dout * (m <= a_max)
-    dhi = None if a_max is None else unbroadcast(dout * (m > a_max), a_max)
-    da = dm if a_min is None else dm * (a >= a_min)
-    dlo = None if a_min is None else unbroadcast(dm * (a < a_min), a_min)
+    dm, dhi = (dout, None) if a_max is None else split_ties(dout, m < a_max, m > a_max, m == a_max)
+    da, dlo = (dm, None) if a_min is None else split_ties(dm, a > a_min, a < a_min, a == a_min)
+    dlo = None if a_min is None else unbroadcast(dlo, a_min)
+    dhi = None if a_max is None else unbroadcast(dhi, a_max)
     return (unbroadcast(da, a), dlo, dhi)
 
 
@@ -840,4 +841,4 @@ from .array_grad import (  # noqa: E402
     untake,
 )
 from .grad import array_index_add, broadcast_like, gzeros, unbroadcast  # noqa: E402
-from .scalar import maximum  # noqa: E402
+from .scalar import maximum, split_ties  # noqa: E402

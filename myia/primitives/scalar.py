@@ -429,6 +429,8 @@ def bprop_neg(x, out, dout):
 
 @bprop(abs_)
 def bprop_abs(x, out, dout):
+    # abs(x) is maximum(x, -x): at 0, a tie, the halves cancel and the slope is sign(0) = 0
+    # (JAX gives 1). See docs/gradients.md.
     return (unbroadcast(dout * sign(x), x),)
 
 
@@ -508,14 +510,28 @@ def bprop_atan2(y, x, out, dout):
     return (unbroadcast(d * x, y), unbroadcast(-d * y, x))
 
 
+def split_ties(dout, x_wins, y_wins, tie):
+    """The sensitivities of the two arguments of a choice (`maximum`, `minimum`, `clip`).
+
+    All goes to the one chosen, and half to each at a tie, as in JAX: the mean of the two
+    one-sided derivatives.
+
+    ``dout * 0.5`` keeps the dtype of `dout` (a float32 gradient stays float32).
+    """
+    half = dout * 0.5
+    return (dout * x_wins + half * tie, dout * y_wins + half * tie)
+
+
 @bprop(maximum)
 def bprop_maximum(x, y, out, dout):
-    return (unbroadcast(dout * (x >= y), x), unbroadcast(dout * (x < y), y))
+    dx, dy = split_ties(dout, x > y, x < y, x == y)
+    return (unbroadcast(dx, x), unbroadcast(dy, y))
 
 
 @bprop(minimum)
 def bprop_minimum(x, y, out, dout):
-    return (unbroadcast(dout * (x <= y), x), unbroadcast(dout * (x > y), y))
+    dx, dy = split_ties(dout, x < y, x > y, x == y)
+    return (unbroadcast(dx, x), unbroadcast(dy, y))
 
 
 @bprop(to_float)
