@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..abstract.data import (
+    AbstractArray,
     AbstractConstant,
     AbstractScalar,
     AbstractTuple,
@@ -29,6 +30,7 @@ from ..errors import Frame, MyiaTypeError
 from ..ir.node import Constant, Graph
 from ..primitives import P
 from ..primitives.grad import GradSpec, grad_of, sens_type
+from ..primitives.structure import gradient_type, has_0d_array
 
 
 def _flat(wrt: tuple[Any, ...]) -> list[Any]:
@@ -66,15 +68,30 @@ def positions(spec: GradSpec, nargs: int) -> list[int]:
     return out
 
 
+def is_float_scalar(a: AbstractValue) -> bool:
+    """Whether `a` is a float scalar: a Python or NumPy float, or a 0-d array (as in JAX)."""
+    return isinstance(a, (AbstractScalar, AbstractArray)) and (
+        a.dtype.startswith("float") and (isinstance(a, AbstractScalar) or a.shape == ())
+    )
+
+
+def grad_type(a: AbstractValue) -> AbstractValue:
+    """The type of the gradient of an argument of type `a`: its sensitivity's.
+
+    Except that a 0-d array gives a 0-d array (its sensitivity is computed as a NumPy scalar).
+    """
+    return gradient_type(sens_type(a), a)
+
+
 def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) -> AbstractValue:
     """The type of ``grad(f)(args)``: the types of the arguments differentiated."""
     result = inferrer.call(spec.fn, args)
-    if not (isinstance(result, AbstractScalar) and result.dtype.startswith("float")):
+    if not is_float_scalar(result):
         raise MyiaTypeError(
             f"the function differentiated must return a float scalar, not {show(result)}",
             _not_scalar_frames(inferrer, spec, result),
         )
-    grads = [sens_type(args[i]) for i in positions(spec, len(args))]
+    grads = [grad_type(args[i]) for i in positions(spec, len(args))]
     g: AbstractValue = AbstractTuple(tuple(grads)) if returns_tuple(spec) else grads[0]
     return AbstractTuple((result, g)) if spec.value else g
 
@@ -98,6 +115,14 @@ def _not_scalar_frames(inferrer: Any, spec: GradSpec, result: AbstractValue) -> 
         if loc is not None and not is_internal(loc.filename):
             frames.append(Frame(g.name, loc, f"returns {show(result)}"))
     return frames
+
+
+def _handed_back(g: Graph, d: Any, p: Any, a: AbstractValue, leaves: tuple[type, ...]) -> Any:
+    """The gradient `d` of parameter `p` of type `a`, as the user receives it."""
+    if isinstance(a, leaves):
+        return d
+    d = g.apply(P.gmaterialize, d)
+    return g.apply(P.as_gradient, d, p) if has_0d_array(a) else d
 
 
 def _strip_seq(node: Any) -> Any:
@@ -133,7 +158,7 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     # Numbers need nothing; an array may be a zero shared between calls (copied then).
     leaves = (AbstractScalar, AbstractConstant)
     grads = [
-        d if isinstance(primal.parameters[i].abstract, leaves) else g.apply(P.gmaterialize, d)
+        _handed_back(g, d, params[i], primal.parameters[i].abstract, leaves)
         for d, i in zip(grads, pos)
     ]
     result = g.apply(P.make_tuple, *grads) if returns_tuple(spec) else grads[0]
