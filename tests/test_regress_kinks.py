@@ -280,3 +280,22 @@ def test_0d_array_results_follow_numpy(fn, check):
     # NumPy's arithmetic on a 0-d array gives a NumPy scalar; `check` compares kinds.
     check(fn, X0)
     check(fn, np.array(3.0, np.float32))
+
+
+def test_a_0d_array_and_a_scalar_meet_as_a_scalar(backend):
+    # One branch returns the 0-d array, the other NumPy's scalar of it: the join is a scalar
+    # (as an int and a float meet as a float).
+    def f(x):
+        return x if x > 5.0 else x * 2.0
+
+    assert_same(myia(f, backend=backend)(X0), np.float64(6.0))
+    assert_same(myia(f, backend=backend)(np.array(7.0)), np.float64(7.0))
+    assert_same(G(f, backend=backend)(X0), np.array(2.0))
+    assert_same(G(f, backend=backend)(np.array(7.0)), np.array(1.0))
+
+
+def test_0d_arrays_are_shown_as_arrays():
+    from myia.errors import MyiaTypeError
+
+    with pytest.raises(MyiaTypeError, match=r"must return a float scalar, not i64 x \(\)"):
+        grad(lambda x: x)(np.array(3))
