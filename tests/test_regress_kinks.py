@@ -9,6 +9,7 @@ test runs on the default backend (generated code) and on the reference interpret
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from dataclasses import dataclass
 
@@ -299,3 +300,12 @@ def test_0d_arrays_are_shown_as_arrays():
 
     with pytest.raises(MyiaTypeError, match=r"must return a float scalar, not i64 x \(\)"):
         grad(lambda x: x)(np.array(3))
+
+
+def test_the_transpose_of_a_0d_array_is_the_scalar_inferred(backend):
+    # Inference gives a NumPy scalar for every array primitive's result of shape (); the
+    # transpose of a 0-d array was a 0-d array on the NumPy backend, a scalar on JAX's.
+    backends = [backend] + (["jax"] if importlib.util.find_spec("jax") else [])
+    for be in backends:
+        assert_same(myia(lambda x: np.transpose(x), backend=be)(X0), np.float64(3.0))
+        assert_same(myia(lambda x: x.T * 1.0, backend=be)(X0), np.float64(3.0))

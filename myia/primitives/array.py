@@ -245,7 +245,7 @@ def reshape(a, shape):
 def transpose(a, axes=None):
     """``np.transpose(a, axes)`` (``axes`` None or ``()`` reverses the axes)."""
     axes = _shape_arg(axes)
-    return np.transpose(a, axes or None)
+    return _scalar(np.transpose(a, axes or None))  # of a 0-d array: a scalar, as inferred
 
 
 @primitive
