@@ -309,3 +309,39 @@ def test_the_transpose_of_a_0d_array_is_the_scalar_inferred(backend):
     for be in backends:
         assert_same(myia(lambda x: np.transpose(x), backend=be)(X0), np.float64(3.0))
         assert_same(myia(lambda x: x.T * 1.0, backend=be)(X0), np.float64(3.0))
+
+
+def test_max_pool_gives_a_tied_window_to_its_first_maximum(backend):
+    # As JAX's gradient of lax.reduce_window (and PyTorch's): not split.
+    from myia import nn
+
+    got = G(lambda x: np.sum(nn.max_pool2d(x, 2)), backend=backend)(np.ones((1, 1, 2, 2)))
+    assert_same(got, np.array([[[[1.0, 0.0], [0.0, 0.0]]]]))
+
+
+def test_max_of_more_than_two_values_is_pythons_choice(backend):
+    # max(a, b, c) and max(xs) pick the first maximum, as Python's max (and JAX, which runs
+    # Python's max); max(a, b) of two numbers is np.maximum and splits a tie.
+    assert_same(
+        G(lambda a, b, c: max(a, b, c), 0, 1, 2, backend=backend)(1.0, 1.0, 1.0), (1.0, 0.0, 0.0)
+    )
+    assert_same(G(lambda xs: max(xs), backend=backend)([1.0, 1.0]), [1.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: np.reshape(x, ()),
+        lambda x: x.astype(np.float32),
+        lambda x: np.zeros_like(x),
+        lambda x: np.where(x > 0.0, x, 0.0),
+        lambda x: x[...],
+        lambda x: np.squeeze(np.expand_dims(x, 0)),
+    ],
+)
+def test_array_primitives_of_shape_0_give_numpy_scalars(fn, backend):
+    # Where NumPy returns a 0-d array, Myia returns the NumPy scalar (API.md: results are
+    # never 0-d arrays), of NumPy's dtype; the value is NumPy's.
+    got = myia(fn, backend=backend)(X0)
+    expected = fn(X0)
+    assert type(got) is expected.dtype.type and got == expected
