@@ -345,3 +345,9 @@ def test_array_primitives_of_shape_0_give_numpy_scalars(fn, backend):
     got = myia(fn, backend=backend)(X0)
     expected = fn(X0)
     assert type(got) is expected.dtype.type and got == expected
+
+
+def test_a_selection_gives_the_branch_chosen(backend):
+    # np.where and conditionals are not ties: the branch chosen gets everything (as in JAX).
+    assert_same(G(lambda x: np.where(x > 0.0, x, 0.0), backend=backend)(0.0), 0.0)
+    assert_same(G(lambda x: x if x >= 0.0 else 0.0, backend=backend)(0.0), 1.0)
