@@ -53,6 +53,7 @@ def check_grad(
     rtol: float | None = None,
     atol: float | None = None,
     seed: int = 0,
+    backend: str | None = None,
 ) -> None:
     """Check Myia's gradient of `fn` at `args` against central finite differences.
 
@@ -71,6 +72,7 @@ def check_grad(
         rtol: the relative tolerance, as in `numpy.allclose`.
         atol: the absolute tolerance, as in `numpy.allclose`.
         seed: the seed of the random directions.
+        backend: the backend compiling `fn` and its gradients (Myia's default if None).
 
     Raises:
         AssertionError: a gradient differs from finite differences, or does not have the
@@ -87,22 +89,22 @@ def check_grad(
     )
     rng = np.random.default_rng(seed)
     name = getattr(fn, "__name__", repr(fn))
-    f, g = _compiled(fn), _grad(fn, wrt)
+    f, g = _compiled(fn, backend), _grad(fn, wrt, backend)
     gradient = _check_order_1(f, g, args, positions, tol, rng, f"grad({name})")
     if order < 2:
         return
     if len(positions) == 1 and _is_float_scalar(args[positions[0]]):
         for k in range(2, order + 1):
-            f, g = g, _grad(g, wrt)
+            f, g = g, _grad(g, wrt, backend)
             _check_order_1(f, g, args, positions, tol, rng, f"order {k} of {name}")
         return
     # x -> <grad f(x), v> has the gradient of order 2 contracted with v, and so on.
     packed = (args,)
     h = _directional(g, gradient, rng, unpack=True)
     for k in range(2, order + 1):
-        hg = _grad(h, ())
+        hg = _grad(h, (), backend)
         label = f"order {k} of {name} (the gradient of <gradient of order {k - 1}, v>)"
-        gradient = _check_order_1(_compiled(h), hg, packed, (0,), tol, rng, label)
+        gradient = _check_order_1(_compiled(h, backend), hg, packed, (0,), tol, rng, label)
         h = _directional(hg, gradient, rng, unpack=False)
 
 
@@ -116,7 +118,10 @@ def _check_order_1(f, g, args, positions, tol, rng, label):
     """
     eps, rtol, atol = tol
     value = f(*args)
-    if not (isinstance(value, (float, np.floating)) and np.ndim(value) == 0):
+    if not (
+        (isinstance(value, (float, np.floating)) and np.ndim(value) == 0)
+        or (type(value) is np.ndarray and value.shape == () and value.dtype.kind == "f")
+    ):
         raise TypeError(f"{label}: the function must return a float scalar, not {value!r}")
     gradient = g(*args)
     grads = (gradient,) if len(positions) == 1 else gradient
@@ -319,13 +324,15 @@ def _param_names(fn: Any, n: int) -> list[str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _compiled(fn: Any) -> MyiaFunction:
-    return fn if isinstance(fn, MyiaFunction) else myia(fn)
+def _compiled(fn: Any, backend: str | None = None) -> MyiaFunction:
+    if isinstance(fn, MyiaFunction):
+        return fn
+    return myia(fn) if backend is None else myia(fn, backend=backend)
 
 
 @functools.lru_cache(maxsize=256)
-def _grad(fn: Any, wrt: tuple[Any, ...]) -> MyiaFunction:
-    return grad(fn, *wrt)
+def _grad(fn: Any, wrt: tuple[Any, ...], backend: str | None = None) -> MyiaFunction:
+    return grad(fn, *wrt) if backend is None else grad(fn, *wrt, backend=backend)
 
 
 def _directional(g: Any, like: Any, rng: np.random.Generator, unpack: bool) -> Any:

@@ -331,6 +331,8 @@ def show(a: Any, top: bool = True) -> str:
     if isinstance(a, AbstractScalar):
         return DTYPE_SHORT.get(a.dtype, a.dtype)
     if isinstance(a, AbstractArray):
+        if a.shape == ():  # a 0-d array, not a scalar
+            return f"{DTYPE_SHORT.get(a.dtype, a.dtype)} x ()"
         return " x ".join([DTYPE_SHORT.get(a.dtype, a.dtype), *map(str, a.shape)])
     if isinstance(a, AbstractTuple):
         if len(a.elements) == 1:

@@ -359,6 +359,10 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
             return AbstractScalar(a.dtype, a.weak)
         dtype, weak = promote((a.dtype, a.weak), (b.dtype, b.weak))
         return AbstractScalar(dtype, weak)
+    arr, sc = (a, b) if ta is AbstractArray else (b, a)
+    if type(sc) is AbstractScalar and type(arr) is AbstractArray and arr.shape == ():
+        # A 0-d array and a scalar (as NumPy's arithmetic gives of 0-d arrays) meet as scalars.
+        return AbstractScalar(*promote((arr.dtype, False), (sc.dtype, sc.weak)))
     if ta is AbstractArray and tb is AbstractArray:
         if a.shape != b.shape:
             raise TypeMismatch(a, b, "different shapes")

@@ -480,8 +480,10 @@ UNREAD[P.broadcast_like] = _static_broadcast
 def _gzeros(args: list[str], node: Apply, ctx: Any) -> str | None:
     # The zero of a type known here: no dispatch on the value at run time.
     a = node.inputs[1].abstract
-    if isinstance(a, AbstractArray):
+    if isinstance(a, AbstractArray) and a.shape:
         return f"np.zeros({a.shape!r}, dtype=np.{a.dtype})"
+    if isinstance(a, AbstractArray):  # a 0-d array's sensitivity is a NumPy scalar
+        return f"np.{a.dtype}(0)"
     if isinstance(a, AbstractRecord) and a.cls is not None:
         return f"{ctx.global_value(lazy_zeros, 'lazy_zeros')}({args[0]})"
     if isinstance(a, AbstractUnion) and all(

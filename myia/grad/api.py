@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..abstract.data import (
+    AbstractArray,
     AbstractConstant,
     AbstractOpaque,
     AbstractScalar,
@@ -30,6 +31,7 @@ from ..errors import Frame, MyiaTypeError
 from ..ir.node import Constant, Graph
 from ..primitives import P
 from ..primitives.grad import GradSpec, grad_of, sens_type
+from ..primitives.structure import gradient_type, has_0d_array
 
 
 def _flat(wrt: tuple[Any, ...]) -> list[Any]:
@@ -67,6 +69,21 @@ def positions(spec: GradSpec, nargs: int) -> list[int]:
     return out
 
 
+def is_float_scalar(a: AbstractValue) -> bool:
+    """Whether `a` is a float scalar: a Python or NumPy float, or a 0-d array (as in JAX)."""
+    return isinstance(a, (AbstractScalar, AbstractArray)) and (
+        a.dtype.startswith("float") and (isinstance(a, AbstractScalar) or a.shape == ())
+    )
+
+
+def grad_type(a: AbstractValue) -> AbstractValue:
+    """The type of the gradient of an argument of type `a`: its sensitivity's.
+
+    Except that a 0-d array gives a 0-d array (its sensitivity is computed as a NumPy scalar).
+    """
+    return gradient_type(sens_type(a), a)
+
+
 def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) -> AbstractValue:
     """The type of ``grad(f)(args)``: the types of the arguments differentiated."""
     result = inferrer.call(spec.fn, args)
@@ -79,7 +96,7 @@ def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) ->
                 _not_scalar_frames(inferrer, spec, result),
             )
         loss = result.elements[0]
-    if not (isinstance(loss, AbstractScalar) and loss.dtype.startswith("float")):
+    if not is_float_scalar(loss):
         inferrer.check_bound([loss])  # it returns a variable that no path assigned
         what = "its loss (has_aux=True) must be" if spec.aux else "must return"
         raise MyiaTypeError(
@@ -109,7 +126,7 @@ def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) ->
                 "and the values it closes over as arguments",
                 error_frames(inferrer.calls),
             )
-    grads = [sens_type(args[i]) for i in positions(spec, len(args))]
+    grads = [grad_type(args[i]) for i in positions(spec, len(args))]
     g: AbstractValue = AbstractTuple(tuple(grads)) if returns_tuple(spec) else grads[0]
     if spec.aux and not spec.value:
         return AbstractTuple((g, result.elements[1]))  # JAX's (grads, aux)
@@ -151,6 +168,14 @@ def _not_scalar_frames(inferrer: Any, spec: GradSpec, result: AbstractValue) -> 
         if loc is not None and not is_internal(loc.filename):
             frames.append(Frame(g.name, loc, f"returns {show(result)}"))
     return frames
+
+
+def _handed_back(g: Graph, d: Any, p: Any, a: AbstractValue, leaves: tuple[type, ...]) -> Any:
+    """The gradient `d` of parameter `p` of type `a`, as the user receives it."""
+    if isinstance(a, leaves):
+        return d
+    d = g.apply(P.gmaterialize, d)
+    return g.apply(P.as_gradient, d, p) if has_0d_array(a) else d
 
 
 def _strip_seq(node: Any) -> Any:
@@ -199,7 +224,7 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     # Numbers need nothing; an array may be a zero shared between calls (copied then).
     leaves = (AbstractScalar, AbstractConstant)
     grads = [
-        d if isinstance(primal.parameters[i].abstract, leaves) else g.apply(P.gmaterialize, d)
+        _handed_back(g, d, params[i], primal.parameters[i].abstract, leaves)
         for d, i in zip(grads, pos)
     ]
     result = g.apply(P.make_tuple, *grads) if returns_tuple(spec) else grads[0]

@@ -65,7 +65,8 @@ def elementwise(what: str, *args: AbstractValue, dtype: str | None = None, float
     if not arrays:
         return AbstractScalar(dt, weak)
     shape = broadcast_shapes(what, *(a.shape for a in arrays))
-    return AbstractArray(dt, shape)
+    # As NumPy's ufuncs: an elementwise result of shape () is a NumPy scalar, even of 0-d arrays.
+    return array_result(dt, shape)
 
 
 def const_value(a: AbstractValue, what: str, types: Any = object) -> Any:

@@ -3,7 +3,7 @@
 Each primitive is its NumPy implementation, followed by its type and shape rule. Shapes, axes,
 sizes and dtypes are compile-time constants. A result of shape ``()`` is a NumPy scalar, never
 a 0-d array, at run time as in inference. Elementwise arithmetic and math functions live in
-`scalar.py`; `where` and `clip` are here.
+`scalar.py`, with `where` and `clip`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from ..infer.rulelib import (
     i64,
     is_none,
     normalize_axis,
-    numeric,
     shape_str,
 )
 from .core import primitive
@@ -49,13 +48,6 @@ _PY_SCALARS = (bool, int, float)
 def _scalar(x: Any) -> Any:
     """Return a 0-d array as a NumPy scalar (other values unchanged)."""
     return x[()] if type(x) is np.ndarray and x.ndim == 0 else x
-
-
-def _py_result(r: Any, *inputs: Any) -> Any:
-    """Return a 0-d `r` as a Python scalar if every input is one, else as `_scalar` does."""
-    if np.ndim(r) == 0 and all(type(x) in _PY_SCALARS or x is None for x in inputs):
-        return r.item()
-    return _scalar(r)
 
 
 def _shape_arg(shape: Any) -> Any:
@@ -75,10 +67,6 @@ def _probe(shape: tuple[int, ...]) -> np.ndarray:
 def _strong(*args: Any) -> str:
     """Return the promoted dtype of `args`, Python scalars counting as NumPy arrays."""
     return promote(*((a.dtype, False) for a in args))[0]
-
-
-def _weak(a: Any) -> bool:
-    return isinstance(a, AbstractScalar) and a.weak
 
 
 # Attributes -----------------------------------------------------------------------------------
@@ -244,44 +232,6 @@ def _infer_astype(a, dtype):
     return array_result(dt, as_array(a, "astype").shape)
 
 
-# Elementwise selection ------------------------------------------------------------------------
-
-
-@primitive
-def where(condition, x, y):
-    """``np.where(condition, x, y)``: elementwise ``x if condition else y``."""
-    return _py_result(np.where(condition, x, y), x, y)
-
-
-@primitive
-def clip(a, a_min, a_max):
-    """``np.clip(a, a_min, a_max)`` (either bound may be None)."""
-    return _py_result(np.clip(a, a_min, a_max), a, a_min, a_max)
-
-
-def _select(what, shaped, typed):
-    """Return the elementwise result of dtype promoted from `typed`, broadcasting `shaped`."""
-    nums = [numeric(a, what) for a in shaped]
-    dt, weak = promote(*((a.dtype, _weak(a)) for a in typed))
-    arrays = [a.shape for a in nums if isinstance(a, AbstractArray)]
-    if not arrays:
-        return AbstractScalar(dt, weak)
-    return AbstractArray(dt, broadcast_shapes(what, *arrays))
-
-
-@infer_rule(where)
-def _infer_where(condition, x, y):
-    return _select("where", (condition, x, y), (x, y))
-
-
-@infer_rule(clip)
-def _infer_clip(a, a_min, a_max):
-    args = [b for b in (a, a_min, a_max) if not is_none(b)]
-    if len(args) == 1:
-        raise MyiaTypeError("clip needs at least one of a_min and a_max")
-    return _select("clip", args, args)
-
-
 # Shapes ---------------------------------------------------------------------------------------
 
 
@@ -295,7 +245,7 @@ def reshape(a, shape):
 def transpose(a, axes=None):
     """``np.transpose(a, axes)`` (``axes`` None or ``()`` reverses the axes)."""
     axes = _shape_arg(axes)
-    return np.transpose(a, axes or None)
+    return _scalar(np.transpose(a, axes or None))  # of a 0-d array: a scalar, as inferred
 
 
 @primitive
@@ -691,23 +641,6 @@ def bprop_full_like(a, fill_value, dtype, out, dout):
     return (gzeros(a), unbroadcast(dout, fill_value), gzeros(dtype))
 
 
-@bprop(where)
-def bprop_where(condition, x, y, out, dout):
-    dx = unbroadcast(where(condition, dout, 0.0), x)
-    return (gzeros(condition), dx, unbroadcast(where(condition, 0.0, dout), y))
-
-
-@bprop(clip)
-def bprop_clip(a, a_min, a_max, out, dout):
-    # clip(a, lo, hi) = minimum(maximum(a, lo), hi), either bound possibly None.
-    m = a if a_min is None else maximum(a, a_min)
-    dm = dout if a_max is None else dout * (m <= a_max)
-    dhi = None if a_max is None else unbroadcast(dout * (m > a_max), a_max)
-    da = dm if a_min is None else dm * (a >= a_min)
-    dlo = None if a_min is None else unbroadcast(dm * (a < a_min), a_min)
-    return (unbroadcast(da, a), dlo, dhi)
-
-
 @bprop(reshape)
 def bprop_reshape(a, newshape, out, dout):
     return (reshape(dout, shape(a)), gzeros(newshape))
@@ -840,4 +773,3 @@ from .array_grad import (  # noqa: E402
     untake,
 )
 from .grad import array_index_add, broadcast_like, gzeros, unbroadcast  # noqa: E402
-from .scalar import maximum  # noqa: E402

@@ -139,9 +139,9 @@ def zeros_value(x: Any) -> Any:
     t = type(x)
     if t is float or t is int or t is bool:
         return t(0)
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) and x.ndim:
         return np.zeros_like(x)
-    if isinstance(x, np.generic):
+    if isinstance(x, (np.generic, np.ndarray)):  # a 0-d array's sensitivity is a scalar
         return x.dtype.type(0)
     if is_stack(x):
         return EMPTY_STACK
@@ -237,6 +237,8 @@ def zero_of_type(a: Any) -> Any:
         if kind is None:
             return NO_ZERO
         return kind(0) if a.weak else np.dtype(a.dtype).type(0)
+    if isinstance(a, AbstractArray) and a.shape == ():
+        return np.dtype(a.dtype).type(0)  # a 0-d array's sensitivity is a scalar
     if isinstance(a, AbstractArray):
         # Shared by every call of the gradient: nothing may write it (`materialize` copies
         # it before a user receives it). One per shape and dtype: compiled code recognizes
@@ -293,6 +295,10 @@ def sens_type(a: Any) -> Any:
         return AbstractStack(sens_type(a.element))
     if isinstance(a, AbstractDict):
         return AbstractDict(a.keys, tuple(sens_type(v) for v in a.values))
+    if isinstance(a, AbstractArray) and a.shape == ():
+        # NumPy's arithmetic on 0-d arrays gives NumPy scalars: so are their sensitivities,
+        # until the gradient is handed back (as a 0-d array, `myia.grad.api`).
+        return AbstractScalar(a.dtype)
     return broaden(a)
 
 
@@ -375,7 +381,7 @@ def unbroadcast_value(d: Any, x: Any) -> Any:
         d = np.reshape(d, xs)
     if type(x) is float:
         return float(d)
-    if isinstance(x, np.generic):
+    if isinstance(x, np.generic) or not xs:  # a 0-d array's sensitivity is a scalar
         return x.dtype.type(d)
     return np.asarray(d, dtype=x.dtype)
 
@@ -407,7 +413,7 @@ def broadcast_like_value(d: Any, like: Any) -> Any:
         return d
     if t is float:
         return float(d)
-    if isinstance(like, np.generic):
+    if isinstance(like, np.generic) or not like.ndim:  # a 0-d array's sensitivity: a scalar
         return like.dtype.type(d)
     return np.broadcast_to(np.asarray(d, dtype=np.result_type(like)), np.shape(like)).copy()
 

@@ -1,4 +1,4 @@
-"""Elementwise primitives: arithmetic, comparisons, logic and math functions.
+"""Elementwise primitives: arithmetic, comparisons, logic, math functions, `where` and `clip`.
 
 They follow NumPy's semantics and broadcasting, and work the same on Python scalars, NumPy
 scalars and arrays, so that one primitive serves scalar and array code alike. On Python
@@ -13,10 +13,11 @@ from typing import Any
 import numpy as np
 
 from ..abstract.data import AbstractArray, AbstractConstant, AbstractScalar
+from ..abstract.lattice import promote
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable
 from ..infer.registry import infer_rule
-from ..infer.rulelib import elementwise
+from ..infer.rulelib import broadcast_shapes, elementwise, is_none, numeric
 from .core import primitive
 
 _PY_SCALARS = (bool, int, float)
@@ -24,6 +25,17 @@ _PY_SCALARS = (bool, int, float)
 
 def _is_py(*xs: Any) -> bool:
     return all(type(x) in _PY_SCALARS for x in xs)
+
+
+def _py_result(r: Any, *inputs: Any) -> Any:
+    """Return a 0-d `r` as a Python scalar if every input is one, else as a NumPy scalar."""
+    if np.ndim(r) == 0 and all(type(x) in _PY_SCALARS or x is None for x in inputs):
+        return r.item()
+    return r[()] if type(r) is np.ndarray and r.ndim == 0 else r
+
+
+def _weak(a: Any) -> bool:
+    return isinstance(a, AbstractScalar) and a.weak
 
 
 # Binary arithmetic ---------------------------------------------------------------------------
@@ -263,6 +275,44 @@ def minimum(x, y):
     return np.minimum(x, y)
 
 
+# Elementwise selection ------------------------------------------------------------------------
+
+
+@primitive
+def where(condition, x, y):
+    """``np.where(condition, x, y)``: elementwise ``x if condition else y``."""
+    return _py_result(np.where(condition, x, y), x, y)
+
+
+@primitive
+def clip(a, a_min, a_max):
+    """``np.clip(a, a_min, a_max)`` (either bound may be None)."""
+    return _py_result(np.clip(a, a_min, a_max), a, a_min, a_max)
+
+
+def _select(what, shaped, typed):
+    """Return the elementwise result of dtype promoted from `typed`, broadcasting `shaped`."""
+    nums = [numeric(a, what) for a in shaped]
+    dt, weak = promote(*((a.dtype, _weak(a)) for a in typed))
+    arrays = [a.shape for a in nums if isinstance(a, AbstractArray)]
+    if not arrays:
+        return AbstractScalar(dt, weak)
+    return AbstractArray(dt, broadcast_shapes(what, *arrays))
+
+
+@infer_rule(where)
+def _infer_where(condition, x, y):
+    return _select("where", (condition, x, y), (x, y))
+
+
+@infer_rule(clip)
+def _infer_clip(a, a_min, a_max):
+    args = [b for b in (a, a_min, a_max) if not is_none(b)]
+    if len(args) == 1:
+        raise MyiaTypeError("clip needs at least one of a_min and a_max")
+    return _select("clip", args, args)
+
+
 # Conversions --------------------------------------------------------------------------------
 
 
@@ -429,6 +479,8 @@ def bprop_neg(x, out, dout):
 
 @bprop(abs_)
 def bprop_abs(x, out, dout):
+    # abs(x) is maximum(x, -x): at 0, a tie, the halves cancel and the slope is sign(0) = 0
+    # (JAX gives 1). See docs/gradients.md.
     return (unbroadcast(dout * sign(x), x),)
 
 
@@ -508,14 +560,46 @@ def bprop_atan2(y, x, out, dout):
     return (unbroadcast(d * x, y), unbroadcast(-d * y, x))
 
 
+def split_ties(dout, x_wins, y_wins, tie):
+    """The sensitivities of the two arguments of a choice (`maximum`, `minimum`, `clip`).
+
+    All goes to the one chosen, and half to each at a tie, as in JAX: the mean of the two
+    one-sided derivatives.
+
+    ``dout * 0.5`` keeps the dtype of `dout` (a float32 gradient stays float32).
+    """
+    half = dout * 0.5
+    return (dout * x_wins + half * tie, dout * y_wins + half * tie)
+
+
 @bprop(maximum)
 def bprop_maximum(x, y, out, dout):
-    return (unbroadcast(dout * (x >= y), x), unbroadcast(dout * (x < y), y))
+    dx, dy = split_ties(dout, x > y, x < y, x == y)
+    return (unbroadcast(dx, x), unbroadcast(dy, y))
 
 
 @bprop(minimum)
 def bprop_minimum(x, y, out, dout):
-    return (unbroadcast(dout * (x <= y), x), unbroadcast(dout * (x > y), y))
+    dx, dy = split_ties(dout, x < y, x > y, x == y)
+    return (unbroadcast(dx, x), unbroadcast(dy, y))
+
+
+@bprop(where)
+def bprop_where(condition, x, y, out, dout):
+    dx = unbroadcast(where(condition, dout, 0.0), x)
+    return (gzeros(condition), dx, unbroadcast(where(condition, 0.0, dout), y))
+
+
+@bprop(clip)
+def bprop_clip(a, a_min, a_max, out, dout):
+    # clip(a, lo, hi) = minimum(maximum(a, lo), hi), either bound possibly None; ties are
+    # split as `maximum` and `minimum` split them (at a = lo = hi: 1/4, 1/4, 1/2, as in JAX).
+    m = a if a_min is None else maximum(a, a_min)
+    dm, dhi = (dout, None) if a_max is None else split_ties(dout, m < a_max, m > a_max, m == a_max)
+    da, dlo = (dm, None) if a_min is None else split_ties(dm, a > a_min, a < a_min, a == a_min)
+    dlo = None if a_min is None else unbroadcast(dlo, a_min)
+    dhi = None if a_max is None else unbroadcast(dhi, a_max)
+    return (unbroadcast(da, a), dlo, dhi)
 
 
 @bprop(to_float)
