@@ -1,0 +1,355 @@
+"""More NumPy (and optional SciPy) functions, written in Myia's Python subset.
+
+``np.linalg``, ``einsum``, ``cumsum``, sorting, ``var``/``std``, diagonals and triangles, the
+elementwise tests and a few shorthands. Each gives NumPy's signature to primitives (see
+`myia.primitives.linalg` and `myia.primitives.array_extra`) or is written with them, so its
+gradient is exact and costs nothing after optimization. `MAPPING` and `METHODS` say what
+``np.<name>`` and ``a.<method>`` mean; `mapping.py` merges them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..primitives import P
+
+# Linear algebra -------------------------------------------------------------------------------
+
+
+def linalg_cholesky(a, upper=False):
+    """``np.linalg.cholesky(a, upper=False)``."""
+    if upper:
+        return P.swapaxes(P.cholesky(a), -1, -2)
+    return P.cholesky(a)
+
+
+def linalg_solve(a, b):
+    """``np.linalg.solve(a, b)``."""
+    return P.solve(a, b)
+
+
+def linalg_inv(a):
+    """``np.linalg.inv(a)``."""
+    return P.inv(a)
+
+
+def linalg_det(a):
+    """``np.linalg.det(a)``."""
+    return P.det(a)
+
+
+def linalg_slogdet(a):
+    """``np.linalg.slogdet(a)``: a tuple ``(sign, logabsdet)``."""
+    return P.slogdet(a)
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    ax = -1 if axis is None else axis
+    if ord == 2:
+        return P.sqrt(P.reduce_sum(x * x, ax, keepdims, None))
+    if ord == 1:
+        return P.reduce_sum(P.abs_(x), ax, keepdims, None)
+    if ord == np.inf:
+        return P.reduce_max(P.abs_(x), ax, keepdims)
+    if ord == -np.inf:
+        return P.reduce_min(P.abs_(x), ax, keepdims)
+    if ord == 0:
+        return P.astype(P.reduce_sum(x != 0, ax, keepdims, None), P.dtype_of(x * 1.0))
+    return P.reduce_sum(P.abs_(x) ** ord, ax, keepdims, None) ** (1.0 / ord)
+
+
+def _matrix_norm(x, ord, axis, keepdims):
+    rows, cols = (-2, -1) if axis is None else axis
+    a = P.abs_(x)
+    if ord == 1:
+        t = P.reduce_max(P.reduce_sum(a, rows, True, None), cols, True)
+    elif ord == -1:
+        t = P.reduce_min(P.reduce_sum(a, rows, True, None), cols, True)
+    elif ord == np.inf:
+        t = P.reduce_max(P.reduce_sum(a, cols, True, None), rows, True)
+    else:  # -inf (other orders are refused by `linalg_norm`)
+        t = P.reduce_min(P.reduce_sum(a, cols, True, None), rows, True)
+    if keepdims:
+        return t
+    return P.squeeze(t, (rows, cols))
+
+
+def linalg_norm(x, ord=None, axis=None, keepdims=False):
+    """``np.linalg.norm(x, ord, axis, keepdims)``.
+
+    Vector norms (``ord`` None, 0, 1, 2, inf, -inf or p) and matrix norms (``ord`` None,
+    ``"fro"``, 1, -1, inf, -inf); the spectral and nuclear norms need an SVD and are refused.
+    """
+    if ord is None:
+        return P.sqrt(P.reduce_sum(x * x, axis, keepdims, None))
+    if isinstance(ord, str):
+        if ord == "fro":
+            return P.sqrt(P.reduce_sum(x * x, (-2, -1) if axis is None else axis, keepdims, None))
+        raise NotImplementedError("np.linalg.norm: the nuclear norm needs an SVD")
+    if isinstance(axis, tuple):
+        if ord == 2 or ord == -2:
+            raise NotImplementedError("np.linalg.norm: ord=2 of a matrix needs an SVD")
+        return _matrix_norm(x, ord, axis, keepdims)
+    if axis is None:
+        if P.ndim(x) == 2:
+            if ord == 2 or ord == -2:
+                raise NotImplementedError("np.linalg.norm: ord=2 of a matrix needs an SVD")
+            return _matrix_norm(x, ord, axis, keepdims)
+    return _vector_norm(x, ord, axis, keepdims)
+
+
+def _triangular(a, b, lower, trans, unit_diagonal):
+    if unit_diagonal:
+        i = P.eye(P.shape(a)[-1], None, 0, P.dtype_of(a))
+        a = a * (1 - i) + i
+    if P.ndim(b) == 1:
+        x = P.triangular_solve(a, P.expand_dims(b, -1), lower, trans)
+        return P.squeeze(x, -1)
+    return P.triangular_solve(a, b, lower, trans)
+
+
+def solve_triangular(
+    a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True
+):
+    """``scipy.linalg.solve_triangular``: solve ``a x = b`` (``a.T x = b`` for ``trans``)."""
+    if isinstance(trans, str):
+        return _triangular(a, b, lower, trans != "N", unit_diagonal)
+    return _triangular(a, b, lower, trans != 0, unit_diagonal)
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """``scipy.linalg.cho_solve((c, lower), b)``: solve ``a x = b`` from a Cholesky factor."""
+    c, lower = c_and_lower
+    if lower:
+        return _triangular(c, _triangular(c, b, True, False, False), True, True, False)
+    return _triangular(c, _triangular(c, b, False, True, False), False, False, False)
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """``scipy.linalg.cho_factor(a, lower)``: ``(c, lower)`` (the other triangle is zero)."""
+    if lower:
+        return (P.cholesky(a), lower)
+    return (P.swapaxes(P.cholesky(a), -1, -2), lower)
+
+
+def scipy_cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """``scipy.linalg.cholesky(a, lower=False)``: upper triangular by default."""
+    if lower:
+        return P.cholesky(a)
+    return P.swapaxes(P.cholesky(a), -1, -2)
+
+
+# Products -------------------------------------------------------------------------------------
+
+
+def np_einsum(subscripts, *operands):
+    """``np.einsum(subscripts, *operands)``: any subscripts, ellipsis included."""
+    return P.einsum(subscripts, operands)
+
+
+def np_outer(a, b):
+    """``np.outer(a, b)`` (of the flattened arrays)."""
+    return P.expand_dims(P.reshape(a, -1), 1) * P.expand_dims(P.reshape(b, -1), 0)
+
+
+def np_trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    """``np.trace`` and ``a.trace``."""
+    return P.reduce_sum(P.diagonal(a, offset, axis1, axis2), -1, False, dtype)
+
+
+# Reductions and statistics --------------------------------------------------------------------
+
+
+def np_cumsum(a, axis=None, dtype=None):
+    """``np.cumsum`` and ``a.cumsum`` (``axis`` None flattens)."""
+    if dtype is not None:
+        a = P.astype(a, dtype)
+    if axis is None:
+        return P.cumsum(P.reshape(a, -1), 0, False)
+    return P.cumsum(a, axis, False)
+
+
+def np_var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """``np.var`` and ``a.var``, with ``ddof``."""
+    m = P.reduce_mean(a, axis, True, dtype)
+    d = a - m
+    n = P.size(a) // P.size(m)
+    return P.reduce_sum(d * d, axis, keepdims, dtype) / (n - ddof)
+
+
+def np_std(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """``np.std`` and ``a.std``, with ``ddof``."""
+    return P.sqrt(np_var(a, axis, dtype, ddof, keepdims))
+
+
+def np_any(a, axis=None, keepdims=False):
+    """``np.any`` and ``a.any``."""
+    return P.reduce_sum(a != 0, axis, keepdims, None) > 0
+
+
+def np_all(a, axis=None, keepdims=False):
+    """``np.all`` and ``a.all``."""
+    return P.reduce_sum(a == 0, axis, keepdims, None) == 0
+
+
+# Sorting --------------------------------------------------------------------------------------
+
+
+def np_argsort(a, axis=-1, kind=None):
+    """``np.argsort`` and ``a.argsort`` (stable; ``axis`` None flattens)."""
+    if axis is None:
+        return P.argsort(P.reshape(a, -1), 0)
+    return P.argsort(a, axis)
+
+
+def np_sort(a, axis=-1, kind=None):
+    """``np.sort`` (``axis`` None flattens); its gradient goes back through the permutation."""
+    if axis is None:
+        flat = P.reshape(a, -1)
+        return P.take_along_axis(flat, P.argsort(flat, 0), 0)
+    return P.take_along_axis(a, P.argsort(a, axis), axis)
+
+
+def np_take_along_axis(arr, indices, axis):
+    """``np.take_along_axis(arr, indices, axis)`` (``axis`` an int)."""
+    return P.take_along_axis(arr, indices, axis)
+
+
+# Elementwise ----------------------------------------------------------------------------------
+
+
+def np_square(x):
+    """``np.square``."""
+    return x * x
+
+
+def np_logaddexp(x, y):
+    """``np.logaddexp``: ``log(exp(x) + exp(y))`` without overflow."""
+    ge = x >= y
+    hi = P.where(ge, x, y)
+    lo = P.where(ge, y, x)
+    return hi + P.log1p(P.exp(lo - hi))
+
+
+def np_isnan(x):
+    """``np.isnan``."""
+    return x != x
+
+
+def np_isinf(x):
+    """``np.isinf``."""
+    return P.abs_(x) == np.inf
+
+
+def np_isfinite(x):
+    """``np.isfinite``."""
+    return P.abs_(x) < np.inf
+
+
+def np_trunc(x):
+    """``np.trunc``: rounds towards zero (no derivative)."""
+    return P.where(x < 0, P.ceil(x), P.floor(x))
+
+
+# Creation and shapes --------------------------------------------------------------------------
+
+
+def np_eye(N, M=None, k=0, dtype=None):
+    """``np.eye``."""
+    return P.eye(N, M, k, dtype)
+
+
+def np_identity(n, dtype=None):
+    """``np.identity``."""
+    return P.eye(n, None, 0, dtype)
+
+
+def np_diag(v, k=0):
+    """``np.diag``: the diagonal of a matrix, or the matrix of a vector's diagonal."""
+    if P.ndim(v) == 1:
+        n = P.shape(v)[0] + abs(k)
+        return P.undiagonal(v, P.zeros((n, n), P.dtype_of(v)), k, 0, 1)
+    return P.diagonal(v, k, 0, 1)
+
+
+def np_diagonal(a, offset=0, axis1=0, axis2=1):
+    """``np.diagonal`` and ``a.diagonal``."""
+    return P.diagonal(a, offset, axis1, axis2)
+
+
+def np_tril(m, k=0):
+    """``np.tril``."""
+    return P.tril(m, k)
+
+
+def np_triu(m, k=0):
+    """``np.triu``."""
+    return P.triu(m, k)
+
+
+def np_broadcast_to(array, shape):
+    """``np.broadcast_to``."""
+    return P.broadcast_to(array, shape)
+
+
+# What NumPy's and SciPy's functions mean in Myia code -----------------------------------------
+
+MAPPING: dict[Any, Any] = {
+    np.linalg.cholesky: linalg_cholesky,
+    np.linalg.solve: linalg_solve,
+    np.linalg.inv: linalg_inv,
+    np.linalg.det: linalg_det,
+    np.linalg.slogdet: linalg_slogdet,
+    np.linalg.norm: linalg_norm,
+    np.einsum: np_einsum,
+    np.outer: np_outer,
+    np.trace: np_trace,
+    np.cumsum: np_cumsum,
+    np.var: np_var,
+    np.std: np_std,
+    np.any: np_any,
+    np.all: np_all,
+    np.argsort: np_argsort,
+    np.sort: np_sort,
+    np.take_along_axis: np_take_along_axis,
+    np.square: np_square,
+    np.logaddexp: np_logaddexp,
+    np.isnan: np_isnan,
+    np.isinf: np_isinf,
+    np.isfinite: np_isfinite,
+    np.trunc: np_trunc,
+    np.eye: np_eye,
+    np.identity: np_identity,
+    np.diag: np_diag,
+    np.diagonal: np_diagonal,
+    np.tril: np_tril,
+    np.triu: np_triu,
+    np.broadcast_to: np_broadcast_to,
+}
+
+try:  # SciPy stays optional.
+    import scipy.linalg as _sl
+except ImportError:  # pragma: no cover - depends on the environment
+    pass
+else:
+    MAPPING.update(
+        {
+            _sl.solve_triangular: solve_triangular,
+            _sl.cho_solve: cho_solve,
+            _sl.cho_factor: cho_factor,
+            _sl.cholesky: scipy_cholesky,
+        }
+    )
+
+METHODS: dict[str, Any] = {
+    "cumsum": np_cumsum,
+    "var": np_var,
+    "std": np_std,
+    "any": np_any,
+    "all": np_all,
+    "argsort": np_argsort,
+    "trace": np_trace,
+    "diagonal": np_diagonal,
+}
