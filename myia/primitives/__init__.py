@@ -10,7 +10,16 @@ P = SimpleNamespace(
     **{
         k: v
         for mod in (
-            scalar, array, nn, structure, control, grad, array_grad, stack, linalg, array_extra
+            scalar,
+            array,
+            nn,
+            structure,
+            control,
+            grad,
+            array_grad,
+            stack,
+            linalg,
+            array_extra,
         )
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)

@@ -25,6 +25,7 @@ from ..infer.registry import infer_rule
 from ..infer.rulelib import (
     array_result,
     as_array,
+    as_dtype,
     broadcast_shapes,
     const_dtype,
     const_value,
@@ -184,7 +185,7 @@ def triu(a, k=0):
 @primitive
 def eye(n, m=None, k=0, dtype=None):
     """``np.eye(n, m, k, dtype)`` (float64 by default); the sizes are compile-time constants."""
-    return np.eye(n, m, k, dtype=np.float64 if dtype is None else dtype)
+    return np.eye(n, m, k, dtype=as_dtype(dtype) or np.float64)
 
 
 @infer_rule(tril, triu)
