@@ -33,10 +33,23 @@ from ..infer.rulelib import (
 )
 from .core import primitive
 
-try:  # SciPy is optional: it has the fast triangular solve (LAPACK's trtrs).
-    from scipy.linalg import solve_triangular as _scipy_solve_triangular
+try:  # SciPy is optional: it has the fast triangular solve (BLAS's trsm).
+    from scipy.linalg.blas import get_blas_funcs as _get_blas_funcs
 except ImportError:  # pragma: no cover - depends on the environment
-    _scipy_solve_triangular = None
+    _get_blas_funcs = None
+
+
+def _trsm(a: np.ndarray, b: np.ndarray, lower: bool, trans: bool) -> np.ndarray | None:
+    """``op(a)^-1 @ b`` for 2-d float arrays by BLAS's trsm, without copying `a`, or None.
+
+    The problem is solved transposed, ``x.T @ op(a).T = b.T``, so that C-ordered arrays are
+    the Fortran-ordered matrices BLAS reads (``a.T`` is upper triangular where `a` is lower).
+    """
+    if _get_blas_funcs is None or a.dtype != b.dtype or a.dtype.char not in "fd":
+        return None
+    (trsm,) = _get_blas_funcs(("trsm",), (a, b))
+    x = trsm(1.0, a.T, b.T, side=1, lower=not lower, trans_a=1 if trans else 0)
+    return x.T
 
 
 def _scalar(x):
@@ -104,12 +117,23 @@ def triangular_solve(a, b, lower=True, trans=False):
     """Solve ``op(a) @ x = b`` for `x`, with `a` triangular (only that triangle is read).
 
     ``op(a)`` is `a`, or its transpose when `trans`. `b` is (..., n, k), with batch axes
-    broadcasting against those of `a`. Uses SciPy's LAPACK solver when SciPy is installed.
+    broadcasting against those of `a`. With SciPy installed, BLAS's solver (an exactly singular
+    `a` gives infinities, as in BLAS); without, ``np.linalg.solve`` on the triangle.
     """
     a, b = np.asarray(a), np.asarray(b)
     dt = np.result_type(a, b, np.float32)
-    if _scipy_solve_triangular is not None and a.ndim == 2 and b.ndim == 2:
-        return np.asarray(_scipy_solve_triangular(a, b, lower=lower, trans=1 if trans else 0), dt)
+    if a.ndim == 2 and b.ndim == 2:
+        x = _trsm(a.astype(dt, copy=False), b.astype(dt, copy=False), lower, trans)
+        if x is not None:
+            return x
+    elif _get_blas_funcs is not None and dt.char in "fd":
+        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = np.broadcast_to(a, shape + a.shape[-2:]).astype(dt, copy=False)
+        b = np.broadcast_to(b, shape + b.shape[-2:]).astype(dt, copy=False)
+        out = np.empty(shape + b.shape[-2:], dt)
+        for i in np.ndindex(*shape):  # over the batch (BLAS solves one system at a time)
+            out[i] = _trsm(a[i], b[i], lower, trans)
+        return out
     t = np.tril(a) if lower else np.triu(a)
     if trans:
         t = np.swapaxes(t, -1, -2)
@@ -185,7 +209,9 @@ def triu(a, k=0):
 @primitive
 def eye(n, m=None, k=0, dtype=None):
     """``np.eye(n, m, k, dtype)`` (float64 by default); the sizes are compile-time constants."""
-    return np.eye(n, m, k, dtype=as_dtype(dtype) or np.float64)
+    if dtype is None:
+        return np.eye(n, m, k)
+    return np.eye(n, m, k, dtype=dtype if isinstance(dtype, np.dtype) else as_dtype(dtype))
 
 
 @infer_rule(tril, triu)
