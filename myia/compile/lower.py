@@ -551,3 +551,26 @@ def _cumsum(args: list[str], node: Apply, ctx: Any) -> str | None:
     if not _const_args(node, 2) or node.inputs[3].value:  # type: ignore[attr-defined]
         return None
     return f"np.cumsum({args[0]}, axis={args[1]})"
+
+
+@lowering(P.argsort)
+def _argsort(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"np.argsort({args[0]}, axis={args[1]}, stable=True)"
+
+
+@lowering(P.diagonal)
+def _diagonal(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"np.diagonal({', '.join(args)}).copy()"
+
+
+@lowering(P.broadcast_to)
+def _broadcast_to(args: list[str], node: Apply, ctx: Any) -> str | None:
+    out = node.abstract
+    if not isinstance(out, AbstractArray):
+        return None
+    return f"np.broadcast_to({args[0]}, {out.shape!r}).copy()"
+
+
+@lowering(P.det)
+def _det(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"np.linalg.det({args[0]})"
