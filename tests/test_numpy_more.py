@@ -272,6 +272,51 @@ def trace(x):
     return np.trace(x), x.trace(offset=1)
 
 
+def math_more(x, y):
+    return (
+        np.reciprocal(x),
+        np.log2(x),
+        np.log10(x),
+        np.exp2(y),
+        np.logaddexp2(x, y),
+        np.hypot(x, y),
+    )
+
+
+def heaviside(x):
+    return np.heaviside(x, 0.5)
+
+
+def close(x, y):
+    return np.isclose(x, x + 1e-9), np.isclose(x, y), np.allclose(x, x * (1 + 1e-7))
+
+
+def ptp_average(x, w):
+    return np.ptp(x), np.ptp(x, axis=0), np.average(x), np.average(x, axis=1, weights=w)
+
+
+def shapes_more(x, y):
+    return (
+        np.ravel(x),
+        np.atleast_2d(y),
+        np.atleast_2d(x),
+        np.hstack((x, x)),
+        np.hstack((y, y)),
+        np.vstack((y, y)),
+        np.vstack((x, x)),
+        np.column_stack((y, y)),
+        np.empty_like(x) * 0.0,
+    )
+
+
+def products_more(x, y):
+    return np.vdot(x, x), np.inner(y, y), np.inner(x, x), np.inner(x, y)
+
+
+def linspace(a, b):
+    return np.linspace(a, b, 5), np.linspace(0.0, 1.0, 4, endpoint=False)
+
+
 # The table ------------------------------------------------------------------------------------
 
 
@@ -353,6 +398,16 @@ TABLE = [
     # Elementwise math
     Case("np.logaddexp", "math", logaddexp, [(f(3, 4), f(4)), (f(3), f(3) )]),
     Case("np.square", "math", square, [(f(3, 4),), (A((3,), "int"),)]),
+    Case("np.reciprocal, np.log2, np.log10, np.exp2, np.logaddexp2, np.hypot", "math",
+         math_more, [(f(3, 4, kind="pos"), f(4))]),
+    Case("np.heaviside", "math", heaviside, [(f(3, 4),)], order=0),
+    Case("np.isclose, np.allclose", "tests", close, [(f(3, 4), f(4))], order=0),
+    Case("np.ptp, a.ptp, np.average (weights)", "reductions", ptp_average,
+         [(f(3, 4, kind="sep"), f(3, 4, kind="pos"))]),
+    Case("np.ravel, np.atleast_2d, np.hstack, np.vstack, np.column_stack, np.empty_like",
+         "shape", shapes_more, [(f(2, 3), f(3))]),
+    Case("np.vdot, np.inner", "products", products_more, [(f(2, 3), f(3))]),
+    Case("np.linspace", "creation", linspace, [(0.5, 2.0)]),
     Case("np.trunc", "math", trunc, [(f(3, 4),)], order=0),
     Case("np.float32(x) and other scalar types", "scalar types", float32, [(f(3),), (f(),)],
          order=0),

@@ -294,6 +294,124 @@ def np_broadcast_to(array, shape):
     return P.broadcast_to(array, shape)
 
 
+# Shorthands ------------------------------------------------------------------------------------
+
+_LN2 = 0.6931471805599453
+
+
+def np_reciprocal(x):
+    """``np.reciprocal`` (of floats)."""
+    return 1.0 / x
+
+
+def np_log2(x):
+    """``np.log2``."""
+    return P.log(x) / _LN2
+
+
+def np_log10(x):
+    """``np.log10``."""
+    return P.log(x) / 2.302585092994046
+
+
+def np_exp2(x):
+    """``np.exp2``."""
+    return P.exp(x * _LN2)
+
+
+def np_logaddexp2(x, y):
+    """``np.logaddexp2``: ``log2(2**x + 2**y)`` without overflow."""
+    return np_logaddexp(x * _LN2, y * _LN2) / _LN2
+
+
+def np_hypot(x, y):
+    """``np.hypot``."""
+    return P.sqrt(x * x + y * y)
+
+
+def np_heaviside(x1, x2):
+    """``np.heaviside``: 0 below zero, `x2` at zero, 1 above (no derivative in `x1`)."""
+    return P.where(x1 < 0, 0.0, P.where(x1 > 0, 1.0, x2))
+
+
+def np_isclose(a, b, rtol=1e-05, atol=1e-08):
+    """``np.isclose`` (finite values)."""
+    return P.abs_(a - b) <= atol + rtol * P.abs_(b)
+
+
+def np_allclose(a, b, rtol=1e-05, atol=1e-08):
+    """``np.allclose`` (finite values)."""
+    return bool(np_all(np_isclose(a, b, rtol, atol)))
+
+
+def np_ptp(a, axis=None, keepdims=False):
+    """``np.ptp``: the range of the values."""
+    return P.reduce_max(a, axis, keepdims) - P.reduce_min(a, axis, keepdims)
+
+
+def np_average(a, axis=None, weights=None):
+    """``np.average``; `weights` of the shape of `a`."""
+    if weights is None:
+        return P.reduce_mean(a, axis, False, None)
+    return P.reduce_sum(a * weights, axis, False, None) / P.reduce_sum(weights, axis, False, None)
+
+
+def np_empty_like(prototype, dtype=None):
+    """``np.empty_like``: zeros (Myia's arrays are never uninitialized)."""
+    return P.zeros_like(prototype, dtype)
+
+
+def np_ravel(a):
+    """``np.ravel``."""
+    return P.reshape(a, -1)
+
+
+def np_atleast_2d(a):
+    """``np.atleast_2d`` of one array."""
+    if P.ndim(a) == 0:
+        return P.reshape(a, (1, 1))
+    if P.ndim(a) == 1:
+        return P.expand_dims(a, 0)
+    return a
+
+
+def np_hstack(tup):
+    """``np.hstack`` of a tuple of arrays."""
+    if P.ndim(tup[0]) == 1:
+        return P.concatenate(tup, 0)
+    return P.concatenate(tup, 1)
+
+
+def np_vstack(tup):
+    """``np.vstack`` of a tuple of arrays (all vectors, or all of 2 or more dimensions)."""
+    if P.ndim(tup[0]) == 1:
+        return P.stack(tup, 0)
+    return P.concatenate(tup, 0)
+
+
+def np_column_stack(tup):
+    """``np.column_stack`` of a tuple of arrays (all vectors, or all matrices)."""
+    if P.ndim(tup[0]) == 1:
+        return P.stack(tup, 1)
+    return P.concatenate(tup, 1)
+
+
+def np_vdot(a, b):
+    """``np.vdot`` of real arrays."""
+    return P.reduce_sum(P.reshape(a, -1) * P.reshape(b, -1), None, False, None)
+
+
+def np_inner(a, b):
+    """``np.inner`` (`b` a vector or a matrix)."""
+    return P.dot(a, P.transpose(b, None))
+
+
+def np_linspace(start, stop, num=50, endpoint=True):
+    """``np.linspace`` of scalar bounds (`num` known at compile time)."""
+    step = (stop - start) / (num - 1 if endpoint else num)
+    return start + P.arange(0, num, None, None) * step
+
+
 # What NumPy's and SciPy's functions mean in Myia code -----------------------------------------
 
 MAPPING: dict[Any, Any] = {
@@ -327,6 +445,26 @@ MAPPING: dict[Any, Any] = {
     np.tril: np_tril,
     np.triu: np_triu,
     np.broadcast_to: np_broadcast_to,
+    np.reciprocal: np_reciprocal,
+    np.log2: np_log2,
+    np.log10: np_log10,
+    np.exp2: np_exp2,
+    np.logaddexp2: np_logaddexp2,
+    np.hypot: np_hypot,
+    np.heaviside: np_heaviside,
+    np.isclose: np_isclose,
+    np.allclose: np_allclose,
+    np.ptp: np_ptp,
+    np.average: np_average,
+    np.empty_like: np_empty_like,
+    np.ravel: np_ravel,
+    np.atleast_2d: np_atleast_2d,
+    np.hstack: np_hstack,
+    np.vstack: np_vstack,
+    np.column_stack: np_column_stack,
+    np.vdot: np_vdot,
+    np.inner: np_inner,
+    np.linspace: np_linspace,
 }
 
 try:  # SciPy stays optional.
@@ -352,4 +490,5 @@ METHODS: dict[str, Any] = {
     "argsort": np_argsort,
     "trace": np_trace,
     "diagonal": np_diagonal,
+    "ptp": np_ptp,
 }
