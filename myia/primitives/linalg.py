@@ -304,7 +304,12 @@ def bprop_solve(a, b, out, dout):
 @bprop(triangular_solve)
 def bprop_triangular_solve(a, b, lower, trans, out, dout):
     db = triangular_solve(a, dout, lower, not trans)
-    if trans:
+    if shape(out)[-1] == 1:  # one right-hand side: an outer product, without a matmul
+        if trans:
+            g = -(out * _t(db))
+        else:
+            g = -(db * _t(out))
+    elif trans:
         g = -matmul(out, _t(db))
     else:
         g = -matmul(db, _t(out))
