@@ -30,8 +30,9 @@ from myia.testing import check_grad, vdot
 
 try:
     import scipy.linalg as sl
+    import scipy.special as ss
 except ImportError:  # pragma: no cover - depends on the environment
-    sl = None
+    sl = ss = None
 
 try:
     import jax
@@ -68,6 +69,8 @@ class A:
         elif self.kind == "special":
             v = rng.standard_normal(s)
             v.flat[:3] = [np.nan, np.inf, -np.inf]
+        elif self.kind == "unit01":
+            v = rng.uniform(0.1, 0.9, s)
         elif self.kind == "pos":
             v = rng.uniform(0.5, 2.0, s)
         else:
@@ -318,6 +321,22 @@ def linspace(a, b):
     return np.linspace(a, b, 5), np.linspace(0.0, 1.0, 4, endpoint=False)
 
 
+def special(x):
+    return (
+        ss.logsumexp(x),
+        ss.logsumexp(x, axis=1),
+        ss.logsumexp(x, axis=0, keepdims=True),
+        ss.expit(x),
+        ss.softmax(x, axis=1),
+        ss.log_softmax(x, axis=-1),
+        ss.softmax(x),
+    )
+
+
+def logit(p):
+    return ss.logit(p)
+
+
 # The table ------------------------------------------------------------------------------------
 
 
@@ -409,6 +428,9 @@ TABLE = [
          "shape", shapes_more, [(f(2, 3), f(3))]),
     Case("np.vdot, np.inner", "products", products_more, [(f(2, 3), f(3))]),
     Case("np.linspace", "creation", linspace, [(0.5, 2.0)]),
+    Case("scipy.special.logsumexp, expit, softmax, log_softmax", "scipy.special", special,
+         [(f(3, 4),), (f32(2, 3),)], scipy=True),
+    Case("scipy.special.logit", "scipy.special", logit, [(A((3, 4), "unit01"),)], scipy=True),
     Case("np.trunc", "math", trunc, [(f(3, 4),)], order=0),
     Case("np.float32(x) and other scalar types", "scalar types", float32, [(f(3),), (f(),)],
          order=0),
@@ -667,7 +689,8 @@ UNSUPPORTED = {
         "np.tile, np.repeat, np.pad, np.flip, np.roll, np.moveaxis, np.array_split": "not yet",
     },
     "scipy.special": {
-        "logsumexp, expit, logit, softmax, log_softmax, erf, gammaln": "not yet mapped",
+        "scipy.special.erf, scipy.special.gammaln": "not yet mapped",
+        "scipy.special.logsumexp(b=...), logsumexp(return_sign=True)": "not yet",
     },
 }
 

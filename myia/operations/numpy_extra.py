@@ -412,6 +412,40 @@ def np_linspace(start, stop, num=50, endpoint=True):
     return start + P.arange(0, num, None, None) * step
 
 
+# scipy.special ----------------------------------------------------------------------------------
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    """``scipy.special.logsumexp(a, axis, keepdims=...)`` without overflow (`b` unsupported)."""
+    m = P.stop_gradient(P.reduce_max(a, axis, True))
+    out = P.log(P.reduce_sum(P.exp(a - m), axis, True, None)) + m
+    if keepdims:
+        return out
+    if axis is None:
+        return P.reshape(out, ())
+    return P.squeeze(out, axis)
+
+
+def expit(x):
+    """``scipy.special.expit``: the logistic sigmoid."""
+    return 0.5 * (P.tanh(0.5 * x) + 1.0)
+
+
+def logit(x):
+    """``scipy.special.logit``: ``log(x / (1 - x))``."""
+    return P.log(x) - P.log1p(-x)
+
+
+def log_softmax(x, axis=None):
+    """``scipy.special.log_softmax``."""
+    return x - logsumexp(x, axis, None, True)
+
+
+def softmax(x, axis=None):
+    """``scipy.special.softmax``."""
+    return P.exp(log_softmax(x, axis))
+
+
 # What NumPy's and SciPy's functions mean in Myia code -----------------------------------------
 
 MAPPING: dict[Any, Any] = {
@@ -469,6 +503,7 @@ MAPPING: dict[Any, Any] = {
 
 try:  # SciPy stays optional.
     import scipy.linalg as _sl
+    import scipy.special as _sp
 except ImportError:  # pragma: no cover - depends on the environment
     pass
 else:
@@ -478,6 +513,11 @@ else:
             _sl.cho_solve: cho_solve,
             _sl.cho_factor: cho_factor,
             _sl.cholesky: scipy_cholesky,
+            _sp.logsumexp: logsumexp,
+            _sp.expit: expit,
+            _sp.logit: logit,
+            _sp.softmax: softmax,
+            _sp.log_softmax: log_softmax,
         }
     )
 
