@@ -382,6 +382,10 @@ def array_extra_fns(x, y):
     return s + np.sort(x, axis=1) @ y + d @ y
 
 
+def lambda_reorder(x):
+    return np.flip(x, 1) * np.roll(x, 1, axis=2) + np.moveaxis(np.moveaxis(x, 0, -1), -1, 0)
+
+
 def along_grads(x, d):
     """The scatter of take_along_axis's sensitivity, and its adjoint, on their own."""
     i = np.argsort(x, axis=1)
@@ -513,6 +517,7 @@ CASES = [
         [(f(3, 3, kind="sep"), f(3, 2))],
         order=2,
     ),
+    case("flip roll moveaxis", lambda_reorder, [(f(2, 3, 4),)], order=2),
     case("untake_along_axis undiagonal", along_grads, [(f(3, 3, kind="sep"), f(3, 3))], order=2),
     case("conv2d", conv(1, 0, 1, 1), [(f(1, 2, 4, 4), f(3, 2, 2, 2))]),
     case("conv2d", conv(2, 1, 1, 1), [(f(2, 2, 5, 5), f(3, 2, 3, 3))]),

@@ -337,6 +337,21 @@ def logit(p):
     return ss.logit(p)
 
 
+def reorder(x):
+    return (
+        np.flip(x),
+        np.flip(x, 1),
+        np.roll(x, 2),
+        np.roll(x, -1, axis=0),
+        np.moveaxis(x, 0, -1),
+        np.moveaxis(x, (0, 1), (2, 0)),
+    )
+
+
+def rounding(x):
+    return np.rint(x), np.round(x), np.round(x, 2), x.round(1)
+
+
 # The table ------------------------------------------------------------------------------------
 
 
@@ -431,6 +446,10 @@ TABLE = [
     Case("scipy.special.logsumexp, expit, softmax, log_softmax", "scipy.special", special,
          [(f(3, 4),), (f32(2, 3),)], scipy=True),
     Case("scipy.special.logit", "scipy.special", logit, [(A((3, 4), "unit01"),)], scipy=True),
+    Case("np.rint, np.round, a.round", "math", rounding, [(f(3, 4),), (f32(5),)], order=0,
+         prims=("rint",)),
+    Case("np.flip, np.roll, np.moveaxis", "shape", reorder, [(f(2, 3, 4),)],
+         prims=("flip", "roll", "moveaxis")),
     Case("np.trunc", "math", trunc, [(f(3, 4),)], order=0),
     Case("np.float32(x) and other scalar types", "scalar types", float32, [(f(3),), (f(),)],
          order=0),
@@ -674,7 +693,7 @@ UNSUPPORTED = {
         "np.kron, np.tensordot": "not yet: np.einsum",
     },
     "math": {
-        "np.rint, np.round, np.sinc, np.nan_to_num": "not yet",
+        "np.sinc, np.nan_to_num": "not yet",
     },
     "reductions": {
         "np.cumprod, np.median, np.percentile, np.quantile": "not yet",
@@ -686,7 +705,7 @@ UNSUPPORTED = {
         "np.meshgrid, np.array of a list": "not yet",
     },
     "shape": {
-        "np.tile, np.repeat, np.pad, np.flip, np.roll, np.moveaxis, np.array_split": "not yet",
+        "np.tile, np.repeat, np.pad, np.array_split": "not yet",
     },
     "scipy.special": {
         "scipy.special.erf, scipy.special.gammaln": "not yet mapped",

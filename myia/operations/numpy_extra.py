@@ -412,6 +412,34 @@ def np_linspace(start, stop, num=50, endpoint=True):
     return start + P.arange(0, num, None, None) * step
 
 
+def np_flip(m, axis=None):
+    """``np.flip``."""
+    return P.flip(m, axis)
+
+
+def np_roll(a, shift, axis=None):
+    """``np.roll`` (an int or a tuple of shifts)."""
+    return P.roll(a, shift, axis)
+
+
+def np_moveaxis(a, source, destination):
+    """``np.moveaxis``."""
+    return P.moveaxis(a, source, destination)
+
+
+def np_rint(x):
+    """``np.rint`` (no derivative)."""
+    return P.rint(x)
+
+
+def np_round(a, decimals=0):
+    """``np.round`` and ``np.around`` (halves to even; no derivative)."""
+    if decimals == 0:
+        return P.rint(a)
+    scale = 10.0**decimals
+    return P.rint(a * scale) / scale
+
+
 # scipy.special ----------------------------------------------------------------------------------
 
 
@@ -499,6 +527,12 @@ MAPPING: dict[Any, Any] = {
     np.vdot: np_vdot,
     np.inner: np_inner,
     np.linspace: np_linspace,
+    np.flip: np_flip,
+    np.roll: np_roll,
+    np.moveaxis: np_moveaxis,
+    np.rint: np_rint,
+    np.round: np_round,
+    np.around: np_round,
 }
 
 try:  # SciPy stays optional.
@@ -531,4 +565,5 @@ METHODS: dict[str, Any] = {
     "trace": np_trace,
     "diagonal": np_diagonal,
     "ptp": np_ptp,
+    "round": np_round,
 }

@@ -372,5 +372,92 @@ def bprop_broadcast_to(a, shape_, out, dout):
     return (unbroadcast(dout, a), gzeros(shape_))
 
 
+# Reordering and rounding ----------------------------------------------------------------------
+
+
+@primitive
+def flip(a, axis=None):
+    """``np.flip(a, axis)`` (a new array)."""
+    return np.flip(a, axis).copy()
+
+
+@primitive
+def roll(a, shift, axis=None):
+    """``np.roll(a, shift, axis)``."""
+    return np.roll(a, shift, axis)
+
+
+@primitive
+def moveaxis(a, source, destination):
+    """``np.moveaxis(a, source, destination)`` (a new array)."""
+    return np.moveaxis(a, source, destination).copy()
+
+
+@primitive
+def rint(x):
+    """``np.rint``: to the nearest integer, halves to even (no derivative)."""
+    return np.rint(x)
+
+
+def _probe(a, what, fn):
+    a = as_array(a, what)
+    try:
+        out = fn(np.broadcast_to(np.empty((), "V0"), a.shape))
+    except (ValueError, TypeError, IndexError) as exc:
+        raise MyiaShapeError(f"{what} of an array of shape {shape_str(a.shape)}: {exc}") from None
+    return AbstractArray(a.dtype, out.shape)
+
+
+@infer_rule(flip)
+def _infer_flip(a, axis):
+    ax = const_value(axis, "the axis of flip")
+    return _probe(a, "flip", lambda p: np.flip(p, ax))
+
+
+@infer_rule(roll)
+def _infer_roll(a, shift, axis):
+    const_value(shift, "the shift of roll")
+    ax = const_value(axis, "the axis of roll")
+    a = as_array(a, "roll")
+    if ax is not None:
+        for i in ax if isinstance(ax, tuple) else (ax,):
+            normalize_axis(i, len(a.shape), a.shape)
+    return a
+
+
+@infer_rule(moveaxis)
+def _infer_moveaxis(a, source, destination):
+    src = const_value(source, "the source of moveaxis")
+    dst = const_value(destination, "the destination of moveaxis")
+    return _probe(a, "moveaxis", lambda p: np.moveaxis(p, src, dst))
+
+
+@infer_rule(rint)
+def _infer_rint(x):
+    if isinstance(x, AbstractArray):
+        return AbstractArray(np.rint(np.ones(1, x.dtype)).dtype.name, x.shape)
+    x = as_array(x, "rint")
+    return array_result(np.rint(np.ones(1, x.dtype)).dtype.name, ())
+
+
+@bprop(flip)
+def bprop_flip(a, axis, out, dout):
+    return (unbroadcast(flip(dout, axis), a), gzeros(axis))
+
+
+@bprop(roll)
+def bprop_roll(a, shift, axis, out, dout):
+    return (unbroadcast(roll(dout, -shift, axis), a), gzeros(shift), gzeros(axis))
+
+
+@bprop(moveaxis)
+def bprop_moveaxis(a, source, destination, out, dout):
+    da = unbroadcast(moveaxis(dout, destination, source), a)
+    return (da, gzeros(source), gzeros(destination))
+
+
+nondifferentiable(rint)
+
+
 from .array import ones_like  # noqa: E402
 from .grad import gzeros, unbroadcast  # noqa: E402
