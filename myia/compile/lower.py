@@ -574,3 +574,13 @@ def _broadcast_to(args: list[str], node: Apply, ctx: Any) -> str | None:
 @lowering(P.det)
 def _det(args: list[str], node: Apply, ctx: Any) -> str:
     return f"np.linalg.det({args[0]})"
+
+
+@lowering(P.flip, P.moveaxis)
+def _reorder(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"np.{node.inputs[0].value.name}({', '.join(args)}).copy()"  # type: ignore[attr-defined]
+
+
+@lowering(P.roll, P.rint)
+def _numpy_call(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"np.{node.inputs[0].value.name}({', '.join(args)})"  # type: ignore[attr-defined]
