@@ -13,6 +13,7 @@ TITLES = {
     "rnn": "rnn",
     "mlp_step_small": "mlp_step (small)",
     "mlp_step_large": "mlp_step (large)",
+    "gp_nll": "gp_nll",
 }
 
 

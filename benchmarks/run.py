@@ -44,6 +44,7 @@ WORKLOADS = {
     "rnn": ("benchmarks.rnn", {}),
     "mlp_step_small": ("benchmarks.mlp_step", {"size": "small"}),
     "mlp_step_large": ("benchmarks.mlp_step", {"size": "large"}),
+    "gp_nll": ("benchmarks.gp_nll", {}),
 }
 
 #: The frameworks whose memory is measured in a quick run (a child process each: importing a

@@ -16,7 +16,15 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WORKLOADS = ["scalar_loop", "newton_sqrt", "tree_rnn", "rnn", "mlp_step_small", "mlp_step_large"]
+WORKLOADS = [
+    "scalar_loop",
+    "newton_sqrt",
+    "tree_rnn",
+    "rnn",
+    "mlp_step_small",
+    "mlp_step_large",
+    "gp_nll",
+]
 PEERS = {"torch": "torch", "jax": "jax", "autograd": "autograd"}
 
 

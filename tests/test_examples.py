@@ -102,3 +102,16 @@ def test_dropout_mlp(capsys):
     assert result["same_as_outside"]
     assert len(dropout_mlp.step.compiled_signatures()) == 1
     assert "time per step" in capsys.readouterr().out
+
+
+def test_gp_nll(capsys):
+    # The gradient through np.linalg.cholesky and solve_triangular, checked at a small size,
+    # then a few steps of fitting the hyperparameters.
+    from myia.testing import check_grad
+
+    gp = load("gp_nll")
+    x, y = gp.make_data(n=30, d=3)
+    check_grad(gp.gp_nll, np.array([0.1, -0.2, 0.3]), -1.0, x, y, wrt=(0, 1))
+    result = gp.main(n=40, d=3, steps=15)
+    assert result["losses"][-1] < result["losses"][0]
+    assert "time per step" in capsys.readouterr().out

@@ -372,6 +372,36 @@ def pool_grads(x, e):
     return (P.max_pool2d_grad(x, e[:, :, :2, :2], 2, None, 0), P.max_pool2d_gather(x, e, 2, 2, 0))
 
 
+def linalg_fns(m, b):
+    """np.linalg on a symmetric positive definite matrix built from `m`."""
+    a = m @ m.T + 3.0 * np.eye(3)
+    x = np.linalg.solve(a, b) + np.linalg.inv(a) @ b
+    return x * np.linalg.det(a) * 0.01 + np.linalg.slogdet(a)[1] + np.linalg.cholesky(a) @ b
+
+
+def triangular(m, b):
+    t = P.tril(m, 0) + 3.0 * np.eye(3)
+    u = P.triu(m, 1) + 3.0 * np.eye(3)
+    return P.triangular_solve(t, b, True, False) + P.triangular_solve(u, b, False, True)
+
+
+def array_extra_fns(x, y):
+    s = np.einsum("ij,jk->ik", x, y) + np.cumsum(x, axis=1) @ y
+    d = np.diag(np.diagonal(x)) + np.broadcast_to(y[:, :1], (3, 3))
+    return s + np.sort(x, axis=1) @ y + d @ y
+
+
+def lambda_reorder(x):
+    return np.flip(x, 1) * np.roll(x, 1, axis=2) + np.moveaxis(np.moveaxis(x, 0, -1), -1, 0)
+
+
+def along_grads(x, d):
+    """The scatter of take_along_axis's sensitivity, and its adjoint, on their own."""
+    i = np.argsort(x, axis=1)
+    u = P.untake_along_axis(d, x, i, 1)
+    return u * x + P.undiagonal(d[0], x, 0, 0, 1)
+
+
 # The table ------------------------------------------------------------------------------------
 
 
@@ -488,6 +518,16 @@ CASES = [
     case("astype", to_float32, [(f(2, 3),)], eps=1e-3, rtol=1e-3, atol=1e-3),
     case("full", full, [(f(3),), (PY(),)]),
     case("full_like", full_like, [(f(2, 3), PY()), (f(2, 3), f(3))]),
+    case("cholesky inv det slogdet solve", linalg_fns, [(f(3, 3), f(3, 2))], order=2),
+    case("triangular_solve tril triu", triangular, [(f(3, 3), f(3, 2))], order=2),
+    case(
+        "einsum cumsum diagonal undiagonal broadcast_to take_along_axis",
+        array_extra_fns,
+        [(f(3, 3, kind="sep"), f(3, 2))],
+        order=2,
+    ),
+    case("flip roll moveaxis", lambda_reorder, [(f(2, 3, 4),)], order=2),
+    case("untake_along_axis undiagonal", along_grads, [(f(3, 3, kind="sep"), f(3, 3))], order=2),
     case("conv2d", conv(1, 0, 1, 1), [(f(1, 2, 4, 4), f(3, 2, 2, 2))]),
     case("conv2d", conv(2, 1, 1, 1), [(f(2, 2, 5, 5), f(3, 2, 3, 3))]),
     case("conv2d", conv((1, 2), (1, 0), 2, 2), [(f(1, 4, 6, 5), f(4, 2, 2, 3))]),

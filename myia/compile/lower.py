@@ -540,3 +540,73 @@ def _env_getitem(args: list[str], node: Apply, ctx: Any) -> str:
 @lowering(P.env_new)
 def _env_new(args: list[str], node: Apply, ctx: Any) -> str:
     return ctx.global_value(EMPTY_ENV, "EMPTY_ENV")
+
+
+# NumPy's functions of `myia.primitives.linalg` and `array_extra`, called directly.
+
+
+@lowering(P.eye)
+def _eye(args: list[str], node: Apply, ctx: Any) -> str | None:
+    if not (_const_args(node, 1) and isinstance(node.abstract, AbstractArray)):
+        return None
+    n, m, k = (i.value for i in node.inputs[1:4])  # type: ignore[attr-defined]
+    return f"np.eye({n!r}, {m!r}, {k!r}, dtype=np.{node.abstract.dtype})"
+
+
+@lowering(P.tril, P.triu)
+def _triangle(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"np.{node.inputs[0].value.name}({args[0]}, {args[1]})"  # type: ignore[attr-defined]
+
+
+@lowering(P.cholesky, P.inv, inline=False)
+def _linalg(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"np.linalg.{node.inputs[0].value.name}({args[0]})"  # type: ignore[attr-defined]
+
+
+@lowering(P.einsum)
+def _einsum(args: list[str], node: Apply, ctx: Any) -> str | None:
+    if not (isinstance(node.abstract, AbstractArray) and node.inputs[1].is_constant):
+        return None
+    ops = node.inputs[2].abstract
+    many = isinstance(ops, AbstractTuple) and len(ops.elements) > 1
+    return f"np.einsum({args[0]}, *{args[1]}, optimize={many!r})"
+
+
+@lowering(P.cumsum)
+def _cumsum(args: list[str], node: Apply, ctx: Any) -> str | None:
+    if not _const_args(node, 2) or node.inputs[3].value:  # type: ignore[attr-defined]
+        return None
+    return f"np.cumsum({args[0]}, axis={args[1]})"
+
+
+@lowering(P.argsort)
+def _argsort(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"np.argsort({args[0]}, axis={args[1]}, stable=True)"
+
+
+@lowering(P.diagonal)
+def _diagonal(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"np.diagonal({', '.join(args)}).copy()"
+
+
+@lowering(P.broadcast_to)
+def _broadcast_to(args: list[str], node: Apply, ctx: Any) -> str | None:
+    out = node.abstract
+    if not isinstance(out, AbstractArray):
+        return None
+    return f"np.broadcast_to({args[0]}, {out.shape!r}).copy()"
+
+
+@lowering(P.det)
+def _det(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"np.linalg.det({args[0]})"
+
+
+@lowering(P.flip, P.moveaxis)
+def _reorder(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"np.{node.inputs[0].value.name}({', '.join(args)}).copy()"  # type: ignore[attr-defined]
+
+
+@lowering(P.roll, P.rint)
+def _numpy_call(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"np.{node.inputs[0].value.name}({', '.join(args)})"  # type: ignore[attr-defined]

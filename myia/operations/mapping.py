@@ -16,6 +16,7 @@ import numpy as np
 
 from ..primitives import P
 from . import lib, ops
+from . import numpy_extra as nx
 from . import numpy_lib as nl
 from .core import NoMatch, Operation
 
@@ -207,6 +208,7 @@ MAPPING: dict[Any, Any] = {
     **MATH,
     **NUMPY,
     **NUMPY_SCALARS,
+    **nx.MAPPING,
     functools.partial: P.partial,
 }
 
@@ -237,6 +239,7 @@ ARRAY_METHODS: dict[str, Any] = {
     "dot": nl.np_dot,
     "astype": nl.array_astype,
     "copy": nl.array_copy,
+    **nx.METHODS,
 }
 
 

@@ -2,14 +2,38 @@
 
 from types import SimpleNamespace
 
-from . import array, array_grad, control, grad, nn, randomness, scalar, stack, structure
+from . import (
+    array,
+    array_extra,
+    array_grad,
+    control,
+    grad,
+    linalg,
+    nn,
+    randomness,
+    scalar,
+    stack,
+    structure,
+)
 from .core import PRIMITIVES, Primitive, primitive
 from .structure import KeywordArgument, Partial
 
 P = SimpleNamespace(
     **{
         k: v
-        for mod in (scalar, array, nn, structure, control, grad, array_grad, stack, randomness)
+        for mod in (
+            scalar,
+            array,
+            nn,
+            structure,
+            control,
+            grad,
+            array_grad,
+            stack,
+            randomness,
+            linalg,
+            array_extra,
+        )
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
     }
@@ -22,9 +46,11 @@ __all__ = [
     "Partial",
     "Primitive",
     "array",
+    "array_extra",
     "array_grad",
     "control",
     "grad",
+    "linalg",
     "nn",
     "primitive",
     "randomness",

@@ -1,0 +1,569 @@
+"""More NumPy (and optional SciPy) functions, written in Myia's Python subset.
+
+``np.linalg``, ``einsum``, ``cumsum``, sorting, ``var``/``std``, diagonals and triangles, the
+elementwise tests and a few shorthands. Each gives NumPy's signature to primitives (see
+`myia.primitives.linalg` and `myia.primitives.array_extra`) or is written with them, so its
+gradient is exact and costs nothing after optimization. `MAPPING` and `METHODS` say what
+``np.<name>`` and ``a.<method>`` mean; `mapping.py` merges them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..primitives import P
+
+# Linear algebra -------------------------------------------------------------------------------
+
+
+def linalg_cholesky(a, upper=False):
+    """``np.linalg.cholesky(a, upper=False)``."""
+    if upper:
+        return P.swapaxes(P.cholesky(a), -1, -2)
+    return P.cholesky(a)
+
+
+def linalg_solve(a, b):
+    """``np.linalg.solve(a, b)``."""
+    return P.solve(a, b)
+
+
+def linalg_inv(a):
+    """``np.linalg.inv(a)``."""
+    return P.inv(a)
+
+
+def linalg_det(a):
+    """``np.linalg.det(a)``."""
+    return P.det(a)
+
+
+def linalg_slogdet(a):
+    """``np.linalg.slogdet(a)``: a tuple ``(sign, logabsdet)``."""
+    return P.slogdet(a)
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    ax = -1 if axis is None else axis
+    if ord == 2:
+        return P.sqrt(P.reduce_sum(x * x, ax, keepdims, None))
+    if ord == 1:
+        return P.reduce_sum(P.abs_(x), ax, keepdims, None)
+    if ord == np.inf:
+        return P.reduce_max(P.abs_(x), ax, keepdims)
+    if ord == -np.inf:
+        return P.reduce_min(P.abs_(x), ax, keepdims)
+    if ord == 0:
+        return P.astype(P.reduce_sum(x != 0, ax, keepdims, None), P.dtype_of(x * 1.0))
+    return P.reduce_sum(P.abs_(x) ** ord, ax, keepdims, None) ** (1.0 / ord)
+
+
+def _matrix_norm(x, ord, axis, keepdims):
+    rows, cols = (-2, -1) if axis is None else axis
+    a = P.abs_(x)
+    if ord == 1:
+        t = P.reduce_max(P.reduce_sum(a, rows, True, None), cols, True)
+    elif ord == -1:
+        t = P.reduce_min(P.reduce_sum(a, rows, True, None), cols, True)
+    elif ord == np.inf:
+        t = P.reduce_max(P.reduce_sum(a, cols, True, None), rows, True)
+    else:  # -inf (other orders are refused by `linalg_norm`)
+        t = P.reduce_min(P.reduce_sum(a, cols, True, None), rows, True)
+    if keepdims:
+        return t
+    return P.squeeze(t, (rows, cols))
+
+
+def linalg_norm(x, ord=None, axis=None, keepdims=False):
+    """``np.linalg.norm(x, ord, axis, keepdims)``.
+
+    Vector norms (``ord`` None, 0, 1, 2, inf, -inf or p) and matrix norms (``ord`` None,
+    ``"fro"``, 1, -1, inf, -inf); the spectral and nuclear norms need an SVD and are refused.
+    """
+    if ord is None:
+        return P.sqrt(P.reduce_sum(x * x, axis, keepdims, None))
+    if isinstance(ord, str):
+        if ord == "fro":
+            return P.sqrt(P.reduce_sum(x * x, (-2, -1) if axis is None else axis, keepdims, None))
+        raise NotImplementedError("np.linalg.norm: the nuclear norm needs an SVD")
+    if isinstance(axis, tuple):
+        if ord == 2 or ord == -2:
+            raise NotImplementedError("np.linalg.norm: ord=2 of a matrix needs an SVD")
+        return _matrix_norm(x, ord, axis, keepdims)
+    if axis is None:
+        if P.ndim(x) == 2:
+            if ord == 2 or ord == -2:
+                raise NotImplementedError("np.linalg.norm: ord=2 of a matrix needs an SVD")
+            return _matrix_norm(x, ord, axis, keepdims)
+    return _vector_norm(x, ord, axis, keepdims)
+
+
+def _triangular(a, b, lower, trans, unit_diagonal):
+    if unit_diagonal:
+        i = P.eye(P.shape(a)[-1], None, 0, P.dtype_of(a))
+        a = a * (1 - i) + i
+    if P.ndim(b) == 1:
+        x = P.triangular_solve(a, P.expand_dims(b, -1), lower, trans)
+        return P.squeeze(x, -1)
+    return P.triangular_solve(a, b, lower, trans)
+
+
+def solve_triangular(
+    a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True
+):
+    """``scipy.linalg.solve_triangular``: solve ``a x = b`` (``a.T x = b`` for ``trans``)."""
+    if isinstance(trans, str):
+        return _triangular(a, b, lower, trans != "N", unit_diagonal)
+    return _triangular(a, b, lower, trans != 0, unit_diagonal)
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """``scipy.linalg.cho_solve((c, lower), b)``: solve ``a x = b`` from a Cholesky factor."""
+    c, lower = c_and_lower
+    if lower:
+        return _triangular(c, _triangular(c, b, True, False, False), True, True, False)
+    return _triangular(c, _triangular(c, b, False, True, False), False, False, False)
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """``scipy.linalg.cho_factor(a, lower)``: ``(c, lower)`` (the other triangle is zero)."""
+    if lower:
+        return (P.cholesky(a), lower)
+    return (P.swapaxes(P.cholesky(a), -1, -2), lower)
+
+
+def scipy_cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """``scipy.linalg.cholesky(a, lower=False)``: upper triangular by default."""
+    if lower:
+        return P.cholesky(a)
+    return P.swapaxes(P.cholesky(a), -1, -2)
+
+
+# Products -------------------------------------------------------------------------------------
+
+
+def np_einsum(subscripts, *operands):
+    """``np.einsum(subscripts, *operands)``: any subscripts, ellipsis included."""
+    return P.einsum(subscripts, operands)
+
+
+def np_outer(a, b):
+    """``np.outer(a, b)`` (of the flattened arrays)."""
+    return P.expand_dims(P.reshape(a, -1), 1) * P.expand_dims(P.reshape(b, -1), 0)
+
+
+def np_trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    """``np.trace`` and ``a.trace``."""
+    return P.reduce_sum(P.diagonal(a, offset, axis1, axis2), -1, False, dtype)
+
+
+# Reductions and statistics --------------------------------------------------------------------
+
+
+def np_cumsum(a, axis=None, dtype=None):
+    """``np.cumsum`` and ``a.cumsum`` (``axis`` None flattens)."""
+    if dtype is not None:
+        a = P.astype(a, dtype)
+    if axis is None:
+        return P.cumsum(P.reshape(a, -1), 0, False)
+    return P.cumsum(a, axis, False)
+
+
+def np_var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """``np.var`` and ``a.var``, with ``ddof``."""
+    m = P.reduce_mean(a, axis, True, dtype)
+    d = a - m
+    n = P.size(a) // P.size(m)
+    return P.reduce_sum(d * d, axis, keepdims, dtype) / (n - ddof)
+
+
+def np_std(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """``np.std`` and ``a.std``, with ``ddof``."""
+    return P.sqrt(np_var(a, axis, dtype, ddof, keepdims))
+
+
+def np_any(a, axis=None, keepdims=False):
+    """``np.any`` and ``a.any``."""
+    return P.reduce_sum(a != 0, axis, keepdims, None) > 0
+
+
+def np_all(a, axis=None, keepdims=False):
+    """``np.all`` and ``a.all``."""
+    return P.reduce_sum(a == 0, axis, keepdims, None) == 0
+
+
+# Sorting --------------------------------------------------------------------------------------
+
+
+def np_argsort(a, axis=-1, kind=None):
+    """``np.argsort`` and ``a.argsort`` (stable; ``axis`` None flattens)."""
+    if axis is None:
+        return P.argsort(P.reshape(a, -1), 0)
+    return P.argsort(a, axis)
+
+
+def np_sort(a, axis=-1, kind=None):
+    """``np.sort`` (``axis`` None flattens); its gradient goes back through the permutation."""
+    if axis is None:
+        flat = P.reshape(a, -1)
+        return P.take_along_axis(flat, P.argsort(flat, 0), 0)
+    return P.take_along_axis(a, P.argsort(a, axis), axis)
+
+
+def np_take_along_axis(arr, indices, axis):
+    """``np.take_along_axis(arr, indices, axis)`` (``axis`` an int)."""
+    return P.take_along_axis(arr, indices, axis)
+
+
+# Elementwise ----------------------------------------------------------------------------------
+
+
+def np_square(x):
+    """``np.square``."""
+    return x * x
+
+
+def np_logaddexp(x, y):
+    """``np.logaddexp``: ``log(exp(x) + exp(y))`` without overflow."""
+    ge = x >= y
+    hi = P.where(ge, x, y)
+    lo = P.where(ge, y, x)
+    return hi + P.log1p(P.exp(lo - hi))
+
+
+def np_isnan(x):
+    """``np.isnan``."""
+    return P.ne(x, x)
+
+
+def np_isinf(x):
+    """``np.isinf``."""
+    return P.abs_(x) == np.inf
+
+
+def np_isfinite(x):
+    """``np.isfinite``."""
+    return P.abs_(x) < np.inf
+
+
+def np_trunc(x):
+    """``np.trunc``: rounds towards zero (no derivative)."""
+    return P.where(x < 0, P.ceil(x), P.floor(x))
+
+
+# Creation and shapes --------------------------------------------------------------------------
+
+
+def np_eye(N, M=None, k=0, dtype=None):
+    """``np.eye``."""
+    return P.eye(N, M, k, dtype)
+
+
+def np_identity(n, dtype=None):
+    """``np.identity``."""
+    return P.eye(n, None, 0, dtype)
+
+
+def np_diag(v, k=0):
+    """``np.diag``: the diagonal of a matrix, or the matrix of a vector's diagonal."""
+    if P.ndim(v) == 1:
+        n = P.shape(v)[0] + abs(k)
+        return P.undiagonal(v, P.zeros((n, n), P.dtype_of(v)), k, 0, 1)
+    return P.diagonal(v, k, 0, 1)
+
+
+def np_diagonal(a, offset=0, axis1=0, axis2=1):
+    """``np.diagonal`` and ``a.diagonal``."""
+    return P.diagonal(a, offset, axis1, axis2)
+
+
+def np_tril(m, k=0):
+    """``np.tril``."""
+    return P.tril(m, k)
+
+
+def np_triu(m, k=0):
+    """``np.triu``."""
+    return P.triu(m, k)
+
+
+def np_broadcast_to(array, shape):
+    """``np.broadcast_to``."""
+    return P.broadcast_to(array, shape)
+
+
+# Shorthands ------------------------------------------------------------------------------------
+
+_LN2 = 0.6931471805599453
+
+
+def np_reciprocal(x):
+    """``np.reciprocal`` (of floats)."""
+    return 1.0 / x
+
+
+def np_log2(x):
+    """``np.log2``."""
+    return P.log(x) / _LN2
+
+
+def np_log10(x):
+    """``np.log10``."""
+    return P.log(x) / 2.302585092994046
+
+
+def np_exp2(x):
+    """``np.exp2``."""
+    return P.exp(x * _LN2)
+
+
+def np_logaddexp2(x, y):
+    """``np.logaddexp2``: ``log2(2**x + 2**y)`` without overflow."""
+    return np_logaddexp(x * _LN2, y * _LN2) / _LN2
+
+
+def np_hypot(x, y):
+    """``np.hypot``."""
+    return P.sqrt(x * x + y * y)
+
+
+def np_heaviside(x1, x2):
+    """``np.heaviside``: 0 below zero, `x2` at zero, 1 above (no derivative in `x1`)."""
+    return P.where(x1 < 0, 0.0, P.where(x1 > 0, 1.0, x2))
+
+
+def np_isclose(a, b, rtol=1e-05, atol=1e-08):
+    """``np.isclose`` (finite values)."""
+    return P.abs_(a - b) <= atol + rtol * P.abs_(b)
+
+
+def np_allclose(a, b, rtol=1e-05, atol=1e-08):
+    """``np.allclose`` (finite values)."""
+    return bool(np_all(np_isclose(a, b, rtol, atol)))
+
+
+def np_ptp(a, axis=None, keepdims=False):
+    """``np.ptp``: the range of the values."""
+    return P.reduce_max(a, axis, keepdims) - P.reduce_min(a, axis, keepdims)
+
+
+def np_average(a, axis=None, weights=None):
+    """``np.average``; `weights` of the shape of `a`."""
+    if weights is None:
+        return P.reduce_mean(a, axis, False, None)
+    return P.reduce_sum(a * weights, axis, False, None) / P.reduce_sum(weights, axis, False, None)
+
+
+def np_empty_like(prototype, dtype=None):
+    """``np.empty_like``: zeros (Myia's arrays are never uninitialized)."""
+    return P.zeros_like(prototype, dtype)
+
+
+def np_ravel(a):
+    """``np.ravel``."""
+    return P.reshape(a, -1)
+
+
+def np_atleast_2d(a):
+    """``np.atleast_2d`` of one array."""
+    if P.ndim(a) == 0:
+        return P.reshape(a, (1, 1))
+    if P.ndim(a) == 1:
+        return P.expand_dims(a, 0)
+    return a
+
+
+def np_hstack(tup):
+    """``np.hstack`` of a tuple of arrays."""
+    if P.ndim(tup[0]) == 1:
+        return P.concatenate(tup, 0)
+    return P.concatenate(tup, 1)
+
+
+def np_vstack(tup):
+    """``np.vstack`` of a tuple of arrays (all vectors, or all of 2 or more dimensions)."""
+    if P.ndim(tup[0]) == 1:
+        return P.stack(tup, 0)
+    return P.concatenate(tup, 0)
+
+
+def np_column_stack(tup):
+    """``np.column_stack`` of a tuple of arrays (all vectors, or all matrices)."""
+    if P.ndim(tup[0]) == 1:
+        return P.stack(tup, 1)
+    return P.concatenate(tup, 1)
+
+
+def np_vdot(a, b):
+    """``np.vdot`` of real arrays."""
+    return P.reduce_sum(P.reshape(a, -1) * P.reshape(b, -1), None, False, None)
+
+
+def np_inner(a, b):
+    """``np.inner`` (`b` a vector or a matrix)."""
+    return P.dot(a, P.transpose(b, None))
+
+
+def np_linspace(start, stop, num=50, endpoint=True):
+    """``np.linspace`` of scalar bounds (`num` known at compile time)."""
+    step = (stop - start) / (num - 1 if endpoint else num)
+    return start + P.arange(0, num, None, None) * step
+
+
+def np_flip(m, axis=None):
+    """``np.flip``."""
+    return P.flip(m, axis)
+
+
+def np_roll(a, shift, axis=None):
+    """``np.roll`` (an int or a tuple of shifts)."""
+    return P.roll(a, shift, axis)
+
+
+def np_moveaxis(a, source, destination):
+    """``np.moveaxis``."""
+    return P.moveaxis(a, source, destination)
+
+
+def np_rint(x):
+    """``np.rint`` (no derivative)."""
+    return P.rint(x)
+
+
+def np_round(a, decimals=0):
+    """``np.round`` and ``np.around`` (halves to even; no derivative)."""
+    if decimals == 0:
+        return P.rint(a)
+    scale = 10.0**decimals
+    return P.rint(a * scale) / scale
+
+
+# scipy.special ----------------------------------------------------------------------------------
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    """``scipy.special.logsumexp(a, axis, keepdims=...)`` without overflow (`b` unsupported)."""
+    m = P.stop_gradient(P.reduce_max(a, axis, True))
+    out = P.log(P.reduce_sum(P.exp(a - m), axis, True, None)) + m
+    if keepdims:
+        return out
+    if axis is None:
+        return P.reshape(out, ())
+    return P.squeeze(out, axis)
+
+
+def expit(x):
+    """``scipy.special.expit``: the logistic sigmoid."""
+    return 0.5 * (P.tanh(0.5 * x) + 1.0)
+
+
+def logit(x):
+    """``scipy.special.logit``: ``log(x / (1 - x))``."""
+    return P.log(x) - P.log1p(-x)
+
+
+def log_softmax(x, axis=None):
+    """``scipy.special.log_softmax``."""
+    return x - logsumexp(x, axis, None, True)
+
+
+def softmax(x, axis=None):
+    """``scipy.special.softmax``."""
+    return P.exp(log_softmax(x, axis))
+
+
+# What NumPy's and SciPy's functions mean in Myia code -----------------------------------------
+
+MAPPING: dict[Any, Any] = {
+    np.linalg.cholesky: linalg_cholesky,
+    np.linalg.solve: linalg_solve,
+    np.linalg.inv: linalg_inv,
+    np.linalg.det: linalg_det,
+    np.linalg.slogdet: linalg_slogdet,
+    np.linalg.norm: linalg_norm,
+    np.einsum: np_einsum,
+    np.outer: np_outer,
+    np.trace: np_trace,
+    np.cumsum: np_cumsum,
+    np.var: np_var,
+    np.std: np_std,
+    np.any: np_any,
+    np.all: np_all,
+    np.argsort: np_argsort,
+    np.sort: np_sort,
+    np.take_along_axis: np_take_along_axis,
+    np.square: np_square,
+    np.logaddexp: np_logaddexp,
+    np.isnan: np_isnan,
+    np.isinf: np_isinf,
+    np.isfinite: np_isfinite,
+    np.trunc: np_trunc,
+    np.eye: np_eye,
+    np.identity: np_identity,
+    np.diag: np_diag,
+    np.diagonal: np_diagonal,
+    np.tril: np_tril,
+    np.triu: np_triu,
+    np.broadcast_to: np_broadcast_to,
+    np.reciprocal: np_reciprocal,
+    np.log2: np_log2,
+    np.log10: np_log10,
+    np.exp2: np_exp2,
+    np.logaddexp2: np_logaddexp2,
+    np.hypot: np_hypot,
+    np.heaviside: np_heaviside,
+    np.isclose: np_isclose,
+    np.allclose: np_allclose,
+    np.ptp: np_ptp,
+    np.average: np_average,
+    np.empty_like: np_empty_like,
+    np.ravel: np_ravel,
+    np.atleast_2d: np_atleast_2d,
+    np.hstack: np_hstack,
+    np.vstack: np_vstack,
+    np.column_stack: np_column_stack,
+    np.vdot: np_vdot,
+    np.inner: np_inner,
+    np.linspace: np_linspace,
+    np.flip: np_flip,
+    np.roll: np_roll,
+    np.moveaxis: np_moveaxis,
+    np.rint: np_rint,
+    np.round: np_round,
+    np.around: np_round,
+}
+
+try:  # SciPy stays optional.
+    import scipy.linalg as _sl
+    import scipy.special as _sp
+except ImportError:  # pragma: no cover - depends on the environment
+    pass
+else:
+    MAPPING.update(
+        {
+            _sl.solve_triangular: solve_triangular,
+            _sl.cho_solve: cho_solve,
+            _sl.cho_factor: cho_factor,
+            _sl.cholesky: scipy_cholesky,
+            _sp.logsumexp: logsumexp,
+            _sp.expit: expit,
+            _sp.logit: logit,
+            _sp.softmax: softmax,
+            _sp.log_softmax: log_softmax,
+        }
+    )
+
+METHODS: dict[str, Any] = {
+    "cumsum": np_cumsum,
+    "var": np_var,
+    "std": np_std,
+    "any": np_any,
+    "all": np_all,
+    "argsort": np_argsort,
+    "trace": np_trace,
+    "diagonal": np_diagonal,
+    "ptp": np_ptp,
+    "round": np_round,
+}

@@ -1,0 +1,463 @@
+"""More array primitives: ``einsum``, ``cumsum``, sorting, diagonals and ``broadcast_to``.
+
+Each is one NumPy call with its type and shape rule and its backpropagator, written with
+primitives that have their own (the gradient of ``einsum`` is an ``einsum``; those of
+``take_along_axis`` and ``diagonal`` are their adjoints, which come in pairs), so gradients of
+any order are gradients of primitives.
+"""
+
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from ..abstract.data import AbstractArray, AbstractTuple, show
+from ..abstract.lattice import constant_abstract, promote
+from ..errors import MyiaShapeError, MyiaTypeError
+from ..grad.registry import bprop, nondifferentiable
+from ..infer.registry import infer_rule
+from ..infer.rulelib import (
+    array_result,
+    as_array,
+    broadcast_shapes,
+    const_value,
+    normalize_axis,
+    shape_str,
+)
+from .core import primitive
+
+
+def _scalar(x):
+    return x[()] if type(x) is np.ndarray and x.ndim == 0 else x
+
+
+# Einstein summation ---------------------------------------------------------------------------
+
+
+def parse_einsum(subscripts: str, ndims: tuple[int, ...]) -> tuple[list[str], str]:
+    """Return the subscripts of the operands and of the output, in explicit form.
+
+    An ellipsis becomes letters that the subscripts do not use (aligned on the right, as NumPy
+    broadcasts them); the implicit output is the ellipsis then the letters used once, sorted.
+    Raise `MyiaShapeError` for subscripts that do not match the operands.
+    """
+    if not isinstance(subscripts, str):
+        raise MyiaTypeError(f"einsum's subscripts must be a string, not {subscripts!r}")
+    s = subscripts.replace(" ", "")
+    lhs, arrow, out = s.partition("->")
+    ins = lhs.split(",")
+    if len(ins) != len(ndims):
+        raise MyiaShapeError(
+            f"einsum: the subscripts {subscripts!r} name {len(ins)} operands, got {len(ndims)}"
+        )
+    used = set(s) - set(".,->")
+    if not all(c in string.ascii_letters for c in used):
+        raise MyiaTypeError(f"einsum: invalid subscripts {subscripts!r}")
+    free = [c for c in string.ascii_letters if c not in used]
+    ell = []
+    for sub, n in zip(ins, ndims):
+        k = n - len(sub.replace("...", "")) if "..." in sub else 0
+        if k < 0 or ("..." not in sub and len(sub) != n):
+            raise MyiaShapeError(
+                f"einsum: the subscripts {sub!r} do not match an operand of {n} dimensions"
+            )
+        ell.append(k)
+    e = max(ell, default=0)
+    if e > len(free):
+        raise MyiaShapeError("einsum: too many dimensions")
+    fill = "".join(free[:e])
+    explicit = [sub.replace("...", fill[e - k :]) for sub, k in zip(ins, ell)]
+    if arrow:
+        if "..." not in out and any(ell):
+            out = "..." + out
+        out = out.replace("...", fill)
+    else:
+        counts = "".join(explicit)
+        out = fill + "".join(sorted(c for c in used if counts.count(c) == 1))
+    if len(set(out)) != len(out) or not set(out) <= set("".join(explicit)):
+        raise MyiaShapeError(f"einsum: invalid output subscripts in {subscripts!r}")
+    return explicit, out
+
+
+@primitive
+def einsum(subscripts, operands):
+    """``np.einsum(subscripts, *operands)`` (optimized contraction order)."""
+    return _scalar(np.einsum(subscripts, *operands, optimize=len(operands) > 1))
+
+
+@primitive
+def einsum_grad_spec(subscripts, operands, i):
+    """The subscripts of the sensitivity of operand `i` of ``einsum(subscripts, operands)``.
+
+    It is the einsum of the other operands, the output's sensitivity and ones of the shape of
+    operand `i` (which stand for the indices that only it has): ``"jk,ik,ij->ij"`` for
+    operand 0 of ``"ij,jk->ik"``. A compile-time constant.
+    """
+    ins, out = parse_einsum(subscripts, tuple(np.ndim(x) for x in operands))
+    sub = ins[i]
+    if len(set(sub)) != len(sub):
+        raise MyiaTypeError(
+            f"the gradient of einsum with a repeated index in one operand ({subscripts!r}) "
+            "is not supported: take np.diagonal first"
+        )
+    return ",".join(ins[:i] + ins[i + 1 :] + [out, sub]) + "->" + sub
+
+
+def _einsum_shape(subscripts, arrays):
+    ins, out = parse_einsum(subscripts, tuple(len(a.shape) for a in arrays))
+    sizes: dict[str, int] = {}
+    for sub, a in zip(ins, arrays):
+        for c, d in zip(sub, a.shape):
+            if sizes.get(c, 1) not in (1, d) and d != 1:
+                shown = ", ".join(shape_str(x.shape) for x in arrays)
+                raise MyiaShapeError(
+                    f"Incompatible shapes in einsum {subscripts!r}: index {c!r} has sizes "
+                    f"{sizes[c]} and {d} (operands {shown})"
+                )
+            if d != 1 or c not in sizes:
+                sizes[c] = d
+    return tuple(sizes[c] for c in out)
+
+
+def _operands(operands, what):
+    if not isinstance(operands, AbstractTuple) or not operands.elements:
+        raise MyiaTypeError(f"{what} expects arrays, not {show(operands)}")
+    return [as_array(x, what) for x in operands.elements]
+
+
+@infer_rule(einsum)
+def _infer_einsum(subscripts, operands):
+    subs = const_value(subscripts, "einsum's subscripts", str)
+    arrays = _operands(operands, "einsum")
+    dt = promote(*((a.dtype, False) for a in arrays))[0]
+    return array_result(dt, _einsum_shape(subs, arrays))
+
+
+@infer_rule(einsum_grad_spec)
+def _infer_einsum_grad_spec(subscripts, operands, i):
+    subs = const_value(subscripts, "einsum's subscripts", str)
+    arrays = _operands(operands, "einsum")
+    k = const_value(i, "an operand's position", int)
+    probes = tuple(np.broadcast_to(np.empty((), "V0"), (1,) * len(a.shape)) for a in arrays)
+    return constant_abstract(einsum_grad_spec.impl(subs, probes, k))
+
+
+nondifferentiable(einsum_grad_spec)
+
+
+def _einsum_sens(subscripts, operands, dout, i):
+    spec = einsum_grad_spec(subscripts, operands, i)
+    x = operands[i]
+    d = einsum(spec, operands[:i] + operands[i + 1 :] + (dout, ones_like(x)))
+    return unbroadcast(d, x)
+
+
+@bprop(einsum)
+def bprop_einsum(subscripts, operands, out, dout):
+    n = len(operands)
+    if n == 1:
+        return (gzeros(subscripts), (_einsum_sens(subscripts, operands, dout, 0),))
+    if n == 2:
+        d0 = _einsum_sens(subscripts, operands, dout, 0)
+        return (gzeros(subscripts), (d0, _einsum_sens(subscripts, operands, dout, 1)))
+    if n == 3:
+        d0 = _einsum_sens(subscripts, operands, dout, 0)
+        d1 = _einsum_sens(subscripts, operands, dout, 1)
+        return (gzeros(subscripts), (d0, d1, _einsum_sens(subscripts, operands, dout, 2)))
+    d0 = _einsum_sens(subscripts, operands, dout, 0)
+    d1 = _einsum_sens(subscripts, operands, dout, 1)
+    d2 = _einsum_sens(subscripts, operands, dout, 2)
+    d3 = _einsum_sens(subscripts, operands, dout, 3)
+    return (gzeros(subscripts), (d0, d1, d2, d3))
+
+
+# Cumulative sums ------------------------------------------------------------------------------
+
+
+@primitive
+def cumsum(a, axis, reverse=False):
+    """``np.cumsum(a, axis)`` along an int `axis`; from the end of the axis if `reverse`."""
+    if not reverse:
+        return np.cumsum(a, axis=axis)
+    return np.flip(np.cumsum(np.flip(a, axis), axis=axis), axis)
+
+
+@infer_rule(cumsum)
+def _infer_cumsum(a, axis, reverse):
+    a = as_array(a, "cumsum")
+    if not a.shape:
+        raise MyiaShapeError("cumsum of a 0-d array: flatten it (axis=None)")
+    normalize_axis(const_value(axis, "the axis of cumsum", int), len(a.shape), a.shape)
+    const_value(reverse, "reverse of cumsum", (bool, int))
+    return AbstractArray(np.cumsum(np.ones(1, a.dtype)).dtype.name, a.shape)
+
+
+@bprop(cumsum)
+def bprop_cumsum(a, axis, reverse, out, dout):
+    return (unbroadcast(cumsum(dout, axis, not reverse), a), gzeros(axis), gzeros(reverse))
+
+
+# Sorting and gathers along an axis ------------------------------------------------------------
+
+
+@primitive
+def argsort(a, axis=-1):
+    """``np.argsort(a, axis, kind="stable")``: int64 indices."""
+    return np.argsort(a, axis=axis, kind="stable")
+
+
+@primitive
+def take_along_axis(a, indices, axis):
+    """``np.take_along_axis(a, indices, axis)``."""
+    return np.take_along_axis(a, indices, axis)
+
+
+@primitive
+def untake_along_axis(d, a, indices, axis):
+    """The sensitivity of `a` in ``take_along_axis(a, indices, axis)`` whose output's is `d`.
+
+    Zeros of `a`'s shape with `d` added where `indices` read (repeated indices add up).
+    """
+    out = np.zeros(np.shape(a), np.result_type(d))
+    idx = np.asarray(indices)
+    full = list(np.ix_(*(np.arange(n) for n in idx.shape)))
+    ax = axis % out.ndim
+    full = [np.broadcast_to(g, idx.shape) for g in full]
+    full[ax] = idx
+    np.add.at(out, tuple(full), d)
+    return out
+
+
+def _along(a, indices, axis, what):
+    a, idx = as_array(a, what), as_array(indices, what)
+    if not idx.dtype.startswith(("int", "uint")):
+        raise MyiaTypeError(f"{what}'s indices must be integers, not {show(indices)}")
+    ax = normalize_axis(const_value(axis, f"the axis of {what}", int), len(a.shape), a.shape)
+    if len(idx.shape) != len(a.shape):
+        raise MyiaShapeError(
+            f"{what}: indices {shape_str(idx.shape)} and array {shape_str(a.shape)} must "
+            "have the same number of dimensions"
+        )
+    other = [d for i, d in enumerate(a.shape) if i != ax]
+    iother = [d for i, d in enumerate(idx.shape) if i != ax]
+    broadcast_shapes(what, tuple(other), tuple(iother))
+    return a, idx, ax
+
+
+@infer_rule(argsort)
+def _infer_argsort(a, axis):
+    a = as_array(a, "argsort")
+    if not a.shape:
+        raise MyiaShapeError("argsort of a 0-d array")
+    normalize_axis(const_value(axis, "the axis of argsort", int), len(a.shape), a.shape)
+    return AbstractArray("int64", a.shape)
+
+
+@infer_rule(take_along_axis)
+def _infer_take_along_axis(a, indices, axis):
+    a, idx, ax = _along(a, indices, axis, "take_along_axis")
+    shape = broadcast_shapes("take_along_axis", a.shape[:ax] + (1,) + a.shape[ax + 1 :], idx.shape)
+    return AbstractArray(a.dtype, shape[:ax] + (idx.shape[ax],) + shape[ax + 1 :])
+
+
+@infer_rule(untake_along_axis)
+def _infer_untake_along_axis(d, a, indices, axis):
+    d, a = as_array(d, "take_along_axis"), as_array(a, "take_along_axis")
+    return AbstractArray(d.dtype, a.shape)
+
+
+@bprop(take_along_axis)
+def bprop_take_along_axis(a, indices, axis, out, dout):
+    return (untake_along_axis(dout, a, indices, axis), gzeros(indices), gzeros(axis))
+
+
+@bprop(untake_along_axis)
+def bprop_untake_along_axis(d, a, indices, axis, out, dout):
+    dd = unbroadcast(take_along_axis(dout, indices, axis), d)
+    return (dd, gzeros(a), gzeros(indices), gzeros(axis))
+
+
+nondifferentiable(argsort)
+
+
+# Diagonals ------------------------------------------------------------------------------------
+
+
+@primitive
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """``np.diagonal(a, offset, axis1, axis2)`` (a copy, not a read-only view)."""
+    return np.diagonal(a, offset, axis1, axis2).copy()
+
+
+@primitive
+def undiagonal(d, a, offset=0, axis1=0, axis2=1):
+    """Zeros of `a`'s shape with `d` on the diagonal ``diagonal(a, offset, axis1, axis2)``."""
+    out = np.zeros(np.shape(a), np.result_type(d))
+    view = np.diagonal(out, offset, axis1, axis2)
+    view.flags.writeable = True  # a view of `out`, which is ours
+    view[...] = d
+    return out
+
+
+def _diagonal_shape(a, offset, axis1, axis2):
+    a = as_array(a, "diagonal")
+    if len(a.shape) < 2:
+        raise MyiaShapeError(f"diagonal expects 2 or more dimensions, not {shape_str(a.shape)}")
+    k = const_value(offset, "the offset of diagonal", int)
+    n = len(a.shape)
+    i = normalize_axis(const_value(axis1, "an axis of diagonal", int), n, a.shape)
+    j = normalize_axis(const_value(axis2, "an axis of diagonal", int), n, a.shape)
+    if i == j:
+        raise MyiaShapeError("diagonal: axis1 and axis2 cannot be the same")
+    size = max(0, min(a.shape[i], a.shape[j] - k) if k >= 0 else min(a.shape[i] + k, a.shape[j]))
+    return a, tuple(d for x, d in enumerate(a.shape) if x not in (i, j)) + (size,)
+
+
+@infer_rule(diagonal)
+def _infer_diagonal(a, offset, axis1, axis2):
+    a, shape = _diagonal_shape(a, offset, axis1, axis2)
+    return AbstractArray(a.dtype, shape)
+
+
+@infer_rule(undiagonal)
+def _infer_undiagonal(d, a, offset, axis1, axis2):
+    a, shape = _diagonal_shape(a, offset, axis1, axis2)
+    d = as_array(d, "diagonal")
+    broadcast_shapes("diagonal", shape, d.shape)
+    return AbstractArray(d.dtype, a.shape)
+
+
+@bprop(diagonal)
+def bprop_diagonal(a, offset, axis1, axis2, out, dout):
+    da = unbroadcast(undiagonal(dout, a, offset, axis1, axis2), a)
+    return (da, gzeros(offset), gzeros(axis1), gzeros(axis2))
+
+
+@bprop(undiagonal)
+def bprop_undiagonal(d, a, offset, axis1, axis2, out, dout):
+    dd = unbroadcast(diagonal(dout, offset, axis1, axis2), d)
+    return (dd, gzeros(a), gzeros(offset), gzeros(axis1), gzeros(axis2))
+
+
+# Broadcasting ---------------------------------------------------------------------------------
+
+
+@primitive
+def broadcast_to(a, shape):
+    """``np.broadcast_to(a, shape)`` (a new array: Myia's arrays are never read-only views)."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return _scalar(np.array(np.broadcast_to(a, shape)))
+
+
+@infer_rule(broadcast_to)
+def _infer_broadcast_to(a, shape):
+    a = as_array(a, "broadcast_to")
+    s = const_value(shape, "the shape of broadcast_to")
+    s = (s,) if isinstance(s, int) else tuple(s)
+    if not all(isinstance(d, int) and d >= 0 for d in s):
+        raise MyiaTypeError(f"invalid shape for broadcast_to: {s!r}")
+    ok = len(a.shape) <= len(s) and all(
+        d in (1, n) for d, n in zip(reversed(a.shape), reversed(s))
+    )
+    if not ok:
+        raise MyiaShapeError(
+            f"cannot broadcast an array of shape {shape_str(a.shape)} to shape {shape_str(s)}"
+        )
+    return array_result(a.dtype, s)
+
+
+@bprop(broadcast_to)
+def bprop_broadcast_to(a, shape_, out, dout):
+    return (unbroadcast(dout, a), gzeros(shape_))
+
+
+# Reordering and rounding ----------------------------------------------------------------------
+
+
+@primitive
+def flip(a, axis=None):
+    """``np.flip(a, axis)`` (a new array)."""
+    return np.flip(a, axis).copy()
+
+
+@primitive
+def roll(a, shift, axis=None):
+    """``np.roll(a, shift, axis)``."""
+    return np.roll(a, shift, axis)
+
+
+@primitive
+def moveaxis(a, source, destination):
+    """``np.moveaxis(a, source, destination)`` (a new array)."""
+    return np.moveaxis(a, source, destination).copy()
+
+
+@primitive
+def rint(x):
+    """``np.rint``: to the nearest integer, halves to even (no derivative)."""
+    return np.rint(x)
+
+
+def _probe(a, what, fn):
+    a = as_array(a, what)
+    try:
+        out = fn(np.broadcast_to(np.empty((), "V0"), a.shape))
+    except (ValueError, TypeError, IndexError) as exc:
+        raise MyiaShapeError(f"{what} of an array of shape {shape_str(a.shape)}: {exc}") from None
+    return AbstractArray(a.dtype, out.shape)
+
+
+@infer_rule(flip)
+def _infer_flip(a, axis):
+    ax = const_value(axis, "the axis of flip")
+    return _probe(a, "flip", lambda p: np.flip(p, ax))
+
+
+@infer_rule(roll)
+def _infer_roll(a, shift, axis):
+    const_value(shift, "the shift of roll")
+    ax = const_value(axis, "the axis of roll")
+    a = as_array(a, "roll")
+    if ax is not None:
+        for i in ax if isinstance(ax, tuple) else (ax,):
+            normalize_axis(i, len(a.shape), a.shape)
+    return a
+
+
+@infer_rule(moveaxis)
+def _infer_moveaxis(a, source, destination):
+    src = const_value(source, "the source of moveaxis")
+    dst = const_value(destination, "the destination of moveaxis")
+    return _probe(a, "moveaxis", lambda p: np.moveaxis(p, src, dst))
+
+
+@infer_rule(rint)
+def _infer_rint(x):
+    if isinstance(x, AbstractArray):
+        return AbstractArray(np.rint(np.ones(1, x.dtype)).dtype.name, x.shape)
+    x = as_array(x, "rint")
+    return array_result(np.rint(np.ones(1, x.dtype)).dtype.name, ())
+
+
+@bprop(flip)
+def bprop_flip(a, axis, out, dout):
+    return (unbroadcast(flip(dout, axis), a), gzeros(axis))
+
+
+@bprop(roll)
+def bprop_roll(a, shift, axis, out, dout):
+    return (unbroadcast(roll(dout, -shift, axis), a), gzeros(shift), gzeros(axis))
+
+
+@bprop(moveaxis)
+def bprop_moveaxis(a, source, destination, out, dout):
+    da = unbroadcast(moveaxis(dout, destination, source), a)
+    return (da, gzeros(source), gzeros(destination))
+
+
+nondifferentiable(rint)
+
+
+from .array import ones_like  # noqa: E402
+from .grad import gzeros, unbroadcast  # noqa: E402

@@ -1,0 +1,783 @@
+"""One table over the NumPy functions ML code uses: values, dtypes, shapes and gradients.
+
+Each entry of `TABLE` is a function written with NumPy (or SciPy), the NumPy names it covers,
+its group (for docs/numpy.md) and argument specs. For each, the test checks that the shape
+and dtype inference gives and Myia's value on every backend (``numpy``, ``debug``, ``jax``
+when JAX is installed) are NumPy's, and, for differentiable entries, the gradient of
+``<fn(*args), ct>`` (a random cotangent ``ct``) against finite differences at the first and
+second order with `myia.testing.check_grad`. `UNSUPPORTED` lists the functions still refused
+and why; docs/numpy.md is generated from both (`python -m tests.test_numpy_more` writes it,
+and `test_the_doc_is_the_table` checks it is up to date).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from test_arrays import RecordingInferrer, as_myia_result, check_abstract, check_value
+
+from myia import grad, myia
+from myia.abstract import to_abstract
+from myia.errors import MyiaShapeError, MyiaTypeError
+from myia.frontend import parse
+from myia.primitives import array_extra, linalg
+from myia.testing import check_grad, vdot
+
+try:
+    import scipy.linalg as sl
+    import scipy.special as ss
+except ImportError:  # pragma: no cover - depends on the environment
+    sl = ss = None
+
+try:
+    import jax
+except ImportError:  # pragma: no cover - depends on the environment
+    jax = None
+
+BACKENDS = ["numpy", "debug"] + (["jax"] if jax is not None else [])
+
+# Arguments ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class A:
+    """A random array: ``normal``, ``pos`` (in [0.5, 2]), ``spd`` (symmetric positive definite
+    matrices, batched on the leading axes), ``tri`` (well-conditioned lower triangular),
+    ``sep`` (distinct values, no ties), ``int``, ``special`` (with nan and infinities)."""
+
+    shape: tuple[int, ...]
+    kind: str = "normal"
+    dtype: str = "float64"
+
+    def make(self, rng: np.random.Generator) -> Any:
+        s = self.shape
+        if self.kind == "spd":
+            m = rng.standard_normal(s)
+            v = m @ np.swapaxes(m, -1, -2) + s[-1] * np.eye(s[-1])
+        elif self.kind == "tri":
+            v = np.tril(rng.standard_normal(s)) + 3 * np.eye(s[-1])
+        elif self.kind == "sep":
+            n = int(np.prod(s))
+            v = rng.permutation(n).reshape(s) * 0.1 + rng.uniform(0, 0.05, s)
+        elif self.kind == "int":
+            v = rng.integers(-3, 4, s)
+        elif self.kind == "special":
+            v = rng.standard_normal(s)
+            v.flat[:3] = [np.nan, np.inf, -np.inf]
+        elif self.kind == "unit01":
+            v = rng.uniform(0.1, 0.9, s)
+        elif self.kind == "pos":
+            v = rng.uniform(0.5, 2.0, s)
+        else:
+            v = rng.standard_normal(s)
+        return np.asarray(v).astype(self.dtype)[()]
+
+
+def f(*shape: int, kind: str = "normal") -> A:
+    return A(shape, kind)
+
+
+def f32(*shape: int, kind: str = "normal") -> A:
+    return A(shape, kind, "float32")
+
+
+def make_args(spec: tuple[Any, ...], seed: int) -> tuple[Any, ...]:
+    rng = np.random.default_rng(seed)
+    return tuple(s.make(rng) if isinstance(s, A) else s for s in spec)
+
+
+# Functions written with NumPy -----------------------------------------------------------------
+
+
+def cholesky(a):
+    return np.linalg.cholesky(a)
+
+
+def cholesky_upper(a):
+    return np.linalg.cholesky(a, upper=True)
+
+
+def solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+def inv(a):
+    return np.linalg.inv(a)
+
+
+def det(a):
+    return np.linalg.det(a)
+
+
+def slogdet(a):
+    return np.linalg.slogdet(a)[1]
+
+
+def slogdet_sign(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return sign, logdet
+
+
+def norm(x):
+    return np.linalg.norm(x)
+
+
+def norm_vector_ords(x):
+    return (
+        np.linalg.norm(x, 1),
+        np.linalg.norm(x, 2),
+        np.linalg.norm(x, np.inf),
+        np.linalg.norm(x, ord=3),
+    )
+
+
+def norm_axis(x):
+    return np.linalg.norm(x, axis=-1), np.linalg.norm(x, ord=1, axis=0, keepdims=True)
+
+
+def norm_matrix(x):
+    return np.linalg.norm(x, "fro"), np.linalg.norm(x, 1), np.linalg.norm(x, np.inf)
+
+
+def solve_triangular(a, b):
+    return sl.solve_triangular(a, b, lower=True)
+
+
+def solve_triangular_trans(a, b):
+    return sl.solve_triangular(a.T, b, trans="T")
+
+
+def solve_triangular_vector(a, b):
+    return sl.solve_triangular(a, b, lower=True, trans=1)
+
+
+def cho_solve(a, b):
+    return sl.cho_solve((np.linalg.cholesky(a), True), b)
+
+
+def cho_factor_solve(a, b):
+    return sl.cho_solve(sl.cho_factor(a), b)
+
+
+def einsum_matmul(x, y):
+    return np.einsum("ij,jk->ik", x, y)
+
+
+def einsum_implicit(x, y):
+    return np.einsum("ij,kj", x, y)
+
+
+def einsum_ellipsis(x, y):
+    return np.einsum("...ij,...jk->...ik", x, y)
+
+
+def einsum_reduce(x):
+    return np.einsum("ijk->j", x)
+
+
+def einsum_three(x, y, z):
+    return np.einsum("i,ij,j->", x, y, z)
+
+
+def einsum_outer_sum(x, y):
+    return np.einsum("i,j->ij", x, y) + np.einsum("bi,bi->b", y[None, :3] * x, x[None, :])
+
+
+def einsum_trace(x):
+    return np.einsum("ii->", x), np.einsum("ii->i", x)
+
+
+def cumsum(x):
+    return np.cumsum(x, axis=1), x.cumsum(axis=-1)
+
+
+def cumsum_flat(x):
+    return np.cumsum(x)
+
+
+def sort(x):
+    return np.sort(x), np.sort(x, axis=0)
+
+
+def sort_flat(x):
+    return np.sort(x, axis=None)
+
+
+def argsort(x):
+    return np.argsort(x), x.argsort(axis=0)
+
+
+def take_along_axis(x):
+    return np.take_along_axis(x, np.argsort(x, axis=1)[:, :2], axis=1)
+
+
+def var_std(x):
+    return np.var(x), np.std(x, axis=0), np.var(x, axis=1, ddof=1, keepdims=True), x.std(ddof=1)
+
+
+def logaddexp(x, y):
+    return np.logaddexp(x, y)
+
+
+def square(x):
+    return np.square(x)
+
+
+def eye(x):
+    return np.eye(3), np.eye(2, 4, k=1), np.identity(3, dtype=np.float32), np.eye(x.shape[0])
+
+
+def eye_mul(x):
+    return x * np.eye(x.shape[-1])
+
+
+def diag(x):
+    return np.diag(x), np.diag(x, 1), np.diagonal(x, -1), x.diagonal()
+
+
+def diag_vector(v):
+    return np.diag(v), np.diag(v, k=-1)
+
+
+def tril_triu(x):
+    return np.tril(x), np.triu(x, 1), np.tril(x, -1)
+
+
+def nan_tests(x):
+    return np.isnan(x), np.isinf(x), np.isfinite(x)
+
+
+def any_all(x):
+    return np.any(x > 0), np.all(x > -10), np.any(x > 1, axis=0), x.all(axis=1, keepdims=True)
+
+
+def float32(x):
+    return np.float32(x), np.float64(x) * 2
+
+
+def broadcast_to(x):
+    return np.broadcast_to(x, (2, 3, 4))
+
+
+def trunc(x):
+    return np.trunc(x)
+
+
+def outer(x, y):
+    return np.outer(x, y)
+
+
+def trace(x):
+    return np.trace(x), x.trace(offset=1)
+
+
+def math_more(x, y):
+    return (
+        np.reciprocal(x),
+        np.log2(x),
+        np.log10(x),
+        np.exp2(y),
+        np.logaddexp2(x, y),
+        np.hypot(x, y),
+    )
+
+
+def heaviside(x):
+    return np.heaviside(x, 0.5)
+
+
+def close(x, y):
+    return np.isclose(x, x + 1e-9), np.isclose(x, y), np.allclose(x, x * (1 + 1e-7))
+
+
+def ptp_average(x, w):
+    return np.ptp(x), np.ptp(x, axis=0), np.average(x), np.average(x, axis=1, weights=w)
+
+
+def shapes_more(x, y):
+    return (
+        np.ravel(x),
+        np.atleast_2d(y),
+        np.atleast_2d(x),
+        np.hstack((x, x)),
+        np.hstack((y, y)),
+        np.vstack((y, y)),
+        np.vstack((x, x)),
+        np.column_stack((y, y)),
+        np.empty_like(x) * 0.0,
+    )
+
+
+def products_more(x, y):
+    return np.vdot(x, x), np.inner(y, y), np.inner(x, x), np.inner(x, y)
+
+
+def linspace(a, b):
+    return np.linspace(a, b, 5), np.linspace(0.0, 1.0, 4, endpoint=False)
+
+
+def special(x):
+    return (
+        ss.logsumexp(x),
+        ss.logsumexp(x, axis=1),
+        ss.logsumexp(x, axis=0, keepdims=True),
+        ss.expit(x),
+        ss.softmax(x, axis=1),
+        ss.log_softmax(x, axis=-1),
+        ss.softmax(x),
+    )
+
+
+def logit(p):
+    return ss.logit(p)
+
+
+def reorder(x):
+    return (
+        np.flip(x),
+        np.flip(x, 1),
+        np.roll(x, 2),
+        np.roll(x, -1, axis=0),
+        np.moveaxis(x, 0, -1),
+        np.moveaxis(x, (0, 1), (2, 0)),
+    )
+
+
+def rounding(x):
+    return np.rint(x), np.round(x), np.round(x, 2), x.round(1)
+
+
+# The table ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Case:
+    """`fn` covers the NumPy names `names` of group `group`, called on each of `args`.
+
+    The gradient is checked up to order `order` on the first arguments (first order on the
+    others); 0 for functions with no derivative (their values are still checked).
+    """
+
+    names: str
+    group: str
+    fn: Callable[..., Any]
+    args: list[tuple[Any, ...]]
+    order: int = 2
+    prims: tuple[str, ...] = ()
+    scipy: bool = False
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
+
+
+SPD = f(4, 4, kind="spd")
+TABLE = [
+    # np.linalg
+    Case("np.linalg.cholesky", "linalg", cholesky, [(SPD,), (f(2, 3, 3, kind="spd"),)],
+         prims=("cholesky",)),
+    Case("np.linalg.cholesky(upper=True)", "linalg", cholesky_upper, [(SPD,)]),
+    Case("np.linalg.solve", "linalg", solve,
+         [(SPD, f(4, 2)), (SPD, f(4)), (f(2, 3, 3, kind="spd"), f(3, 1))], prims=("solve",)),
+    Case("np.linalg.inv", "linalg", inv, [(SPD,), (f(2, 3, 3, kind="spd"),)], prims=("inv",)),
+    Case("np.linalg.det", "linalg", det, [(SPD,), (f(2, 3, 3, kind="spd"),)], prims=("det",)),
+    Case("np.linalg.slogdet", "linalg", slogdet, [(SPD,), (f(2, 3, 3, kind="spd"),)],
+         prims=("slogdet",)),
+    Case("np.linalg.slogdet (the sign)", "linalg", slogdet_sign, [(f(3, 3),)], order=0),
+    Case("np.linalg.norm", "linalg", norm, [(f(5),), (f(3, 4),), (f32(2, 3, 2),)]),
+    Case("np.linalg.norm(ord=1, 2, inf, p)", "linalg", norm_vector_ords, [(f(5, kind="sep"),)]),
+    Case("np.linalg.norm(axis=...)", "linalg", norm_axis, [(f(3, 4),)]),
+    Case("np.linalg.norm(ord='fro', 1, inf)", "linalg", norm_matrix, [(f(3, 4, kind="sep"),)]),
+    Case("scipy.linalg.solve_triangular", "linalg", solve_triangular,
+         [(f(4, 4, kind="tri"), f(4, 3)), (f(2, 3, 3, kind="tri"), f(3, 2))], scipy=True,
+         prims=("triangular_solve",)),
+    Case("scipy.linalg.solve_triangular(trans)", "linalg", solve_triangular_trans,
+         [(f(4, 4, kind="tri"), f(4, 2))], scipy=True),
+    Case("scipy.linalg.solve_triangular (a vector)", "linalg", solve_triangular_vector,
+         [(f(4, 4, kind="tri"), f(4))], scipy=True),
+    Case("scipy.linalg.cho_solve", "linalg", cho_solve, [(SPD, f(4, 2))], scipy=True),
+    Case("scipy.linalg.cho_factor", "linalg", cho_factor_solve, [(SPD, f(4))], scipy=True),
+    # Products
+    Case("np.einsum", "products", einsum_matmul, [(f(3, 4), f(4, 2))], prims=("einsum",)),
+    Case("np.einsum (implicit output)", "products", einsum_implicit, [(f(3, 4), f(2, 4))]),
+    Case("np.einsum (ellipsis, broadcasting)", "products", einsum_ellipsis,
+         [(f(2, 3, 4), f(4, 2)), (f(1, 3, 4), f(2, 4, 2))]),
+    Case("np.einsum", "products", einsum_reduce, [(f(2, 3, 4),)]),
+    Case("np.einsum", "products", einsum_three, [(f(3), f(3, 4), f(4))]),
+    Case("np.einsum", "products", einsum_outer_sum, [(f(3), f(3))]),
+    Case("np.einsum (repeated index: no gradient)", "products", einsum_trace, [(f(3, 3),)],
+         order=0),
+    Case("np.outer", "products", outer, [(f(3), f(4)), (f(2, 2), f(3))]),
+    Case("np.trace, a.trace", "products", trace, [(f(3, 3),), (f(3, 4),)],
+         prims=("diagonal",)),
+    # Reductions and sorting
+    Case("np.cumsum, a.cumsum", "reductions", cumsum, [(f(2, 3),), (f32(2, 3, 2),)],
+         prims=("cumsum",)),
+    Case("np.cumsum(axis=None)", "reductions", cumsum_flat, [(f(2, 3),), (A((4,), "int"),)]),
+    Case("np.var, np.std (ddof), a.var, a.std", "reductions", var_std,
+         [(f(3, 4),), (f32(2, 5),)]),
+    Case("np.sort", "sorting", sort, [(f(3, 4, kind="sep"),)],
+         prims=("argsort", "take_along_axis")),
+    Case("np.sort(axis=None)", "sorting", sort_flat, [(f(3, 4, kind="sep"),)]),
+    Case("np.argsort, a.argsort", "sorting", argsort, [(f(3, 4),)], order=0),
+    Case("np.take_along_axis", "indexing", take_along_axis, [(f(3, 4, kind="sep"),)]),
+    Case("np.any, np.all, a.any, a.all", "tests", any_all, [(f(3, 4),)], order=0),
+    Case("np.isnan, np.isinf, np.isfinite", "tests", nan_tests,
+         [(f(3, 4, kind="special"),), (f(),), (A((3,), "int"),)], order=0),
+    # Elementwise math
+    Case("np.logaddexp", "math", logaddexp, [(f(3, 4), f(4)), (f(3), f(3) )]),
+    Case("np.square", "math", square, [(f(3, 4),), (A((3,), "int"),)]),
+    Case("np.reciprocal, np.log2, np.log10, np.exp2, np.logaddexp2, np.hypot", "math",
+         math_more, [(f(3, 4, kind="pos"), f(4))]),
+    Case("np.heaviside", "math", heaviside, [(f(3, 4),)], order=0),
+    Case("np.isclose, np.allclose", "tests", close, [(f(3, 4), f(4))], order=0),
+    Case("np.ptp, a.ptp, np.average (weights)", "reductions", ptp_average,
+         [(f(3, 4, kind="sep"), f(3, 4, kind="pos"))]),
+    Case("np.ravel, np.atleast_2d, np.hstack, np.vstack, np.column_stack, np.empty_like",
+         "shape", shapes_more, [(f(2, 3), f(3))]),
+    Case("np.vdot, np.inner", "products", products_more, [(f(2, 3), f(3))]),
+    Case("np.linspace", "creation", linspace, [(0.5, 2.0)]),
+    Case("scipy.special.logsumexp, expit, softmax, log_softmax", "scipy.special", special,
+         [(f(3, 4),), (f32(2, 3),)], scipy=True),
+    Case("scipy.special.logit", "scipy.special", logit, [(A((3, 4), "unit01"),)], scipy=True),
+    Case("np.rint, np.round, a.round", "math", rounding, [(f(3, 4),), (f32(5),)], order=0,
+         prims=("rint",)),
+    Case("np.flip, np.roll, np.moveaxis", "shape", reorder, [(f(2, 3, 4),)],
+         prims=("flip", "roll", "moveaxis")),
+    Case("np.trunc", "math", trunc, [(f(3, 4),)], order=0),
+    Case("np.float32(x) and other scalar types", "scalar types", float32, [(f(3),), (f(),)],
+         order=0),
+    # Creation and shapes
+    Case("np.eye, np.identity", "creation", eye, [(f(2),)], order=0, prims=("eye",)),
+    Case("np.eye", "creation", eye_mul, [(f(2, 3, 3),)]),
+    Case("np.diag, np.diagonal, a.diagonal", "creation", diag, [(f(3, 3),), (f(3, 4),)]),
+    Case("np.diag (of a vector)", "creation", diag_vector, [(f(3),)], prims=("undiagonal",)),
+    Case("np.tril, np.triu", "creation", tril_triu, [(f(3, 4),), (f(2, 3, 3),)],
+         prims=("tril", "triu")),
+    Case("np.broadcast_to", "shape", broadcast_to, [(f(3, 1),), (f(4),), (f(),)],
+         prims=("broadcast_to",)),
+]  # fmt: skip
+
+CASES = [c for c in TABLE if sl is not None or not c.scipy]
+
+
+# The checks -----------------------------------------------------------------------------------
+
+
+def _compiled(case: Case, backend: str, cache: dict[Any, Any] = {}) -> Any:  # noqa: B006
+    key = (case.fn, backend)
+    if key not in cache:
+        cache[key] = myia(case.fn, backend=backend)
+    return cache[key]
+
+
+def _float_output(out: Any) -> bool:
+    leaves = out if isinstance(out, tuple) else (out,)
+    return all(np.result_type(x).kind == "f" for x in leaves)
+
+
+def random_like(x: Any, rng: np.random.Generator) -> Any:
+    if isinstance(x, tuple):
+        return tuple(random_like(v, rng) for v in x)
+    return np.asarray(rng.standard_normal(np.shape(x)), np.result_type(x))[()]
+
+
+_LOSSES: dict[Any, Any] = {}
+
+
+def contracted(fn: Any) -> Any:
+    """``(args, ct) -> <fn(*args), ct>``, compiled once per function."""
+    if fn not in _LOSSES:
+
+        def loss(args, ct):
+            return vdot(fn(*args), ct)
+
+        _LOSSES[fn] = myia(loss)
+    return _LOSSES[fn]
+
+
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, id=f"{c.name}-{i}") for i, c in enumerate(CASES)]
+)
+def test_values(case: Case) -> None:
+    for seed, spec in enumerate(case.args):
+        args = make_args(spec, seed)
+        with np.errstate(all="ignore"):
+            expected = as_myia_result(case.fn(*args))
+        inferrer = RecordingInferrer()
+        _, abstract = inferrer.infer(parse(case.fn), tuple(to_abstract(a) for a in args))
+        check_abstract(abstract, expected)
+        assert set(case.prims) <= inferrer.seen, set(case.prims) - inferrer.seen
+        for backend in BACKENDS:
+            with np.errstate(all="ignore"):
+                got = _compiled(case, backend)(*args)
+            check_value(got, expected, f"{case.name} on {backend}")
+
+
+GRADS = [c for c in CASES if c.order > 0]
+
+
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, id=f"{c.name}-{i}") for i, c in enumerate(GRADS)]
+)
+def test_gradients(case: Case) -> None:
+    for seed, spec in enumerate(case.args):
+        args = make_args(spec, seed)
+        out = case.fn(*args)
+        if not _float_output(out):
+            continue
+        ct = random_like(as_myia_result(out), np.random.default_rng(seed))
+        float_args = tuple(a for a in args)
+        order = case.order if seed == 0 else 1
+        f32 = any(np.result_type(a) == np.float32 for a in float_args)
+        opts = dict(eps=1e-3, rtol=2e-2, atol=2e-2) if f32 else {}
+        check_grad(contracted(case.fn), args, ct, wrt=0, order=order, seed=seed, **opts)
+
+
+def test_gradients_agree_on_every_backend() -> None:
+    def nll(a, b):
+        x = np.linalg.solve(a, b)
+        return np.sum(x * b) + np.linalg.slogdet(a)[1] + np.sum(np.cumsum(np.sort(b, axis=0)))
+
+    args = make_args((SPD, f(4, 2)), 0)
+    expected = grad(nll, 0, 1, backend="numpy")(*args)
+    for backend in BACKENDS[1:]:
+        got = grad(nll, 0, 1, backend=backend)(*args)
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-12)
+
+
+def jax_loss(m, b):
+    k = m @ m.T + 4.0 * np.eye(4)
+    lo = np.linalg.cholesky(k)
+    x = np.linalg.solve(k, b)
+    return (
+        np.sum(x * b)
+        + 2.0 * np.sum(np.log(np.diagonal(lo)))
+        + np.linalg.det(k) * 1e-3
+        + np.sum(np.linalg.inv(k))
+        + np.einsum("ij,jk->", m, b)
+        + np.var(b, ddof=1)
+        + np.sum(np.logaddexp(b, 0.5))
+        + np.linalg.norm(m)
+        + np.sum(np.cumsum(np.sort(b, axis=0), axis=0))
+    )
+
+
+@pytest.mark.skipif(jax is None, reason="JAX is not installed")
+def test_gradients_match_jax() -> None:
+    import jax.numpy as jnp
+
+    args = make_args((f(4, 4), f(4, 2)), 3)
+    ours = grad(jax_loss, 0, 1)(*args)
+    with jax.enable_x64(True):
+        # The same source with NumPy's names bound to JAX's.
+        theirs = jax.grad(lambda m, b: _with_numpy(jnp, jax_loss)(m, b), (0, 1))(*args)
+    for g, e in zip(ours, theirs):
+        np.testing.assert_allclose(g, np.asarray(e), rtol=1e-8, atol=1e-10)
+
+
+def _with_numpy(module: Any, fn: Any) -> Any:
+    import types
+
+    return types.FunctionType(fn.__code__, {**fn.__globals__, "np": module})
+
+
+# Errors ---------------------------------------------------------------------------------------
+
+
+def bad_cholesky(a):
+    return np.linalg.cholesky(a)  # ERROR
+
+
+def bad_solve(a, b):
+    return np.linalg.solve(a, b)  # ERROR
+
+
+def bad_einsum(a, b):
+    return np.einsum("ij,jk->ik", a, b)  # ERROR
+
+
+def bad_cumsum(a):
+    return np.cumsum(a, axis=2)  # ERROR
+
+
+def bad_broadcast(a):
+    return np.broadcast_to(a, (3, 2))  # ERROR
+
+
+def bad_sort(a):
+    return np.sort(a, axis=1)  # ERROR
+
+
+def bad_tril(a):
+    return np.tril(a)  # ERROR
+
+
+@pytest.mark.parametrize(
+    "fn, args, error",
+    [
+        (bad_cholesky, (np.ones((3, 4)),), MyiaShapeError),
+        (bad_solve, (np.eye(3), np.ones((4, 2))), MyiaShapeError),
+        (bad_einsum, (np.ones((2, 3)), np.ones((4, 2))), MyiaShapeError),
+        (bad_cumsum, (np.ones((2, 3)),), MyiaShapeError),
+        (bad_broadcast, (np.ones(3),), MyiaShapeError),
+        (bad_sort, (np.ones(3),), MyiaShapeError),
+        (bad_tril, (np.ones(3),), MyiaShapeError),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_errors_point_at_the_users_line(fn: Any, args: tuple[Any, ...], error: type) -> None:
+    import inspect
+
+    with pytest.raises(error) as info:
+        myia(fn)(*args)
+    lines, first = inspect.getsourcelines(fn)
+    line = first + next(i for i, s in enumerate(lines) if s.rstrip().endswith("# ERROR"))
+    frames = [x for x in info.value.frames if x.location is not None]
+    assert any(x.location.filename == __file__ and x.location.line == line for x in frames), (
+        info.value.frames
+    )
+
+
+def test_einsum_gradient_with_a_repeated_index_is_refused() -> None:
+    with pytest.raises(MyiaTypeError, match="repeated index"):
+        grad(lambda x: np.einsum("ii->", x))(np.eye(3))
+
+
+# Coverage -------------------------------------------------------------------------------------
+
+
+def _declared(*modules: Any) -> set[str]:
+    from myia.primitives import Primitive
+
+    return {
+        p.name
+        for m in modules
+        for p in vars(m).values()
+        if isinstance(p, Primitive) and p.impl.__module__ == m.__name__
+    }
+
+
+def test_every_new_primitive_is_in_the_table() -> None:
+    covered = {p for c in TABLE for p in c.prims}
+    # The gradients' own helpers are in tests/test_grad_primitives.py.
+    missing = _declared(linalg, array_extra) - covered - {"einsum_grad_spec", "untake_along_axis"}
+    assert not missing, f"primitives missing from the table: {sorted(missing)}"
+
+
+# docs/numpy.md: generated from the table --------------------------------------------------------
+
+#: What is still refused, and why (or what to use instead).
+UNSUPPORTED = {
+    "linalg": {
+        "np.linalg.qr, np.linalg.eigh, np.linalg.svd": "not yet: each needs its analytic "
+        "backpropagator (planned); np.linalg.cholesky and solve cover positive definite systems",
+        "np.linalg.lstsq, np.linalg.pinv": "not yet (they need an SVD); for a full-rank "
+        "problem, np.linalg.solve(a.T @ a, a.T @ b)",
+        "np.linalg.matrix_power": "not yet: a loop of `@`",
+        "np.linalg.norm(ord=2 or 'nuc') of a matrix": "refused (NotImplementedError): needs an "
+        "SVD",
+        "scipy.linalg.solve_triangular of an exactly singular matrix": "infinities (BLAS), "
+        "not SciPy's LinAlgError",
+    },
+    "products": {
+        "np.einsum with a repeated index in one operand": "values only: its gradient is "
+        "refused at compile time (take np.diagonal first)",
+        "np.kron, np.tensordot": "not yet: np.einsum",
+    },
+    "math": {
+        "np.sinc, np.nan_to_num": "not yet",
+    },
+    "reductions": {
+        "np.cumprod, np.median, np.percentile, np.quantile": "not yet",
+    },
+    "sorting": {
+        "np.searchsorted, np.unique": "not yet (unique needs a static size)",
+    },
+    "creation": {
+        "np.meshgrid, np.array of a list": "not yet",
+    },
+    "shape": {
+        "np.tile, np.repeat, np.pad, np.array_split": "not yet",
+    },
+    "scipy.special": {
+        "scipy.special.erf, scipy.special.gammaln": "not yet mapped",
+        "scipy.special.logsumexp(b=...), logsumexp(return_sign=True)": "not yet",
+    },
+}
+
+#: Functions supported before this table, tested by tests/test_arrays.py and
+#: tests/test_grad_primitives.py.
+EARLIER = (
+    "np.exp, np.log, np.log1p, np.expm1, np.sqrt, np.sin, np.cos, np.tan, np.arcsin, "
+    "np.arccos, np.arctan, np.arctan2, np.sinh, np.cosh, np.tanh, np.floor, np.ceil, np.sign, "
+    "np.abs, np.maximum, np.minimum, np.add, np.subtract, np.multiply, np.divide, np.power, "
+    "np.negative, np.logical_and, np.logical_or, np.logical_not, np.clip, np.where, np.matmul, "
+    "np.dot, np.sum, np.prod, np.mean, np.max, np.min, np.argmax, np.argmin, np.transpose, "
+    "np.swapaxes, np.reshape, np.expand_dims, np.squeeze, np.concatenate, np.stack, np.split, "
+    "np.take, np.zeros, np.ones, np.full, np.zeros_like, np.ones_like, np.full_like, "
+    "np.arange, np.shape, np.ndim, np.size, np.float32 and the other scalar types, a.astype"
+)
+
+DOC = pathlib.Path(__file__).resolve().parent.parent / "docs" / "numpy.md"
+
+
+def render_doc() -> str:
+    """docs/numpy.md, from `TABLE`, `UNSUPPORTED` and `EARLIER`."""
+    out = [
+        "# NumPy in Myia code",
+        "",
+        "<!-- Generated by `python tests/test_numpy_more.py` from the table of "
+        "tests/test_numpy_more.py; `test_the_doc_is_the_table` checks it. Do not edit. -->",
+        "",
+        "What NumPy (and, where installed, SciPy) functions mean in functions Myia compiles.",
+        "Every row below is an entry of the table of `tests/test_numpy_more.py`: its values,",
+        "dtypes and shapes are checked against NumPy on every backend, and its gradient",
+        "against finite differences (to the order given) with `myia.testing.check_grad`.",
+        "Linear algebra is differentiated by its analytic rules, never through a",
+        "factorization's loops. SciPy is optional: its rows are checked where it is installed.",
+        "",
+    ]
+    groups = list(dict.fromkeys(c.group for c in TABLE))
+    for group in groups:
+        out += [f"## {group}", "", "| function | status | gradient |", "| --- | --- | --- |"]
+        for c in TABLE:
+            if c.group != group:
+                continue
+            status = "supported (with SciPy)" if c.scipy else "supported"
+            order = {0: "no derivative (values checked)", 1: "1st order"}
+            gradient = order.get(c.order, f"checked to order {c.order}")
+            out.append(f"| `{c.names}` | {status} | {gradient} |")
+        for names, why in UNSUPPORTED.get(group, {}).items():
+            out.append(f"| `{names}` | {why} | — |")
+        out.append("")
+    for group, rows in UNSUPPORTED.items():
+        if group in groups:
+            continue
+        out += [f"## {group}", "", "| function | status | gradient |", "| --- | --- | --- |"]
+        out += [f"| `{names}` | {why} | — |" for names, why in rows.items()]
+        out.append("")
+    out += [
+        "## Supported earlier",
+        "",
+        "Checked by `tests/test_arrays.py` (values) and `tests/test_grad_primitives.py`",
+        "(gradients): " + EARLIER + ".",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def test_the_doc_is_the_table() -> None:
+    assert DOC.read_text() == render_doc(), "regenerate it: python tests/test_numpy_more.py"
+
+
+if __name__ == "__main__":
+    DOC.write_text(render_doc())
+    print(f"wrote {DOC}")
