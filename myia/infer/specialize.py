@@ -38,6 +38,7 @@ from ..primitives.grad import GradSpec
 from .calls import bind_graph_args
 from .engine import Context, Inferrer, _is_switch
 from .registry import INFER_RULES
+from .rulelib import py_bool
 from .traceback import error_frames
 
 
@@ -63,12 +64,24 @@ class Specializer:
         #: The gradients called, built once every graph is (`grad_call`): placeholder graph
         #: -> (the constant calling it, the gradient, its primal's specialized graph).
         self.pending: dict[Graph, tuple[Constant, GradSpec, Graph]] = {}
+        #: Function values (top-level functions called with several types) that a call
+        #: chooses among at run time: the specialized graph standing for each (`dispatch`),
+        #: and the constants that stand for them as values, set to it once every graph is.
+        self.reps: dict[GraphFunction, Graph] = {}
+        self.value_consts: list[tuple[Constant, GraphFunction]] = []
 
     def run(self, entry: Context) -> Graph:
         """Return the specialized graph of `entry` (and specialize everything it reaches)."""
         g = self.graph_for(entry)
         while self.todo:
             self.build(self.todo.pop(0))
+        for c, fn in self.value_consts:
+            # A top-level function called with several types, as a value that a call
+            # chooses among others at run time (`dispatch`): the graph standing for it.
+            rep = self.reps.get(fn)
+            if rep is not None:
+                c.value = rep
+                c.abstract = AbstractFunction(frozenset([GraphFunction(rep)]))
         while self.pending:
             self.build_gradient(next(reversed(self.pending)))
         self.place_join_converts()
@@ -206,7 +219,12 @@ class Specializer:
             (fn,) = a.options
             if isinstance(fn, GraphFunction):
                 target = self.indirect(fn, ctx)
-                return self._const(target, node, a if target is DEAD else None)
+                c = self._const(target, node, a if target is DEAD else None)
+                if _captures_nothing(fn) and len(self.inf.fn_contexts.get(fn, ())) > 1:
+                    # Called with several types: a call choosing among it and other
+                    # functions tells them apart by the graph standing for it (`dispatch`).
+                    self.value_consts.append((c, fn))
+                return c
         c = self._const(v, node, a)
         return c
 
@@ -326,6 +344,14 @@ class Specializer:
                 app = Apply([fn_ref, *bound], new, node.debug.derive())
                 return _retype(app, result)
         inputs = [self.ref(i, ctx, values) for i in node.inputs]
+        self.inf.calls.append((ctx, node, values))
+        try:
+            dispatch = self.needs_dispatch(fn_abs, fn_node)
+        finally:
+            self.inf.calls.pop()
+        if dispatch:
+            bound = self.bind_options(fn_abs, inputs[1:], arg_nodes, arg_abs, node, ctx, values)  # type: ignore[arg-type]
+            return self.dispatch(fn_abs, inputs[0], bound, arg_abs, node, ctx, values)  # type: ignore[arg-type]
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
             inputs = [
                 inputs[0],
@@ -341,6 +367,113 @@ class Specializer:
                 self.join_converts.append(conv)
                 return conv
         return app
+
+    def needs_dispatch(self, fn_abs: AbstractValue, fn_node: Node) -> bool:
+        """Whether a call of a function chosen at run time picks its specialization then.
+
+        Top-level functions (and functions that capture nothing) are called through their
+        specialization for each call's arguments; chosen at run time among several, one of
+        which is called with several types (``fn = sq if c else neg; fn(x), fn(1)``), the
+        call tests which function the value is (`dispatch`).
+        """
+        if not isinstance(fn_abs, AbstractFunction) or len(fn_abs.options) < 2:
+            return False
+        if _is_switch(fn_node):
+            return False
+        opts = fn_abs.options
+        several = [
+            f
+            for f in opts
+            if isinstance(f, GraphFunction)
+            and _captures_nothing(f)
+            and len(self.inf.fn_contexts.get(f, ())) > 1
+        ]
+        if not several:
+            return False
+        others = [f for f in opts if not isinstance(f, GraphFunction)]
+        if others:
+            names = ", ".join(sorted(getattr(f, "name", repr(f)) for f in others))
+            raise MyiaTypeError(
+                f"this call chooses at run time between {several[0].graph.name} (called with "  # type: ignore[union-attr]
+                f"several argument types) and {names}: Myia cannot tell them apart (not "
+                f"supported yet); wrap {names} in a function (``lambda v: f(v)``)",
+                error_frames(self.inf.calls),
+            )
+        return all(isinstance(f, GraphFunction) and _captures_nothing(f) for f in opts)
+
+    def dispatch(
+        self,
+        fn_abs: AbstractFunction,
+        fn_ref: Node,
+        bound: list[Node],
+        arg_abs: list[AbstractValue],
+        node: Apply,
+        ctx: Context,
+        values: dict[Node, AbstractValue],
+    ) -> Apply:
+        """A call of function value `fn_ref`, one of `fn_abs`'s options, on `bound`.
+
+        ``D1(fn, args)`` where ``Dk(fn, args) = switch(is_(fn, Fk), Wk, Dk+1)(fn, args)``
+        and ``Wk(fn, args) = Fk'(args)``: ``Fk'`` is the specialization of the k-th function
+        for these arguments, ``Fk`` the graph standing for it as a value (`representative`).
+        Each ``Wk`` converts its result to the call's (joined) type.
+        """
+        new = self.graphs[ctx]
+        result = values[node]
+        want = erase_functions(result)
+        dbg = node.debug
+        opts = sorted(fn_abs.options, key=_option_key)  # type: ignore[arg-type]
+        types = [fn_ref.abstract, *(b.abstract for b in bound)]
+
+        def graph(name: str) -> tuple[Graph, list[Parameter]]:
+            g = Graph(name)
+            g.debug = dbg.derive()
+            ps = [g.add_parameter(debug=dbg.derive()) for _ in types]
+            for p_, t in zip(ps, types):
+                p_.abstract = t
+            g.abstract = want
+            return g, ps
+
+        nxt: Graph | None = None
+        for f in reversed(opts):
+            wide = [broaden(a) for a in arg_abs]
+            tctx = self.target(f, wide, node, ctx, values)  # type: ignore[arg-type]
+            t = self.graph_for(tctx)
+            self.inf.finalize(tctx)
+            res = self.inf.result_of(tctx)
+            w, ps = graph(f"{t.name}:dispatch")
+            call = Apply([self._const(t, node, None), *ps[1:]], w, dbg.derive())
+            call.abstract = res
+            w.output = self.convert(call, want, w) if not _returns(res, want) else call
+            rep = self.representative(f, t)  # type: ignore[arg-type]
+            if nxt is None:
+                nxt = w
+                continue
+            d, ps = graph(f"{t.name}:choose")
+            is_ = self._const(P.is_, node, None)
+            test = Apply([is_, ps[0], self._const(rep, node, None)], d, dbg.derive())
+            test.abstract = py_bool()
+            sw_in = [self._const(P.switch, node, None), test]
+            sw = Apply([*sw_in, self._const(w, node, None), self._const(nxt, node, None)], d)
+            sw.abstract = INFER_RULES[P.switch](*(i.abstract for i in sw.inputs[1:]))
+            out = Apply([sw, *ps], d, dbg.derive())
+            out.abstract = want
+            d.output = out
+            nxt = d
+        assert nxt is not None
+        app = Apply([self._const(nxt, node, None), fn_ref, *bound], new, dbg.derive())
+        app.abstract = result
+        return app
+
+    def representative(self, fn: GraphFunction, target: Graph) -> Graph:
+        """The specialized graph standing for top-level function `fn` as a value.
+
+        `fn` is called through its specialization for each call's arguments; as a value
+        tested by `dispatch`, it is one of them (`target`, the first a dispatch calls), the
+        same everywhere in the program. Being called, it stays one function when the program
+        is differentiated (the forward graph of one specialization).
+        """
+        return self.reps.setdefault(fn, target)
 
     def bind_options(
         self,
@@ -680,6 +813,12 @@ def _captures_nothing(fn: GraphFunction) -> bool:
     if out is None:
         out = _CAPTURES[g] = not Scopes(g).free_variables_total[g]
     return out
+
+
+def _option_key(f: GraphFunction) -> tuple[Any, ...]:
+    """A deterministic order of the functions a call may call."""
+    loc = f.graph.debug.find_location()
+    return (f.graph.name, loc.filename if loc else "", loc.line if loc else 0, id(f.graph))
 
 
 def _graph_uses(graphs: Any) -> dict[Graph, int]:
