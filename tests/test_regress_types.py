@@ -159,3 +159,63 @@ def test_function_or_primitive_chosen_at_run_time():
     with pytest.raises(MyiaTypeError, match="wrap tanh in a function") as exc:
         myia(choose_primitive)(0.5, np.array([1.0, 2.0]))
     assert "fn(x)" in str(exc.value) or "np.sum(fn(v))" in str(exc.value)
+
+
+# A loop over a tuple that rebinds a variable to a value of another type ---------------------
+
+
+def rebind_scalar(w, x):
+    xs = (x,)
+    for _k in (1,):
+        xs = w * xs[0]
+    return xs
+
+
+def rebind_tuple(w, x):
+    xs = (x, x)
+    for _k in (1, 2):
+        xs = (w * xs[0],)
+    return xs[0]
+
+
+def rebind_array(w, x):
+    xs = (x,)
+    for _k in (1,):
+        xs = np.sum(w * xs[0])
+    return xs
+
+
+def rebind_each(w, x):
+    # The variable is a tuple, a number, a pair, then a number again.
+    v = (x, (x, w))
+    for k in ((1,), (2, 3), (4,)):
+        v = v[0] * w + k[0] if len(k) == 1 else (v * w, k)
+    return v
+
+
+def rebind_tuple_of_arrays(w, x):
+    ys = (x, x * 2.0)
+    for a in (w, w * 3.0):
+        ys = (np.tanh(a * ys[0]), ys[1])
+    return np.sum(ys[0] * ys[1])
+
+
+REBINDS = [
+    (rebind_scalar, (2.0, 3.0)),
+    (rebind_tuple, (2.0, 3.0)),
+    (rebind_array, (np.array([1.0, 2.0, 0.5]), np.array([0.1, 0.2, 0.3]))),
+    (rebind_each, (0.7, 1.3)),
+    (rebind_tuple_of_arrays, (np.array([0.3, -0.2]), np.array([0.5, 0.4]))),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,args", REBINDS)
+def test_loop_rebinds_to_another_type(backend, fn, args):
+    _same(myia(fn, backend=backend)(*args), fn(*args))
+
+
+@pytest.mark.parametrize("fn,args", REBINDS)
+def test_loop_rebinds_to_another_type_gradient(fn, args):
+    check_grad(fn, *args)
+    _same(grad(fn, 0, 1, backend="debug")(*args), grad(fn, 0, 1)(*args))

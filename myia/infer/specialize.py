@@ -15,6 +15,7 @@ import weakref
 from typing import Any
 
 from ..abstract.data import (
+    ANYTHING,
     BOTTOM,
     AbstractConstant,
     AbstractDict,
@@ -315,6 +316,8 @@ class Specializer:
             if fn_node.is_constant:
                 out = self.direct_call(callee, node, arg_nodes, arg_abs, ctx, values)
                 if out is not None:
+                    if callee is P.switch:
+                        self.dead_branch(out, arg_abs[0])
                     return _retype(out, result)
             elif isinstance(callee, (Operation, Primitive)) and not _is_switch(fn_node):
                 # An operation or primitive passed as a value (``apply(abs, x)``): resolved
@@ -367,6 +370,21 @@ class Specializer:
                 self.join_converts.append(conv)
                 return conv
         return app
+
+    def dead_branch(self, switch: Apply, cond: AbstractValue) -> None:
+        """Make DEAD the branch of `switch` that its condition never takes.
+
+        The condition is known at compile time; the branch may have been specialized for
+        other types (the body of a loop over a tuple, after the last element) and is no part
+        of the program here.
+        """
+        v = getattr(cond, "value", ANYTHING)
+        if v is not True and v is not False or len(switch.inputs) != 4:
+            return
+        i = 3 if v else 2
+        branch = switch.inputs[i]
+        if branch.is_constant and isinstance(branch.value, Graph):
+            switch.inputs[i] = self._const(DEAD, branch, branch.abstract)
 
     def needs_dispatch(self, fn_abs: AbstractValue, fn_node: Node) -> bool:
         """Whether a call of a function chosen at run time picks its specialization then.
