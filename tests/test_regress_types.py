@@ -219,3 +219,84 @@ def test_loop_rebinds_to_another_type(backend, fn, args):
 def test_loop_rebinds_to_another_type_gradient(fn, args):
     check_grad(fn, *args)
     _same(grad(fn, 0, 1, backend="debug")(*args), grad(fn, 0, 1)(*args))
+
+
+# Loop variables whose type grows at every iteration: a clear error, at once ---------------
+
+
+def grow_pair(x, n):
+    y = x
+    for _i in range(n):
+        y = (y, 1.0)  # grows
+    return y
+
+
+def grow_tuple_while(x, n):
+    t = ()
+    i = 0
+    while i < n:
+        t += (x,)  # grows
+        i += 1
+    return t
+
+
+def grow_list(x, n):
+    y = x
+    while n > 0:
+        y = [y]  # grows
+        n -= 1
+    return y
+
+
+def grow_recursive(x, n):
+    return x if n == 0 else grow_recursive((x, x), n - 1)  # grows
+
+
+def grow_in_grad(x, n):
+    y = (x,)
+    for _i in range(n):
+        y = y + (x * 2.0,)  # grows
+    return y[0]
+
+
+@pytest.mark.parametrize(
+    "fn,what",
+    [
+        (grow_pair, "the loop variable y in grow_pair"),
+        (grow_tuple_while, "the loop variable t in grow_tuple_while"),
+        (grow_list, "the loop variable y in grow_list"),
+        (grow_recursive, "argument x of grow_recursive"),
+        (grow_in_grad, "the loop variable y in grow_in_grad"),
+    ],
+)
+def test_loop_variable_type_grows(fn, what):
+    import inspect
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(MyiaTypeError, match="changes at every") as exc:
+        if fn is grow_in_grad:
+            grad(fn)(1.0, 3)
+        else:
+            myia(fn)(1.0, 3)
+    assert time.perf_counter() - start < 5.0
+    msg = str(exc.value)
+    assert what in msg, msg
+    # The traceback shows the line that makes the new value.
+    lines, first = inspect.getsourcelines(fn)
+    line = first + next(i for i, s in enumerate(lines) if "# grows" in s)
+    assert f"line {line}," in msg, msg
+    assert "internal" not in msg
+
+
+def shrink_and_grow(t):
+    # The accumulator grows while the iterator shrinks: a loop over a tuple, no error.
+    acc = ()
+    for v in t:
+        acc = (v * 2.0,) + acc
+    return acc
+
+
+def test_loop_over_tuple_grows_accumulator():
+    t = tuple(float(i) for i in range(12))
+    assert myia(shrink_and_grow)(t) == shrink_and_grow(t)
