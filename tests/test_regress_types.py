@@ -300,3 +300,74 @@ def shrink_and_grow(t):
 def test_loop_over_tuple_grows_accumulator():
     t = tuple(float(i) for i in range(12))
     assert myia(shrink_and_grow)(t) == shrink_and_grow(t)
+
+
+# Loops over an array argument under grad: a closure called from a loop whose variable starts
+# as a Python float and becomes a NumPy float (one context per kind of scalar) ----------------
+
+
+def loop_if_body(xs, w, b):
+    s = 0.0
+    for x in xs:
+        if np.sum(x) > 0.0:
+            s = s + np.sum(w * x)
+        else:
+            s = s - b
+    return s
+
+
+def loop_scan_closure(xs, w):
+    def step(carry, x):
+        return (carry[0] * w + x, carry[1] + 1.0)
+
+    c = (0.0, 0.0)
+    for x in xs:
+        c = step(c, x)
+    return c[0] * c[1]
+
+
+def scan_step(carry, x):
+    c, acc = carry
+    c = c * 0.9 + x
+    return (c, acc + c), c
+
+
+def loop_scan_tuple(xs, w):
+    carry = (w, 0.0)
+    out = 0.0
+    for x in xs:
+        carry, y = scan_step(carry, x * w)
+        out = out + y
+    return out + carry[1]
+
+
+def loop_if_scalar(xs, w, b):
+    s = 0.0
+    for x in xs:
+        if x > b:
+            s = s + w * x
+        else:
+            s = s * w
+    return s
+
+
+ARRAY_LOOPS = [
+    (loop_if_body, (np.array([[0.5, -1.0], [2.0, 0.1], [-1.0, -0.5]]), np.array([0.3, 0.2]), 0.5)),
+    (loop_scan_closure, (np.array([0.5, -1.0, 2.0]), 0.7)),
+    (loop_scan_tuple, (np.array([0.5, -1.0, 2.0]), 0.7)),
+    (loop_if_scalar, (np.array([0.5, -1.0, 2.0]), 1.5, 0.1)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,args", ARRAY_LOOPS)
+def test_loop_over_array(backend, fn, args):
+    _same(myia(fn, backend=backend)(*args), fn(*args))
+
+
+@pytest.mark.parametrize("fn,args", ARRAY_LOOPS)
+@pytest.mark.parametrize("wrt", [0, 1, -1, "all"])
+def test_loop_over_array_gradient(fn, args, wrt):
+    wrt = tuple(range(len(args))) if wrt == "all" else (wrt % len(args),)
+    check_grad(fn, *args, wrt=wrt)
+    _same(grad(fn, *wrt, backend="debug")(*args), grad(fn, *wrt)(*args))

@@ -21,6 +21,7 @@ from ..abstract.data import (
     AbstractDict,
     AbstractFunction,
     AbstractRecord,
+    AbstractScalar,
     AbstractTuple,
     AbstractValue,
     GraphFunction,
@@ -69,6 +70,10 @@ class Specializer:
         #: chooses among at run time: the specialized graph standing for each (`dispatch`),
         #: and the constants that stand for them as values, set to it once every graph is.
         self.reps: dict[GraphFunction, Graph] = {}
+        #: Contexts of one closure that differ only in weak scalars, and the one that stands
+        #: for them (`merged_contexts`).
+        self.merged: dict[frozenset[Context], Context] = {}
+        self.merged_target: dict[Context, Context] = {}
         self.value_consts: list[tuple[Constant, GraphFunction]] = []
 
     def run(self, entry: Context) -> Graph:
@@ -242,6 +247,9 @@ class Specializer:
         It is the context the value was called in: from `where` itself (a branch selected by
         `switch`), or anywhere if it is called with one type only.
         """
+        merged = self.merged_value(fn)
+        if merged is not None:
+            return self.graph_for(merged)
         ctxs = list(self.inf.local_contexts.get((fn, where), ()))
         if not ctxs:
             # Called elsewhere (the value escaped), or never called (a branch not taken).
@@ -257,6 +265,72 @@ class Specializer:
         if len(ctxs) > 1:
             return DEAD  # its calls call the specialization for their arguments (`apply`)
         return self.graph_for(ctxs[0])
+
+    def merged_value(self, fn: GraphFunction) -> Context | None:
+        """The one context of closure `fn` standing for all, if they differ in weak scalars."""
+        if _captures_nothing(fn):
+            return None
+        ctxs = list(self.inf.fn_contexts.get(fn, ()))
+        if len(ctxs) < 2:
+            return None
+        got = self.merged_contexts(fn, ctxs)
+        return got[0] if len(got) == 1 else None
+
+    def merged_contexts(self, fn: GraphFunction, ctxs: list[Context]) -> list[Context]:
+        """The one context standing for `ctxs` (of one closure) if they differ in weak scalars.
+
+        They may differ only in which of their scalars are Python scalars (weak) and which
+        NumPy's. A loop whose variable starts as a Python float (``c = 0.0``) and becomes a NumPy
+        float gives a context per kind; a closure it calls (a backpropagator, a step
+        function defined in the loop's function) is called with both. One value is one
+        graph: the context whose scalars are NumPy's where any is, its arguments and result
+        converted where the call's are weak (`weak_call`). Otherwise `ctxs` as they are.
+        """
+        key = frozenset(ctxs)
+        got = self.merged.get(key)
+        if got is not None:
+            return [got]
+        want = tuple(_weak_join([c.args[i] for c in ctxs]) for i in range(len(ctxs[0].args)))
+        if any(len(c.args) != len(want) for c in ctxs) or any(
+            not _same_but_weak(a, b) for c in ctxs for a, b in zip(c.args, want)
+        ):
+            return ctxs
+        chosen = next((c for c in ctxs if c.args == want), None)
+        if chosen is None:
+            return ctxs
+        results = []
+        for c in ctxs:
+            self.inf.finalize(c)
+            results.append(self.inf.result_of(c))
+        target = results[ctxs.index(chosen)]
+        if any(r is None or target is None or not _same_but_weak(r, target) for r in results):
+            return ctxs
+        self.merged[key] = chosen
+        for c in ctxs:
+            self.merged_target[c] = chosen
+        return [chosen]
+
+    def weak_call(
+        self,
+        target: Context,
+        fn_ref: Node,
+        bound: list[Node],
+        result: AbstractValue,
+        node: Apply,
+        new: Graph,
+    ) -> Node:
+        """A call of a closure whose one context is `target` (`merged_contexts`).
+
+        The arguments are converted to its types, its result to the call's.
+        """
+        args = [
+            b if b.abstract == a else self.convert(b, a, new) for b, a in zip(bound, target.args)
+        ]
+        app = Apply([fn_ref, *args], new, node.debug.derive())
+        app.abstract = self.inf.result_of(target)
+        if app.abstract == result:
+            return app
+        return self.convert(app, result, new)
 
     def polymorphic_value_error(self, fn: GraphFunction, ctxs: list[Context]) -> MyiaTypeError:
         """The error for function value `fn` called with several argument types (`ctxs`).
@@ -274,9 +348,12 @@ class Specializer:
         sites.sort(key=lambda s: s[0])
         loc = fn.graph.debug.find_location()
         where = f" (defined at {loc.filename}:{loc.line})" if loc is not None else ""
+        shown = " and ".join(s[1] for s in sites)
+        if len({s[1] for s in sites}) < len(sites):
+            shown += " (they differ in which scalars are Python scalars and which NumPy's)"
         return MyiaTypeError(
             f"the function {fn.graph.name}{where} is called with different argument types: "
-            f"{' and '.join(s[1] for s in sites)}; Myia needs one type per function value "
+            f"{shown}; Myia needs one type per function value "
             "(not supported yet): call it with arguments of one type, or make one function "
             "value per type",
             error_frames([s[2] for s in sites if s[2] is not None]),
@@ -337,6 +414,9 @@ class Specializer:
                 refs = [self.ref(i, ctx, values) for i in arg_nodes]
                 bound = bind_graph_nodes(callee.graph, refs, arg_nodes, new)
                 fn_ref = self.ref(fn_node, ctx, values)
+                merged = self.merged_value(callee)
+                if merged is not None and not _is_switch(fn_node):
+                    return self.weak_call(merged, fn_ref, bound, result, node, new)
                 if _captures_nothing(callee) and not _is_switch(fn_node):
                     # A top-level function (or one that captures nothing) passed as a value:
                     # call the specialization for these arguments directly (the same value
@@ -831,6 +911,35 @@ def _captures_nothing(fn: GraphFunction) -> bool:
     if out is None:
         out = _CAPTURES[g] = not Scopes(g).free_variables_total[g]
     return out
+
+
+def _weak_join(items: list[AbstractValue]) -> AbstractValue:
+    """`items` (equal but for weak scalars) with a NumPy scalar where any is one."""
+    first = items[0]
+    if isinstance(first, AbstractScalar) and all(isinstance(a, AbstractScalar) for a in items):
+        weak = all(a.weak for a in items)  # type: ignore[attr-defined]
+        return dataclasses.replace(first, weak=weak) if first.weak != weak else first
+    if isinstance(first, AbstractTuple) and all(
+        isinstance(a, AbstractTuple) and len(a.elements) == len(first.elements) for a in items
+    ):
+        return AbstractTuple(
+            tuple(
+                _weak_join([a.elements[i] for a in items])  # type: ignore[attr-defined]
+                for i in range(len(first.elements))
+            )
+        )
+    return first
+
+
+def _same_but_weak(a: AbstractValue, b: AbstractValue) -> bool:
+    """Whether `a` and `b` are equal but for which scalars are weak."""
+    if isinstance(a, AbstractScalar) and isinstance(b, AbstractScalar):
+        return a.dtype == b.dtype and a.value == b.value
+    if isinstance(a, AbstractTuple) and isinstance(b, AbstractTuple):
+        return len(a.elements) == len(b.elements) and all(
+            map(_same_but_weak, a.elements, b.elements)
+        )
+    return a == b
 
 
 def _option_key(f: GraphFunction) -> tuple[Any, ...]:
