@@ -1,6 +1,8 @@
 """Regression tests: values whose type changes (functions chosen at run time and called
 with several types, loop variables rebound to another type)."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -371,3 +373,93 @@ def test_loop_over_array_gradient(fn, args, wrt):
     wrt = tuple(range(len(args))) if wrt == "all" else (wrt % len(args),)
     check_grad(fn, *args, wrt=wrt)
     _same(grad(fn, *wrt, backend="debug")(*args), grad(fn, *wrt)(*args))
+
+
+# Sum types: a scalar or an array, or None ----------------------------------------------------
+
+
+def maybe_positive(x: int) -> int | None:
+    if x > 0:
+        return x
+    return None
+
+
+def use_maybe(x):
+    r = maybe_positive(x)
+    return 0 if r is None else r * 2
+
+
+def maybe_scaled(x, w):
+    y = x * w if w > 0.0 else None
+    if y is None:
+        return np.sum(x)
+    return np.sum(y * y)
+
+
+def first_positive(xs):
+    for x in xs:
+        if x > 0.0:
+            return x
+    return None
+
+
+def use_first_positive(xs, w):
+    r = first_positive(xs * w)
+    return w if r is None else r * w
+
+
+OPTIONALS = [
+    (maybe_positive, (3,)),
+    (maybe_positive, (-3,)),
+    (use_maybe, (3,)),
+    (use_maybe, (-3,)),
+    (maybe_scaled, (np.array([1.0, 2.0]), 1.5)),
+    (maybe_scaled, (np.array([1.0, 2.0]), -1.5)),
+    (use_first_positive, (np.array([-1.0, 2.0]), 1.5)),
+    (use_first_positive, (np.array([-1.0, -2.0]), 1.5)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,args", OPTIONALS)
+def test_value_or_none(backend, fn, args):
+    expected = fn(*args)
+    got = myia(fn, backend=backend)(*args)
+    if expected is None:
+        assert got is None
+    else:
+        _same(got, expected)
+
+
+@pytest.mark.xfail(
+    raises=MyiaTypeError,
+    strict=True,
+    reason="a gradient through a scalar or array | None: the union's sensitivity reaches the "
+    "branch's backpropagator without being retyped (a MyiaTypeError at compile time)",
+)
+@pytest.mark.parametrize("fn,args", [c for c in OPTIONALS if isinstance(c[1][-1], float)])
+def test_value_or_none_gradient(fn, args):
+    check_grad(fn, *args)
+
+
+@dataclasses.dataclass
+class Pair:
+    left: object
+    right: object
+
+
+def build_pairs(n):
+    p = Pair(1.0, 2.0)
+    for i in range(n):
+        p = Pair(p, float(i))  # grows
+    return p
+
+
+def test_untyped_record_fields_grow():
+    # Records with untyped fields nested at every iteration: a clear error at once.
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(MyiaTypeError, match="changes at every iteration"):
+        myia(build_pairs)(3)
+    assert time.perf_counter() - start < 5.0

@@ -333,6 +333,11 @@ def broaden(a: AbstractValue) -> AbstractValue:
     return a
 
 
+def _nullable(a: AbstractValue) -> bool:
+    """Whether `a` may be joined with None (``int | None``, ``Optional[np.ndarray]``)."""
+    return isinstance(a, (AbstractScalar, AbstractArray))
+
+
 def _unionable(a: AbstractValue) -> bool:
     return isinstance(a, (AbstractRecord, SelfRef)) or a == NONE
 
@@ -375,6 +380,8 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
         return AbstractFunction(a.options | b.options)
     if ta is AbstractUnion or tb is AbstractUnion or (_unionable(a) and _unionable(b)):
         return union(a, b)
+    if (a == NONE and _nullable(b)) or (b == NONE and _nullable(a)):
+        return union(a, b)  # ``int | None``: a value or nothing
     raise TypeMismatch(a, b)
 
 
@@ -389,9 +396,9 @@ def union(a: AbstractValue, b: AbstractValue) -> AbstractValue:
                     break
             else:
                 opts.append(o)
-    for o in opts:
-        if not _unionable(o):
-            raise TypeMismatch(a, b)
+    others = [o for o in opts if not _unionable(o)]
+    if others and not (len(others) == 1 and _nullable(others[0]) and NONE in opts):
+        raise TypeMismatch(a, b)
     return opts[0] if len(opts) == 1 else AbstractUnion(frozenset(opts))
 
 
