@@ -2,6 +2,7 @@
 with several types, loop variables rebound to another type)."""
 
 import dataclasses
+from typing import Union
 
 import numpy as np
 import pytest
@@ -463,3 +464,50 @@ def test_untyped_record_fields_grow():
     with pytest.raises(MyiaTypeError, match="changes at every iteration"):
         myia(build_pairs)(3)
     assert time.perf_counter() - start < 5.0
+
+
+# Sum types: a tree whose leaves and nodes are different classes --------------------------------
+
+
+@dataclasses.dataclass
+class Leaf:
+    value: float
+
+
+@dataclasses.dataclass
+class Node:
+    weight: float
+    left: Union["Leaf", "Node"]
+    right: Union["Leaf", "Node"]
+
+
+def tree_eval(t, w):
+    if isinstance(t, Leaf):
+        return t.value * w
+    return t.weight * tree_eval(t.left, w) + tree_eval(t.right, w)
+
+
+TREES = [
+    Node(0.5, Leaf(1.0), Leaf(2.0)),
+    Node(0.5, Leaf(1.0), Node(1.5, Leaf(2.0), Leaf(3.0))),
+    Node(2.0, Node(0.7, Node(1.1, Leaf(-1.0), Leaf(2.0)), Leaf(0.3)), Leaf(4.0)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tree_of_two_classes(backend):
+    f = myia(tree_eval, backend=backend)
+    for t in TREES:
+        _same(f(t, 1.5), tree_eval(t, 1.5))
+    # One signature for every shape of such a tree.
+    assert len(f.compiled_signatures()) == 1
+
+
+@pytest.mark.parametrize("tree", range(len(TREES)))
+def test_tree_of_two_classes_gradient(tree):
+    check_grad(tree_eval, TREES[tree], 1.5)
+
+
+def test_tree_field_of_a_class_not_annotated():
+    with pytest.raises(MyiaTypeError, match="field left of a Node holds a Pair"):
+        myia(tree_eval)(Node(1.0, Pair(1.0, 2.0), Leaf(1.0)), 1.0)

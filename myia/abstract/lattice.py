@@ -238,7 +238,7 @@ def _walker(cls: type, names: tuple[str, ...], rec: dict[str, AbstractValue]) ->
                 "        if type(v) is cls:",
                 "            push(v)",
                 "        elif v is not None:",
-                f"            _bad_field(cls, {n!r}, v)",
+                f"            _other_field(fields, {i}, v, cls, {n!r})",
             ]
         else:
             # The shape is compared first: `s<i>` is None until an array was joined, and a
@@ -251,7 +251,7 @@ def _walker(cls: type, names: tuple[str, ...], rec: dict[str, AbstractValue]) ->
         "cls": cls,
         "ndarray": _ndarray,
         "_join_field": _join_field,
-        "_bad_field": _bad_field,
+        "_other_field": _other_field,
         "_check_acyclic": _check_acyclic,
     }
     exec("\n".join(lines), env)
@@ -292,6 +292,27 @@ def _join_field(fields: list[AbstractValue], i: int, v: Any, cls: type) -> tuple
         return (f.shape, v.dtype) if type(f) is AbstractArray else (None, None)
     fields[i] = join(fields[i], fold(to_abstract(v), cls))
     return None, None
+
+
+def _other_field(fields: list[AbstractValue], i: int, v: Any, cls: type, name: str) -> None:
+    """Join into ``fields[i]`` a value of another class than `cls` in recursive field `name`.
+
+    The field's annotation names that class (``left: Union["Leaf", "Node"]``): the field's
+    type is the union of `cls` (`SelfRef`) and the records it holds.
+    """
+    if not (dataclasses.is_dataclass(v) and _allowed_in(cls, name, type(v))):
+        _bad_field(cls, name, v)
+    fields[i] = join(fields[i], fold(to_abstract(v), cls))
+
+
+@functools.cache
+def _allowed_in(cls: type, name: str, other: type) -> bool:
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:
+        hints = {}
+    f = next(f for f in dataclasses.fields(cls) if f.name == name)
+    return _mentions(hints.get(name, f.type), other)
 
 
 def _bad_field(cls: type, name: str, v: Any) -> None:
