@@ -432,12 +432,6 @@ def test_value_or_none(backend, fn, args):
         _same(got, expected)
 
 
-@pytest.mark.xfail(
-    raises=MyiaTypeError,
-    strict=True,
-    reason="a gradient through a scalar or array | None: the union's sensitivity reaches the "
-    "branch's backpropagator without being retyped (a MyiaTypeError at compile time)",
-)
 @pytest.mark.parametrize("fn,args", [c for c in OPTIONALS if isinstance(c[1][-1], float)])
 def test_value_or_none_gradient(fn, args):
     check_grad(fn, *args)

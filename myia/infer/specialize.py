@@ -74,9 +74,11 @@ class Specializer(FunctionValues):
             if rep is not None:
                 c.value = rep
                 c.abstract = AbstractFunction(frozenset([GraphFunction(rep)]))
+        # The converts of joins go into the branches first: a gradient differentiates a
+        # branch returning its own type, converted there (``x * w if c else None``).
+        self.place_join_converts()
         while self.pending:
             self.build_gradient(next(reversed(self.pending)))
-        self.place_join_converts()
         return g
 
     def build_gradient(self, placeholder: Graph) -> None:
