@@ -252,7 +252,8 @@ def control(x, y):
 
 def promotion(x, y):
     z = x if y > 0 else 1  # a float or an int: converted to a float
-    return z * x
+    v = x * 2.0 if y > 0 else None  # a float converted to a float | None where it is made
+    return z * x + (1.0 if v is None else v)
 
 
 def unions(x, y):

@@ -430,7 +430,6 @@ def test_list_of_closures_built_in_loop(check, n):
     check(loop_with_closure, n)
 
 
-@pytest.mark.xfail_pipeline("inference: a function returning an int or None")
 @pytest.mark.parametrize("t", [(), (1, 5), (3,)])
 def test_return_optional_from_loop(check, t):
     check(return_optional, t)

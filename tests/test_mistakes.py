@@ -176,7 +176,7 @@ for i, (args, line) in enumerate(SHAPES):
 
 # Branches and control flow ----------------------------------------------------------------------
 
-for i, other in enumerate(['"a"', "(x, x)", "None"]):
+for i, other in enumerate(['"a"', "(x, x)", "[x]"]):  # (x or None is an `int | None`)
     case(
         f"branch-types-{i}",
         f"def f(x):\n    if x > 0:  # HERE\n        return x\n    return {other}\n",

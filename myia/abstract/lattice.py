@@ -246,7 +246,7 @@ def _walker(cls: type, names: tuple[str, ...], rec: dict[str, AbstractValue]) ->
                 "        if type(v) is cls:",
                 "            push(v)",
                 "        elif v is not None:",
-                f"            _bad_field(cls, {n!r}, v)",
+                f"            _other_field(fields, {i}, v, cls, {n!r})",
             ]
         else:
             # The shape is compared first: `s<i>` is None until an array was joined, and a
@@ -259,7 +259,7 @@ def _walker(cls: type, names: tuple[str, ...], rec: dict[str, AbstractValue]) ->
         "cls": cls,
         "ndarray": _ndarray,
         "_join_field": _join_field,
-        "_bad_field": _bad_field,
+        "_other_field": _other_field,
         "_check_acyclic": _check_acyclic,
     }
     exec("\n".join(lines), env)
@@ -302,6 +302,27 @@ def _join_field(fields: list[AbstractValue], i: int, v: Any, cls: type) -> tuple
     return None, None
 
 
+def _other_field(fields: list[AbstractValue], i: int, v: Any, cls: type, name: str) -> None:
+    """Join into ``fields[i]`` a value of another class than `cls` in recursive field `name`.
+
+    The field's annotation names that class (``left: Union["Leaf", "Node"]``): the field's
+    type is the union of `cls` (`SelfRef`) and the records it holds.
+    """
+    if not (dataclasses.is_dataclass(v) and _allowed_in(cls, name, type(v))):
+        _bad_field(cls, name, v)
+    fields[i] = join(fields[i], fold(to_abstract(v), cls))
+
+
+@functools.cache
+def _allowed_in(cls: type, name: str, other: type) -> bool:
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:
+        hints = {}
+    f = next(f for f in dataclasses.fields(cls) if f.name == name)
+    return _mentions(hints.get(name, f.type), other)
+
+
 def _bad_field(cls: type, name: str, v: Any) -> None:
     raise TypeError(f"field {name} of a {cls.__name__} holds a {type(v).__name__}")
 
@@ -339,6 +360,11 @@ def broaden(a: AbstractValue) -> AbstractValue:
     if isinstance(a, AbstractUnion):
         return AbstractUnion(frozenset(broaden(o) for o in a.options))
     return a
+
+
+def _nullable(a: AbstractValue) -> bool:
+    """Whether `a` may be joined with None (``int | None``, ``Optional[np.ndarray]``)."""
+    return isinstance(a, (AbstractScalar, AbstractArray))
 
 
 def _unionable(a: AbstractValue) -> bool:
@@ -393,6 +419,8 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
             return STRING  # two strings: one known at run time
     if ta is AbstractUnion or tb is AbstractUnion or (_unionable(a) and _unionable(b)):
         return union(a, b)
+    if (a == NONE and _nullable(b)) or (b == NONE and _nullable(a)):
+        return union(a, b)  # ``int | None``: a value or nothing
     raise TypeMismatch(a, b)
 
 
@@ -407,9 +435,9 @@ def union(a: AbstractValue, b: AbstractValue) -> AbstractValue:
                     break
             else:
                 opts.append(o)
-    for o in opts:
-        if not _unionable(o):
-            raise TypeMismatch(a, b)
+    others = [o for o in opts if not _unionable(o)]
+    if others and not (len(others) == 1 and _nullable(others[0]) and NONE in opts):
+        raise TypeMismatch(a, b)
     return opts[0] if len(opts) == 1 else AbstractUnion(frozenset(opts))
 
 

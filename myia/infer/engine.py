@@ -28,10 +28,13 @@ from ..abstract.data import (
     ANYTHING,
     BOTTOM,
     AbstractConstant,
+    AbstractDict,
     AbstractFunction,
     AbstractKeyword,
+    AbstractList,
     AbstractRecord,
     AbstractScalar,
+    AbstractStack,
     AbstractTuple,
     AbstractUnion,
     AbstractValue,
@@ -98,6 +101,9 @@ class Inferrer:
         self.epoch = 0
         self.stack: list[Context] = []
         self.on_stack: dict[Context, int] = {}
+        #: Per context on the stack: how many times in a row the arguments of its graph grew
+        #: from one call to the next (`_growth`).
+        self.growing: list[int] = []
         self.low = MAX_DEPTH * 10
         self.calls: list[tuple[Context, Node | None, dict[Node, AbstractValue]]] = []
         self.targets: dict[tuple[Context, Node], set[Any]] = {}
@@ -165,8 +171,10 @@ class Inferrer:
                 "deep: "
                 "a recursive function whose argument types change at every call?"
             )
+        growth = self._growth(ctx)
         self.stack.append(ctx)
         self.on_stack[ctx] = depth
+        self.growing.append(growth)
         outer_low = self.low
         try:
             while True:
@@ -183,6 +191,7 @@ class Inferrer:
                 break
         finally:
             self.stack.pop()
+            self.growing.pop()
             del self.on_stack[ctx]
         if self.low < depth:
             self.tentative[ctx] = (result, self.epoch, self.low)
@@ -192,6 +201,71 @@ class Inferrer:
             self.tentative.pop(ctx, None)
             self.low = outer_low
         return result
+
+    def _growth(self, ctx: Context) -> int:
+        """How many times in a row the argument types of `ctx`'s graph grew, this call included.
+
+        A loop (a recursive function) whose variable is rebound to a larger type at every
+        iteration (``y = (y, 1.0)``, ``t += (x,)``) has a context per iteration and would
+        never finish: after `GROWTH_LIMIT` growths in a row it is a `MyiaTypeError` at the
+        line that makes the variable. An argument that shrinks (the iterator of a loop over
+        a tuple) ends the count.
+        """
+        g = ctx.graph
+        if not self.is_recursive(g):
+            return 0
+        for i in range(len(self.stack) - 1, -1, -1):
+            prev = self.stack[i]
+            if prev.graph is g and prev.parent == ctx.parent:
+                break
+        else:
+            return 0
+        if len(prev.args) != len(ctx.args):
+            return 0
+        grew = []
+        for k, (a, b) in enumerate(zip(prev.args, ctx.args)):
+            sa, sb = abstract_size(a), abstract_size(b)
+            if sb < sa:
+                return 0
+            if sb > sa:
+                grew.append(k)
+        if not grew:
+            return 0
+        count = self.growing[i] + 1
+        if count >= GROWTH_LIMIT:
+            raise self._growth_error(ctx, prev, grew[0])
+        return count
+
+    def _growth_error(self, ctx: Context, prev: Context, k: int) -> MyiaTypeError:
+        g = ctx.graph
+        param = g.parameters[k] if k < len(g.parameters) else None
+        name = param.debug.find_name() if param is not None else None
+        fn = g.name.split(":")[0]
+        loop = ":loop" in g.name
+        what = f"variable {name}" if name else f"argument {k + 1}"
+        seen = [c.args[k] for c in self.stack if c.graph is g and c.parent == ctx.parent]
+        types = ", ".join(show(t) for t in [*seen[-3:], ctx.args[k]])
+        calls = list(self.calls)
+        # Point at the node that makes the new value (``y = (y, 1.0)``), if known.
+        c, node, values = calls[-1] if calls else (None, None, None)
+        if node is not None and node.is_apply and k + 1 < len(node.inputs):
+            arg = node.inputs[k + 1]
+            if arg.is_apply and arg.debug.find_location() is not None:
+                calls[-1] = (c, arg, values)
+        tuples = isinstance(ctx.args[k], AbstractTuple)
+        if loop:
+            msg = (
+                f"the type of the loop {what} in {fn} changes at every iteration ({types}, "
+                "...): Myia needs one type per loop variable; give it the same type on every "
+                "iteration" + (" (a list instead of a growing tuple)" if tuples else "")
+            )
+        else:
+            msg = (
+                f"the type of argument {name or k + 1} of {fn} changes at every recursive call "
+                f"({types}, ...): "
+                "Myia needs a type that does not grow without bound"
+            )
+        return MyiaTypeError(msg, error_frames(calls))
 
     def _widen(self, old: AbstractValue, new: AbstractValue, ctx: Context) -> AbstractValue:
         try:
@@ -512,6 +586,24 @@ class Inferrer:
             return tuple(args)
         keep = self.scopes.invariant_parameters(g)
         return tuple(a if i in keep else broaden(a) for i, a in enumerate(args))
+
+
+GROWTH_LIMIT = 4
+
+
+def abstract_size(a: Any) -> int:
+    """The number of parts of abstract value `a` (it grows with the nesting of tuples)."""
+    if isinstance(a, AbstractTuple):
+        return 1 + sum(abstract_size(e) for e in a.elements)
+    if isinstance(a, (AbstractList, AbstractStack)):
+        return 1 + abstract_size(a.element)
+    if isinstance(a, AbstractDict):
+        return 1 + sum(abstract_size(e) for e in a.values)
+    if isinstance(a, AbstractRecord):
+        return 1 + sum(abstract_size(e) for e in a.fields)
+    if isinstance(a, AbstractUnion):
+        return 1 + sum(abstract_size(e) for e in a.options)
+    return 1
 
 
 def _fold(prim: Primitive, args: list[AbstractValue], result: AbstractScalar) -> AbstractValue:

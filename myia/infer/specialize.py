@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import weakref
 from typing import Any
 
 from ..abstract.data import (
@@ -24,11 +23,10 @@ from ..abstract.data import (
     AbstractValue,
     GraphFunction,
     PartialFunction,
-    show,
 )
 from ..abstract.lattice import broaden, constant_abstract, erase_functions
 from ..errors import MyiaInternalError, MyiaTypeError
-from ..ir.analysis import Scopes, toposort
+from ..ir.analysis import toposort
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..operations import ops
 from ..operations.core import Operation
@@ -37,21 +35,12 @@ from ..primitives import P, Primitive
 from ..primitives.grad import GradSpec
 from .calls import bind_graph_args, star_shape
 from .engine import Context, Inferrer, _is_switch
+from .fnvalues import DEAD, Dead, FunctionValues, _captures_nothing, _returns
 from .registry import INFER_RULES
 from .traceback import error_frames, user_name
 
 
-class Dead:
-    """Stands for a function that is never called (a branch never taken)."""
-
-    def __repr__(self) -> str:
-        return "DEAD"
-
-
-DEAD = Dead()
-
-
-class Specializer:
+class Specializer(FunctionValues):
     """Builds the specialized graphs of every context reachable from an entry context."""
 
     def __init__(self, inferrer: Inferrer):
@@ -63,15 +52,33 @@ class Specializer:
         #: The gradients called, built once every graph is (`grad_call`): placeholder graph
         #: -> (the constant calling it, the gradient, its primal's specialized graph).
         self.pending: dict[Graph, tuple[Constant, GradSpec, Graph]] = {}
+        #: Function values (top-level functions called with several types) that a call
+        #: chooses among at run time: the specialized graph standing for each (`dispatch`),
+        #: and the constants that stand for them as values, set to it once every graph is.
+        self.reps: dict[GraphFunction, Graph] = {}
+        #: Contexts of one closure that differ only in weak scalars, and the one that stands
+        #: for them (`merged_contexts`).
+        self.merged: dict[frozenset[Context], Context] = {}
+        self.merged_target: dict[Context, Context] = {}
+        self.value_consts: list[tuple[Constant, GraphFunction]] = []
 
     def run(self, entry: Context) -> Graph:
         """Return the specialized graph of `entry` (and specialize everything it reaches)."""
         g = self.graph_for(entry)
         while self.todo:
             self.build(self.todo.pop(0))
+        for c, fn in self.value_consts:
+            # A top-level function called with several types, as a value that a call
+            # chooses among others at run time (`dispatch`): the graph standing for it.
+            rep = self.reps.get(fn)
+            if rep is not None:
+                c.value = rep
+                c.abstract = AbstractFunction(frozenset([GraphFunction(rep)]))
+        # The converts of joins go into the branches first: a gradient differentiates a
+        # branch returning its own type, converted there (``x * w if c else None``).
+        self.place_join_converts()
         while self.pending:
             self.build_gradient(next(reversed(self.pending)))
-        self.place_join_converts()
         return g
 
     def build_gradient(self, placeholder: Graph) -> None:
@@ -206,7 +213,12 @@ class Specializer:
             (fn,) = a.options
             if isinstance(fn, GraphFunction):
                 target = self.indirect(fn, ctx)
-                return self._const(target, node, a if target is DEAD else None)
+                c = self._const(target, node, a if target is DEAD else None)
+                if _captures_nothing(fn) and len(self.inf.fn_contexts.get(fn, ())) > 1:
+                    # Called with several types: a call choosing among it and other
+                    # functions tells them apart by the graph standing for it (`dispatch`).
+                    self.value_consts.append((c, fn))
+                return c
         c = self._const(v, node, a)
         return c
 
@@ -223,6 +235,9 @@ class Specializer:
         It is the context the value was called in: from `where` itself (a branch selected by
         `switch`), or anywhere if it is called with one type only.
         """
+        merged = self.merged_value(fn)
+        if merged is not None:
+            return self.graph_for(merged)
         ctxs = list(self.inf.local_contexts.get((fn, where), ()))
         if not ctxs:
             # Called elsewhere (the value escaped), or never called (a branch not taken).
@@ -238,31 +253,6 @@ class Specializer:
         if len(ctxs) > 1:
             return DEAD  # its calls call the specialization for their arguments (`apply`)
         return self.graph_for(ctxs[0])
-
-    def polymorphic_value_error(self, fn: GraphFunction, ctxs: list[Context]) -> MyiaTypeError:
-        """The error for function value `fn` called with several argument types (`ctxs`).
-
-        One value is one specialized graph, so this is not supported yet; the traceback
-        shows where the function is defined and one call for each type.
-        """
-        sites: list[tuple[tuple[int, int], str, Any]] = []
-        for c in ctxs:
-            call = next(((k, n) for (k, n), t in self.inf.targets.items() if c in t), None)
-            loc = call[1].debug.find_location() if call is not None else None
-            site = (call[0], call[1], self.inf.node_values.get(call[0], {})) if call else None
-            types = f"({', '.join(map(show, c.args))})"
-            sites.append(((loc.line, loc.column) if loc is not None else (0, 0), types, site))
-        sites.sort(key=lambda s: s[0])
-        loc = fn.graph.debug.find_location()
-        where = f" (defined at {loc.filename}:{loc.line})" if loc is not None else ""
-        return MyiaTypeError(
-            f"the function {user_name(fn.graph.name)}{where} is called with different "
-            "argument types: "
-            f"{' and '.join(s[1] for s in sites)}; Myia needs one type per function value "
-            "(not supported yet): call it with arguments of one type, or make one function "
-            "value per type",
-            error_frames([s[2] for s in sites if s[2] is not None]),
-        )
 
     def apply(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Node:
         new = self.graphs[ctx]
@@ -296,6 +286,8 @@ class Specializer:
             if fn_node.is_constant:
                 out = self.direct_call(callee, node, arg_nodes, arg_abs, ctx, values)
                 if out is not None:
+                    if callee is P.switch:
+                        self.dead_branch(out, arg_abs[0])
                     return _retype(out, result)
             elif isinstance(callee, (Operation, Primitive)) and not _is_switch(fn_node):
                 # An operation or primitive passed as a value (``apply(abs, x)``): resolved
@@ -315,6 +307,9 @@ class Specializer:
                 refs = [self.ref(i, ctx, values) for i in arg_nodes]
                 bound = bind_graph_nodes(callee.graph, refs, arg_nodes, new)
                 fn_ref = self.ref(fn_node, ctx, values)
+                merged = self.merged_value(callee)
+                if merged is not None and not _is_switch(fn_node):
+                    return self.weak_call(merged, fn_ref, bound, result, node, new)
                 if _captures_nothing(callee) and not _is_switch(fn_node):
                     # A top-level function (or one that captures nothing) passed as a value:
                     # call the specialization for these arguments directly (the same value
@@ -325,6 +320,14 @@ class Specializer:
                 app = Apply([fn_ref, *bound], new, node.debug.derive())
                 return _retype(app, result)
         inputs = [self.ref(i, ctx, values) for i in node.inputs]
+        self.inf.calls.append((ctx, node, values))
+        try:
+            dispatch = self.needs_dispatch(fn_abs, fn_node)
+        finally:
+            self.inf.calls.pop()
+        if dispatch:
+            bound = self.bind_options(fn_abs, inputs[1:], arg_nodes, arg_abs, node, ctx, values)  # type: ignore[arg-type]
+            return self.dispatch(fn_abs, inputs[0], bound, arg_abs, node, ctx, values)  # type: ignore[arg-type]
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
             inputs = [
                 inputs[0],
@@ -620,24 +623,6 @@ class Specializer:
         return None
 
 
-_CAPTURES: weakref.WeakKeyDictionary[Graph, bool] = weakref.WeakKeyDictionary()
-
-
-def _captures_nothing(fn: GraphFunction) -> bool:
-    """Whether function value `fn` reads no variable of an enclosing function.
-
-    Such a function (a top-level one, or a lambda that captures nothing) is called through
-    its specialization for each call's arguments, wherever the value goes.
-    """
-    if fn.context is None:
-        return True
-    g = fn.graph
-    out = _CAPTURES.get(g)
-    if out is None:
-        out = _CAPTURES[g] = not Scopes(g).free_variables_total[g]
-    return out
-
-
 def _graph_uses(graphs: Any) -> dict[Graph, int]:
     """How many times each graph is referenced by a constant in `graphs`."""
     uses: dict[Graph, int] = {}
@@ -672,15 +657,6 @@ def _grad_value(g: Graph, spec: GradSpec) -> Apply:
     fn = spec.fn
     f = _grad_value(g, fn) if isinstance(fn, GradSpec) else Constant(fn.graph)
     return g.apply(P.grad_of, f, Constant(spec.wrt), Constant(spec.value), Constant(spec.aux))
-
-
-def _returns(result: AbstractValue, want: AbstractValue) -> bool:
-    """Whether a function whose result is `result` needs no convert to return `want`.
-
-    A result ⊥ (a loop that returns through another of its blocks, as inference sees it) has
-    no value to convert; converting it would take a tail call out of tail position.
-    """
-    return result is BOTTOM or erase_functions(result) == want
 
 
 def _retype(app: Apply, result: AbstractValue) -> Apply:
@@ -821,3 +797,6 @@ def bind_record_nodes(cls: type, refs: list[Node], originals: list[Node], node: 
 def specialize(inferrer: Inferrer, entry: Context) -> Graph:
     """Return the specialized graph of `entry`, inferred by `inferrer`."""
     return Specializer(inferrer).run(entry)
+
+
+__all__ = ["DEAD", "Dead", "Specializer", "specialize"]

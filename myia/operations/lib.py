@@ -325,6 +325,10 @@ def is_not_none_2(x, y):
     return not P.is_none(x)
 
 
+def is_instance_2(x, classes):
+    return P.is_instance(x, classes)
+
+
 def dict_len(d):
     return P.tuple_len(P.dict_keys(d))
 

@@ -147,6 +147,12 @@ def is_(x, y):
 
 
 @primitive
+def is_instance(x, classes):
+    """``isinstance(x, classes)`` at run time: which option of a union of records `x` holds."""
+    return isinstance(x, classes)
+
+
+@primitive
 def const_eq(x, y):
     """``x == y`` for strings (and other values known at compile time)."""
     return x == y
@@ -269,6 +275,11 @@ def _infer_sens_as(d, like):
     return want
 
 
+@infer_rule(is_instance)
+def _infer_is_instance(x, classes):
+    return py_bool()
+
+
 @infer_rule(is_none)
 def _infer_is_none(x):
     opts = union_options(x)
@@ -364,7 +375,16 @@ def bprop_identity(x, out, dout):
 
 
 nondifferentiable(
-    print_, format_, str_concat, assert_, raise_, is_none, is_, const_eq, const_contains
+    print_,
+    format_,
+    str_concat,
+    assert_,
+    raise_,
+    is_none,
+    is_,
+    is_instance,
+    const_eq,
+    const_contains,
 )
 nondifferentiable(stop_gradient)
 special(apply_star)  # its forward graph is `myia.grad.lib.japply_star`

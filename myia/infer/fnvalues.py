@@ -1,0 +1,338 @@
+"""Function values in specialization: calls that choose among functions at run time.
+
+A top-level function (or one that captures nothing) is called through its specialization for
+each call's arguments. Chosen at run time among several (``fn = sq if c else neg``) and called
+with several types, a call tests which function the value is (`dispatch`): as a value, each is
+one of its specializations, the same everywhere (`representative`). A closure called with
+arguments that differ only in which scalars are Python scalars (a loop whose variable starts
+as ``0.0``) is one specialization, called with its arguments converted (`merged_contexts`).
+These are methods of `Specializer` (`myia.infer.specialize`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from typing import Any
+
+from ..abstract.data import (
+    ANYTHING,
+    BOTTOM,
+    AbstractFunction,
+    AbstractScalar,
+    AbstractTuple,
+    AbstractValue,
+    GraphFunction,
+    show,
+)
+from ..abstract.lattice import broaden, erase_functions
+from ..errors import MyiaTypeError
+from ..ir.analysis import Scopes
+from ..ir.node import Apply, Graph, Node, Parameter
+from ..primitives import P
+from .engine import Context, Inferrer, _is_switch
+from .registry import INFER_RULES
+from .rulelib import py_bool
+from .traceback import error_frames, user_name
+
+
+class Dead:
+    """Stands for a function that is never called (a branch never taken)."""
+
+    def __repr__(self) -> str:
+        return "DEAD"
+
+
+DEAD = Dead()
+
+
+class FunctionValues:
+    """The methods of `Specializer` that handle function values chosen at run time."""
+
+    inf: Inferrer
+    graphs: dict[Context, Graph]
+    reps: dict[GraphFunction, Graph]
+    merged: dict[frozenset[Context], Context]
+    merged_target: dict[Context, Context]
+    graph_for: Any
+    target: Any
+    convert: Any
+    _const: Any
+
+    def merged_value(self, fn: GraphFunction) -> Context | None:
+        """The one context of closure `fn` standing for all, if they differ in weak scalars."""
+        if _captures_nothing(fn):
+            return None
+        ctxs = list(self.inf.fn_contexts.get(fn, ()))
+        if len(ctxs) < 2:
+            return None
+        got = self.merged_contexts(fn, ctxs)
+        return got[0] if len(got) == 1 else None
+
+    def merged_contexts(self, fn: GraphFunction, ctxs: list[Context]) -> list[Context]:
+        """The one context standing for `ctxs` (of one closure) if they differ in weak scalars.
+
+        They may differ only in which of their scalars are Python scalars (weak) and which
+        NumPy's. A loop whose variable starts as a Python float (``c = 0.0``) and becomes a NumPy
+        float gives a context per kind; a closure it calls (a backpropagator, a step
+        function defined in the loop's function) is called with both. One value is one
+        graph: the context whose scalars are NumPy's where any is, its arguments and result
+        converted where the call's are weak (`weak_call`). Otherwise `ctxs` as they are.
+        """
+        key = frozenset(ctxs)
+        got = self.merged.get(key)
+        if got is not None:
+            return [got]
+        want = tuple(_weak_join([c.args[i] for c in ctxs]) for i in range(len(ctxs[0].args)))
+        if any(len(c.args) != len(want) for c in ctxs) or any(
+            not _same_but_weak(a, b) for c in ctxs for a, b in zip(c.args, want)
+        ):
+            return ctxs
+        chosen = next((c for c in ctxs if c.args == want), None)
+        if chosen is None:
+            return ctxs
+        results = []
+        for c in ctxs:
+            self.inf.finalize(c)
+            results.append(self.inf.result_of(c))
+        target = results[ctxs.index(chosen)]
+        if any(r is None or target is None or not _same_but_weak(r, target) for r in results):
+            return ctxs
+        self.merged[key] = chosen
+        for c in ctxs:
+            self.merged_target[c] = chosen
+        return [chosen]
+
+    def weak_call(
+        self,
+        target: Context,
+        fn_ref: Node,
+        bound: list[Node],
+        result: AbstractValue,
+        node: Apply,
+        new: Graph,
+    ) -> Node:
+        """A call of a closure whose one context is `target` (`merged_contexts`).
+
+        The arguments are converted to its types, its result to the call's.
+        """
+        args = [
+            b if b.abstract == a else self.convert(b, a, new) for b, a in zip(bound, target.args)
+        ]
+        app = Apply([fn_ref, *args], new, node.debug.derive())
+        app.abstract = self.inf.result_of(target)
+        if app.abstract == result:
+            return app
+        return self.convert(app, result, new)
+
+    def polymorphic_value_error(self, fn: GraphFunction, ctxs: list[Context]) -> MyiaTypeError:
+        """The error for function value `fn` called with several argument types (`ctxs`).
+
+        One value is one specialized graph, so this is not supported yet; the traceback
+        shows where the function is defined and one call for each type.
+        """
+        sites: list[tuple[tuple[int, int], str, Any]] = []
+        for c in ctxs:
+            call = next(((k, n) for (k, n), t in self.inf.targets.items() if c in t), None)
+            loc = call[1].debug.find_location() if call is not None else None
+            site = (call[0], call[1], self.inf.node_values.get(call[0], {})) if call else None
+            types = f"({', '.join(map(show, c.args))})"
+            sites.append(((loc.line, loc.column) if loc is not None else (0, 0), types, site))
+        sites.sort(key=lambda s: s[0])
+        loc = fn.graph.debug.find_location()
+        where = f" (defined at {loc.filename}:{loc.line})" if loc is not None else ""
+        shown = " and ".join(s[1] for s in sites)
+        if len({s[1] for s in sites}) < len(sites):
+            shown += " (they differ in which scalars are Python scalars and which NumPy's)"
+        return MyiaTypeError(
+            f"the function {user_name(fn.graph.name)}{where} is called with different argument "
+            "types: "
+            f"{shown}; Myia needs one type per function value "
+            "(not supported yet): call it with arguments of one type, or make one function "
+            "value per type",
+            error_frames([s[2] for s in sites if s[2] is not None]),
+        )
+
+    def dead_branch(self, switch: Apply, cond: AbstractValue) -> None:
+        """Make DEAD the branch of `switch` that its condition never takes.
+
+        The condition is known at compile time; the branch may have been specialized for
+        other types (the body of a loop over a tuple, after the last element) and is no part
+        of the program here.
+        """
+        v = getattr(cond, "value", ANYTHING)
+        if v is not True and v is not False or len(switch.inputs) != 4:
+            return
+        i = 3 if v else 2
+        branch = switch.inputs[i]
+        if branch.is_constant and isinstance(branch.value, Graph):
+            switch.inputs[i] = self._const(DEAD, branch, branch.abstract)
+
+    def needs_dispatch(self, fn_abs: AbstractValue, fn_node: Node) -> bool:
+        """Whether a call of a function chosen at run time picks its specialization then.
+
+        Top-level functions (and functions that capture nothing) are called through their
+        specialization for each call's arguments; chosen at run time among several, one of
+        which is called with several types (``fn = sq if c else neg; fn(x), fn(1)``), the
+        call tests which function the value is (`dispatch`).
+        """
+        if not isinstance(fn_abs, AbstractFunction) or len(fn_abs.options) < 2:
+            return False
+        if _is_switch(fn_node):
+            return False
+        opts = fn_abs.options
+        several = [
+            f
+            for f in opts
+            if isinstance(f, GraphFunction)
+            and _captures_nothing(f)
+            and len(self.inf.fn_contexts.get(f, ())) > 1
+        ]
+        if not several:
+            return False
+        others = [f for f in opts if not isinstance(f, GraphFunction)]
+        if others:
+            names = ", ".join(sorted(getattr(f, "name", repr(f)) for f in others))
+            raise MyiaTypeError(
+                f"this call chooses at run time between {several[0].graph.name} (called with "  # type: ignore[union-attr]
+                f"several argument types) and {names}: Myia cannot tell them apart (not "
+                f"supported yet); wrap {names} in a function (``lambda v: f(v)``)",
+                error_frames(self.inf.calls),
+            )
+        return all(isinstance(f, GraphFunction) and _captures_nothing(f) for f in opts)
+
+    def dispatch(
+        self,
+        fn_abs: AbstractFunction,
+        fn_ref: Node,
+        bound: list[Node],
+        arg_abs: list[AbstractValue],
+        node: Apply,
+        ctx: Context,
+        values: dict[Node, AbstractValue],
+    ) -> Apply:
+        """A call of function value `fn_ref`, one of `fn_abs`'s options, on `bound`.
+
+        ``D1(fn, args)`` where ``Dk(fn, args) = switch(is_(fn, Fk), Wk, Dk+1)(fn, args)``
+        and ``Wk(fn, args) = Fk'(args)``: ``Fk'`` is the specialization of the k-th function
+        for these arguments, ``Fk`` the graph standing for it as a value (`representative`).
+        Each ``Wk`` converts its result to the call's (joined) type.
+        """
+        new = self.graphs[ctx]
+        result = values[node]
+        want = erase_functions(result)
+        dbg = node.debug
+        opts = sorted(fn_abs.options, key=_option_key)  # type: ignore[arg-type]
+        types = [fn_ref.abstract, *(b.abstract for b in bound)]
+
+        def graph(name: str) -> tuple[Graph, list[Parameter]]:
+            g = Graph(name)
+            g.debug = dbg.derive()
+            ps = [g.add_parameter(debug=dbg.derive()) for _ in types]
+            for p_, t in zip(ps, types):
+                p_.abstract = t
+            g.abstract = want
+            return g, ps
+
+        nxt: Graph | None = None
+        for f in reversed(opts):
+            wide = [broaden(a) for a in arg_abs]
+            tctx = self.target(f, wide, node, ctx, values)  # type: ignore[arg-type]
+            t = self.graph_for(tctx)
+            self.inf.finalize(tctx)
+            res = self.inf.result_of(tctx)
+            w, ps = graph(f"{t.name}:dispatch")
+            call = Apply([self._const(t, node, None), *ps[1:]], w, dbg.derive())
+            call.abstract = res
+            w.output = self.convert(call, want, w) if not _returns(res, want) else call
+            rep = self.representative(f, t)  # type: ignore[arg-type]
+            if nxt is None:
+                nxt = w
+                continue
+            d, ps = graph(f"{t.name}:choose")
+            is_ = self._const(P.is_, node, None)
+            test = Apply([is_, ps[0], self._const(rep, node, None)], d, dbg.derive())
+            test.abstract = py_bool()
+            sw_in = [self._const(P.switch, node, None), test]
+            sw = Apply([*sw_in, self._const(w, node, None), self._const(nxt, node, None)], d)
+            sw.abstract = INFER_RULES[P.switch](*(i.abstract for i in sw.inputs[1:]))
+            out = Apply([sw, *ps], d, dbg.derive())
+            out.abstract = want
+            d.output = out
+            nxt = d
+        assert nxt is not None
+        app = Apply([self._const(nxt, node, None), fn_ref, *bound], new, dbg.derive())
+        app.abstract = result
+        return app
+
+    def representative(self, fn: GraphFunction, target: Graph) -> Graph:
+        """The specialized graph standing for top-level function `fn` as a value.
+
+        `fn` is called through its specialization for each call's arguments; as a value
+        tested by `dispatch`, it is one of them (`target`, the first a dispatch calls), the
+        same everywhere in the program. Being called, it stays one function when the program
+        is differentiated (the forward graph of one specialization).
+        """
+        return self.reps.setdefault(fn, target)
+
+
+def _weak_join(items: list[AbstractValue]) -> AbstractValue:
+    """`items` (equal but for weak scalars) with a NumPy scalar where any is one."""
+    first = items[0]
+    if isinstance(first, AbstractScalar) and all(isinstance(a, AbstractScalar) for a in items):
+        weak = all(a.weak for a in items)  # type: ignore[attr-defined]
+        return dataclasses.replace(first, weak=weak) if first.weak != weak else first
+    if isinstance(first, AbstractTuple) and all(
+        isinstance(a, AbstractTuple) and len(a.elements) == len(first.elements) for a in items
+    ):
+        return AbstractTuple(
+            tuple(
+                _weak_join([a.elements[i] for a in items])  # type: ignore[attr-defined]
+                for i in range(len(first.elements))
+            )
+        )
+    return first
+
+
+def _same_but_weak(a: AbstractValue, b: AbstractValue) -> bool:
+    """Whether `a` and `b` are equal but for which scalars are weak."""
+    if isinstance(a, AbstractScalar) and isinstance(b, AbstractScalar):
+        return a.dtype == b.dtype and a.value == b.value
+    if isinstance(a, AbstractTuple) and isinstance(b, AbstractTuple):
+        return len(a.elements) == len(b.elements) and all(
+            map(_same_but_weak, a.elements, b.elements)
+        )
+    return a == b
+
+
+def _option_key(f: GraphFunction) -> tuple[Any, ...]:
+    """A deterministic order of the functions a call may call."""
+    loc = f.graph.debug.find_location()
+    return (f.graph.name, loc.filename if loc else "", loc.line if loc else 0, id(f.graph))
+
+
+_CAPTURES: weakref.WeakKeyDictionary[Graph, bool] = weakref.WeakKeyDictionary()
+
+
+def _captures_nothing(fn: GraphFunction) -> bool:
+    """Whether function value `fn` reads no variable of an enclosing function.
+
+    Such a function (a top-level one, or a lambda that captures nothing) is called through
+    its specialization for each call's arguments, wherever the value goes.
+    """
+    if fn.context is None:
+        return True
+    g = fn.graph
+    out = _CAPTURES.get(g)
+    if out is None:
+        out = _CAPTURES[g] = not Scopes(g).free_variables_total[g]
+    return out
+
+
+def _returns(result: AbstractValue, want: AbstractValue) -> bool:
+    """Whether a function whose result is `result` needs no convert to return `want`.
+
+    A result ⊥ (a loop that returns through another of its blocks, as inference sees it) has
+    no value to convert; converting it would take a tail call out of tail position.
+    """
+    return result is BOTTOM or erase_functions(result) == want

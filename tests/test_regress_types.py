@@ -1,0 +1,507 @@
+"""Regression tests: values whose type changes (functions chosen at run time and called
+with several types, loop variables rebound to another type)."""
+
+import dataclasses
+from typing import Union
+
+import numpy as np
+import pytest
+
+from myia import grad, myia
+from myia.errors import MyiaTypeError
+from myia.testing import check_grad
+
+BACKENDS = ["numpy", "debug"]
+
+
+def sq(x):
+    return x * x
+
+
+def neg(x):
+    return -x
+
+
+def dbl(x):
+    return x + x
+
+
+# A function chosen by a conditional expression, called with two types ---------------------
+
+
+def choose_two_types(x, flag):
+    fn = sq if flag else neg
+    return fn(x), fn(1)
+
+
+def choose_statement(x, flag):
+    if flag:
+        fn = sq
+    else:
+        fn = neg
+    return fn(x), fn(1)
+
+
+def choose_three(x, v, a, b):
+    fn = sq if a else (neg if b else dbl)
+    return fn(x), fn(2), fn(v)
+
+
+def choose_lambda(x, flag):
+    fn = (lambda v: v * 3) if flag else neg
+    return fn(x), fn(True)
+
+
+def apply_both(fn, x):
+    return fn(x) + fn(2)
+
+
+def choose_passed(x, flag):
+    return apply_both(sq if flag else neg, x)
+
+
+def choose_array_scalar(x, v, flag):
+    fn = sq if x > 0.0 else neg
+    return fn(x) * np.sum(fn(v)) + fn(2) * x
+
+
+def choose_in_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        fn = sq if i % 2 == 0 else neg
+        s = s + fn(x) + fn(i)
+    return s
+
+
+def choose_elsewhere(x, flag):
+    # sq is called with another type elsewhere, neg with one type only.
+    a = sq(3)
+    fn = sq if flag else neg
+    return fn(x) + a
+
+
+CHOICES = [
+    (choose_two_types, (2.5, True)),
+    (choose_two_types, (2.5, False)),
+    (choose_statement, (2.5, False)),
+    (choose_three, (1.5, np.array([1.0, 2.0]), True, False)),
+    (choose_three, (1.5, np.array([1.0, 2.0]), False, True)),
+    (choose_three, (1.5, np.array([1.0, 2.0]), False, False)),
+    (choose_lambda, (1.5, True)),
+    (choose_lambda, (1.5, False)),
+    (choose_passed, (1.5, True)),
+    (choose_passed, (1.5, False)),
+    (choose_array_scalar, (1.5, np.array([1.0, -2.0]), True)),
+    (choose_array_scalar, (-1.5, np.array([1.0, -2.0]), True)),
+    (choose_in_loop, (1.5, 5)),
+    (choose_elsewhere, (1.5, True)),
+    (choose_elsewhere, (1.5, False)),
+]
+
+
+def _same(got, expected):
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _same(g, e)
+        return
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert np.asarray(got).dtype == np.asarray(expected).dtype
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,args", CHOICES)
+def test_function_chosen_at_run_time(backend, fn, args):
+    _same(myia(fn, backend=backend)(*args), fn(*args))
+
+
+def grad_choice(x, y):
+    fn = sq if x > y else neg
+    return fn(x) * fn(2) + fn(y)
+
+
+def tanh(v):
+    return np.tanh(v)
+
+
+def grad_choice_array(x, v):
+    fn = tanh if x > 0.0 else neg
+    g = sq if x > 1.0 else dbl
+    return g(x) * np.sum(fn(v)) + g(3) * fn(x)
+
+
+@pytest.mark.parametrize(
+    "fn,args",
+    [
+        (grad_choice, (1.5, 0.5)),
+        (grad_choice, (0.5, 1.5)),
+        (choose_array_scalar, (1.5, np.array([1.0, -2.0]), True)),
+        (choose_array_scalar, (-1.5, np.array([1.0, -2.0]), True)),
+        (grad_choice_array, (1.5, np.array([0.3, -0.2]))),
+        (grad_choice_array, (0.5, np.array([0.3, -0.2]))),
+        (grad_choice_array, (-0.5, np.array([0.3, -0.2]))),
+        (choose_in_loop, (1.5, 5)),
+    ],
+)
+def test_function_chosen_at_run_time_gradient(fn, args):
+    check_grad(fn, *args)
+    wrt = [i for i, a in enumerate(args) if isinstance(a, (float, np.ndarray))]
+    expected = grad(fn, *wrt)(*args)
+    got = grad(fn, *wrt, backend="debug")(*args)
+    _same(got, expected)
+
+
+def choose_primitive(x, v):
+    fn = np.tanh if x > 0.0 else neg
+    return fn(x) + np.sum(fn(v))
+
+
+def test_function_or_primitive_chosen_at_run_time():
+    # A primitive among the choices of a function called with several types: a clear error
+    # at the call (the primitive wrapped in a function works: `grad_choice_array`).
+    with pytest.raises(MyiaTypeError, match="wrap tanh in a function") as exc:
+        myia(choose_primitive)(0.5, np.array([1.0, 2.0]))
+    assert "fn(x)" in str(exc.value) or "np.sum(fn(v))" in str(exc.value)
+
+
+# A loop over a tuple that rebinds a variable to a value of another type ---------------------
+
+
+def rebind_scalar(w, x):
+    xs = (x,)
+    for _k in (1,):
+        xs = w * xs[0]
+    return xs
+
+
+def rebind_tuple(w, x):
+    xs = (x, x)
+    for _k in (1, 2):
+        xs = (w * xs[0],)
+    return xs[0]
+
+
+def rebind_array(w, x):
+    xs = (x,)
+    for _k in (1,):
+        xs = np.sum(w * xs[0])
+    return xs
+
+
+def rebind_each(w, x):
+    # The variable is a tuple, a number, a pair, then a number again.
+    v = (x, (x, w))
+    for k in ((1,), (2, 3), (4,)):
+        v = v[0] * w + k[0] if len(k) == 1 else (v * w, k)
+    return v
+
+
+def rebind_tuple_of_arrays(w, x):
+    ys = (x, x * 2.0)
+    for a in (w, w * 3.0):
+        ys = (np.tanh(a * ys[0]), ys[1])
+    return np.sum(ys[0] * ys[1])
+
+
+REBINDS = [
+    (rebind_scalar, (2.0, 3.0)),
+    (rebind_tuple, (2.0, 3.0)),
+    (rebind_array, (np.array([1.0, 2.0, 0.5]), np.array([0.1, 0.2, 0.3]))),
+    (rebind_each, (0.7, 1.3)),
+    (rebind_tuple_of_arrays, (np.array([0.3, -0.2]), np.array([0.5, 0.4]))),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,args", REBINDS)
+def test_loop_rebinds_to_another_type(backend, fn, args):
+    _same(myia(fn, backend=backend)(*args), fn(*args))
+
+
+@pytest.mark.parametrize("fn,args", REBINDS)
+def test_loop_rebinds_to_another_type_gradient(fn, args):
+    check_grad(fn, *args)
+    _same(grad(fn, 0, 1, backend="debug")(*args), grad(fn, 0, 1)(*args))
+
+
+# Loop variables whose type grows at every iteration: a clear error, at once ---------------
+
+
+def grow_pair(x, n):
+    y = x
+    for _i in range(n):
+        y = (y, 1.0)  # grows
+    return y
+
+
+def grow_tuple_while(x, n):
+    t = ()
+    i = 0
+    while i < n:
+        t += (x,)  # grows
+        i += 1
+    return t
+
+
+def grow_list(x, n):
+    y = x
+    while n > 0:
+        y = [y]  # grows
+        n -= 1
+    return y
+
+
+def grow_recursive(x, n):
+    return x if n == 0 else grow_recursive((x, x), n - 1)  # grows
+
+
+def grow_in_grad(x, n):
+    y = (x,)
+    for _i in range(n):
+        y = y + (x * 2.0,)  # grows
+    return y[0]
+
+
+@pytest.mark.parametrize(
+    "fn,what",
+    [
+        (grow_pair, "the loop variable y in grow_pair"),
+        (grow_tuple_while, "the loop variable t in grow_tuple_while"),
+        (grow_list, "the loop variable y in grow_list"),
+        (grow_recursive, "argument x of grow_recursive"),
+        (grow_in_grad, "the loop variable y in grow_in_grad"),
+    ],
+)
+def test_loop_variable_type_grows(fn, what):
+    import inspect
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(MyiaTypeError, match="changes at every") as exc:
+        if fn is grow_in_grad:
+            grad(fn)(1.0, 3)
+        else:
+            myia(fn)(1.0, 3)
+    assert time.perf_counter() - start < 5.0
+    msg = str(exc.value)
+    assert what in msg, msg
+    # The traceback shows the line that makes the new value.
+    lines, first = inspect.getsourcelines(fn)
+    line = first + next(i for i, s in enumerate(lines) if "# grows" in s)
+    assert f"line {line}," in msg, msg
+    assert "internal" not in msg
+
+
+def shrink_and_grow(t):
+    # The accumulator grows while the iterator shrinks: a loop over a tuple, no error.
+    acc = ()
+    for v in t:
+        acc = (v * 2.0,) + acc
+    return acc
+
+
+def test_loop_over_tuple_grows_accumulator():
+    t = tuple(float(i) for i in range(12))
+    assert myia(shrink_and_grow)(t) == shrink_and_grow(t)
+
+
+# Loops over an array argument under grad: a closure called from a loop whose variable starts
+# as a Python float and becomes a NumPy float (one context per kind of scalar) ----------------
+
+
+def loop_if_body(xs, w, b):
+    s = 0.0
+    for x in xs:
+        if np.sum(x) > 0.0:
+            s = s + np.sum(w * x)
+        else:
+            s = s - b
+    return s
+
+
+def loop_scan_closure(xs, w):
+    def step(carry, x):
+        return (carry[0] * w + x, carry[1] + 1.0)
+
+    c = (0.0, 0.0)
+    for x in xs:
+        c = step(c, x)
+    return c[0] * c[1]
+
+
+def scan_step(carry, x):
+    c, acc = carry
+    c = c * 0.9 + x
+    return (c, acc + c), c
+
+
+def loop_scan_tuple(xs, w):
+    carry = (w, 0.0)
+    out = 0.0
+    for x in xs:
+        carry, y = scan_step(carry, x * w)
+        out = out + y
+    return out + carry[1]
+
+
+def loop_if_scalar(xs, w, b):
+    s = 0.0
+    for x in xs:
+        if x > b:
+            s = s + w * x
+        else:
+            s = s * w
+    return s
+
+
+ARRAY_LOOPS = [
+    (loop_if_body, (np.array([[0.5, -1.0], [2.0, 0.1], [-1.0, -0.5]]), np.array([0.3, 0.2]), 0.5)),
+    (loop_scan_closure, (np.array([0.5, -1.0, 2.0]), 0.7)),
+    (loop_scan_tuple, (np.array([0.5, -1.0, 2.0]), 0.7)),
+    (loop_if_scalar, (np.array([0.5, -1.0, 2.0]), 1.5, 0.1)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,args", ARRAY_LOOPS)
+def test_loop_over_array(backend, fn, args):
+    _same(myia(fn, backend=backend)(*args), fn(*args))
+
+
+@pytest.mark.parametrize("fn,args", ARRAY_LOOPS)
+@pytest.mark.parametrize("wrt", [0, 1, -1, "all"])
+def test_loop_over_array_gradient(fn, args, wrt):
+    wrt = tuple(range(len(args))) if wrt == "all" else (wrt % len(args),)
+    check_grad(fn, *args, wrt=wrt)
+    _same(grad(fn, *wrt, backend="debug")(*args), grad(fn, *wrt)(*args))
+
+
+# Sum types: a scalar or an array, or None ----------------------------------------------------
+
+
+def maybe_positive(x: int) -> int | None:
+    if x > 0:
+        return x
+    return None
+
+
+def use_maybe(x):
+    r = maybe_positive(x)
+    return 0 if r is None else r * 2
+
+
+def maybe_scaled(x, w):
+    y = x * w if w > 0.0 else None
+    if y is None:
+        return np.sum(x)
+    return np.sum(y * y)
+
+
+def first_positive(xs):
+    for x in xs:
+        if x > 0.0:
+            return x
+    return None
+
+
+def use_first_positive(xs, w):
+    r = first_positive(xs * w)
+    return w if r is None else r * w
+
+
+OPTIONALS = [
+    (maybe_positive, (3,)),
+    (maybe_positive, (-3,)),
+    (use_maybe, (3,)),
+    (use_maybe, (-3,)),
+    (maybe_scaled, (np.array([1.0, 2.0]), 1.5)),
+    (maybe_scaled, (np.array([1.0, 2.0]), -1.5)),
+    (use_first_positive, (np.array([-1.0, 2.0]), 1.5)),
+    (use_first_positive, (np.array([-1.0, -2.0]), 1.5)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,args", OPTIONALS)
+def test_value_or_none(backend, fn, args):
+    expected = fn(*args)
+    got = myia(fn, backend=backend)(*args)
+    if expected is None:
+        assert got is None
+    else:
+        _same(got, expected)
+
+
+@pytest.mark.parametrize("fn,args", [c for c in OPTIONALS if isinstance(c[1][-1], float)])
+def test_value_or_none_gradient(fn, args):
+    check_grad(fn, *args)
+
+
+@dataclasses.dataclass
+class Pair:
+    left: object
+    right: object
+
+
+def build_pairs(n):
+    p = Pair(1.0, 2.0)
+    for i in range(n):
+        p = Pair(p, float(i))  # grows
+    return p
+
+
+def test_untyped_record_fields_grow():
+    # Records with untyped fields nested at every iteration: a clear error at once.
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(MyiaTypeError, match="changes at every iteration"):
+        myia(build_pairs)(3)
+    assert time.perf_counter() - start < 5.0
+
+
+# Sum types: a tree whose leaves and nodes are different classes --------------------------------
+
+
+@dataclasses.dataclass
+class Leaf:
+    value: float
+
+
+@dataclasses.dataclass
+class Node:
+    weight: float
+    left: Union["Leaf", "Node"]
+    right: Union["Leaf", "Node"]
+
+
+def tree_eval(t, w):
+    if isinstance(t, Leaf):
+        return t.value * w
+    return t.weight * tree_eval(t.left, w) + tree_eval(t.right, w)
+
+
+TREES = [
+    Node(0.5, Leaf(1.0), Leaf(2.0)),
+    Node(0.5, Leaf(1.0), Node(1.5, Leaf(2.0), Leaf(3.0))),
+    Node(2.0, Node(0.7, Node(1.1, Leaf(-1.0), Leaf(2.0)), Leaf(0.3)), Leaf(4.0)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tree_of_two_classes(backend):
+    f = myia(tree_eval, backend=backend)
+    for t in TREES:
+        _same(f(t, 1.5), tree_eval(t, 1.5))
+    # One signature for every shape of such a tree.
+    assert len(f.compiled_signatures()) == 1
+
+
+@pytest.mark.parametrize("tree", range(len(TREES)))
+def test_tree_of_two_classes_gradient(tree):
+    check_grad(tree_eval, TREES[tree], 1.5)
+
+
+def test_tree_field_of_a_class_not_annotated():
+    with pytest.raises(MyiaTypeError, match="field left of a Node holds a Pair"):
+        myia(tree_eval)(Node(1.0, Pair(1.0, 2.0), Leaf(1.0)), 1.0)
