@@ -37,7 +37,7 @@ from .calls import bind_graph_args, star_shape
 from .engine import Context, Inferrer, _is_switch
 from .fnvalues import DEAD, Dead, FunctionValues, _captures_nothing, _returns
 from .registry import INFER_RULES
-from .traceback import error_frames, user_name
+from .traceback import error_frames
 
 
 class Specializer(FunctionValues):
