@@ -18,7 +18,13 @@ from ..abstract.data import AbstractArray
 from ..errors import Frame as ErrorFrame
 from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError, program_error
 from ..ir.node import Node
-from ..vm.debug_vm import RECURSION_LIMIT, _format_traceback, _in_package, user_frames
+from ..vm.debug_vm import (
+    _KEPT,
+    RECURSION_LIMIT,
+    _format_traceback,
+    _in_package,
+    user_frames,
+)
 
 
 def dead(*args: Any) -> Any:
@@ -44,9 +50,23 @@ def _user_frames(
 
 def error_frames(tb: types.TracebackType | None, modules: dict[str, Any]) -> list[ErrorFrame]:
     """The user's frames of a traceback through generated code, from the entry point down."""
+    sites = _user_frames(tb, modules)
+    if len(sites) > 2 * _KEPT:
+        # A runaway recursion (200,000 frames): its first and last calls, as it is shown.
+        skipped = ErrorFrame(f"[{len(sites) - 2 * _KEPT} more calls]", None)
+        return [*_frames_of(sites[:_KEPT]), skipped, *_frames_of(sites[-_KEPT:])]
+    return _frames_of(sites)
+
+
+def _frames_of(sites: list[tuple[Node, Any]]) -> list[ErrorFrame]:
     calls: list[tuple[str, Any]] = []
-    for node, module in _user_frames(tb, modules):
-        calls.extend(_calls_to(node, module))
+    chains: dict[tuple[int, int], list[tuple[str, Any]]] = {}  # a recursion repeats lines
+    for node, module in sites:
+        key = (id(node), id(module))
+        chain = chains.get(key)
+        if chain is None:
+            chain = chains[key] = _calls_to(node, module)
+        calls.extend(chain)
     return user_frames(calls)
 
 

@@ -578,13 +578,12 @@ class DebugVM:
             if f.origin is not None:
                 sites.append(f.origin)
             f = f.caller
-        calls: list[tuple[str, Location | None]] = []
-        for code, pc in reversed(sites):
-            node = code.nodes[pc - 1] if 0 < pc <= len(code.nodes) else None
-            name = code.graph.name
-            chain = node.debug.call_chain(name) if node is not None else []
-            calls.extend(chain or [(name, code.graph.debug.find_location())])
-        return user_frames(calls)
+        sites.reverse()
+        if len(sites) > 2 * _KEPT:
+            # A runaway recursion (200,000 frames): its first and last calls, as it is shown.
+            skipped = ErrorFrame(f"[{len(sites) - 2 * _KEPT} more calls]", None)
+            return [*_site_frames(sites[:_KEPT]), skipped, *_site_frames(sites[-_KEPT:])]
+        return _site_frames(sites)
 
     def _error(self, frame: Frame, exc: Exception) -> Exception:
         """Return the error to raise for an exception that a primitive raised.
@@ -653,6 +652,21 @@ def _checked(prim: Primitive) -> Any:
     return run
 
 
+#: How many calls of each end of a very deep traceback are shown.
+_KEPT = 1000
+
+
+def _site_frames(sites: list[tuple[Code, int]]) -> list[ErrorFrame]:
+    """The user's frames of the interpreter's frames `sites` (code, position), outermost first."""
+    calls: list[tuple[str, Location | None]] = []
+    for code, pc in sites:
+        node = code.nodes[pc - 1] if 0 < pc <= len(code.nodes) else None
+        name = code.graph.name
+        chain = node.debug.call_chain(name) if node is not None else []
+        calls.extend(chain or [(name, code.graph.debug.find_location())])
+    return user_frames(calls)
+
+
 def _unbound_error(value: Unbound) -> UnboundLocalError:
     """Python's error for reading a local variable before any assignment."""
     return UnboundLocalError(
@@ -660,6 +674,7 @@ def _unbound_error(value: Unbound) -> UnboundLocalError:
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def _in_package(filename: str) -> bool:
     return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
 
@@ -679,8 +694,12 @@ def _format_traceback(frames: list[ErrorFrame]) -> str:
     """
     lines: list[str] = []
     last, repeats = None, 0
+    texts: dict[tuple[Any, ...], str] = {}  # a deep recursion repeats a few frames
     for f in frames:
-        text = f.format()
+        key = (f.function, f.location, f.detail)
+        text = texts.get(key)
+        if text is None:
+            text = texts[key] = f.format()
         if text == last:
             repeats += 1
             continue
