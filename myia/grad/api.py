@@ -28,6 +28,7 @@ from ..abstract.data import (
     show,
 )
 from ..errors import Frame, MyiaTypeError
+from ..ir.analysis import captures
 from ..ir.node import Constant, Graph
 from ..primitives import P
 from ..primitives.grad import GradSpec, grad_of, sens_type
@@ -138,15 +139,8 @@ def _has_closure(a: Any) -> bool:
     from ..abstract.data import AbstractFunction
 
     if isinstance(a, AbstractFunction):
-        return any(isinstance(f, GraphFunction) and _captures(f.graph) for f in a.options)
+        return any(isinstance(f, GraphFunction) and captures(f.graph) for f in a.options)
     return any(_has_closure(e) for e in getattr(a, "elements", ()))
-
-
-def _captures(g: Graph) -> bool:
-    """Whether `g` reads variables of the functions it is nested in."""
-    from ..ir.analysis import Scopes
-
-    return bool(Scopes(g).free_variables_total[g])
 
 
 def _not_scalar_frames(inferrer: Any, spec: GradSpec, result: AbstractValue) -> list[Frame]:

@@ -32,7 +32,7 @@ from typing import Any
 from ..abstract.data import AbstractArray, AbstractTuple
 from ..errors import MyiaTypeError
 from ..frontend import parse
-from ..ir.analysis import Scopes
+from ..ir.analysis import Scopes, captures
 from ..ir.node import BackwardInfo, Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import NO_ZERO, EnvKey, no_gradient, zero_of_type
@@ -406,7 +406,7 @@ def _closed_graph(a: Any) -> Graph | None:
     if not (isinstance(a, AbstractFunction) and len(a.options) == 1):
         return None
     (f,) = a.options
-    if not isinstance(f, GraphFunction) or Scopes(f.graph).free_variables_total[f.graph]:
+    if not isinstance(f, GraphFunction) or captures(f.graph):
         return None
     return f.graph
 

@@ -12,7 +12,6 @@ These are methods of `Specializer` (`myia.infer.specialize`).
 from __future__ import annotations
 
 import dataclasses
-import weakref
 from typing import Any
 
 from ..abstract.data import (
@@ -27,7 +26,7 @@ from ..abstract.data import (
 )
 from ..abstract.lattice import broaden, erase_functions
 from ..errors import MyiaTypeError
-from ..ir.analysis import Scopes
+from ..ir.analysis import captures
 from ..ir.node import Apply, Graph, Node, Parameter
 from ..primitives import P
 from .engine import Context, Inferrer, _is_switch
@@ -311,22 +310,13 @@ def _option_key(f: GraphFunction) -> tuple[Any, ...]:
     return (f.graph.name, loc.filename if loc else "", loc.line if loc else 0, id(f.graph))
 
 
-_CAPTURES: weakref.WeakKeyDictionary[Graph, bool] = weakref.WeakKeyDictionary()
-
-
 def _captures_nothing(fn: GraphFunction) -> bool:
     """Whether function value `fn` reads no variable of an enclosing function.
 
     Such a function (a top-level one, or a lambda that captures nothing) is called through
     its specialization for each call's arguments, wherever the value goes.
     """
-    if fn.context is None:
-        return True
-    g = fn.graph
-    out = _CAPTURES.get(g)
-    if out is None:
-        out = _CAPTURES[g] = not Scopes(g).free_variables_total[g]
-    return out
+    return fn.context is None or not captures(fn.graph)
 
 
 def _returns(result: AbstractValue, want: AbstractValue) -> bool:

@@ -6,6 +6,7 @@ reachable from some roots, and passes that transform graphs build a new one when
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 
 from .node import Apply, Graph, Node
@@ -373,6 +374,17 @@ class Scopes:
         if g not in self.free_variables_total:
             self.add(g)
         return self.free_variables_total[g]
+
+
+_CAPTURES: weakref.WeakKeyDictionary[Graph, bool] = weakref.WeakKeyDictionary()
+
+
+def captures(g: Graph) -> bool:
+    """Whether `g` reads variables of the graphs it is nested in (a closure), cached."""
+    out = _CAPTURES.get(g)
+    if out is None:
+        out = _CAPTURES[g] = bool(Scopes(g).free_variables_total[g])
+    return out
 
 
 def _is_switch_node(node: Node) -> bool:
