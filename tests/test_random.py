@@ -448,3 +448,25 @@ def test_jax_backend_runs_draws_on_the_host():
     assert not f.specialization(rng(2)).executable.jitted
     d = grad(dropout_loss, "w", backend="jax")(np.ones((3, 4)), np.ones((2, 3)), rng(4))
     assert_same(d, grad(dropout_loss, "w")(np.ones((3, 4)), np.ones((2, 3)), rng(4)))
+
+
+def _gamma_of(k, rng):
+    return np.sum(rng.gamma(k, 1.0, size=3))  # GAMMA
+
+
+def _shifted_gamma(mu, rng):
+    return np.sum(mu + rng.gamma(2.0, 1.0, size=3))
+
+
+def test_the_gradient_through_a_non_reparameterized_sample_is_refused():
+    # It was a silent zero: gamma and beta are drawn by rejection in NumPy.
+    from myia import MyiaTypeError
+
+    with pytest.raises(MyiaTypeError, match="Generator.gamma") as info:
+        grad(_gamma_of)(2.0, np.random.default_rng(0))
+    assert "# GAMMA" in str(info.value)
+    # Parameters that do not depend on what is differentiated, and discrete samples, are fine.
+    assert grad(_shifted_gamma)(2.0, np.random.default_rng(0)) == 3.0
+    assert grad(lambda p, r: np.sum(r.binomial(5, 0.5, size=3) * p))(
+        2.0, np.random.default_rng(0)
+    ) == np.sum(np.random.default_rng(0).binomial(5, 0.5, size=3))

@@ -38,7 +38,7 @@ from ..primitives import P, Primitive
 from ..primitives.grad import NO_ZERO, EnvKey, no_gradient, zero_of_type
 from .activity import activity_key, current_activity
 from .loops import Loop, flush, loop_entry, loop_of, register_core
-from .registry import BPROPS, NONDIFFERENTIABLE, SPECIAL
+from .registry import BPROPS, NONDIFFERENTIABLE, REFUSED, SPECIAL
 
 
 class FreeVariableKey(EnvKey):
@@ -165,7 +165,11 @@ class _ScopeTransform:
                 if v in self.loops:
                     target = loop_entry(v)
                 else:
-                    target = self.forward.get(v) or fprop(v)  # custom_bprop graphs: not members
+                    _sites.append((g.name, node.debug.find_location()))  # `refused`'s traceback
+                    try:
+                        target = self.forward.get(v) or fprop(v)  # custom_bprop: not members
+                    finally:
+                        _sites.pop()
                 return Constant(target, node.debug.derive())
             if isinstance(v, Primitive):
                 return Constant(_jprim_value(v), node.debug.derive())
@@ -201,6 +205,7 @@ class _ScopeTransform:
             if fn.is_constant and (_nondifferentiable(fn.value) or self.plain(node, fn.value)):
                 # No derivative: the forward pass computes the value alone, and the backward
                 # pass gives the arguments no sensitivity.
+                self.refused(node)
                 self.values[node] = f.apply(fn.value, *jargs, debug=node.debug.derive())
                 continue
             if fn.is_constant and isinstance(fn.value, Primitive):
@@ -378,6 +383,20 @@ class _ScopeTransform:
             return False
         return not any(_is_function(i.abstract) for i in node.inputs[1:])
 
+    def refused(self, node: Node) -> None:
+        """Raise if a gradient would flow through `node`, whose primitive refuses it."""
+        why = REFUSED.get(node.inputs[0].value)  # type: ignore[attr-defined]
+        if why is None or not self.active(node):
+            return
+        message = why(*node.inputs[1:])
+        if message is not None:
+            from ..errors import Frame
+
+            # The calls down to `node` whose graphs are being transformed, in user code.
+            sites = [*_sites, (node.graph.name, node.debug.find_location())]  # type: ignore[union-attr]
+            user = [(n, loc) for n, loc in sites if loc and not _in_myia(loc.filename)]
+            raise MyiaTypeError(message, [Frame(n.split(":")[0], loc) for n, loc in user[-1:]])
+
     def fwd(self, node: Node) -> Node:
         """The forward value of `node`, seen from a backward graph."""
         if node.is_constant:
@@ -397,6 +416,16 @@ class _Element:
 
 def _nondifferentiable(v: Any) -> bool:
     return isinstance(v, Primitive) and v in NONDIFFERENTIABLE
+
+
+#: The locations of the calls whose callees `jref` is transforming, outermost first.
+_sites: list[Any] = []
+
+
+def _in_myia(filename: str) -> bool:
+    import os
+
+    return os.path.abspath(filename).startswith(os.path.dirname(os.path.dirname(__file__)))
 
 
 def _closed_graph(a: Any) -> Graph | None:

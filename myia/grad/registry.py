@@ -40,6 +40,17 @@ def nondifferentiable(*prims: Any) -> None:
         NONDIFFERENTIABLE.add(p)
 
 
+#: For a primitive with no derivative, where some calls must not be differentiated: a function
+#: of such a call's argument nodes giving why (or None). A derivative taken through such a
+#: call is a `MyiaTypeError`, not a silent zero.
+REFUSED: dict[Any, Callable[..., str | None]] = {}
+
+
+def refuse_gradient(prim: Any, why: Callable[..., str | None]) -> None:
+    """Refuse the gradients that flow through the calls of `prim` for which `why` says why."""
+    REFUSED[prim] = why
+
+
 def special(*prims: Any) -> None:
     """Mark `prims` as having their own forward graph, ``j<name>`` in `myia.grad.lib`.
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..abstract.data import NONE, AbstractArray, AbstractOpaque, AbstractScalar, show
 from ..errors import MyiaShapeError, MyiaTypeError
-from ..grad.registry import nondifferentiable
+from ..grad.registry import nondifferentiable, refuse_gradient
 from ..infer.registry import infer_rule
 from ..infer.rulelib import broadcast_shapes, const_dtype, const_value, shape_str
 from .core import primitive
@@ -153,3 +153,21 @@ def _infer_random_draw(gen, method, params, size, dtype, like):
 
 
 nondifferentiable(random_draw)
+
+#: The continuous distributions whose samples Myia cannot differentiate with respect to
+#: their parameters (NumPy draws them by rejection: there is no reparameterization).
+_NOT_REPARAMETERIZED = frozenset(["gamma", "standard_gamma", "beta"])
+
+
+def _refused(gen: Any, method: Any, params: Any, *rest: Any) -> str | None:
+    name = getattr(method, "value", None)
+    if name not in _NOT_REPARAMETERIZED:
+        return None  # a discrete sample has no gradient; the others are reparameterized
+    return (
+        f"the gradient of a sample of Generator.{name} with respect to its parameters is not "
+        "supported (it would be zero, which is wrong): draw with parameters that do not depend "
+        "on what is differentiated, or write the sample as a function of them"
+    )
+
+
+refuse_gradient(random_draw, _refused)
