@@ -391,10 +391,11 @@ class _ScopeTransform:
         message = why(*node.inputs[1:])
         if message is not None:
             from ..errors import Frame
+            from ..infer.traceback import is_internal
 
             # The calls down to `node` whose graphs are being transformed, in user code.
             sites = [*_sites, (node.graph.name, node.debug.find_location())]  # type: ignore[union-attr]
-            user = [(n, loc) for n, loc in sites if loc and not _in_myia(loc.filename)]
+            user = [(n, loc) for n, loc in sites if loc and not is_internal(loc.filename)]
             raise MyiaTypeError(message, [Frame(n.split(":")[0], loc) for n, loc in user[-1:]])
 
     def fwd(self, node: Node) -> Node:
@@ -420,12 +421,6 @@ def _nondifferentiable(v: Any) -> bool:
 
 #: The locations of the calls whose callees `jref` is transforming, outermost first.
 _sites: list[Any] = []
-
-
-def _in_myia(filename: str) -> bool:
-    import os
-
-    return os.path.abspath(filename).startswith(os.path.dirname(os.path.dirname(__file__)))
 
 
 def _closed_graph(a: Any) -> Graph | None:
