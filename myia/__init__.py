@@ -19,6 +19,7 @@ from .grad.registry import custom_bprop
 from .profiling import profile
 from .saving import MyiaLoadError, load, save
 from .transforms import (
+    checkpoint,
     hessian,
     jacfwd,
     jacrev,
@@ -40,6 +41,7 @@ __all__ = [
     "MyiaShapeError",
     "MyiaSyntaxError",
     "MyiaTypeError",
+    "checkpoint",
     "custom_bprop",
     "grad",
     "hessian",

@@ -1,6 +1,6 @@
 """Transformations a researcher composes, built on Myia's reverse mode.
 
-They are vjp, jvp, jacobians, hessian, vmap, `stop_gradient`, and tree utilities.
+They are vjp, jvp, jacobians, hessian, vmap, `stop_gradient`, `checkpoint`, and tree utilities.
 Each is written in Myia's Python subset (the ``*_`` functions below) and is what the public
 name means inside ``@myia`` code; at the top level, the public function compiles a small
 entry that calls it (one compilation per function transformed and argument signature, cached).
@@ -15,6 +15,9 @@ Everything is a transformation of the typed IR before running, through every con
   about twice the cost of a forward mode, and exact).
 - ``jacrev`` stacks one `vjp` per output element, ``jacfwd`` one `jvp` per input element,
   both in a loop that runs in compiled code; ``hessian`` is ``jacrev(jacrev(f))``.
+- ``checkpoint(f)`` is ``f``, whose forward pass a gradient runs again in its backward pass
+  instead of keeping its intermediate values: calls go through `myia.grad.lib.checkpointed`,
+  to which the J transform gives its own forward graph.
 - ``vmap(f, in_axes, out_axes)`` runs ``f`` on each slice of the batch in a compiled loop and
   stacks the results.
 """
@@ -23,12 +26,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import types
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .api import MyiaFunction, grad
+from .grad.lib import checkpointed
 from .primitives import P
 
 # Myia code: structures ------------------------------------------------------------------------
@@ -144,6 +150,10 @@ def _zeros_like(x):
 
 def stop_gradient_(x):
     return P.stop_gradient(x)
+
+
+def checkpoint_(f):
+    return P.partial(checkpointed, f)
 
 
 def _pulled(f, xs, ct):
@@ -360,6 +370,39 @@ def stop_gradient(x: Any) -> Any:
     return x
 
 
+_CHECKPOINTS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
+    """`f`, whose forward pass a gradient recomputes in its backward pass instead of storing it.
+
+    Under `grad`, a call of ``checkpoint(f)`` keeps only its arguments and its value in the
+    forward pass; the backward pass runs ``f``'s forward pass again on those arguments, with
+    its intermediate values, and back-propagates through it. The values computed are those of
+    ``f``. Usable at the top level, inside ``@myia`` code, and as a decorator.
+    """
+    fn = getattr(f, "__myia_function__", f)
+    if isinstance(fn, types.FunctionType):
+        # A copy of the function, which Myia parses into a graph of its own, flagged: one per
+        # function, so that the gradients using it are compiled once.
+        copy = _CHECKPOINTS.get(fn)
+        if copy is not None:
+            return copy
+        copy = _CHECKPOINTS[fn] = types.FunctionType(
+            fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+        )
+        copy.__kwdefaults__ = fn.__kwdefaults__
+        functools.update_wrapper(copy, fn)
+        del copy.__wrapped__
+        copy.__myia_flags__ = {"checkpoint": True}  # type: ignore[attr-defined]
+        return copy
+
+    def checkpointed_f(*args: Any) -> Any:  # a callable object: checkpointed as a call
+        return checkpointed(f, *args)
+
+    return checkpointed_f
+
+
 def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]]:
     """``(f(*primals), vjp_fn)``: ``vjp_fn(ct)`` is the tuple of the cotangents of the primals."""
     out = _compiled(("out", f), lambda *xs: f(*xs))(*primals)
@@ -487,6 +530,7 @@ def _register() -> None:
     MAPPING.update(
         {
             stop_gradient: stop_gradient_,
+            checkpoint: checkpoint_,
             vjp: vjp_,
             jvp: jvp_,
             jacrev: jacrev_,
@@ -502,6 +546,7 @@ def _register() -> None:
 _register()
 
 __all__ = [
+    "checkpoint",
     "hessian",
     "jacfwd",
     "jacrev",

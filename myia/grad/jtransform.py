@@ -32,7 +32,7 @@ from typing import Any
 from ..abstract.data import AbstractArray, AbstractTuple
 from ..errors import MyiaTypeError
 from ..frontend import parse
-from ..ir.analysis import Scopes, captures
+from ..ir.analysis import Scopes, captures, toposort
 from ..ir.node import BackwardInfo, Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import NO_ZERO, EnvKey, no_gradient, zero_of_type
@@ -78,6 +78,9 @@ def fprop(g: Graph) -> Graph:
         if g.flags.get("bprop") is not None:
             f = _fprops[key] = _custom_fprop(g)
             return f
+        if g.flags.get("checkpoint") and loop_of(g) is None:
+            f = _fprops[key] = _checkpoint_fprop(g)
+            return f
         if loop_of(g) is not None:
             return loop_entry(g)
         transform_scope(g)
@@ -103,6 +106,70 @@ def _custom_fprop(g: Graph) -> Graph:
     b.output = b.apply(P.tuple_concat, b.apply(P.make_tuple, b.apply(P.env_new)), sens)
     f.output = f.apply(P.make_tuple, out, Constant(b))
     return f
+
+
+def _checkpoint_fprop(g: Graph) -> Graph:
+    """The forward graph of `g`, a checkpointed call (`myia.checkpoint`).
+
+    ``J(g)(*args)`` is ``jcheckpoint(F, *args)``, where ``F`` is `g`'s ordinary forward graph:
+    the forward pass keeps ``F``'s value and drops its backpropagator; the backward pass runs
+    ``F`` again on the saved arguments and calls the backpropagator that run builds.
+    """
+    from . import lib
+
+    site = _draw_site(g, {})
+    if site is not None:
+        from ..errors import Frame
+
+        raise MyiaTypeError(
+            "a checkpointed function (myia.checkpoint) draws random numbers: its backward "
+            "pass would run it again and draw other numbers; draw them outside and pass them "
+            "in as arguments",
+            [Frame(*site)],
+        )
+    t = _ScopeTransform(g)
+    t.run()
+    ordinary = t.forward[g]
+    f = Graph()
+    f.debug = DebugInfo(f"▶{g.name}", g.debug.find_location(), g.debug)
+    params = [f.add_parameter(debug=p.debug.derive()) for p in g.parameters]
+    f.output = f.apply(parse(lib.jcheckpoint), Constant(ordinary), *params)
+    return f
+
+
+def _draw_site(g: Graph, memo: dict[Graph, Any]) -> Any:
+    """``(function, location)`` of a random draw a call of `g` makes, in user code if it can."""
+    from ..abstract.data import AbstractFunction, GraphFunction
+
+    if g in memo:
+        return memo[g]
+    memo[g] = None  # a recursive call adds no draw
+    for node in toposort(g):
+        if not node.is_apply:
+            continue
+        here = (g.name.split(":")[0], node.debug.find_location())
+        fn = node.inputs[0]
+        if fn.is_constant and fn.value is P.random_draw:
+            memo[g] = here
+            return here
+        callees = [i.value for i in node.inputs if i.is_constant and isinstance(i.value, Graph)]
+        for i in node.inputs:
+            if isinstance(i.abstract, AbstractFunction):
+                callees += [o.graph for o in i.abstract.options if isinstance(o, GraphFunction)]
+        for c in callees:
+            inner = _draw_site(c, memo)
+            if inner is not None:
+                if _internal(inner[1]) and not _internal(here[1]):
+                    inner = here
+                memo[g] = inner
+                return inner
+    return None
+
+
+def _internal(loc: Any) -> bool:
+    from ..infer.traceback import is_internal
+
+    return loc is None or is_internal(loc.filename)
 
 
 def _is_call_of(node: Node, prim: Primitive) -> bool:

@@ -5,6 +5,9 @@ inside Myia code. `jpartial` and `japply_star` are the forward graphs of `partia
 `apply_star`: a partial application in the forward pass must, when called, return
 ``(out, bprop)`` like any forward function, and its sensitivity (an environment) must give
 back those of its bound arguments, stored under integer keys.
+
+`checkpointed` is what ``myia.checkpoint(f)(...)`` calls; its graph is flagged, and its
+forward graph is `jcheckpoint` of its ordinary one (`myia.grad.jtransform`).
 """
 
 from __future__ import annotations
@@ -63,3 +66,39 @@ def japply_star(jf, t):
         return (P.env_new(), r[0], r[1:])
 
     return res[0], bprop
+
+
+def checkpointed(f, *args):
+    """``f(*args)``, whose forward pass a gradient recomputes (`myia.checkpoint`)."""
+    return f(*args)
+
+
+checkpointed.__myia_flags__ = {"checkpoint": True}  # type: ignore[attr-defined]
+
+
+def jcheckpoint(jf, *args):
+    """The forward graph of a checkpointed call, from ``jf``, the call's ordinary one.
+
+    The forward pass keeps the primal value alone (the backpropagator ``jf`` builds is dropped,
+    and with it every intermediate value); the backpropagator keeps the arguments and runs
+    ``jf`` again on them, to back-propagate through the backpropagator that run builds.
+    """
+    out = _checkpoint_primal(jf, args)
+
+    def bprop_checkpoint(dout):
+        return _checkpoint_backprop(jf, args, dout)
+
+    return out, bprop_checkpoint
+
+
+def _checkpoint_primal(jf, args):
+    return jf(*args)[0]
+
+
+def _checkpoint_backprop(jf, args, dout):
+    return jf(*args)[1](dout)
+
+
+# Never inlined: the intermediate values of one run of ``jf`` are freed when its call returns.
+_checkpoint_primal.__myia_flags__ = {"noinline": True}  # type: ignore[attr-defined]
+_checkpoint_backprop.__myia_flags__ = {"noinline": True}  # type: ignore[attr-defined]

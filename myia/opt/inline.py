@@ -3,10 +3,11 @@
 ``g(args)`` is inlined when `g` is a graph constant that cannot reach itself (recursion and
 loops are never inlined, so the program stays finite and loops stay loops), takes its
 arguments positionally, and does not reach a ``raise`` (a raised exception's traceback shows
-the call it went through). Graphs used once, small graphs and, within a budget of copied
-nodes per sweep, every other non-recursive graph are inlined: the output of AD is made of
-small forward and backward graphs, and inlining them all is what lets the other rules see
-``tuple_getitem(make_tuple(...))`` and calls of known closures.
+the call it went through), and is not flagged ``noinline`` (the runs of a checkpointed
+call: their values are freed when the call returns). Graphs used once, small graphs and,
+within a budget of copied nodes per sweep, every other non-recursive graph are inlined: the
+output of AD is made of small forward and backward graphs, and inlining them all is what
+lets the other rules see ``tuple_getitem(make_tuple(...))`` and calls of known closures.
 
 The copy is made by `myia.ir.clone.Cloner` with the graphs nested in `g` (its closures),
 which are copied too and refer to the copied body; `g`'s free variables are left as they are,
@@ -31,6 +32,8 @@ def can_inline(g: Graph, call: Apply, info: Any) -> bool:
     if not info.known(g) or info.is_recursive(g) or g in info.raises:
         return False
     if g.flags.get("vararg") or g.kwonly or len(g.parameters) != len(call.inputs) - 1:
+        return False
+    if g.flags.get("noinline"):
         return False
     return g.output is not None
 
