@@ -45,6 +45,9 @@ WORKLOADS = {
     "mlp_step_small": ("benchmarks.mlp_step", {"size": "small"}),
     "mlp_step_large": ("benchmarks.mlp_step", {"size": "large"}),
     "gp_nll": ("benchmarks.gp_nll", {}),
+    "per_example_grads": ("benchmarks.per_example_grads", {}),
+    "hvp": ("benchmarks.hvp", {}),
+    "hessian_while": ("benchmarks.hessian_while", {}),
 }
 
 #: The frameworks whose memory is measured in a quick run (a child process each: importing a

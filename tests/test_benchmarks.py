@@ -24,6 +24,9 @@ WORKLOADS = [
     "mlp_step_small",
     "mlp_step_large",
     "gp_nll",
+    "per_example_grads",
+    "hvp",
+    "hessian_while",
 ]
 PEERS = {"torch": "torch", "jax": "jax", "autograd": "autograd"}
 
