@@ -153,7 +153,10 @@ def stop_gradient_(x):
 
 
 def checkpoint_(f):
-    return P.partial(checkpointed, f)
+    def checkpointed_f(*args):
+        return checkpointed(f, *args)
+
+    return checkpointed_f
 
 
 def _pulled(f, xs, ct):

@@ -7,12 +7,14 @@ the forward pass keeps is measured with `tracemalloc`.
 
 from __future__ import annotations
 
+import dataclasses
 import tracemalloc
 
 import numpy as np
 import pytest
 
 from myia import (
+    ArithmeticData,
     MyiaTypeError,
     checkpoint,
     grad,
@@ -161,6 +163,59 @@ def test_checkpoint_of_a_recursive_function():
 
     close(grad(f)(1.1), 5 * 1.1**4 + 1)
     check_grad(f, 1.1)
+
+
+def pair(x, y):
+    return np.sin(x) * y, x * y
+
+
+def test_a_checkpointed_function_returning_a_tuple_called_twice():
+    def prog(x, y, z):
+        a, b = checkpoint(pair)(x, y)
+        c, _ = checkpoint(pair)(z, 2.0)
+        return a + b * c
+
+    assert myia(prog)(0.3, 0.7, 0.2) == prog(0.3, 0.7, 0.2)
+    check_grad(prog, 0.3, 0.7, 0.2)
+
+
+@dataclasses.dataclass
+class Linear(ArithmeticData):
+    w: np.ndarray
+    b: np.ndarray
+
+    def __call__(self, x):
+        return np.tanh(x @ self.w + self.b)
+
+
+def test_checkpoint_of_a_callable_model():
+    m = Linear(np.eye(3) * 0.5 + 0.1, np.ones(3) * 0.1)
+    x = np.array([[1.0, -0.5, 0.2], [0.3, 0.4, -1.0]])
+
+    def loss(m, x):
+        h = checkpoint(m)(x)
+        return np.sum(checkpoint(m)(h) ** 2)
+
+    def plain(m, x):
+        return np.sum(m(m(x)) ** 2)
+
+    check_grad(loss, m, x)
+    close(grad(loss)(m, x).w, grad(plain)(m, x).w)
+    wrapped = checkpoint(m)  # at the top level: a function calling the model
+    close(wrapped(x), m(x))
+
+
+def test_checkpoint_of_a_myia_function_and_with_aux():
+    @myia
+    def f(x):
+        return x * np.sin(x)
+
+    close(grad(checkpoint(f))(0.5), grad(lambda x: x * np.sin(x))(0.5))
+
+    def with_aux(x):
+        return checkpoint(lambda u: u * u)(x), x + 1.0
+
+    assert grad(with_aux, has_aux=True)(3.0) == (6.0, 4.0)
 
 
 # Effects --------------------------------------------------------------------------------------
