@@ -4,7 +4,7 @@ Write a model in a functional subset of Python; Myia parses it into a graph IR, 
 and shapes, differentiates by transforming the IR, optimizes and compiles it.
 """
 
-from . import nn
+from . import debug, nn
 from .api import MyiaFunction, grad, myia, value_and_grad
 from .arithmetic import ArithmeticData
 from .errors import (
@@ -43,6 +43,7 @@ __all__ = [
     "MyiaTypeError",
     "checkpoint",
     "custom_bprop",
+    "debug",
     "grad",
     "hessian",
     "jacfwd",

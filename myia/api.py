@@ -40,14 +40,16 @@ VERIFY = False
 SCALAR_TYPES = frozenset(PY_SCALARS) | frozenset(np.dtype(c).type for c in "?bhilqpBHILQPefdgFDG")
 
 _ndarray = np.ndarray
+_Generator = np.random.Generator  # its type is its signature (an opaque value)
 
 
 def quick_key(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     """A cheap key that determines the argument signature of `args`, or None.
 
     The key of arguments that are all `SCALAR_TYPES` is the tuple of their types; where some
-    are NumPy arrays (exactly `np.ndarray`) or tuples of such values, it is `array_key`: an
-    array stands for its shape and dtype, all `to_abstract` reads of it. Arguments of other
+    are NumPy arrays (exactly `np.ndarray`), NumPy random generators or tuples of such
+    values, it is `array_key`: an array stands for its shape and dtype, all `to_abstract`
+    reads of it. Arguments of other
     types (lists, records, ...) have no quick key: only their abstract value says which
     specialization they call.
     """
@@ -59,7 +61,12 @@ def quick_key(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
 
 def _has_quick_key(a: Any) -> bool:
     t = type(a)
-    return t in SCALAR_TYPES or t is _ndarray or (t is tuple and all(map(_has_quick_key, a)))
+    return (
+        t in SCALAR_TYPES
+        or t is _ndarray
+        or t is _Generator
+        or (t is tuple and all(map(_has_quick_key, a)))
+    )
 
 
 def array_key(args: tuple[Any, ...]) -> tuple[Any, ...]:

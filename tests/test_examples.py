@@ -104,6 +104,28 @@ def test_dropout_mlp(capsys):
     assert "time per step" in capsys.readouterr().out
 
 
+def test_vae(capsys):
+    # The -ELBO's gradient through the reparameterization, for fixed noise, then a short run
+    # with the noise drawn inside the compiled step: the test -ELBO and reconstruction drop,
+    # and a run seeded alike draws alike.
+    pytest.importorskip("sklearn")
+    from myia.testing import check_grad
+
+    vae = load("vae")
+    rng = np.random.default_rng(3)
+    params = vae.init_params(rng, n_in=6, hidden=5, latent=2)
+    x = rng.random((4, 6))
+    eps = rng.normal(size=(4, 2))
+    check_grad(vae.negative_elbo, params, x, eps, wrt=(0,))
+    result = vae.main(epochs=4)
+    assert result["elbo_after"] < result["elbo_before"] - 10.0
+    assert result["mse_after"] < 0.7 * result["mse_before"]
+    assert decreasing(result["losses"], 20)
+    assert vae.main(epochs=1)["losses"] == vae.main(epochs=1)["losses"]
+    assert len(vae.step.compiled_signatures()) == 1
+    assert "time per step" in capsys.readouterr().out
+
+
 def test_gp_nll(capsys):
     # The gradient through np.linalg.cholesky and solve_triangular, checked at a small size,
     # then a few steps of fitting the hyperparameters.

@@ -157,6 +157,7 @@ RULE_CASES = [
     ),
     ("getitem_make_tuple", lambda x, y: (x, y)[1], (1.0, 2.0), ""),
     ("getitem_tuple_concat", lambda x, y: ((x,) + (y, x))[1], (1.0, 2.0), ""),
+    ("getitem_seq", lambda x, y: P.seq(P.assert_(x > 0.0, "x"), (x, y))[1], (1.0, 2.0), ""),
     ("getitem_tuple_setitem", _set_first, ((1.0, 2.0), 3.0), ""),
     ("getitem_of_slice", lambda t: t[1:][1], ((1.0, 2.0, 3.0),), ""),
     ("concat_tuples", lambda x, y: (x,) + (y,), (1.0, 2.0), ""),

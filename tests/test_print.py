@@ -1,12 +1,15 @@
 """``print`` inside Myia code: f-strings, ``sep``, ``end``, ``file``, and program order."""
 
+import math
 import sys
 
 import numpy as np
 import pytest
 
 from myia import grad, myia
+from myia.debug import print_grad
 from myia.errors import MyiaTypeError
+from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug"]
 
@@ -175,3 +178,70 @@ def test_prints_in_a_recursion_under_grad(backend, capsys):
 
     assert grad(rec, "x", backend=backend)(1.5, 2) == pytest.approx(4 * 1.5**3)
     assert capsys.readouterr().out == "level 2\nlevel 1\n"
+
+
+# ``myia.debug.print_grad``: the gradient flowing back into a value, printed in the reverse
+# phase.
+
+PRINT_GRAD_BACKENDS = ["numpy", "debug", "jax", "native"]
+
+
+def watched_layer(w, x):
+    h = print_grad(np.tanh(x @ w), "h")
+    return np.sum(h**2)
+
+
+def watched_loop(x, n):
+    for i in range(n):
+        x = print_grad(x * 2.0 + i, "x")
+    return x * x
+
+
+def watched_twice(x):
+    y = print_grad(math.sin(x), "y")
+    return y * y + 3.0 * y
+
+
+def _backend_or_skip(backend):
+    if backend in ("jax", "native"):
+        pytest.importorskip("jax" if backend == "jax" else "numba")
+    return backend
+
+
+@pytest.mark.parametrize("backend", PRINT_GRAD_BACKENDS)
+def test_print_grad_prints_the_gradient_in_the_reverse_phase(backend, capsys):
+    backend = _backend_or_skip(backend)
+    w = np.array([[0.5, -0.25], [0.125, 1.0]])
+    x = np.array([[1.0, 2.0]])
+    gw = grad(watched_layer, backend=backend)(w, x)
+    h = np.tanh(x @ w)
+    assert capsys.readouterr().out == f"h: {2 * h}\n"
+    np.testing.assert_allclose(gw, x.T @ (2 * h * (1 - h**2)))
+    check_grad(watched_layer, w, x)
+
+
+@pytest.mark.parametrize("backend", PRINT_GRAD_BACKENDS)
+def test_print_grad_in_a_loop_prints_each_iteration_last_first(backend, capsys):
+    backend = _backend_or_skip(backend)
+    assert grad(watched_loop, "x", backend=backend)(1.0, 3) == 192.0
+    # x1 = 2, x2 = 5, x3 = 12; the loss is x3**2: d/dx3 = 24, d/dx2 = 48, d/dx1 = 96.
+    assert capsys.readouterr().out == "x: 24.0\nx: 48.0\nx: 96.0\n"
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_print_grad_prints_nothing_without_a_gradient(backend, capsys):
+    assert myia(watched_twice, backend=backend)(0.5) == pytest.approx(watched_twice(0.5))
+    assert watched_twice(0.5) == pytest.approx(math.sin(0.5) ** 2 + 3 * math.sin(0.5))
+    assert capsys.readouterr().out == ""
+
+
+def test_print_grad_sums_every_use_and_composes_with_second_order(capsys):
+    x = 0.75
+    dy = 2 * math.sin(x) + 3.0
+    assert grad(watched_twice)(x) == pytest.approx(dy * math.cos(x))
+    assert capsys.readouterr().out == f"y: {dy!r}\n"
+    second = grad(grad(watched_twice))(x)
+    expected = 2 * math.cos(x) ** 2 - (2 * math.sin(x) + 3.0) * math.sin(x)
+    assert second == pytest.approx(expected)
+    assert capsys.readouterr().out.startswith("y: ")
+    check_grad(watched_twice, x)

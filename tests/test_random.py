@@ -470,3 +470,29 @@ def test_the_gradient_through_a_non_reparameterized_sample_is_refused():
     assert grad(lambda p, r: np.sum(r.binomial(5, 0.5, size=3) * p))(
         2.0, np.random.default_rng(0)
     ) == np.sum(np.random.default_rng(0).binomial(5, 0.5, size=3))
+
+
+def _dropout_loss(w, x, rng):
+    keep = rng.random((x.shape[0], w.shape[1])) >= 0.5
+    return np.sum(np.tanh(x @ w) * keep)
+
+
+def _dropout_loss_given(w, x, keep):
+    return np.sum(np.tanh(x @ w) * keep)
+
+
+def test_a_draw_does_not_stop_the_optimizer():
+    # A draw is an effect: it is kept and runs once, but the code that uses its samples is
+    # simplified as if they were an argument (the backpropagators inlined, no tuple of a
+    # value and its backpropagator left), and the draw is a direct call of the method.
+    w, x = np.ones((3, 2)), np.ones((4, 3))
+    inside = grad(_dropout_loss, "w").generated_code(w, x, np.random.default_rng(0))
+    given = grad(_dropout_loss_given, "w").generated_code(w, x, np.ones((4, 2), dtype=bool))
+    assert "rng.random(size=(4, 2))" in inside
+    body = [line for line in inside.splitlines() if "rng.random" not in line]
+    assert len(body) <= len(given.splitlines()) + 1
+    for plumbing in ("bwd", "fwd", "dead"):
+        assert plumbing not in inside
+    g = grad(_dropout_loss, "w")(w, x, np.random.default_rng(1))
+    keep = np.random.default_rng(1).random((4, 2)) >= 0.5
+    np.testing.assert_allclose(g, x.T @ ((1 - np.tanh(x @ w) ** 2) * keep))

@@ -29,10 +29,12 @@ from ..abstract.data import (
     AbstractTuple,
     AbstractUnion,
 )
+from ..infer.rulelib import as_dtype
 from ..ir.node import Apply, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import EMPTY_ENV, EnvInstance, zero_of_type
 from ..primitives.lazy_sens import lazy_zeros
+from ..primitives.randomness import METHODS as RANDOM_METHODS
 from ..primitives.stack import EMPTY_STACK, STACK
 
 Lowering = Callable[[list[str], Apply, Any], "str | None"]
@@ -270,6 +272,27 @@ def _print(args: list[str], node: Apply, ctx: Any) -> str:
     f = node.inputs[4]
     file = "" if f.is_constant and f.value is None else f", file={args[3]}.get()"
     return f"{ctx.global_value(print, 'print')}(*{args[0]}, sep={args[1]}, end={args[2]}{file})"
+
+
+@lowering(P.random_draw, inline=False)
+def _random_draw(args: list[str], node: Apply, ctx: Any) -> str | None:
+    """``rng.random(size=(32, 64))``: the generator's method called by name, with keywords.
+
+    When the sample shape comes from ``like`` (a ``size`` of None, arrays of parameters), the
+    primitive's implementation computes it.
+    """
+    method, params, size, dtype, like = node.inputs[2:]
+    if not all(i.is_constant for i in (method, size, dtype, like)):
+        return None
+    if size.value is None and like.value:  # type: ignore[attr-defined]
+        return None
+    names, sized, _ = RANDOM_METHODS[method.value]  # type: ignore[attr-defined]
+    kw = [f"{name}={args[2]}[{k}]" for k, name in enumerate(names)]
+    if sized:
+        kw.append(f"size={args[3]}")
+    if dtype.value is not None:  # type: ignore[attr-defined]
+        kw.append(f"dtype={ctx.global_value(as_dtype(dtype.value), 'dtype')}")  # type: ignore[attr-defined]
+    return f"{args[0]}.{method.value}({', '.join(kw)})"  # type: ignore[attr-defined]
 
 
 @lowering(P.format_)

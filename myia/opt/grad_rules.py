@@ -641,6 +641,8 @@ def _plain(node: Node, depth: int = 0) -> bool:
     p = prim_of(node)
     if p is P.make_tuple:
         return depth < 4 and all(_plain(i, depth + 1) for i in node.inputs[1:])
+    if p is P.seq:  # a value computed after a statement
+        return depth < 4 and _plain(node.inputs[2], depth + 1)
     a = node.abstract
     if p is None or p in _PASSING or not isinstance(a, (AbstractScalar, AbstractArray)):
         return False

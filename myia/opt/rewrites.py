@@ -63,6 +63,25 @@ def getitem_make_tuple(node: Apply, opt: Any) -> Node | None:
 
 
 @rewrite(P.tuple_getitem)
+def getitem_seq(node: Apply, opt: Any) -> Node | None:
+    """Take an element of a tuple computed after a statement, after that statement.
+
+    tuple_getitem(seq(before, t), i) => seq(before, tuple_getitem(t, i))
+
+    ``before`` is still computed first; the element is then taken from ``t`` itself, which
+    may be a tuple built in place (a backpropagator's result, sequenced after a statement of
+    its body that has an effect, such as a random draw).
+    """
+    t, i = node.inputs[1:]
+    parts = args_of(t, P.seq)
+    if parts is None:
+        return None
+    before, inner = parts
+    item = opt.apply(P.tuple_getitem, inner, i, like=node)
+    return opt.apply(P.seq, before, item, like=node)
+
+
+@rewrite(P.tuple_getitem)
 def getitem_tuple_concat(node: Apply, opt: Any) -> Node | None:
     """Take an element of a concatenation from the tuple that holds it.
 
@@ -618,6 +637,7 @@ def call_partial(node: Apply, opt: Any) -> Node | None:
 
 DATA: list[Rewrite] = [
     getitem_make_tuple,
+    getitem_seq,
     getitem_tuple_concat,
     getitem_tuple_setitem,
     getitem_of_slice,

@@ -276,7 +276,9 @@ class Sweep:
                 continue
             new = self._conform(new, node, rule)
             if new is None or (
-                tainted and not _depends_on(new, tainted, node.graph, self._captured)
+                tainted
+                and not _depends_on(new, tainted, node.graph, self._captured)
+                and not self._computed_elsewhere(node, new, tainted)
             ):
                 continue
             self.fired[rule.name] += 1
@@ -284,6 +286,39 @@ class Sweep:
                 print(f"[rewrite] {rule.name}: {node!r} => {new!r}")
             return new
         return None
+
+    def _computed_elsewhere(
+        self, node: Node, new: Node, effects: list[Node], limit: int = 20_000
+    ) -> bool:
+        """Whether every node of `effects` is still computed once `new` replaces `node`.
+
+        It is when it stays reachable from its graph's output (as it is now, with `new` for
+        `node`), which computes every node it reaches: a replacement may then drop one use of
+        an effect's value (``(loss, bprop)[1] => bprop`` where ``loss`` depends on a random
+        draw that the graph returns anyway).
+        """
+        graph = node.graph
+        out = graph.output
+        if out is None:
+            return False
+        todo = set(effects)
+        seen: set[Node] = set()
+        stack = [out]
+        while stack and todo:
+            n = self.resolve(stack.pop())
+            if n is node:
+                n = new
+            if n in seen:
+                continue
+            seen.add(n)
+            todo.discard(n)
+            if len(seen) > limit:
+                return False
+            if n.is_apply and n.graph is graph:
+                stack.extend(n.inputs)
+            elif n.is_constant and type(n.value) is Graph:  # type: ignore[attr-defined]
+                stack.extend(self._captured(n.value))  # type: ignore[attr-defined]
+        return not todo
 
     def _captured(self, g: Graph) -> Iterable[Node]:
         """The free variables of closure `g` (none known for a graph made in this sweep)."""
