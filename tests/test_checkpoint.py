@@ -349,3 +349,19 @@ def test_a_long_while_loop_in_checkpointed_chunks_keeps_almost_nothing():
     close(chunked, plain)
     assert m_plain > 1e6
     assert m_chunked < 0.1e6
+
+
+def test_checkpoints_save_memory_at_the_second_order_too():
+    """The second-order gradient's forward pass runs the first-order gradient: its checkpointed
+    calls (the first order's two runs of each step) are checkpointed in turn."""
+    x = np.linspace(-1.0, 1.0, 5_000)
+    n = 48
+
+    def second(loss):
+        return grad(lambda w, x, n: grad(loss, 1)(x, w, n))
+
+    _, m_plain = _peak(second(loss_plain), 0.9, x, n)
+    _, m_step = _peak(second(loss_per_step), 0.9, x, n)
+    assert m_step < 0.3 * m_plain
+    check_grad(decorated_layers, H, W, order=2)
+    check_grad(loss_per_step, X, 1.3, 3, wrt=(0, 1), order=2)

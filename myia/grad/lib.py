@@ -100,5 +100,6 @@ def _checkpoint_backprop(jf, args, dout):
 
 
 # Never inlined: the intermediate values of one run of ``jf`` are freed when its call returns.
-_checkpoint_primal.__myia_flags__ = {"noinline": True}  # type: ignore[attr-defined]
-_checkpoint_backprop.__myia_flags__ = {"noinline": True}  # type: ignore[attr-defined]
+# Checkpointed: the gradient of a gradient recomputes them in turn.
+_checkpoint_primal.__myia_flags__ = {"noinline": True, "checkpoint": True}  # type: ignore[attr-defined]
+_checkpoint_backprop.__myia_flags__ = {"noinline": True, "checkpoint": True}  # type: ignore[attr-defined]
