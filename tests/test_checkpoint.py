@@ -218,6 +218,20 @@ def test_checkpoint_of_a_myia_function_and_with_aux():
     assert grad(with_aux, has_aux=True)(3.0) == (6.0, 4.0)
 
 
+def test_keywords_to_a_checkpoint_made_in_myia_code_are_an_error_at_the_call():
+    def scaled(x, k=2.0):
+        return x * k
+
+    def f(x):
+        return checkpoint(scaled)(x, k=3.0)
+
+    with pytest.raises(MyiaTypeError, match="unexpected keyword argument 'k'") as info:
+        grad(f)(1.0)
+    assert "checkpoint(scaled)(x, k=3.0)" in str(info.value)
+    kept = checkpoint(scaled)  # at the top level: the function's own signature
+    assert grad(lambda x: kept(x, k=3.0) + kept(x))(1.0) == 5.0
+
+
 # Effects --------------------------------------------------------------------------------------
 
 
