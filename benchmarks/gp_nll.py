@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from benchmarks.harness import Impl, Options, Problem, directional_check, myia_impl
-from benchmarks.peers import flat_numpy, jax_cache_size, jax_module, jax_ready
+from benchmarks.peers import flat_numpy, jax_cache_size, jax_module, jax_ready, torch_module
 
 NAME = "gp_nll"
 LOG_2PI = math.log(2.0 * math.pi)
@@ -143,7 +143,69 @@ def build_jax(p: Problem, opts: Options) -> list[Impl]:
     ]
 
 
-BUILDERS = {"myia": build_myia, "jax": build_jax, "hand": build_hand}
+def build_torch(p: Problem, opts: Options) -> list[Impl]:
+    torch = torch_module()
+
+    def loss(log_ls, log_noise, x, y):
+        n = x.shape[0]
+        z = x / torch.exp(log_ls)
+        sq = (z * z).sum(dim=1)
+        d2 = sq[:, None] + sq[None, :] - 2.0 * (z @ z.T)
+        eye = torch.eye(n, dtype=x.dtype)
+        k = torch.exp(-0.5 * torch.clamp(d2, min=0.0)) + (torch.exp(2.0 * log_noise) + 1e-6) * eye
+        lower = torch.linalg.cholesky(k)
+        alpha = torch.linalg.solve_triangular(lower, y[:, None], upper=False)[:, 0]
+        nll = 0.5 * (alpha * alpha).sum() + torch.log(torch.diagonal(lower)).sum()
+        return (nll + 0.5 * n * LOG_2PI) / n
+
+    def primal(log_ls, log_noise, x, y):
+        with torch.no_grad():
+            return loss(log_ls, log_noise, x, y)
+
+    def grad(log_ls, log_noise, x, y):
+        return torch.autograd.grad(loss(log_ls, log_noise, x, y), (log_ls, log_noise))
+
+    inputs = [
+        (
+            torch.tensor(ls, requires_grad=True),
+            torch.tensor(float(ln), dtype=torch.float64, requires_grad=True),
+            torch.from_numpy(x),
+            torch.from_numpy(y),
+        )
+        for ls, ln, x, y in p.inputs
+    ]
+    note = "`torch.linalg.cholesky`, `torch.linalg.solve_triangular`; primal under `no_grad`"
+    return [Impl("torch", "torch", primal, grad, inputs, float, flat_numpy, note=note)]
+
+
+def build_autograd(p: Problem, opts: Options) -> list[Impl]:
+    import autograd
+    import autograd.numpy as anp
+    from autograd.scipy.linalg import solve_triangular as a_solve_triangular
+
+    def loss(log_ls, log_noise, x, y):
+        n = x.shape[0]
+        z = x / anp.exp(log_ls)
+        sq = anp.sum(z * z, axis=1)
+        d2 = sq[:, None] + sq[None, :] - 2.0 * anp.dot(z, z.T)
+        k = anp.exp(-0.5 * anp.maximum(d2, 0.0)) + (anp.exp(2.0 * log_noise) + 1e-6) * anp.eye(n)
+        lower = anp.linalg.cholesky(k)
+        alpha = a_solve_triangular(lower, y, lower=True)
+        nll = 0.5 * anp.sum(alpha * alpha) + anp.sum(anp.log(anp.diag(lower)))
+        return (nll + 0.5 * n * LOG_2PI) / n
+
+    grad = autograd.grad(loss, (0, 1))
+    note = "`autograd.numpy.linalg.cholesky`, `autograd.scipy.linalg.solve_triangular`"
+    return [Impl("autograd", "autograd", loss, grad, p.inputs, float, flat_numpy, note=note)]
+
+
+BUILDERS = {
+    "myia": build_myia,
+    "torch": build_torch,
+    "jax": build_jax,
+    "autograd": build_autograd,
+    "hand": build_hand,
+}
 
 
 def reference_check(p: Problem) -> float:
