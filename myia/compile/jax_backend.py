@@ -312,6 +312,9 @@ class JaxExecutable(Executable):
         leaves: list[Any] = []
         for v, a in zip(args, self.params):
             _flatten(v, a, leaves)
+        if self.backend.layout is not None:  # over a mesh: each leaf on its devices
+            with self.backend.context():
+                return self.backend.layout.place(leaves, self.params)
         return leaves
 
     def lowered_text(self, args: tuple[Any, ...]) -> str:
@@ -320,6 +323,13 @@ class JaxExecutable(Executable):
             raise ValueError(f"this program runs on the host: {self.reason}")
         with self.backend.context():
             return self.fn.lower(self.capacity, *self._leaves(args)).as_text()
+
+    def compiled_text(self, args: tuple[Any, ...]) -> str:
+        """The HLO text XLA compiled for a call with `args` (partitioned over a mesh)."""
+        if not self.jitted:
+            raise ValueError(f"this program runs on the host: {self.reason}")
+        with self.backend.context():
+            return self.fn.lower(self.capacity, *self._leaves(args)).compile().as_text()
 
     def _run(self, leaves: list[Any]) -> Any:
         """Run the XLA computation, compiled again with larger stacks while they overflow."""
@@ -377,7 +387,16 @@ class JaxBackend(Backend):
 
     name = "jax"
 
-    def __init__(self, *, keep_on_device: bool = False, device: str | None = None):
+    def __init__(
+        self,
+        *,
+        keep_on_device: bool = False,
+        device: str | None = None,
+        mesh: Any = None,
+        batch_axis: Any = None,
+        batch_argnums: Any = (),
+        arg_specs: Any = None,
+    ):
         try:
             import jax
             import jax.numpy as jnp
@@ -391,6 +410,16 @@ class JaxBackend(Backend):
         except RuntimeError:
             raise MyiaError(f"JAX has no {self.device!r} device on this machine") from None
         self.jax_device = devices[0] if device is not None else None
+        #: Where arguments live over the devices of `mesh` (`jax_sharding.MeshLayout`).
+        self.layout = None
+        if mesh is not None:
+            if device is not None:
+                raise MyiaError("give the JAX backend a device= or a mesh=, not both")
+            from .jax_sharding import MeshLayout
+
+            self.layout = MeshLayout(jax, mesh, batch_axis, batch_argnums, arg_specs)
+        elif batch_argnums or arg_specs or batch_axis is not None:
+            raise MyiaError("batch_axis=, batch_argnums= and arg_specs= need a mesh=")
 
     def context(self) -> Any:
         """Where tracing and calls run: float64 enabled, on the chosen device."""
@@ -413,6 +442,8 @@ class JaxBackend(Backend):
         """A leaf of a result as the user gets it (a ``jax.Array`` if kept on the device)."""
         if self.keep_on_device and isinstance(a, AbstractArray):
             return value
+        if self.layout is not None and isinstance(a, AbstractArray):
+            return self.layout.to_host(value)
         return _to_host(value, a)
 
     def compile(self, graph: Graph) -> Executable:
