@@ -33,6 +33,11 @@ def mlp_step(model, x, y, lr):
     return loss, model - lr * dmodel
 
 
+def scores(model, x):
+    """Per-example results: a result split like the batch."""
+    return model.apply(x)
+
+
 def _leaves(x):
     if isinstance(x, tuple):
         return [y for e in x for y in _leaves(e)]
@@ -77,8 +82,12 @@ def mlp() -> dict:
     got2 = dp(got[1], x, y, 0.1)
     executable = dp.specialization(model, x, y, 0.1).executable
     placed = executable._leaves((model, x, y, 0.1))
+    per_example = myia(scores, backend="jax", mesh=mesh, batch_argnums=1, keep_on_device=True)
+    out = per_example(model, x)
     return {
         "devices": len(jax.devices()),
+        "scores_spec": str(out.sharding.spec),
+        "scores_distance": _distance(out, myia(scores)(model, x)),
         "jitted": executable.jitted,
         "reason": executable.reason,
         "single_vs_numpy": _distance(expected, reference),
@@ -234,6 +243,8 @@ def multiprocess(process_id: int, port: int) -> dict:
         gx = jax.make_array_from_process_local_data(batch, x[half])
         gy = jax.make_array_from_process_local_data(batch, y[half])
     got_local = dp(model, gx, gy, 0.1)
+    # A result split like the batch comes back whole in each process.
+    out = myia(scores, backend="jax", mesh=mesh, batch_argnums=1)(model, gx)
     executable = dp.specialization(model, x, y, 0.1).executable
     result = {
         "process": jax.process_index(),
@@ -243,6 +254,8 @@ def multiprocess(process_id: int, port: int) -> dict:
         "jitted": executable.jitted,
         "distance": _distance(got, expected),
         "distance_local": _distance(got_local, expected),
+        "scores_shape": list(out.shape),
+        "scores_distance": _distance(out, myia(scores)(model, x)),
         "all_reduce": "all-reduce" in executable.compiled_text((model, x, y, 0.1)),
     }
     jax.distributed.shutdown()

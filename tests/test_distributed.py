@@ -69,6 +69,8 @@ def test_data_parallel_mlp_step_equals_the_single_device_step():
     # The gradients are summed across the devices by XLA, and the new parameters replicated.
     assert r["all_reduce"] and not r["all_reduce_single"]
     assert r["kept_specs"] == ["P()"] * 4
+    # A per-example result stays split like the batch.
+    assert r["scores_spec"] == "P('data',)" and r["scores_distance"] < ROUNDING
 
 
 def test_data_parallel_rnn_step_equals_the_single_device_step():
@@ -144,3 +146,5 @@ def test_two_processes_on_localhost():
         # The whole batch in each process, and each process's half as a global array.
         assert r["distance"] < ROUNDING
         assert r["distance_local"] < ROUNDING
+        # Each process gets the whole of a result split over both processes' devices.
+        assert r["scores_shape"] == [16, 10] and r["scores_distance"] < ROUNDING

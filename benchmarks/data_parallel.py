@@ -1,0 +1,116 @@
+"""The ``mlp_step`` large step data-parallel on 1, 2 and 4 XLA host devices (batch 1024).
+
+``python benchmarks/data_parallel.py [ROUNDS] [DEVICES...]`` runs, for each number of
+devices, a fresh process whose JAX has that many CPU devices (``XLA_FLAGS``), compiles
+``myia(mlp_step, backend="jax", mesh=mesh, batch_argnums=(1, 2))`` (layers 784-1024-1024-10,
+float32, batch 1024), checks its loss against the NumPy backend's, and times:
+
+- the call: NumPy parameters and batch in, NumPy results out (what a user's loop does);
+- XLA's computation alone: the arguments already placed on the devices, the results waited
+  for (``block_until_ready``).
+
+Host devices share the machine's cores: more of them split the work, not the cores, so no
+speed-up is expected on a small machine; the figures show what partitioning and the
+all-reduce cost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+BATCH = 1024
+LAYERS = (784, 1024, 1024, 10)
+
+
+def _inputs():
+    rng = np.random.default_rng(0)
+    params = tuple(
+        (
+            (rng.normal(size=(a, c)) / np.sqrt(a)).astype(np.float32),
+            (rng.normal(size=c) * 0.1).astype(np.float32),
+        )
+        for a, c in zip(LAYERS, LAYERS[1:])
+    )
+    x = rng.normal(size=(BATCH, LAYERS[0])).astype(np.float32)
+    y = np.eye(LAYERS[-1], dtype=np.float32)[rng.integers(0, LAYERS[-1], size=BATCH)]
+    return params, x, y
+
+
+def child(rounds: int) -> dict:
+    """In a process with its devices: check, then time the step over all of them."""
+    import jax
+    from jax.sharding import Mesh
+
+    from benchmarks.mlp_step import mlp_step
+    from myia import myia
+
+    mesh = Mesh(np.array(jax.devices()), ("data",))
+    step = myia(mlp_step, backend="jax", mesh=mesh, batch_argnums=(1, 2))
+    params, x, y = _inputs()
+    loss, _ = step(params, x, y)
+    expected, _ = myia(mlp_step, backend="numpy")(params, x, y)
+    executable = step.specialization(params, x, y).executable
+    assert executable.jitted, executable.reason
+    calls = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        step(params, x, y)
+        calls.append(time.perf_counter() - start)
+    leaves = executable._leaves((params, x, y))
+    xla = []
+    with executable.backend.context():
+        for _ in range(rounds):
+            start = time.perf_counter()
+            jax.block_until_ready(executable.fn(executable.capacity, *leaves))
+            xla.append(time.perf_counter() - start)
+    return {
+        "devices": len(jax.devices()),
+        "loss_error": abs(float(loss) - float(expected)) / abs(float(expected)),
+        "all_reduce": "all-reduce" in executable.compiled_text((params, x, y)),
+        "call": statistics.median(calls),
+        "xla": statistics.median(xla),
+    }
+
+
+def run(devices: int, rounds: int) -> dict:
+    """`child` in a fresh process with `devices` host devices."""
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
+    env["JAX_PLATFORMS"] = "cpu"
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    code = f"import json, benchmarks.data_parallel as d; print(json.dumps(d.child({rounds})))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600
+    )
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str]) -> None:
+    rounds = int(argv[0]) if argv else 10
+    counts = [int(a) for a in argv[1:]] or [1, 2, 4]
+    print(f"mlp_step large, layers {'-'.join(map(str, LAYERS))}, float32, batch {BATCH}")
+    print("| host devices | per device | call (NumPy in and out) | XLA computation | all-reduce |")
+    print("| --- | --- | --- | --- | --- |")
+    for n in counts:
+        r = run(n, rounds)
+        assert r["loss_error"] < 1e-5, r
+        print(
+            f"| {r['devices']} | {BATCH // n} rows | {1e3 * r['call']:.1f} ms | "
+            f"{1e3 * r['xla']:.1f} ms | {'yes' if r['all_reduce'] else 'no'} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
