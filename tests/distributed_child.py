@@ -82,11 +82,17 @@ def mlp() -> dict:
     got2 = dp(got[1], x, y, 0.1)
     executable = dp.specialization(model, x, y, 0.1).executable
     placed = executable._leaves((model, x, y, 0.1))
+    # grad and value_and_grad take the same options.
+    vg = value_and_grad(demo.cost, "model", backend="jax", mesh=mesh, batch_argnums=(1, 2))
+    vg_expected = value_and_grad(demo.cost, "model", backend="numpy")(model, x, y)
     per_example = myia(scores, backend="jax", mesh=mesh, batch_argnums=1, keep_on_device=True)
     out = per_example(model, x)
     return {
         "devices": len(jax.devices()),
         "scores_spec": str(out.sharding.spec),
+        "value_and_grad_distance": _distance(vg(model, x, y), vg_expected),
+        "value_and_grad_all_reduce": "all-reduce"
+        in vg.specialization(model, x, y).executable.compiled_text((model, x, y)),
         "scores_distance": _distance(out, myia(scores)(model, x)),
         "jitted": executable.jitted,
         "reason": executable.reason,
@@ -206,6 +212,9 @@ def errors() -> dict:
             model, x, y, 0.1
         ),
         "mesh_type": lambda: myia(mlp_step, backend="jax", mesh="data"),
+        "position": lambda: myia(mlp_step, backend="jax", mesh=mesh, batch_argnums=(-3,))(
+            model, x, y, 0.1
+        ),
     }
     for name, attempt in attempts.items():
         try:

@@ -71,6 +71,8 @@ def test_data_parallel_mlp_step_equals_the_single_device_step():
     assert r["kept_specs"] == ["P()"] * 4
     # A per-example result stays split like the batch.
     assert r["scores_spec"] == "P('data',)" and r["scores_distance"] < ROUNDING
+    # value_and_grad(..., mesh=...) alone: the gradient, all-reduced.
+    assert r["value_and_grad_distance"] < ROUNDING and r["value_and_grad_all_reduce"]
 
 
 def test_data_parallel_rnn_step_equals_the_single_device_step():
@@ -106,6 +108,7 @@ def test_mistakes_with_a_mesh_are_myia_errors():
     assert "need a mesh=" in r["no_mesh"]
     assert "does not have the argument's structure" in r["structure"]
     assert "jax.sharding.Mesh" in r["mesh_type"]
+    assert "name argument -3, but the function takes 4" in r["position"]
 
 
 def _free_port() -> int:

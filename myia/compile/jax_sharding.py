@@ -88,6 +88,12 @@ class MeshLayout:
         """
         key = tuple(params)
         if key not in self._cache:
+            wrong = [i for i in self.specs if not 0 <= i < len(params)]
+            if wrong:
+                raise MyiaError(
+                    f"batch_argnums and arg_specs name argument {wrong[0]}, but the function "
+                    f"takes {len(params)} (positions count from 0)"
+                )
             out: list[Any] = []
             for i, a in enumerate(params):
                 self._leaf_shardings(self.specs.get(i), a, out, f"argument {i}")
