@@ -20,7 +20,8 @@ Values: NumPy arrays and Python or NumPy scalars in and out, as on the NumPy bac
 kinds of results are those of the NumPy backend). With ``keep_on_device=True``, array results
 are ``jax.Array``s, and ``jax.Array`` arguments are passed to XLA as they are. float64 is kept:
 tracing and calls run inside ``jax.enable_x64()``, a context manager, so JAX's global
-configuration is the user's own outside Myia's calls.
+configuration is the user's own outside Myia's calls. With ``mesh=``, the arguments are
+placed over the devices of a JAX mesh and XLA partitions the program (`jax_sharding`).
 
 JAX is imported when the backend is first used: the core of Myia needs only NumPy.
 """
