@@ -3,7 +3,8 @@
 The training step is the demo's (examples/demo.py), unchanged. Compiled with
 ``myia(step, backend="jax", mesh=mesh, batch_argnums=(1, 2))``, each batch of images and
 labels is split along its first axis over the devices of the mesh, the parameters are
-replicated on each, and XLA averages the gradients with an all-reduce. The same training is
+replicated on each (and stay there from step to step: ``keep_on_device=True``), and XLA
+averages the gradients with an all-reduce. The same training is
 run on one device: the two runs agree to rounding at every step.
 
 Without accelerators, JAX is given ``--devices`` CPU "host devices" (4 by default): they show
@@ -54,7 +55,15 @@ def main(
     n = mesh.devices.size
     if batch_size % n:
         raise SystemExit(f"--batch-size {batch_size} must be a multiple of the {n} devices")
-    parallel = myia(demo_step, backend="jax", mesh=mesh, batch_axis="data", batch_argnums=(1, 2))
+    # The model stays on the devices between steps (keep_on_device): only batches travel.
+    parallel = myia(
+        demo_step,
+        backend="jax",
+        mesh=mesh,
+        batch_axis="data",
+        batch_argnums=(1, 2),
+        keep_on_device=True,
+    )
     single = myia(demo_step, backend="jax")
     x_train, x_test, y_train, y_test = load_data(seed)
     onehot = np.eye(10)[y_train]
@@ -78,7 +87,8 @@ def main(
             losses.append(loss)
             gaps.append(abs(loss - loss1))
         print(f"epoch {epoch + 1:2d}: loss {np.mean(losses[-10:]):.4f}")
-    accuracy = float(np.mean(predict(model, x_test) == y_test))
+    # The demo's `predict` on the JAX backend, which takes the model's jax.Arrays.
+    accuracy = float(np.mean(myia(predict, backend="jax")(model, x_test) == y_test))
     executable = parallel.specialization(model, x, y, lr).executable
     all_reduce = "all-reduce" in executable.compiled_text((model, x, y, lr))
     record = {

@@ -38,6 +38,13 @@ def scores(model, x):
     return model.apply(x)
 
 
+def checked_scores(model, x):
+    """A program with an effect (``raise``): it runs on the host, not as XLA code."""
+    if np.sum(x) > 1e9:
+        raise ValueError("inputs too large")
+    return model.apply(x)
+
+
 def _leaves(x):
     if isinstance(x, tuple):
         return [y for e in x for y in _leaves(e)]
@@ -87,7 +94,23 @@ def mlp() -> dict:
     vg_expected = value_and_grad(demo.cost, "model", backend="numpy")(model, x, y)
     per_example = myia(scores, backend="jax", mesh=mesh, batch_argnums=1, keep_on_device=True)
     out = per_example(model, x)
+    # Training with the model kept on the devices: the record of jax.Arrays goes back in as
+    # it is (no copy), on the mesh and on one device.
+    kept_single = myia(mlp_step, backend="jax", keep_on_device=True)
+    m_mesh, m_single, m_ref = model, model, model
+    for _ in range(3):
+        _, m_mesh = kept(m_mesh, x, y, 0.1)
+        _, m_single = kept_single(m_single, x, y, 0.1)
+        _, m_ref = single(m_ref, x, y, 0.1)
+    again = kept.specialization(m_mesh, x, y, 0.1).executable._leaves((m_mesh, x, y, 0.1))
+    host = myia(checked_scores, backend="jax")
     return {
+        "kept_training_distance": _distance(m_mesh, m_ref),
+        "kept_single_distance": _distance(m_single, m_ref),
+        "kept_types": sorted({type(v).__name__ for v in _leaves(m_mesh)}),
+        "kept_not_copied": all(a is b for a, b in zip(again, _leaves(m_mesh))),
+        "host_with_device_arrays": _distance(host(m_single, x), myia(scores)(m_ref, x)),
+        "host_reason": host.specialization(m_single, x).executable.reason,
         "devices": len(jax.devices()),
         "scores_spec": str(out.sharding.spec),
         "value_and_grad_distance": _distance(vg(model, x, y), vg_expected),

@@ -29,12 +29,15 @@ JAX is imported when the backend is first used: the core of Myia needs only NumP
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import math
 from typing import Any
 
 import numpy as np
 
 from ..abstract.data import AbstractArray, AbstractRecord, AbstractScalar, AbstractTuple
+from ..abstract.lattice import to_abstract
 from ..errors import MyiaError
 from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Graph
@@ -437,6 +440,8 @@ class JaxBackend(Backend):
         array = self.jax.Array
         if any(isinstance(a, array) for a in args):
             return tuple(np.asarray(a) if isinstance(a, array) else a for a in args)
+        if any(_holds(a, array) for a in args):  # in tuples or records
+            return tuple(_map_arrays(a, array, np.asarray) for a in args)
         return args
 
     def convert(self, value: Any, a: Any) -> Any:
@@ -451,7 +456,45 @@ class JaxBackend(Backend):
         return JaxExecutable(graph, self)
 
     def abstract_of(self, value: Any) -> Any:
-        """The abstract value of a ``jax.Array`` argument (others: None)."""
-        if isinstance(value, self.jax.Array):
+        """The abstract value of an argument that is or holds ``jax.Array``s (others: None).
+
+        A tuple or record holding some (a model kept on the device) has the abstract value of
+        the same structure holding NumPy arrays of their shapes and dtypes.
+        """
+        array = self.jax.Array
+        if isinstance(value, array):
             return AbstractArray(np.dtype(value.dtype).name, tuple(value.shape))
+        if _holds(value, array):
+            return to_abstract(_map_arrays(value, array, _stand_in))
         return None
+
+
+def _holds(value: Any, array: type) -> bool:
+    """Whether tuple or record `value` holds an `array` (at any depth)."""
+    if type(value) is tuple:
+        return any(isinstance(v, array) or _holds(v, array) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(
+            isinstance(v, array) or _holds(v, array)
+            for v in (getattr(value, f.name) for f in dataclasses.fields(value))
+        )
+    return False
+
+
+def _map_arrays(value: Any, array: type, fn: Any) -> Any:
+    """`value` with `fn` applied to each `array` in its tuples and records."""
+    if isinstance(value, array):
+        return fn(value)
+    if type(value) is tuple:
+        return tuple(_map_arrays(v, array, fn) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        new = copy.copy(value)
+        for f in dataclasses.fields(value):
+            object.__setattr__(new, f.name, _map_arrays(getattr(value, f.name), array, fn))
+        return new
+    return value
+
+
+def _stand_in(x: Any) -> np.ndarray:
+    """A NumPy array of the shape and dtype of `x`, without memory (for `to_abstract`)."""
+    return np.broadcast_to(np.zeros((), dtype=x.dtype), x.shape)
