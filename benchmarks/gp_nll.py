@@ -149,13 +149,13 @@ def build_torch(p: Problem, opts: Options) -> list[Impl]:
     def loss(log_ls, log_noise, x, y):
         n = x.shape[0]
         z = x / torch.exp(log_ls)
-        sq = torch.sum(z * z, dim=1)
+        sq = (z * z).sum(dim=1)
         d2 = sq[:, None] + sq[None, :] - 2.0 * (z @ z.T)
         eye = torch.eye(n, dtype=x.dtype)
         k = torch.exp(-0.5 * torch.clamp(d2, min=0.0)) + (torch.exp(2.0 * log_noise) + 1e-6) * eye
         lower = torch.linalg.cholesky(k)
         alpha = torch.linalg.solve_triangular(lower, y[:, None], upper=False)[:, 0]
-        nll = 0.5 * torch.sum(alpha * alpha) + torch.sum(torch.log(torch.diagonal(lower)))
+        nll = 0.5 * (alpha * alpha).sum() + torch.log(torch.diagonal(lower)).sum()
         return (nll + 0.5 * n * LOG_2PI) / n
 
     def primal(log_ls, log_noise, x, y):
@@ -168,13 +168,13 @@ def build_torch(p: Problem, opts: Options) -> list[Impl]:
     inputs = [
         (
             torch.tensor(ls, requires_grad=True),
-            torch.tensor(ln, dtype=torch.float64, requires_grad=True),
+            torch.tensor(float(ln), dtype=torch.float64, requires_grad=True),
             torch.from_numpy(x),
             torch.from_numpy(y),
         )
         for ls, ln, x, y in p.inputs
     ]
-    note = "`torch.linalg.cholesky`, `torch.linalg.solve_triangular`"
+    note = "`torch.linalg.cholesky`, `torch.linalg.solve_triangular`; primal under `no_grad`"
     return [Impl("torch", "torch", primal, grad, inputs, float, flat_numpy, note=note)]
 
 
@@ -194,8 +194,8 @@ def build_autograd(p: Problem, opts: Options) -> list[Impl]:
         nll = 0.5 * anp.sum(alpha * alpha) + anp.sum(anp.log(anp.diag(lower)))
         return (nll + 0.5 * n * LOG_2PI) / n
 
-    note = "`np.linalg.cholesky`, `autograd.scipy.linalg.solve_triangular`"
     grad = autograd.grad(loss, (0, 1))
+    note = "`autograd.numpy.linalg.cholesky`, `autograd.scipy.linalg.solve_triangular`"
     return [Impl("autograd", "autograd", loss, grad, p.inputs, float, flat_numpy, note=note)]
 
 

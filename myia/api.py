@@ -25,7 +25,15 @@ from .ir.node import Graph
 from .opt import optimize
 
 #: The keyword options of `myia` and `grad` that go to the backend.
-BACKEND_OPTIONS = ("keep_on_device", "device", "background")
+BACKEND_OPTIONS = (
+    "keep_on_device",
+    "device",
+    "background",
+    "mesh",
+    "batch_axis",
+    "batch_argnums",
+    "arg_specs",
+)
 
 #: The backend of functions that do not name one (``MYIA_BACKEND`` in the environment sets it).
 DEFAULT_BACKEND = os.environ.get("MYIA_BACKEND", "numpy")

@@ -1,14 +1,19 @@
-"""Watching gradients from inside Myia code (``myia.debug``).
+"""Debugging Myia programs (``myia.debug``): a step debugger, and watching gradients.
 
-`print_grad` is the seeds' "watching variables and gradients" in its simplest form: it marks a
-value, and the reverse phase prints the gradient that flows back into it.
+`run` runs a program under the step debugger (`myia.debugger`): pdb's commands over your
+lines, through the forward and the backward pass. `print_grad` is the seeds' "watching
+variables and gradients" in its simplest form: it marks a value, and the reverse phase prints
+the gradient that flows back into it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .debugger import Debugger, run
 from .grad.registry import custom_bprop
+
+__all__ = ["Debugger", "print_grad", "run"]
 
 
 def print_grad(x: Any, label: str = "grad") -> Any:

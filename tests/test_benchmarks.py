@@ -98,3 +98,11 @@ def test_interleaved_timing_gives_every_framework_a_median():
     medians = interleaved("newton_sqrt", ["myia", "hand"], rounds=1)
     assert list(medians) == ["myia", "hand"]
     assert all(0 < t < 1e-3 for t in medians.values())
+
+
+def test_rng_cost_times_both_dropout_steps():
+    from benchmarks.rng_cost import measure
+
+    times = measure(rounds=1, batch=8, hidden=16)
+    assert set(times) == {"inside", "outside"}
+    assert all(0 < t < 1.0 for t in times.values())

@@ -137,3 +137,30 @@ def test_gp_nll(capsys):
     result = gp.main(n=40, d=3, steps=15)
     assert result["losses"][-1] < result["losses"][0]
     assert "time per step" in capsys.readouterr().out
+
+
+def test_data_parallel():
+    # In a subprocess: JAX gets its 4 CPU devices when it starts.
+    pytest.importorskip("jax")
+    pytest.importorskip("sklearn")
+    import os
+    import re
+    import subprocess
+
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    env["PYTHONPATH"] = os.pathsep.join([str(EXAMPLES.parent), env.get("PYTHONPATH", "")])
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLES / "data_parallel.py"), "--epochs", "3"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    assert out.startswith("4 devices (cpu)") and "32 per device" in out
+    losses = [float(v) for v in re.findall(r"epoch +\d+: loss ([0-9.]+)", out)]
+    assert len(losses) == 3 and losses[-1] < 0.6 * losses[0]
+    assert float(re.search(r"test accuracy: +([0-9.]+)%", out).group(1)) > 85
+    assert float(re.search(r"largest loss difference: +(\S+)", out).group(1)) < 1e-12
+    assert "gradients all-reduced:    True" in out

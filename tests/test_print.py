@@ -1,5 +1,6 @@
 """``print`` inside Myia code: f-strings, ``sep``, ``end``, ``file``, and program order."""
 
+import importlib.util
 import math
 import sys
 
@@ -11,7 +12,18 @@ from myia.debug import print_grad
 from myia.errors import MyiaTypeError
 from myia.testing import check_grad
 
-BACKENDS = ["numpy", "debug"]
+
+def _installed(name):
+    return importlib.util.find_spec(name) is not None
+
+
+#: Every backend (the optional ones when installed): prints come in program order on each.
+BACKENDS = [
+    "numpy",
+    "debug",
+    pytest.param("jax", marks=pytest.mark.skipif(not _installed("jax"), reason="no jax")),
+    pytest.param("native", marks=pytest.mark.skipif(not _installed("numba"), reason="no numba")),
+]
 
 
 def fstrings(x, a, n):

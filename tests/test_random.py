@@ -4,6 +4,7 @@ Each draw calls the generator's own method, in program order: the numbers are th
 draws when the same calls run in plain Python, and the generator passed in advances.
 """
 
+import importlib.util
 import math
 
 import numpy as np
@@ -12,7 +13,19 @@ import pytest
 from myia import grad, myia, value_and_grad
 from myia.errors import MyiaTypeError
 
+
+def _installed(name):
+    return importlib.util.find_spec(name) is not None
+
+
 BACKENDS = ["numpy", "debug"]
+#: Every backend, for reproducibility and advancing (the optional ones when installed).
+ALL_BACKENDS = [
+    "numpy",
+    "debug",
+    pytest.param("jax", marks=pytest.mark.skipif(not _installed("jax"), reason="no jax")),
+    pytest.param("native", marks=pytest.mark.skipif(not _installed("numba"), reason="no numba")),
+]
 
 
 def rng(seed=0):
@@ -88,7 +101,7 @@ def every_method(r, mu, a):
     )
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
 def test_every_method_draws_as_numpy(backend):
     run_both(every_method, 0.5, np.arange(4.0), backend=backend)
 
@@ -123,7 +136,7 @@ def two_draws(r):
     return r.random(), r.standard_normal(3)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
 def test_the_generator_advances(backend):
     f = myia(two_draws, backend=backend)
     r = rng(7)
@@ -154,7 +167,7 @@ def same_expression(r):
     return r.random() - r.random(), r.normal(0.0, 1.0, 2) + r.normal(0.0, 1.0, 2)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
 @pytest.mark.parametrize(
     "fn,args",
     [(unused_draw, ()), (unused_in_expressions, (2.0,)), (same_expression, ())],
@@ -215,7 +228,7 @@ CONTROL = [
 ]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
 @pytest.mark.parametrize("fn,args", CONTROL, ids=lambda v: getattr(v, "__name__", ""))
 def test_control_flow_draws_as_numpy(fn, args, backend):
     got = run_both(fn, *args, backend=backend)
@@ -367,7 +380,7 @@ def dropout_loss(w, x, r):
     return np.sum((h * mask * 2.0 + 0.1 * noise) ** 2)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
 def test_draws_run_once_under_grad(backend):
     w = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
     x = np.linspace(0.0, 1.0, 6).reshape(2, 3)

@@ -20,7 +20,8 @@ Values: NumPy arrays and Python or NumPy scalars in and out, as on the NumPy bac
 kinds of results are those of the NumPy backend). With ``keep_on_device=True``, array results
 are ``jax.Array``s, and ``jax.Array`` arguments are passed to XLA as they are. float64 is kept:
 tracing and calls run inside ``jax.enable_x64()``, a context manager, so JAX's global
-configuration is the user's own outside Myia's calls.
+configuration is the user's own outside Myia's calls. With ``mesh=``, the arguments are
+placed over the devices of a JAX mesh and XLA partitions the program (`jax_sharding`).
 
 JAX is imported when the backend is first used: the core of Myia needs only NumPy.
 """
@@ -28,12 +29,15 @@ JAX is imported when the backend is first used: the core of Myia needs only NumP
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import math
 from typing import Any
 
 import numpy as np
 
 from ..abstract.data import AbstractArray, AbstractRecord, AbstractScalar, AbstractTuple
+from ..abstract.lattice import to_abstract
 from ..errors import MyiaError
 from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Graph
@@ -312,6 +316,9 @@ class JaxExecutable(Executable):
         leaves: list[Any] = []
         for v, a in zip(args, self.params):
             _flatten(v, a, leaves)
+        if self.backend.layout is not None:  # over a mesh: each leaf on its devices
+            with self.backend.context():
+                return self.backend.layout.place(leaves, self.params)
         return leaves
 
     def lowered_text(self, args: tuple[Any, ...]) -> str:
@@ -320,6 +327,13 @@ class JaxExecutable(Executable):
             raise ValueError(f"this program runs on the host: {self.reason}")
         with self.backend.context():
             return self.fn.lower(self.capacity, *self._leaves(args)).as_text()
+
+    def compiled_text(self, args: tuple[Any, ...]) -> str:
+        """The HLO text XLA compiled for a call with `args` (partitioned over a mesh)."""
+        if not self.jitted:
+            raise ValueError(f"this program runs on the host: {self.reason}")
+        with self.backend.context():
+            return self.fn.lower(self.capacity, *self._leaves(args)).compile().as_text()
 
     def _run(self, leaves: list[Any]) -> Any:
         """Run the XLA computation, compiled again with larger stacks while they overflow."""
@@ -377,7 +391,16 @@ class JaxBackend(Backend):
 
     name = "jax"
 
-    def __init__(self, *, keep_on_device: bool = False, device: str | None = None):
+    def __init__(
+        self,
+        *,
+        keep_on_device: bool = False,
+        device: str | None = None,
+        mesh: Any = None,
+        batch_axis: Any = None,
+        batch_argnums: Any = (),
+        arg_specs: Any = None,
+    ):
         try:
             import jax
             import jax.numpy as jnp
@@ -391,6 +414,16 @@ class JaxBackend(Backend):
         except RuntimeError:
             raise MyiaError(f"JAX has no {self.device!r} device on this machine") from None
         self.jax_device = devices[0] if device is not None else None
+        #: Where arguments live over the devices of `mesh` (`jax_sharding.MeshLayout`).
+        self.layout = None
+        if mesh is not None:
+            if device is not None:
+                raise MyiaError("give the JAX backend a device= or a mesh=, not both")
+            from .jax_sharding import MeshLayout
+
+            self.layout = MeshLayout(jax, mesh, batch_axis, batch_argnums, arg_specs)
+        elif batch_argnums or arg_specs or batch_axis is not None:
+            raise MyiaError("batch_axis=, batch_argnums= and arg_specs= need a mesh=")
 
     def context(self) -> Any:
         """Where tracing and calls run: float64 enabled, on the chosen device."""
@@ -407,19 +440,61 @@ class JaxBackend(Backend):
         array = self.jax.Array
         if any(isinstance(a, array) for a in args):
             return tuple(np.asarray(a) if isinstance(a, array) else a for a in args)
+        if any(_holds(a, array) for a in args):  # in tuples or records
+            return tuple(_map_arrays(a, array, np.asarray) for a in args)
         return args
 
     def convert(self, value: Any, a: Any) -> Any:
         """A leaf of a result as the user gets it (a ``jax.Array`` if kept on the device)."""
         if self.keep_on_device and isinstance(a, AbstractArray):
             return value
+        if self.layout is not None and isinstance(a, AbstractArray):
+            return self.layout.to_host(value)
         return _to_host(value, a)
 
     def compile(self, graph: Graph) -> Executable:
         return JaxExecutable(graph, self)
 
     def abstract_of(self, value: Any) -> Any:
-        """The abstract value of a ``jax.Array`` argument (others: None)."""
-        if isinstance(value, self.jax.Array):
+        """The abstract value of an argument that is or holds ``jax.Array``s (others: None).
+
+        A tuple or record holding some (a model kept on the device) has the abstract value of
+        the same structure holding NumPy arrays of their shapes and dtypes.
+        """
+        array = self.jax.Array
+        if isinstance(value, array):
             return AbstractArray(np.dtype(value.dtype).name, tuple(value.shape))
+        if _holds(value, array):
+            return to_abstract(_map_arrays(value, array, _stand_in))
         return None
+
+
+def _holds(value: Any, array: type) -> bool:
+    """Whether tuple or record `value` holds an `array` (at any depth)."""
+    if type(value) is tuple:
+        return any(isinstance(v, array) or _holds(v, array) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(
+            isinstance(v, array) or _holds(v, array)
+            for v in (getattr(value, f.name) for f in dataclasses.fields(value))
+        )
+    return False
+
+
+def _map_arrays(value: Any, array: type, fn: Any) -> Any:
+    """`value` with `fn` applied to each `array` in its tuples and records."""
+    if isinstance(value, array):
+        return fn(value)
+    if type(value) is tuple:
+        return tuple(_map_arrays(v, array, fn) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        new = copy.copy(value)
+        for f in dataclasses.fields(value):
+            object.__setattr__(new, f.name, _map_arrays(getattr(value, f.name), array, fn))
+        return new
+    return value
+
+
+def _stand_in(x: Any) -> np.ndarray:
+    """A NumPy array of the shape and dtype of `x`, without memory (for `to_abstract`)."""
+    return np.broadcast_to(np.zeros((), dtype=x.dtype), x.shape)

@@ -99,6 +99,7 @@ BUILTINS: dict[Any, Any] = {
     dataclasses.is_dataclass: ops.is_dataclass_,
     builtins.all: lib.all_,
     builtins.print: lib.print_,
+    builtins.breakpoint: P.breakpoint_,
     builtins.repr: lib.repr_,
     builtins.format: lib.format_,
     functools.partial: P.partial,

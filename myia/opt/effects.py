@@ -26,7 +26,7 @@ TOTAL: frozenset[Primitive] = frozenset(
         P.eq, P.ne, P.lt, P.le, P.gt, P.ge,
         P.logical_not, P.logical_and, P.logical_or, P.to_bool, P.is_none,
         P.bitwise_and, P.bitwise_or, P.bitwise_xor, P.invert,
-        P.identity, P.stop_gradient, P.narrow, P.switch, P.seq, P.convert,
+        P.identity, P.stop_gradient, P.breakpoint_, P.narrow, P.switch, P.seq, P.convert,
         P.make_tuple, P.tuple_getitem, P.tuple_concat, P.tuple_len, P.tuple_setitem,
         P.make_list, P.list_concat, P.list_len, P.make_dict, P.dict_getitem, P.dict_keys,
         P.dict_values, P.dict_setitem, P.dict_from_values,

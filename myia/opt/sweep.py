@@ -298,27 +298,14 @@ class Sweep:
         draw that the graph returns anyway).
         """
         graph = node.graph
-        out = graph.output
-        if out is None:
+        if graph.output is None:
             return False
-        todo = set(effects)
-        seen: set[Node] = set()
-        stack = [out]
-        while stack and todo:
-            n = self.resolve(stack.pop())
-            if n is node:
-                n = new
-            if n in seen:
-                continue
-            seen.add(n)
-            todo.discard(n)
-            if len(seen) > limit:
-                return False
-            if n.is_apply and n.graph is graph:
-                stack.extend(n.inputs)
-            elif n.is_constant and type(n.value) is Graph:  # type: ignore[attr-defined]
-                stack.extend(self._captured(n.value))  # type: ignore[attr-defined]
-        return not todo
+
+        def current(n: Node) -> Node:
+            n = self.resolve(n)
+            return new if n is node else n
+
+        return _depends_on(graph.output, effects, graph, self._captured, limit, current)
 
     def _captured(self, g: Graph) -> Iterable[Node]:
         """The free variables of closure `g` (none known for a graph made in this sweep)."""
@@ -392,18 +379,25 @@ class Sweep:
 
 
 def _depends_on(
-    node: Node, targets: list[Node], graph: Any, captured: Any = None, limit: int = 5000
+    node: Node,
+    targets: list[Node],
+    graph: Any,
+    captured: Any = None,
+    limit: int = 5000,
+    current: Any = None,
 ) -> bool:
     """Whether `node` depends on every node of `targets`, within `graph` (False if unsure).
 
     A closure depends on the values it captures (``captured(g)``: its free variables), which
-    are computed where it is made.
+    are computed where it is made. ``current(n)``, if given, is the node that stands for `n`.
     """
     todo = set(targets)
     seen: set[Node] = set()
     stack = [node]
     while stack and todo:
         n = stack.pop()
+        if current is not None:
+            n = current(n)
         if n in seen:
             continue
         seen.add(n)

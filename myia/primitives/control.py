@@ -180,6 +180,16 @@ def stop_gradient(x):
     return x
 
 
+@primitive
+def breakpoint_():
+    """Python's ``breakpoint()``: where `myia.debug.run` stops; nothing anywhere else.
+
+    It computes nothing and cannot raise, so the optimizer drops it: only the debugger, which
+    runs the program as inference left it, sees it.
+    """
+    return None
+
+
 # Type rules -----------------------------------------------------------------------------------
 
 
@@ -203,6 +213,11 @@ def _infer_apply_star(fn, args, *kwargs):
 @infer_rule(seq)
 def _infer_seq(before, after):
     return after
+
+
+@infer_rule(breakpoint_)
+def _infer_breakpoint():
+    return NONE
 
 
 @infer_rule(print_)
@@ -386,7 +401,7 @@ nondifferentiable(
     const_eq,
     const_contains,
 )
-nondifferentiable(stop_gradient)
+nondifferentiable(stop_gradient, breakpoint_)
 special(apply_star)  # its forward graph is `myia.grad.lib.japply_star`
 
 from .grad import gzeros, sens_type  # noqa: E402

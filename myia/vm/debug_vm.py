@@ -409,24 +409,26 @@ class DebugVM:
                 values = frame.values
                 instrs = frame.code.instrs
                 pc = frame.pc
-        except UserException as exc:
+        except Exception as exc:
             frame.pc = pc
+            self._fail(frame, exc)
+        finally:
+            self.max_depth = peak
+
+    def _fail(self, frame: Frame, exc: Exception) -> Any:
+        """Raise what an exception raised while running `frame` becomes, with its traceback."""
+        if isinstance(exc, UserException):
             err = exc.exception
             program_error(err, _format_traceback(self._traceback(frame)))
             raise err from None
-        except MyiaError as exc:
-            frame.pc = pc
+        if isinstance(exc, MyiaError):
             if not exc.frames:
                 exc.frames = self._traceback(frame)
-            raise
-        except Exception as exc:
-            frame.pc = pc
-            err = self._error(frame, exc)
-            if err is exc:
-                raise
-            raise err from exc
-        finally:
-            self.max_depth = peak
+            raise exc
+        err = self._error(frame, exc)
+        if err is exc:
+            raise exc
+        raise err from exc
 
     def _resolve(self, op_key: Any, args: tuple[Any, ...], key: tuple[Any, ...]) -> Any:
         """Resolve an operation on `args` (the slow path of `_loop`); remember it under `key`."""
