@@ -11,13 +11,14 @@ from typing import Any
 
 import numpy as np
 
+from . import disk_cache
 from .abstract import show, to_abstract
 from .abstract.lattice import PY_SCALARS, TypeMismatch
 from .boundary import boundary
 from .compile import Backend, get_backend
 from .entry import Entry
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
-from .frontend.cache import new_compilation
+from .frontend.cache import new_compilation, record, recorded
 from .infer.engine import Inferrer
 from .infer.specialize import specialize
 from .infer.verify_types import verify_types
@@ -200,6 +201,7 @@ class MyiaFunction:
     ) -> None:
         # `options` are the backend's (``keep_on_device=``, ``device=`` for ``"jax"``), and
         # ``debug_nans=True`` (`NanChecking`).
+        self._options = dict(options)
         self.debug_nans = bool(options.pop("debug_nans", False))
         self.backend = get_backend(backend or DEFAULT_BACKEND, **options)
         # `myia(f)` of a function `f` compiled by Myia already (`@myia`, `grad`) compiles
@@ -275,7 +277,42 @@ class MyiaFunction:
         return MyiaTypeError(f"{self.entry.name}(): an argument has no Myia type: {exc}")
 
     def compile(self, sig: Signature) -> Compiled:
-        """Parse, infer and specialize the function for argument signature `sig`."""
+        """Parse, infer and specialize the function for argument signature `sig`.
+
+        The program is loaded from the disk cache where a previous process compiled it
+        (`myia.disk_cache`), and stored there otherwise.
+        """
+        fn = self.entry.fn
+        key = None
+        if not any(map(_holds_function, sig)):
+            key = disk_cache.key(fn, tuple(sig), self._disk_options())
+        if key is not None:
+            graph = disk_cache.load(key, fn)
+            if graph is not None:
+                return Compiled(graph, graph.output.abstract, self.backend, self.debug_nans)
+        previous = record() if key is not None else None
+        try:
+            compiled = self._compile(sig)
+        finally:
+            used = recorded(previous) if key is not None else None
+        if key is not None and used is not None:
+            disk_cache.store(key, fn, compiled.graph, tuple(sig), self.backend.name, used)
+        return compiled
+
+    def _disk_options(self) -> dict[str, Any]:
+        """What the program depends on besides the function and the signature."""
+        opts: dict[str, Any] = {
+            "class": type(self).__name__,
+            "backend": self.backend.name,
+            "options": self._options,
+        }
+        if isinstance(self, GradFunction):
+            opts["grad"] = (self.wrt, self.value, self.has_aux)
+        if self._wrapped is not None:
+            opts["wrapped"] = self._wrapped._disk_options()
+        return opts
+
+    def _compile(self, sig: Signature) -> Compiled:
         new_compilation()
         try:
             inferrer = Inferrer()

@@ -160,6 +160,10 @@ class _Writer:
                 raise MyiaError("save: an array of Python objects cannot be saved")
             data = np.ascontiguousarray(v)
             return {"array": v.dtype.str, "shape": list(v.shape), "bytes": _b64(data.tobytes())}
+        if isinstance(v, np.dtype):
+            if v.hasobject or v.fields is not None or v.subdtype is not None:
+                raise MyiaError(f"save: the dtype {v} cannot be saved")
+            return {"dtype": v.str}
         if t is tuple:
             return {"tuple": [self.value(x) for x in v]}
         if t is frozenset:
@@ -184,11 +188,47 @@ class _Writer:
         ref = self.refs.get(id(v))
         if ref is not None:
             return {"ref": ref}
+        mapped = _mapped_names().get(id(v))
+        if mapped is not None:
+            return {"mapped": mapped}
         if dataclasses.is_dataclass(v):
             fields = {f.name: self.value(getattr(v, f.name)) for f in dataclasses.fields(v)}
             kind = "abstract" if isinstance(v, absdata.AbstractValue) else "record"
             return {kind: _class_name(type(v)), "fields": fields}
         raise MyiaError(f"save: a constant of type {type(v).__qualname__} cannot be saved ({v!r})")
+
+
+#: The modules whose functions and classes Myia code calls as operations (``np.float32``).
+_MAPPED_MODULES = ("builtins", "math", "cmath", "operator", "functools", "numpy")
+
+
+def _mapped_names() -> dict[int, str]:
+    """The operations that Python objects mean in Myia code, by ``module:name`` of the object."""
+    from .operations.mapping import MAPPING
+
+    out: dict[int, str] = {}
+    for obj, op in MAPPING.items():
+        module = getattr(obj, "__module__", None) or ""
+        name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+        if isinstance(op, Operation) and module.partition(".")[0] in _MAPPED_MODULES and name:
+            out.setdefault(id(op), f"{module}:{name}")
+    return out
+
+
+def _mapped(name: str) -> Any:
+    """The operation of `_mapped_names`'s `name`."""
+    from .operations.mapping import lookup
+
+    module, _, qualname = name.partition(":")
+    if module.partition(".")[0] not in _MAPPED_MODULES:
+        raise MyiaLoadError(f"not an operation of Myia: {name!r}")
+    obj: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    op = lookup(obj)
+    if not isinstance(op, Operation):
+        raise MyiaLoadError(f"{name} is not an operation of this version of Myia")
+    return op
 
 
 def _plain(v: Any) -> bool:
@@ -283,6 +323,11 @@ class _Reader:
                 raise MyiaLoadError("an array of Python objects")
             raw = base64.b64decode(v["bytes"])
             return np.frombuffer(raw, dtype=np.dtype(body)).reshape(v["shape"]).copy()
+        if tag == "dtype":
+            dtype = np.dtype(body)
+            if dtype.hasobject:
+                raise MyiaLoadError("the dtype of Python objects")
+            return dtype
         if tag == "tuple":
             return tuple(self.value(x) for x in body)
         if tag == "frozenset":
@@ -314,6 +359,8 @@ class _Reader:
                 return getattr(importlib.import_module(module), attr)
             except (ImportError, AttributeError):
                 raise MyiaLoadError(f"Myia has no {body!r} (another version?)") from None
+        if tag == "mapped":
+            return _mapped(body)
         if tag in ("abstract", "record"):
             cls = _find_class(body)
             if tag == "abstract" and not issubclass(cls, absdata.AbstractValue):

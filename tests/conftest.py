@@ -1,6 +1,17 @@
-"""Test configuration: every specialized graph is verified (structure and types)."""
+"""Test configuration: every specialized graph is verified (structure and types).
 
-import myia.api
+Nothing is written to the user's cache: the native backend's modules go to a directory of
+the tests, and compiled programs are not cached on disk (test_disk_cache.py turns that cache
+on in directories of its own).
+"""
+
+import os
+import tempfile
+
+os.environ["MYIA_CACHE_DIR"] = os.path.join(tempfile.gettempdir(), f"myia-tests-{os.getuid()}")
+os.environ["MYIA_CACHE_PROGRAMS"] = "0"
+
+import myia.api  # noqa: E402
 
 myia.api.VERIFY = True
 

@@ -209,3 +209,14 @@ def test_damaged_files_are_clear_errors_and_never_run_code(tmp_path):
     path.write_text(json.dumps(doc))
     with pytest.raises(MyiaLoadError):
         load(path)
+
+
+def mean_f32(x):
+    return np.mean(x.astype(np.float32)) / x.shape[0]
+
+
+def test_a_program_with_a_dtype_constant_round_trips(tmp_path):
+    x = np.arange(6.0).reshape(2, 3)
+    save(mean_f32, tmp_path / "mean.myia", x)
+    out = load(tmp_path / "mean.myia")(x)
+    assert out == myia(mean_f32)(x) and np.asarray(out).dtype == np.float32

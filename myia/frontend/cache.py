@@ -38,6 +38,8 @@ _cache: dict[Any, Parsed] = {}
 #: The functions being parsed, innermost last: what a graph uses is recorded in theirs.
 _parsing: list[Parsed] = []
 _epoch = 0
+#: The functions whose graphs the compilation being recorded used (`record`), or None.
+_recording: list[Any] | None = None
 
 
 def new_compilation() -> None:
@@ -57,6 +59,8 @@ def current(fn: Any) -> Graph | None:
         if entry is None:
             return None
     used(fn, entry.graph)
+    if _recording is not None:
+        _recording.append(fn)
     return entry.graph
 
 
@@ -77,6 +81,8 @@ def start(fn: Any, graph: Graph) -> Parsed:
     entry = Parsed(graph, epoch=_epoch)
     _cache[fn] = entry
     _parsing.append(entry)
+    if _recording is not None:
+        _recording.append(fn)
     return entry
 
 
@@ -136,3 +142,35 @@ def _check(root: Any) -> None:
             del _cache[fn]
         else:
             _cache[fn].epoch = _epoch
+
+
+def record() -> list[Any] | None:
+    """Record the functions whose graphs are used from now on; return what recorded before."""
+    global _recording
+    previous, _recording = _recording, []
+    return previous
+
+
+def recorded(previous: list[Any] | None) -> dict[Any, list[tuple[Any, str, Any]] | None]:
+    """The functions used since `record` (and those their graphs use), with what they read.
+
+    What a function read is None where its graph is no longer cached. Recording stops (the
+    one `previous` returned by `record` goes on).
+    """
+    global _recording
+    used_fns, _recording = _recording or [], previous
+    if previous is not None:
+        previous.extend(used_fns)
+    out: dict[Any, list[tuple[Any, str, Any]] | None] = {}
+    stack = list(reversed(used_fns))
+    while stack:
+        fn = stack.pop()
+        if fn in out:
+            continue
+        entry = _cache.get(fn)
+        if entry is None:
+            out[fn] = None
+            continue
+        out[fn] = list(entry.reads)
+        stack.extend(dep for dep, _ in reversed(entry.deps))
+    return out
