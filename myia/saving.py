@@ -50,8 +50,22 @@ class MyiaLoadError(MyiaError):
 # Constants and abstract values ----------------------------------------------------------------
 
 
+_objects: tuple[frozenset[str], dict[int, str]] = (frozenset(), {})
+
+
 def _myia_objects() -> dict[int, str]:
-    """Objects of Myia's own modules that constants refer to by name: ``module:attribute``."""
+    """Objects of Myia's own modules that constants refer to by name: ``module:attribute``.
+
+    (Made again when a module of Myia was imported since.)
+    """
+    global _objects
+    modules = frozenset(n for n in list(sys.modules) if n == "myia" or n.startswith("myia."))
+    if modules != _objects[0]:
+        _objects = (modules, _scan_objects())
+    return _objects[1]
+
+
+def _scan_objects() -> dict[int, str]:
     out: dict[int, str] = {}
     for name, mod in list(sys.modules.items()):
         if not (name == "myia" or name.startswith("myia.")) or mod is None:
@@ -97,7 +111,7 @@ class _Writer:
         self.graphs: dict[Graph, int] = {}
         self.nodes: dict[Node, int] = {}
         self.keys: dict[int, int] = {}
-        self.refs = _myia_objects()
+        self.refs: dict[int, str] | None = None  # `_myia_objects`, made when first needed
         self.graph_table: list[dict[str, Any]] = []
         self.node_table: list[dict[str, Any]] = []
 
@@ -185,6 +199,8 @@ class _Writer:
         if name == "FreeVariableKey":
             k = self.keys.setdefault(id(v), len(self.keys))
             return {"fvkey": k, "name": v.node.debug.find_name()}
+        if self.refs is None:
+            self.refs = _myia_objects()
         ref = self.refs.get(id(v))
         if ref is not None:
             return {"ref": ref}
@@ -202,12 +218,22 @@ class _Writer:
 _MAPPED_MODULES = ("builtins", "math", "cmath", "operator", "functools", "numpy")
 
 
+_mapped: tuple[int, dict[int, str]] = (-1, {})
+
+
 def _mapped_names() -> dict[int, str]:
     """The operations that Python objects mean in Myia code, by ``module:name`` of the object."""
+    global _mapped
     from .operations.mapping import MAPPING
 
+    if _mapped[0] != len(MAPPING):
+        _mapped = (len(MAPPING), _scan_mapped(MAPPING))
+    return _mapped[1]
+
+
+def _scan_mapped(mapping: dict[Any, Any]) -> dict[int, str]:
     out: dict[int, str] = {}
-    for obj, op in MAPPING.items():
+    for obj, op in mapping.items():
         module = getattr(obj, "__module__", None) or ""
         name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
         if isinstance(op, Operation) and module.partition(".")[0] in _MAPPED_MODULES and name:
@@ -215,7 +241,7 @@ def _mapped_names() -> dict[int, str]:
     return out
 
 
-def _mapped(name: str) -> Any:
+def _find_mapped(name: str) -> Any:
     """The operation of `_mapped_names`'s `name`."""
     from .operations.mapping import lookup
 
@@ -360,7 +386,7 @@ class _Reader:
             except (ImportError, AttributeError):
                 raise MyiaLoadError(f"Myia has no {body!r} (another version?)") from None
         if tag == "mapped":
-            return _mapped(body)
+            return _find_mapped(body)
         if tag in ("abstract", "record"):
             cls = _find_class(body)
             if tag == "abstract" and not issubclass(cls, absdata.AbstractValue):
@@ -401,8 +427,12 @@ def dumps(graph: Graph, signature: tuple[Any, ...], backend: str) -> str:
     return json.dumps(doc, separators=(",", ":"))
 
 
-def loads(text: str) -> tuple[Graph, tuple[Any, ...], dict[str, Any]]:
-    """The program of `dumps`: its entry graph, argument types, and the document."""
+def loads(text: str, verify: bool = True) -> tuple[Graph, tuple[Any, ...], dict[str, Any]]:
+    """The program of `dumps`: its entry graph, argument types, and the document.
+
+    The graphs are verified (structure and types), unless `verify` is false (a file that
+    Myia wrote and checked, like the disk cache's).
+    """
     try:
         doc = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -422,7 +452,8 @@ def loads(text: str) -> tuple[Graph, tuple[Any, ...], dict[str, Any]]:
         raise
     except Exception as exc:
         raise MyiaLoadError(f"a damaged program file ({type(exc).__name__}: {exc})") from None
-    _verify(graph)
+    if verify:
+        _verify(graph)
     return graph, signature, doc
 
 
