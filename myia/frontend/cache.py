@@ -12,6 +12,7 @@ name read; a function whose globals did not change is not parsed again.
 
 from __future__ import annotations
 
+import threading
 import types
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,8 +39,14 @@ _cache: dict[Any, Parsed] = {}
 #: The functions being parsed, innermost last: what a graph uses is recorded in theirs.
 _parsing: list[Parsed] = []
 _epoch = 0
-#: The functions whose graphs the compilation being recorded used (`record`), or None.
-_recording: list[Any] | None = None
+
+
+class _Recording(threading.local):
+    #: The functions whose graphs the compilation being recorded used (`record`), or None.
+    used: list[Any] | None = None
+
+
+_recording = _Recording()
 
 
 def new_compilation() -> None:
@@ -59,8 +66,8 @@ def current(fn: Any) -> Graph | None:
         if entry is None:
             return None
     used(fn, entry.graph)
-    if _recording is not None:
-        _recording.append(fn)
+    if _recording.used is not None:
+        _recording.used.append(fn)
     return entry.graph
 
 
@@ -81,8 +88,8 @@ def start(fn: Any, graph: Graph) -> Parsed:
     entry = Parsed(graph, epoch=_epoch)
     _cache[fn] = entry
     _parsing.append(entry)
-    if _recording is not None:
-        _recording.append(fn)
+    if _recording.used is not None:
+        _recording.used.append(fn)
     return entry
 
 
@@ -145,9 +152,11 @@ def _check(root: Any) -> None:
 
 
 def record() -> list[Any] | None:
-    """Record the functions whose graphs are used from now on; return what recorded before."""
-    global _recording
-    previous, _recording = _recording, []
+    """Record the functions whose graphs are used from now on (in this thread).
+
+    Return what recorded before (given back to `recorded`).
+    """
+    previous, _recording.used = _recording.used, []
     return previous
 
 
@@ -157,8 +166,7 @@ def recorded(previous: list[Any] | None) -> dict[Any, list[tuple[Any, str, Any]]
     What a function read is None where its graph is no longer cached. Recording stops (the
     one `previous` returned by `record` goes on).
     """
-    global _recording
-    used_fns, _recording = _recording or [], previous
+    used_fns, _recording.used = _recording.used or [], previous
     if previous is not None:
         previous.extend(used_fns)
     out: dict[Any, list[tuple[Any, str, Any]] | None] = {}
