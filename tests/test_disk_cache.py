@@ -357,3 +357,21 @@ def test_what_a_new_process_cannot_find_is_not_cached(cache, module):
     assert disk_cache.STATS["uncacheable"] == 1 and disk_cache.STATS["store"] == 0
     assert myia(norm)(Local(3.0)) == 9.0
     assert disk_cache.STATS["hit"] == 0
+
+
+def test_the_programs_of_the_saving_tests_are_loaded_with_equal_results(cache):
+    from helpers import assert_same
+    from test_saving import PROGRAMS
+
+    for _, fn, args in PROGRAMS:
+        disk_cache.ENABLED = False
+        expected_value = fn(*args)  # compiled without the disk cache
+        disk_cache.ENABLED = True
+        for _ in range(2):  # compiled and stored, then loaded
+            if hasattr(fn, "wrt"):
+                make = value_and_grad if fn.value else grad
+                again = make(fn._wrapped or fn.fn, *fn.wrt)
+            else:
+                again = myia(fn._wrapped or fn.fn)
+            assert_same(again(*args), expected_value)
+    assert disk_cache.STATS["hit"] == disk_cache.STATS["store"] == len(PROGRAMS)
