@@ -15,6 +15,7 @@ from .errors import (
     MyiaSyntaxError,
     MyiaTypeError,
 )
+from .export import StableHLO, export_stablehlo
 from .grad.registry import custom_bprop
 from .profiling import profile
 from .saving import MyiaLoadError, load, save
@@ -41,9 +42,11 @@ __all__ = [
     "MyiaShapeError",
     "MyiaSyntaxError",
     "MyiaTypeError",
+    "StableHLO",
     "checkpoint",
     "custom_bprop",
     "debug",
+    "export_stablehlo",
     "grad",
     "hessian",
     "jacfwd",

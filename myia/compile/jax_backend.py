@@ -304,6 +304,7 @@ class JaxExecutable(Executable):
             self.packed = None
             return leaves_out, status
 
+        self.flat = flat
         self.fn = jax.jit(flat, static_argnums=0)
         #: How results come back: None (as they are), "packed" (float64 scalars in one
         #: array), "packed+status" (and the status last); set when JAX traces the program.
@@ -334,6 +335,40 @@ class JaxExecutable(Executable):
             raise ValueError(f"this program runs on the host: {self.reason}")
         with self.backend.context():
             return self.fn.lower(self.capacity, *self._leaves(args)).compile().as_text()
+
+    def export(self, args: tuple[Any, ...]) -> tuple[Any, list[Any], bool]:
+        """The XLA computation of calls like ``self(args)``, exported with ``jax.export``.
+
+        It takes the leaves of the arguments (arrays and scalars, in order) and returns the
+        leaves of the result, then, where the program may flag an error or grow a stack, the
+        status word (see `StableHLO`). Return the `jax.export.Exported`, the argument leaves'
+        shapes and dtypes, and whether the status is the last result.
+        """
+        if self.backend.layout is not None:
+            raise ValueError("a program over a mesh is exported without mesh= (one device)")
+        self(args)  # traced, checked, with stacks large enough for these arguments
+        if not self.jitted:
+            raise ValueError(f"this program runs on the host: {self.reason}")
+        from jax import export as jax_export
+
+        jax, jnp = self.backend.jax, self.backend.jnp
+        capacity, flat = self.capacity, self.flat
+        has_status = []
+
+        def computation(*leaves: Any) -> tuple[Any, ...]:
+            result, status = flat(capacity, *leaves)
+            if self.packed is not None:  # float64 scalars (and the status) in one array
+                parts = [result[i] for i in range(result.shape[0])]
+                status = parts.pop().astype(np.int64) if self.packed != "packed" else None
+                result = parts
+            has_status.append(status is not None)
+            return (*result,) if status is None else (*result, jnp.asarray(status))
+
+        leaves = self._leaves(args)
+        specs = [jax.ShapeDtypeStruct(np.shape(x), np.result_type(x)) for x in leaves]
+        with self.backend.context():
+            exported = jax_export.export(jax.jit(computation))(*specs)
+        return exported, specs, has_status[-1]
 
     def _run(self, leaves: list[Any]) -> Any:
         """Run the XLA computation, compiled again with larger stacks while they overflow."""
