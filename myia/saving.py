@@ -35,7 +35,7 @@ from .abstract.data import GraphFunction
 from .boundary import boundary
 from .errors import MyiaError, MyiaTypeError
 from .ir.analysis import reachable_graphs, toposort
-from .ir.node import Apply, Constant, DebugInfo, Graph, Location, Node, Parameter
+from .ir.node import Apply, BackwardInfo, Constant, DebugInfo, Graph, Location, Node, Parameter
 from .operations.core import Operation
 from .primitives import PRIMITIVES, Primitive
 
@@ -144,6 +144,8 @@ class _Writer:
             "name": n.debug.find_name(),
             "location": _location(_user_location(n.debug)),
         }
+        if _in_backward_pass(n.debug):
+            entry["backward"] = True
         if n.is_constant:
             entry["kind"] = "constant"
             entry["value"] = self.value(n.value)  # type: ignore[attr-defined]
@@ -283,6 +285,21 @@ def _user_location(debug: DebugInfo) -> Location | None:
     return own
 
 
+def _in_backward_pass(debug: DebugInfo) -> bool:
+    """Whether a node computes the gradient of the user's line `_user_location` gives.
+
+    (Loaded, its debug info is a `BackwardInfo`: errors and the profiler say "in the gradient
+    of this line" as for the program compiled.)
+    """
+    from .infer.traceback import is_internal
+
+    chain = debug.call_chain("?")
+    for function, loc in reversed(chain):
+        if not is_internal(loc.filename):
+            return function.startswith("◀")
+    return bool(chain) and chain[-1][0].startswith("◀")
+
+
 def _location(loc: Location | None) -> list[Any] | None:
     if loc is None:
         return None
@@ -321,7 +338,8 @@ class _Reader:
         if n is not None:
             return n
         entry = self.doc["nodes"][i]
-        debug = DebugInfo(entry["name"], _read_location(entry["location"]))
+        info = BackwardInfo if entry.get("backward") else DebugInfo
+        debug = info(entry["name"], _read_location(entry["location"]))
         if entry["kind"] == "constant":
             n = Constant(self.value(entry["value"]), debug)
         elif entry["kind"] == "apply":

@@ -375,3 +375,20 @@ def test_the_programs_of_the_saving_tests_are_loaded_with_equal_results(cache):
                 again = myia(fn._wrapped or fn.fn)
             assert_same(again(*args), expected_value)
     assert disk_cache.STATS["hit"] == disk_cache.STATS["store"] == len(PROGRAMS)
+
+
+def test_a_loaded_gradient_is_profiled_forward_and_backward_as_a_compiled_one(cache):
+    from test_profiling import W, X, one_heavy_line
+
+    from myia import profile
+
+    def rows():
+        p = profile(grad(one_heavy_line), show=False)
+        p(W, X)
+        return {(r.line, r.backward) for r in p.last.rows}
+
+    compiled = rows()
+    assert disk_cache.STATS["store"] == 1
+    loaded = rows()
+    assert disk_cache.STATS["hit"] == 1
+    assert loaded == compiled and any(backward for _, backward in loaded)

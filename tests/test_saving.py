@@ -220,3 +220,16 @@ def test_a_program_with_a_dtype_constant_round_trips(tmp_path):
     save(mean_f32, tmp_path / "mean.myia", x)
     out = load(tmp_path / "mean.myia")(x)
     assert out == myia(mean_f32)(x) and np.asarray(out).dtype == np.float32
+
+
+def sqrt_twice(x):
+    y = math.sqrt(x)
+    return y * 2.0
+
+
+def test_a_loaded_gradient_reports_errors_in_the_gradient_of_the_users_line(tmp_path):
+    save(grad(sqrt_twice), tmp_path / "g.myia", 1.0)
+    with pytest.raises(ZeroDivisionError) as info:
+        load(tmp_path / "g.myia")(0.0)
+    note = "\n".join(info.value.__notes__)
+    assert "(in the gradient of this line)" in note and "y = math.sqrt(x)" in note
