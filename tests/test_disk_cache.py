@@ -392,3 +392,15 @@ def test_a_loaded_gradient_is_profiled_forward_and_backward_as_a_compiled_one(ca
     loaded = rows()
     assert disk_cache.STATS["hit"] == 1
     assert loaded == compiled and any(backward for _, backward in loaded)
+
+
+def noisy(x, rng):
+    return np.sum(x * rng.normal(size=3)) + rng.uniform()
+
+
+def test_a_loaded_program_draws_the_same_numbers(cache):
+    x = np.arange(3.0)
+    first = myia(noisy)(x, np.random.default_rng(1))
+    assert disk_cache.STATS["store"] == 1
+    again = myia(noisy)(x, np.random.default_rng(1))
+    assert disk_cache.STATS["hit"] == 1 and again == first
