@@ -404,3 +404,17 @@ def test_a_loaded_program_draws_the_same_numbers(cache):
     assert disk_cache.STATS["store"] == 1
     again = myia(noisy)(x, np.random.default_rng(1))
     assert disk_cache.STATS["hit"] == 1 and again == first
+
+
+def test_a_gradient_through_checkpoints_is_loaded_with_equal_results(cache):
+    from test_checkpoint import X, Y, closure_inside, two_blocks
+
+    for fn in (two_blocks, closure_inside):
+        disk_cache.ENABLED = False
+        expected_value = grad(fn, 0, 1)(X, Y)
+        disk_cache.ENABLED = True
+        for _ in range(2):  # compiled and stored, then loaded
+            got = grad(fn, 0, 1)(X, Y)
+            for a, b in zip(got, expected_value):
+                np.testing.assert_allclose(a, b, rtol=1e-12)
+    assert disk_cache.STATS["hit"] == disk_cache.STATS["store"] == 2
