@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -90,11 +91,24 @@ def _iabs(a):
 """
 
 
+#: The directory that stands for a cache turned off, made at first use.
+_PRIVATE: Path | None = None
+
+
 def cache_dir() -> Path:
-    """The directory of Myia's disk cache (``MYIA_CACHE_DIR``, default ``~/.cache/myia``)."""
+    """The directory of Myia's disk cache (``MYIA_CACHE_DIR``, default ``~/.cache/myia``).
+
+    ``MYIA_CACHE_DIR=`` (empty) turns the cache off: machine code then goes to a directory
+    of this process's own, which nothing reads again.
+    """
     env = os.environ.get("MYIA_CACHE_DIR")
     if env:
         return Path(env)
+    if env == "":
+        global _PRIVATE
+        if _PRIVATE is None:
+            _PRIVATE = Path(tempfile.mkdtemp(prefix="myia-native-"))
+        return _PRIVATE
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "myia"
 
