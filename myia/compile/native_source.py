@@ -8,8 +8,10 @@ the code of a loop before it is outlined (`_Kernel`), and says where modules are
 from __future__ import annotations
 
 import ast
+import atexit
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -108,6 +110,7 @@ def cache_dir() -> Path:
         global _PRIVATE
         if _PRIVATE is None:
             _PRIVATE = Path(tempfile.mkdtemp(prefix="myia-native-"))
+            atexit.register(shutil.rmtree, _PRIVATE, True)
         return _PRIVATE
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "myia"
