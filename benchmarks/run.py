@@ -45,6 +45,7 @@ WORKLOADS = {
     "mlp_step_small": ("benchmarks.mlp_step", {"size": "small"}),
     "mlp_step_large": ("benchmarks.mlp_step", {"size": "large"}),
     "gp_nll": ("benchmarks.gp_nll", {}),
+    "det": ("benchmarks.det", {}),
 }
 
 #: The frameworks whose memory is measured in a quick run (a child process each: importing a

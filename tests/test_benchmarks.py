@@ -24,6 +24,7 @@ WORKLOADS = [
     "mlp_step_small",
     "mlp_step_large",
     "gp_nll",
+    "det",
 ]
 PEERS = {"torch": "torch", "jax": "jax", "autograd": "autograd"}
 
