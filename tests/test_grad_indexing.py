@@ -210,3 +210,20 @@ def test_gradient_called_again_is_not_changed(backend):
     np.testing.assert_array_equal(first, [1.0, 2.0, 4.0, 6.0, 3.0, 0.0])
     first[:] = 7.0  # the user may write what they receive
     np.testing.assert_array_equal(g(a, 4), second)
+
+
+def grad_in_loop(a):
+    # A gradient reading elements, called in a loop of the program differentiated: each call
+    # accumulates into its own buffer.
+    acc = a * 0.0
+    for j in range(3):
+        acc = acc + grad(scalar_reads)(a * (j + 1.0), 3)
+    return np.sum(acc * acc)
+
+
+def test_gradients_called_in_a_loop():
+    a = np.random.default_rng(2).normal(size=5)
+    check_grad(grad_in_loop, a)
+    expected = grad(grad_in_loop, backend="debug")(a)
+    for backend in ["numpy", "jax", "native"]:
+        np.testing.assert_allclose(grad(grad_in_loop, backend=backend)(a), expected, rtol=1e-12)
