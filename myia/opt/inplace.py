@@ -8,9 +8,10 @@ nothing else can see the array updated, the update may write it instead
     array_index_add(a, i, v) => array_index_add_inplace(a, i, v)   (a owned, read here alone)
 
 A value is *owned* when no other reference to it exists: the result of ``array_index_add``
-(a copy) or of ``array_index_add_inplace`` on an owned value, and the parameter of a loop (a
-position of a group of graphs whose calls are all known, `myia.opt.callsites`) that every
-call passes an owned value read by that call alone. A call that passes something else there
+(a copy), of ``zeros`` or ``gzeros`` (a new array), of ``array_index_add_inplace`` on an
+owned value, and the parameter of a loop (a position of a group of graphs whose calls are
+all known, `myia.opt.callsites`) that every call passes an owned value read by that call
+alone. A call that passes something else there
 (the zero a backward loop starts from, shared by every call) passes ``owned_copy`` of it
 instead: one copy per loop, not one per iteration. Positions are made owned only where that
 pays: where a parameter is read once, by an update or by a call passing it on to such a
@@ -32,7 +33,7 @@ from .sweep import typed_constant
 
 _UPDATES = (P.array_index_add, P.array_index_add_inplace)
 #: The primitives whose result is owned: a new array, or an owned array updated.
-_FRESH = (*_UPDATES, P.owned_copy)
+_FRESH = (*_UPDATES, P.owned_copy, P.zeros, P.gzeros)
 
 
 def accumulate_in_place(root: Graph) -> Graph:
@@ -94,7 +95,8 @@ def accumulate_in_place(root: Graph) -> Graph:
     def fresh(n: Node) -> bool:
         """Whether `n` is owned (no other reference to its value), if read once."""
         if n.is_apply:
-            return prim_of(n) in _FRESH  # type: ignore[arg-type]
+            a = n.abstract
+            return prim_of(n) in _FRESH and isinstance(a, AbstractArray) and a.shape != ()  # type: ignore[arg-type]
         return n.is_parameter and position.get(n) in owned
 
     # Calls into owned positions pass owned values.
