@@ -48,6 +48,7 @@ WORKLOADS = {
     "per_example_grads": ("benchmarks.per_example_grads", {}),
     "hvp": ("benchmarks.hvp", {}),
     "hessian_while": ("benchmarks.hessian_while", {}),
+    "det": ("benchmarks.det", {}),
 }
 
 #: The frameworks whose memory is measured in a quick run (a child process each: importing a

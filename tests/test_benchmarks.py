@@ -27,6 +27,7 @@ WORKLOADS = [
     "per_example_grads",
     "hvp",
     "hessian_while",
+    "det",
 ]
 PEERS = {"torch": "torch", "jax": "jax", "autograd": "autograd"}
 

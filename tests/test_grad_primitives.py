@@ -349,6 +349,12 @@ def index_add(a, v):
     return P.array_index_add(a * a, (1, P.make_slice(None, None, 2)), v * a[0, :2])
 
 
+def index_add_inplace(a, v):
+    # The optimizer writes them on arrays nothing else reads: here a fresh copy.
+    b = P.owned_copy(a * a)
+    return P.array_index_add_inplace(b, (1, P.make_slice(None, None, 2)), v * a[0, :2])
+
+
 def gadd(x, y):
     return P.gadd((x * y, y), (x, y))[0]
 
@@ -558,6 +564,7 @@ CASES = [
     case("list_as_tuple record_fields record_from_fields dict_from_values", conversions, SCALARS),
     case("unbroadcast broadcast_like", broadcasts, [(f(2, 3), f(3))]),
     case("array_index_add", index_add, [(f(3, 4), f(2))]),
+    case("array_index_add_inplace owned_copy", index_add_inplace, [(f(3, 4), f(2))]),
     case("gadd", gadd, [(PY(), PY()), (f(2), f(2))]),
     case("untake unconcatenate unstack", invert, [(f(3, 4), np.array([0, 2, 2]))]),
     case("conv2d_input_grad conv2d_weight_grad", conv_grads, [CONV_GRADS]),

@@ -24,9 +24,10 @@ moves what a graph does after its last conditional into the branches (``tails``:
 backpropagator of an ``if`` then merges with its branch's), passes the tuple and record
 parameters of loops as their elements (``flatten``), then turns the parameters that always
 receive one constant into it (``constants``: a function called in a loop becomes known
-there), removes dead parameters (``dce``), simplifies again what that exposed, and lifts the
-closures left (``lift``). Each pass can also run alone, which is how
-the tests check them one by one.
+there), removes dead parameters (``dce``), simplifies again what that exposed, lifts the
+closures left (``lift``), and updates in place the sensitivities of arrays that nothing else
+references (``inplace``: a loop reading k elements of an array). Each pass can also run
+alone, which is how the tests check them one by one.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from .defunc import defunctionalize
 from .flatten import flatten_parameters
 from .grad_rules import GRAD, GRAD_CALLS
 from .inline import INLINE
+from .inplace import accumulate_in_place
 from .lift import lambda_lift
 from .matcher import Matcher, Rewrite
 from .rewrites import CONTROL, DATA
@@ -120,6 +122,9 @@ PASS_LIBRARY: dict[str, Pass] = {
         "tails", move_tails, "what a graph does after its last conditional moves into the branches"
     ),
     "lift": Pass("lift", lambda_lift, "lambda lifting of closures only called directly"),
+    "inplace": Pass(
+        "inplace", accumulate_in_place, "sensitivities of arrays with one owner updated in place"
+    ),
 }
 
 #: The default pipeline.
@@ -132,6 +137,7 @@ PASSES: list[Pass] = [
     PASS_LIBRARY["dce"],
     simplify_pass(),
     PASS_LIBRARY["lift"],
+    PASS_LIBRARY["inplace"],
 ]
 
 

@@ -272,12 +272,17 @@ def is_shared_zero(v: Any) -> bool:
 def no_gradient(a: Any) -> bool:
     """Whether every sensitivity of a value of type `a` is zero.
 
-    So are those of integers and booleans, and of tuples and records of them (a ``range``).
+    So are those of integers and booleans, and of tuples, lists, dicts and records of them (a
+    ``range``, a list of indices).
     """
     if isinstance(a, AbstractScalar):
         return _NUMERIC.get(a.dtype) in (int, bool)
     if isinstance(a, AbstractTuple):
         return all(no_gradient(e) for e in a.elements)
+    if isinstance(a, AbstractList):
+        return no_gradient(a.element)
+    if isinstance(a, AbstractDict):
+        return all(no_gradient(v) for v in a.values)
     if isinstance(a, AbstractRecord) and a.cls is not None:
         return zero_of_type(a) is not NO_ZERO and all(no_gradient(f) for f in a.fields)
     return False
