@@ -264,7 +264,7 @@ class JaxExecutable(Executable):
         self.params, self.out = params, out
 
         def flat(capacity: int, *leaves: Any) -> Any:
-            rt.Trace.capacity = capacity
+            rt.Trace.start(capacity)
             it = iter(leaves)
             args = [_unflatten(it, a, _as_is) for a in params]
             rt.Trace.flags.append([])

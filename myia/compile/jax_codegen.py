@@ -30,6 +30,7 @@ import numpy as np
 from ..abstract.data import AbstractRecord, AbstractScalar, AbstractStack, AbstractTuple
 from ..primitives import P, Primitive
 from ..primitives.stack import EMPTY_STACK
+from . import jax_control as ctl
 from . import jax_runtime as rt
 from .codegen import CodeGenerator, Module
 
@@ -115,6 +116,9 @@ class JaxGenerator(CodeGenerator):
             if v is P.stack_empty:
                 return f"{self.global_value(rt.stack_empty, 'stack_empty')}({a[0]})"
             return f"{self.global_value(rt.check_index, 'check_index')}({a[0]}, {a[1]})"
+        if v is P.env_sens:
+            a = ", ".join(self.expr(x) for x in args)
+            return f"{self.global_value(ctl.env_sens, 'env_sens')}({a})"
         if v is P.to_bool and args and isinstance(args[0].abstract, AbstractScalar):
             if not args[0].abstract.weak:
                 # ``bool(x)`` of a NumPy value, as a traced boolean.
@@ -156,11 +160,11 @@ class JaxGenerator(CodeGenerator):
         module = super().generate()
         types = {name: node.abstract for node, name in self.names.names.items()}
         helpers = {
-            "jax_while": rt.jax_while,
-            "jax_switch": rt.jax_switch,
-            "jax_select": rt.jax_select,
-            "jax_cond": rt.jax_cond,
-            "jax_not": rt.jax_not,
+            "jax_while": ctl.jax_while,
+            "jax_switch": ctl.jax_switch,
+            "jax_select": ctl.jax_select,
+            "jax_cond": ctl.jax_cond,
+            "jax_not": ctl.jax_not,
             "placeholder": rt.placeholder,
         }
         for name in helpers:
