@@ -578,3 +578,21 @@ def test_gradients_of_nested_loops_and_breaks_are_jitted(fn, wrt, args):
     for a, b in zip(got, expected):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
     check_grad(fn, *args, wrt=wrt, backend="jax")
+
+
+def test_stacks_grow_after_calls_that_fit():
+    g = grad(decay, "x", backend="jax")
+    numpy = grad(decay, "x", backend="numpy")
+    _same(g(1.5), numpy(1.5))  # 41 iterations: 64 rows
+    _same(g(1.2), numpy(1.2))
+    _same(g(10.0), numpy(10.0))  # 230 iterations: compiled again with 256 rows
+    assert g.specialization(1.5).executable.capacities == [64, 256]
+    _same(g(1.5), numpy(1.5))
+
+
+def test_errors_flagged_after_calls_that_succeeded():
+    f = myia(log_loop, backend="jax")
+    for _ in range(3):
+        assert f(3.0, 3) == myia(log_loop, backend="numpy")(3.0, 3)
+    with pytest.raises(ValueError, match="math domain error"):
+        f(0.5, 3)
