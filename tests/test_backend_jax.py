@@ -437,7 +437,27 @@ def test_gradient_of_a_value_dependent_while_loop_is_jitted(a):
 @pytest.mark.parametrize("a", [2.0, 1e6])
 def test_second_order_of_a_while_loop(a):
     expected = grad(grad(newton, "a"), "a", backend="numpy")(a)
-    assert grad(grad(newton, "a"), "a", backend="jax")(a) == pytest.approx(expected, rel=1e-12)
+    gg = grad(grad(newton, "a"), "a", backend="jax")
+    assert gg(a) == pytest.approx(expected, rel=1e-12)
+    # The sensitivities of the stacks are stacks too: buffers in the XLA computation.
+    assert _jitted(gg, (a,)), gg.specialization(a).executable.reason
+
+
+def sin_loop(x, n):
+    for _ in range(n):
+        x = math.sin(x) * 1.1
+    return x
+
+
+@pytest.mark.parametrize(
+    "fn,args", [(sin_loop, (0.3, 4)), (sin_loop, (0.3, 0)), (decay, (10.0,)), (newton, (3.0,))]
+)
+def test_second_order_of_loops_is_jitted(fn, args):
+    gg = grad(grad(fn, 0), 0, backend="jax")
+    expected = grad(grad(fn, 0), 0, backend="debug")(*args)
+    assert gg(*args) == pytest.approx(expected, rel=1e-10)
+    assert _jitted(gg, args), gg.specialization(*args).executable.reason
+    check_grad(fn, *args, wrt=0, order=2, backend="jax")
 
 
 def test_loop_exceeding_its_first_stack_capacity():

@@ -141,7 +141,7 @@ def _may_raise(prim: Primitive, node: Any) -> bool:
 #: the generated code pops only non-empty stacks) or that only move sensitivities.
 _JAX_SAFE = frozenset(
     [P.stack_new, P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty,
-     P.env_sens, P.gmaterialize]
+     P.stack_unpush, P.env_sens, P.env_getsens, P.env_delitem, P.gmaterialize]
 )  # fmt: skip
 
 

@@ -594,3 +594,10 @@ def resolve(value: Any, a: Any) -> Any:
 def env_sens(env: Any, key: Any, typ: Any) -> Any:
     """``env_sens(env, key, typ)``: the value under `key`, of the alternative of type `typ`."""
     return resolve(env.contents[key], typ)
+
+
+def env_getsens(env: Any, key: Any, typ: Any) -> Any:
+    """``env_getsens(env, key, like)``: the value under `key`, or zeros of type `typ`."""
+    if key in env.contents:
+        return resolve(env.contents[key], typ)
+    return rt.placeholder(typ)

@@ -375,6 +375,26 @@ def stack_pop(s: JaxStack) -> tuple[Any, JaxStack]:
     return s.pop()
 
 
+def stack_unpush(d: Any, x_type: Any) -> tuple[JaxStack | Any, Any]:
+    """``stack_unpush(d, x)``: ``d`` without its top and its top, zeros of `x_type` if empty.
+
+    ``d`` is the sensitivity of a pushed stack (a gradient differentiated again).
+    """
+    zero = placeholder(x_type)
+    if d is EMPTY:
+        return EMPTY, zero
+    jnp = _jnp()
+    top, rest = d.pop()
+    some = d.count > 0
+    tops: list[Any] = []
+    zeros: list[Any] = []
+    _leaves(top, d.element, tops)
+    _leaves(zero, d.element, zeros)
+    top = _rebuild(iter([jnp.where(some, t, z) for t, z in zip(tops, zeros)]), d.element)
+    count = jnp.maximum(rest.count, 0)
+    return JaxStack(d.element, rest.buffers, count, d.functions), top
+
+
 def stack_empty(s: Any) -> Any:
     """``stack_empty(s)``."""
     return True if s is EMPTY else s.empty()
