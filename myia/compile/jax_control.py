@@ -109,9 +109,7 @@ def split(value: Any, leaves: list[Any]) -> Any:
     if isinstance(value, JaxStack):
         leaves.extend(value.buffers)
         leaves.append(value.count)
-        # The number of functions so far: a loop whose body pushes a new one is traced again.
-        n = len(value.functions.fns) if value.functions is not None else 0
-        return ("stack", value.element, len(value.buffers), value.functions, n)
+        return ("stack", value.element, len(value.buffers), value.functions)
     if isinstance(value, Union):
         leaves.append(value.index)
         return ("union", tuple(split(v, leaves) for v in value.alts))
@@ -240,12 +238,11 @@ def merge(a: Any, b: Any) -> Any:
         if static[1] is EMPTY:
             return stack
     if ka == kb == "stack" and a[1:3] == b[1:3] and None not in (a[3], b[3]):
-        if a[3] is b[3]:
-            return ("stack", a[1], a[2], a[3], len(a[3].fns))
         # Stacks of functions numbered differently: numbered again (`fit`).
         fns = rt._Functions()
         fns.fns = list(a[3].fns) + [f for f in b[3].fns if not _has(a[3].fns, f)]
-        return ("stack", a[1], a[2], fns, len(fns.fns))
+        Trace.functions.append((None, fns))
+        return ("stack", a[1], a[2], fns)
     if (
         ka == kb == "fn"
         and a[1] is b[1]
@@ -448,7 +445,19 @@ def _while(
 
     def flat_body(xs: Any) -> Any:
         out: list[Any] = []
+        numberings = [fns for _, fns in Trace.functions]
+        before = [fns.read for fns in numberings]
+        for fns in numberings:
+            fns.read = None
         got = split(to_carry(body(unflat(xs)), types_), out)
+        # A function popped in the body was called knowing fewer functions than the body
+        # pushes: the loop is traced again, its pops knowing them all.
+        stale = any(f.read is not None and f.read < len(f.fns) for _, f in Trace.functions)
+        for fns, read in zip(numberings, before):
+            if read is not None:
+                fns.read = read if fns.read is None else min(read, fns.read)
+        if stale:
+            raise _Widen(owner, skeleton)
         if got == skeleton:
             return [jnp.asarray(x) for x in out]
         joined = merge(skeleton, got)

@@ -243,6 +243,9 @@ class _Functions:
 
     def __init__(self) -> None:
         self.fns: list[Any] = []
+        #: The fewest functions known when a popped one was called (`jax_control._while`
+        #: traces a loop again if its body then numbers more).
+        self.read: int | None = None
 
     def number(self, f: Any) -> int:
         """The number of function `f`, given now if it has none."""
@@ -260,6 +263,8 @@ class _Functions:
         def call(*args: Any) -> Any:
             if not self.fns:
                 raise TypeError("a function popped before any was pushed, under XLA")
+            n = len(self.fns)
+            self.read = n if self.read is None else min(self.read, n)
             if len(self.fns) == 1:
                 return self.fns[0](*args)
             from .jax_control import jax_switch
