@@ -10,6 +10,7 @@ import pytest
 
 from myia import grad, myia, value_and_grad
 from myia.errors import MyiaError
+from myia.testing import check_grad
 
 jax = pytest.importorskip("jax")
 
@@ -436,7 +437,27 @@ def test_gradient_of_a_value_dependent_while_loop_is_jitted(a):
 @pytest.mark.parametrize("a", [2.0, 1e6])
 def test_second_order_of_a_while_loop(a):
     expected = grad(grad(newton, "a"), "a", backend="numpy")(a)
-    assert grad(grad(newton, "a"), "a", backend="jax")(a) == pytest.approx(expected, rel=1e-12)
+    gg = grad(grad(newton, "a"), "a", backend="jax")
+    assert gg(a) == pytest.approx(expected, rel=1e-12)
+    # The sensitivities of the stacks are stacks too: buffers in the XLA computation.
+    assert _jitted(gg, (a,)), gg.specialization(a).executable.reason
+
+
+def sin_loop(x, n):
+    for _ in range(n):
+        x = math.sin(x) * 1.1
+    return x
+
+
+@pytest.mark.parametrize(
+    "fn,args", [(sin_loop, (0.3, 4)), (sin_loop, (0.3, 0)), (decay, (10.0,)), (newton, (3.0,))]
+)
+def test_second_order_of_loops_is_jitted(fn, args):
+    gg = grad(grad(fn, 0), 0, backend="jax")
+    expected = grad(grad(fn, 0), 0, backend="debug")(*args)
+    assert gg(*args) == pytest.approx(expected, rel=1e-10)
+    assert _jitted(gg, args), gg.specialization(*args).executable.reason
+    check_grad(fn, *args, wrt=0, order=2, backend="jax")
 
 
 def test_loop_exceeding_its_first_stack_capacity():
@@ -451,7 +472,10 @@ def test_nested_loops():
     f = myia(nested_loops, backend="jax")
     _same(f(0.3, 3), myia(nested_loops, backend="numpy")(0.3, 3))
     assert _jitted(f, (0.3, 3))
-    _check_grad(nested_loops, ("x",), (0.3, 3), False)
+    # The backward loop exits where the outer or the inner loop started: environments of
+    # different keys and arguments, joined in one XLA computation.
+    _check_grad(nested_loops, ("x",), (0.3, 3), True)
+    _check_grad(nested_loops, ("x",), (0.3, 0), True)
 
 
 def test_break():
@@ -461,9 +485,9 @@ def test_break():
     # The stack of the backpropagators holds their numbers; calling one is a lax.switch.
     _check_grad(with_break, ("x",), (2.0,), True)
     _check_grad(with_break, ("x",), (200.0,), True)  # no iteration after the first
-    # Two exits whose backward passes give values of different structures: on the host.
-    _check_grad(loop_break, ("x",), (1.0, 10), False)
-    _check_grad(loop_break, ("x",), (1.0, 3), False)
+    # Two exits whose backward passes are different functions: a union, called by lax.switch.
+    _check_grad(loop_break, ("x",), (1.0, 10), True)
+    _check_grad(loop_break, ("x",), (1.0, 3), True)
 
 
 def test_branch_in_loop_gradient():
@@ -506,3 +530,89 @@ def test_array_results_are_writable():
     f = myia(array_math, backend="jax")
     out = f(A34)
     assert _jitted(f, (A34,)) and out.flags.writeable
+
+
+def nested_rnn(W, h, n, m):
+    for _ in range(n):
+        for _ in range(m):
+            h = np.tanh(W @ h) + h * 0.1
+        h = h * 0.5
+    return np.sum(h)
+
+
+def search(x, n):
+    s = x
+    for _ in range(n):
+        y = s
+        while y < 10.0:
+            y = y * 1.3 + 0.1
+        s = s + math.sin(y) * 0.1
+        if s > 5.0:
+            break
+    return s
+
+
+def nested_break(x, n):
+    s = x
+    for _ in range(n):
+        for j in range(n):
+            s = s * 1.1 + 0.01 * j
+            if s > 3.0:
+                break
+    return s
+
+
+def triple_loop(x, n):
+    for i in range(n):
+        for _ in range(i):
+            for _ in range(2):
+                x = math.sin(x) * 1.1 + 0.1
+    return x
+
+
+W33 = rng.standard_normal((3, 3)) * 0.5
+
+LOOP_GRADIENTS = [
+    (nested_rnn, ("W", "h"), (W33, V3, 3, 2)),
+    (nested_rnn, ("W", "h"), (W33, V3, 2, 0)),
+    (search, ("x",), (1.0, 6)),  # a while loop in a for loop, and a break
+    (search, ("x",), (4.9, 6)),  # the break at the first iteration
+    (nested_break, ("x",), (1.0, 4)),  # a break out of the inner loop
+    (nested_break, ("x",), (0.1, 3)),
+    (triple_loop, ("x",), (0.3, 4)),
+]
+
+
+@pytest.mark.parametrize(
+    "fn,wrt,args",
+    LOOP_GRADIENTS,
+    ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(LOOP_GRADIENTS)],
+)
+def test_gradients_of_nested_loops_and_breaks_are_jitted(fn, wrt, args):
+    g = grad(fn, *wrt, backend="jax")
+    got = g(*args)
+    assert _jitted(g, args), g.specialization(*args).executable.reason
+    expected = grad(fn, *wrt, backend="debug")(*args)
+    if len(wrt) == 1:
+        got, expected = (got,), (expected,)
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+    check_grad(fn, *args, wrt=wrt, backend="jax")
+
+
+def test_stacks_grow_after_calls_that_fit():
+    g = grad(decay, "x", backend="jax")
+    numpy = grad(decay, "x", backend="numpy")
+    _same(g(1.5), numpy(1.5))  # 41 iterations: 64 rows
+    _same(g(1.2), numpy(1.2))
+    _same(g(10.0), numpy(10.0))  # 230 iterations: compiled again with 256 rows
+    assert g.specialization(1.5).executable.capacities == [64, 256]
+    _same(g(1.5), numpy(1.5))
+
+
+def test_errors_flagged_after_calls_that_succeeded():
+    f = myia(log_loop, backend="jax")
+    for _ in range(3):
+        assert f(3.0, 3) == myia(log_loop, backend="numpy")(3.0, 3)
+    with pytest.raises(ValueError, match="math domain error"):
+        f(0.5, 3)

@@ -145,7 +145,7 @@ def _may_raise(prim: Primitive, node: Any) -> bool:
 #: the generated code pops only non-empty stacks) or that only move sensitivities.
 _JAX_SAFE = frozenset(
     [P.stack_new, P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty,
-     P.env_sens, P.gmaterialize]
+     P.stack_unpush, P.env_sens, P.env_getsens, P.env_delitem, P.gmaterialize]
 )  # fmt: skip
 
 
@@ -248,6 +248,8 @@ class JaxExecutable(Executable):
         self.backend = backend
         #: The stack capacities compiled (one XLA computation each), smallest first.
         self.capacities: list[int] = []
+        #: The call once the program is traced (`_fast_path`), or None.
+        self.fast: Any = None
         if self.reason is None:
             self._jit(graph)
 
@@ -268,7 +270,7 @@ class JaxExecutable(Executable):
         self.params, self.out = params, out
 
         def flat(capacity: int, *leaves: Any) -> Any:
-            rt.Trace.capacity = capacity
+            rt.Trace.start(capacity)
             it = iter(leaves)
             args = [_unflatten(it, a, _as_is) for a in params]
             rt.Trace.flags.append([])
@@ -391,7 +393,47 @@ class JaxExecutable(Executable):
                 return result, bool(flag)
             self.capacity = 1 << (need - 1).bit_length()
 
+    def _fast_path(self) -> Any:
+        """The call of the traced computation, with what the general path checks decided.
+
+        The arguments are passed as they are when they are all arrays and scalars; float64
+        scalar results come back as one array (`packed`). A call whose status says that an
+        error was flagged or the stacks overflowed goes the general way (`_call`).
+        """
+        fn, context, slow = self.fn, self.backend.context, self._call
+        flat = all(_leaf(a) for a in self.params)
+        leaves_of = self._leaves
+        if self.packed is None:
+            return None
+        status = self.packed == "packed+status"
+        types_ = _leaf_types(self.out)
+        single = _leaf(self.out)
+        # Float64 scalars: Python floats (tolist) as the NumPy backend returns them.
+        convert = [None if a.weak else np.float64 for a in types_]
+
+        def fast(args: tuple[Any, ...]) -> Any:
+            with context():
+                result = fn(self.capacity, *(args if flat else leaves_of(args)))[0]
+            values = np.asarray(result).tolist()
+            if status:
+                code = int(values.pop())
+                if code & 1 or code >> 1 > self.capacity:
+                    return slow(args)
+            if single:
+                return values[0] if convert[0] is None else convert[0](values[0])
+            return _unflatten(iter(values), self.out, self.backend.convert)
+
+        return fast
+
     def __call__(self, args: tuple[Any, ...]) -> Any:
+        if self.fast is not None:
+            return self.fast(args)
+        out = self._call(args)
+        if self.jitted and self.traced:
+            self.fast = self._fast_path()
+        return out
+
+    def _call(self, args: tuple[Any, ...]) -> Any:
         if not self.jitted:
             return self.host(self.backend.on_host(args))
         leaves = self._leaves(args)

@@ -27,9 +27,17 @@ from typing import Any
 
 import numpy as np
 
-from ..abstract.data import AbstractRecord, AbstractScalar, AbstractStack, AbstractTuple
+from ..abstract.data import (
+    BOTTOM,
+    AbstractArray,
+    AbstractRecord,
+    AbstractScalar,
+    AbstractStack,
+    AbstractTuple,
+)
 from ..primitives import P, Primitive
 from ..primitives.stack import EMPTY_STACK
+from . import jax_control as ctl
 from . import jax_runtime as rt
 from .codegen import CodeGenerator, Module
 
@@ -73,7 +81,8 @@ def flagged(node: Any) -> str | None:
 #: NumPy values (the others need a lowering to run under JAX).
 _IMPL_TRACEABLE = frozenset(
     [P.env_sens, P.gmaterialize, P.zeros, P.ones, P.full, P.seq, P.stack_new,
-     P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty]
+     P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty, P.stack_unpush,
+     P.env_delitem]
 )  # fmt: skip
 
 
@@ -85,6 +94,15 @@ def _has_python_scalar(a: Any) -> bool:
         return any(map(_has_python_scalar, a.elements))
     if isinstance(a, AbstractRecord):
         return any(map(_has_python_scalar, a.fields))
+    return False
+
+
+def _zeros_by_type(a: Any) -> bool:
+    """Whether ``gzeros`` of a value of type `a` is the zero of the type (`placeholder`)."""
+    if isinstance(a, (AbstractScalar, AbstractArray, AbstractStack)):
+        return True
+    if isinstance(a, AbstractTuple):
+        return all(map(_zeros_by_type, a.elements))
     return False
 
 
@@ -115,6 +133,22 @@ class JaxGenerator(CodeGenerator):
             if v is P.stack_empty:
                 return f"{self.global_value(rt.stack_empty, 'stack_empty')}({a[0]})"
             return f"{self.global_value(rt.check_index, 'check_index')}({a[0]}, {a[1]})"
+        if v is P.stack_unpush:
+            d = self.expr(args[0])
+            t = self.global_value(args[1].abstract, "T_sens")
+            return f"{self.global_value(rt.stack_unpush, 'stack_unpush')}({d}, {t})"
+        if v is P.gzeros and _zeros_by_type(args[0].abstract):
+            a = node.abstract
+            if isinstance(a, AbstractStack) and a.element is BOTTOM:
+                return self.global_value(rt.EMPTY, "EMPTY_STACK")
+            return f"placeholder({self.global_value(a, 'T_sens')})"
+        if v is P.env_getsens:
+            env, key = self.expr(args[0]), self.expr(args[1])
+            t = self.global_value(node.abstract, "T_sens")
+            return f"{self.global_value(ctl.env_getsens, 'env_getsens')}({env}, {key}, {t})"
+        if v is P.env_sens:
+            a = ", ".join(self.expr(x) for x in args)
+            return f"{self.global_value(ctl.env_sens, 'env_sens')}({a})"
         if v is P.to_bool and args and isinstance(args[0].abstract, AbstractScalar):
             if not args[0].abstract.weak:
                 # ``bool(x)`` of a NumPy value, as a traced boolean.
@@ -156,11 +190,11 @@ class JaxGenerator(CodeGenerator):
         module = super().generate()
         types = {name: node.abstract for node, name in self.names.names.items()}
         helpers = {
-            "jax_while": rt.jax_while,
-            "jax_switch": rt.jax_switch,
-            "jax_select": rt.jax_select,
-            "jax_cond": rt.jax_cond,
-            "jax_not": rt.jax_not,
+            "jax_while": ctl.jax_while,
+            "jax_switch": ctl.jax_switch,
+            "jax_select": ctl.jax_select,
+            "jax_cond": ctl.jax_cond,
+            "jax_not": ctl.jax_not,
             "placeholder": rt.placeholder,
         }
         for name in helpers:

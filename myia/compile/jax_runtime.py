@@ -1,12 +1,11 @@
-"""What the generated JAX code calls: structured control flow, stacks as buffers, error flags.
+"""What the generated JAX code calls: stacks as buffers, error flags, values as arrays.
 
 The JAX backend's generated code (`myia.compile.jax_codegen`) runs once, under ``jax.jit``'s
 tracer, to build one XLA computation. These helpers are what it calls where the NumPy
-backend's code uses Python's own control flow and data:
+backend's code uses Python's own data (its control flow is `myia.compile.jax_control`'s):
 
-- `jax_while`, `jax_switch`, `jax_cond`: ``lax.while_loop``, ``lax.switch`` and ``lax.cond``,
-  with the loop's state converted to arrays of the types Myia inferred (a Python float is a
-  float64 array in every iteration), and with the error flags of their bodies carried out;
+- `to_carry`, `placeholder`: a loop's state as arrays of the types Myia inferred (a Python
+  float is a float64 array in every iteration);
 - `JaxStack`: the stack a loop's forward pass pushes its values on for the backward pass, as
   one buffer per leaf of the element type, of a static capacity, and a counter (XLA has no
   data structure that grows). The capacity is the trace's `Trace.capacity`; a push beyond it
@@ -20,8 +19,6 @@ Everything here is imported lazily by the JAX backend: the core of Myia needs on
 
 from __future__ import annotations
 
-import dataclasses
-import types
 from typing import Any
 
 import numpy as np
@@ -41,12 +38,31 @@ class Trace:
     """The state of the trace under way: its stacks' capacity, and the conditions recorded.
 
     ``flags`` is a list per traced function body (innermost last) of boolean conditions,
-    ``needs`` of the sizes the stacks pushed there needed.
+    ``needs`` of the sizes the stacks pushed there needed. ``functions`` holds the numbering
+    of the functions pushed on stacks (`_Functions`), one per type of function: every stack
+    of that type numbers them alike.
     """
 
     capacity: int = 64
     flags: list[list[Any]] = []
     needs: list[list[Any]] = []
+    functions: list[tuple[Any, Any]] = []
+
+    @classmethod
+    def start(cls, capacity: int) -> None:
+        """Start tracing a program whose stacks have `capacity` rows."""
+        cls.capacity = capacity
+        cls.functions = []
+
+    @classmethod
+    def numbering(cls, element: Any) -> Any:
+        """The `_Functions` of the stacks of functions of abstract type `element`."""
+        for e, fns in cls.functions:
+            if e == element:
+                return fns
+        fns = _Functions()
+        cls.functions.append((element, fns))
+        return fns
 
 
 def _jnp() -> Any:
@@ -67,33 +83,6 @@ def _need(size: Any) -> None:
         Trace.needs[-1].append(size)
 
 
-def recorded(fn: Any) -> Any:
-    """`fn`, returning also its error flag and the stack size it needed, as arrays."""
-    jnp = _jnp()
-
-    def run(*args: Any) -> Any:
-        Trace.flags.append([])
-        Trace.needs.append([])
-        try:
-            out = fn(*args)
-        finally:
-            flags, needs = Trace.flags.pop(), Trace.needs.pop()
-        flag = jnp.asarray(False)
-        for f in flags:
-            flag = flag | jnp.asarray(f, dtype=bool)
-        need = jnp.asarray(0, dtype=np.int64)
-        for n in needs:
-            need = jnp.maximum(need, jnp.asarray(n, dtype=np.int64))
-        return out, flag, need
-
-    return run
-
-
-def _report(flag: Any, need: Any) -> None:
-    check(flag, None)
-    _need(need)
-
-
 # Values of Myia's types as arrays -----------------------------------------------------------
 
 
@@ -108,6 +97,8 @@ def to_carry(value: Any, a: Any) -> Any:
     one type: a Python float is a (strong) float64 array, a Python int an int64 array.
     """
     jnp = _jnp()
+    if isinstance(value, Union) or isinstance(a, AbstractFunction):
+        return value  # split by `jax_control.split`
     if isinstance(a, (AbstractScalar, AbstractArray)):
         return jnp.asarray(value, dtype=_dtype(a))
     if isinstance(a, tuple):
@@ -124,7 +115,7 @@ def to_carry(value: Any, a: Any) -> Any:
     from ..abstract.data import ENV
 
     if a is ENV:
-        return value  # an environment of sensitivities: split by `_split`
+        return value  # an environment of sensitivities: split by `jax_control.split`
     raise TypeError(f"a value of type {a} cannot be in a loop's state under XLA")
 
 
@@ -147,198 +138,23 @@ def placeholder(a: Any) -> Any:
     raise TypeError(f"no placeholder of type {a} under XLA")
 
 
-# Structured control flow --------------------------------------------------------------------
+class Union:
+    """One of several values of different structures: ``alts[index]``, `index` traced.
 
-
-def jax_while(cond: Any, body: Any, state: Any, types: Any) -> Any:
-    """``while cond(state): state = body(state)`` as ``lax.while_loop``.
-
-    `types` are the abstract types of the state's parts. The state crosses into XLA as the
-    list of its arrays (`_split`: records and stacks too). The loop stops at the first error
-    flagged (the host then runs the call again); the stack sizes needed are carried out.
+    Two branches of a ``lax.cond`` may give values of different structures (two different
+    functions: the backward passes of two exits of a loop); `jax_control` joins them as a
+    union, which holds the data of every alternative (zeros but in the one taken). Calling a
+    union calls the alternative taken (a ``lax.switch``); `jax_control.env_sens` reads the
+    alternative of the type it expects.
     """
-    import jax
 
-    jnp = _jnp()
-    leaves: list[Any] = []
-    skeleton = _split(to_carry(state, types), leaves)
+    def __init__(self, index: Any, alts: list[Any]):
+        self.index, self.alts = index, list(alts)
 
-    def unflat(xs: Any) -> Any:
-        return _join(skeleton, iter(xs))
+    def __call__(self, *args: Any) -> Any:
+        from .jax_control import jax_switch
 
-    def flat_body(xs: Any) -> Any:
-        out: list[Any] = []
-        if _split(to_carry(body(unflat(xs)), types), out) != skeleton:
-            raise TypeError("a loop's state changes structure under XLA")
-        return out
-
-    test = recorded(lambda xs: cond(unflat(xs)))
-    step = recorded(flat_body)
-
-    def cond_(carry: Any) -> Any:
-        out, flag, _ = test(carry[0])
-        return jnp.asarray(out, dtype=bool) & ~(flag | carry[1])
-
-    def body_(carry: Any) -> Any:
-        out, flag, need = step(carry[0])
-        return out, flag | carry[1], jnp.maximum(need, carry[2])
-
-    _, flag0, need0 = test(leaves)
-    leaves, flag, need = jax.lax.while_loop(cond_, body_, (leaves, flag0, need0))
-    _report(flag, need)
-    return unflat(leaves)
-
-
-def _split(value: Any, leaves: list[Any]) -> Any:
-    """The skeleton of `value` (what is known while tracing), its arrays put in `leaves`.
-
-    Tuples, records, environments of sensitivities and stacks are walked; arrays and numbers
-    are leaves; other objects (None, constants) are part of the skeleton.
-    """
-    from ..primitives.grad import EnvInstance
-
-    if isinstance(value, tuple):
-        return ("tuple", tuple(_split(v, leaves) for v in value))
-    if isinstance(value, EnvInstance):
-        keys = list(value.contents)
-        return ("env", tuple(keys), tuple(_split(value.contents[k], leaves) for k in keys))
-    if isinstance(value, JaxStack):
-        leaves.extend(value.buffers)
-        leaves.append(value.count)
-        return ("stack", value.element, len(value.buffers), value.functions)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        names = [f.name for f in dataclasses.fields(value)]
-        return ("record", type(value), tuple(_split(getattr(value, n), leaves) for n in names))
-    if isinstance(value, (bool, int, float, np.ndarray, np.generic)) or hasattr(value, "shape"):
-        leaves.append(value)
-        return ("leaf",)
-    if isinstance(value, types.FunctionType):
-        # A closure: its code is known while tracing, the values it closes over are data.
-        cells = value.__closure__ or ()
-        if len(cells) > 64 or _depth(value) > 8:
-            raise TypeError("a closure too deep to cross a branch under XLA")
-        parts = tuple(_split(c.cell_contents, leaves) for c in cells)
-        return (
-            "fn",
-            value.__code__,
-            id(value.__globals__),
-            value.__defaults__,
-            parts,
-            _Any(value),
-        )
-    if callable(value) and not isinstance(value, type):
-        raise TypeError("a function value that is not a closure of the generated code")
-    return ("static", value)
-
-
-class _Any:
-    """A part of a skeleton that two skeletons need not share (equal to any other)."""
-
-    def __init__(self, value: Any):
-        self.value = value
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, _Any)
-
-    __hash__ = object.__hash__
-
-
-def _depth(f: Any, seen: int = 0) -> int:
-    """How deeply closures nest in the cells of closure `f`."""
-    if seen > 8:
-        return seen
-    inner = [
-        c.cell_contents
-        for c in (f.__closure__ or ())
-        if isinstance(c.cell_contents, types.FunctionType)
-    ]
-    return 1 + max((_depth(g, seen + 1) for g in inner), default=0)
-
-
-def _join(skeleton: Any, leaves: Any) -> Any:
-    kind = skeleton[0]
-    if kind == "leaf":
-        return next(leaves)
-    if kind == "tuple":
-        return tuple(_join(s, leaves) for s in skeleton[1])
-    if kind == "env":
-        from ..primitives.grad import EnvInstance
-
-        return EnvInstance({k: _join(s, leaves) for k, s in zip(skeleton[1], skeleton[2])})
-    if kind == "stack":
-        buffers = [next(leaves) for _ in range(skeleton[2])]
-        return JaxStack(skeleton[1], buffers, next(leaves), skeleton[3])
-    if kind == "record":
-        return record_constructor(skeleton[1])(*(_join(s, leaves) for s in skeleton[2]))
-    if kind == "fn":
-        f = skeleton[5].value
-        cells = tuple(types.CellType(_join(s, leaves)) for s in skeleton[4])
-        return types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, cells)
-    return skeleton[1]
-
-
-def jax_switch(index: Any, branches: list[Any]) -> Any:
-    """``branches[index]()`` as ``lax.switch`` (a Python int index picks the branch now).
-
-    The branches' results may be tuples, records and environments of arrays, of one
-    skeleton; Python numbers are converted to arrays of the types JAX gives them.
-    """
-    import jax
-
-    jnp = _jnp()
-    if isinstance(index, (bool, int, np.integer, np.bool_)):
-        return branches[int(index)]()
-    skeletons: list[Any] = []
-
-    def flat(branch: Any) -> Any:
-        def run() -> Any:
-            leaves: list[Any] = []
-            skeletons.append(_split(branch(), leaves))
-            return [jnp.asarray(x) for x in leaves]
-
-        return recorded(run)
-
-    fns = [flat(b) for b in branches]
-    leaves, flag, need = jax.lax.switch(jnp.asarray(index, dtype=np.int32), fns)
-    if any(s != skeletons[0] for s in skeletons[1:]):
-        raise TypeError("the branches of a switch give values of different structures")
-    _report(flag, need)
-    return _join(skeletons[0], iter(leaves))
-
-
-def jax_select(index: Any, values: list[Any]) -> Any:
-    """The value ``values[index]`` (computed while tracing), which may hold functions.
-
-    A loop that exits at several places returns one of several values (each exit's): their
-    data is chosen by ``lax.switch``, and a function among them is a function that calls, by
-    ``lax.switch``, the function of the exit taken (the backward pass of a loop's gradient).
-    """
-    if isinstance(index, (bool, int, np.integer, np.bool_)):
-        return values[int(index)]
-    v0 = values[0]
-    if type(v0) is tuple and all(type(v) is tuple and len(v) == len(v0) for v in values):
-        return tuple(jax_select(index, [v[k] for v in values]) for k in range(len(v0)))
-    if callable(v0) and not isinstance(v0, type):
-
-        def chosen(*args: Any) -> Any:
-            return jax_switch(index, [lambda f=f: f(*args) for f in values])
-
-        return chosen
-    return jax_switch(index, [lambda v=v: v for v in values])
-
-
-def jax_cond(c: Any, then: Any, other: Any) -> Any:
-    """``then() if c else other()`` as ``lax.cond`` (a Python bool picks the branch now)."""
-    if isinstance(c, (bool, np.bool_)):
-        return then() if c else other()
-    return jax_switch(_jnp().asarray(c, dtype=bool).astype(np.int32), [other, then])
-
-
-def jax_not(x: Any) -> Any:
-    """``not x`` of a traced boolean."""
-    if isinstance(x, (bool, np.bool_)):
-        return not x
-    return _jnp().logical_not(x)
+        return jax_switch(self.index, [lambda f=f: f(*args) for f in self.alts])
 
 
 # Stacks -------------------------------------------------------------------------------------
@@ -421,12 +237,15 @@ class _Functions:
     the branch taken: a function of the generated module with no free variables (the
     loop's values are on other stacks). Pushing one gives it a number, while JAX traces the
     program; popping reads the number, and calling what was popped calls the function of
-    that number (``lax.switch`` if there are several). Stacks made in two branches of a
-    ``lax.cond`` and joined share their numbering when one extends the other (`__eq__`).
+    that number (``lax.switch`` if there are several). Stacks of two numberings are joined
+    by `jax_control.merge`, which numbers their functions again.
     """
 
     def __init__(self) -> None:
         self.fns: list[Any] = []
+        #: The fewest functions known when a popped one was called (`jax_control._while`
+        #: traces a loop again if its body then numbers more).
+        self.read: int | None = None
 
     def number(self, f: Any) -> int:
         """The number of function `f`, given now if it has none."""
@@ -442,8 +261,14 @@ class _Functions:
         """The function of `number` (a traced integer), as a function value."""
 
         def call(*args: Any) -> Any:
+            if not self.fns:
+                raise TypeError("a function popped before any was pushed, under XLA")
+            n = len(self.fns)
+            self.read = n if self.read is None else min(self.read, n)
             if len(self.fns) == 1:
                 return self.fns[0](*args)
+            from .jax_control import jax_switch
+
             return jax_switch(number, [lambda f=f: f(*args) for f in self.fns])
 
         return call
@@ -452,13 +277,7 @@ class _Functions:
         if not isinstance(other, _Functions):
             return False
         a, b = self.fns, other.fns
-        if len(a) < len(b):
-            a, b = b, a
-        if not all(f is g for f, g in zip(a, b)):
-            return False
-        # One numbering extends the other: both are the longer one from now on.
-        self.fns = other.fns = a
-        return True
+        return len(a) == len(b) and all(f is g for f, g in zip(a, b))
 
     __hash__ = object.__hash__
 
@@ -468,7 +287,8 @@ class JaxStack:
 
     Each buffer has `Trace.capacity` rows. Pushing writes row ``count`` and records the
     size needed (past the capacity, the call runs again with more rows); popping reads row
-    ``count - 1``. The loops' states carry a stack as its buffers and counter (`_split`).
+    ``count - 1``. The loops' states carry a stack as its buffers and counter
+    (`jax_control.split`).
     A stack of functions holds their numbers (`functions`, a `_Functions`).
     """
 
@@ -483,7 +303,7 @@ class JaxStack:
         count = jnp.asarray(0, dtype=np.int64)
         if isinstance(element, AbstractFunction):
             buffer = jnp.zeros((Trace.capacity,), dtype=np.int32)
-            return JaxStack(element, [buffer], count, _Functions())
+            return JaxStack(element, [buffer], count, Trace.numbering(element))
         shapes: list[Any] = []
         _shapes(element, shapes)
         buffers = [jnp.zeros((Trace.capacity, *s), dtype=d) for s, d in shapes]
@@ -558,6 +378,26 @@ def stack_push(s: Any, x: Any, element: Any) -> JaxStack:
 def stack_pop(s: JaxStack) -> tuple[Any, JaxStack]:
     """``stack_pop(s)``: ``(top, rest)``."""
     return s.pop()
+
+
+def stack_unpush(d: Any, x_type: Any) -> tuple[JaxStack | Any, Any]:
+    """``stack_unpush(d, x)``: ``d`` without its top and its top, zeros of `x_type` if empty.
+
+    ``d`` is the sensitivity of a pushed stack (a gradient differentiated again).
+    """
+    zero = placeholder(x_type)
+    if d is EMPTY:
+        return EMPTY, zero
+    jnp = _jnp()
+    top, rest = d.pop()
+    some = d.count > 0
+    tops: list[Any] = []
+    zeros: list[Any] = []
+    _leaves(top, d.element, tops)
+    _leaves(zero, d.element, zeros)
+    top = _rebuild(iter([jnp.where(some, t, z) for t, z in zip(tops, zeros)]), d.element)
+    count = jnp.maximum(rest.count, 0)
+    return JaxStack(d.element, rest.buffers, count, d.functions), top
 
 
 def stack_empty(s: Any) -> Any:

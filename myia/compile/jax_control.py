@@ -1,0 +1,612 @@
+"""The control flow of the JAX backend's code: loops and branches over Myia's values, in XLA.
+
+The generated code (`myia.compile.jax_codegen`) calls these where the NumPy backend's code
+uses Python's own control flow:
+
+- `jax_while`, `jax_switch`, `jax_cond`, `jax_select`: ``lax.while_loop``, ``lax.switch``
+  and ``lax.cond``, with the error flags and stack sizes of their bodies carried out
+  (`recorded`).
+
+A value crosses ``lax`` as its *skeleton* (what is known while tracing: tuples, records,
+environments' keys, functions' code, constants) and its *leaves* (arrays): `split` and
+`join`. XLA needs the branches of a ``lax.switch``, and a loop's state before and after an
+iteration, to have one skeleton. Myia's types say so for most values, but not for all: the
+backward pass of a loop that exits at several places (``break``), or of nested loops, is a
+different function at each exit, and the environment of sensitivities it returns holds
+different keys. Such values are *joined* (`merge`, then `fit` puts each value in the joined
+skeleton):
+
+- environments with different keys: the keys of both, a missing key holding zeros (the
+  sensitivity it stands for);
+- the empty stack and a stack: an empty stack of buffers;
+- two functions of one code: their closed-over values joined;
+- values of different structures (two functions of different code, tuples of different
+  lengths): a `jax_runtime.Union` of both, its index traced. Calling a union is a
+  ``lax.switch`` over its alternatives; `env_sens` reads the alternative of the type it
+  expects (the others are never taken when that read runs).
+
+A ``lax.switch`` is traced once; only if its branches give different skeletons is it traced
+again, each branch's value fitted in the joined skeleton. A loop whose state changes
+skeleton is traced again with the joined skeleton as its state, until it settles.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from typing import Any
+
+import numpy as np
+
+from ..abstract.data import ENV, AbstractArray, AbstractRecord, AbstractScalar, AbstractTuple
+from ..primitives.grad import EnvInstance
+from . import jax_runtime as rt
+from .jax_runtime import EMPTY, JaxStack, Trace, Union, to_carry
+
+
+def _jnp() -> Any:
+    import jax.numpy as jnp
+
+    return jnp
+
+
+def recorded(fn: Any) -> Any:
+    """`fn`, returning also its error flag and the stack size it needed, as arrays."""
+    jnp = _jnp()
+
+    def run(*args: Any) -> Any:
+        Trace.flags.append([])
+        Trace.needs.append([])
+        try:
+            out = fn(*args)
+        finally:
+            flags, needs = Trace.flags.pop(), Trace.needs.pop()
+        flag = jnp.asarray(False)
+        for f in flags:
+            flag = flag | jnp.asarray(f, dtype=bool)
+        need = jnp.asarray(0, dtype=np.int64)
+        for n in needs:
+            need = jnp.maximum(need, jnp.asarray(n, dtype=np.int64))
+        return out, flag, need
+
+    return run
+
+
+def _report(flag: Any, need: Any) -> None:
+    rt.check(flag, None)
+    rt._need(need)
+
+
+# Values as skeletons and leaves ---------------------------------------------------------------
+
+
+def _leaf_dtype(value: Any) -> np.dtype:
+    if isinstance(value, bool):
+        return np.dtype(bool)
+    if isinstance(value, int):
+        return np.dtype(np.int64)
+    if isinstance(value, float):
+        return np.dtype(np.float64)
+    if isinstance(value, complex):
+        return np.dtype(np.complex128)
+    return np.dtype(value.dtype)
+
+
+def split(value: Any, leaves: list[Any]) -> Any:
+    """The skeleton of `value` (what is known while tracing), its arrays put in `leaves`.
+
+    Tuples, lists, records, environments of sensitivities, stacks, unions and closures are
+    walked; arrays and numbers are leaves (their shape and dtype are in the skeleton); other
+    objects (None, keys, constants) are part of the skeleton.
+    """
+    if isinstance(value, tuple):
+        return ("tuple", tuple(split(v, leaves) for v in value))
+    if isinstance(value, list):
+        return ("list", tuple(split(v, leaves) for v in value))
+    if isinstance(value, EnvInstance):
+        keys = list(value.contents)
+        return ("env", tuple(keys), tuple(split(value.contents[k], leaves) for k in keys))
+    if isinstance(value, JaxStack):
+        leaves.extend(value.buffers)
+        leaves.append(value.count)
+        return ("stack", value.element, len(value.buffers), value.functions)
+    if isinstance(value, Union):
+        leaves.append(value.index)
+        return ("union", tuple(split(v, leaves) for v in value.alts))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = [f.name for f in dataclasses.fields(value)]
+        return ("record", type(value), tuple(split(getattr(value, n), leaves) for n in names))
+    if isinstance(value, (bool, int, float, np.ndarray, np.generic)) or hasattr(value, "shape"):
+        leaves.append(value)
+        return ("leaf", tuple(np.shape(value)), _leaf_dtype(value))
+    if isinstance(value, types.FunctionType):
+        # A closure: its code is known while tracing, the values it closes over are data.
+        cells = value.__closure__ or ()
+        if len(cells) > 64 or _depth(value) > 8:
+            raise TypeError("a closure too deep to cross a branch under XLA")
+        parts = tuple(split(c.cell_contents, leaves) for c in cells)
+        return (
+            "fn",
+            value.__code__,
+            id(value.__globals__),
+            value.__defaults__,
+            parts,
+            _Any(value),
+        )
+    if callable(value) and not isinstance(value, type):
+        raise TypeError("a function value that is not a closure of the generated code")
+    return ("static", value)
+
+
+class _Any:
+    """A part of a skeleton that two skeletons need not share (equal to any other)."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _Any)
+
+    __hash__ = object.__hash__
+
+
+def _depth(f: Any, seen: int = 0) -> int:
+    """How deeply closures nest in the cells of closure `f`."""
+    if seen > 8:
+        return seen
+    inner = [
+        c.cell_contents
+        for c in (f.__closure__ or ())
+        if isinstance(c.cell_contents, types.FunctionType)
+    ]
+    return 1 + max((_depth(g, seen + 1) for g in inner), default=0)
+
+
+def join(skeleton: Any, leaves: Any) -> Any:
+    """The value of `skeleton` with its leaves taken from iterator `leaves` (`split`'s inverse)."""
+    kind = skeleton[0]
+    if kind == "leaf":
+        return next(leaves)
+    if kind == "tuple":
+        return tuple(join(s, leaves) for s in skeleton[1])
+    if kind == "list":
+        return [join(s, leaves) for s in skeleton[1]]
+    if kind == "env":
+        return EnvInstance({k: join(s, leaves) for k, s in zip(skeleton[1], skeleton[2])})
+    if kind == "stack":
+        buffers = [next(leaves) for _ in range(skeleton[2])]
+        return JaxStack(skeleton[1], buffers, next(leaves), skeleton[3])
+    if kind == "union":
+        index = next(leaves)
+        return Union(index, [join(s, leaves) for s in skeleton[1]])
+    if kind == "record":
+        return rt.record_constructor(skeleton[1])(*(join(s, leaves) for s in skeleton[2]))
+    if kind == "fn":
+        f = skeleton[5].value
+        cells = tuple(types.CellType(join(s, leaves)) for s in skeleton[4])
+        return types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, cells)
+    return skeleton[1]
+
+
+def _count(skeleton: Any) -> int:
+    """The number of leaves of a value of `skeleton`."""
+    kind = skeleton[0]
+    if kind == "leaf":
+        return 1
+    if kind in ("tuple", "list"):
+        return sum(map(_count, skeleton[1]))
+    if kind in ("env", "record"):
+        return sum(map(_count, skeleton[2]))
+    if kind == "stack":
+        return skeleton[2] + 1
+    if kind == "union":
+        return 1 + sum(map(_count, skeleton[1]))
+    if kind == "fn":
+        return sum(map(_count, skeleton[4]))
+    return 0
+
+
+# Joins ----------------------------------------------------------------------------------------
+
+
+def _union(a: Any, b: Any) -> Any:
+    alts = list(a[1]) if a[0] == "union" else [a]
+    for x in b[1] if b[0] == "union" else [b]:
+        if not any(x == y for y in alts):
+            alts.append(x)
+    return ("union", tuple(alts))
+
+
+def merge(a: Any, b: Any) -> Any:
+    """A skeleton that values of skeletons `a` and `b` both fit in (see the module's doc)."""
+    if a == b:
+        return a
+    ka, kb = a[0], b[0]
+    if ka == "union" or kb == "union":
+        return _union(a, b)
+    if ka == kb and ka in ("tuple", "list") and len(a[1]) == len(b[1]):
+        return (ka, tuple(merge(x, y) for x, y in zip(a[1], b[1])))
+    if ka == kb == "record" and a[1] is b[1]:
+        return ("record", a[1], tuple(merge(x, y) for x, y in zip(a[2], b[2])))
+    if ka == kb == "env":
+        subs = dict(zip(a[1], a[2]))
+        for k, s in zip(b[1], b[2]):
+            subs[k] = merge(subs[k], s) if k in subs else s
+        return ("env", tuple(subs), tuple(subs.values()))
+    if {ka, kb} == {"stack", "static"}:
+        stack, static = (a, b) if ka == "stack" else (b, a)
+        if static[1] is EMPTY:
+            return stack
+    if ka == kb == "stack" and a[1:3] == b[1:3] and None not in (a[3], b[3]):
+        # Stacks of functions numbered differently: numbered again (`fit`).
+        fns = rt._Functions()
+        fns.fns = list(a[3].fns) + [f for f in b[3].fns if not _has(a[3].fns, f)]
+        Trace.functions.append((None, fns))
+        return ("stack", a[1], a[2], fns)
+    if (
+        ka == kb == "fn"
+        and a[1] is b[1]
+        and a[2] == b[2]
+        and a[3] == b[3]
+        and len(a[4]) == len(b[4])
+    ):
+        return ("fn", a[1], a[2], a[3], tuple(merge(x, y) for x, y in zip(a[4], b[4])), a[5])
+    return _union(a, b)
+
+
+def _has(fns: list[Any], f: Any) -> bool:
+    return any(f is g for g in fns)
+
+
+def _fits_in(a: Any, b: Any) -> bool:
+    """Whether values of skeleton `a` can be fitted in skeleton `b` (a join of it, `merge`)."""
+    if a == b:
+        return True
+    ka, kb = a[0], b[0]
+    if ka == "union":
+        return all(_fits_in(x, b) for x in a[1])
+    if kb == "union":
+        return any(_fits_in(a, x) for x in b[1])
+    if ka != kb:
+        return kb == "stack" and ka == "static" and a[1] is EMPTY
+    if ka in ("tuple", "list"):
+        return len(a[1]) == len(b[1]) and all(map(_fits_in, a[1], b[1]))
+    if ka == "record":
+        return a[1] is b[1] and all(map(_fits_in, a[2], b[2]))
+    if ka == "env":
+        subs = dict(zip(b[1], b[2]))
+        return all(k in subs and _fits_in(s, subs[k]) for k, s in zip(a[1], a[2]))
+    if ka == "stack":
+        return (
+            a[1:3] == b[1:3]
+            and None not in (a[3], b[3])
+            and all(_has(b[3].fns, f) for f in a[3].fns)
+        )
+    if ka == "fn":
+        return a[1] is b[1] and a[2:4] == b[2:4] and all(map(_fits_in, a[4], b[4]))
+    return False
+
+
+def zeros(skeleton: Any, out: list[Any]) -> None:
+    """Put in `out` the leaves of a value of `skeleton` that is zero (an alternative not taken)."""
+    jnp = _jnp()
+    kind = skeleton[0]
+    if kind == "leaf":
+        out.append(jnp.zeros(skeleton[1], dtype=skeleton[2]))
+    elif kind in ("tuple", "list"):
+        for s in skeleton[1]:
+            zeros(s, out)
+    elif kind in ("env", "record"):
+        for s in skeleton[2]:
+            zeros(s, out)
+    elif kind == "stack":
+        stack = JaxStack.new(skeleton[1])
+        if len(stack.buffers) != skeleton[2]:
+            raise TypeError("a stack of unknown buffers under XLA")
+        if skeleton[3] is not None:
+            stack.functions = skeleton[3]
+        out.extend(stack.buffers)
+        out.append(stack.count)
+    elif kind == "union":
+        out.append(jnp.asarray(0, dtype=np.int32))
+        for s in skeleton[1]:
+            zeros(s, out)
+    elif kind == "fn":
+        for s in skeleton[4]:
+            zeros(s, out)
+
+
+def _take(leaves: Any, n: int) -> list[Any]:
+    return [next(leaves) for _ in range(n)]
+
+
+def fit(v: Any, leaves: Any, t: Any, out: list[Any]) -> None:
+    """Put in `out` the leaves, in skeleton `t`, of the value of skeleton `v` and `leaves`.
+
+    `t` is a join of `v` with others (`merge`).
+    """
+    jnp = _jnp()
+    if v == t:
+        out.extend(jnp.asarray(x) for x in _take(leaves, _count(v)))
+        return
+    kv, kt = v[0], t[0]
+    if kt == "union":
+        if kv == "union":
+            _fit_union(v, leaves, t, out)
+            return
+        j = next(k for k, alt in enumerate(t[1]) if _fits_in(v, alt))
+        out.append(jnp.asarray(j, dtype=np.int32))
+        for k, alt in enumerate(t[1]):
+            if k == j:
+                fit(v, leaves, alt, out)
+            else:
+                zeros(alt, out)
+    elif kt == "leaf" and kv == "leaf":
+        out.append(jnp.asarray(next(leaves), dtype=t[2]))
+    elif kt in ("tuple", "list") and kv == kt:
+        for a, b in zip(v[1], t[1]):
+            fit(a, leaves, b, out)
+    elif kt == "record" and kv == kt:
+        for a, b in zip(v[2], t[2]):
+            fit(a, leaves, b, out)
+    elif kt == "env" and kv == "env":
+        mine = {k: (s, _take(leaves, _count(s))) for k, s in zip(v[1], v[2])}
+        for k, s in zip(t[1], t[2]):
+            if k in mine:
+                fit(mine[k][0], iter(mine[k][1]), s, out)
+            else:
+                zeros(s, out)
+    elif kt == "stack" and kv == "static" and v[1] is EMPTY:
+        zeros(t, out)
+    elif kt == "stack" and kv == "stack" and v[1:3] == t[1:3]:
+        buffers = _take(leaves, v[2])
+        mine = v[3].fns if v[3] is not None else []
+        if mine and v[3] is not t[3]:
+            # The numbers of the functions in `t`'s numbering.
+            table = jnp.asarray([next(k for k, g in enumerate(t[3].fns) if g is f) for f in mine])
+            buffers = [table.astype(b.dtype)[b] for b in buffers]
+        out.extend(buffers)
+        out.append(next(leaves))
+    elif kt == "fn" and kv == "fn":
+        for a, b in zip(v[4], t[4]):
+            fit(a, leaves, b, out)
+    else:
+        raise TypeError("values of different structures cannot be joined under XLA")
+
+
+def _fit_union(v: Any, leaves: Any, t: Any, out: list[Any]) -> None:
+    """`fit` of a union in a union of more alternatives: each of `v`'s goes in one of `t`'s."""
+    jnp = _jnp()
+    index = next(leaves)
+    place = [next(k for k, alt in enumerate(t[1]) if _fits_in(a, alt)) for a in v[1]]
+    mine = [_take(leaves, _count(a)) for a in v[1]]
+    out.append(jnp.asarray(place, dtype=np.int32)[index])
+    for k, alt in enumerate(t[1]):
+        chosen = None
+        for i, a in enumerate(v[1]):
+            if place[i] != k:
+                continue
+            part: list[Any] = []
+            fit(a, iter(mine[i]), alt, part)
+            if chosen is None:
+                chosen = part
+            else:
+                chosen = [jnp.where(index == i, x, y) for x, y in zip(part, chosen)]
+        if chosen is None:
+            zeros(alt, out)
+        else:
+            out.extend(chosen)
+
+
+# Structured control flow ----------------------------------------------------------------------
+
+
+class _Widen(Exception):
+    """A loop's state changes skeleton: the loop is traced again with `skeleton`."""
+
+    def __init__(self, owner: object, skeleton: Any):
+        super().__init__("a loop's state changes structure")
+        self.owner, self.skeleton = owner, skeleton
+
+
+def jax_while(cond: Any, body: Any, state: Any, types_: Any) -> Any:
+    """``while cond(state): state = body(state)`` as ``lax.while_loop``.
+
+    `types_` are the abstract types of the state's parts. The state crosses into XLA as the
+    list of its arrays (`split`: records and stacks too); a state whose skeleton an iteration
+    changes is joined with it, and the loop traced again. The loop stops at the first error
+    flagged (the host then runs the call again); the stack sizes needed are carried out.
+    """
+    init: list[Any] = []
+    first = split(to_carry(state, types_), init)
+    skeleton = first
+    owner = object()
+    for _ in range(8):
+        try:
+            return _while(cond, body, types_, first, init, skeleton, owner)
+        except _Widen as exc:
+            if exc.owner is not owner:
+                raise
+            skeleton = exc.skeleton
+    raise TypeError("a loop's state does not settle on one structure under XLA")
+
+
+def _while(
+    cond: Any, body: Any, types_: Any, first: Any, init: list[Any], skeleton: Any, owner: object
+) -> Any:
+    import jax
+
+    jnp = _jnp()
+    leaves: list[Any] = []
+    fit(first, iter(init), skeleton, leaves)
+
+    def unflat(xs: Any) -> Any:
+        return join(skeleton, iter(xs))
+
+    def flat_body(xs: Any) -> Any:
+        out: list[Any] = []
+        numberings = [fns for _, fns in Trace.functions]
+        before = [fns.read for fns in numberings]
+        for fns in numberings:
+            fns.read = None
+        got = split(to_carry(body(unflat(xs)), types_), out)
+        # A function popped in the body was called knowing fewer functions than the body
+        # pushes: the loop is traced again, its pops knowing them all.
+        stale = any(f.read is not None and f.read < len(f.fns) for _, f in Trace.functions)
+        for fns, read in zip(numberings, before):
+            if read is not None:
+                fns.read = read if fns.read is None else min(read, fns.read)
+        if stale:
+            raise _Widen(owner, skeleton)
+        if got == skeleton:
+            return [jnp.asarray(x) for x in out]
+        joined = merge(skeleton, got)
+        if joined != skeleton:
+            raise _Widen(owner, joined)
+        fitted: list[Any] = []
+        fit(got, iter(out), skeleton, fitted)
+        return fitted
+
+    test = recorded(lambda xs: cond(unflat(xs)))
+    step = recorded(flat_body)
+
+    def cond_(carry: Any) -> Any:
+        out, flag, _ = test(carry[0])
+        return jnp.asarray(out, dtype=bool) & ~(flag | carry[1])
+
+    def body_(carry: Any) -> Any:
+        out, flag, need = step(carry[0])
+        return out, flag | carry[1], jnp.maximum(need, carry[2])
+
+    leaves = [jnp.asarray(x) for x in leaves]
+    _, flag0, need0 = test(leaves)
+    leaves, flag, need = jax.lax.while_loop(cond_, body_, (leaves, flag0, need0))
+    _report(flag, need)
+    return unflat(leaves)
+
+
+def jax_switch(index: Any, branches: list[Any]) -> Any:
+    """``branches[index]()`` as ``lax.switch`` (a Python int index picks the branch now).
+
+    The branches' results may be tuples, records, environments, stacks and closures of
+    arrays; if their skeletons differ, the switch is traced again with each result fitted
+    in their join (see the module's doc).
+    """
+    import jax
+
+    jnp = _jnp()
+    if isinstance(index, (bool, int, np.integer, np.bool_)):
+        return branches[int(index)]()
+    skeletons: list[Any] = []
+
+    def flat(branch: Any, target: Any = None) -> Any:
+        def run() -> Any:
+            leaves: list[Any] = []
+            got = split(branch(), leaves)
+            if target is None:
+                skeletons.append(got)
+                return [jnp.asarray(x) for x in leaves]
+            out: list[Any] = []
+            fit(got, iter(leaves), target, out)
+            return out
+
+        return recorded(run)
+
+    i = jnp.asarray(index, dtype=np.int32)
+    try:
+        leaves, flag, need = jax.lax.switch(i, [flat(b) for b in branches])
+        same = all(s == skeletons[0] for s in skeletons[1:])
+    except TypeError:
+        if len(skeletons) < len(branches) or all(s == skeletons[0] for s in skeletons[1:]):
+            raise
+        same = False
+    target = skeletons[0]
+    if not same:
+        for s in skeletons[1:]:
+            target = merge(target, s)
+        leaves, flag, need = jax.lax.switch(i, [flat(b, target) for b in branches])
+    _report(flag, need)
+    return join(target, iter(leaves))
+
+
+def jax_select(index: Any, values: list[Any]) -> Any:
+    """The value ``values[index]`` (computed while tracing), which may hold functions.
+
+    A loop that exits at several places returns one of several values (each exit's): their
+    data is chosen by ``lax.switch``, and a function among them is a union of the functions
+    of the exits (the backward pass of a loop's gradient), called by ``lax.switch``.
+    """
+    if isinstance(index, (bool, int, np.integer, np.bool_)):
+        return values[int(index)]
+    return jax_switch(index, [lambda v=v: v for v in values])
+
+
+def jax_cond(c: Any, then: Any, other: Any) -> Any:
+    """``then() if c else other()`` as ``lax.cond`` (a Python bool picks the branch now)."""
+    if isinstance(c, (bool, np.bool_)):
+        return then() if c else other()
+    return jax_switch(_jnp().asarray(c, dtype=bool).astype(np.int32), [other, then])
+
+
+def jax_not(x: Any) -> Any:
+    """``not x`` of a traced boolean."""
+    if isinstance(x, (bool, np.bool_)):
+        return not x
+    return _jnp().logical_not(x)
+
+
+# Reading environments -------------------------------------------------------------------------
+
+
+def _fits_type(value: Any, a: Any) -> bool:
+    """Whether `value` may be a value of abstract type `a` (its structure and shapes)."""
+    if isinstance(value, Union):
+        return any(_fits_type(v, a) for v in value.alts)
+    if isinstance(a, AbstractTuple):
+        return (
+            isinstance(value, tuple)
+            and len(value) == len(a.elements)
+            and all(map(_fits_type, value, a.elements))
+        )
+    if isinstance(a, AbstractRecord):
+        return type(value) is a.cls and all(
+            _fits_type(getattr(value, n), f) for n, f in zip(a.names, a.fields)
+        )
+    if isinstance(a, (AbstractScalar, AbstractArray)):
+        if not (isinstance(value, (bool, int, float, complex)) or hasattr(value, "shape")):
+            return False
+        return tuple(np.shape(value)) == tuple(getattr(a, "shape", ()))
+    if a is ENV:
+        return isinstance(value, EnvInstance)
+    return True
+
+
+def resolve(value: Any, a: Any) -> Any:
+    """`value` without the alternatives of its unions that are not of abstract type `a`."""
+    if isinstance(value, Union):
+        ok = [k for k, v in enumerate(value.alts) if _fits_type(v, a)]
+        if not ok:
+            raise TypeError("no alternative of a union has the type read under XLA")
+        if len(ok) == 1:
+            return resolve(value.alts[ok[0]], a)
+        table = _jnp().asarray([ok.index(k) if k in ok else 0 for k in range(len(value.alts))])
+        return jax_switch(table[value.index], [lambda v=value.alts[k]: resolve(v, a) for k in ok])
+    if isinstance(a, AbstractTuple) and isinstance(value, tuple):
+        return tuple(resolve(v, e) for v, e in zip(value, a.elements))
+    if isinstance(a, AbstractRecord) and type(value) is a.cls:
+        return rt.record_constructor(a.cls)(
+            *(resolve(getattr(value, n), f) for n, f in zip(a.names, a.fields))
+        )
+    return value
+
+
+def env_sens(env: Any, key: Any, typ: Any) -> Any:
+    """``env_sens(env, key, typ)``: the value under `key`, of the alternative of type `typ`."""
+    return resolve(env.contents[key], typ)
+
+
+def env_getsens(env: Any, key: Any, typ: Any) -> Any:
+    """``env_getsens(env, key, like)``: the value under `key`, or zeros of type `typ`."""
+    if key in env.contents:
+        return resolve(env.contents[key], typ)
+    return rt.placeholder(typ)
