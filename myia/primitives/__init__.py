@@ -7,6 +7,7 @@ from . import (
     array_extra,
     array_grad,
     control,
+    decompositions,
     grad,
     linalg,
     nn,
@@ -32,6 +33,7 @@ P = SimpleNamespace(
             stack,
             randomness,
             linalg,
+            decompositions,
             array_extra,
         )
         for k, v in vars(mod).items()
@@ -49,6 +51,7 @@ __all__ = [
     "array_extra",
     "array_grad",
     "control",
+    "decompositions",
     "grad",
     "linalg",
     "nn",

@@ -1,0 +1,73 @@
+"""Functions of the table of tests/test_numpy_more.py: decompositions, statistics, shapes.
+
+Written with NumPy as researchers write them. Eigenvectors and singular vectors are defined up
+to their signs, so the functions that return them fix the signs (a function of the vectors
+that does not depend on LAPACK's choice is what has a gradient).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def qr(a):
+    q, r = np.linalg.qr(a)
+    return q, r
+
+
+def qr_r(a):
+    return np.linalg.qr(a, mode="r")
+
+
+def eigh(a):
+    w, v = np.linalg.eigh(a)
+    return w, v * np.sign(v[..., :1, :])
+
+
+def eigh_upper(a):
+    w, v = np.linalg.eigh(a, UPLO="U")
+    return w, v * np.sign(v[..., :1, :])
+
+
+def eigvalsh(a):
+    return np.linalg.eigvalsh(a)
+
+
+def svd(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    sign = np.sign(u[..., :1, :])
+    return u * sign, s, vh * np.swapaxes(sign, -1, -2)
+
+
+def svd_values(a):
+    return np.linalg.svd(a, compute_uv=False), np.linalg.svdvals(a)
+
+
+def svd_full_square(a):
+    u, s, vh = np.linalg.svd(a)
+    return u @ (s[..., :, None] * vh)
+
+
+def pinv(a):
+    return np.linalg.pinv(a)
+
+
+def lstsq(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b)
+    return x, residuals, s
+
+
+def lstsq_rank(a, b):
+    return np.linalg.lstsq(a, b)[2]
+
+
+def matrix_power(a):
+    return (
+        np.linalg.matrix_power(a, 3),
+        np.linalg.matrix_power(a, 0),
+        np.linalg.matrix_power(a, -2),
+    )
+
+
+def norm_spectral(a):
+    return np.linalg.norm(a, 2), np.linalg.norm(a, -2), np.linalg.norm(a, "nuc")
