@@ -44,7 +44,11 @@ UNSUPPORTED = {
         "np.meshgrid, np.array of a list": "not yet",
     },
     "shape": {
-        "np.tile, np.repeat, np.pad, np.array_split": "not yet",
+        "np.array_split": "not yet",
+        "np.repeat with repeats computed at run time": "refused at compile time: the "
+        "result's shape would depend on values",
+        "np.pad(mode='linear_ramp', 'maximum', 'minimum', 'mean', 'median', 'empty'), "
+        "np.pad(constant_values=an array)": "refused at compile time (MyiaTypeError)",
     },
     "scipy.special": {
         "scipy.special.erf, scipy.special.gammaln": "not yet mapped",

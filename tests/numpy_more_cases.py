@@ -71,3 +71,22 @@ def matrix_power(a):
 
 def norm_spectral(a):
     return np.linalg.norm(a, 2), np.linalg.norm(a, -2), np.linalg.norm(a, "nuc")
+
+
+def tile(a):
+    return np.tile(a, 2), np.tile(a, (2, 1, 3))
+
+
+def repeat(a):
+    return np.repeat(a, 2), np.repeat(a, 3, axis=1), a.repeat((1, 0, 2), axis=-1)
+
+
+def pad(a):
+    return (
+        np.pad(a, 1),
+        np.pad(a, ((0, 2), (1, 0)), constant_values=1.5),
+        np.pad(a, (2, 3), mode="edge"),
+        np.pad(a, 2, mode="reflect"),
+        np.pad(a, ((1, 4), (2, 2)), mode="symmetric"),
+        np.pad(a, ((3, 1), (0, 5)), mode="wrap"),
+    )

@@ -28,12 +28,15 @@ from numpy_more_cases import (
     lstsq_rank,
     matrix_power,
     norm_spectral,
+    pad,
     pinv,
     qr,
     qr_r,
+    repeat,
     svd,
     svd_full_square,
     svd_values,
+    tile,
 )
 from test_arrays import RecordingInferrer, as_myia_result, check_abstract, check_value
 
@@ -41,7 +44,7 @@ from myia import grad, myia
 from myia.abstract import to_abstract
 from myia.errors import MyiaShapeError, MyiaTypeError
 from myia.frontend import parse
-from myia.primitives import array_extra, decompositions, linalg
+from myia.primitives import array_extra, decompositions, linalg, tiling
 from myia.testing import check_grad, vdot
 
 try:
@@ -497,6 +500,11 @@ TABLE = [
     Case("np.diag (of a vector)", "creation", diag_vector, [(f(3),)], prims=("undiagonal",)),
     Case("np.tril, np.triu", "creation", tril_triu, [(f(3, 4),), (f(2, 3, 3),)],
          prims=("tril", "triu")),
+    Case("np.tile", "shape", tile, [(f(2, 3),), (f(3),)], prims=("tile",)),
+    Case("np.repeat, a.repeat", "shape", repeat, [(f(2, 3),)],
+         prims=("repeat",)),
+    Case("np.pad (constant, edge, reflect, symmetric, wrap)", "shape", pad, [(f(3, 2),)],
+         prims=("pad",)),
     Case("np.broadcast_to", "shape", broadcast_to, [(f(3, 1),), (f(4),), (f(),)],
          prims=("broadcast_to",)),
 ]  # fmt: skip
@@ -706,9 +714,10 @@ def test_every_new_primitive_is_in_the_table() -> None:
     covered = {p for c in TABLE for p in c.prims}
     # The gradients' own helpers are in tests/test_grad_primitives.py.
     missing = (
-        _declared(linalg, array_extra, decompositions)
+        _declared(linalg, array_extra, decompositions, tiling)
         - covered
         - {"einsum_grad_spec", "untake_along_axis", "svd_full_gradient"}
+        - {"untile", "unrepeat", "unpad"}
     )
     assert not missing, f"primitives missing from the table: {sorted(missing)}"
 

@@ -395,6 +395,21 @@ def np_triu(m, k=0):
     return P.triu(m, k)
 
 
+def np_tile(A, reps):
+    """``np.tile(A, reps)``."""
+    return P.tile(A, reps)
+
+
+def np_repeat(a, repeats, axis=None):
+    """``np.repeat`` and ``a.repeat`` (`repeats` known at compile time)."""
+    return P.repeat(a, repeats, axis)
+
+
+def np_pad(array, pad_width, mode="constant", constant_values=0):
+    """``np.pad``, mode "constant" (a scalar value), "edge", "reflect", "symmetric" or "wrap"."""
+    return P.pad(array, pad_width, mode, constant_values)
+
+
 def np_broadcast_to(array, shape):
     """``np.broadcast_to``."""
     return P.broadcast_to(array, shape)
@@ -621,6 +636,9 @@ MAPPING: dict[Any, Any] = {
     np.tril: np_tril,
     np.triu: np_triu,
     np.broadcast_to: np_broadcast_to,
+    np.tile: np_tile,
+    np.repeat: np_repeat,
+    np.pad: np_pad,
     np.reciprocal: np_reciprocal,
     np.log2: np_log2,
     np.log10: np_log10,
@@ -680,4 +698,5 @@ METHODS: dict[str, Any] = {
     "diagonal": np_diagonal,
     "ptp": np_ptp,
     "round": np_round,
+    "repeat": np_repeat,
 }

@@ -15,6 +15,7 @@ from . import (
     scalar,
     stack,
     structure,
+    tiling,
 )
 from .core import PRIMITIVES, Primitive, primitive
 from .structure import KeywordArgument, Partial
@@ -35,6 +36,7 @@ P = SimpleNamespace(
             linalg,
             decompositions,
             array_extra,
+            tiling,
         )
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
@@ -60,4 +62,5 @@ __all__ = [
     "scalar",
     "stack",
     "structure",
+    "tiling",
 ]
