@@ -90,3 +90,16 @@ def pad(a):
         np.pad(a, ((1, 4), (2, 2)), mode="symmetric"),
         np.pad(a, ((3, 1), (0, 5)), mode="wrap"),
     )
+
+
+def quantiles(a, q):
+    return (
+        np.median(a),
+        np.median(a, axis=0),
+        np.median(a, axis=1, keepdims=True),
+        np.quantile(a, 0.3, axis=-1),
+        np.quantile(a, q),
+        np.quantile(a, q, axis=0, keepdims=True),
+        np.percentile(a, 100.0 * q, axis=1),
+        np.percentile(a, 90),
+    )

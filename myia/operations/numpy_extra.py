@@ -290,6 +290,55 @@ def np_std(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return P.sqrt(np_var(a, axis, dtype, ddof, keepdims))
 
 
+def np_quantile(
+    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False
+):
+    """``np.quantile`` (method "linear"): `q` a scalar or a vector, `axis` None or an int.
+
+    From the sorted values (their gradient goes back through the permutation) and linear
+    interpolation between the two nearest; a nan among the values gives nan, as in NumPy.
+    """
+    if method != "linear":
+        raise NotImplementedError("np.quantile: only method='linear' is supported")
+    if axis is None:
+        x, ax = P.reshape(a, -1), 0
+    else:
+        x, ax = a, axis
+    srt = P.take_along_axis(x, P.argsort(x, ax), ax)
+    n = P.shape(x)[ax]
+    pos = q * (n - 1.0)
+    lo = P.floor(pos)
+    ilo = P.astype(lo, np.int64)
+    ihi = P.minimum(ilo + 1, n - 1)
+    frac = pos - lo
+    last = P.take(srt, n - 1, ax)
+    vlo = P.take(srt, ilo, ax)
+    vhi = P.take(srt, ihi, ax)
+    if P.ndim(q) == 0:
+        r = P.where(last != last, last, vlo + (vhi - vlo) * frac)
+        if keepdims:
+            return P.reshape(r, P.shape(P.reduce_sum(a, axis, True, None)))
+        return r
+    lo_last, hi_last = P.moveaxis(vlo, ax, -1), P.moveaxis(vhi, ax, -1)
+    r = P.moveaxis(lo_last + (hi_last - lo_last) * frac, -1, 0)
+    r = P.where(last != last, last, r)
+    if keepdims:
+        return P.reshape(r, P.shape(q) + P.shape(P.reduce_sum(a, axis, True, None)))
+    return r
+
+
+def np_percentile(
+    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False
+):
+    """``np.percentile`` (method "linear"): ``np.quantile(a, q / 100)``."""
+    return np_quantile(a, q / 100.0, axis, None, False, method, keepdims)
+
+
+def np_median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """``np.median``: the mean of the two middle values for an even count."""
+    return np_quantile(a, 0.5, axis, None, False, "linear", keepdims)
+
+
 def np_any(a, axis=None, keepdims=False):
     """``np.any`` and ``a.any``."""
     return P.reduce_sum(a != 0, axis, keepdims, None) > 0
@@ -619,6 +668,9 @@ MAPPING: dict[Any, Any] = {
     np.var: np_var,
     np.std: np_std,
     np.any: np_any,
+    np.quantile: np_quantile,
+    np.percentile: np_percentile,
+    np.median: np_median,
     np.all: np_all,
     np.argsort: np_argsort,
     np.sort: np_sort,
