@@ -29,7 +29,6 @@ UNSUPPORTED = {
     "products": {
         "np.einsum with a repeated index in one operand": "values only: its gradient is "
         "refused at compile time (take np.diagonal first)",
-        "np.kron, np.tensordot": "not yet: np.einsum",
     },
     "math": {
         "np.sinc, np.nan_to_num": "not yet",
@@ -40,7 +39,10 @@ UNSUPPORTED = {
         "'linear'": "not yet (NotImplementedError for the method)",
     },
     "sorting": {
-        "np.searchsorted, np.unique": "not yet (unique needs a static size)",
+        "np.searchsorted": "not yet",
+        "np.unique, np.nonzero, np.argwhere, np.flatnonzero": "refused at compile time, with "
+        "what to use instead: the shape of the result depends on the values (NumPy's unique "
+        "has no static size argument)",
     },
     "creation": {
         "np.meshgrid, np.array of a list": "not yet",

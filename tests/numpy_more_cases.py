@@ -103,3 +103,16 @@ def quantiles(a, q):
         np.percentile(a, 100.0 * q, axis=1),
         np.percentile(a, 90),
     )
+
+
+def tensordot(a, b):
+    return (
+        np.tensordot(a, b),
+        np.tensordot(a, b[0], axes=1),
+        np.tensordot(a, b, axes=([2, 1], [1, 0])),
+        np.tensordot(a, b, axes=0)[0, 0],
+    )
+
+
+def kron(a, b):
+    return np.kron(a, b), np.kron(a[0], b), np.kron(a[0, 0], b[..., 0])

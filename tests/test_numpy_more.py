@@ -24,6 +24,7 @@ from numpy_more_cases import (
     eigh,
     eigh_upper,
     eigvalsh,
+    kron,
     lstsq,
     lstsq_rank,
     matrix_power,
@@ -37,6 +38,7 @@ from numpy_more_cases import (
     svd,
     svd_full_square,
     svd_values,
+    tensordot,
     tile,
 )
 from test_arrays import RecordingInferrer, as_myia_result, check_abstract, check_value
@@ -454,6 +456,9 @@ TABLE = [
     Case("np.einsum", "products", einsum_outer_sum, [(f(3), f(3))]),
     Case("np.einsum (repeated index: no gradient)", "products", einsum_trace, [(f(3, 3),)],
          order=0),
+    Case("np.tensordot", "products", tensordot, [(f(3, 4, 2), f(4, 2, 3))],
+         prims=("product_spec",)),
+    Case("np.kron", "products", kron, [(f(2, 3, 2), f(3, 2)), (f(2, 2, 1), f(2))]),
     Case("np.outer", "products", outer, [(f(3), f(4)), (f(2, 2), f(3))]),
     Case("np.trace, a.trace", "products", trace, [(f(3, 3),), (f(3, 4),)],
          prims=("diagonal",)),
@@ -720,7 +725,7 @@ def test_every_new_primitive_is_in_the_table() -> None:
         _declared(linalg, array_extra, decompositions, tiling)
         - covered
         - {"einsum_grad_spec", "untake_along_axis", "svd_full_gradient"}
-        - {"untile", "unrepeat", "unpad"}
+        - {"untile", "unrepeat", "unpad", "triangular_matmul"}
     )
     assert not missing, f"primitives missing from the table: {sorted(missing)}"
 

@@ -24,6 +24,14 @@ def pad_too_wide(a):
     return np.pad(a, ((1, 2), (3, 4)))  # ERROR
 
 
+def unique(a):
+    return np.unique(a)  # ERROR
+
+
+def tensordot_mismatch(a):
+    return np.tensordot(a, a, axes=([0], [1]))  # ERROR
+
+
 def tile_negative(a):
     return np.tile(a, -1)  # ERROR
 
@@ -35,6 +43,8 @@ def tile_negative(a):
         (pad_ramp, (np.ones(3),), MyiaTypeError, "linear_ramp"),
         (pad_too_wide, (np.ones(3),), MyiaShapeError, "does not fit"),
         (tile_negative, (np.ones(3),), MyiaShapeError, "negative"),
+        (unique, (np.ones(3),), MyiaTypeError, "depends on the values"),
+        (tensordot_mismatch, (np.ones((2, 3)),), MyiaShapeError, "differ"),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )
