@@ -30,22 +30,21 @@ UNSUPPORTED = {
         "np.einsum with a repeated index in one operand": "values only: its gradient is "
         "refused at compile time (take np.diagonal first)",
     },
-    "math": {
-        "np.sinc, np.nan_to_num": "not yet",
-    },
+    "math": {},
     "reductions": {
-        "np.cumprod": "not yet",
         "np.quantile, np.percentile, np.median with several axes, or method other than "
         "'linear'": "not yet (NotImplementedError for the method)",
     },
     "sorting": {
-        "np.searchsorted": "not yet",
+        "np.searchsorted(sorter=...)": "not yet (sort first)",
         "np.unique, np.nonzero, np.argwhere, np.flatnonzero": "refused at compile time, with "
         "what to use instead: the shape of the result depends on the values (NumPy's unique "
         "has no static size argument)",
     },
     "creation": {
-        "np.meshgrid, np.array of a list": "not yet",
+        "np.array of a list of variables": "refused at compile time (a list's length is not "
+        "known there): np.array of a tuple, or np.stack",
+        "np.meshgrid of more than three vectors, or with sparse=True": "not yet",
     },
     "shape": {
         "np.array_split": "not yet",

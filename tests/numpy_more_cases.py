@@ -116,3 +116,31 @@ def tensordot(a, b):
 
 def kron(a, b):
     return np.kron(a, b), np.kron(a[0], b), np.kron(a[0, 0], b[..., 0])
+
+
+def array_of_tuple(x, y):
+    return np.array((x, y)), np.array(((x, 2.0 * y), (y, x))), np.array((x, y), dtype=np.float32)
+
+
+def meshgrid(x, y, z):
+    a, b = np.meshgrid(x, y)
+    c, d = np.meshgrid(x, y, indexing="ij")
+    e, f, g = np.meshgrid(x, y, z)
+    return a, b, c, d, e, f, g
+
+
+def cumprod(a):
+    return np.cumprod(a), np.cumprod(a, axis=1), a.cumprod(axis=0)
+
+
+def sinc(x):
+    return np.sinc(x)
+
+
+def nan_to_num(x):
+    return np.nan_to_num(x), np.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0)
+
+
+def searchsorted(a, v):
+    s = np.sort(a)
+    return np.searchsorted(s, v), np.searchsorted(s, v, side="right"), np.searchsorted(s, 0.5)

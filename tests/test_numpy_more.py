@@ -21,6 +21,8 @@ import numpy as np
 import pytest
 from numpy_coverage import DOC, render_doc
 from numpy_more_cases import (
+    array_of_tuple,
+    cumprod,
     eigh,
     eigh_upper,
     eigvalsh,
@@ -28,6 +30,8 @@ from numpy_more_cases import (
     lstsq,
     lstsq_rank,
     matrix_power,
+    meshgrid,
+    nan_to_num,
     norm_spectral,
     pad,
     pinv,
@@ -35,6 +39,8 @@ from numpy_more_cases import (
     qr_r,
     quantiles,
     repeat,
+    searchsorted,
+    sinc,
     svd,
     svd_full_square,
     svd_values,
@@ -513,6 +519,15 @@ TABLE = [
          prims=("repeat",)),
     Case("np.pad (constant, edge, reflect, symmetric, wrap)", "shape", pad, [(f(3, 2),)],
          prims=("pad",)),
+    Case("np.array of a tuple (nested) of scalars or arrays", "creation", array_of_tuple,
+         [(f(), f()), (f(3), f(3))]),
+    Case("np.meshgrid", "creation", meshgrid, [(f(3), f(2), f(4))]),
+    Case("np.cumprod, a.cumprod", "reductions", cumprod,
+         [(f(3, 4),), (A((2, 3), "int"),)], order=1),
+    Case("np.sinc", "math", sinc, [(f(3, 4),)]),
+    Case("np.nan_to_num", "math", nan_to_num, [(f(3, 4, kind="special"),)], order=0),
+    Case("np.searchsorted", "sorting", searchsorted, [(f(6, kind="sep"), f(2, 3))], order=0,
+         prims=("searchsorted",)),
     Case("np.broadcast_to", "shape", broadcast_to, [(f(3, 1),), (f(4),), (f(),)],
          prims=("broadcast_to",)),
 ]  # fmt: skip

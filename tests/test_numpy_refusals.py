@@ -32,6 +32,10 @@ def tensordot_mismatch(a):
     return np.tensordot(a, a, axes=([0], [1]))  # ERROR
 
 
+def array_of_a_list(a, b):
+    return np.array([a, b])  # ERROR
+
+
 def tile_negative(a):
     return np.tile(a, -1)  # ERROR
 
@@ -44,6 +48,7 @@ def tile_negative(a):
         (pad_too_wide, (np.ones(3),), MyiaShapeError, "does not fit"),
         (tile_negative, (np.ones(3),), MyiaShapeError, "negative"),
         (unique, (np.ones(3),), MyiaTypeError, "depends on the values"),
+        (array_of_a_list, (1.0, 2.0), MyiaTypeError, "pass a tuple"),
         (tensordot_mismatch, (np.ones((2, 3)),), MyiaShapeError, "differ"),
     ],
     ids=lambda v: getattr(v, "__name__", ""),

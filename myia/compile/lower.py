@@ -625,6 +625,14 @@ def _qr(args: list[str], node: Apply, ctx: Any) -> str:
     return f"tuple(np.linalg.qr({args[0]}))"
 
 
+@lowering(P.searchsorted)
+def _searchsorted(args: list[str], node: Apply, ctx: Any) -> str | None:
+    if not _const_args(node, 3):
+        return None
+    side = "right" if node.inputs[3].value else "left"  # type: ignore[attr-defined]
+    return f"np.searchsorted({args[0]}, {args[1]}, {side!r})"
+
+
 @lowering(P.pad)
 def _pad(args: list[str], node: Apply, ctx: Any) -> str | None:
     if not _const_args(node, 2):

@@ -119,6 +119,16 @@ def np_median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return np_quantile(a, 0.5, axis, None, False, "linear", keepdims)
 
 
+def np_cumprod(a, axis=None, dtype=None):
+    """``np.cumprod`` and ``a.cumprod``: its gradient is exact with zeros (no division)."""
+    if dtype is not None:
+        a = P.astype(a, dtype)
+    if axis is None:
+        flat = P.reshape(a, -1)
+        return P.exclusive_cumprod(flat, 0, False) * flat
+    return P.exclusive_cumprod(a, axis, False) * a
+
+
 def np_any(a, axis=None, keepdims=False):
     """``np.any`` and ``a.any``."""
     return P.reduce_sum(a != 0, axis, keepdims, None) > 0
@@ -147,6 +157,13 @@ def np_sort(a, axis=-1, kind=None):
     return P.take_along_axis(a, P.argsort(a, axis), axis)
 
 
+def np_searchsorted(a, v, side="left", sorter=None):
+    """``np.searchsorted(a, v, side)`` (no ``sorter``; no derivative)."""
+    if side == "right":
+        return P.searchsorted(a, v, True)
+    return P.searchsorted(a, v, False)
+
+
 def np_take_along_axis(arr, indices, axis):
     """``np.take_along_axis(arr, indices, axis)`` (``axis`` an int)."""
     return P.take_along_axis(arr, indices, axis)
@@ -166,6 +183,22 @@ def np_logaddexp(x, y):
     hi = P.where(ge, x, y)
     lo = P.where(ge, y, x)
     return hi + P.log1p(P.exp(lo - hi))
+
+
+def np_sinc(x):
+    """``np.sinc``: ``sin(pi x) / (pi x)``, 1 at 0 (where its derivative, 0, is exact)."""
+    zero = x == 0
+    t = 3.141592653589793 * P.where(zero, 1.0, x)
+    return P.where(zero, 1.0, P.sin(t) / t)
+
+
+def np_nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``np.nan_to_num`` of floats: nan and infinities replaced (by the largest finite values)."""
+    one = P.ones((), P.dtype_of(x))
+    big = P.where(one + 1e-10 == one, 3.4028234663852886e38, 1.7976931348623157e308)
+    hi = big if posinf is None else posinf
+    lo = -big if neginf is None else neginf
+    return P.where(x != x, nan, P.where(x == np.inf, hi, P.where(x == -np.inf, lo, x)))
 
 
 def np_isnan(x):
@@ -222,6 +255,50 @@ def np_tril(m, k=0):
 def np_triu(m, k=0):
     """``np.triu``."""
     return P.triu(m, k)
+
+
+def np_array(object, dtype=None, copy=True, ndmin=0):
+    """``np.array`` of an array, a scalar, or a (nested) list or tuple of them (stacked)."""
+    if isinstance(object, (tuple, list)):
+        if isinstance(object[0], (tuple, list)):
+            rows = tuple(np_array(row, dtype) for row in object)
+            return P.stack(rows, 0)
+        out = P.stack(tuple(object), 0)
+    else:
+        out = P.astype(object, P.dtype_of(object)) if dtype is None else object
+    if dtype is None:
+        return out
+    return P.astype(out, dtype)
+
+
+def np_meshgrid(*xi, indexing="xy"):
+    """``np.meshgrid`` of two or three vectors (``indexing`` "xy" or "ij")."""
+    if len(xi) == 2:
+        x, y = xi
+        if indexing == "xy":
+            shape = (P.shape(y)[0], P.shape(x)[0])
+            return (
+                P.broadcast_to(P.expand_dims(x, 0), shape),
+                P.broadcast_to(P.expand_dims(y, 1), shape),
+            )
+        shape = (P.shape(x)[0], P.shape(y)[0])
+        return P.broadcast_to(P.expand_dims(x, 1), shape), P.broadcast_to(
+            P.expand_dims(y, 0), shape
+        )
+    x, y, z = xi
+    if indexing == "xy":
+        shape = (P.shape(y)[0], P.shape(x)[0], P.shape(z)[0])
+        return (
+            P.broadcast_to(P.reshape(x, (1, -1, 1)), shape),
+            P.broadcast_to(P.reshape(y, (-1, 1, 1)), shape),
+            P.broadcast_to(P.reshape(z, (1, 1, -1)), shape),
+        )
+    shape = (P.shape(x)[0], P.shape(y)[0], P.shape(z)[0])
+    return (
+        P.broadcast_to(P.reshape(x, (-1, 1, 1)), shape),
+        P.broadcast_to(P.reshape(y, (1, -1, 1)), shape),
+        P.broadcast_to(P.reshape(z, (1, 1, -1)), shape),
+    )
 
 
 def np_tile(A, reps):
@@ -458,6 +535,12 @@ MAPPING: dict[Any, Any] = {
     np.triu: np_triu,
     np.broadcast_to: np_broadcast_to,
     np.tile: np_tile,
+    np.meshgrid: np_meshgrid,
+    np.cumprod: np_cumprod,
+    np.sinc: np_sinc,
+    np.searchsorted: np_searchsorted,
+    np.nan_to_num: np_nan_to_num,
+    np.array: np_array,
     np.repeat: np_repeat,
     np.pad: np_pad,
     np.reciprocal: np_reciprocal,
@@ -533,4 +616,5 @@ METHODS: dict[str, Any] = {
     "ptp": np_ptp,
     "round": np_round,
     "repeat": np_repeat,
+    "cumprod": np_cumprod,
 }

@@ -338,6 +338,26 @@ def bprop_untake_along_axis(d, a, indices, axis, out, dout):
 nondifferentiable(argsort)
 
 
+@primitive
+def searchsorted(a, v, right=False):
+    """``np.searchsorted(a, v, side)`` of a sorted vector `a`: int64 indices of `v`'s shape."""
+    return np.searchsorted(a, v, "right" if right else "left")
+
+
+@infer_rule(searchsorted)
+def _infer_searchsorted(a, v, right):
+    a, v = as_array(a, "np.searchsorted"), as_array(v, "np.searchsorted")
+    if len(a.shape) != 1:
+        raise MyiaShapeError(
+            f"np.searchsorted expects a sorted vector, not an array of shape {shape_str(a.shape)}"
+        )
+    const_value(right, "the side of np.searchsorted", (bool, int))
+    return array_result("int64", v.shape)
+
+
+nondifferentiable(searchsorted)
+
+
 # Diagonals ------------------------------------------------------------------------------------
 
 
