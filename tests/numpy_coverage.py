@@ -12,9 +12,9 @@ from typing import Any
 #: What is still refused, and why (or what to use instead).
 UNSUPPORTED = {
     "linalg": {
-        "np.linalg.eigh, np.linalg.svd with repeated eigen- or singular values": "values; "
-        "the gradients of the eigen- and singular vectors are infinite or nan there (they are "
-        "not unique), those of the values stay exact",
+        "np.linalg.eigh, np.linalg.svd with exactly repeated (or zero singular) values": "the "
+        "gradients of the values stay exact; the vectors are not unique there, and the "
+        "gradients through them leave out rotations within the repeated space",
         "np.linalg.svd(full_matrices=True) of a non-square matrix": "values only: its gradient "
         "is refused at compile time (pass full_matrices=False)",
         "np.linalg.qr(mode='complete') of a tall matrix": "refused (NotImplementedError): "

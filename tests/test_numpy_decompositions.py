@@ -108,3 +108,19 @@ def test_qr_complete_of_a_tall_matrix_is_refused() -> None:
 def test_shape_errors(fn: Any, arg: Any) -> None:
     with pytest.raises(MyiaShapeError):
         myia(fn)(arg)
+
+
+def test_repeated_eigen_and_singular_values_keep_the_values_gradients() -> None:
+    # Exactly repeated (and zero) values: their vectors are not unique, but the gradients of
+    # functions of the values alone are exact (not nan).
+    def eig_sum(a):
+        return np.sum(np.linalg.eigvalsh(a) ** 2)
+
+    a = 2.0 * np.eye(3)
+    np.testing.assert_allclose(grad(eig_sum)(a), 2.0 * a)
+
+    def frobenius(a):
+        return np.sum(np.linalg.svd(a, full_matrices=False)[1] ** 2)
+
+    for m in (np.eye(3), np.eye(4)[:, :3], np.eye(4)[:3], np.zeros((3, 2))):
+        np.testing.assert_allclose(grad(frobenius)(m), 2.0 * m, atol=1e-12)

@@ -10,17 +10,16 @@ again:
   A wide matrix (``m < n``) is ``[X | Y]`` with ``X = Q R_1`` square and ``R_2 = Q^T Y``.
 - ``w, V = eigh(A)``: ``S = V (diag(dw) + F o (V^T dV)) V^T`` with
   ``F_ij = 1 / (w_j - w_i)`` off the diagonal; NumPy reads one triangle of `A`, so its
-  gradient is that triangle of ``S + S^T`` with the diagonal of ``S``. The eigenvalues must be
-  distinct: with a repeated eigenvalue its eigenvectors are not unique, and the gradient of a
-  function of them is infinite or nan (that of the eigenvalues, and of functions of the
-  eigenspaces such as ``V diag(f(w)) V^T`` through ``dV``, stays exact as long as ``dV`` is
-  zero there).
+  gradient is that triangle of ``S + S^T`` with the diagonal of ``S``. With an eigenvalue
+  repeated exactly, its eigenvectors are not unique and a function of them has no gradient:
+  ``F`` is 0 for such pairs (the gradients of the eigenvalues stay exact; those through the
+  eigenvectors leave out rotations within the repeated eigenspace).
 - ``U, s, Vh = svd(A)`` (reduced): Townsend's rule,
   ``dA = U [(F o (U^T dU - dU^T U)) S + diag(ds) + S (F o (V^T dV - dV^T V))] V^T
   + (I - U U^T) dU S^-1 V^T + U S^-1 dV^T (I - V V^T)`` with ``F_ij = 1 / (s_j^2 - s_i^2)``.
-  The singular values must be distinct and nonzero for the singular vectors' gradients (those
-  of the singular values need nothing). With ``full_matrices=True`` and a non-square matrix,
-  the extra singular vectors are not unique: that gradient is refused.
+  Likewise ``F`` and ``S^-1`` are 0 for exactly repeated or zero singular values (the
+  gradients of the singular values stay exact). With ``full_matrices=True`` and a non-square
+  matrix, the extra singular vectors are not unique: that gradient is refused.
 - ``X = pinv(A)`` (constant rank): ``dA = -X^T dX X^T + (I - A X) dX^T X X^T
   + X^T X dX^T (I - X A)`` (Golub and Pereyra).
 """
@@ -150,9 +149,10 @@ def _eye_of(x):
     return eye(shape(x)[-1], None, 0, dtype_of(x))
 
 
-def _off_diagonal_inverse(d, i):
-    """``1 / d`` off the diagonal, 0 on it (``i`` is the identity)."""
-    return (1.0 - i) / (d + i)
+def _safe_inverse(d):
+    """``1 / d``, and 0 where ``d`` is 0 (the diagonal, and pairs of repeated values)."""
+    zero = d == 0
+    return where(zero, 0.0, 1.0 / where(zero, 1.0, d))
 
 
 def _qr_tall(q, r, dq, dr):
@@ -182,7 +182,7 @@ def bprop_eigh(a, lower, out, dout):
     w, v = out
     dw, dv = dout
     i = _eye_of(v)
-    f = _off_diagonal_inverse(expand_dims(w, -2) - expand_dims(w, -1), i)
+    f = _safe_inverse(expand_dims(w, -2) - expand_dims(w, -1))
     inner = f * matmul(_t(v), dv) + i * expand_dims(dw, -2)
     s = matmul(v, matmul(inner, _t(v)))
     g = s + _t(s)
@@ -203,7 +203,7 @@ def bprop_svd(a, full_matrices, out, dout):
     i = eye(shape(s)[-1], None, 0, dtype_of(s))
     s_row = expand_dims(s, -2)  # s_j, along the columns
     s_col = expand_dims(s, -1)  # s_i, along the rows
-    f = _off_diagonal_inverse(s_row * s_row - s_col * s_col, i)
+    f = _safe_inverse(s_row * s_row - s_col * s_col)
     utdu = matmul(_t(u), du)
     vtdv = matmul(_t(v), dv)
     j = f * (utdu - _t(utdu))
@@ -211,9 +211,9 @@ def bprop_svd(a, full_matrices, out, dout):
     inner = j * s_row + i * expand_dims(ds, -2) + s_col * k
     da = matmul(u, matmul(inner, vh))
     if m > n:  # (I - U U^T) dU S^-1 V^T
-        da = da + matmul((du - matmul(u, utdu)) / s_row, vh)
+        da = da + matmul((du - matmul(u, utdu)) * _safe_inverse(s_row), vh)
     if m < n:  # U S^-1 dV^T (I - V V^T)
-        da = da + matmul(u, (_t(dv) - matmul(_t(vtdv), vh)) / s_col)
+        da = da + matmul(u, (_t(dv) - matmul(_t(vtdv), vh)) * _safe_inverse(s_col))
     return (da, gzeros(full_matrices))
 
 
@@ -230,3 +230,4 @@ def bprop_pinv(a, rcond, out, dout):
 from .array import concatenate, dtype_of, expand_dims, matmul, shape, swapaxes  # noqa: E402
 from .grad import gzeros  # noqa: E402
 from .linalg import eye, triangular_solve, tril, triu  # noqa: E402
+from .scalar import where  # noqa: E402
