@@ -4,9 +4,10 @@ Every primitive works on the last two axes of its arguments, with NumPy's leadin
 The backpropagators are the closed-form rules (never the differentiation of a factorization
 algorithm), written with these same primitives so that they can be differentiated again:
 
-- ``L = cholesky(A)``: ``S = L^-T Phi(L^T dL) L^-1``, with ``Phi`` the lower triangle with a
-  halved diagonal; NumPy reads only the lower triangle of ``A``, so its gradient is the lower
-  triangle of ``S + S^T`` with the diagonal of ``S`` (Murray, 2016).
+- ``L = cholesky(A)``: ``S = L^-T Phi(L^T dL) L^-1``, with ``Phi`` (`lower_half`) the lower
+  triangle with a halved diagonal; NumPy reads only the lower triangle of ``A``, so its
+  gradient is ``Phi(S + S^T)`` (Murray, 2016): a triangular product and two triangular
+  solves, with no inverse.
 - ``X = solve(A, B)``: ``dB = solve(A^T, dX)``, ``dA = -dB X^T``.
 - ``X = triangular_solve(A, B, lower, trans)``: the same, masked to ``A``'s triangle.
 - ``Y = triangular_matmul(A, B, lower, trans)`` (``op(tri(A)) @ B``, half a matmul's work):
@@ -167,6 +168,29 @@ def triangular_matmul(a, b, lower=True, trans=False):
     return np.matmul(np.swapaxes(t, -1, -2) if trans else t, b)
 
 
+@primitive
+def lower_half(x):
+    """The lower triangle of the last two axes of `x`, its diagonal halved (Murray's ``Phi``).
+
+    Linear and self-adjoint (it scales each element by 1, 1/2 or 0): its own gradient.
+    """
+    out = np.tril(x)
+    if out.dtype.kind != "f":
+        out = out.astype(np.float64)
+    n = min(out.shape[-2:])
+    idx = np.arange(n)
+    out[..., idx, idx] *= 0.5
+    return out
+
+
+@infer_rule(lower_half)
+def _infer_lower_half(x):
+    x = as_array(x, "lower_half")
+    if len(x.shape) < 2:
+        raise MyiaShapeError(f"lower_half expects matrices, not an array of shape {x.shape}")
+    return AbstractArray(_float_dtype(x.dtype), x.shape)
+
+
 @infer_rule(cholesky, inv)
 def _infer_square(a):
     a = _square(a, "np.linalg")
@@ -275,10 +299,6 @@ def _t(x):
     return swapaxes(x, -1, -2)
 
 
-def _identity_like(a):
-    return eye(shape(a)[-1], None, 0, dtype_of(a))
-
-
 @bprop(tril)
 def bprop_tril(a, k, out, dout):
     return (unbroadcast(tril(dout, k), a), gzeros(k))
@@ -291,13 +311,15 @@ def bprop_triu(a, k, out, dout):
 
 @bprop(cholesky)
 def bprop_cholesky(a, out, dout):
-    i = _identity_like(a)
-    p = tril(triangular_matmul(out, tril(dout, 0), True, True), 0)  # Phi(L^T dL)
-    p = p - 0.5 * p * i
+    p = lower_half(triangular_matmul(out, tril(dout, 0), True, True))  # Phi(L^T dL)
     y = triangular_solve(out, p, True, True)  # L^-T P
     s = _t(triangular_solve(out, _t(y), True, True))  # L^-T P L^-1
-    g = s + _t(s)
-    return (unbroadcast(tril(g, 0) - 0.5 * g * i, a),)
+    return (unbroadcast(lower_half(s + _t(s)), a),)
+
+
+@bprop(lower_half)
+def bprop_lower_half(x, out, dout):
+    return (unbroadcast(lower_half(dout), x),)
 
 
 @bprop(inv)
@@ -361,5 +383,5 @@ def bprop_triangular_solve(a, b, lower, trans, out, dout):
     return (unbroadcast(da, a), unbroadcast(db, b), gzeros(lower), gzeros(trans))
 
 
-from .array import dtype_of, expand_dims, matmul, ndim, shape, swapaxes  # noqa: E402
+from .array import expand_dims, matmul, ndim, shape, swapaxes  # noqa: E402
 from .grad import gzeros, unbroadcast  # noqa: E402
