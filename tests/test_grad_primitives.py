@@ -392,6 +392,27 @@ def triangular(m, b):
     return P.triangular_solve(t, b, True, False) + P.triangular_solve(u, b, False, True)
 
 
+def triangular_products(m, b):
+    t = P.triangular_matmul(m, b, True, False) + P.triangular_matmul(m, b, False, True)
+    return t + P.lower_half(m * m) @ b
+
+
+def decompositions(m, b):
+    """The decompositions, through functions of them that LAPACK's sign choices leave alone."""
+    q, r = P.qr(m)
+    w, v = P.eigh(m @ m.T + 3.0 * np.eye(3), True)
+    u, s, vh = P.svd(m[:, :2], False)
+    return (q @ r + v * v * w + (u * s) @ vh @ m[:2, :]) @ b + P.pinv(m) @ b
+
+
+def copies(x, d):
+    """tile, repeat and pad, and their adjoints on their own."""
+    t = P.untile(P.tile(x, (2, 1)) * 2.0, x, (2, 1))
+    r = P.unrepeat(P.repeat(x, 2, 1) ** 2, x, 2, 1)
+    p = P.unpad(P.pad(x, 1, "reflect", 0) ** 2, x, 1, "reflect")
+    return t + r + p + P.untile(d, x, 1) * x
+
+
 def array_extra_fns(x, y):
     s = np.einsum("ij,jk->ik", x, y) + np.cumsum(x, axis=1) @ y
     d = np.diag(np.diagonal(x)) + np.broadcast_to(y[:, :1], (3, 3))
@@ -527,6 +548,9 @@ CASES = [
     case("full_like", full_like, [(f(2, 3), PY()), (f(2, 3), f(3))]),
     case("cholesky inv det slogdet solve", linalg_fns, [(f(3, 3), f(3, 2))], order=2),
     case("triangular_solve tril triu", triangular, [(f(3, 3), f(3, 2))], order=2),
+    case("triangular_matmul lower_half", triangular_products, [(f(3, 3), f(3, 2))], order=2),
+    case("qr eigh svd pinv", decompositions, [(f(3, 3), f(3, 2))], order=2),
+    case("tile untile repeat unrepeat pad unpad", copies, [(f(3, 3), f(3, 3))], order=2),
     case(
         "einsum cumsum diagonal undiagonal broadcast_to take_along_axis",
         array_extra_fns,

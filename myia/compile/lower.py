@@ -633,3 +633,33 @@ def _reorder(args: list[str], node: Apply, ctx: Any) -> str:
 @lowering(P.roll, P.rint)
 def _numpy_call(args: list[str], node: Apply, ctx: Any) -> str:
     return f"np.{node.inputs[0].value.name}({', '.join(args)})"  # type: ignore[attr-defined]
+
+
+@lowering(P.tile, P.repeat)
+def _numpy_copy(args: list[str], node: Apply, ctx: Any) -> str | None:
+    name = node.inputs[0].value.name  # type: ignore[attr-defined]
+    if name == "repeat" and isinstance(node.inputs[2].value, tuple):  # type: ignore[attr-defined]
+        return None  # the implementation: jax.numpy.repeat takes no tuple of repeats
+    return f"np.{name}({', '.join(args)})"
+
+
+@lowering(P.qr)
+def _qr(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"tuple(np.linalg.qr({args[0]}))"
+
+
+@lowering(P.searchsorted)
+def _searchsorted(args: list[str], node: Apply, ctx: Any) -> str | None:
+    if not _const_args(node, 3):
+        return None
+    side = "right" if node.inputs[3].value else "left"  # type: ignore[attr-defined]
+    return f"np.searchsorted({args[0]}, {args[1]}, {side!r})"
+
+
+@lowering(P.pad)
+def _pad(args: list[str], node: Apply, ctx: Any) -> str | None:
+    if not _const_args(node, 2):
+        return None
+    if node.inputs[3].value == "constant":  # type: ignore[attr-defined]
+        return f"np.pad({args[0]}, {args[1]}, 'constant', constant_values={args[3]})"
+    return f"np.pad({args[0]}, {args[1]}, {args[2]})"

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import MyiaNameError, MyiaTypeError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location
 from ..operations.core import Operation
-from ..operations.mapping import lookup
+from ..operations.mapping import lookup, refusal
 from ..primitives import P, Primitive
 
 _MISSING = object()
@@ -140,8 +140,11 @@ def to_node(
         qual = getattr(value, "__qualname__", None) or getattr(value, "__name__", repr(value))
         module = getattr(value, "__module__", None)
         full = f"{module}.{qual}" if module and module != "builtins" else qual
+        why = refusal(value)
         raise MyiaTypeError(
-            f"{full} is not supported in Myia code (used as {name!r})", at(location, function)
+            f"{full} is not supported in Myia code (used as {name!r})"
+            + (f": {why}" if why else ""),
+            at(location, function),
         )
     return Constant(value, debug)
 

@@ -253,6 +253,14 @@ def python_class(value: Any) -> Any:
     return _CLASSES.get(id(value), value)
 
 
+def refusal(obj: Any) -> str | None:
+    """Why `obj` (a NumPy function Myia refuses) is refused, and what to use instead, or None."""
+    try:
+        return nx.REFUSED.get(obj)
+    except TypeError:
+        return None
+
+
 def lookup(obj: Any) -> Any:
     """Return what `obj` means in Myia code, or None if it has no special meaning."""
     try:

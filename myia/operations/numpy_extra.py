@@ -1,8 +1,9 @@
 """More NumPy (and optional SciPy) functions, written in Myia's Python subset.
 
-``np.linalg``, ``einsum``, ``cumsum``, sorting, ``var``/``std``, diagonals and triangles, the
-elementwise tests and a few shorthands. Each gives NumPy's signature to primitives (see
-`myia.primitives.linalg` and `myia.primitives.array_extra`) or is written with them, so its
+``einsum``, ``cumsum``, sorting, quantiles, ``var``/``std``, diagonals and triangles, copies
+(``tile``, ``repeat``, ``pad``), the elementwise tests and a few shorthands (``np.linalg`` is
+in `numpy_linalg`). Each gives NumPy's signature to primitives (see
+`myia.primitives.array_extra` and `myia.primitives.tiling`) or is written with them, so its
 gradient is exact and costs nothing after optimization. `MAPPING` and `METHODS` say what
 ``np.<name>`` and ``a.<method>`` mean; `mapping.py` merges them.
 """
@@ -14,132 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
-
-# Linear algebra -------------------------------------------------------------------------------
-
-
-def linalg_cholesky(a, upper=False):
-    """``np.linalg.cholesky(a, upper=False)``."""
-    if upper:
-        return P.swapaxes(P.cholesky(a), -1, -2)
-    return P.cholesky(a)
-
-
-def linalg_solve(a, b):
-    """``np.linalg.solve(a, b)``."""
-    return P.solve(a, b)
-
-
-def linalg_inv(a):
-    """``np.linalg.inv(a)``."""
-    return P.inv(a)
-
-
-def linalg_det(a):
-    """``np.linalg.det(a)``."""
-    return P.det(a)
-
-
-def linalg_slogdet(a):
-    """``np.linalg.slogdet(a)``: a tuple ``(sign, logabsdet)``."""
-    return P.slogdet(a)
-
-
-def _vector_norm(x, ord, axis, keepdims):
-    ax = -1 if axis is None else axis
-    if ord == 2:
-        return P.sqrt(P.reduce_sum(x * x, ax, keepdims, None))
-    if ord == 1:
-        return P.reduce_sum(P.abs_(x), ax, keepdims, None)
-    if ord == np.inf:
-        return P.reduce_max(P.abs_(x), ax, keepdims)
-    if ord == -np.inf:
-        return P.reduce_min(P.abs_(x), ax, keepdims)
-    if ord == 0:
-        return P.astype(P.reduce_sum(x != 0, ax, keepdims, None), P.dtype_of(x * 1.0))
-    return P.reduce_sum(P.abs_(x) ** ord, ax, keepdims, None) ** (1.0 / ord)
-
-
-def _matrix_norm(x, ord, axis, keepdims):
-    rows, cols = (-2, -1) if axis is None else axis
-    a = P.abs_(x)
-    if ord == 1:
-        t = P.reduce_max(P.reduce_sum(a, rows, True, None), cols, True)
-    elif ord == -1:
-        t = P.reduce_min(P.reduce_sum(a, rows, True, None), cols, True)
-    elif ord == np.inf:
-        t = P.reduce_max(P.reduce_sum(a, cols, True, None), rows, True)
-    else:  # -inf (other orders are refused by `linalg_norm`)
-        t = P.reduce_min(P.reduce_sum(a, cols, True, None), rows, True)
-    if keepdims:
-        return t
-    return P.squeeze(t, (rows, cols))
-
-
-def linalg_norm(x, ord=None, axis=None, keepdims=False):
-    """``np.linalg.norm(x, ord, axis, keepdims)``.
-
-    Vector norms (``ord`` None, 0, 1, 2, inf, -inf or p) and matrix norms (``ord`` None,
-    ``"fro"``, 1, -1, inf, -inf); the spectral and nuclear norms need an SVD and are refused.
-    """
-    if ord is None:
-        return P.sqrt(P.reduce_sum(x * x, axis, keepdims, None))
-    if isinstance(ord, str):
-        if ord == "fro":
-            return P.sqrt(P.reduce_sum(x * x, (-2, -1) if axis is None else axis, keepdims, None))
-        raise NotImplementedError("np.linalg.norm: the nuclear norm needs an SVD")
-    if isinstance(axis, tuple):
-        if ord == 2 or ord == -2:
-            raise NotImplementedError("np.linalg.norm: ord=2 of a matrix needs an SVD")
-        return _matrix_norm(x, ord, axis, keepdims)
-    if axis is None:
-        if P.ndim(x) == 2:
-            if ord == 2 or ord == -2:
-                raise NotImplementedError("np.linalg.norm: ord=2 of a matrix needs an SVD")
-            return _matrix_norm(x, ord, axis, keepdims)
-    return _vector_norm(x, ord, axis, keepdims)
-
-
-def _triangular(a, b, lower, trans, unit_diagonal):
-    if unit_diagonal:
-        i = P.eye(P.shape(a)[-1], None, 0, P.dtype_of(a))
-        a = a * (1 - i) + i
-    if P.ndim(b) == 1:
-        x = P.triangular_solve(a, P.expand_dims(b, -1), lower, trans)
-        return P.squeeze(x, -1)
-    return P.triangular_solve(a, b, lower, trans)
-
-
-def solve_triangular(
-    a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True
-):
-    """``scipy.linalg.solve_triangular``: solve ``a x = b`` (``a.T x = b`` for ``trans``)."""
-    if isinstance(trans, str):
-        return _triangular(a, b, lower, trans != "N", unit_diagonal)
-    return _triangular(a, b, lower, trans != 0, unit_diagonal)
-
-
-def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
-    """``scipy.linalg.cho_solve((c, lower), b)``: solve ``a x = b`` from a Cholesky factor."""
-    c, lower = c_and_lower
-    if lower:
-        return _triangular(c, _triangular(c, b, True, False, False), True, True, False)
-    return _triangular(c, _triangular(c, b, False, True, False), False, False, False)
-
-
-def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
-    """``scipy.linalg.cho_factor(a, lower)``: ``(c, lower)`` (the other triangle is zero)."""
-    if lower:
-        return (P.cholesky(a), lower)
-    return (P.swapaxes(P.cholesky(a), -1, -2), lower)
-
-
-def scipy_cholesky(a, lower=False, overwrite_a=False, check_finite=True):
-    """``scipy.linalg.cholesky(a, lower=False)``: upper triangular by default."""
-    if lower:
-        return P.cholesky(a)
-    return P.swapaxes(P.cholesky(a), -1, -2)
-
+from .numpy_linalg import LINALG, cho_factor, cho_solve, scipy_cholesky, solve_triangular
 
 # Products -------------------------------------------------------------------------------------
 
@@ -147,6 +23,18 @@ def scipy_cholesky(a, lower=False, overwrite_a=False, check_finite=True):
 def np_einsum(subscripts, *operands):
     """``np.einsum(subscripts, *operands)``: any subscripts, ellipsis included."""
     return P.einsum(subscripts, operands)
+
+
+def np_tensordot(a, b, axes=2):
+    """``np.tensordot(a, b, axes)`` (an einsum: its gradient is einsums)."""
+    subs, sa, sb, shape = P.product_spec("tensordot", a, b, axes)
+    return P.einsum(subs, (a, b))
+
+
+def np_kron(a, b):
+    """``np.kron(a, b)``: the einsum of every pair of elements, reshaped."""
+    subs, sa, sb, shape = P.product_spec("kron", a, b, 0)
+    return P.reshape(P.einsum(subs, (P.reshape(a, sa), P.reshape(b, sb))), shape)
 
 
 def np_outer(a, b):
@@ -184,6 +72,63 @@ def np_std(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return P.sqrt(np_var(a, axis, dtype, ddof, keepdims))
 
 
+def np_quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    """``np.quantile`` (method "linear"): `q` a scalar or a vector, `axis` None or an int.
+
+    From the sorted values (their gradient goes back through the permutation) and linear
+    interpolation between the two nearest; a nan among the values gives nan, as in NumPy.
+    """
+    if method != "linear":
+        raise NotImplementedError("np.quantile: only method='linear' is supported")
+    if axis is None:
+        x, ax = P.reshape(a, -1), 0
+    else:
+        x, ax = a, axis
+    srt = P.take_along_axis(x, P.argsort(x, ax), ax)
+    n = P.shape(x)[ax]
+    pos = q * (n - 1.0)
+    lo = P.floor(pos)
+    ilo = P.astype(lo, np.int64)
+    ihi = P.minimum(ilo + 1, n - 1)
+    frac = pos - lo
+    last = P.take(srt, n - 1, ax)
+    vlo = P.take(srt, ilo, ax)
+    vhi = P.take(srt, ihi, ax)
+    if P.ndim(q) == 0:
+        r = P.where(last != last, last, vlo + (vhi - vlo) * frac)
+        if keepdims:
+            return P.reshape(r, P.shape(P.reduce_sum(a, axis, True, None)))
+        return r
+    lo_last, hi_last = P.moveaxis(vlo, ax, -1), P.moveaxis(vhi, ax, -1)
+    r = P.moveaxis(lo_last + (hi_last - lo_last) * frac, -1, 0)
+    r = P.where(last != last, last, r)
+    if keepdims:
+        return P.reshape(r, P.shape(q) + P.shape(P.reduce_sum(a, axis, True, None)))
+    return r
+
+
+def np_percentile(
+    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False
+):
+    """``np.percentile`` (method "linear"): ``np.quantile(a, q / 100)``."""
+    return np_quantile(a, q / 100.0, axis, None, False, method, keepdims)
+
+
+def np_median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """``np.median``: the mean of the two middle values for an even count."""
+    return np_quantile(a, 0.5, axis, None, False, "linear", keepdims)
+
+
+def np_cumprod(a, axis=None, dtype=None):
+    """``np.cumprod`` and ``a.cumprod``: its gradient is exact with zeros (no division)."""
+    if dtype is not None:
+        a = P.astype(a, dtype)
+    if axis is None:
+        flat = P.reshape(a, -1)
+        return P.exclusive_cumprod(flat, 0, False) * flat
+    return P.exclusive_cumprod(a, axis, False) * a
+
+
 def np_any(a, axis=None, keepdims=False):
     """``np.any`` and ``a.any``."""
     return P.reduce_sum(a != 0, axis, keepdims, None) > 0
@@ -212,6 +157,13 @@ def np_sort(a, axis=-1, kind=None):
     return P.take_along_axis(a, P.argsort(a, axis), axis)
 
 
+def np_searchsorted(a, v, side="left", sorter=None):
+    """``np.searchsorted(a, v, side)`` (no ``sorter``; no derivative)."""
+    if side == "right":
+        return P.searchsorted(a, v, True)
+    return P.searchsorted(a, v, False)
+
+
 def np_take_along_axis(arr, indices, axis):
     """``np.take_along_axis(arr, indices, axis)`` (``axis`` an int)."""
     return P.take_along_axis(arr, indices, axis)
@@ -231,6 +183,22 @@ def np_logaddexp(x, y):
     hi = P.where(ge, x, y)
     lo = P.where(ge, y, x)
     return hi + P.log1p(P.exp(lo - hi))
+
+
+def np_sinc(x):
+    """``np.sinc``: ``sin(pi x) / (pi x)``, 1 at 0 (where its derivative, 0, is exact)."""
+    zero = x == 0
+    t = 3.141592653589793 * P.where(zero, 1.0, x)
+    return P.where(zero, 1.0, P.sin(t) / t)
+
+
+def np_nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``np.nan_to_num`` of floats: nan and infinities replaced (by the largest finite values)."""
+    one = P.ones((), P.dtype_of(x))
+    big = P.where(one + 1e-10 == one, 3.4028234663852886e38, 1.7976931348623157e308)
+    hi = big if posinf is None else posinf
+    lo = -big if neginf is None else neginf
+    return P.where(x != x, nan, P.where(x == np.inf, hi, P.where(x == -np.inf, lo, x)))
 
 
 def np_isnan(x):
@@ -287,6 +255,65 @@ def np_tril(m, k=0):
 def np_triu(m, k=0):
     """``np.triu``."""
     return P.triu(m, k)
+
+
+def np_array(object, dtype=None, copy=True, ndmin=0):
+    """``np.array`` of an array, a scalar, or a (nested) list or tuple of them (stacked)."""
+    if isinstance(object, (tuple, list)):
+        if isinstance(object[0], (tuple, list)):
+            rows = tuple(np_array(row, dtype) for row in object)
+            return P.stack(rows, 0)
+        out = P.stack(tuple(object), 0)
+    else:
+        out = P.astype(object, P.dtype_of(object)) if dtype is None else object
+    if dtype is None:
+        return out
+    return P.astype(out, dtype)
+
+
+def np_meshgrid(*xi, indexing="xy"):
+    """``np.meshgrid`` of two or three vectors (``indexing`` "xy" or "ij")."""
+    if len(xi) == 2:
+        x, y = xi
+        if indexing == "xy":
+            shape = (P.shape(y)[0], P.shape(x)[0])
+            return (
+                P.broadcast_to(P.expand_dims(x, 0), shape),
+                P.broadcast_to(P.expand_dims(y, 1), shape),
+            )
+        shape = (P.shape(x)[0], P.shape(y)[0])
+        return P.broadcast_to(P.expand_dims(x, 1), shape), P.broadcast_to(
+            P.expand_dims(y, 0), shape
+        )
+    x, y, z = xi
+    if indexing == "xy":
+        shape = (P.shape(y)[0], P.shape(x)[0], P.shape(z)[0])
+        return (
+            P.broadcast_to(P.reshape(x, (1, -1, 1)), shape),
+            P.broadcast_to(P.reshape(y, (-1, 1, 1)), shape),
+            P.broadcast_to(P.reshape(z, (1, 1, -1)), shape),
+        )
+    shape = (P.shape(x)[0], P.shape(y)[0], P.shape(z)[0])
+    return (
+        P.broadcast_to(P.reshape(x, (-1, 1, 1)), shape),
+        P.broadcast_to(P.reshape(y, (1, -1, 1)), shape),
+        P.broadcast_to(P.reshape(z, (1, 1, -1)), shape),
+    )
+
+
+def np_tile(A, reps):
+    """``np.tile(A, reps)``."""
+    return P.tile(A, reps)
+
+
+def np_repeat(a, repeats, axis=None):
+    """``np.repeat`` and ``a.repeat`` (`repeats` known at compile time)."""
+    return P.repeat(a, repeats, axis)
+
+
+def np_pad(array, pad_width, mode="constant", constant_values=0):
+    """``np.pad``, mode "constant" (a scalar value), "edge", "reflect", "symmetric" or "wrap"."""
+    return P.pad(array, pad_width, mode, constant_values)
 
 
 def np_broadcast_to(array, shape):
@@ -477,19 +504,19 @@ def softmax(x, axis=None):
 # What NumPy's and SciPy's functions mean in Myia code -----------------------------------------
 
 MAPPING: dict[Any, Any] = {
-    np.linalg.cholesky: linalg_cholesky,
-    np.linalg.solve: linalg_solve,
-    np.linalg.inv: linalg_inv,
-    np.linalg.det: linalg_det,
-    np.linalg.slogdet: linalg_slogdet,
-    np.linalg.norm: linalg_norm,
+    **LINALG,
     np.einsum: np_einsum,
     np.outer: np_outer,
+    np.tensordot: np_tensordot,
+    np.kron: np_kron,
     np.trace: np_trace,
     np.cumsum: np_cumsum,
     np.var: np_var,
     np.std: np_std,
     np.any: np_any,
+    np.quantile: np_quantile,
+    np.percentile: np_percentile,
+    np.median: np_median,
     np.all: np_all,
     np.argsort: np_argsort,
     np.sort: np_sort,
@@ -507,6 +534,15 @@ MAPPING: dict[Any, Any] = {
     np.tril: np_tril,
     np.triu: np_triu,
     np.broadcast_to: np_broadcast_to,
+    np.tile: np_tile,
+    np.meshgrid: np_meshgrid,
+    np.cumprod: np_cumprod,
+    np.sinc: np_sinc,
+    np.searchsorted: np_searchsorted,
+    np.nan_to_num: np_nan_to_num,
+    np.array: np_array,
+    np.repeat: np_repeat,
+    np.pad: np_pad,
     np.reciprocal: np_reciprocal,
     np.log2: np_log2,
     np.log10: np_log10,
@@ -555,6 +591,19 @@ else:
         }
     )
 
+#: NumPy functions refused in Myia code, with the reason (and what to use instead).
+REFUSED: dict[Any, str] = {
+    np.unique: "the shape of its result depends on the values (the number of distinct "
+    "ones), and shapes are known at compile time: sort with np.sort, or compare values with "
+    "a known set of candidates",
+    np.nonzero: "the shape of its result depends on the values: use np.where(condition, x, y) "
+    "or a mask (x * condition)",
+    np.argwhere: "the shape of its result depends on the values: use np.where(condition, x, y) "
+    "or a mask (x * condition)",
+    np.flatnonzero: "the shape of its result depends on the values: use np.where(condition, "
+    "x, y) or a mask (x * condition)",
+}
+
 METHODS: dict[str, Any] = {
     "cumsum": np_cumsum,
     "var": np_var,
@@ -566,4 +615,6 @@ METHODS: dict[str, Any] = {
     "diagonal": np_diagonal,
     "ptp": np_ptp,
     "round": np_round,
+    "repeat": np_repeat,
+    "cumprod": np_cumprod,
 }

@@ -49,7 +49,8 @@ ARRAY_TOTAL: frozenset[Primitive] = frozenset(
         P.exclusive_cumprod, P.exclusive_cumprod_grad, P.pow_ieee,
         P.reduce_mean, P.conv2d, P.conv2d_input_grad, P.conv2d_weight_grad,
         P.tril, P.triu, P.eye, P.einsum, P.cumsum, P.argsort, P.diagonal, P.undiagonal,
-        P.broadcast_to, P.det, P.flip, P.roll, P.moveaxis, P.rint,
+        P.broadcast_to, P.det, P.flip, P.roll, P.moveaxis, P.rint, P.tile, P.repeat, P.pad,
+        P.searchsorted,
     ]
 )  # fmt: skip
 

@@ -7,6 +7,7 @@ from . import (
     array_extra,
     array_grad,
     control,
+    decompositions,
     grad,
     inplace,
     linalg,
@@ -15,6 +16,7 @@ from . import (
     scalar,
     stack,
     structure,
+    tiling,
 )
 from .core import PRIMITIVES, Primitive, primitive
 from .structure import KeywordArgument, Partial
@@ -34,7 +36,9 @@ P = SimpleNamespace(
             stack,
             randomness,
             linalg,
+            decompositions,
             array_extra,
+            tiling,
         )
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
@@ -51,6 +55,7 @@ __all__ = [
     "array_extra",
     "array_grad",
     "control",
+    "decompositions",
     "grad",
     "inplace",
     "linalg",
@@ -60,4 +65,5 @@ __all__ = [
     "scalar",
     "stack",
     "structure",
+    "tiling",
 ]

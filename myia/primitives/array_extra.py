@@ -146,6 +146,63 @@ def _infer_einsum_grad_spec(subscripts, operands, i):
 nondifferentiable(einsum_grad_spec)
 
 
+@primitive
+def product_spec(name, a, b, axes=2):
+    """How ``np.tensordot(a, b, axes)`` or ``np.kron(a, b)`` is an einsum (a constant).
+
+    ``(subscripts, a_shape, b_shape, out_shape)``: the einsum of `a` and `b` reshaped to
+    ``a_shape`` and ``b_shape`` (ones prepended, for ``kron``), reshaped to ``out_shape``.
+    """
+    sa, sb = np.shape(a), np.shape(b)
+    if name == "kron":
+        d = max(len(sa), len(sb))
+        sa, sb = (1,) * (d - len(sa)) + sa, (1,) * (d - len(sb)) + sb
+        la, lb = string.ascii_letters[:d], string.ascii_letters[d : 2 * d]
+        subs = f"{la},{lb}->" + "".join(x + y for x, y in zip(la, lb))
+        return subs, sa, sb, tuple(x * y for x, y in zip(sa, sb))
+    if isinstance(axes, int):
+        if not 0 <= axes <= min(len(sa), len(sb)):
+            raise MyiaShapeError(f"np.tensordot: axes={axes} for shapes {sa} and {sb}")
+        ia, ib = list(range(len(sa) - axes, len(sa))), list(range(axes))
+    else:
+        ia, ib = ([x] if isinstance(x, int) else list(x) for x in axes)
+        if len(ia) != len(ib):
+            raise MyiaShapeError(f"np.tensordot: axes {axes} do not pair up")
+        ia = [normalize_axis(i, len(sa), sa) for i in ia]
+        ib = [normalize_axis(i, len(sb), sb) for i in ib]
+    for i, j in zip(ia, ib):
+        if sa[i] != sb[j]:
+            raise MyiaShapeError(
+                f"np.tensordot: axis {i} of {shape_str(sa)} and axis {j} of {shape_str(sb)} differ"
+            )
+    letters = iter(string.ascii_letters)
+    la = [next(letters) for _ in sa]
+    lb = [next(letters) for _ in sb]
+    for i, j in zip(ia, ib):
+        lb[j] = la[i]
+    out = [c for k, c in enumerate(la) if k not in ia] + [
+        c for k, c in enumerate(lb) if k not in ib
+    ]
+    subs = f"{''.join(la)},{''.join(lb)}->{''.join(out)}"
+    shape = tuple(sa[k] for k in range(len(sa)) if k not in ia) + tuple(
+        sb[k] for k in range(len(sb)) if k not in ib
+    )
+    return subs, sa, sb, shape
+
+
+@infer_rule(product_spec)
+def _infer_product_spec(name, a, b, axes):
+    kind = const_value(name, "a product's name", str)
+    a, b = as_array(a, f"np.{kind}"), as_array(b, f"np.{kind}")
+    ax = const_value(axes, f"the axes of np.{kind}", (int, tuple))
+    probe_a = np.broadcast_to(np.empty((), "V0"), a.shape)
+    probe_b = np.broadcast_to(np.empty((), "V0"), b.shape)
+    return constant_abstract(product_spec.impl(kind, probe_a, probe_b, ax))
+
+
+nondifferentiable(product_spec)
+
+
 def _einsum_sens(subscripts, operands, dout, i):
     spec = einsum_grad_spec(subscripts, operands, i)
     x = operands[i]
@@ -279,6 +336,26 @@ def bprop_untake_along_axis(d, a, indices, axis, out, dout):
 
 
 nondifferentiable(argsort)
+
+
+@primitive
+def searchsorted(a, v, right=False):
+    """``np.searchsorted(a, v, side)`` of a sorted vector `a`: int64 indices of `v`'s shape."""
+    return np.searchsorted(a, v, "right" if right else "left")
+
+
+@infer_rule(searchsorted)
+def _infer_searchsorted(a, v, right):
+    a, v = as_array(a, "np.searchsorted"), as_array(v, "np.searchsorted")
+    if len(a.shape) != 1:
+        raise MyiaShapeError(
+            f"np.searchsorted expects a sorted vector, not an array of shape {shape_str(a.shape)}"
+        )
+    const_value(right, "the side of np.searchsorted", (bool, int))
+    return array_result("int64", v.shape)
+
+
+nondifferentiable(searchsorted)
 
 
 # Diagonals ------------------------------------------------------------------------------------

@@ -4,11 +4,14 @@ Every primitive works on the last two axes of its arguments, with NumPy's leadin
 The backpropagators are the closed-form rules (never the differentiation of a factorization
 algorithm), written with these same primitives so that they can be differentiated again:
 
-- ``L = cholesky(A)``: ``S = L^-T Phi(L^T dL) L^-1``, with ``Phi`` the lower triangle with a
-  halved diagonal; NumPy reads only the lower triangle of ``A``, so its gradient is the lower
-  triangle of ``S + S^T`` with the diagonal of ``S`` (Murray, 2016).
+- ``L = cholesky(A)``: ``S = L^-T Phi(L^T dL) L^-1``, with ``Phi`` (`lower_half`) the lower
+  triangle with a halved diagonal; NumPy reads only the lower triangle of ``A``, so its
+  gradient is ``Phi(S + S^T)`` (Murray, 2016): a triangular product and two triangular
+  solves, with no inverse.
 - ``X = solve(A, B)``: ``dB = solve(A^T, dX)``, ``dA = -dB X^T``.
 - ``X = triangular_solve(A, B, lower, trans)``: the same, masked to ``A``'s triangle.
+- ``Y = triangular_matmul(A, B, lower, trans)`` (``op(tri(A)) @ B``, half a matmul's work):
+  ``dB = op(tri(A))^T dY``, ``dA = tri(dY B^T)`` (``tri(B dY^T)`` for the transpose).
 - ``inv``: ``dA = -X^T dX X^T``; ``det``: ``dA = dd * det * inv(A)^T``; ``slogdet``:
   ``dA = dlogabsdet * inv(A)^T`` (the sign has no derivative).
 """
@@ -49,6 +52,15 @@ def _trsm(a: np.ndarray, b: np.ndarray, lower: bool, trans: bool) -> np.ndarray 
         return None
     (trsm,) = _get_blas_funcs(("trsm",), (a, b))
     x = trsm(1.0, a.T, b.T, side=1, lower=not lower, trans_a=1 if trans else 0)
+    return x.T
+
+
+def _trmm(a: np.ndarray, b: np.ndarray, lower: bool, trans: bool) -> np.ndarray | None:
+    """``op(tri(a)) @ b`` for 2-d float arrays by BLAS's trmm (half a matmul's work), or None."""
+    if _get_blas_funcs is None or a.dtype != b.dtype or a.dtype.char not in "fd":
+        return None
+    (trmm,) = _get_blas_funcs(("trmm",), (a, b))
+    x = trmm(1.0, a.T, b.T, side=1, lower=not lower, trans_a=1 if trans else 0)
     return x.T
 
 
@@ -140,6 +152,45 @@ def triangular_solve(a, b, lower=True, trans=False):
     return np.asarray(np.linalg.solve(t, b), dt)
 
 
+@primitive
+def triangular_matmul(a, b, lower=True, trans=False):
+    """``op(t) @ b``, ``t`` the lower (or upper) triangle of `a`, transposed when `trans`.
+
+    BLAS's triangular product (half a matmul's work) where SciPy is installed.
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim == 2 and b.ndim == 2:
+        dt = np.result_type(a, b, np.float32)
+        x = _trmm(a.astype(dt, copy=False), b.astype(dt, copy=False), lower, trans)
+        if x is not None:
+            return x
+    t = np.tril(a) if lower else np.triu(a)
+    return np.matmul(np.swapaxes(t, -1, -2) if trans else t, b)
+
+
+@primitive
+def lower_half(x):
+    """The lower triangle of the last two axes of `x`, its diagonal halved (Murray's ``Phi``).
+
+    Linear and self-adjoint (it scales each element by 1, 1/2 or 0): its own gradient.
+    """
+    out = np.tril(x)
+    if out.dtype.kind != "f":
+        out = out.astype(np.float64)
+    n = min(out.shape[-2:])
+    idx = np.arange(n)
+    out[..., idx, idx] *= 0.5
+    return out
+
+
+@infer_rule(lower_half)
+def _infer_lower_half(x):
+    x = as_array(x, "lower_half")
+    if len(x.shape) < 2:
+        raise MyiaShapeError(f"lower_half expects matrices, not an array of shape {x.shape}")
+    return AbstractArray(_float_dtype(x.dtype), x.shape)
+
+
 @infer_rule(cholesky, inv)
 def _infer_square(a):
     a = _square(a, "np.linalg")
@@ -183,11 +234,11 @@ def _infer_solve(a, b):
     return AbstractArray(_float_dtype(a.dtype, b.dtype), shape)
 
 
-@infer_rule(triangular_solve)
+@infer_rule(triangular_solve, triangular_matmul)
 def _infer_triangular_solve(a, b, lower, trans):
-    const_value(lower, "lower of a triangular solve", (bool, int))
-    const_value(trans, "trans of a triangular solve", (bool, int))
-    a, b, shape = _solve_shapes("a triangular solve", a, b, vector_ok=False)
+    const_value(lower, "lower of a triangular product or solve", (bool, int))
+    const_value(trans, "trans of a triangular product or solve", (bool, int))
+    a, b, shape = _solve_shapes("a triangular product or solve", a, b, vector_ok=False)
     return AbstractArray(_float_dtype(a.dtype, b.dtype), shape)
 
 
@@ -248,10 +299,6 @@ def _t(x):
     return swapaxes(x, -1, -2)
 
 
-def _identity_like(a):
-    return eye(shape(a)[-1], None, 0, dtype_of(a))
-
-
 @bprop(tril)
 def bprop_tril(a, k, out, dout):
     return (unbroadcast(tril(dout, k), a), gzeros(k))
@@ -264,13 +311,15 @@ def bprop_triu(a, k, out, dout):
 
 @bprop(cholesky)
 def bprop_cholesky(a, out, dout):
-    i = _identity_like(a)
-    p = tril(matmul(_t(out), tril(dout, 0)), 0)
-    p = p - 0.5 * p * i
+    p = lower_half(triangular_matmul(out, tril(dout, 0), True, True))  # Phi(L^T dL)
     y = triangular_solve(out, p, True, True)  # L^-T P
     s = _t(triangular_solve(out, _t(y), True, True))  # L^-T P L^-1
-    g = s + _t(s)
-    return (unbroadcast(tril(g, 0) - 0.5 * g * i, a),)
+    return (unbroadcast(lower_half(s + _t(s)), a),)
+
+
+@bprop(lower_half)
+def bprop_lower_half(x, out, dout):
+    return (unbroadcast(lower_half(dout), x),)
 
 
 @bprop(inv)
@@ -301,6 +350,20 @@ def bprop_solve(a, b, out, dout):
     return (unbroadcast(-matmul(db, _t(out)), a), unbroadcast(db, b))
 
 
+@bprop(triangular_matmul)
+def bprop_triangular_matmul(a, b, lower, trans, out, dout):
+    db = triangular_matmul(a, dout, lower, not trans)
+    if trans:
+        g = matmul(b, _t(dout))
+    else:
+        g = matmul(dout, _t(b))
+    if lower:
+        da = tril(g, 0)
+    else:
+        da = triu(g, 0)
+    return (unbroadcast(da, a), unbroadcast(db, b), gzeros(lower), gzeros(trans))
+
+
 @bprop(triangular_solve)
 def bprop_triangular_solve(a, b, lower, trans, out, dout):
     db = triangular_solve(a, dout, lower, not trans)
@@ -320,5 +383,5 @@ def bprop_triangular_solve(a, b, lower, trans, out, dout):
     return (unbroadcast(da, a), unbroadcast(db, b), gzeros(lower), gzeros(trans))
 
 
-from .array import dtype_of, expand_dims, matmul, ndim, shape, swapaxes  # noqa: E402
+from .array import expand_dims, matmul, ndim, shape, swapaxes  # noqa: E402
 from .grad import gzeros, unbroadcast  # noqa: E402

@@ -1,0 +1,62 @@
+"""What NumPy functions Myia refuses, and that it says why at the user's line."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+import pytest
+
+from myia import myia
+from myia.errors import MyiaShapeError, MyiaTypeError
+
+
+def repeat_by_values(a, r):
+    return np.repeat(a, r)  # ERROR
+
+
+def pad_ramp(a):
+    return np.pad(a, 1, mode="linear_ramp")  # ERROR
+
+
+def pad_too_wide(a):
+    return np.pad(a, ((1, 2), (3, 4)))  # ERROR
+
+
+def unique(a):
+    return np.unique(a)  # ERROR
+
+
+def tensordot_mismatch(a):
+    return np.tensordot(a, a, axes=([0], [1]))  # ERROR
+
+
+def array_of_a_list(a, b):
+    return np.array([a, b])  # ERROR
+
+
+def tile_negative(a):
+    return np.tile(a, -1)  # ERROR
+
+
+@pytest.mark.parametrize(
+    "fn, args, error, match",
+    [
+        (repeat_by_values, (np.ones(3), np.array([1, 2, 0])), MyiaTypeError, "compile time"),
+        (pad_ramp, (np.ones(3),), MyiaTypeError, "linear_ramp"),
+        (pad_too_wide, (np.ones(3),), MyiaShapeError, "does not fit"),
+        (tile_negative, (np.ones(3),), MyiaShapeError, "negative"),
+        (unique, (np.ones(3),), MyiaTypeError, "depends on the values"),
+        (array_of_a_list, (1.0, 2.0), MyiaTypeError, "pass a tuple"),
+        (tensordot_mismatch, (np.ones((2, 3)),), MyiaShapeError, "differ"),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_refusals_point_at_the_users_line(fn: Any, args: Any, error: type, match: str) -> None:
+    with pytest.raises(error, match=match) as info:
+        myia(fn)(*args)
+    lines, first = inspect.getsourcelines(fn)
+    line = first + next(i for i, s in enumerate(lines) if s.rstrip().endswith("# ERROR"))
+    frames = [x for x in info.value.frames if x.location is not None]
+    assert any(x.location.filename == __file__ and x.location.line == line for x in frames)
