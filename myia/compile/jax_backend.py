@@ -126,7 +126,7 @@ def _may_raise(prim: Primitive, node: Any) -> bool:
         return False
     if prim in _NONEMPTY_TOTAL:
         x = node.inputs[1].abstract
-        return not (isinstance(x, AbstractArray) and all(d > 0 for d in x.shape))
+        return not (isinstance(x, AbstractArray) and all(d is not None and d > 0 for d in x.shape))
     out = node.abstract
     # On NumPy values these only warn; on Python scalars they raise.
     numpy = isinstance(out, AbstractArray) or (isinstance(out, AbstractScalar) and not out.weak)
