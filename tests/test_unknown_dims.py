@@ -90,6 +90,21 @@ def broadcast_unknown(x, c, w):
     return np.sum(np.sin(y[:, None] * w))
 
 
+def rows(x, c):
+    if c > 0:
+        return x
+    return x[1:]
+
+
+def more_array_functions(x, c, w):
+    y = rows(x, c)
+    e = np.einsum("ij,jk->ik", y, w)
+    b = np.broadcast_to(y[:, :1], (y.shape[0], 5))
+    r = np.reshape(y, (-1,)) * np.arange(y.size)
+    s = np.where(y > 0, y, 0.0) + np.cumsum(y, axis=0) + np.transpose(y).T
+    return np.sum(e**2) + np.sum(b) + np.sum(r) + np.sum(s * y) + np.sum(y.T @ y)
+
+
 def tuple_of_unknown(x, c):
     if c > 0:
         t = (x, x * 2.0)
@@ -111,6 +126,8 @@ def test_branches_returning_different_shapes(backend):
         same(myia(broadcast_unknown, backend=backend)(x, c, w), broadcast_unknown(x, c, w))
         m, w2 = np.linspace(-1.0, 1.0, 12).reshape(4, 3), W2
         same(myia(rows_or_all, backend=backend)(m, c, w2), rows_or_all(m, c, w2))
+        args = (m, c, w2)
+        same(myia(more_array_functions, backend=backend)(*args), more_array_functions(*args))
 
 
 @pytest.mark.parametrize("c", [1.0, -1.0])
@@ -123,6 +140,7 @@ def test_gradients_through_branches_of_different_shapes(c):
     check_grad(broadcast_unknown, x, c, np.array([[0.3, -0.2]]), wrt=(0, 2))
     m, w2 = np.linspace(-1.0, 1.0, 12).reshape(4, 3), W2
     check_grad(rows_or_all, m, c, w2, wrt=(0, 2))
+    check_grad(more_array_functions, m, c, w2, wrt=(0, 2))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -264,6 +282,13 @@ def squeeze_unknown(x, c):
     return np.squeeze(head_or_all(x, c)[None])
 
 
+def diagonal_unknown(x, c):
+    return np.sum(np.diagonal(rows(x, c)))
+
+
 def test_an_operation_that_needs_a_known_dimension_says_so():
     with pytest.raises(MyiaShapeError, match="known only at run time"):
         myia(squeeze_unknown)(np.ones(3), 1.0)
+    with pytest.raises(MyiaTypeError, match="known only at run time") as info:
+        myia(diagonal_unknown)(np.ones((3, 3)), 1.0)
+    assert "np.diagonal(rows(x, c))" in str(info.value)

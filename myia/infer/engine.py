@@ -536,16 +536,15 @@ class Inferrer:
             if not exc.frames:
                 exc.frames = error_frames(self.calls)
             raise
-        except (TypeError, ValueError, IndexError) as exc:
+        except (TypeError, ValueError, IndexError):
             if not any(has_unknown_dims(a) for a in args):
                 raise
             # A rule that needs every dimension at compile time.
             shown = ", ".join(show(a) for a in args)
             raise MyiaTypeError(
-                f"{prim.name} needs the shapes of its arguments at compile time, and some "
-                f"dimensions are known only at run time ({shown}): they come from joining "
-                "arrays of different shapes (two branches, or a loop whose arrays change "
-                f"shape) ({exc})",
+                f"{prim.name} needs dimensions known at compile time, and some of ({shown}) "
+                "are known only at run time (arrays of different shapes joined: two branches, "
+                "or a loop whose arrays change shape)",
                 error_frames(self.calls),
             ) from None
         if type(result) is AbstractScalar and result.value is ANYTHING and not prim.effect:

@@ -212,3 +212,36 @@ def const_dtype(a: AbstractValue, what: str) -> str | None:
         raise MyiaTypeError(f"the dtype of {what} must be known at compile time, got {show(a)}")
     dt = as_dtype(value)
     return None if dt is None else dt.name
+
+
+def shape_value(shape: Any, what: str, negative: bool = False, normalize: Any = None) -> Any:
+    """The shape a ``shape`` argument gives: ints, or None where known only at run time.
+
+    `normalize` turns the constant value of the argument into a tuple (``n`` -> ``(n,)``).
+
+    A shape made of ``x.shape`` of an array of unknown dimensions (``np.zeros(x.shape)``)
+    has ints known only at run time: those dimensions are unknown.
+    """
+    if isinstance(shape, AbstractTuple) and len(shape.elements) == 1:
+        if isinstance(shape.elements[0], AbstractTuple):
+            shape = shape.elements[0]
+    if isinstance(shape, AbstractScalar) and shape.value is ANYTHING:
+        shape = AbstractTuple((shape,))
+    if isinstance(shape, AbstractTuple) and any(
+        isinstance(e, AbstractScalar) and e.value is ANYTHING for e in shape.elements
+    ):
+        dims = []
+        for e in shape.elements:
+            if not (isinstance(e, AbstractScalar) and e.dtype.startswith(("int", "uint"))):
+                raise MyiaTypeError(f"invalid shape for {what}: {show(shape)}")
+            dims.append(None if e.value is ANYTHING else e.value)
+        s = tuple(dims)
+    else:
+        s = const_value(shape, f"the shape of {what}")
+        s = normalize(s) if normalize is not None else s
+    if not (
+        isinstance(s, tuple)
+        and all(d is None or isinstance(d, int) and (negative or d >= 0) for d in s)
+    ):
+        raise MyiaTypeError(f"invalid shape for {what}: {s!r}")
+    return s

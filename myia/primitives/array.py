@@ -40,6 +40,7 @@ from ..infer.rulelib import (
     normalize_axis,
     probe_shape,
     shape_str,
+    shape_value,
 )
 from .core import primitive
 
@@ -186,33 +187,7 @@ def astype(a, dtype):
 
 
 def _const_shape(shape, what, negative=False):
-    """The shape a ``shape`` argument gives: ints, or None where known only at run time.
-
-    A shape made of ``x.shape`` of an array of unknown dimensions (``np.zeros(x.shape)``)
-    has ints known only at run time: those dimensions are unknown.
-    """
-    if isinstance(shape, AbstractTuple) and len(shape.elements) == 1:
-        if isinstance(shape.elements[0], AbstractTuple):
-            shape = shape.elements[0]
-    if isinstance(shape, AbstractScalar) and shape.value is ANYTHING:
-        shape = AbstractTuple((shape,))
-    if isinstance(shape, AbstractTuple) and any(
-        isinstance(e, AbstractScalar) and e.value is ANYTHING for e in shape.elements
-    ):
-        dims = []
-        for e in shape.elements:
-            if not (isinstance(e, AbstractScalar) and e.dtype.startswith(("int", "uint"))):
-                raise MyiaTypeError(f"invalid shape for {what}: {show(shape)}")
-            dims.append(None if e.value is ANYTHING else e.value)
-        s = tuple(dims)
-    else:
-        s = _shape_arg(const_value(shape, f"the shape of {what}"))
-    if not (
-        isinstance(s, tuple)
-        and all(d is None or isinstance(d, int) and (negative or d >= 0) for d in s)
-    ):
-        raise MyiaTypeError(f"invalid shape for {what}: {s!r}")
-    return s
+    return shape_value(shape, what, negative, _shape_arg)
 
 
 @infer_rule(zeros, ones)
