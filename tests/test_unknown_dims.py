@@ -292,3 +292,13 @@ def test_an_operation_that_needs_a_known_dimension_says_so():
     with pytest.raises(MyiaTypeError, match="known only at run time") as info:
         myia(diagonal_unknown)(np.ones((3, 3)), 1.0)
     assert "np.diagonal(rows(x, c))" in str(info.value)
+
+
+def test_jax_runs_unknown_dimensions_on_the_host():
+    # XLA's shapes are static: such a program runs as the host code, with the same results.
+    f = myia(grow, backend="jax")
+    x = np.array([1.0, 2.0])
+    same(f(x, 7), grow(x, 7))
+    executable = f.specialization(x, 7).executable
+    assert not executable.jitted
+    assert "known only at run time" in executable.reason

@@ -33,7 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from ..abstract.data import AbstractArray, AbstractRecord, AbstractScalar, AbstractTuple
+from ..abstract.data import (
+    AbstractArray,
+    AbstractRecord,
+    AbstractScalar,
+    AbstractTuple,
+    has_unknown_dims,
+)
 from ..errors import MyiaError
 from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Graph
@@ -160,6 +166,9 @@ def jittable(graph: Graph) -> str | None:
     for node in (n for g in graphs for n in scopes.toposort(g)):
         if not node.is_apply:
             continue
+        if has_unknown_dims(node.abstract):
+            # XLA's shapes are static: a loop's state or a branch's result may not change.
+            return "an array's dimension is known only at run time (arrays of different shapes)"
         fn = node.inputs[0]
         if (fn.is_constant and isinstance(fn.value, Graph)) or _is_switch(fn):
             continue  # a jump or a call: control flow, rewritten by `JaxGenerator`

@@ -1,9 +1,10 @@
 """Array primitives with NumPy semantics: shapes, creation, indexing, joins, reductions.
 
 Each primitive is its NumPy implementation, followed by its type and shape rule. Shapes, axes,
-sizes and dtypes are compile-time constants. A result of shape ``()`` is a NumPy scalar, never
-a 0-d array, at run time as in inference. Elementwise arithmetic and math functions live in
-`scalar.py`, with `where` and `clip`.
+sizes and dtypes are compile-time constants, except dimensions known only at run time (None,
+from joins of arrays of different shapes), which NumPy checks when the program runs. A result
+of shape ``()`` is a NumPy scalar, never a 0-d array, at run time as in inference. Elementwise
+arithmetic and math functions live in `scalar.py`, with `where` and `clip`.
 """
 
 from __future__ import annotations
