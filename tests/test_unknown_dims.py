@@ -302,3 +302,32 @@ def test_jax_runs_unknown_dimensions_on_the_host():
     executable = f.specialization(x, 7).executable
     assert not executable.jitted
     assert "known only at run time" in executable.reason
+
+
+def sum_of_squares(xs):
+    return sum(np.sum(a * a) for a in xs)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_a_list_argument_of_arrays_of_different_shapes(backend):
+    # The elements of a list have one type: here an array of unknown length.
+    xs = [np.array([1.0, 2.0]), np.array([3.0, -1.0, 0.5])]
+    f = myia(sum_of_squares, backend=backend)
+    same(f(xs), sum_of_squares(xs))
+    assert [str(s) for s in f.compiled_signatures()] == ["([f64 x ?])"]
+    g = grad(sum_of_squares, backend=backend)(xs)
+    assert isinstance(g, list) and len(g) == 2
+    same(tuple(g), (2 * xs[0], 2 * xs[1]))
+
+
+def rank_grows(x, n):
+    y = x
+    for i in range(n):
+        y = y[None]
+    return np.sum(y)
+
+
+def test_loop_state_whose_rank_grows_is_an_error_at_the_users_line():
+    with pytest.raises(MyiaTypeError, match="changes at every iteration") as info:
+        myia(rank_grows)(np.ones(2), 3)
+    assert "y = y[None]" in str(info.value)

@@ -28,6 +28,7 @@ from typing import Any
 from ..abstract.data import (
     ANYTHING,
     BOTTOM,
+    AbstractArray,
     AbstractConstant,
     AbstractDict,
     AbstractFunction,
@@ -591,10 +592,15 @@ class Inferrer:
             )
         if not self.is_recursive(g):
             return args
-        seen = [c for c in self.stack if c.graph is g and c.parent == parent]
-        if len(seen) < 2:
+        seen = []
+        for c in reversed(self.stack):
+            if c.graph is g and (c.parent is parent or c.parent == parent):
+                seen.append(c)
+                if len(seen) == 2:
+                    break
+        else:
             return args
-        prev = seen[-1].args
+        prev = seen[0].args
         if prev == args or len(prev) != len(args):
             return args
         return tuple(widen_dims(a, b) for a, b in zip(prev, args))
@@ -642,7 +648,7 @@ GROWTH_LIMIT = 4
 
 
 def abstract_size(a: Any) -> int:
-    """The number of parts of abstract value `a` (it grows with the nesting of tuples)."""
+    """The number of parts of abstract value `a` (it grows with nested tuples and ranks)."""
     if isinstance(a, AbstractTuple):
         return 1 + sum(abstract_size(e) for e in a.elements)
     if isinstance(a, (AbstractList, AbstractStack)):
@@ -653,6 +659,8 @@ def abstract_size(a: Any) -> int:
         return 1 + sum(abstract_size(e) for e in a.fields)
     if isinstance(a, AbstractUnion):
         return 1 + sum(abstract_size(e) for e in a.options)
+    if isinstance(a, AbstractArray):
+        return 1 + len(a.shape)  # (a rank that grows at every iteration never joins)
     return 1
 
 
