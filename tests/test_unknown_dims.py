@@ -322,7 +322,7 @@ def test_a_list_argument_of_arrays_of_different_shapes(backend):
 
 def rank_grows(x, n):
     y = x
-    for i in range(n):
+    for _ in range(n):
         y = y[None]
     return np.sum(y)
 
@@ -331,3 +331,9 @@ def test_loop_state_whose_rank_grows_is_an_error_at_the_users_line():
     with pytest.raises(MyiaTypeError, match="changes at every iteration") as info:
         myia(rank_grows)(np.ones(2), 3)
     assert "y = y[None]" in str(info.value)
+
+
+def test_second_order_through_unknown_dimensions():
+    x = np.array([0.5, -1.5, 2.0])
+    check_grad(head_or_all_loss, x, -1.0, wrt=0, order=2)
+    check_grad(grow_weighted, x, 7, wrt=0, order=2)
