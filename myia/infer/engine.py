@@ -13,7 +13,8 @@ only until an approximation changes (a global epoch), and become final when the 
 context they depend on does.
 
 Arguments to recursive graphs are broadened (values known at compile time are forgotten), so
-that ``i = 0; while ...: i = i + 1`` gives one context, not one per iteration. Elsewhere values
+that ``i = 0; while ...: i = i + 1`` gives one context, not one per iteration; arrays whose
+shape keeps changing are widened to unknown dimensions (`Inferrer._widen_dims`). Elsewhere values
 are kept: tuple indices, `axis` arguments, dataclass field names, lengths of tuples.
 """
 
@@ -572,7 +573,7 @@ class Inferrer:
         return self.infer_context(ctx)
 
     def _widen_dims(self, g: Graph, args: tuple[AbstractValue, ...], parent: Any) -> Any:
-        """The arguments of a call of recursive graph `g`, widened to unknown dimensions.
+        """The arguments of a call of graph `g`, widened to unknown dimensions where needed.
 
         A loop whose state changes shape at every iteration (``y = np.concatenate([y, x])``)
         would have a context per iteration. When `g` already runs twice on the stack (the
@@ -580,7 +581,9 @@ class Inferrer:
         the previous call's into arrays of unknown dimensions is replaced by that join (as
         abstract interpretation widens): the next call finds the same context and the
         fixpoint ends. A shape that changes once (an RNN's ``h`` of shape ``(1, H)``, then
-        ``(B, H)``) keeps its known dimensions.
+        ``(B, H)``) keeps its known dimensions. A graph made from one specialized with
+        unknown dimensions (`declare_unknown_dims`) has its arguments widened to its
+        parameters' types at once.
         """
         declared = g.flags.get("param_types")
         if declared is not None:
