@@ -66,10 +66,16 @@ class AbstractScalar(AbstractValue):
 
 @dataclass(frozen=True, repr=False)
 class AbstractArray(AbstractValue):
-    """A NumPy array of a dtype and a shape, both known at compile time."""
+    """A NumPy array of a dtype and a shape whose rank is known at compile time.
+
+    A dimension is an int, or None where it is known only at run time (printed ``?``): the
+    join of arrays of different shapes (two branches, two iterations of a loop) keeps the
+    dimensions they agree on and makes the others unknown (``f64 x ? x 64``). The arrays
+    given as arguments have known shapes.
+    """
 
     dtype: str
-    shape: tuple[int, ...]
+    shape: tuple[int | None, ...]
 
     def __repr__(self) -> str:
         return show(self)
@@ -305,6 +311,42 @@ BOTTOM: Any = _Bottom()
 NONE = AbstractConstant(None)
 
 
+def known(shape: tuple[int | None, ...]) -> bool:
+    """Whether every dimension of `shape` is known at compile time."""
+    return None not in shape
+
+
+def has_unknown_dims(a: Any) -> bool:
+    """Whether abstract value `a` holds an array with a dimension known only at run time."""
+    if isinstance(a, AbstractArray):
+        return None in a.shape
+    if isinstance(a, AbstractTuple):
+        return any(has_unknown_dims(e) for e in a.elements)
+    if isinstance(a, (AbstractList, AbstractStack)):
+        return has_unknown_dims(a.element)
+    if isinstance(a, AbstractDict):
+        return any(has_unknown_dims(e) for e in a.values)
+    if isinstance(a, AbstractRecord):
+        return any(has_unknown_dims(e) for e in a.fields)
+    if isinstance(a, AbstractUnion):
+        return any(has_unknown_dims(e) for e in a.options)
+    if isinstance(a, AbstractKeyword):
+        return has_unknown_dims(a.value)
+    return False
+
+
+def declare_unknown_dims(new: Any, old: Any) -> None:
+    """Record on graph `new`, made from specialized graph `old`, its parameters' types.
+
+    Where `old` takes arrays of unknown dimensions (a loop whose state changes shape), type
+    inference of `new` (its gradient) widens the arguments it is called with to them at
+    once (``flags["param_types"]``), as it did for `old`.
+    """
+    types = tuple(p.abstract for p in old.parameters)
+    if any(t is not None and has_unknown_dims(t) for t in types):
+        new.flags["param_types"] = types
+
+
 def unfold(value: AbstractValue, record: AbstractRecord) -> AbstractValue:
     """Replace references to ``record.cls`` in `value` by `record` itself."""
     if isinstance(value, SelfRef) and value.cls is record.cls:
@@ -333,7 +375,8 @@ def show(a: Any, top: bool = True) -> str:
     if isinstance(a, AbstractArray):
         if a.shape == ():  # a 0-d array, not a scalar
             return f"{DTYPE_SHORT.get(a.dtype, a.dtype)} x ()"
-        return " x ".join([DTYPE_SHORT.get(a.dtype, a.dtype), *map(str, a.shape)])
+        dims = ["?" if d is None else str(d) for d in a.shape]
+        return " x ".join([DTYPE_SHORT.get(a.dtype, a.dtype), *dims])
     if isinstance(a, AbstractTuple):
         if len(a.elements) == 1:
             return f"({show(a.elements[0])},)"

@@ -1,9 +1,10 @@
 """Operations on abstract values: the abstract value of a Python value, join, promotion.
 
 `join` merges the abstract values two branches (or two iterations of a loop, or two elements
-of a list) can produce; `broaden` forgets values known at compile time; `promote` gives the
-dtype of an arithmetic result following NumPy (Python scalars are weak: ``f32 x 3`` times a
-Python float stays ``f32``).
+of a list) can produce (arrays of different shapes join to unknown dimensions, ``f64 x ?``);
+`broaden` forgets values known at compile time; `promote` gives the dtype of an arithmetic
+result following NumPy (Python scalars are weak: ``f32 x 3`` times a Python float stays
+``f32``).
 """
 
 from __future__ import annotations
@@ -296,8 +297,9 @@ def _join_field(fields: list[AbstractValue], i: int, v: Any, cls: type) -> tuple
     """Join field `i`'s value `v` into ``fields[i]``: the ``(shape, dtype)`` of an array."""
     if type(v) is _ndarray:
         fields[i] = f = join(fields[i], to_abstract(v))
-        # An array type, joined: the array type of `v` (`join` of arrays is either or fails).
-        return (f.shape, v.dtype) if type(f) is AbstractArray else (None, None)
+        # An array type, joined: `v`'s own shape and dtype if they are the field's.
+        same = type(f) is AbstractArray and f.shape == v.shape
+        return (f.shape, v.dtype) if same else (None, None)
     fields[i] = join(fields[i], fold(to_abstract(v), cls))
     return None, None
 
@@ -390,11 +392,12 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
         # A 0-d array and a scalar (as NumPy's arithmetic gives of 0-d arrays) meet as scalars.
         return AbstractScalar(*promote((arr.dtype, False), (sc.dtype, sc.weak)))
     if ta is AbstractArray and tb is AbstractArray:
-        if a.shape != b.shape:
-            raise TypeMismatch(a, b, "different shapes")
         if a.dtype != b.dtype:
             raise TypeMismatch(a, b, "different dtypes")
-        return a
+        if len(a.shape) != len(b.shape):
+            raise TypeMismatch(a, b, "different numbers of dimensions")
+        # The dimensions the two disagree on are known at run time only.
+        return AbstractArray(a.dtype, join_shapes(a.shape, b.shape))
     if ta is AbstractTuple and tb is AbstractTuple:
         if len(a.elements) != len(b.elements):
             raise TypeMismatch(a, b, "tuples of different lengths")
@@ -422,6 +425,35 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
     if (a == NONE and _nullable(b)) or (b == NONE and _nullable(a)):
         return union(a, b)  # ``int | None``: a value or nothing
     raise TypeMismatch(a, b)
+
+
+def join_shapes(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> tuple[int | None, ...]:
+    """The shape of the join of arrays of shapes `a` and `b` (one rank): None where they differ."""
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+def widen_dims(old: AbstractValue, new: AbstractValue) -> AbstractValue:
+    """`new`, with the dimensions of its arrays that differ from `old`'s made unknown.
+
+    Only arrays of one dtype and rank (in tuples, lists, dicts and records of the same
+    structure) are widened; any other difference leaves `new` as it is.
+    """
+    if old == new:
+        return new
+    to, tn = type(old), type(new)
+    if to is AbstractArray and tn is AbstractArray:
+        if old.dtype == new.dtype and len(old.shape) == len(new.shape):
+            return AbstractArray(new.dtype, join_shapes(old.shape, new.shape))
+        return new
+    if to is AbstractTuple and tn is AbstractTuple and len(old.elements) == len(new.elements):
+        return AbstractTuple(tuple(widen_dims(a, b) for a, b in zip(old.elements, new.elements)))
+    if to is AbstractList and tn is AbstractList:
+        return AbstractList(widen_dims(old.element, new.element), new.value)
+    if to is AbstractDict and tn is AbstractDict and old.keys == new.keys:
+        return AbstractDict(new.keys, tuple(map(widen_dims, old.values, new.values)))
+    if to is AbstractRecord and tn is AbstractRecord and old.cls is new.cls:
+        return AbstractRecord(new.cls, tuple(map(widen_dims, old.fields, new.fields)))
+    return new
 
 
 def union(a: AbstractValue, b: AbstractValue) -> AbstractValue:

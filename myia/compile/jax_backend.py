@@ -36,7 +36,13 @@ from typing import Any
 
 import numpy as np
 
-from ..abstract.data import AbstractArray, AbstractRecord, AbstractScalar, AbstractTuple
+from ..abstract.data import (
+    AbstractArray,
+    AbstractRecord,
+    AbstractScalar,
+    AbstractTuple,
+    has_unknown_dims,
+)
 from ..abstract.lattice import to_abstract
 from ..errors import MyiaError
 from ..ir.analysis import Scopes, reachable_graphs
@@ -130,7 +136,7 @@ def _may_raise(prim: Primitive, node: Any) -> bool:
         return False
     if prim in _NONEMPTY_TOTAL:
         x = node.inputs[1].abstract
-        return not (isinstance(x, AbstractArray) and all(d > 0 for d in x.shape))
+        return not (isinstance(x, AbstractArray) and all(d is not None and d > 0 for d in x.shape))
     out = node.abstract
     # On NumPy values these only warn; on Python scalars they raise.
     numpy = isinstance(out, AbstractArray) or (isinstance(out, AbstractScalar) and not out.weak)
@@ -164,6 +170,9 @@ def jittable(graph: Graph) -> str | None:
     for node in (n for g in graphs for n in scopes.toposort(g)):
         if not node.is_apply:
             continue
+        if has_unknown_dims(node.abstract):
+            # XLA's shapes are static: a loop's state or a branch's result may not change.
+            return "an array's dimension is known only at run time (arrays of different shapes)"
         fn = node.inputs[0]
         if (fn.is_constant and isinstance(fn.value, Graph)) or _is_switch(fn):
             continue  # a jump or a call: control flow, rewritten by `JaxGenerator`

@@ -374,7 +374,7 @@ def _unbroadcast(args: list[str], node: Apply, ctx: Any) -> str | None:
     d, x = node.inputs[1].abstract, node.inputs[2].abstract
     if not (isinstance(d, AbstractArray) and isinstance(x, AbstractArray)):
         return None
-    if x.dtype[0] != "f" or not x.shape or not d.shape:
+    if x.dtype[0] != "f" or not x.shape or not d.shape or None in d.shape + x.shape:
         return None
     ds, xs = d.shape, x.shape
     expr = args[0]
@@ -431,7 +431,8 @@ def _reshape(args: list[str], node: Apply, ctx: Any) -> str | None:
     # The result's shape is known here: the method, not the function (several us a call).
     a, out = node.inputs[1].abstract, node.abstract
     if isinstance(a, AbstractArray) and isinstance(out, AbstractArray) and a.shape and out.shape:
-        return f"{args[0]}.reshape({out.shape!r})"
+        if None not in out.shape:  # (else a dimension is known at run time only)
+            return f"{args[0]}.reshape({out.shape!r})"
     return None
 
 
@@ -446,7 +447,8 @@ def _static_parts(node: Apply) -> list[int] | None:
     ax %= len(d.shape)
     if not all(isinstance(a, AbstractArray) and a.dtype == d.dtype for a in arrays.elements):
         return None
-    return [a.shape[ax] for a in arrays.elements]
+    sizes = [a.shape[ax] for a in arrays.elements]
+    return None if None in sizes else sizes
 
 
 @lowering(P.unconcatenate)
@@ -477,7 +479,7 @@ def _broadcast_like(args: list[str], node: Apply, ctx: Any) -> str | None:
     # Shapes and dtypes known here: a new array of the shape of `like` (never a view: the
     # result may be a gradient handed to the user).
     d, like = node.inputs[1].abstract, node.inputs[2].abstract
-    if not (isinstance(like, AbstractArray) and like.shape):
+    if not (isinstance(like, AbstractArray) and like.shape and None not in like.shape):
         return None
     if isinstance(d, AbstractScalar):
         return f"np.full({like.shape!r}, {args[0]}, dtype=np.{like.dtype})"
@@ -490,7 +492,7 @@ def _broadcast_like(args: list[str], node: Apply, ctx: Any) -> str | None:
 
 def _static_broadcast(node: Apply) -> tuple[int, ...]:
     d, like = node.inputs[1].abstract, node.inputs[2].abstract
-    if isinstance(like, AbstractArray) and like.shape:
+    if isinstance(like, AbstractArray) and like.shape and None not in like.shape:
         if isinstance(d, (AbstractScalar, AbstractArray)):
             return (2,)
     return ()
@@ -503,9 +505,9 @@ UNREAD[P.broadcast_like] = _static_broadcast
 def _gzeros(args: list[str], node: Apply, ctx: Any) -> str | None:
     # The zero of a type known here: no dispatch on the value at run time.
     a = node.inputs[1].abstract
-    if isinstance(a, AbstractArray) and a.shape:
+    if isinstance(a, AbstractArray) and a.shape and None not in a.shape:
         return f"np.zeros({a.shape!r}, dtype=np.{a.dtype})"
-    if isinstance(a, AbstractArray):  # a 0-d array's sensitivity is a NumPy scalar
+    if isinstance(a, AbstractArray) and a.shape == ():  # a 0-d array's sensitivity: a scalar
         return f"np.{a.dtype}(0)"
     if isinstance(a, AbstractRecord) and a.cls is not None:
         return f"{ctx.global_value(lazy_zeros, 'lazy_zeros')}({args[0]})"
@@ -520,7 +522,12 @@ def _gzeros(args: list[str], node: Apply, ctx: Any) -> str | None:
     return None
 
 
-UNREAD[P.gzeros] = lambda node: (1,) if isinstance(node.inputs[1].abstract, AbstractArray) else ()
+UNREAD[P.gzeros] = lambda node: (1,) if _known_array(node.inputs[1].abstract) else ()
+
+
+def _known_array(a: Any) -> bool:
+    """Whether `a` is an array type whose every dimension is known at compile time."""
+    return isinstance(a, AbstractArray) and None not in a.shape
 
 
 @lowering(P.gadd)
@@ -528,7 +535,7 @@ def _gadd(args: list[str], node: Apply, ctx: Any) -> str | None:
     # Arrays one of which may be the zero `zero_of_type` shares (a leaf of a tree gives it
     # as its weights' sensitivity): adding it is skipped (see `gadd_numbers`).
     a = node.abstract
-    if not isinstance(a, AbstractArray) or node.inputs[1].abstract != a:
+    if not _known_array(a) or node.inputs[1].abstract != a:
         return None
     if node.inputs[2].abstract != a:
         return None
@@ -615,7 +622,7 @@ def _diagonal(args: list[str], node: Apply, ctx: Any) -> str:
 @lowering(P.broadcast_to)
 def _broadcast_to(args: list[str], node: Apply, ctx: Any) -> str | None:
     out = node.abstract
-    if not isinstance(out, AbstractArray):
+    if not isinstance(out, AbstractArray) or None in out.shape:
         return None
     return f"np.broadcast_to({args[0]}, {out.shape!r}).copy()"
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..abstract.data import AbstractArray, AbstractTuple
+from ..abstract.data import AbstractArray, AbstractTuple, declare_unknown_dims
 from ..errors import MyiaTypeError
 from ..frontend import parse
 from ..ir.analysis import Scopes, captures, toposort
@@ -264,6 +264,7 @@ class _ScopeTransform:
         for p in g.parameters:
             np_ = f.add_parameter(debug=p.debug.derive())
             self.values[p] = np_
+        declare_unknown_dims(f, g)
         for node in self.scopes.toposort(g):
             if not node.is_apply or node in skip:
                 continue

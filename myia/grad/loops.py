@@ -52,7 +52,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..abstract.data import AbstractTuple
+from ..abstract.data import AbstractTuple, declare_unknown_dims
 from ..abstract.lattice import erase_functions
 from ..infer.specialize import Dead
 from ..ir.analysis import Scopes
@@ -358,6 +358,7 @@ def _graph(name: str, origin: Graph) -> Graph:
 
 
 def _params(new: Graph, old: Graph) -> list[Node]:
+    declare_unknown_dims(new, old)
     return [new.add_parameter(debug=p.debug.derive()) for p in old.parameters]
 
 

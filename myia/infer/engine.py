@@ -13,13 +13,15 @@ only until an approximation changes (a global epoch), and become final when the 
 context they depend on does.
 
 Arguments to recursive graphs are broadened (values known at compile time are forgotten), so
-that ``i = 0; while ...: i = i + 1`` gives one context, not one per iteration. Elsewhere values
+that ``i = 0; while ...: i = i + 1`` gives one context, not one per iteration; arrays whose
+shape keeps changing are widened to unknown dimensions (`Inferrer._widen_dims`). Elsewhere values
 are kept: tuple indices, `axis` arguments, dataclass field names, lengths of tuples.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +29,7 @@ from typing import Any
 from ..abstract.data import (
     ANYTHING,
     BOTTOM,
+    AbstractArray,
     AbstractConstant,
     AbstractDict,
     AbstractFunction,
@@ -40,9 +43,10 @@ from ..abstract.data import (
     AbstractValue,
     GraphFunction,
     PartialFunction,
+    has_unknown_dims,
     show,
 )
-from ..abstract.lattice import TypeMismatch, broaden, constant_abstract, join
+from ..abstract.lattice import TypeMismatch, broaden, constant_abstract, join, widen_dims
 from ..errors import (
     Frame,
     MyiaError,
@@ -112,6 +116,9 @@ class Inferrer:
         self.partial_contexts: dict[PartialFunction, set[Context]] = {}
         self.narrowed: dict[tuple[Graph, tuple[AbstractValue, ...]], dict[int, Any]] = {}
         self.star_calls: dict[tuple[Node, Any], list[Apply]] = {}
+        #: The context a call of a recursive graph went to instead of the one its arguments
+        #: give, by (caller's context, call node, that context): `_widen_dims`.
+        self.widened: dict[tuple[Context, Node | None, Context], Context] = {}
 
     # Entry ------------------------------------------------------------------------------------
 
@@ -531,6 +538,17 @@ class Inferrer:
             if not exc.frames:
                 exc.frames = error_frames(self.calls)
             raise
+        except (TypeError, ValueError, IndexError):
+            if not any(has_unknown_dims(a) for a in args):
+                raise
+            # A rule that needs every dimension at compile time.
+            shown = ", ".join(show(a) for a in args)
+            raise MyiaTypeError(
+                f"{prim.name} needs dimensions known at compile time, and some of ({shown}) "
+                "are known only at run time (arrays of different shapes joined: two branches, "
+                "or a loop whose arrays change shape)",
+                error_frames(self.calls),
+            ) from None
         if type(result) is AbstractScalar and result.value is ANYTHING and not prim.effect:
             result = _fold(prim, args, result)
         return result
@@ -541,6 +559,11 @@ class Inferrer:
         g = fn.graph
         bound = self.loop_args(g, bind_graph_args(self, fn, args))
         ctx = Context(g, bound, fn.context)
+        wide = self._widen_dims(g, bound, fn.context)
+        if wide != bound:
+            caller, node, _ = self.calls[-1]
+            key = (caller, node, ctx)
+            ctx = self.widened[key] = Context(g, wide, fn.context)
         self._record(ctx)
         self.fn_contexts.setdefault(fn, set()).add(ctx)
         caller = self.calls[-1][0]
@@ -548,6 +571,42 @@ class Inferrer:
         for partial in partials:
             self.partial_contexts.setdefault(partial, set()).add(ctx)
         return self.infer_context(ctx)
+
+    def _widen_dims(self, g: Graph, args: tuple[AbstractValue, ...], parent: Any) -> Any:
+        """The arguments of a call of graph `g`, widened to unknown dimensions where needed.
+
+        A loop whose state changes shape at every iteration (``y = np.concatenate([y, x])``)
+        would have a context per iteration. When `g` already runs twice on the stack (the
+        loop took a step that changed a shape, then another), each argument that joins with
+        the previous call's into arrays of unknown dimensions is replaced by that join (as
+        abstract interpretation widens): the next call finds the same context and the
+        fixpoint ends. A shape that changes once (an RNN's ``h`` of shape ``(1, H)``, then
+        ``(B, H)``) keeps its known dimensions. A graph made from one specialized with
+        unknown dimensions (`declare_unknown_dims`) has its arguments widened to its
+        parameters' types at once.
+        """
+        declared = g.flags.get("param_types")
+        if declared is not None:
+            # Made from a graph specialized with unknown dimensions (its gradient).
+            args = tuple(
+                widen_dims(t, a) if t is not None else a
+                for t, a in itertools.zip_longest(declared, args)
+                if a is not None
+            )
+        if not self.is_recursive(g):
+            return args
+        seen = []
+        for c in reversed(self.stack):
+            if c.graph is g and (c.parent is parent or c.parent == parent):
+                seen.append(c)
+                if len(seen) == 2:
+                    break
+        else:
+            return args
+        prev = seen[0].args
+        if prev == args or len(prev) != len(args):
+            return args
+        return tuple(widen_dims(a, b) for a, b in zip(prev, args))
 
     def star_call(self, args: list[AbstractValue]) -> AbstractValue:
         """``apply_star(f, t, d...)``, inferred as the call it stands for, written out.
@@ -592,7 +651,7 @@ GROWTH_LIMIT = 4
 
 
 def abstract_size(a: Any) -> int:
-    """The number of parts of abstract value `a` (it grows with the nesting of tuples)."""
+    """The number of parts of abstract value `a` (it grows with nested tuples and ranks)."""
     if isinstance(a, AbstractTuple):
         return 1 + sum(abstract_size(e) for e in a.elements)
     if isinstance(a, (AbstractList, AbstractStack)):
@@ -603,6 +662,8 @@ def abstract_size(a: Any) -> int:
         return 1 + sum(abstract_size(e) for e in a.fields)
     if isinstance(a, AbstractUnion):
         return 1 + sum(abstract_size(e) for e in a.options)
+    if isinstance(a, AbstractArray):
+        return 1 + len(a.shape)  # (a rank that grows at every iteration never joins)
     return 1
 
 

@@ -21,23 +21,63 @@ from ..abstract.lattice import promote
 from ..errors import MyiaShapeError, MyiaTypeError
 
 
-def shape_str(shape: tuple[int, ...]) -> str:
-    """Show a shape as NumPy prints it: ``(3, 4)``, ``(3,)``, ``()``."""
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+def shape_str(shape: tuple[int | None, ...]) -> str:
+    """Show a shape as NumPy prints it: ``(3, 4)``, ``(3,)``, ``()``; ``?`` if unknown."""
+    dims = ["?" if d is None else str(d) for d in shape]
+    return "(" + ", ".join(dims) + ("," if len(shape) == 1 else "") + ")"
 
 
-def broadcast_shapes(what: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
-    """NumPy's broadcasting of `shapes`; raise `MyiaShapeError` naming operation `what`."""
+def broadcast_shapes(what: str, *shapes: tuple[int | None, ...]) -> tuple[int | None, ...]:
+    """NumPy's broadcasting of `shapes`; raise `MyiaShapeError` naming operation `what`.
+
+    A dimension known only at run time (None) broadcasts with 1 to itself and with a known
+    size ``n > 1`` to ``n`` (NumPy raises at run time unless it is 1 or ``n``).
+    """
     ndim = max((len(s) for s in shapes), default=0)
-    out = []
+    out: list[int | None] = []
     for i in range(ndim):
         dims = {s[len(s) - ndim + i] for s in shapes if len(s) - ndim + i >= 0}
         dims.discard(1)
+        unknown = None in dims
+        dims.discard(None)
         if len(dims) > 1:
             shown = " and ".join(shape_str(s) for s in shapes)
             raise MyiaShapeError(f"Incompatible shapes in {what}: {shown}")
-        out.append(dims.pop() if dims else 1)
+        out.append(dims.pop() if dims else None if unknown else 1)
     return tuple(out)
+
+
+def probe_shape(
+    fn: Any, *shapes: tuple[int | None, ...]
+) -> tuple[int | None, ...] | list[tuple[int | None, ...]]:
+    """The result shape(s) of ``fn(*shapes)``, a function of known shapes, with unknown dims.
+
+    ``fn`` is called with every unknown dimension replaced by sizes standing for any size
+    (two large ones, then 1 and 0 where ``fn`` accepts them); a dimension of the result that
+    differs between them is unknown (None). Errors of the first call propagate.
+    """
+    if all(None not in s for s in shapes):
+        return fn(*shapes)
+    results = []
+    for k, size in enumerate((7919, 7907, 1, 0)):
+        subst = [tuple(size if d is None else d for d in s) for s in shapes]
+        try:
+            results.append(fn(*subst))
+        except Exception:
+            if k < 2:
+                raise
+    first = results[0]
+    many = isinstance(first, list)
+    outs = [r if many else [r] for r in results]
+    merged = []
+    for j, s in enumerate(outs[0]):
+        dims = list(s)
+        for other in outs[1:]:
+            if j >= len(other) or len(other[j]) != len(s):
+                continue
+            dims = [d if d == e else None for d, e in zip(dims, other[j])]
+        merged.append(tuple(dims))
+    return merged if many else merged[0]
 
 
 def numeric(a: AbstractValue, what: str) -> AbstractScalar | AbstractArray:
@@ -172,3 +212,36 @@ def const_dtype(a: AbstractValue, what: str) -> str | None:
         raise MyiaTypeError(f"the dtype of {what} must be known at compile time, got {show(a)}")
     dt = as_dtype(value)
     return None if dt is None else dt.name
+
+
+def shape_value(shape: Any, what: str, negative: bool = False, normalize: Any = None) -> Any:
+    """The shape a ``shape`` argument gives: ints, or None where known only at run time.
+
+    `normalize` turns the constant value of the argument into a tuple (``n`` -> ``(n,)``).
+
+    A shape made of ``x.shape`` of an array of unknown dimensions (``np.zeros(x.shape)``)
+    has ints known only at run time: those dimensions are unknown.
+    """
+    if isinstance(shape, AbstractTuple) and len(shape.elements) == 1:
+        if isinstance(shape.elements[0], AbstractTuple):
+            shape = shape.elements[0]
+    if isinstance(shape, AbstractScalar) and shape.value is ANYTHING:
+        shape = AbstractTuple((shape,))
+    if isinstance(shape, AbstractTuple) and any(
+        isinstance(e, AbstractScalar) and e.value is ANYTHING for e in shape.elements
+    ):
+        dims = []
+        for e in shape.elements:
+            if not (isinstance(e, AbstractScalar) and e.dtype.startswith(("int", "uint"))):
+                raise MyiaTypeError(f"invalid shape for {what}: {show(shape)}")
+            dims.append(None if e.value is ANYTHING else e.value)
+        s = tuple(dims)
+    else:
+        s = const_value(shape, f"the shape of {what}")
+        s = normalize(s) if normalize is not None else s
+    if not (
+        isinstance(s, tuple)
+        and all(d is None or isinstance(d, int) and (negative or d >= 0) for d in s)
+    ):
+        raise MyiaTypeError(f"invalid shape for {what}: {s!r}")
+    return s

@@ -509,7 +509,8 @@ class Specializer(FunctionValues):
             bound = bind_graph_args(self.inf, fn, args)
         finally:
             self.inf.calls.pop()
-        return Context(fn.graph, self.inf.loop_args(fn.graph, bound), fn.context)
+        target = Context(fn.graph, self.inf.loop_args(fn.graph, bound), fn.context)
+        return self.inf.widened.get((ctx, node, target), target)
 
     def method_call(
         self,

@@ -1,9 +1,10 @@
 """Array primitives with NumPy semantics: shapes, creation, indexing, joins, reductions.
 
 Each primitive is its NumPy implementation, followed by its type and shape rule. Shapes, axes,
-sizes and dtypes are compile-time constants. A result of shape ``()`` is a NumPy scalar, never
-a 0-d array, at run time as in inference. Elementwise arithmetic and math functions live in
-`scalar.py`, with `where` and `clip`.
+sizes and dtypes are compile-time constants, except dimensions known only at run time (None,
+from joins of arrays of different shapes), which NumPy checks when the program runs. A result
+of shape ``()`` is a NumPy scalar, never a 0-d array, at run time as in inference. Elementwise
+arithmetic and math functions live in `scalar.py`, with `where` and `clip`.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ from ..infer.rulelib import (
     i64,
     is_none,
     normalize_axis,
+    probe_shape,
     shape_str,
+    shape_value,
 )
 from .core import primitive
 
@@ -104,7 +107,9 @@ def array_len(a):
 
 @infer_rule(shape)
 def _infer_shape(a):
-    return AbstractTuple(tuple(i64(d) for d in as_array(a, "shape").shape))
+    # A dimension known only at run time is an int known only at run time.
+    dims = as_array(a, "shape").shape
+    return AbstractTuple(tuple(i64(ANYTHING if d is None else d) for d in dims))
 
 
 @infer_rule(ndim)
@@ -114,7 +119,8 @@ def _infer_ndim(a):
 
 @infer_rule(size)
 def _infer_size(a):
-    return i64(math.prod(as_array(a, "size").shape))
+    s = as_array(a, "size").shape
+    return i64(math.prod(s) if None not in s else ANYTHING)
 
 
 @infer_rule(dtype_of)
@@ -127,7 +133,7 @@ def _infer_array_len(a):
     a = as_array(a, "len")
     if not a.shape:
         raise MyiaTypeError("len() of a 0-d array")
-    return i64(a.shape[0])
+    return i64(ANYTHING if a.shape[0] is None else a.shape[0])
 
 
 # Creation and conversion ----------------------------------------------------------------------
@@ -171,7 +177,7 @@ def full_like(a, fill_value, dtype=None):
 
 @primitive
 def arange(start, stop=None, step=None, dtype=None):
-    """``np.arange(start, stop, step, dtype)``; the bounds are compile-time constants."""
+    """``np.arange(start, stop, step, dtype)`` (of unknown length if a bound is not constant)."""
     return np.arange(start, stop, step, dtype=as_dtype(dtype))
 
 
@@ -181,11 +187,8 @@ def astype(a, dtype):
     return _scalar(np.asarray(a).astype(as_dtype(dtype)))
 
 
-def _const_shape(shape, what):
-    s = _shape_arg(const_value(shape, f"the shape of {what}"))
-    if not (isinstance(s, tuple) and all(isinstance(d, int) and d >= 0 for d in s)):
-        raise MyiaTypeError(f"invalid shape for {what}: {s!r}")
-    return s
+def _const_shape(shape, what, negative=False):
+    return shape_value(shape, what, negative, _shape_arg)
 
 
 @infer_rule(zeros, ones)
@@ -216,6 +219,19 @@ def _infer_full_like(a, fill_value, dtype):
 
 @infer_rule(arange)
 def _infer_arange(start, stop, step, dtype):
+    if any(isinstance(b, AbstractScalar) and b.value is ANYTHING for b in (start, stop, step)):
+        # A bound known at run time only (``np.arange(x.shape[0])`` of an unknown dimension):
+        # a vector of unknown length, whose dtype NumPy gives of bounds of the same types.
+        samples = [
+            None
+            if is_none(b)
+            else np.ones((), as_array(b, "arange").dtype)[()]
+            if not (isinstance(b, AbstractScalar) and b.weak)
+            else {"int64": 1, "float64": 1.0, "bool": True}.get(b.dtype, 1)
+            for b in (start, stop, step)
+        ]
+        dt = as_dtype(const_dtype(dtype, "arange"))
+        return AbstractArray(np.arange(*samples, dtype=dt).dtype.name, (None,))
     bounds = [const_value(b, "the bounds of arange") for b in (start, stop, step)]
     try:
         probe = np.arange(*bounds, dtype=as_dtype(const_dtype(dtype, "arange")))
@@ -269,9 +285,24 @@ def squeeze(a, axis=None):
 @infer_rule(reshape)
 def _infer_reshape(a, shape):
     a = as_array(a, "reshape")
-    new = _shape_arg(const_value(shape, "the shape of reshape"))
-    if not (isinstance(new, tuple) and all(isinstance(d, int) for d in new)):
-        raise MyiaTypeError(f"invalid shape for reshape: {new!r}")
+    new = _const_shape(shape, "reshape", negative=True)
+    if None in a.shape or None in new:
+        # Sizes known only at run time: NumPy checks them; a -1 is unknown unless the other
+        # dimensions are the same as the array's.
+        if new.count(-1) > 1:
+            raise MyiaShapeError("can only specify one unknown dimension in reshape")
+        if -1 in new:
+            known = [d for d in new if d != -1]
+            rest = list(a.shape)
+            for d in known:
+                if d in rest:
+                    rest.remove(d)
+                else:
+                    rest = [None]
+                    break
+            fill = rest[0] if len(rest) == 1 else math.prod(rest) if None not in rest else None
+            new = tuple(fill if d == -1 else d for d in new)
+        return array_result(a.dtype, new)
     size = math.prod(a.shape)
     if new.count(-1) == 1:
         rest = math.prod(d for d in new if d != -1)
@@ -325,11 +356,16 @@ def _infer_expand_dims(a, axis):
 def _infer_squeeze(a, axis):
     a = as_array(a, "squeeze")
     if is_none(axis):
+        if None in a.shape:
+            raise MyiaShapeError(
+                f"squeeze of an array of shape {shape_str(a.shape)}, some of whose dimensions "
+                "are known only at run time: name the axes to remove (axis=...)"
+            )
         ax = tuple(i for i, d in enumerate(a.shape) if d == 1)
     else:
         ax = axes_arg(axis, len(a.shape), "squeeze", a.shape)
     for i in ax:
-        if a.shape[i] != 1:
+        if a.shape[i] not in (1, None):
             raise MyiaShapeError(
                 f"cannot squeeze axis {i} of an array of shape {shape_str(a.shape)}: "
                 "its size is not 1"
@@ -377,18 +413,33 @@ def _infer_concatenate(arrays, axis):
         raise MyiaShapeError("concatenate: zero-dimensional arrays cannot be concatenated")
     dtype = _strong(*arrs)
     if is_none(axis):
-        return AbstractArray(dtype, (sum(math.prod(x.shape) for x in arrs),))
+        sizes = [math.prod(x.shape) if None not in x.shape else None for x in arrs]
+        return AbstractArray(dtype, (None if None in sizes else sum(sizes),))
     first = arrs[0].shape
     ax = normalize_axis(const_value(axis, "the axis of concatenate"), len(first), first)
+    out = list(first)
     for x in arrs[1:]:
         s = x.shape
-        if len(s) != len(first) or any(s[i] != first[i] for i in range(len(s)) if i != ax):
+        if len(s) != len(first) or any(
+            not _same_dim(s[i], first[i]) for i in range(len(s)) if i != ax
+        ):
             raise MyiaShapeError(
                 f"Incompatible shapes in concatenate along axis {ax}: "
                 f"{shape_str(first)} and {shape_str(s)}"
             )
-    total = sum(x.shape[ax] for x in arrs)
-    return AbstractArray(dtype, first[:ax] + (total,) + first[ax + 1 :])
+        out = [d if d is not None else e for d, e in zip(out, s)]
+    sizes = [x.shape[ax] for x in arrs]
+    out[ax] = None if None in sizes else sum(sizes)
+    return AbstractArray(dtype, tuple(out))
+
+
+def _same_dim(a: int | None, b: int | None) -> bool:
+    """Whether dimensions `a` and `b` may be equal (None, known at run time only, may be)."""
+    return a == b or a is None or b is None
+
+
+def _same_shape(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> bool:
+    return len(a) == len(b) and all(_same_dim(x, y) for x, y in zip(a, b))
 
 
 @infer_rule(stack)
@@ -396,10 +447,11 @@ def _infer_stack(arrays, axis):
     arrs = _array_tuple(arrays, "stack")
     first = arrs[0].shape
     for x in arrs[1:]:
-        if x.shape != first:
+        if not _same_shape(x.shape, first):
             raise MyiaShapeError(
                 f"Incompatible shapes in stack: {shape_str(first)} and {shape_str(x.shape)}"
             )
+        first = tuple(d if d is not None else e for d, e in zip(first, x.shape))
     ax = normalize_axis(const_value(axis, "the axis of stack"), len(first) + 1)
     return AbstractArray(_strong(*arrs), first[:ax] + (len(arrs),) + first[ax:])
 
@@ -410,10 +462,12 @@ def _infer_split(a, indices_or_sections, axis):
     how = const_value(indices_or_sections, "the sections of split")
     ax = normalize_axis(const_value(axis, "the axis of split"), len(a.shape), a.shape)
     try:
-        parts = np.split(_probe(a.shape), how, axis=ax)
+        parts = probe_shape(
+            lambda s: [p.shape for p in np.split(_probe(s), how, axis=ax)], a.shape
+        )
     except ValueError as exc:
         raise MyiaShapeError(f"split of an array of shape {shape_str(a.shape)}: {exc}") from None
-    return AbstractTuple(tuple(AbstractArray(a.dtype, p.shape) for p in parts))
+    return AbstractTuple(tuple(AbstractArray(a.dtype, p) for p in parts))
 
 
 # Indexing -------------------------------------------------------------------------------------
@@ -472,7 +526,7 @@ def _infer_array_getitem(a, index):
     a = as_array(a, "indexing")
     idx = _index_probe(index)
     try:
-        return array_result(a.dtype, _probe(a.shape)[idx].shape)
+        return array_result(a.dtype, probe_shape(lambda s: _probe(s)[idx].shape, a.shape))
     except IndexError as exc:
         raise MyiaShapeError(
             f"invalid index for an array of shape {shape_str(a.shape)}: {exc}"
@@ -519,7 +573,7 @@ def _infer_matmul(x, y):
         raise MyiaShapeError("matmul does not accept scalars: use * instead")
     ma = sa if len(sa) > 1 else (1, *sa)
     mb = sb if len(sb) > 1 else (*sb, 1)
-    if ma[-1] != mb[-2]:
+    if not _same_dim(ma[-1], mb[-2]):
         raise MyiaShapeError(f"Incompatible shapes in matmul: {shape_str(sa)} and {shape_str(sb)}")
     batch = broadcast_shapes("matmul", ma[:-2], mb[:-2])
     shape = (*batch, ma[-2], mb[-1])
@@ -538,7 +592,7 @@ def _infer_dot(x, y):
     if not sa or not sb:
         return array_result(dtype, sa or sb)
     k = sb[-2] if len(sb) > 1 else sb[0]
-    if sa[-1] != k:
+    if not _same_dim(sa[-1], k):
         raise MyiaShapeError(f"Incompatible shapes in dot: {shape_str(sa)} and {shape_str(sb)}")
     return array_result(dtype, sa[:-1] + sb[:-2] + sb[-1:] if len(sb) > 1 else sa[:-1])
 

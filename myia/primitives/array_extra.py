@@ -24,6 +24,7 @@ from ..infer.rulelib import (
     const_value,
     normalize_axis,
     shape_str,
+    shape_value,
 )
 from .core import primitive
 
@@ -106,9 +107,14 @@ def einsum_grad_spec(subscripts, operands, i):
 
 def _einsum_shape(subscripts, arrays):
     ins, out = parse_einsum(subscripts, tuple(len(a.shape) for a in arrays))
-    sizes: dict[str, int] = {}
+    sizes: dict[str, int | None] = {}
     for sub, a in zip(ins, arrays):
         for c, d in zip(sub, a.shape):
+            if d is None or sizes.get(c, 1) is None:
+                # Known at run time only (NumPy checks it): a known size other than 1 wins.
+                if c not in sizes or sizes[c] == 1 or (d is not None and d != 1):
+                    sizes[c] = d
+                continue
             if sizes.get(c, 1) not in (1, d) and d != 1:
                 shown = ", ".join(shape_str(x.shape) for x in arrays)
                 raise MyiaShapeError(
@@ -427,15 +433,16 @@ def broadcast_to(a, shape):
     return _scalar(np.array(np.broadcast_to(a, shape)))
 
 
+def _as_tuple(s):
+    return (s,) if isinstance(s, int) else tuple(s) if isinstance(s, (tuple, list)) else s
+
+
 @infer_rule(broadcast_to)
 def _infer_broadcast_to(a, shape):
     a = as_array(a, "broadcast_to")
-    s = const_value(shape, "the shape of broadcast_to")
-    s = (s,) if isinstance(s, int) else tuple(s)
-    if not all(isinstance(d, int) and d >= 0 for d in s):
-        raise MyiaTypeError(f"invalid shape for broadcast_to: {s!r}")
+    s = shape_value(shape, "broadcast_to", normalize=_as_tuple)
     ok = len(a.shape) <= len(s) and all(
-        d in (1, n) for d, n in zip(reversed(a.shape), reversed(s))
+        d in (1, n, None) for d, n in zip(reversed(a.shape), reversed(s))
     )
     if not ok:
         raise MyiaShapeError(

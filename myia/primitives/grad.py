@@ -230,7 +230,7 @@ def zero_of_type(a: Any) -> Any:
     """A zero sensitivity for every value of type `a`, or `NO_ZERO` if it depends on the value.
 
     Numbers, arrays (whose shape the type gives), and tuples and records of them have one;
-    lists (lengths), functions and recursive records do not.
+    lists (lengths), arrays of unknown dimensions, functions and recursive records do not.
     """
     if isinstance(a, AbstractScalar):
         kind = _NUMERIC.get(a.dtype)
@@ -240,6 +240,8 @@ def zero_of_type(a: Any) -> Any:
     if isinstance(a, AbstractArray) and a.shape == ():
         return np.dtype(a.dtype).type(0)  # a 0-d array's sensitivity is a scalar
     if isinstance(a, AbstractArray):
+        if None in a.shape:
+            return NO_ZERO  # a dimension known only at run time
         # Shared by every call of the gradient: nothing may write it (`materialize` copies
         # it before a user receives it). One per shape and dtype: compiled code recognizes
         # it (`is`) and skips adding it.
