@@ -338,7 +338,8 @@ def conversions(x, y):
     t = P.list_as_tuple([x, y * x], (0.0, 0.0))
     r = P.record_from_fields(Pair(x, y), P.record_fields(Pair(y, x * x)))
     d = P.dict_from_values({"a": x, "b": y}, (y, x * y))
-    return t[0] * t[1] + r.a * r.b + d["a"] * d["b"]
+    u = P.tuple_as_list((x * x, y, x * y))
+    return t[0] * t[1] + r.a * r.b + d["a"] * d["b"] + u[0] * u[2] - u[1]
 
 
 def broadcasts(x, y):
@@ -555,7 +556,11 @@ CASES = [
     ),
     case("list_index_sens gmaterialize", lazy_sensitivities, SCALARS, order=2),
     case("as_gradient", zero_d_gradients, SCALARS, order=2),
-    case("list_as_tuple record_fields record_from_fields dict_from_values", conversions, SCALARS),
+    case(
+        "list_as_tuple tuple_as_list record_fields record_from_fields dict_from_values",
+        conversions,
+        SCALARS,
+    ),
     case("unbroadcast broadcast_like", broadcasts, [(f(2, 3), f(3))]),
     case("array_index_add", index_add, [(f(3, 4), f(2))]),
     case("gadd", gadd, [(PY(), PY()), (f(2), f(2))]),

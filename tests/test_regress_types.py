@@ -2,6 +2,7 @@
 with several types, loop variables rebound to another type)."""
 
 import dataclasses
+import inspect
 from typing import Union
 
 import numpy as np
@@ -505,3 +506,54 @@ def test_tree_of_two_classes_gradient(tree):
 def test_tree_field_of_a_class_not_annotated():
     with pytest.raises(MyiaTypeError, match="field left of a Node holds a Pair"):
         myia(tree_eval)(Node(1.0, Pair(1.0, 2.0), Leaf(1.0)), 1.0)
+
+
+# A loop variable rebound to a value of another type in a loop that is not unrolled: the error
+# names the variable, both types, and the line making the new value -------------------------
+
+
+def rebind_in_range(w, n):
+    xs = (w, 1.0)
+    for _k in range(n):
+        xs = w * xs[0]  # changes
+    return xs
+
+
+def scalar_becomes_array(x, n):
+    s = 0.0
+    for _i in range(n):
+        s = s + x  # changes
+    return s
+
+
+def rebind_in_while(w, n):
+    xs = (w, w)
+    while n > 0:
+        xs = xs[0] * w  # changes
+        n = n - 1
+    return xs
+
+
+@pytest.mark.parametrize(
+    "fn,args,before,after",
+    [
+        (rebind_in_range, (2.0, 3), "(f64, f64)", "f64"),
+        (scalar_becomes_array, (np.ones(3), 3), "f64", "f64 x 3"),
+        (rebind_in_while, (2.0, 3), "(f64, f64)", "f64"),
+    ],
+)
+@pytest.mark.parametrize("under_grad", [False, True])
+def test_loop_variable_changes_type(fn, args, before, after, under_grad):
+    with pytest.raises(MyiaTypeError) as exc:
+        if under_grad:
+            grad(fn, 0)(*args)
+        else:
+            myia(fn)(*args)
+    msg = str(exc.value)
+    name = "xs" if fn is not scalar_becomes_array else "s"
+    assert f"the loop variable {name} in {fn.__name__} changes type between iterations" in msg
+    assert f"{before} before an iteration, {after} after it" in msg, msg
+    lines, first = inspect.getsourcelines(fn)
+    line = first + next(i for i, s in enumerate(lines) if "# changes" in s)
+    assert f"line {line}," in msg, msg
+    assert "internal" not in msg

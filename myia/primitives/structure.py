@@ -29,12 +29,19 @@ from ..abstract.data import (
     SelfRef,
     show,
 )
-from ..abstract.lattice import TypeMismatch, broaden, join, merge_data, recursive_fields
+from ..abstract.lattice import (
+    TypeMismatch,
+    broaden,
+    join,
+    merge_data,
+    recursive_fields,
+    to_abstract,
+)
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable, special
 from ..infer.kinds import static_value
 from ..infer.registry import infer_rule
-from ..infer.rulelib import const_value, elementwise, i64, int_scalar
+from ..infer.rulelib import const_value, elementwise, i64, int_scalar, py_bool
 from .core import primitive
 
 # Tuples ---------------------------------------------------------------------------------------
@@ -56,6 +63,46 @@ def tuple_getitem(t, i):
 def tuple_concat(a, b):
     """``a + b`` on tuples."""
     return a + b
+
+
+@primitive
+def tuple_as_list(t):
+    """The tuple ``t``, whose elements have one type, as a list (a ``for`` loop over it)."""
+    return list(t)
+
+
+#: The length from which a ``for`` loop over a tuple of values of one type is a loop.
+LOOP_LENGTH = 17
+
+
+@primitive(static=True)
+def tuple_loops(t):
+    """Whether a ``for`` loop over tuple ``t`` runs as a loop, rather than unrolled.
+
+    It does when ``t`` holds `LOOP_LENGTH` values or more, of one type, that are data
+    (numbers and arrays whose values are not known at compile time, or tuples of them): the
+    loop then compiles in time linear in the tuple's length. A shorter tuple is unrolled, so
+    that the loop's variables may change type at each element (a tuple that grows). Known at
+    compile time.
+    """
+    return len(t) >= LOOP_LENGTH and _loopable(to_abstract(t))
+
+
+def _loopable(t: AbstractValue) -> bool:
+    elements = t.elements
+    return (
+        len(elements) >= LOOP_LENGTH
+        and all(e == elements[0] for e in elements)
+        and _data(elements[0])
+    )
+
+
+def _data(a: AbstractValue) -> bool:
+    if isinstance(a, AbstractScalar):
+        return a.value is ANYTHING_
+    if isinstance(a, AbstractTuple):
+        return all(map(_data, a.elements))
+    return isinstance(a, AbstractArray)
 
 
 @primitive
@@ -284,6 +331,17 @@ def _infer_tuple_concat(a, b):
     return AbstractTuple(a.elements + b.elements)
 
 
+@infer_rule(tuple_as_list)
+def _infer_tuple_as_list(t):
+    t = _expect(t, AbstractTuple, "tuple_as_list")
+    return AbstractList(broaden(_join_all(t.elements, "a list")))
+
+
+@infer_rule(tuple_loops)
+def _infer_tuple_loops(t):
+    return py_bool(_loopable(_expect(t, AbstractTuple, "tuple_loops")))
+
+
 @infer_rule(tuple_len)
 def _infer_tuple_len(t):
     return i64(len(_expect(t, AbstractTuple, "len").elements))
@@ -436,6 +494,11 @@ def bprop_tuple_getitem(t, i, out, dout):
     return (tuple_setitem(gzeros(t), i, dout), 0)
 
 
+@bprop(tuple_as_list)
+def bprop_tuple_as_list(t, out, dout):
+    return (list_as_tuple(dout, t),)
+
+
 @bprop(tuple_concat)
 def bprop_tuple_concat(a, b, out, dout):
     return (dout[: len(a)], dout[len(a) :])
@@ -510,7 +573,7 @@ def bprop_convert(x, typ, out, dout):
     return (unbroadcast(dout, x), typ)
 
 
-nondifferentiable(tuple_len, list_len, dict_keys, make_kwarg, make_slice)
+nondifferentiable(tuple_len, tuple_loops, list_len, dict_keys, make_kwarg, make_slice)
 special(partial)  # its forward graph is `myia.grad.lib.jpartial`
 
 
