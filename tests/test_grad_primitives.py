@@ -325,15 +325,6 @@ def lazy_sensitivities(x, y):
     return m[0] + m[1] * m[2] + y * m[1] + n[0][1][0] * n[1][0][1]
 
 
-ZERO_D = (np.array(1.0), np.array(2.0))
-
-
-def zero_d_gradients(x, y):
-    # The gradient of a 0-d array is handed back as a 0-d array (its sensitivity is a scalar).
-    g = P.as_gradient((x * y, (y, x)), (ZERO_D[0], (y, ZERO_D[1])))
-    return g[0] * x + g[1][0] * y + g[1][1]
-
-
 def conversions(x, y):
     t = P.list_as_tuple([x, y * x], (0.0, 0.0))
     r = P.record_from_fields(Pair(x, y), P.record_fields(Pair(y, x * x)))
@@ -555,7 +546,6 @@ CASES = [
         "tuple_setitem list_setitem dict_setitem record_setattr seq_slice_add", setitems, SCALARS
     ),
     case("list_index_sens gmaterialize", lazy_sensitivities, SCALARS, order=2),
-    case("as_gradient", zero_d_gradients, SCALARS, order=2),
     case(
         "list_as_tuple tuple_as_list record_fields record_from_fields dict_from_values",
         conversions,

@@ -3,7 +3,8 @@ with several types, loop variables rebound to another type)."""
 
 import dataclasses
 import inspect
-from typing import Union
+import time
+from typing import Optional, Union
 
 import numpy as np
 import pytest
@@ -244,6 +245,13 @@ def grow_tuple_while(x, n):
     return t
 
 
+def grow_from_a_number(x, n):
+    y = x
+    for _i in range(n):
+        y = (y, 1.0)  # grows
+    return y
+
+
 def grow_list(x, n):
     y = x
     while n > 0:
@@ -269,6 +277,7 @@ def grow_in_grad(x, n):
         (grow_pair, "the loop variable y in grow_pair"),
         (grow_tuple_while, "the loop variable t in grow_tuple_while"),
         (grow_list, "the loop variable y in grow_list"),
+        (grow_from_a_number, "the loop variable y in grow_from_a_number"),
         (grow_recursive, "argument x of grow_recursive"),
         (grow_in_grad, "the loop variable y in grow_in_grad"),
     ],
@@ -557,3 +566,71 @@ def test_loop_variable_changes_type(fn, args, before, after, under_grad):
     line = first + next(i for i, s in enumerate(lines) if "# changes" in s)
     assert f"line {line}," in msg, msg
     assert "internal" not in msg
+
+
+# A tree of dataclasses whose fields are annotated `object`: a clear error saying how to type it
+
+
+@dataclasses.dataclass(frozen=True)
+class LoosePair:
+    left: object
+    right: object
+
+
+def build_loose(n, x):
+    if n == 0:
+        return x
+    return LoosePair(build_loose(n - 1, x * 2.0), build_loose(n - 1, x + 1.0))
+
+
+def loose_total(t):
+    if isinstance(t, LoosePair):
+        return loose_total(t.left) + loose_total(t.right)
+    return t
+
+
+def loose_tree(n, x):
+    return loose_total(build_loose(n, x))
+
+
+def test_fields_annotated_object_say_how_to_type_them():
+    start = time.perf_counter()
+    with pytest.raises(MyiaTypeError) as exc:
+        myia(loose_tree)(3, 1.0)
+    assert time.perf_counter() - start < 10.0
+    msg = str(exc.value)
+    assert "LoosePair's fields left, right are annotated `object`" in msg, msg
+    assert 'left: Optional["LoosePair"]' in msg, msg
+    lines, first = inspect.getsourcelines(build_loose)
+    assert f"line {first + 1}," in msg, msg
+    # Built in Python and passed in, a tree of one shape works.
+    t = LoosePair(LoosePair(1.0, 2.0), 3.0)
+    assert myia(loose_total)(t) == 6.0
+
+
+@dataclasses.dataclass(frozen=True)
+class TypedPair:
+    value: float
+    left: Optional["TypedPair"]
+    right: Optional["TypedPair"]
+
+
+def build_typed(n, x):
+    if n == 0:
+        return TypedPair(x, None, None)
+    return TypedPair(0.0, build_typed(n - 1, x * 2.0), build_typed(n - 1, x + 1.0))
+
+
+def typed_total(t):
+    if t.left is not None:
+        if t.right is not None:
+            return typed_total(t.left) * typed_total(t.right)
+    return t.value
+
+
+def typed_tree(n, x):
+    return typed_total(build_typed(n, x))
+
+
+def test_the_typed_tree_the_error_suggests_works():
+    assert myia(typed_tree)(3, 1.0) == typed_tree(3, 1.0)

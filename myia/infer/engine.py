@@ -371,7 +371,9 @@ class Inferrer:
                 f"({types}, ...): "
                 "Myia needs a type that does not grow without bound"
             )
-        return MyiaTypeError(msg, error_frames(calls))
+        err = MyiaTypeError(msg, error_frames(calls))
+        err.loop_change = True  # type: ignore[attr-defined]  # already says what changed
+        return err
 
     def _widen(self, old: AbstractValue, new: AbstractValue, ctx: Context) -> AbstractValue:
         try:

@@ -26,7 +26,6 @@ from ..abstract.data import (
     AbstractTuple,
     AbstractValue,
     PartialFunction,
-    SelfRef,
     show,
 )
 from ..abstract.lattice import (
@@ -596,72 +595,6 @@ def gmaterialize(d):
     That is what the user receives as a gradient; built in time linear in its size.
     """
     return materialize(d)
-
-
-@primitive
-def as_gradient(d, x):
-    """The gradient `d` of argument `x` as the user receives it: a 0-d array's is a 0-d array.
-
-    Inside, the sensitivity of a 0-d array is a NumPy scalar (what NumPy's arithmetic on 0-d
-    arrays gives); the gradient has the kind of the argument, leaf by leaf, as in JAX.
-    """
-    t = type(x)
-    if t is np.ndarray:
-        return np.asarray(d, dtype=x.dtype) if x.ndim == 0 else d
-    if t is tuple or t is list:
-        return t(as_gradient.impl(a, b) for a, b in zip(d, x))
-    if t is dict:
-        return {k: as_gradient.impl(d[k], x[k]) for k in x}
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        names = [f.name for f in dataclasses.fields(x)]
-        values = [as_gradient.impl(getattr(d, n), getattr(x, n)) for n in names]
-        return dataclasses.replace(d, **dict(zip(names, values)))
-    return d
-
-
-def has_0d_array(a: AbstractValue) -> bool:
-    """Whether a value of type `a` holds a 0-d array (not looking into recursive records)."""
-    if isinstance(a, AbstractArray):
-        return a.shape == ()
-    if isinstance(a, AbstractTuple):
-        return any(has_0d_array(e) for e in a.elements)
-    if isinstance(a, AbstractList):
-        return has_0d_array(a.element)
-    if isinstance(a, AbstractDict):
-        return any(has_0d_array(v) for v in a.values)
-    if isinstance(a, AbstractRecord):
-        fields = a.fields
-        return not any(isinstance(f, SelfRef) for f in fields) and any(map(has_0d_array, fields))
-    return False
-
-
-def gradient_type(d: AbstractValue, x: AbstractValue) -> AbstractValue:
-    """The type of `as_gradient` of a sensitivity of type `d` of an argument of type `x`."""
-    return _gradient_type(d, x) if has_0d_array(x) else d
-
-
-def _gradient_type(d: AbstractValue, x: AbstractValue) -> AbstractValue:
-    if isinstance(x, AbstractArray) and x.shape == ():
-        return broaden(x)
-    if isinstance(x, AbstractTuple) and isinstance(d, AbstractTuple):
-        return AbstractTuple(tuple(map(_gradient_type, d.elements, x.elements)))
-    if isinstance(x, AbstractList) and isinstance(d, AbstractList):
-        return AbstractList(_gradient_type(d.element, x.element))
-    if isinstance(x, AbstractDict) and isinstance(d, AbstractDict):
-        return AbstractDict(d.keys, tuple(map(_gradient_type, d.values, x.values)))
-    if isinstance(x, AbstractRecord) and isinstance(d, AbstractRecord) and has_0d_array(x):
-        return AbstractRecord(d.cls, tuple(map(_gradient_type, d.fields, x.fields)))
-    return d
-
-
-@infer_rule(as_gradient)
-def _infer_as_gradient(d, x):
-    return gradient_type(d, x)
-
-
-@bprop(as_gradient)
-def bprop_as_gradient(d, x, out, dout):
-    return (unbroadcast(dout, d), gzeros(x))
 
 
 @infer_rule(list_index_sens)
