@@ -193,3 +193,20 @@ def test_tuples_of_several_types_are_unrolled():
 
     assert myia(g)(1.5) == g(1.5)
     check_grad(g, 1.5)
+
+
+FUNCTIONS = (math.sin, math.cos, math.tanh) * 6
+
+
+def apply_all(x):
+    for fn in FUNCTIONS:
+        x = fn(x)
+    return x
+
+
+def test_long_tuples_of_functions_and_untyped_graphs(check):
+    # A tuple of functions is unrolled; the interpreter running the untyped graph decides on
+    # values Myia has no type for too.
+    check(apply_all, 0.3)
+    check(loop_sum, floats(20))
+    check(gen_sum, floats(20))

@@ -84,7 +84,7 @@ def tuple_loops(t):
     that the loop's variables may change type at each element (a tuple that grows). Known at
     compile time.
     """
-    return len(t) >= LOOP_LENGTH and _loopable(to_abstract(t))
+    return len(t) >= LOOP_LENGTH and _loopable_value(t)
 
 
 def _loopable(t: AbstractValue) -> bool:
@@ -94,6 +94,15 @@ def _loopable(t: AbstractValue) -> bool:
         and all(e == elements[0] for e in elements)
         and _data(elements[0])
     )
+
+
+def _loopable_value(t: tuple) -> bool:
+    # The interpreter, on untyped graphs: a tuple of values Myia has no type for (functions,
+    # strings) is unrolled.
+    try:
+        return _loopable(to_abstract(t))
+    except (TypeError, TypeMismatch, RecursionError):
+        return False
 
 
 def _data(a: AbstractValue) -> bool:
