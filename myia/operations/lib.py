@@ -411,10 +411,10 @@ def numpy_cast(dtype):
 def math_float(x):
     """The argument of a ``math`` function: a Python float, as ``math`` converts it.
 
-    ``math.sin(np.float32(2.0))`` computes in double precision and returns a float.
-    Arrays are left to the primitive (elementwise).
+    ``math.sin(np.float32(2.0))`` computes in double precision and returns a float. A Python
+    float is used as it is; arrays are left to the primitive (elementwise).
     """
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) or (isinstance(x, float) and not isinstance(x, np.generic)):
         return x
     return P.to_float(x)
 
