@@ -24,6 +24,7 @@ from .infer.specialize import specialize
 from .infer.verify_types import verify_types
 from .ir.node import Graph
 from .opt import optimize
+from .results import ScalarResults, has_0d_array
 
 #: The keyword options of `myia` and `grad` that go to the backend.
 BACKEND_OPTIONS = (
@@ -150,6 +151,8 @@ class Compiled:
         self.graph = graph
         self.result = result
         self.executable = backend.compile(graph)
+        if has_0d_array(result):
+            self.executable = ScalarResults(self.executable, result)
         if debug_nans:
             self.executable = NanChecking(self.executable, graph)
 

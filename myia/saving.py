@@ -38,6 +38,7 @@ from .ir.analysis import reachable_graphs, toposort
 from .ir.node import Apply, BackwardInfo, Constant, DebugInfo, Graph, Location, Node, Parameter
 from .operations.core import Operation
 from .primitives import PRIMITIVES, Primitive
+from .results import ScalarResults, has_0d_array
 
 FORMAT = "myia-program"
 VERSION = 1
@@ -504,6 +505,9 @@ class LoadedFunction:
         self.signature = signature
         self.backend = backend
         self.executable = backend.compile(graph)
+        result = graph.output.abstract
+        if has_0d_array(result):
+            self.executable = ScalarResults(self.executable, result)
         self.__name__ = name
 
     @boundary

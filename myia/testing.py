@@ -17,8 +17,9 @@ values. Modelled on JAX's ``check_grads``::
 Arguments are any structure of tuples, lists, dicts and dataclasses. Float leaves (Python
 floats, NumPy float scalars and arrays) are perturbed; integer and boolean leaves are not (the
 gradient must be a zero of their type) and ``None`` leaves must have a ``None`` gradient, as
-the gradient API promises. Differences are most accurate in float64, the recommended dtype;
-the default step and tolerances depend on the lowest float precision among the arguments.
+the gradient API promises; a 0-d array's gradient is the NumPy scalar of its dtype.
+Differences are most accurate in float64, the recommended dtype; the default step and
+tolerances depend on the lowest float precision among the arguments.
 """
 
 from __future__ import annotations
@@ -238,8 +239,10 @@ def _match(x: Any, g: Any, path: str, label: str) -> list[tuple[str, Any, Any]]:
             raise fail("must be None")
         return []
     if _is_float(x) or _is_int(x):
-        if type(g) is not type(x) or np.shape(g) != np.shape(x):
-            raise fail(f"must be a {type(x).__name__} of shape {np.shape(x)}")
+        # A 0-d array's is the NumPy scalar of its dtype: results are never 0-d arrays.
+        kind = x.dtype.type if isinstance(x, np.ndarray) and x.ndim == 0 else type(x)
+        if type(g) is not kind or np.shape(g) != np.shape(x):
+            raise fail(f"must be a {kind.__name__} of shape {np.shape(x)}")
         if isinstance(x, (np.ndarray, np.generic)) and g.dtype != x.dtype:
             raise fail(f"must be of dtype {x.dtype}")
         if _is_int(x):

@@ -90,6 +90,14 @@ class AbstractTuple(AbstractValue):
     def __repr__(self) -> str:
         return show(self)
 
+    def __hash__(self) -> int:
+        # Cached: the types of a loop over a long tuple hash it many times.
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(self.elements)
+            object.__setattr__(self, "_hash", h)
+        return h
+
 
 @dataclass(frozen=True, repr=False)
 class AbstractList(AbstractValue):

@@ -60,7 +60,7 @@ def lower(
     the comprehension reads (`captured`), as parameters: its loops are closed graphs, whose
     accumulator may change type from one iteration to the next (a tuple that grows). `lib`
     maps the names of the library functions the lowering calls (``comp_start``, ``comp_add``,
-    ``dict_comp_add``, ``dict_comp_make``) to their values.
+    ``comp_end``, ``dict_comp_add``, ``dict_comp_make``) to their values.
     """
     gens = node.generators
     if isinstance(node, ast.ListComp):
@@ -74,12 +74,13 @@ def lower(
         )
         result: ast.expr = _name(ACC, ast.Load())
     elif isinstance(node, ast.GeneratorExp):
+        add = _assign_acc(_call(lib["comp_add"], _name(ACC, ast.Load()), node.elt))
         if len(gens) == 1 and not gens[0].ifs:
             start = _call(lib["comp_start"], _name(SRC, ast.Load()))
+            result = _call(lib["comp_end"], _name(ACC, ast.Load()))
         else:
             start = ast.List(elts=[], ctx=ast.Load())
-        add = _assign_acc(_call(lib["comp_add"], _name(ACC, ast.Load()), node.elt))
-        result = _name(ACC, ast.Load())
+            result = _name(ACC, ast.Load())
     else:
         start = ast.Tuple(
             elts=[ast.Tuple(elts=[], ctx=ast.Load()), ast.Tuple(elts=[], ctx=ast.Load())],
@@ -150,7 +151,7 @@ def parse(fp: Any, block: Any, node: ast.expr) -> Any:
         raise fp.error(node, "set comprehensions are not supported by Myia (it has no sets)")
     graph = Graph(f"{fp.graph.name}:{type(node).__name__.lower()}", fp.loc(node))
     captured = [n for n in read_names(node) if fp.binds(n)]
-    names = ("comp_start", "comp_add", "dict_comp_add", "dict_comp_make")
+    names = ("comp_start", "comp_add", "comp_end", "dict_comp_add", "dict_comp_make")
     lib = {n: parse_function(getattr(_lib(), n)) for n in names}
     fp.parse_nested(lower(node, lib, captured), block, graph)
     args = [fp.expr(block, node.generators[0].iter)]

@@ -32,7 +32,6 @@ from ..ir.analysis import captures
 from ..ir.node import Constant, Graph
 from ..primitives import P
 from ..primitives.grad import GradSpec, grad_of, sens_type
-from ..primitives.structure import gradient_type, has_0d_array
 
 
 def _flat(wrt: tuple[Any, ...]) -> list[Any]:
@@ -80,9 +79,9 @@ def is_float_scalar(a: AbstractValue) -> bool:
 def grad_type(a: AbstractValue) -> AbstractValue:
     """The type of the gradient of an argument of type `a`: its sensitivity's.
 
-    Except that a 0-d array gives a 0-d array (its sensitivity is computed as a NumPy scalar).
+    A 0-d array's is the NumPy scalar of its dtype (results are never 0-d arrays).
     """
-    return gradient_type(sens_type(a), a)
+    return sens_type(a)
 
 
 def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) -> AbstractValue:
@@ -168,8 +167,7 @@ def _handed_back(g: Graph, d: Any, p: Any, a: AbstractValue, leaves: tuple[type,
     """The gradient `d` of parameter `p` of type `a`, as the user receives it."""
     if isinstance(a, leaves):
         return d
-    d = g.apply(P.gmaterialize, d)
-    return g.apply(P.as_gradient, d, p) if has_0d_array(a) else d
+    return g.apply(P.gmaterialize, d)
 
 
 def _strip_seq(node: Any) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import typing
 from typing import Any
 
 from ..abstract.data import (
@@ -196,3 +197,34 @@ def star_nodes(node: Apply, shape: StarShape) -> list[Apply]:
     made.extend(args)
     made.append(apply(fn, *args))
     return made
+
+
+def untyped_fields_hint(*values: AbstractValue) -> str:
+    """Advice for a join of `values` failing on a record whose fields are annotated `object`.
+
+    Such a field takes the type of the value it is given: a tree of ``Pair(left, right)``
+    built from floats and pairs has a type per shape, which no join can merge.
+    """
+    for v in values:
+        for o in union_options(v):
+            if not isinstance(o, AbstractRecord):
+                continue
+            try:
+                hints = typing.get_type_hints(o.cls)
+            except Exception:
+                hints = {}
+            loose = [
+                f.name
+                for f in dataclasses.fields(o.cls)
+                if hints.get(f.name, f.type) in (object, typing.Any, "object", "Any")
+            ]
+            if loose:
+                name = o.cls.__name__
+                return (
+                    f". {name}'s fields {', '.join(loose)} are annotated `object`: a field has "
+                    f"one type in Myia, so a tree of {name}s and numbers of any shape has no "
+                    f"type. Give {name} a field per type it holds (`value: float` for the "
+                    f'numbers, `left: Optional["{name}"]` for the subtrees), or annotate the '
+                    "fields with the class they hold"
+                )
+    return ""

@@ -66,6 +66,7 @@ from .calls import (
     construct_record,
     star_nodes,
     star_shape,
+    untyped_fields_hint,
 )
 from .kinds import abstract_kind, static_value, union_error
 from .narrow import branch_refinements
@@ -85,6 +86,22 @@ class Context:
 
     def __repr__(self) -> str:
         return f"{self.graph.name}({', '.join(map(show, self.args))})"
+
+
+def _made(call: Any, k: int) -> Node | None:
+    """The node making argument `k` of the call `call`, if it is located in the source."""
+    node = call[1] if call is not None else None
+    if node is None or k + 1 >= len(node.inputs):
+        return None
+    arg = node.inputs[k + 1]
+    return arg if arg.is_apply and arg.debug.find_location() is not None else None
+
+
+def _shrinks(a: AbstractValue, b: AbstractValue) -> bool:
+    """Whether `b` is a smaller value of the same kind as `a` (the iterator over a tuple)."""
+    if type(a) is not type(b) or getattr(a, "cls", None) is not getattr(b, "cls", None):
+        return False
+    return abstract_size(b) < abstract_size(a)
 
 
 class Inferrer:
@@ -108,6 +125,9 @@ class Inferrer:
         #: Per context on the stack: how many times in a row the arguments of its graph grew
         #: from one call to the next (`_growth`).
         self.growing: list[int] = []
+        #: Per context of a loop on the stack: the first context of its graph it called with
+        #: other argument types, and the call doing so (`_loop_type_change`).
+        self.reentered: dict[Context, tuple[Context, Any]] = {}
         self.low = MAX_DEPTH * 10
         self.calls: list[tuple[Context, Node | None, dict[Node, AbstractValue]]] = []
         self.targets: dict[tuple[Context, Node], set[Any]] = {}
@@ -179,6 +199,9 @@ class Inferrer:
                 "a recursive function whose argument types change at every call?"
             )
         growth = self._growth(ctx)
+        prev = self._previous(ctx)
+        if prev is not None and prev.args != ctx.args and self.calls:
+            self.reentered.setdefault(prev, (ctx, self.calls[-1]))
         self.stack.append(ctx)
         self.on_stack[ctx] = depth
         self.growing.append(growth)
@@ -196,10 +219,16 @@ class Inferrer:
                         self.epoch += 1
                         continue
                 break
+        except MyiaTypeError as exc:
+            changed = self._loop_type_change(ctx, prev, exc)
+            if changed is None:
+                raise
+            raise changed from None
         finally:
             self.stack.pop()
             self.growing.pop()
             del self.on_stack[ctx]
+            self.reentered.pop(ctx, None)
         if self.low < depth:
             self.tentative[ctx] = (result, self.epoch, self.low)
             self.low = min(outer_low, self.low)
@@ -218,15 +247,10 @@ class Inferrer:
         line that makes the variable. An argument that shrinks (the iterator of a loop over
         a tuple) ends the count.
         """
-        g = ctx.graph
-        if not self.is_recursive(g):
+        i = self._previous_index(ctx)
+        if i is None:
             return 0
-        for i in range(len(self.stack) - 1, -1, -1):
-            prev = self.stack[i]
-            if prev.graph is g and prev.parent == ctx.parent:
-                break
-        else:
-            return 0
+        prev = self.stack[i]
         if len(prev.args) != len(ctx.args):
             return 0
         grew = []
@@ -242,6 +266,88 @@ class Inferrer:
         if count >= GROWTH_LIMIT:
             raise self._growth_error(ctx, prev, grew[0])
         return count
+
+    def _previous_index(self, ctx: Context) -> int | None:
+        """Where the stack holds the last context of `ctx`'s recursive graph (a loop's)."""
+        g = ctx.graph
+        if not self.is_recursive(g):
+            return None
+        for i in range(len(self.stack) - 1, -1, -1):
+            prev = self.stack[i]
+            if prev.graph is g and prev.parent == ctx.parent:
+                return i
+        return None
+
+    def _previous(self, ctx: Context) -> Context | None:
+        i = self._previous_index(ctx)
+        return None if i is None else self.stack[i]
+
+    def _loop_type_change(
+        self, ctx: Context, prev: Context | None, exc: MyiaTypeError
+    ) -> MyiaTypeError | None:
+        """The error to raise for `exc`, raised in a loop whose variable changed type.
+
+        A loop is one graph called at every iteration, so its variables need one type: a
+        variable rebound to a value of another type (``xs = w * xs[0]`` where ``xs`` was a
+        tuple) makes a second context of the loop, where the body fails (``getitem`` on a
+        float) or the branches of the loop's test return different types. The error says
+        which variable changed, from what to what, at the line making the new value. A loop
+        over a tuple, unrolled, changes the types of its iterator: it is left alone.
+        """
+        if getattr(exc, "loop_change", False) or ":loop" not in ctx.graph.name:
+            return None
+        pairs = []
+        if prev is not None:
+            call = next((c for c in reversed(self.calls) if c[0] in self.on_stack), None)
+            pairs.append((prev, ctx, self.reentered.get(prev, (None, call))[1]))
+        if ctx in self.reentered:
+            then, call = self.reentered[ctx]
+            pairs.append((ctx, then, call))
+        for first, then, call in pairs:
+            if len(first.args) != len(then.args):
+                continue
+            if any(map(_shrinks, first.args, then.args)):
+                continue  # unrolled over a tuple
+            for k, (a, b) in enumerate(zip(first.args, then.args)):
+                try:
+                    join(a, b)
+                except TypeMismatch:
+                    made = _made(call, k)
+                    if made is None and prev is not None:
+                        # Passed on from another block of the loop: the block that makes
+                        # the new value, further out, tells.
+                        return None
+                    return self._changed_error(first, k, a, b, call, made, exc)
+        return None
+
+    def _changed_error(
+        self,
+        first: Context,
+        k: int,
+        a: AbstractValue,
+        b: AbstractValue,
+        call: Any,
+        made: Node | None,
+        exc: MyiaTypeError,
+    ) -> MyiaTypeError:
+        g = first.graph
+        param = g.parameters[k] if k < len(g.parameters) else None
+        name = param.debug.find_name() if param is not None else None
+        what = f"variable {name}" if name else f"variable {k + 1}"
+        frames = list(exc.frames)
+        if call is not None and call[1] is not None:
+            c, node, values = call
+            depth = next((i for i, f in enumerate(self.calls) if f[0] == c), len(self.calls))
+            frames = error_frames([*self.calls[:depth], (c, made or node, values)])
+        err = MyiaTypeError(
+            f"the loop {what} in {g.name.split(':')[0]} changes type between iterations: "
+            f"{show(a)} before an iteration, {show(b)} after it. Myia needs one type per loop "
+            f"variable: give it the same type on every iteration, or use another variable "
+            f"({exc.message.splitlines()[0]})",
+            frames,
+        )
+        err.loop_change = True  # type: ignore[attr-defined]
+        return err
 
     def _growth_error(self, ctx: Context, prev: Context, k: int) -> MyiaTypeError:
         g = ctx.graph
@@ -272,7 +378,9 @@ class Inferrer:
                 f"({types}, ...): "
                 "Myia needs a type that does not grow without bound"
             )
-        return MyiaTypeError(msg, error_frames(calls))
+        err = MyiaTypeError(msg, error_frames(calls))
+        err.loop_change = True  # type: ignore[attr-defined]  # already says what changed
+        return err
 
     def _widen(self, old: AbstractValue, new: AbstractValue, ctx: Context) -> AbstractValue:
         try:
@@ -280,7 +388,8 @@ class Inferrer:
         except TypeMismatch as exc:
             self.check_bound([old, new])
             raise MyiaTypeError(
-                f"{user_name(ctx.graph.name)} returns incompatible types: {exc}",
+                f"{user_name(ctx.graph.name)} returns incompatible types: {exc}"
+                f"{untyped_fields_hint(old, new)}",
                 error_frames(self.calls),
             ) from None
 
@@ -392,7 +501,8 @@ class Inferrer:
             except TypeMismatch as exc:
                 self.check_bound([out, r])
                 raise MyiaTypeError(
-                    f"branches return incompatible types: {exc}", error_frames(self.calls)
+                    f"branches return incompatible types: {exc}{untyped_fields_hint(out, r)}",
+                    error_frames(self.calls),
                 ) from None
         return out
 

@@ -283,6 +283,9 @@ class Specializer(FunctionValues):
             callee = next(iter(fn_abs.options))
             if isinstance(callee, GradSpec):
                 return self.grad_call(callee, node, arg_nodes, arg_abs, ctx, values)
+            if isinstance(callee, Primitive) and callee.static:
+                # Its value is the one inference gave (a test on types: `tuple_loops`).
+                return self._const(result.value, node, result)
             if fn_node.is_constant:
                 out = self.direct_call(callee, node, arg_nodes, arg_abs, ctx, values)
                 if out is not None:

@@ -116,6 +116,11 @@ def tuple_hasnext(t):
 
 
 def tuple_next(t):
+    # A tuple of values of one type is a list after its first element: the loop's first
+    # iteration is unrolled (a variable starting as ``0`` may become an array there), the
+    # others are one loop, whatever the tuple's length. Other tuples are unrolled.
+    if P.tuple_loops(t):
+        return t[0], SequenceIter(P.tuple_as_list(t), 1)
     return t[0], t[1:]
 
 
@@ -403,16 +408,46 @@ def numpy_cast(dtype):
     return cast
 
 
+def math_float(x):
+    """The argument of a ``math`` function: a Python float, as ``math`` converts it.
+
+    ``math.sin(np.float32(2.0))`` computes in double precision and returns a float. A Python
+    float is used as it is; arrays are left to the primitive (elementwise).
+    """
+    if isinstance(x, np.ndarray) or (isinstance(x, float) and not isinstance(x, np.generic)):
+        return x
+    return P.to_float(x)
+
+
+def math_function(prim):
+    """``math``'s function computing `prim` on floats (its result is a Python float)."""
+
+    def math_fn(x):
+        return prim(math_float(x))
+
+    return math_fn
+
+
+def math_function2(prim):
+    """``math``'s function of two floats computing `prim` (``math.atan2``, ``math.pow``)."""
+
+    def math_fn(x, y):
+        return prim(math_float(x), math_float(y))
+
+    return math_fn
+
+
 def math_isnan(x):
+    x = math_float(x)
     return x != x
 
 
 def math_isinf(x):
-    return abs(x) == _INF
+    return abs(math_float(x)) == _INF
 
 
 def math_isfinite(x):
-    return abs(x) < _INF
+    return abs(math_float(x)) < _INF
 
 
 _INF = float("inf")
@@ -430,10 +465,57 @@ def math_ceil(x):
 
 
 def comp_start(xs):
-    # A tuple when the length of the iteration is known at compile time, else a list.
-    if _static_length(myia_iter(xs)):
+    # A tuple when the length of the iteration is known at compile time, else a list. Over
+    # tuples that loop (`tuple_next`), the elements are collected in a list, made a tuple of
+    # the iteration's length at the end (`comp_end`): a tuple growing in a loop has no type.
+    it = myia_iter(xs)
+    if _static_length(it):
+        if _loops(it):
+            return TupleAcc([], _like(it))
         return ()
     return []
+
+
+@dataclass(frozen=True)
+class TupleAcc:
+    """The elements of a tuple being built by a loop, and a tuple of the length it will have."""
+
+    items: list
+    like: tuple
+
+
+def _loops(it):
+    # Whether a static iteration is a loop: every tuple it iterates over loops.
+    if isinstance(it, tuple):
+        return P.tuple_loops(it)
+    if isinstance(it, Enumerate):
+        return _loops(it.it)
+    return _all_loop(it.iters)
+
+
+def _all_loop(its):
+    if P.tuple_len(its) == 0:
+        return True
+    return _loops(its[0]) and _all_loop(its[1:])
+
+
+def _like(it):
+    # A tuple as long as the static iteration `it`: its shortest tuple.
+    if isinstance(it, tuple):
+        return it
+    if isinstance(it, Enumerate):
+        return _like(it.it)
+    return _shortest(it.iters)
+
+
+def _shortest(its):
+    first = _like(its[0])
+    if P.tuple_len(its) == 1:
+        return first
+    rest = _shortest(its[1:])
+    if P.tuple_len(rest) < P.tuple_len(first):
+        return rest
+    return first
 
 
 def _static_length(it):
@@ -455,7 +537,15 @@ def _all_static(its):
 def comp_add(acc, x):
     if isinstance(acc, tuple):
         return acc + (x,)
+    if isinstance(acc, TupleAcc):
+        return TupleAcc(acc.items + [x], acc.like)
     return acc + [x]
+
+
+def comp_end(acc):
+    if isinstance(acc, TupleAcc):
+        return P.list_as_tuple(acc.items, acc.like)
+    return acc
 
 
 def dict_comp_add(acc, k, v):

@@ -106,28 +106,33 @@ BUILTINS: dict[Any, Any] = {
 }
 
 MATH: dict[Any, Any] = {
-    math.exp: P.exp,
-    math.log: P.log,
-    math.log1p: P.log1p,
-    math.expm1: P.expm1,
-    math.sqrt: P.sqrt,
-    math.sin: P.sin,
-    math.cos: P.cos,
-    math.tan: P.tan,
-    math.asin: P.asin,
-    math.acos: P.acos,
-    math.atan: P.atan,
-    math.atan2: P.atan2,
-    math.sinh: P.sinh,
-    math.cosh: P.cosh,
-    math.tanh: P.tanh,
+    **{
+        getattr(math, name): lib.math_function(prim)
+        for name, prim in [
+            ("exp", P.exp),
+            ("log", P.log),
+            ("log1p", P.log1p),
+            ("expm1", P.expm1),
+            ("sqrt", P.sqrt),
+            ("sin", P.sin),
+            ("cos", P.cos),
+            ("tan", P.tan),
+            ("asin", P.asin),
+            ("acos", P.acos),
+            ("atan", P.atan),
+            ("sinh", P.sinh),
+            ("cosh", P.cosh),
+            ("tanh", P.tanh),
+            ("fabs", P.abs_),
+        ]
+    },
+    math.atan2: lib.math_function2(P.atan2),
+    math.pow: lib.math_function2(P.pow_),
     math.floor: lib.math_floor,
     math.isnan: lib.math_isnan,
     math.isinf: lib.math_isinf,
     math.isfinite: lib.math_isfinite,
     math.ceil: lib.math_ceil,
-    math.fabs: P.abs_,
-    math.pow: P.pow_,
 }
 
 NUMPY: dict[Any, Any] = {

@@ -24,14 +24,20 @@ class Primitive:
         signature: the signature of `impl` (used to bind keyword arguments).
         effect: whether the primitive has a side effect (printing, raising), so that passes
             must neither remove nor duplicate it.
+        static: whether its value is known from the types of its arguments: specialization
+            replaces each call by the value inference gave (`impl` is what the interpreter
+            computes on untyped graphs, where values of either answer give the same results).
 
     """
 
-    def __init__(self, name: str, impl: Callable[..., Any], effect: bool = False):
+    def __init__(
+        self, name: str, impl: Callable[..., Any], effect: bool = False, static: bool = False
+    ):
         self.name = name
         self.impl = impl
         self.signature = inspect.signature(impl)
         self.effect = effect
+        self.static = static
         self.__doc__ = impl.__doc__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -42,7 +48,11 @@ class Primitive:
 
 
 def primitive(
-    fn: Callable[..., Any] | None = None, *, name: str | None = None, effect: bool = False
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    effect: bool = False,
+    static: bool = False,
 ) -> Any:
     """Declare a primitive whose implementation is the decorated function."""
 
@@ -50,7 +60,7 @@ def primitive(
         pname = name or impl.__name__.rstrip("_")
         if pname in PRIMITIVES:
             raise ValueError(f"primitive {pname} declared twice")
-        prim = Primitive(pname, impl, effect=effect)
+        prim = Primitive(pname, impl, effect=effect, static=static)
         PRIMITIVES[pname] = prim
         return prim
 

@@ -26,15 +26,21 @@ from ..abstract.data import (
     AbstractTuple,
     AbstractValue,
     PartialFunction,
-    SelfRef,
     show,
 )
-from ..abstract.lattice import TypeMismatch, broaden, join, merge_data, recursive_fields
+from ..abstract.lattice import (
+    TypeMismatch,
+    broaden,
+    join,
+    merge_data,
+    recursive_fields,
+    to_abstract,
+)
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable, special
 from ..infer.kinds import static_value
 from ..infer.registry import infer_rule
-from ..infer.rulelib import const_value, elementwise, i64, int_scalar
+from ..infer.rulelib import const_value, elementwise, i64, int_scalar, py_bool
 from .core import primitive
 
 # Tuples ---------------------------------------------------------------------------------------
@@ -56,6 +62,55 @@ def tuple_getitem(t, i):
 def tuple_concat(a, b):
     """``a + b`` on tuples."""
     return a + b
+
+
+@primitive
+def tuple_as_list(t):
+    """The tuple ``t``, whose elements have one type, as a list (a ``for`` loop over it)."""
+    return list(t)
+
+
+#: The length from which a ``for`` loop over a tuple of values of one type is a loop.
+LOOP_LENGTH = 17
+
+
+@primitive(static=True)
+def tuple_loops(t):
+    """Whether a ``for`` loop over tuple ``t`` runs as a loop, rather than unrolled.
+
+    It does when ``t`` holds `LOOP_LENGTH` values or more, of one type, that are data
+    (numbers and arrays whose values are not known at compile time, or tuples of them): the
+    loop then compiles in time linear in the tuple's length. A shorter tuple is unrolled, so
+    that the loop's variables may change type at each element (a tuple that grows). Known at
+    compile time.
+    """
+    return len(t) >= LOOP_LENGTH and _loopable_value(t)
+
+
+def _loopable(t: AbstractValue) -> bool:
+    elements = t.elements
+    return (
+        len(elements) >= LOOP_LENGTH
+        and all(e == elements[0] for e in elements)
+        and _data(elements[0])
+    )
+
+
+def _loopable_value(t: tuple) -> bool:
+    # The interpreter, on untyped graphs: a tuple of values Myia has no type for (functions,
+    # strings) is unrolled.
+    try:
+        return _loopable(to_abstract(t))
+    except (TypeError, TypeMismatch, RecursionError):
+        return False
+
+
+def _data(a: AbstractValue) -> bool:
+    if isinstance(a, AbstractScalar):
+        return a.value is ANYTHING_
+    if isinstance(a, AbstractTuple):
+        return all(map(_data, a.elements))
+    return isinstance(a, AbstractArray)
 
 
 @primitive
@@ -284,6 +339,17 @@ def _infer_tuple_concat(a, b):
     return AbstractTuple(a.elements + b.elements)
 
 
+@infer_rule(tuple_as_list)
+def _infer_tuple_as_list(t):
+    t = _expect(t, AbstractTuple, "tuple_as_list")
+    return AbstractList(broaden(_join_all(t.elements, "a list")))
+
+
+@infer_rule(tuple_loops)
+def _infer_tuple_loops(t):
+    return py_bool(_loopable(_expect(t, AbstractTuple, "tuple_loops")))
+
+
 @infer_rule(tuple_len)
 def _infer_tuple_len(t):
     return i64(len(_expect(t, AbstractTuple, "len").elements))
@@ -436,6 +502,11 @@ def bprop_tuple_getitem(t, i, out, dout):
     return (tuple_setitem(gzeros(t), i, dout), 0)
 
 
+@bprop(tuple_as_list)
+def bprop_tuple_as_list(t, out, dout):
+    return (list_as_tuple(dout, t),)
+
+
 @bprop(tuple_concat)
 def bprop_tuple_concat(a, b, out, dout):
     return (dout[: len(a)], dout[len(a) :])
@@ -510,7 +581,7 @@ def bprop_convert(x, typ, out, dout):
     return (unbroadcast(dout, x), typ)
 
 
-nondifferentiable(tuple_len, list_len, dict_keys, make_kwarg, make_slice)
+nondifferentiable(tuple_len, tuple_loops, list_len, dict_keys, make_kwarg, make_slice)
 special(partial)  # its forward graph is `myia.grad.lib.jpartial`
 
 
@@ -533,72 +604,6 @@ def gmaterialize(d):
     That is what the user receives as a gradient; built in time linear in its size.
     """
     return materialize(d)
-
-
-@primitive
-def as_gradient(d, x):
-    """The gradient `d` of argument `x` as the user receives it: a 0-d array's is a 0-d array.
-
-    Inside, the sensitivity of a 0-d array is a NumPy scalar (what NumPy's arithmetic on 0-d
-    arrays gives); the gradient has the kind of the argument, leaf by leaf, as in JAX.
-    """
-    t = type(x)
-    if t is np.ndarray:
-        return np.asarray(d, dtype=x.dtype) if x.ndim == 0 else d
-    if t is tuple or t is list:
-        return t(as_gradient.impl(a, b) for a, b in zip(d, x))
-    if t is dict:
-        return {k: as_gradient.impl(d[k], x[k]) for k in x}
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        names = [f.name for f in dataclasses.fields(x)]
-        values = [as_gradient.impl(getattr(d, n), getattr(x, n)) for n in names]
-        return dataclasses.replace(d, **dict(zip(names, values)))
-    return d
-
-
-def has_0d_array(a: AbstractValue) -> bool:
-    """Whether a value of type `a` holds a 0-d array (not looking into recursive records)."""
-    if isinstance(a, AbstractArray):
-        return a.shape == ()
-    if isinstance(a, AbstractTuple):
-        return any(has_0d_array(e) for e in a.elements)
-    if isinstance(a, AbstractList):
-        return has_0d_array(a.element)
-    if isinstance(a, AbstractDict):
-        return any(has_0d_array(v) for v in a.values)
-    if isinstance(a, AbstractRecord):
-        fields = a.fields
-        return not any(isinstance(f, SelfRef) for f in fields) and any(map(has_0d_array, fields))
-    return False
-
-
-def gradient_type(d: AbstractValue, x: AbstractValue) -> AbstractValue:
-    """The type of `as_gradient` of a sensitivity of type `d` of an argument of type `x`."""
-    return _gradient_type(d, x) if has_0d_array(x) else d
-
-
-def _gradient_type(d: AbstractValue, x: AbstractValue) -> AbstractValue:
-    if isinstance(x, AbstractArray) and x.shape == ():
-        return broaden(x)
-    if isinstance(x, AbstractTuple) and isinstance(d, AbstractTuple):
-        return AbstractTuple(tuple(map(_gradient_type, d.elements, x.elements)))
-    if isinstance(x, AbstractList) and isinstance(d, AbstractList):
-        return AbstractList(_gradient_type(d.element, x.element))
-    if isinstance(x, AbstractDict) and isinstance(d, AbstractDict):
-        return AbstractDict(d.keys, tuple(map(_gradient_type, d.values, x.values)))
-    if isinstance(x, AbstractRecord) and isinstance(d, AbstractRecord) and has_0d_array(x):
-        return AbstractRecord(d.cls, tuple(map(_gradient_type, d.fields, x.fields)))
-    return d
-
-
-@infer_rule(as_gradient)
-def _infer_as_gradient(d, x):
-    return gradient_type(d, x)
-
-
-@bprop(as_gradient)
-def bprop_as_gradient(d, x, out, dout):
-    return (unbroadcast(dout, d), gzeros(x))
 
 
 @infer_rule(list_index_sens)
