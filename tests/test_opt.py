@@ -143,6 +143,8 @@ def _unused_across_call(a):
     return np.sum(_log_and_triple(a)[1])  # the sensitivity of the log is zero
 
 
+COLUMN = np.s_[:, None]  # x[:, None]: all of x, with an axis inserted
+
 RULE_CASES = [
     # (rule, function, arguments, what runs first: "" nothing, "others" every other rule,
     # "together": the rule fires in a sweep of every rule, where the others expose its input)
@@ -153,6 +155,12 @@ RULE_CASES = [
         "gadd_index_add",
         lambda a, v: P.gadd(a, P.array_index_add(P.gzeros(a), 1, v)),
         (np.array([1.0, 2.0, 3.0]), 2.0),
+        "",
+    ),
+    (
+        "index_add_everywhere",
+        lambda a, v: P.array_index_add(P.gzeros(a), COLUMN, v) * 2.0,
+        (np.array([1.0, 2.0, 3.0]), np.array([[4.0], [5.0], [6.0]])),
         "",
     ),
     ("getitem_make_tuple", lambda x, y: (x, y)[1], (1.0, 2.0), ""),

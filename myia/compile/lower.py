@@ -151,6 +151,43 @@ for _name, (_py, _np) in _MATH.items():
     lowering(getattr(P, _name))(_unary(_py, _np))
 
 
+def _extremum(numpy: str) -> Lowering:
+    def lower(args: list[str], node: Apply, ctx: Any) -> str | None:
+        if _is_numpy(node):  # (Python numbers: Python's max and min, the implementation)
+            return f"{numpy}({args[0]}, {args[1]})"
+        return None
+
+    return lower
+
+
+lowering(P.maximum)(_extremum("np.maximum"))
+lowering(P.minimum)(_extremum("np.minimum"))
+
+
+@lowering(P.transpose)
+def _transpose(args: list[str], node: Apply, ctx: Any) -> str | None:
+    axes = node.inputs[2]
+    if not (isinstance(node.abstract, AbstractArray) and node.abstract.shape):
+        return None  # a 0-d result is a scalar (the implementation)
+    if axes.is_constant and axes.value in (None, ()):  # type: ignore[attr-defined]
+        return f"{args[0]}.T"
+    if (
+        axes.is_constant
+        and isinstance(axes.value, tuple)
+        and all(type(i) is int for i in axes.value)
+    ):  # type: ignore[attr-defined]
+        return f"{args[0]}.transpose({axes.value!r})"  # type: ignore[attr-defined]
+    return None
+
+
+@lowering(P.array_getitem)
+def _array_getitem(args: list[str], node: Apply, ctx: Any) -> str | None:
+    # An array result is what NumPy's indexing gives (a 0-d one is made a scalar instead).
+    if isinstance(node.abstract, AbstractArray) and node.abstract.shape:
+        return f"{args[0]}[{args[1]}]"
+    return None
+
+
 @lowering(P.identity, P.narrow, P.stop_gradient)
 def _identity(args: list[str], node: Apply, ctx: Any) -> str:
     return args[0]

@@ -375,6 +375,41 @@ def gadd_index_add(node: Apply, opt: Any) -> Node | None:
     return None
 
 
+@rewrite(P.array_index_add)
+def index_add_everywhere(node: Apply, opt: Any) -> Node | None:
+    """Add a sensitivity that covers every element of an array as a reshape of it.
+
+    array_index_add(zero, i, v) => reshape(v, shape(zero))  (``i`` full slices and new axes
+                                                              only: ``x[:, None]``)
+
+    The sensitivity of ``x[:, None]`` (or ``x[None]``, ``x[..., None]``) is the incoming one
+    with the new axes dropped, not an index-add into a zero array.
+    """
+    a, index, v = node.inputs[1:]
+    idx = value_of(index)
+    aa, va = a.abstract, v.abstract
+    if idx is NO_VALUE or not is_zero(a) or not _selects_all(idx):
+        return None
+    if not (isinstance(aa, AbstractArray) and isinstance(va, AbstractArray)):
+        return None
+    if aa.dtype != va.dtype or not _known(aa.shape) or not _known(va.shape):
+        return None
+    if np.broadcast_to(np.float64(0.0), aa.shape)[idx].shape != tuple(va.shape):
+        return None  # v is broadcast to the elements selected
+    return opt.apply(P.reshape, v, tuple(aa.shape), like=node)
+
+
+def _selects_all(idx: Any) -> bool:
+    """Whether ``x[idx]`` is all of ``x``, with axes inserted (full slices, None, ...)."""
+    items = idx if type(idx) is tuple else (idx,)
+    full = slice(None)
+    return all(i is None or i is Ellipsis or (type(i) is slice and i == full) for i in items)
+
+
+def _known(shape: Any) -> bool:
+    return all(type(n) is int for n in shape)
+
+
 @rewrite(P.gadd)
 def gadd_numbers(node: Apply, opt: Any) -> Node | None:
     """Add numbers and arrays with add.
@@ -717,6 +752,7 @@ GRAD: list[Rewrite] = [
     gadd_tuples,
     gadd_records,
     gadd_index_add,
+    index_add_everywhere,
     gadd_numbers,
     gadd_envs,
     getitem_env,

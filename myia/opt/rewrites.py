@@ -462,8 +462,8 @@ def seq_droppable(node: Apply, opt: Any) -> Node | None:
     See `myia.opt.effects` for what is droppable, and `_shared` for the order.
     """
     before, after = node.inputs[1:]
-    if droppable_tree(before, node.graph):
-        return after
+    if before is after or droppable_tree(before, node.graph):
+        return after  # (seq(x, x) computes x once either way)
     shared = _shared(after, before, node.graph)
     if shared is not None and droppable_tree(before, node.graph, computed=shared):
         return after
