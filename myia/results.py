@@ -24,18 +24,24 @@ from .abstract.data import (
 
 
 def has_0d_array(a: AbstractValue) -> bool:
-    """Whether a value of type `a` holds a 0-d array (not looking into recursive records)."""
-    if isinstance(a, AbstractArray):
-        return a.shape == ()
-    if isinstance(a, AbstractTuple):
-        return any(has_0d_array(e) for e in a.elements)
-    if isinstance(a, AbstractList):
-        return has_0d_array(a.element)
-    if isinstance(a, AbstractDict):
-        return any(has_0d_array(v) for v in a.values)
-    if isinstance(a, AbstractRecord):
-        fields = a.fields
-        return not any(isinstance(f, SelfRef) for f in fields) and any(map(has_0d_array, fields))
+    """Whether a value of type `a` holds a 0-d array (not looking into recursive records).
+
+    Iterative: an argument may be a tuple nested hundreds of levels deep.
+    """
+    todo = [a]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, AbstractArray):
+            if x.shape == ():
+                return True
+        elif isinstance(x, AbstractTuple):
+            todo.extend(x.elements)
+        elif isinstance(x, AbstractList):
+            todo.append(x.element)
+        elif isinstance(x, AbstractDict):
+            todo.extend(x.values)
+        elif isinstance(x, AbstractRecord) and not any(isinstance(f, SelfRef) for f in x.fields):
+            todo.extend(x.fields)
     return False
 
 

@@ -337,3 +337,23 @@ def test_second_order_through_unknown_dimensions():
     x = np.array([0.5, -1.5, 2.0])
     check_grad(head_or_all_loss, x, -1.0, wrt=0, order=2)
     check_grad(grow_weighted, x, 7, wrt=0, order=2)
+
+
+def through_layers(weights, x):
+    for w in weights:
+        x = np.tanh(x @ w)
+    return np.sum(x)
+
+
+def test_a_loop_over_layers_of_different_sizes_keeps_known_shapes():
+    # Each iteration of a loop over a tuple is its own context: x's shape changes at every
+    # step, but the steps differ in the layer too, so nothing is widened (the demo's MLP).
+    weights = (np.ones((8, 6)) / 8, np.ones((6, 4)) / 6, np.ones((4, 3)) / 4, np.ones((3, 2)))
+    x = np.ones((5, 8))
+    f = myia(through_layers)
+    assert f(weights, x) == pytest.approx(through_layers(weights, x))
+    assert "?" not in f.generated_code(weights, x)
+    check_grad(through_layers, weights, x)
+    pytest.importorskip("jax")
+    executable = myia(through_layers, backend="jax").specialization(weights, x).executable
+    assert executable.reason is None  # one XLA computation: no unknown dimension

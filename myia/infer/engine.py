@@ -691,7 +691,8 @@ class Inferrer:
         the previous call's into arrays of unknown dimensions is replaced by that join (as
         abstract interpretation widens): the next call finds the same context and the
         fixpoint ends. A shape that changes once (an RNN's ``h`` of shape ``(1, H)``, then
-        ``(B, H)``) keeps its known dimensions. A graph made from one specialized with
+        ``(B, H)``) keeps its known dimensions, and so does a loop whose calls differ in other
+        ways too (over a tuple of layers). A graph made from one specialized with
         unknown dimensions (`declare_unknown_dims`) has its arguments widened to its
         parameters' types at once.
         """
@@ -715,6 +716,10 @@ class Inferrer:
             return args
         prev = seen[0].args
         if prev == args or len(prev) != len(args):
+            return args
+        if any(a != b and widen_dims(a, b) != widen_dims(b, a) for a, b in zip(prev, args)):
+            # The calls differ otherwise too (the iterator of a loop over a tuple of layers,
+            # which shrinks): each iteration keeps its own context and known shapes.
             return args
         return tuple(widen_dims(a, b) for a, b in zip(prev, args))
 
