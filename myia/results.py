@@ -8,6 +8,7 @@ argument returned as it is) makes it the NumPy scalar of its dtype when it retur
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -45,21 +46,36 @@ def has_0d_array(a: AbstractValue) -> bool:
     return False
 
 
-def scalars(value: Any, a: AbstractValue) -> Any:
-    """`value`, of type `a`, with its 0-d arrays made NumPy scalars of their dtype."""
+def _same(value: Any) -> Any:
+    return value
+
+
+def _scalar(value: Any) -> Any:
+    return value[()] if type(value) is np.ndarray else value
+
+
+def converter(a: AbstractValue) -> Callable[[Any], Any]:
+    """The function making the 0-d arrays of a value of type `a` NumPy scalars of their dtype.
+
+    It is built once per specialization (from the result type) and walks only the parts of a
+    result that may hold a 0-d array.
+    """
     if not has_0d_array(a):
-        return value
+        return _same
     if isinstance(a, AbstractArray):
-        return value[()] if type(value) is np.ndarray else value
+        return _scalar
     if isinstance(a, AbstractTuple):
-        return tuple(map(scalars, value, a.elements))
+        items = [converter(e) for e in a.elements]
+        return lambda v: tuple(c(x) for c, x in zip(items, v))
     if isinstance(a, AbstractList):
-        return [scalars(v, a.element) for v in value]
+        element = converter(a.element)
+        return lambda v: [element(x) for x in v]
     if isinstance(a, AbstractDict):
-        return {k: scalars(value[k], t) for k, t in zip(a.keys, a.values)}
+        values = [(k, converter(t)) for k, t in zip(a.keys, a.values)]
+        return lambda v: {k: c(v[k]) for k, c in values}
     assert isinstance(a, AbstractRecord)
-    changes = {n: scalars(getattr(value, n), t) for n, t in zip(a.names, a.fields)}
-    return dataclasses.replace(value, **changes)
+    fields = [(n, converter(t)) for n, t in zip(a.names, a.fields) if has_0d_array(t)]
+    return lambda v: dataclasses.replace(v, **{n: c(getattr(v, n)) for n, c in fields})
 
 
 class ScalarResults:
@@ -68,9 +84,10 @@ class ScalarResults:
     def __init__(self, inner: Any, result: AbstractValue):
         self.inner = inner
         self.result = result
+        self.convert = converter(result)
 
     def __call__(self, args: tuple[Any, ...]) -> Any:
-        return scalars(self.inner(args), self.result)
+        return self.convert(self.inner(args))
 
     def __getattr__(self, name: str) -> Any:
         # What the backend's executable tells (``source``, ``jitted``, ``native``...).
