@@ -18,8 +18,9 @@ Everything is a transformation of the typed IR before running, through every con
 - ``checkpoint(f)`` is ``f``, whose forward pass a gradient runs again in its backward pass
   instead of keeping its intermediate values: calls go through `myia.grad.lib.checkpointed`,
   to which the J transform gives its own forward graph.
-- ``vmap(f, in_axes, out_axes)`` runs ``f`` on each slice of the batch in a compiled loop and
-  stacks the results.
+- ``vmap(f, in_axes, out_axes)`` is ``f``'s graph batched (`myia.grad.batching`): each
+  primitive computes every example at once, a branch on a batched value selects per example,
+  a loop on one runs until every example is done.
 """
 
 from __future__ import annotations
@@ -254,105 +255,8 @@ def hessian_(f, argnums=0):
     return jacrev_(grad(f))
 
 
-def _slice(a, ax, i):
-    """Slice `i` of argument `a` along its batch axis `ax` (0), or `a` unbatched (None)."""
-    if ax is None:
-        return a
-    if ax != 0:
-        raise ValueError("vmap inside Myia code maps axis 0 of its arguments (in_axes 0 or None)")
-    return a[i]
-
-
-def _slice_args(args, axes, i):
-    if len(args) == 0:
-        return ()
-    return (_slice(args[0], axes[0], i),) + _slice_args(args[1:], axes[1:], i)
-
-
-def _first_batched(args, axes):
-    """The first argument with a batch axis (whose length is the batch size)."""
-    if axes[0] is None:
-        return _first_batched(args[1:], axes[1:])
-    return args[0]
-
-
-def _batch_of(y, ks):
-    """Zeros for a result like `y` per element of `ks` (the batch), the batch first."""
-    if isinstance(y, np.ndarray):
-        return np.zeros(np.shape(ks) + y.shape, dtype=y.dtype)
-    if isinstance(y, bool):
-        return np.zeros(np.shape(ks), dtype=np.bool_)
-    if isinstance(y, int):
-        return np.zeros(np.shape(ks), dtype=np.int64)
-    return np.zeros(np.shape(ks))
-
-
-def _put(rows, mask, y):
-    """`rows` with ``y`` added at the row that `mask` (over the batch) selects."""
-    return rows + np.reshape(np.reshape(mask, (-1, 1)) * np.reshape(y, (1, -1)), np.shape(rows))
-
-
-def _batch_tree(y, ks):
-    """`_batch_of` at each leaf of the structure `y`."""
-    if y is None:
-        return None
-    if isinstance(y, tuple):
-        return _batch_tuple(y, ks)
-    if isinstance(y, dict):
-        return P.dict_from_values(y, _batch_tuple(P.dict_values(y), ks))
-    if _is_record(y):
-        return P.record_from_fields(y, _batch_tuple(P.record_fields(y), ks))
-    return _batch_of(y, ks)
-
-
-def _batch_tuple(ys, ks):
-    if len(ys) == 0:
-        return ()
-    return (_batch_tree(ys[0], ks),) + _batch_tuple(ys[1:], ks)
-
-
-def _put_tree(rows, mask, y):
-    """`_put` at each leaf of the structures `rows` and `y`."""
-    if y is None:
-        return None
-    if isinstance(y, tuple):
-        return _put_tuple(rows, mask, y)
-    if isinstance(y, dict):
-        return P.dict_from_values(rows, _put_tuple(P.dict_values(rows), mask, P.dict_values(y)))
-    if _is_record(y):
-        fields = _put_tuple(P.record_fields(rows), mask, P.record_fields(y))
-        return P.record_from_fields(rows, fields)
-    return _put(rows, mask, y)
-
-
-def _put_tuple(rows, mask, ys):
-    if len(ys) == 0:
-        return ()
-    return (_put_tree(rows[0], mask, ys[0]),) + _put_tuple(rows[1:], mask, ys[1:])
-
-
-def _vmap_call(f, axes, args):
-    """The results of ``f`` on each slice of `args` (batch axes `axes`), stacked batch first."""
-    n = len(_first_batched(args, axes))
-    ks = np.arange(n)
-    first = f(*_slice_args(args, axes, 0))
-    rows = _put_tree(_batch_tree(first, ks), ks == 0, first)
-    i = 1
-    while i < n:
-        y = f(*_slice_args(args, axes, i))
-        rows = _put_tree(rows, ks == i, y)
-        i = i + 1
-    return rows
-
-
 def vmap_(f, in_axes=0, out_axes=0):
-    def batched(*args):
-        if out_axes != 0:
-            raise ValueError("vmap inside Myia code stacks its results on axis 0 (out_axes=0)")
-        axes = in_axes if isinstance(in_axes, tuple) else tuple(in_axes for _ in args)
-        return _vmap_call(f, axes, args)
-
-    return batched
+    return P.vmap_of(f, in_axes, out_axes)
 
 
 # The public functions -------------------------------------------------------------------------
@@ -466,28 +370,17 @@ def hessian(f: Callable[..., Any], argnums: int = 0) -> Callable[..., Any]:
 def vmap(f: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
     """`f` mapped over an axis of its arguments, as JAX's ``vmap``.
 
-    ``in_axes`` (an int, None, or one per argument) says which axis of each argument is the
-    batch (None: not batched); ``out_axes`` (an int, or one per result leaf... here: an int)
-    where the batch goes in every result. ``f`` runs on each slice in a loop of compiled code.
+    ``in_axes`` (an int, None, or one per argument) says which axis of each argument (of each
+    array in it) is the batch (None: not batched); ``out_axes`` (an int) where the batch goes
+    in every result. ``f``'s graph is batched before running (`myia.grad.batching`): one
+    program computes every example, with no loop over them.
     """
-    compiled = _compiled(("vmap", f), lambda args, axes: _vmap_call(f, axes, args))
+    key = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+    compiled = _compiled(("vmap", f, key, out_axes), lambda *args: vmap_(f, key, out_axes)(*args))
 
     @functools.wraps(f)
     def batched(*args: Any) -> Any:
-        axes = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
-        if len(axes) != len(args):
-            raise ValueError(f"vmap: in_axes has {len(axes)} entries for {len(args)} arguments")
-        if all(ax is None for ax in axes):
-            raise ValueError("vmap: at least one argument must be batched (in_axes not all None)")
-        moved = tuple(
-            a if ax is None else tree_map(lambda x, ax=ax: np.moveaxis(np.asarray(x), ax, 0), a)
-            for a, ax in zip(args, axes)
-        )
-        markers = tuple(None if ax is None else 0 for ax in axes)
-        out = compiled(moved, markers)
-        if out_axes == 0:
-            return out
-        return tree_map(lambda y: np.moveaxis(y, 0, out_axes), out)
+        return compiled(*args)
 
     return batched
 

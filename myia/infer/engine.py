@@ -531,7 +531,18 @@ class Inferrer:
                 self._record(fn)
                 return construct_record(self, fn, args)
             from ..grad.api import GradSpec, infer_grad_call
+            from ..primitives.batching import VmapSpec
 
+            if isinstance(fn, VmapSpec):
+                from ..grad.batching import infer_vmap_call
+
+                self._record(fn)
+                try:
+                    return infer_vmap_call(self, fn, args)
+                except MyiaError as exc:
+                    if not exc.frames:
+                        exc.frames = error_frames(self.calls)
+                    raise
             if isinstance(fn, GradSpec):
                 self._record(fn)
                 try:

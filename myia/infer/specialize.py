@@ -32,6 +32,7 @@ from ..operations import ops
 from ..operations.core import Operation
 from ..operations.ops import callable_record
 from ..primitives import P, Primitive
+from ..primitives.batching import VmapSpec
 from ..primitives.grad import GradSpec
 from .calls import bind_graph_args, star_shape
 from .engine import Context, Inferrer, _is_switch
@@ -93,17 +94,26 @@ class Specializer(FunctionValues):
         from ..ir.analysis import reachable_graphs
 
         const, spec, primal = self.pending.pop(placeholder)
-        for g in reachable_graphs(primal):
+        for g in reachable_graphs(primal) if isinstance(primal, Graph) else ():
             for node in toposort(g):
                 for i in node.inputs if node.is_apply else ():
                     v = i.value if i.is_constant else None
                     if type(v) is Graph and v in self.pending:
                         self.build_gradient(v)
-        graph = build_grad_graph(primal, spec, len(primal.parameters))
+        if isinstance(spec, VmapSpec):
+            from ..grad.batching import build_vmap_graph, example_types, vmap_primal
+
+            args = primal
+            primal = vmap_primal(spec, example_types(spec, args)[0])
+            graph = build_vmap_graph(primal, spec, args)
+        else:
+            graph = build_grad_graph(primal, spec, len(primal.parameters))
+            args = [p.abstract for p in primal.parameters]
         nested = Inferrer()
-        gctx, _ = nested.infer(graph, tuple(p.abstract for p in primal.parameters))
+        gctx, _ = nested.infer(graph, tuple(args))
         gspec = Specializer(nested).run(gctx)
-        gspec.flags["gradient"] = True
+        if not isinstance(spec, VmapSpec):
+            gspec.flags["gradient"] = True
         const.value = gspec
         const.abstract = AbstractFunction(frozenset([GraphFunction(gspec)]))
 
@@ -281,7 +291,7 @@ class Specializer(FunctionValues):
                 return _retype(out, result)
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) == 1:
             callee = next(iter(fn_abs.options))
-            if isinstance(callee, GradSpec):
+            if isinstance(callee, (GradSpec, VmapSpec)):
                 return self.grad_call(callee, node, arg_nodes, arg_abs, ctx, values)
             if isinstance(callee, Primitive) and callee.static:
                 # Its value is the one inference gave (a test on types: `tuple_loops`).
@@ -426,7 +436,11 @@ class Specializer(FunctionValues):
         """
         fn = spec.fn
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
-        if isinstance(fn, GradSpec) and _grad_of_top_level(fn):
+        if isinstance(spec, VmapSpec):
+            # ``vmap(f)(args)``: the batched graph of ``f`` on one example, built last.
+            primal = None
+            inputs = refs
+        elif isinstance(fn, GradSpec) and _grad_of_top_level(fn):
             # grad of a gradient (``grad(grad(f))`` in Myia code): the inner gradient's graph.
             primal = _specialized_grad_value(fn, arg_abs)
             inputs = refs
@@ -438,7 +452,7 @@ class Specializer(FunctionValues):
             raise MyiaTypeError(f"grad of {fn!r} is not supported: wrap it in a function")
         placeholder = Graph(spec.name)
         const = self._const(placeholder, node, None)
-        self.pending[placeholder] = (const, spec, primal)
+        self.pending[placeholder] = (const, spec, primal if primal is not None else arg_abs)
         app = Apply([const, *inputs], self.graphs[ctx], node.debug.derive())
         app.abstract = values[node]
         return app

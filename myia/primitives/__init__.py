@@ -6,6 +6,7 @@ from . import (
     array,
     array_extra,
     array_grad,
+    batching,
     control,
     decompositions,
     grad,
@@ -39,6 +40,7 @@ P = SimpleNamespace(
             decompositions,
             array_extra,
             tiling,
+            batching,
         )
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
@@ -54,6 +56,7 @@ __all__ = [
     "array",
     "array_extra",
     "array_grad",
+    "batching",
     "control",
     "decompositions",
     "grad",

@@ -1,0 +1,108 @@
+"""The compiled loop that runs a function once per example, written in Myia's Python subset.
+
+`vmap_loop` is what the batching transform (`myia.grad.batching`) calls where it has no batched
+form: for one primitive without a batching rule (``vmap_loop(prim, axes, args)``), or for a
+whole function whose control flow it cannot batch. Arguments are batched on axis 0 (axes 0)
+or not (None); the results of the examples are stacked on axis 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..primitives import P
+
+
+def _is_record(x):
+    return dataclasses.is_dataclass(x)
+
+
+def _slice(a, ax, i):
+    """Slice `i` of argument `a` along its batch axis `ax` (0), or `a` unbatched (None)."""
+    if ax is None or a is None:
+        return a
+    if isinstance(a, tuple):
+        return _slice_tuple(a, i)
+    return a[i]
+
+
+def _slice_tuple(xs, i):
+    if len(xs) == 0:
+        return ()
+    return (_slice(xs[0], 0, i),) + _slice_tuple(xs[1:], i)
+
+
+def _slice_args(args, axes, i):
+    if len(args) == 0:
+        return ()
+    return (_slice(args[0], axes[0], i),) + _slice_args(args[1:], axes[1:], i)
+
+
+def _batch_of(y, ks):
+    """Zeros for a result like `y` per element of `ks` (the batch), the batch first."""
+    if isinstance(y, np.ndarray):
+        return np.zeros(np.shape(ks) + y.shape, dtype=y.dtype)
+    if isinstance(y, bool):
+        return np.zeros(np.shape(ks), dtype=np.bool_)
+    if isinstance(y, int):
+        return np.zeros(np.shape(ks), dtype=np.int64)
+    return np.zeros(np.shape(ks))
+
+
+def _put(rows, mask, y):
+    """`rows` with ``y`` added at the row that `mask` (over the batch) selects."""
+    return rows + np.reshape(np.reshape(mask, (-1, 1)) * np.reshape(y, (1, -1)), np.shape(rows))
+
+
+def _batch_tree(y, ks):
+    """`_batch_of` at each leaf of the structure `y`."""
+    if y is None:
+        return None
+    if isinstance(y, tuple):
+        return _batch_tuple(y, ks)
+    if isinstance(y, dict):
+        return P.dict_from_values(y, _batch_tuple(P.dict_values(y), ks))
+    if _is_record(y):
+        return P.record_from_fields(y, _batch_tuple(P.record_fields(y), ks))
+    return _batch_of(y, ks)
+
+
+def _batch_tuple(ys, ks):
+    if len(ys) == 0:
+        return ()
+    return (_batch_tree(ys[0], ks),) + _batch_tuple(ys[1:], ks)
+
+
+def _put_tree(rows, mask, y):
+    """`_put` at each leaf of the structures `rows` and `y`."""
+    if y is None:
+        return None
+    if isinstance(y, tuple):
+        return _put_tuple(rows, mask, y)
+    if isinstance(y, dict):
+        return P.dict_from_values(rows, _put_tuple(P.dict_values(rows), mask, P.dict_values(y)))
+    if _is_record(y):
+        fields = _put_tuple(P.record_fields(rows), mask, P.record_fields(y))
+        return P.record_from_fields(rows, fields)
+    return _put(rows, mask, y)
+
+
+def _put_tuple(rows, mask, ys):
+    if len(ys) == 0:
+        return ()
+    return (_put_tree(rows[0], mask, ys[0]),) + _put_tuple(rows[1:], mask, ys[1:])
+
+
+def vmap_loop(f, axes, args, n):
+    """The results of ``f`` on each of the `n` slices of `args` (batch axes `axes`), stacked."""
+    ks = np.arange(n)
+    first = f(*_slice_args(args, axes, 0))
+    rows = _put_tree(_batch_tree(first, ks), ks == 0, first)
+    i = 1
+    while i < n:
+        y = f(*_slice_args(args, axes, i))
+        rows = _put_tree(rows, ks == i, y)
+        i = i + 1
+    return rows

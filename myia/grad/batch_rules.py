@@ -1,0 +1,250 @@
+"""The batching rules of primitives (`myia.grad.batch_registry`).
+
+Batched values have their batch axis first. Each rule states the batched form of its
+primitive, from the per-example types of its arguments (``node.inputs[i].abstract``): NumPy
+aligns shapes from the right, so an unbatched operand already broadcasts against a batched
+one; a batched operand of fewer dimensions than another gets axes after its batch axis.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..abstract.data import ANYTHING, AbstractArray
+from ..primitives import PRIMITIVES, P
+from .batch_registry import batch_rule
+
+
+def _rank(a: Any) -> int:
+    return len(a.shape) if isinstance(a, AbstractArray) else 0
+
+
+def _const(node: Any, i: int) -> Any:
+    """The constant argument `i` of `node` (ANYTHING where it is not a constant)."""
+    arg = node.inputs[i + 1]
+    return arg.value if arg.is_constant else ANYTHING
+
+
+def _lifted(b: Any, v: Any, a: Any, r: int) -> Any:
+    """Batched `v` (per-example type `a`) with axes after the batch axis up to rank `r`."""
+    k = r - _rank(a)
+    return b.apply(P.expand_dims, v, tuple(range(1, k + 1))) if k > 0 else v
+
+
+# Elementwise ----------------------------------------------------------------------------------
+
+_ELEMENTWISE = [
+    *"add sub mul truediv floordiv mod pow pow_ieee eq ne lt le gt ge".split(),
+    *"logical_not logical_and logical_or bitwise_and bitwise_or bitwise_xor".split(),
+    *"left_shift right_shift invert neg abs exp log log1p expm1 sqrt sin cos tan".split(),
+    *"asin acos atan sinh cosh tanh floor ceil sign atan2 maximum minimum where clip".split(),
+    "rint",
+]
+
+
+@batch_rule(*[PRIMITIVES[name] for name in _ELEMENTWISE])
+def batch_elementwise(b, node, args, bts):
+    """``f(x, y)``: batched operands of lower rank get axes after the batch axis."""
+    abstracts = [i.abstract for i in node.inputs[1:]]
+    if any(bt not in (True, False) for bt in bts):
+        return None
+    r = max(_rank(a) for a in abstracts)
+    vals = [_lifted(b, v, a, r) if bt else v for v, a, bt in zip(args, abstracts, bts)]
+    return b.apply(node.inputs[0].value, *vals), True
+
+
+@batch_rule(P.astype, P.stop_gradient, P.identity)
+def batch_first_only(b, node, args, bts):
+    """``astype(x, dtype)``: the first argument batched, the others constants."""
+    if any(bts[1:]):
+        return None
+    return b.apply(node.inputs[0].value, *args), bts[0]
+
+
+# Structure ------------------------------------------------------------------------------------
+
+
+@batch_rule(P.make_tuple)
+def batch_make_tuple(b, node, args, bts):
+    return b.apply(P.make_tuple, *args), tuple(bts)
+
+
+@batch_rule(P.tuple_getitem)
+def batch_tuple_getitem(b, node, args, bts):
+    i = _const(node, 1)
+    if bts[1] or not isinstance(i, int):
+        return None
+    bt = bts[0][i] if isinstance(bts[0], tuple) else bts[0]
+    return b.apply(P.tuple_getitem, args[0], i), bt
+
+
+@batch_rule(P.seq)
+def batch_seq(b, node, args, bts):
+    return b.apply(P.seq, *args), bts[1]
+
+
+# Shapes ---------------------------------------------------------------------------------------
+
+
+def _shift(axis: Any, r: int) -> Any:
+    """Per-example `axis` (int, tuple or None: all) of a rank-`r` value, in the batched value."""
+    if axis is None:
+        return tuple(range(1, r + 1))
+    if isinstance(axis, tuple):
+        return tuple(a % r + 1 for a in axis)
+    return axis % r + 1 if r else axis
+
+
+@batch_rule(P.reduce_sum, P.reduce_prod, P.reduce_mean, P.reduce_max, P.reduce_min)
+def batch_reduction(b, node, args, bts):
+    """``reduce(x, axis, ...)``: the axes shifted past the batch axis (None: all but it)."""
+    axis = _const(node, 1)
+    if any(bts[1:]) or axis is ANYTHING or bts[0] is not True:
+        return None
+    r = _rank(node.inputs[1].abstract)
+    if r == 0:
+        return None
+    return b.apply(node.inputs[0].value, args[0], _shift(axis, r), *args[2:]), True
+
+
+@batch_rule(P.expand_dims)
+def batch_expand_dims(b, node, args, bts):
+    axis = _const(node, 1)
+    if bts[1] or axis is ANYTHING:
+        return None
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    out = tuple(a + 1 if a >= 0 else a for a in axes)
+    return b.apply(P.expand_dims, args[0], out if isinstance(axis, tuple) else out[0]), True
+
+
+@batch_rule(P.squeeze)
+def batch_squeeze(b, node, args, bts):
+    a = node.inputs[1].abstract
+    axis = _const(node, 1)
+    if bts[1] or axis is ANYTHING or not isinstance(a, AbstractArray):
+        return None
+    if axis is None:
+        if any(d is None for d in a.shape):
+            return None
+        axis = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    return b.apply(P.squeeze, args[0], _shift(axis, len(a.shape))), True
+
+
+@batch_rule(P.reshape)
+def batch_reshape(b, node, args, bts):
+    """``reshape(x, shape)``: to the batch size followed by the per-example result's shape."""
+    out = node.abstract
+    if bts[1] or not isinstance(out, AbstractArray) or any(d is None for d in out.shape):
+        return None
+    return b.apply(P.reshape, args[0], (b.n, *out.shape)), True
+
+
+@batch_rule(P.broadcast_to)
+def batch_broadcast_to(b, node, args, bts):
+    out = node.abstract
+    if bts[1] or not isinstance(out, AbstractArray) or any(d is None for d in out.shape):
+        return None
+    r = len(out.shape)
+    x = _lifted(b, args[0], node.inputs[1].abstract, r)
+    return b.apply(P.broadcast_to, x, (b.n, *out.shape)), True
+
+
+@batch_rule(P.transpose)
+def batch_transpose(b, node, args, bts):
+    axes = _const(node, 1)
+    r = _rank(node.inputs[1].abstract)
+    if bts[1] or axes is ANYTHING:
+        return None
+    axes = tuple(reversed(range(r))) if axes is None else axes
+    return b.apply(P.transpose, args[0], (0, *(a % r + 1 for a in axes))), True
+
+
+@batch_rule(P.swapaxes, P.moveaxis)
+def batch_two_axes(b, node, args, bts):
+    a1, a2 = _const(node, 1), _const(node, 2)
+    r = _rank(node.inputs[1].abstract)
+    if any(bts[1:]) or not isinstance(a1, int) or not isinstance(a2, int):
+        return None
+    return b.apply(node.inputs[0].value, args[0], a1 % r + 1, a2 % r + 1), True
+
+
+@batch_rule(P.array_getitem)
+def batch_array_getitem(b, node, args, bts):
+    """``x[index]`` with a constant index: every example's whole batch axis first."""
+    index = _const(node, 1)
+    if bts[1] or index is ANYTHING or bts[0] is not True:
+        return None
+    index = index if isinstance(index, tuple) else (index,)
+    if any(not isinstance(i, (int, slice, type(None), type(Ellipsis))) for i in index):
+        return None
+    return b.apply(P.array_getitem, args[0], (slice(None), *index)), True
+
+
+@batch_rule(P.concatenate, P.stack)
+def batch_join(b, node, args, bts):
+    """``concatenate(xs, axis)``: every array batched, the axis shifted."""
+    axis = _const(node, 1)
+    xs = node.inputs[1].abstract
+    if bts[1] or not isinstance(axis, int) or not hasattr(xs, "elements"):
+        return None
+    r = _rank(xs.elements[0]) + (node.inputs[0].value is P.stack)
+    arrays = b.full(args[0], bts[0], xs)
+    return b.apply(node.inputs[0].value, arrays, axis % r + 1), True
+
+
+# Products -------------------------------------------------------------------------------------
+
+
+@batch_rule(P.matmul)
+def batch_matmul(b, node, args, bts):
+    """``x @ y``: vectors as matrices, then batch axes aligned for NumPy's stacking."""
+    ax, ay = (i.abstract for i in node.inputs[1:])
+    rx, ry = _rank(ax), _rank(ay)
+    if rx == 0 or ry == 0:
+        return None
+    x, y = args
+    if rx == 1:
+        x = b.apply(P.expand_dims, x, -2)
+    if ry == 1:
+        y = b.apply(P.expand_dims, y, -1)
+    r = max(rx, ry, 2)
+    if bts[0]:
+        x = _lifted(b, x, AbstractArray(ax.dtype, (0,) * max(rx, 2)), r)
+    if bts[1]:
+        y = _lifted(b, y, AbstractArray(ay.dtype, (0,) * max(ry, 2)), r)
+    out = b.apply(P.matmul, x, y)
+    if ry == 1:
+        out = b.apply(P.squeeze, out, -1)
+    if rx == 1:
+        out = b.apply(P.squeeze, out, -1 if ry == 1 else -2)
+    return out, True
+
+
+@batch_rule(P.dot)
+def batch_dot(b, node, args, bts):
+    """``dot(x, y)``: ``matmul`` where they agree (up to matrices)."""
+    if max(_rank(i.abstract) for i in node.inputs[1:]) > 2:
+        return None
+    return batch_matmul(b, node, args, bts)
+
+
+# Gradients ------------------------------------------------------------------------------------
+
+
+@batch_rule(P.unbroadcast)
+def batch_unbroadcast(b, node, args, bts):
+    """``unbroadcast(d, x)``: summed over the axes of one example along which `x` broadcast."""
+    ad, ax = (i.abstract for i in node.inputs[1:])
+    sd = ad.shape if isinstance(ad, AbstractArray) else ()
+    sx = ax.shape if isinstance(ax, AbstractArray) else ()
+    if bts[0] is not True or None in sd or None in sx or not ax.dtype.startswith("float"):
+        return None
+    lead = len(sd) - len(sx)
+    axes = [*range(lead), *(i + lead for i, d in enumerate(sx) if d == 1 and sd[i + lead] != 1)]
+    d = args[0]
+    if axes:
+        d = b.apply(P.reduce_sum, d, tuple(a + 1 for a in axes), False, None)
+        d = b.apply(P.reshape, d, (b.n, *sx))
+    return b.apply(P.astype, d, np.dtype(ax.dtype)), True

@@ -1,0 +1,468 @@
+"""``vmap``: batching as a transformation of the typed graph, before running.
+
+``vmap(f, in_axes, out_axes)(args)`` is a function value (`VmapSpec` at inference):
+
+- at inference (`infer_vmap_call`), ``f`` is inferred on one example (each batched argument
+  without its batch axis) and the result gets a batch axis at ``out_axes``;
+- at specialization (`build_vmap_graph`), ``f``'s specialized graph, simplified, is batched by
+  `Batcher`, and the graph built is inferred and specialized in turn, so that ``vmap``
+  composes with ``grad`` and with itself.
+
+Each value of the per-example graph is either unbatched (the same for every example) or
+batched, with its batch axis first (a batched scalar is an array of the batch size). A
+primitive whose arguments are all unbatched is copied; otherwise its rule
+(`myia.grad.batch_registry`) gives its batched form, or, without one, it runs once per example
+in a compiled loop (`myia.grad.batch_lib.vmap_loop`). A branch on a batched condition computes
+both sides and selects per example (the branches must be pure); a loop whose condition is
+batched runs while some example is not done, and the examples that are keep their values. A
+construct it cannot batch (a closure called as a value) makes the whole function run once per
+example in a compiled loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..abstract.data import (
+    AbstractArray,
+    AbstractConstant,
+    AbstractList,
+    AbstractScalar,
+    AbstractTuple,
+    AbstractValue,
+    GraphFunction,
+    show,
+)
+from ..errors import MyiaTypeError
+from ..ir.analysis import Scopes, reachable_graphs, toposort
+from ..ir.node import Apply, Constant, Graph, Node
+from ..primitives import P, Primitive
+from ..primitives.batching import VmapSpec
+from . import batch_rules  # noqa: F401  (registers the rules)
+from .batch_lib import vmap_loop
+from .batch_registry import BATCH_RULES
+
+# Types ----------------------------------------------------------------------------------------
+
+
+def _axis(ax: Any, rank: int, what: str) -> int:
+    if not isinstance(ax, int) or isinstance(ax, bool) or not -rank <= ax < rank:
+        raise MyiaTypeError(f"vmap: {what} {ax!r} is not an axis of a value of {rank} dimensions")
+    return ax % rank
+
+
+def in_axes_of(spec: VmapSpec, nargs: int) -> tuple[int | None, ...]:
+    """The batch axis of each argument (None: not batched)."""
+    ax = spec.in_axes
+    axes = tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) * nargs
+    if len(axes) != nargs:
+        raise MyiaTypeError(f"vmap: in_axes has {len(axes)} entries for {nargs} arguments")
+    for a in axes:
+        if a is not None and (not isinstance(a, int) or isinstance(a, bool)):
+            raise MyiaTypeError(f"vmap: in_axes are ints or None, not {a!r}")
+    if all(a is None for a in axes):
+        raise MyiaTypeError("vmap: at least one argument must be batched (in_axes not all None)")
+    return axes
+
+
+def _no_list(a: AbstractValue, where: str) -> None:
+    raise MyiaTypeError(
+        f"vmap: {where} {show(a)}, which cannot be batched: the length of a list (and the "
+        "shapes of its elements) may differ from one example to the next, and a batch holds "
+        "values of one shape; use an array with a batch axis, or a tuple"
+    )
+
+
+def example_type(a: AbstractValue, ax: int, sizes: list[int | None]) -> AbstractValue:
+    """The type of one example of a value of type `a` batched on axis `ax`."""
+    if isinstance(a, AbstractArray):
+        k = _axis(ax, len(a.shape), "in_axes")
+        sizes.append(a.shape[k])
+        rest = a.shape[:k] + a.shape[k + 1 :]
+        return AbstractArray(a.dtype, rest) if rest else AbstractScalar(a.dtype)
+    if isinstance(a, AbstractTuple):
+        return AbstractTuple(tuple(example_type(e, ax, sizes) for e in a.elements))
+    if isinstance(a, AbstractConstant) and a.value is None:
+        return a
+    if isinstance(a, AbstractList):
+        _no_list(a, "an argument is a list")
+    raise MyiaTypeError(f"vmap: an argument of type {show(a)} has no axis {ax} to map over")
+
+
+def batched_type(a: AbstractValue, n: int | None, ax: int) -> AbstractValue:
+    """The type of the results of the examples, of type `a`, stacked on axis `ax`."""
+    if isinstance(a, AbstractScalar):
+        _axis(ax, 1, "out_axes")
+        return AbstractArray(a.dtype, (n,))
+    if isinstance(a, AbstractArray):
+        k = _axis(ax, len(a.shape) + 1, "out_axes")
+        return AbstractArray(a.dtype, a.shape[:k] + (n,) + a.shape[k:])
+    if isinstance(a, AbstractTuple):
+        return AbstractTuple(tuple(batched_type(e, n, ax) for e in a.elements))
+    if isinstance(a, AbstractConstant) and a.value is None:
+        return a
+    if isinstance(a, AbstractList):
+        _no_list(a, "the function returns a list")
+    raise MyiaTypeError(f"vmap: the function returns {show(a)}, which cannot be batched")
+
+
+def _batch_size(sizes: list[int | None]) -> int | None:
+    known = {s for s in sizes if s is not None}
+    if len(known) > 1:
+        raise MyiaTypeError(f"vmap: the batch axes have different sizes {sorted(known)}")
+    return known.pop() if known else None
+
+
+def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) -> AbstractValue:
+    """The type of ``vmap(f)(args)``: ``f``'s result on one example, with a batch axis."""
+    axes = in_axes_of(spec, len(args))
+    sizes: list[int | None] = []
+    examples = [a if ax is None else example_type(a, ax, sizes) for a, ax in zip(args, axes)]
+    n = _batch_size(sizes)
+    result = inferrer.call(spec.fn, examples)
+    if not isinstance(spec.out_axes, int) or isinstance(spec.out_axes, bool):
+        raise MyiaTypeError(f"vmap: out_axes is an int, not {spec.out_axes!r}")
+    return batched_type(result, n, spec.out_axes)
+
+
+def example_types(spec: VmapSpec, args: list[AbstractValue]) -> tuple[list[Any], int | None]:
+    """The types of one example of the arguments, and the batch size."""
+    axes = in_axes_of(spec, len(args))
+    sizes: list[int | None] = []
+    out = [a if ax is None else example_type(a, ax, sizes) for a, ax in zip(args, axes)]
+    return out, _batch_size(sizes)
+
+
+# Batchedness ----------------------------------------------------------------------------------
+#
+# Whether a value is batched: False (nothing in it is), True (an array or scalar batched on
+# axis 0), or a tuple of those for a tuple whose elements differ.
+
+
+def full(a: Any) -> Any:
+    """The batchedness of a batched value of per-example type `a`: every array and scalar."""
+    if isinstance(a, (AbstractArray, AbstractScalar)):
+        return True
+    if isinstance(a, AbstractTuple):
+        return tuple(full(e) for e in a.elements)
+    return False
+
+
+def batched(bt: Any) -> bool:
+    """Whether anything in a value of batchedness `bt` is batched."""
+    return any(batched(b) for b in bt) if isinstance(bt, tuple) else bool(bt)
+
+
+def element(bt: Any, i: int) -> Any:
+    return bt[i] if isinstance(bt, tuple) else bt
+
+
+def rank(a: Any) -> int:
+    """The number of dimensions of one example of type `a` (0 for scalars)."""
+    return len(a.shape) if isinstance(a, AbstractArray) else 0
+
+
+class CannotBatch(Exception):
+    """The function has a construct the batching transform does not batch."""
+
+
+def _effects(g: Graph) -> bool:
+    return any(
+        n.is_apply
+        and n.inputs[0].is_constant
+        and isinstance(n.inputs[0].value, Primitive)
+        and n.inputs[0].value.effect
+        for h in reachable_graphs(g)
+        for n in toposort(h)
+    )
+
+
+# The transform --------------------------------------------------------------------------------
+
+
+class Batcher:
+    """Builds the batched graphs of the graphs of a specialized program, for a batch of `n`."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.done: dict[Any, Graph] = {}
+        self.graph: Graph = None  # type: ignore[assignment]  # the graph being built
+
+    def apply(self, fn: Any, *args: Any) -> Apply:
+        """A node of the graph being built."""
+        return self.graph.apply(fn, *args)
+
+    def batch(self, g: Graph, sig: tuple[Any, ...], tail_of: Graph | None = None) -> Graph:
+        """The batched graph of `g`, its parameters batched as `sig`, its result fully batched.
+
+        With `tail_of`, `g` ends with a tail call to `tail_of` (a loop's body): the batched
+        graph returns the tuple of that call's arguments instead (the next state).
+        """
+        key = (g, sig, tail_of)
+        if key in self.done:
+            return self.done[key]
+        ng = self.done[key] = Graph(f"vmap({g.name})")
+        ng.debug.origin = g.debug
+        outer, self.graph = self.graph, ng
+        try:
+            env: dict[Node, tuple[Node, Any]] = {}
+            for p, bt in zip(g.parameters, sig):
+                env[p] = (ng.add_parameter(p.debug.find_name()), bt)
+            out = g.output
+            assert out is not None
+            for node in toposort(g):
+                if node.is_apply and node is not out:
+                    env[node] = self.node(g, node, env)
+            if tail_of is not None:
+                if not (
+                    out.is_apply and out.inputs[0].is_constant and out.inputs[0].value is tail_of
+                ):
+                    raise CannotBatch("a loop body that does not end with the next iteration")
+                args = [self.value(i, env) for i in out.inputs[1:]]
+                ng.output = self.apply(
+                    P.make_tuple,
+                    *[self.full(v, bt, i.abstract) for (v, bt), i in zip(args, out.inputs[1:])],
+                )
+            else:
+                v, bt = self.value(out, env) if not out.is_apply else self.node(g, out, env)
+                ng.output = self.full(v, bt, out.abstract)
+        finally:
+            self.graph = outer
+        return ng
+
+    def value(self, node: Node, env: dict[Node, tuple[Node, Any]]) -> tuple[Node, Any]:
+        if node in env:
+            return env[node]
+        if node.is_constant:
+            if isinstance(node.value, Graph):
+                raise CannotBatch("a function used as a value")
+            return Constant(node.value), False
+        raise CannotBatch("a free variable")
+
+    def full(self, v: Node, bt: Any, a: Any) -> Node:
+        """`v` (batchedness `bt`, per-example type `a`) with every array and scalar batched."""
+        if bt is True or not isinstance(a, (AbstractArray, AbstractScalar, AbstractTuple)):
+            return v
+        if isinstance(a, AbstractTuple):
+            return self.apply(
+                P.make_tuple,
+                *[
+                    self.full(self.apply(P.tuple_getitem, v, i), element(bt, i), e)
+                    for i, e in enumerate(a.elements)
+                ],
+            )
+        shape = a.shape if isinstance(a, AbstractArray) else ()
+        if any(d is None for d in shape):
+            raise CannotBatch("an unbatched array of unknown shape to broadcast")
+        return self.apply(P.broadcast_to, v, (self.n, *shape))
+
+    def node(self, g: Graph, node: Apply, env: dict[Node, tuple[Node, Any]]) -> tuple[Node, Any]:
+        """The batched node of `node` and its batchedness."""
+        fn = node.inputs[0]
+        if fn.is_apply and fn.inputs[0].is_constant and fn.inputs[0].value is P.switch:
+            return self.switch_call(g, node, fn, env)
+        args = [self.value(i, env) for i in node.inputs[1:]]
+        if not fn.is_constant:
+            raise CannotBatch("a call of a function value")
+        f = fn.value
+        if not any(batched(bt) for _, bt in args):
+            return self.apply(f, *[v for v, _ in args]), False
+        if isinstance(f, Graph):
+            sig = tuple(full(i.abstract) for i in node.inputs[1:])
+            callee = self.batch(f, sig)
+            return self.apply(callee, *self.all_full(args, node)), full(node.abstract)
+        if not isinstance(f, Primitive):
+            raise CannotBatch(f"a call of {f!r}")
+        if f is P.switch:
+            return self.select(args[0], args[1:], node.inputs[2:], node.abstract)
+        rule = BATCH_RULES.get(f)
+        out = rule(self, node, [v for v, _ in args], [bt for _, bt in args]) if rule else None
+        if out is not None:
+            return out
+        return self.loop(f, node, args)
+
+    def all_full(self, args: list[tuple[Node, Any]], node: Apply) -> list[Node]:
+        return [self.full(v, bt, i.abstract) for (v, bt), i in zip(args, node.inputs[1:])]
+
+    def loop(self, f: Any, node: Apply, args: list[tuple[Node, Any]]) -> tuple[Node, Any]:
+        """``f`` on each example, in a compiled loop: for a primitive without a rule."""
+        axes = tuple(0 if batched(bt) else None for _, bt in args)
+        vals = [
+            self.full(v, bt, i.abstract) if batched(bt) else v
+            for (v, bt), i in zip(args, node.inputs[1:])
+        ]
+        out = self.apply(vmap_loop, f, axes, self.apply(P.make_tuple, *vals), self.n)
+        return out, full(node.abstract)
+
+    def select(self, c: tuple[Node, Any], xs: list[tuple[Node, Any]], nodes: Any, a: Any):
+        """``x if c else y`` (``switch`` on values), per example where `c` is batched."""
+        (cv, cbt), (x, xbt), (y, ybt) = c, xs[0], xs[1]
+        if not cbt:
+            if xbt == ybt:
+                return self.apply(P.switch, cv, x, y), xbt
+            return self.apply(P.switch, cv, self.full(x, xbt, a), self.full(y, ybt, a)), full(a)
+        return self.where(cv, self.full(x, xbt, a), self.full(y, ybt, a), a), full(a)
+
+    def where(self, c: Node, x: Node, y: Node, a: Any) -> Node:
+        """Per example (`c` batched, per-example scalar), `x` where `c` holds, else `y`."""
+        if isinstance(a, AbstractTuple):
+            return self.apply(
+                P.make_tuple,
+                *[
+                    self.where(
+                        c, self.apply(P.tuple_getitem, x, i), self.apply(P.tuple_getitem, y, i), e
+                    )
+                    for i, e in enumerate(a.elements)
+                ],
+            )
+        if not isinstance(a, (AbstractArray, AbstractScalar)):
+            return x
+        r = rank(a)
+        cc = self.apply(P.expand_dims, c, tuple(range(1, r + 1))) if r else c
+        return self.apply(P.where, cc, x, y)
+
+    def switch_call(self, g: Graph, node: Apply, sw: Apply, env: Any) -> tuple[Node, Any]:
+        """``switch(c, A, B)(args)``: a branch, or a loop's test when `A` or `B` continues `g`."""
+        c, bt = self.value(sw.inputs[1], env)
+        branches = [b.value for b in sw.inputs[2:]]
+        if not all(b.is_constant and isinstance(b.value, Graph) for b in sw.inputs[2:]):
+            raise CannotBatch("a switch between function values")
+        args = [self.value(i, env) for i in node.inputs[1:]]
+        sig = tuple(full(i.abstract) for i in node.inputs[1:])
+        vals = self.all_full(args, node)
+        if not bt:
+            a, b = (self.batch(h, sig) for h in branches)
+            return self.apply(self.apply(P.switch, c, a, b), *vals), full(node.abstract)
+        loops = [g in reachable_graphs(h) for h in branches]
+        if not any(loops):
+            if any(_effects(h) for h in branches):
+                raise CannotBatch("a branch with effects on a batched condition")
+            a, b = (self.apply(self.batch(h, sig), *vals) for h in branches)
+            return self.where(c, a, b, node.abstract), full(node.abstract)
+        if all(loops):
+            raise CannotBatch("both branches continue the loop")
+        return self.masked_loop(g, c, branches, loops.index(True), sig, vals, env, node)
+
+    def masked_loop(self, g, c, branches, k, sig, vals, env, node) -> tuple[Node, Any]:
+        """The test of a loop on a batched condition: run while some example continues.
+
+        ``g(s) = switch(c, body, after)(args)`` with ``body`` ending with ``g(s')``: the
+        batched ``g`` computes ``s'`` for every example, keeps ``s`` where the example is done,
+        and goes on while any continues; then ``after`` runs once on every example.
+        """
+        body, after = branches[k], branches[1 - k]
+        if _effects(body):
+            raise CannotBatch("a loop with effects on a batched condition")
+        going = c if k == 0 else self.apply(P.logical_not, c)
+        step = self.apply(self.batch(body, sig, tail_of=g), *vals)
+        gsig = tuple(full(p.abstract) for p in g.parameters)
+        state = [self.full(*env[p], p.abstract) for p in g.parameters]
+        nxt = [
+            self.where(going, self.apply(P.tuple_getitem, step, i), s, p.abstract)
+            for i, (s, p) in enumerate(zip(state, g.parameters))
+        ]
+        again = Graph(f"{g.name}:again")
+        done = Graph(f"{g.name}:done")
+        for h in (again, done):
+            for p in g.parameters:
+                h.add_parameter(p.debug.find_name())
+            for _ in vals:
+                h.add_parameter()
+        nstate = len(g.parameters)
+        again.output = again.apply(self.batch(g, gsig), *again.parameters[:nstate])
+        done.output = done.apply(self.batch(after, sig), *done.parameters[nstate:])
+        anyc = self.apply(P.reduce_max, going, None, False)
+        return self.apply(self.apply(P.switch, anyc, again, done), *nxt, *vals), full(
+            node.abstract
+        )
+
+
+# The graph of ``vmap(f)(args)`` ---------------------------------------------------------------
+
+
+def _moved(g: Graph, v: Node, a: Any, src: int, dst: int) -> Node:
+    """`v` (type `a`) with axis `src` of each array moved to `dst`."""
+    if isinstance(a, AbstractTuple):
+        return g.apply(
+            P.make_tuple,
+            *[
+                _moved(g, g.apply(P.tuple_getitem, v, i), e, src, dst)
+                for i, e in enumerate(a.elements)
+            ],
+        )
+    if not isinstance(a, AbstractArray) or src % len(a.shape) == dst % len(a.shape):
+        return v
+    return g.apply(P.moveaxis, v, src, dst)
+
+
+def _simplified(primal: Graph) -> Graph:
+    """A simplified copy of `primal`: its calls inlined, its plumbing gone."""
+    from .api import SIMPLIFY
+
+    if not SIMPLIFY or Scopes(primal).free_variables_total[primal]:
+        return primal
+    return SIMPLIFY[0](primal)
+
+
+def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -> Graph:
+    """The graph computing ``vmap(primal)`` on arguments of types `args` (untyped)."""
+    axes = in_axes_of(spec, len(args))
+    examples, n = example_types(spec, args)
+    g = Graph(spec.name)
+    params = [g.add_parameter(p.debug.find_name()) for p in primal.parameters]
+    moved = [p if ax is None else _moved(g, p, a, ax, 0) for p, a, ax in zip(params, args, axes)]
+    out: Node | None = None
+    if n is not None:
+        sig = tuple(False if ax is None else full(e) for e, ax in zip(examples, axes))
+        try:
+            body = Batcher(n).batch(_simplified(primal), sig)
+        except CannotBatch:
+            body = None
+        if body is not None:
+            out = g.apply(body, *moved)
+    if out is None:
+        if n is None:
+            raise MyiaTypeError("vmap: the size of the batch must be known at compile time")
+        markers = tuple(None if ax is None else 0 for ax in axes)
+        out = g.apply(vmap_loop, primal, markers, g.apply(P.make_tuple, *moved), n)
+    result = primal.output.abstract
+    g.output = _moved(g, out, batched_type(result, n, 0), 0, spec.out_axes)
+    return g
+
+
+def _fn_value(g: Graph, fn: Any) -> Node | None:
+    """A node of `g` for function value `fn` (None where it is a closure).
+
+    `fn` is a function that captures nothing, or a gradient or ``vmap`` of one.
+    """
+    from ..infer.fnvalues import _captures_nothing
+    from ..primitives.grad import GradSpec
+
+    if isinstance(fn, GraphFunction) and _captures_nothing(fn):
+        return Constant(fn.graph)
+    inner = _fn_value(g, fn.fn) if isinstance(fn, (GradSpec, VmapSpec)) else None
+    if inner is None:
+        return None
+    if isinstance(fn, GradSpec):
+        return g.apply(P.grad_of, inner, fn.wrt, fn.value, fn.aux)
+    return g.apply(P.vmap_of, inner, fn.in_axes, fn.out_axes)
+
+
+def vmap_primal(spec: VmapSpec, examples: list[AbstractValue]) -> Graph:
+    """The specialized graph of ``spec.fn`` on one example (a new, nested specialization)."""
+    from ..infer.engine import Inferrer
+    from ..infer.specialize import Specializer
+
+    g = Graph(spec.name)
+    params = [g.add_parameter(f"x{i}") for i in range(len(examples))]
+    f = _fn_value(g, spec.fn)
+    if f is None:
+        raise MyiaTypeError(
+            "vmap of a function that reads variables of an enclosing function is not "
+            "supported: define it at the top level and pass those values as arguments "
+            "(in_axes None)"
+        )
+    g.output = g.apply(f, *params)
+    nested = Inferrer()
+    gctx, _ = nested.infer(g, tuple(examples))
+    return Specializer(nested).run(gctx)
