@@ -320,9 +320,10 @@ def test_vmap_inside_myia_code_and_its_gradient():
     check_grad(lambda a: np.sum(vmap(lambda u: np.sum(np.sin(u) * u))(a)), a)
 
 
-def test_vmap_inside_myia_code_refuses_other_axes():
-    with pytest.raises(ValueError, match="axis 0"):
-        myia(lambda a: vmap(lambda u: u * 2.0, in_axes=1)(a))(np.ones((2, 3)))
+def test_vmap_inside_myia_code_maps_any_axis():
+    a = np.arange(6.0).reshape(2, 3)
+    got = myia(lambda a: vmap(lambda u: u * 2.0 + np.sum(u), in_axes=1, out_axes=1)(a))(a)
+    close(got, a * 2.0 + a.sum(0, keepdims=True))
 
 
 # Trees ----------------------------------------------------------------------------------------

@@ -248,3 +248,30 @@ def batch_unbroadcast(b, node, args, bts):
         d = b.apply(P.reduce_sum, d, tuple(a + 1 for a in axes), False, None)
         d = b.apply(P.reshape, d, (b.n, *sx))
     return b.apply(P.astype, d, np.dtype(ax.dtype)), True
+
+
+@batch_rule(P.to_bool, P.to_float, P.to_int)
+def batch_to_scalar(b, node, args, bts):
+    """``bool(x)``, ``float(x)``, ``int(x)`` of a scalar: a cast of the batch's array."""
+    a = node.abstract
+    if _rank(node.inputs[1].abstract) or not hasattr(a, "dtype"):
+        return None
+    return b.apply(P.astype, args[0], np.dtype(a.dtype)), True
+
+
+@batch_rule(P.broadcast_like)
+def batch_broadcast_like(b, node, args, bts):
+    """``broadcast_like(d, like)``: `d` broadcast to the batch and one example's shape."""
+    ad, al = (i.abstract for i in node.inputs[1:])
+    if (
+        not hasattr(al, "dtype")
+        or not hasattr(ad, "dtype")
+        or any(bt not in (True, False) for bt in bts)
+    ):
+        return None
+    shape = al.shape if isinstance(al, AbstractArray) else ()
+    if None in shape:
+        return None
+    d = _lifted(b, args[0], ad, len(shape)) if bts[0] else args[0]
+    d = b.apply(P.broadcast_to, d, (b.n, *shape))
+    return b.apply(P.astype, d, np.dtype(al.dtype)), True

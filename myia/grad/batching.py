@@ -177,6 +177,16 @@ def _effects(g: Graph) -> bool:
     )
 
 
+def _graph_switch(node: Apply) -> bool:
+    """Whether `node` is ``switch(c, A, B)`` between graphs (batched where it is called)."""
+    fn = node.inputs[0]
+    return (
+        fn.is_constant
+        and fn.value is P.switch
+        and all(b.is_constant and isinstance(b.value, Graph) for b in node.inputs[2:])
+    )
+
+
 # The transform --------------------------------------------------------------------------------
 
 
@@ -211,7 +221,7 @@ class Batcher:
             out = g.output
             assert out is not None
             for node in toposort(g):
-                if node.is_apply and node is not out:
+                if node.is_apply and node is not out and not _graph_switch(node):
                     env[node] = self.node(g, node, env)
             if tail_of is not None:
                 if not (
@@ -285,13 +295,24 @@ class Batcher:
         return [self.full(v, bt, i.abstract) for (v, bt), i in zip(args, node.inputs[1:])]
 
     def loop(self, f: Any, node: Apply, args: list[tuple[Node, Any]]) -> tuple[Node, Any]:
-        """``f`` on each example, in a compiled loop: for a primitive without a rule."""
-        axes = tuple(0 if batched(bt) else None for _, bt in args)
-        vals = [
-            self.full(v, bt, i.abstract) if batched(bt) else v
-            for (v, bt), i in zip(args, node.inputs[1:])
-        ]
-        out = self.apply(vmap_loop, f, axes, self.apply(P.make_tuple, *vals), self.n)
+        """``f`` on each example, in a compiled loop: for a primitive without a rule.
+
+        The loop calls a graph applying ``f`` to the constant arguments in place (an axis
+        stays a constant) and to the others as parameters.
+        """
+        one = Graph(f"{f}:example")
+        inputs: list[Node] = []
+        axes: list[int | None] = []
+        vals: list[Node] = []
+        for (v, bt), i in zip(args, node.inputs[1:]):
+            if not batched(bt) and v.is_constant:
+                inputs.append(Constant(v.value))
+                continue
+            inputs.append(one.add_parameter())
+            axes.append(0 if batched(bt) else None)
+            vals.append(self.full(v, bt, i.abstract) if batched(bt) else v)
+        one.output = one.apply(f, *inputs)
+        out = self.apply(vmap_loop, one, tuple(axes), self.apply(P.make_tuple, *vals), self.n)
         return out, full(node.abstract)
 
     def select(self, c: tuple[Node, Any], xs: list[tuple[Node, Any]], nodes: Any, a: Any):

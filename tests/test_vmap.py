@@ -1,0 +1,170 @@
+"""``vmap`` batches the typed graph: compared with a Python loop of ``f``, with JAX, on backends.
+
+Each function is run batched inside Myia code on the generated-code backend and on the
+reference interpreter's; where the batched graph must have no loop over the examples, the
+generated code is checked for one.
+"""
+
+import numpy as np
+import pytest
+
+from myia import grad, myia, vmap
+from myia.errors import MyiaTypeError
+from myia.testing import check_grad
+
+BACKENDS = ["numpy", "debug"]
+RNG = np.random.default_rng(0)
+W = RNG.normal(size=(3, 2))
+XS = RNG.normal(size=(5, 3))
+
+
+def _loop(f, in_axes, args, out_axis=0):
+    """``f`` on each example of `args`, stacked (the specification of vmap)."""
+    n = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
+    rows = [
+        f(*(a if ax is None else np.take(a, i, axis=ax) for a, ax in zip(args, in_axes)))
+        for i in range(n)
+    ]
+    if isinstance(rows[0], tuple):
+        return tuple(np.stack(col, axis=out_axis) for col in zip(*rows))
+    return np.stack(rows, axis=out_axis)
+
+
+def _close(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _close(g, w)
+        return
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def _batched(fn, backend, *args, loop_free=True):
+    """``fn(*args)`` compiled for `backend`; with the numpy backend, checks it has no loop."""
+    f = myia(fn, backend=backend)
+    out = f(*args)
+    if backend == "numpy" and loop_free:
+        src = f.generated_code(*args)
+        assert "while" not in src and "for " not in src, src
+    return out
+
+
+def elementwise(u, v):
+    return np.tanh(u) * v + np.sum(u * u) - 1.0
+
+
+def mat(u, w):
+    return np.sin(u @ w), w.T @ u, u @ u
+
+
+def reductions(m):
+    return np.max(m, axis=0) + np.sum(m, axis=1)[:, None].T[0, 0], np.mean(m)
+
+
+def branch(x):
+    if x > 0.5:
+        y = x * 2.0
+    else:
+        y = np.sin(x) - 1.0
+    return y + 1.0
+
+
+def newton_sqrt(a):
+    x = a
+    while np.abs(x * x - a) > 1e-10 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def loss(w, x):
+    return np.sum(np.tanh(x @ w) ** 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_elementwise_with_an_unbatched_operand(backend):
+    v = RNG.normal(size=3)
+    got = _batched(lambda a, b: vmap(elementwise, in_axes=(0, None))(a, b), backend, XS, v)
+    _close(got, _loop(elementwise, (0, None), (XS, v)))
+    # a per-example scalar against a per-example vector (ranks aligned past the batch axis)
+    s = RNG.normal(size=5)
+    got = _batched(lambda a, b: vmap(lambda x, t: x * t + t)(a, b), backend, XS, s)
+    _close(got, _loop(lambda x, t: x * t + t, (0, 0), (XS, s)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_matmul_and_reductions(backend):
+    got = _batched(lambda a, w: vmap(mat, in_axes=(0, None))(a, w), backend, XS, W)
+    _close(got, _loop(mat, (0, None), (XS, W)))
+    ms = RNG.normal(size=(4, 3, 2))
+    got = _batched(lambda m: vmap(reductions)(m), backend, ms)
+    _close(got, _loop(reductions, (0,), (ms,)))
+
+
+def test_in_axes_out_axes_and_nested_vmap():
+    a = RNG.normal(size=(3, 4))
+    got = vmap(lambda u: u * 2.0 + np.sum(u), in_axes=1, out_axes=1)(a)
+    _close(got, _loop(lambda u: u * 2.0 + np.sum(u), (1,), (a,), out_axis=1))
+    m = RNG.normal(size=(2, 3, 4))
+    got = _batched(lambda m: vmap(vmap(lambda u: np.sum(u * u)))(m), "numpy", m)
+    _close(got, (m * m).sum(-1))
+    got = vmap(vmap(lambda u, w: u @ w, in_axes=(0, None)), in_axes=(0, None))(m, a.T)
+    _close(got, m @ a.T)
+
+
+def test_against_jax_vmap():
+    jax = pytest.importorskip("jax")
+    with jax.enable_x64(True):
+        want = jax.vmap(lambda u, w: jax.numpy.sin(u @ w), in_axes=(0, None))(XS, W)
+        want_t = jax.vmap(lambda u: u * 2.0, in_axes=1, out_axes=1)(XS)
+        want_g = jax.vmap(
+            jax.grad(lambda w, x: jax.numpy.sum(jax.numpy.tanh(x @ w) ** 2)), in_axes=(None, 0)
+        )(W, XS)
+    _close(vmap(lambda u, w: np.sin(u @ w), in_axes=(0, None))(XS, W), np.asarray(want))
+    _close(vmap(lambda u: u * 2.0, in_axes=1, out_axes=1)(XS), np.asarray(want_t))
+    _close(vmap(grad(loss), in_axes=(None, 0))(W, XS), np.asarray(want_g))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_per_example_gradients(backend):
+    got = _batched(lambda w, x: vmap(grad(loss), in_axes=(None, 0))(w, x), backend, W, XS)
+    assert got.shape == (5, 3, 2)
+    _close(got, _loop(grad(loss), (None, 0), (W, XS)))
+    for i in range(2):  # each example's gradient against finite differences
+        check_grad(loss, W, XS[i], wrt=0)
+
+
+def test_gradient_of_a_vmap_against_finite_differences():
+    check_grad(lambda a: np.sum(vmap(lambda u: np.sum(np.sin(u) * u))(a) ** 2), XS[:3])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_branch_on_a_batched_value_selects_per_example(backend):
+    xs = np.array([0.1, 0.7, 2.0, 0.3, -1.0])
+    got = _batched(lambda a: vmap(branch)(a), backend, xs)
+    _close(got, _loop(branch, (0,), (xs,)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loop_with_a_trip_count_per_example(backend):
+    a = np.array([0.5, 4.0, 1e6, 2.0, 30.0])
+    f = myia(lambda a: vmap(newton_sqrt)(a), backend=backend)
+    _close(f(a), _loop(newton_sqrt, (0,), (a,)))
+    if backend == "numpy":
+        src = f.generated_code(a)
+        # one loop, over the batch at once, not one per example
+        assert src.count("while") == 1 and "array_getitem" not in src, src
+    # the gradient of a loop runs once per example (its stack is not batched yet)
+    _close(vmap(grad(newton_sqrt))(a), 0.5 / np.sqrt(a))
+
+
+def test_a_primitive_without_a_rule_runs_per_example():
+    xs = RNG.normal(size=(4, 3))
+    got = vmap(lambda u: np.cumsum(u) * 2.0)(xs)
+    _close(got, np.cumsum(xs, axis=1) * 2.0)
+
+
+def test_lists_cannot_be_batched():
+    with pytest.raises(MyiaTypeError, match="list"):
+        myia(lambda n: vmap(lambda x: [x] * n)(np.ones(3)))(2)
+    with pytest.raises(MyiaTypeError, match="list"):
+        vmap(lambda xs: xs[0], in_axes=0)([np.ones(2), np.ones(3)])
