@@ -52,6 +52,7 @@ NO_FOLD = frozenset(
         P.env_setitem,
         P.env_add,
         P.grad_of,
+        P.vmap_of,
         P.record_setattr,
         P.record_from_fields,
         P.dict_setitem,

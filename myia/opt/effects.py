@@ -34,6 +34,7 @@ TOTAL: frozenset[Primitive] = frozenset(
         P.record_setattr, P.make_kwarg, P.partial, P.make_slice,
         P.env_new, P.env_setitem, P.env_getitem, P.env_add, P.gzeros, P.gzeros_unread, P.gadd,
         P.unbroadcast, P.broadcast_like, P.shape, P.ndim, P.size, P.dtype_of, P.grad_of,
+        P.vmap_of,
     ]
 )  # fmt: skip
 
