@@ -276,6 +276,12 @@ RULE_CASES = [
     ("unbroadcast_same", lambda d, x: P.unbroadcast(d, x), (np.ones(3), np.zeros(3)), ""),
     ("broadcast_like_same", lambda x: P.broadcast_like(1, x), (2.0,), ""),
     ("mul_one", lambda x: x * 1 + 1.0 * x, (np.ones(3),), ""),
+    (
+        "where_same",
+        lambda c, x: P.where(c, x, x),
+        (np.array([True, False, True]), np.ones(3)),
+        "",
+    ),
     ("mul_zero_integer", lambda n: n * 0, (7,), ""),
     ("add_zero", lambda n: n + 0, (7,), ""),
     ("sub_zero", lambda x: x - 0, (-0.0,), ""),

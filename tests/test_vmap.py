@@ -5,6 +5,8 @@ reference interpreter's; where the batched graph must have no loop over the exam
 generated code is checked for one.
 """
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -12,7 +14,7 @@ from myia import grad, myia, vmap
 from myia.errors import MyiaTypeError
 from myia.testing import check_grad
 
-BACKENDS = ["numpy", "debug"]
+BACKENDS = ["numpy", "debug"] + (["jax"] if importlib.util.find_spec("jax") else [])
 RNG = np.random.default_rng(0)
 W = RNG.normal(size=(3, 2))
 XS = RNG.normal(size=(5, 3))
@@ -168,3 +170,24 @@ def test_lists_cannot_be_batched():
         myia(lambda n: vmap(lambda x: [x] * n)(np.ones(3)))(2)
     with pytest.raises(MyiaTypeError, match="list"):
         vmap(lambda xs: xs[0], in_axes=0)([np.ones(2), np.ones(3)])
+
+
+def test_batches_of_different_sizes_and_closures_are_type_errors():
+    with pytest.raises(MyiaTypeError, match="different sizes"):
+        vmap(lambda t: t[0] + t[1])((np.ones(2), np.ones(3)))
+
+    @myia
+    def closure(xs, k):
+        return vmap(lambda x: x * k)(xs)
+
+    with pytest.raises(MyiaTypeError, match="enclosing function") as info:
+        closure(np.ones(3), 2.0)
+    assert any("test_vmap.py" in str(f.location) for f in info.value.frames)
+
+
+def test_a_loop_state_untouched_by_the_batch_stays_unbatched():
+    a = np.array([0.5, 4.0, 9.0])
+    f = myia(lambda a: vmap(newton_sqrt)(a))
+    _close(f(a), np.sqrt(a))
+    # only `x` changes: `a` is not selected per example (where(c, a, a) => a)
+    assert f.generated_code(a).count("where(") == 1

@@ -115,10 +115,13 @@ def _batch_size(sizes: list[int | None]) -> int | None:
 
 def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) -> AbstractValue:
     """The type of ``vmap(f)(args)``: ``f``'s result on one example, with a batch axis."""
-    axes = in_axes_of(spec, len(args))
-    sizes: list[int | None] = []
-    examples = [a if ax is None else example_type(a, ax, sizes) for a, ax in zip(args, axes)]
-    n = _batch_size(sizes)
+    examples, n = example_types(spec, args)
+    if _fn_value(Graph(), spec.fn) is None:
+        raise MyiaTypeError(
+            "vmap of a function that reads variables of an enclosing function is not "
+            "supported yet: define it at the top level and pass those values as arguments "
+            "(with in_axes None)"
+        )
     result = inferrer.call(spec.fn, examples)
     if not isinstance(spec.out_axes, int) or isinstance(spec.out_axes, bool):
         raise MyiaTypeError(f"vmap: out_axes is an int, not {spec.out_axes!r}")
@@ -477,12 +480,7 @@ def vmap_primal(spec: VmapSpec, examples: list[AbstractValue]) -> Graph:
     g = Graph(spec.name)
     params = [g.add_parameter(f"x{i}") for i in range(len(examples))]
     f = _fn_value(g, spec.fn)
-    if f is None:
-        raise MyiaTypeError(
-            "vmap of a function that reads variables of an enclosing function is not "
-            "supported: define it at the top level and pass those values as arguments "
-            "(in_axes None)"
-        )
+    assert f is not None  # `infer_vmap_call` refused closures
     g.output = g.apply(f, *params)
     nested = Inferrer()
     gctx, _ = nested.infer(g, tuple(examples))

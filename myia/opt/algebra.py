@@ -232,6 +232,16 @@ def mul_one(node: Apply, opt: Any) -> Node | None:
     return None
 
 
+@rewrite(P.where)
+def where_same(node: Apply, opt: Any) -> Node | None:
+    """Drop a choice between a value and itself (a batched loop's unchanged variables).
+
+    where(c, x, x) => x
+    """
+    _, x, y = node.inputs[1:]
+    return _keep(x, node) if x is y else None
+
+
 @rewrite(P.mul)
 def mul_zero_integer(node: Apply, opt: Any) -> Node | None:
     """Replace a multiplication of integers by zero with zero.
@@ -375,6 +385,7 @@ FOLD: list[Rewrite] = [known_value, getitem_constant, make_tuple_constant, fold_
 
 ALGEBRA: list[Rewrite] = [
     mul_one,
+    where_same,
     mul_zero_integer,
     add_zero,
     sub_zero,
