@@ -6,6 +6,7 @@ generated code is checked for one.
 """
 
 import importlib.util
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -191,3 +192,34 @@ def test_a_loop_state_untouched_by_the_batch_stays_unbatched():
     _close(f(a), np.sqrt(a))
     # only `x` changes: `a` is not selected per example (where(c, a, a) => a)
     assert f.generated_code(a).count("where(") == 1
+
+
+@dataclass
+class Layer:
+    w: np.ndarray
+    b: np.ndarray
+
+
+def layer_loss(layer, x):
+    return np.sum(np.tanh(x @ layer.w + layer.b) ** 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_records_are_batched_by_their_fields(backend):
+    layer = Layer(W, np.ones(2))
+    got = _batched(
+        lambda p, x: vmap(grad(layer_loss), in_axes=(None, 0))(p, x), backend, layer, XS
+    )
+    want = [grad(layer_loss)(layer, x) for x in XS]
+    _close(got.w, np.stack([g.w for g in want]))
+    _close(got.b, np.stack([g.b for g in want]))
+    layers = Layer(np.stack([W, 2 * W]), np.ones((2, 2)))
+    got = _batched(lambda p, x: vmap(layer_loss, in_axes=(0, None))(p, x), backend, layers, XS[0])
+    _close(
+        got, [layer_loss(Layer(W, np.ones(2)), XS[0]), layer_loss(Layer(2 * W, np.ones(2)), XS[0])]
+    )
+
+
+def test_gradients_through_a_batched_loop_and_branch():
+    check_grad(lambda a: np.sum(vmap(newton_sqrt)(a)), np.array([0.5, 4.0, 9.0, 30.0]))
+    check_grad(lambda a: np.sum(vmap(branch)(a) ** 2), np.array([0.1, 0.7, 2.0, 0.3]))

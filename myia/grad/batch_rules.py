@@ -80,6 +80,27 @@ def batch_tuple_getitem(b, node, args, bts):
     return b.apply(P.tuple_getitem, args[0], i), bt
 
 
+@batch_rule(P.make_record)
+def batch_make_record(b, node, args, bts):
+    return b.apply(P.make_record, *args), tuple(bts[1:])
+
+
+@batch_rule(P.record_getattr)
+def batch_record_getattr(b, node, args, bts):
+    name = _const(node, 1)
+    r = node.inputs[1].abstract
+    if bts[1] or not isinstance(name, str) or not hasattr(r, "names"):
+        return None
+    bt = bts[0][r.names.index(name)] if isinstance(bts[0], tuple) else bts[0]
+    return b.apply(P.record_getattr, args[0], name), bt
+
+
+@batch_rule(P.gmaterialize)
+def batch_gmaterialize(b, node, args, bts):
+    """A sensitivity built: its batched leaves are built already."""
+    return b.apply(P.gmaterialize, args[0]), bts[0]
+
+
 @batch_rule(P.seq)
 def batch_seq(b, node, args, bts):
     return b.apply(P.seq, *args), bts[1]

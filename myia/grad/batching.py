@@ -27,10 +27,12 @@ from ..abstract.data import (
     AbstractArray,
     AbstractConstant,
     AbstractList,
+    AbstractRecord,
     AbstractScalar,
     AbstractTuple,
     AbstractValue,
     GraphFunction,
+    SelfRef,
     show,
 )
 from ..errors import MyiaTypeError
@@ -82,6 +84,8 @@ def example_type(a: AbstractValue, ax: int, sizes: list[int | None]) -> Abstract
         return AbstractArray(a.dtype, rest) if rest else AbstractScalar(a.dtype)
     if isinstance(a, AbstractTuple):
         return AbstractTuple(tuple(example_type(e, ax, sizes) for e in a.elements))
+    if isinstance(a, AbstractRecord) and not _recursive(a):
+        return AbstractRecord(a.cls, tuple(example_type(e, ax, sizes) for e in a.fields))
     if isinstance(a, AbstractConstant) and a.value is None:
         return a
     if isinstance(a, AbstractList):
@@ -99,11 +103,17 @@ def batched_type(a: AbstractValue, n: int | None, ax: int) -> AbstractValue:
         return AbstractArray(a.dtype, a.shape[:k] + (n,) + a.shape[k:])
     if isinstance(a, AbstractTuple):
         return AbstractTuple(tuple(batched_type(e, n, ax) for e in a.elements))
+    if isinstance(a, AbstractRecord) and not _recursive(a):
+        return AbstractRecord(a.cls, tuple(batched_type(e, n, ax) for e in a.fields))
     if isinstance(a, AbstractConstant) and a.value is None:
         return a
     if isinstance(a, AbstractList):
         _no_list(a, "the function returns a list")
     raise MyiaTypeError(f"vmap: the function returns {show(a)}, which cannot be batched")
+
+
+def _recursive(a: AbstractRecord) -> bool:
+    return any(isinstance(f, SelfRef) for f in a.fields)
 
 
 def _batch_size(sizes: list[int | None]) -> int | None:
@@ -146,9 +156,8 @@ def full(a: Any) -> Any:
     """The batchedness of a batched value of per-example type `a`: every array and scalar."""
     if isinstance(a, (AbstractArray, AbstractScalar)):
         return True
-    if isinstance(a, AbstractTuple):
-        return tuple(full(e) for e in a.elements)
-    return False
+    ps = parts(a)
+    return tuple(full(e) for _, _, e in ps) if ps is not None else False
 
 
 def batched(bt: Any) -> bool:
@@ -163,6 +172,31 @@ def element(bt: Any, i: int) -> Any:
 def rank(a: Any) -> int:
     """The number of dimensions of one example of type `a` (0 for scalars)."""
     return len(a.shape) if isinstance(a, AbstractArray) else 0
+
+
+def parts(a: Any) -> list[tuple[Any, Any, Any]] | None:
+    """The elements of a tuple or record of type `a`: (getter, key, type); None for a leaf."""
+    if isinstance(a, AbstractTuple):
+        return [(P.tuple_getitem, i, e) for i, e in enumerate(a.elements)]
+    if isinstance(a, AbstractRecord):
+        return [(P.record_getattr, name, a.field(name)) for name in a.names]
+    return None
+
+
+def rebuild(g: Graph, a: Any, nodes: list[Node]) -> Node:
+    """The tuple or record of type `a` (its elements changed) made of `nodes` in `g`."""
+    if isinstance(a, AbstractTuple):
+        return g.apply(P.make_tuple, *nodes)
+    return g.apply(P.make_record, a.cls, *nodes)
+
+
+def _mapped(g: Graph, a: Any, f: Any, *vs: Node) -> Node:
+    """``f(*elements, type)`` of each element of the tuples or records `vs` of type `a`."""
+    return rebuild(
+        g,
+        a,
+        [f(*(g.apply(get, v, key) for v in vs), e) for get, key, e in parts(a) or ()],
+    )
 
 
 class CannotBatch(Exception):
@@ -254,16 +288,18 @@ class Batcher:
 
     def full(self, v: Node, bt: Any, a: Any) -> Node:
         """`v` (batchedness `bt`, per-example type `a`) with every array and scalar batched."""
-        if bt is True or not isinstance(a, (AbstractArray, AbstractScalar, AbstractTuple)):
+        if bt is True or bt == full(a):
             return v
-        if isinstance(a, AbstractTuple):
-            return self.apply(
-                P.make_tuple,
-                *[
-                    self.full(self.apply(P.tuple_getitem, v, i), element(bt, i), e)
-                    for i, e in enumerate(a.elements)
-                ],
+        ps = parts(a)
+        if ps is not None:
+            bts = [element(bt, i) for i in range(len(ps))]
+            return rebuild(
+                self.graph,
+                a,
+                [self.full(self.apply(get, v, k), b, e) for (get, k, e), b in zip(ps, bts)],
             )
+        if not isinstance(a, (AbstractArray, AbstractScalar)):
+            return v
         shape = a.shape if isinstance(a, AbstractArray) else ()
         if any(d is None for d in shape):
             raise CannotBatch("an unbatched array of unknown shape to broadcast")
@@ -329,16 +365,8 @@ class Batcher:
 
     def where(self, c: Node, x: Node, y: Node, a: Any) -> Node:
         """Per example (`c` batched, per-example scalar), `x` where `c` holds, else `y`."""
-        if isinstance(a, AbstractTuple):
-            return self.apply(
-                P.make_tuple,
-                *[
-                    self.where(
-                        c, self.apply(P.tuple_getitem, x, i), self.apply(P.tuple_getitem, y, i), e
-                    )
-                    for i, e in enumerate(a.elements)
-                ],
-            )
+        if parts(a) is not None:
+            return _mapped(self.graph, a, lambda x, y, e: self.where(c, x, y, e), x, y)
         if not isinstance(a, (AbstractArray, AbstractScalar)):
             return x
         r = rank(a)
@@ -406,14 +434,8 @@ class Batcher:
 
 def _moved(g: Graph, v: Node, a: Any, src: int, dst: int) -> Node:
     """`v` (type `a`) with axis `src` of each array moved to `dst`."""
-    if isinstance(a, AbstractTuple):
-        return g.apply(
-            P.make_tuple,
-            *[
-                _moved(g, g.apply(P.tuple_getitem, v, i), e, src, dst)
-                for i, e in enumerate(a.elements)
-            ],
-        )
+    if parts(a) is not None:
+        return _mapped(g, a, lambda x, e: _moved(g, x, e, src, dst), v)
     if not isinstance(a, AbstractArray) or src % len(a.shape) == dst % len(a.shape):
         return v
     return g.apply(P.moveaxis, v, src, dst)
