@@ -223,3 +223,16 @@ def test_records_are_batched_by_their_fields(backend):
 def test_gradients_through_a_batched_loop_and_branch():
     check_grad(lambda a: np.sum(vmap(newton_sqrt)(a)), np.array([0.5, 4.0, 9.0, 30.0]))
     check_grad(lambda a: np.sum(vmap(branch)(a) ** 2), np.array([0.1, 0.7, 2.0, 0.3]))
+
+
+def test_the_per_example_loop_keeps_each_example_to_itself():
+    # an infinity in one example's result does not reach the others' (no masked sums)
+    xs = np.array([[1.0, 2.0], [0.0, 1.0], [4.0, 1.0]])
+    with np.errstate(divide="ignore"):
+        want = np.cumsum(1.0 / xs, axis=1)
+        got = vmap(lambda u: np.cumsum(1.0 / u))(xs)
+    _close(got, want)
+    # the gradient of a function run once per example, against finite differences
+    check_grad(lambda a: np.sum(vmap(lambda u: np.cumsum(u * u))(a)), xs + 1.0)
+    a = np.array([0.5, 4.0, 9.0])
+    _close(vmap(grad(newton_sqrt))(a), 0.5 / np.sqrt(a))

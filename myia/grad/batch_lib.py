@@ -42,69 +42,68 @@ def _slice_args(args, axes, i):
     return (_slice(args[0], axes[0], i),) + _slice_args(args[1:], axes[1:], i)
 
 
-def _batch_of(y, ks):
-    """Zeros for a result like `y` per element of `ks` (the batch), the batch first."""
+def _batch_of(y, n):
+    """Zeros for `n` results like `y`, the batch first."""
     if isinstance(y, np.ndarray):
-        return np.zeros(np.shape(ks) + y.shape, dtype=y.dtype)
+        return np.zeros((n,) + y.shape, dtype=y.dtype)
     if isinstance(y, bool):
-        return np.zeros(np.shape(ks), dtype=np.bool_)
+        return np.zeros((n,), dtype=np.bool_)
     if isinstance(y, int):
-        return np.zeros(np.shape(ks), dtype=np.int64)
-    return np.zeros(np.shape(ks))
+        return np.zeros((n,), dtype=np.int64)
+    return np.zeros((n,))
 
 
-def _put(rows, mask, y):
-    """`rows` with ``y`` added at the row that `mask` (over the batch) selects."""
-    return rows + np.reshape(np.reshape(mask, (-1, 1)) * np.reshape(y, (1, -1)), np.shape(rows))
+def _put(rows, i, y):
+    """`rows` with ``y`` at row `i` (which holds zeros)."""
+    return P.array_index_add(rows, i, y)
 
 
-def _batch_tree(y, ks):
+def _batch_tree(y, n):
     """`_batch_of` at each leaf of the structure `y`."""
     if y is None:
         return None
     if isinstance(y, tuple):
-        return _batch_tuple(y, ks)
+        return _batch_tuple(y, n)
     if isinstance(y, dict):
-        return P.dict_from_values(y, _batch_tuple(P.dict_values(y), ks))
+        return P.dict_from_values(y, _batch_tuple(P.dict_values(y), n))
     if _is_record(y):
-        return P.record_from_fields(y, _batch_tuple(P.record_fields(y), ks))
-    return _batch_of(y, ks)
+        return P.record_from_fields(y, _batch_tuple(P.record_fields(y), n))
+    return _batch_of(y, n)
 
 
-def _batch_tuple(ys, ks):
+def _batch_tuple(ys, n):
     if len(ys) == 0:
         return ()
-    return (_batch_tree(ys[0], ks),) + _batch_tuple(ys[1:], ks)
+    return (_batch_tree(ys[0], n),) + _batch_tuple(ys[1:], n)
 
 
-def _put_tree(rows, mask, y):
+def _put_tree(rows, i, y):
     """`_put` at each leaf of the structures `rows` and `y`."""
     if y is None:
         return None
     if isinstance(y, tuple):
-        return _put_tuple(rows, mask, y)
+        return _put_tuple(rows, i, y)
     if isinstance(y, dict):
-        return P.dict_from_values(rows, _put_tuple(P.dict_values(rows), mask, P.dict_values(y)))
+        return P.dict_from_values(rows, _put_tuple(P.dict_values(rows), i, P.dict_values(y)))
     if _is_record(y):
-        fields = _put_tuple(P.record_fields(rows), mask, P.record_fields(y))
+        fields = _put_tuple(P.record_fields(rows), i, P.record_fields(y))
         return P.record_from_fields(rows, fields)
-    return _put(rows, mask, y)
+    return _put(rows, i, y)
 
 
-def _put_tuple(rows, mask, ys):
+def _put_tuple(rows, i, ys):
     if len(ys) == 0:
         return ()
-    return (_put_tree(rows[0], mask, ys[0]),) + _put_tuple(rows[1:], mask, ys[1:])
+    return (_put_tree(rows[0], i, ys[0]),) + _put_tuple(rows[1:], i, ys[1:])
 
 
 def vmap_loop(f, axes, args, n):
     """The results of ``f`` on each of the `n` slices of `args` (batch axes `axes`), stacked."""
-    ks = np.arange(n)
     first = f(*_slice_args(args, axes, 0))
-    rows = _put_tree(_batch_tree(first, ks), ks == 0, first)
+    rows = _put_tree(_batch_tree(first, n), 0, first)
     i = 1
     while i < n:
         y = f(*_slice_args(args, axes, i))
-        rows = _put_tree(rows, ks == i, y)
+        rows = _put_tree(rows, i, y)
         i = i + 1
     return rows
