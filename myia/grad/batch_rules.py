@@ -226,6 +226,10 @@ def batch_matmul(b, node, args, bts):
     if rx == 0 or ry == 0:
         return None
     x, y = args
+    if rx == 1 and ry == 2 and bts == [True, False]:
+        return b.apply(P.matmul, x, y), True  # the rows of one matrix product
+    if rx == 2 and ry == 1 and bts == [False, True]:
+        return b.apply(P.matmul, y, b.apply(P.transpose, x, (1, 0))), True
     if rx == 1:
         x = b.apply(P.expand_dims, x, -2)
     if ry == 1:
