@@ -370,19 +370,25 @@ def hessian(f: Callable[..., Any], argnums: int = 0) -> Callable[..., Any]:
 def vmap(f: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
     """`f` mapped over an axis of its arguments, as JAX's ``vmap``.
 
-    ``in_axes`` (an int, None, or one per argument) says which axis of each argument (of each
-    array in it) is the batch (None: not batched); ``out_axes`` (an int) where the batch goes
-    in every result. ``f``'s graph is batched before running (`myia.grad.batching`): one
-    program computes every example, with no loop over them.
+    ``in_axes`` (an int, None, or one per argument, each a tuple of them for a tuple or record
+    argument) says which axis of each array is the batch (None: not batched); ``out_axes``
+    (an int, or a tuple of them for a tuple result) where the batch goes in the results.
+    ``f``'s graph is batched before running (`myia.grad.batching`): one program computes
+    every example, with no loop over them.
     """
-    key = tuple(in_axes) if isinstance(in_axes, list) else in_axes
-    compiled = _compiled(("vmap", f, key, out_axes), lambda *args: vmap_(f, key, out_axes)(*args))
+    ins, outs = _axes_key(in_axes), _axes_key(out_axes)
+    compiled = _compiled(("vmap", f, ins, outs), lambda *args: vmap_(f, ins, outs)(*args))
 
     @functools.wraps(f)
     def batched(*args: Any) -> Any:
         return compiled(*args)
 
     return batched
+
+
+def _axes_key(ax: Any) -> Any:
+    """`ax` with its lists as tuples (a constant of the compiled entry, and a key)."""
+    return tuple(map(_axes_key, ax)) if isinstance(ax, (tuple, list)) else ax
 
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:

@@ -236,3 +236,16 @@ def test_the_per_example_loop_keeps_each_example_to_itself():
     check_grad(lambda a: np.sum(vmap(lambda u: np.cumsum(u * u))(a)), xs + 1.0)
     a = np.array([0.5, 4.0, 9.0])
     _close(vmap(grad(newton_sqrt))(a), 0.5 / np.sqrt(a))
+
+
+def test_axes_per_element_of_a_tuple():
+    a, b = RNG.normal(size=(3, 4)), RNG.normal(size=(4, 2))
+
+    def f(pair, s):
+        return pair[0] * s, np.sum(pair[1]) * s
+
+    got = vmap(f, in_axes=((1, 0), None), out_axes=(1, 0))((a, b), 2.0)
+    want = _loop(lambda u, v: f((u, v), 2.0), (1, 0), (a, b))
+    _close(got, (want[0].T, want[1]))
+    with pytest.raises(MyiaTypeError, match="do not match"):
+        vmap(f, in_axes=((1, 0, 0), None))((a, b), 2.0)

@@ -53,18 +53,43 @@ def _axis(ax: Any, rank: int, what: str) -> int:
     return ax % rank
 
 
-def in_axes_of(spec: VmapSpec, nargs: int) -> tuple[int | None, ...]:
-    """The batch axis of each argument (None: not batched)."""
+def _check_axes(ax: Any, what: str) -> None:
+    if isinstance(ax, tuple):
+        for a in ax:
+            _check_axes(a, what)
+    elif ax is not None and (not isinstance(ax, int) or isinstance(ax, bool)):
+        raise MyiaTypeError(f"vmap: {what} are ints, None, or tuples of them, not {ax!r}")
+
+
+def _all_none(ax: Any) -> bool:
+    return all(map(_all_none, ax)) if isinstance(ax, tuple) else ax is None
+
+
+def in_axes_of(spec: VmapSpec, nargs: int) -> tuple[Any, ...]:
+    """The batch axis of each argument (None: not batched; a tuple: one per element)."""
     ax = spec.in_axes
     axes = tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) * nargs
     if len(axes) != nargs:
         raise MyiaTypeError(f"vmap: in_axes has {len(axes)} entries for {nargs} arguments")
-    for a in axes:
-        if a is not None and (not isinstance(a, int) or isinstance(a, bool)):
-            raise MyiaTypeError(f"vmap: in_axes are ints or None, not {a!r}")
-    if all(a is None for a in axes):
+    _check_axes(axes, "in_axes")
+    if _all_none(axes):
         raise MyiaTypeError("vmap: at least one argument must be batched (in_axes not all None)")
     return axes
+
+
+def _retyped(a: Any, elements: list[Any]) -> Any:
+    """The tuple or record type `a` with these element types."""
+    if isinstance(a, AbstractTuple):
+        return AbstractTuple(tuple(elements))
+    return AbstractRecord(a.cls, tuple(elements))
+
+
+def _per_element(a: Any, ax: tuple[Any, ...], what: str) -> list[Any]:
+    """The element types of `a`, which has one element per axis of `ax`."""
+    ps = parts(a)
+    if ps is None or len(ps) != len(ax):
+        raise MyiaTypeError(f"vmap: {what} {ax!r} do not match the structure of {show(a)}")
+    return [e for _, _, e in ps]
 
 
 def _no_list(a: AbstractValue, where: str) -> None:
@@ -77,6 +102,11 @@ def _no_list(a: AbstractValue, where: str) -> None:
 
 def example_type(a: AbstractValue, ax: int, sizes: list[int | None]) -> AbstractValue:
     """The type of one example of a value of type `a` batched on axis `ax`."""
+    if ax is None:
+        return a
+    if isinstance(ax, tuple):
+        elements = _per_element(a, ax, "in_axes")
+        return _retyped(a, [example_type(e, x, sizes) for e, x in zip(elements, ax)])
     if isinstance(a, AbstractArray):
         k = _axis(ax, len(a.shape), "in_axes")
         sizes.append(a.shape[k])
@@ -95,6 +125,11 @@ def example_type(a: AbstractValue, ax: int, sizes: list[int | None]) -> Abstract
 
 def batched_type(a: AbstractValue, n: int | None, ax: int) -> AbstractValue:
     """The type of the results of the examples, of type `a`, stacked on axis `ax`."""
+    if isinstance(ax, tuple):
+        elements = _per_element(a, ax, "out_axes")
+        return _retyped(a, [batched_type(e, n, x) for e, x in zip(elements, ax)])
+    if ax is None and isinstance(a, (AbstractArray, AbstractScalar)):
+        raise MyiaTypeError("vmap: out_axes None is for results that are not batched")
     if isinstance(a, AbstractScalar):
         _axis(ax, 1, "out_axes")
         return AbstractArray(a.dtype, (n,))
@@ -133,8 +168,7 @@ def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) ->
             "(with in_axes None)"
         )
     result = inferrer.call(spec.fn, examples)
-    if not isinstance(spec.out_axes, int) or isinstance(spec.out_axes, bool):
-        raise MyiaTypeError(f"vmap: out_axes is an int, not {spec.out_axes!r}")
+    _check_axes(spec.out_axes, "out_axes")
     return batched_type(result, n, spec.out_axes)
 
 
@@ -142,8 +176,15 @@ def example_types(spec: VmapSpec, args: list[AbstractValue]) -> tuple[list[Any],
     """The types of one example of the arguments, and the batch size."""
     axes = in_axes_of(spec, len(args))
     sizes: list[int | None] = []
-    out = [a if ax is None else example_type(a, ax, sizes) for a, ax in zip(args, axes)]
+    out = [example_type(a, ax, sizes) for a, ax in zip(args, axes)]
     return out, _batch_size(sizes)
+
+
+def _sig(e: Any, ax: Any) -> Any:
+    """The batchedness of an argument of per-example type `e` batched on axes `ax`."""
+    if isinstance(ax, tuple):
+        return tuple(_sig(x, a) for x, a in zip(_per_element(e, ax, "in_axes"), ax))
+    return False if ax is None else full(e)
 
 
 # Batchedness ----------------------------------------------------------------------------------
@@ -432,8 +473,16 @@ class Batcher:
 # The graph of ``vmap(f)(args)`` ---------------------------------------------------------------
 
 
-def _moved(g: Graph, v: Node, a: Any, src: int, dst: int) -> Node:
-    """`v` (type `a`) with axis `src` of each array moved to `dst`."""
+def _moved(g: Graph, v: Node, a: Any, src: Any, dst: Any) -> Node:
+    """`v` (type `a`) with axis `src` of each array moved to `dst` (trees of axes: per element)."""
+    if isinstance(src, tuple) or isinstance(dst, tuple):
+        n = len(parts(a) or ())
+        srcs = src if isinstance(src, tuple) else (src,) * n
+        dsts = dst if isinstance(dst, tuple) else (dst,) * n
+        steps = iter(zip(srcs, dsts))
+        return _mapped(g, a, lambda x, e: _moved(g, x, e, *next(steps)), v)
+    if src is None or dst is None:
+        return v
     if parts(a) is not None:
         return _mapped(g, a, lambda x, e: _moved(g, x, e, src, dst), v)
     if not isinstance(a, AbstractArray) or src % len(a.shape) == dst % len(a.shape):
@@ -456,21 +505,21 @@ def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -
     examples, n = example_types(spec, args)
     g = Graph(spec.name)
     params = [g.add_parameter(p.debug.find_name()) for p in primal.parameters]
-    moved = [p if ax is None else _moved(g, p, a, ax, 0) for p, a, ax in zip(params, args, axes)]
-    out: Node | None = None
-    if n is not None:
-        sig = tuple(False if ax is None else full(e) for e, ax in zip(examples, axes))
-        try:
-            body = Batcher(n).batch(_simplified(primal), sig)
-        except CannotBatch:
-            body = None
-        if body is not None:
-            out = g.apply(body, *moved)
-    if out is None:
-        if n is None:
-            raise MyiaTypeError("vmap: the size of the batch must be known at compile time")
-        markers = tuple(None if ax is None else 0 for ax in axes)
-        out = g.apply(vmap_loop, primal, markers, g.apply(P.make_tuple, *moved), n)
+    moved = [_moved(g, p, a, ax, 0) for p, a, ax in zip(params, args, axes)]
+    if n is None:
+        raise MyiaTypeError("vmap: the size of the batch must be known at compile time")
+    sig = tuple(_sig(e, ax) for e, ax in zip(examples, axes))
+    batcher = Batcher(n)
+    try:
+        out: Node = g.apply(batcher.batch(_simplified(primal), sig), *moved)
+    except CannotBatch:
+        # Once per example: the arguments batched in part are batched in whole.
+        batcher.graph = g
+        markers = tuple(0 if batched(bt) else None for bt in sig)
+        vals = [
+            batcher.full(v, bt, e) if batched(bt) else v for v, bt, e in zip(moved, sig, examples)
+        ]
+        out = g.apply(vmap_loop, primal, markers, g.apply(P.make_tuple, *vals), n)
     result = primal.output.abstract
     g.output = _moved(g, out, batched_type(result, n, 0), 0, spec.out_axes)
     return g
