@@ -161,11 +161,11 @@ def _batch_size(sizes: list[int | None]) -> int | None:
 def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) -> AbstractValue:
     """The type of ``vmap(f)(args)``: ``f``'s result on one example, with a batch axis."""
     examples, n = example_types(spec, args)
-    if _fn_value(Graph(), spec.fn) is None:
+    if _fn_value(Graph(), spec.fn) is None and not is_closure(spec.fn):
         raise MyiaTypeError(
-            "vmap of a function that reads variables of an enclosing function is not "
-            "supported yet: define it at the top level and pass those values as arguments "
-            "(with in_axes None)"
+            "vmap of a gradient or vmap of a function that reads variables of an enclosing "
+            "function is not supported yet: define it at the top level and pass those "
+            "values as arguments (with in_axes None)"
         )
     result = inferrer.call(spec.fn, examples)
     _check_axes(spec.out_axes, "out_axes")
@@ -556,3 +556,63 @@ def vmap_primal(spec: VmapSpec, examples: list[AbstractValue]) -> Graph:
     nested = Inferrer()
     gctx, _ = nested.infer(g, tuple(examples))
     return Specializer(nested).run(gctx)
+
+
+def is_closure(fn: Any) -> bool:
+    """Whether function value `fn` reads variables of an enclosing function."""
+    from ..infer.fnvalues import _captures_nothing
+
+    return isinstance(fn, GraphFunction) and not _captures_nothing(fn)
+
+
+def vmap_graph(
+    spec: VmapSpec, args: list[AbstractValue], closure: Graph | None, call: Apply
+) -> tuple[Graph, list[AbstractValue]]:
+    """The graph of the call `call` of ``vmap(f)`` on `args`, and its argument types.
+
+    A closure's specialization `closure` is lifted: its free variables become parameters
+    that are not batched, and `call` passes them.
+    """
+    if closure is None:
+        primal = vmap_primal(spec, example_types(spec, args)[0])
+        return build_vmap_graph(primal, spec, args), args
+    fvs = list(Scopes(closure).free_variables_total[closure])
+    for fv in fvs:
+        if not _in_scope(fv, call.graph):
+            raise MyiaTypeError(
+                "vmap of a closure called away from where it is defined: pass the values "
+                "it reads as arguments (with in_axes None)"
+            )
+    lifted = _lifted(closure, fvs)
+    axes = in_axes_of(spec, len(args)) + (None,) * len(fvs)
+    call.inputs = [*call.inputs, *fvs]
+    args = [*args, *(fv.abstract for fv in fvs)]
+    return build_vmap_graph(lifted, VmapSpec(spec.fn, axes, spec.out_axes), args), args
+
+
+def _in_scope(fv: Node, g: Graph) -> bool:
+    """Whether node `fv` can be read in graph `g` (it is `g`'s or an enclosing graph's)."""
+    scopes = Scopes(fv.graph)
+    h: Graph | None = g
+    while h is not None and h is not fv.graph:
+        h = scopes.parents.get(h)
+    return h is fv.graph
+
+
+def _lifted(closure: Graph, fvs: list[Node]) -> Graph:
+    """A copy of `closure` (and its scope) taking its free variables `fvs` as parameters."""
+    from ..ir.clone import Cloner
+    from ..ir.node import Parameter
+
+    cloner = Cloner()
+    extra = []
+    for fv in fvs:
+        p = Parameter(closure, debug=fv.debug.derive())
+        p.abstract = fv.abstract
+        cloner.nodes[fv] = p
+        extra.append(p)
+    copy = cloner.clone(closure, total=False)
+    for p in extra:
+        p.graph = copy
+    copy.parameters = [*copy.parameters, *extra]
+    return copy

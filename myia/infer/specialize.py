@@ -101,11 +101,9 @@ class Specializer(FunctionValues):
                     if type(v) is Graph and v in self.pending:
                         self.build_gradient(v)
         if isinstance(spec, VmapSpec):
-            from ..grad.batching import build_vmap_graph, example_types, vmap_primal
+            from ..grad.batching import vmap_graph
 
-            args = primal
-            primal = vmap_primal(spec, example_types(spec, args)[0])
-            graph = build_vmap_graph(primal, spec, args)
+            graph, args = vmap_graph(spec, *primal)
         else:
             graph = build_grad_graph(primal, spec, len(primal.parameters))
             args = [p.abstract for p in primal.parameters]
@@ -437,8 +435,15 @@ class Specializer(FunctionValues):
         fn = spec.fn
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
         if isinstance(spec, VmapSpec):
-            # ``vmap(f)(args)``: the batched graph of ``f`` on one example, built last.
-            primal = None
+            # ``vmap(f)(args)``: the batched graph of ``f`` on one example, built last; a
+            # closure's specialization on one example, whose free variables the call passes.
+            from ..grad.batching import example_types, is_closure
+
+            closure = None
+            if is_closure(fn):
+                target = self.target(fn, example_types(spec, arg_abs)[0], node, ctx, values)
+                closure = self.graph_for(target)
+            primal = [arg_abs, closure, None]
             inputs = refs
         elif isinstance(fn, GradSpec) and _grad_of_top_level(fn):
             # grad of a gradient (``grad(grad(f))`` in Myia code): the inner gradient's graph.
@@ -452,8 +457,10 @@ class Specializer(FunctionValues):
             raise MyiaTypeError(f"grad of {fn!r} is not supported: wrap it in a function")
         placeholder = Graph(spec.name)
         const = self._const(placeholder, node, None)
-        self.pending[placeholder] = (const, spec, primal if primal is not None else arg_abs)
+        self.pending[placeholder] = (const, spec, primal)
         app = Apply([const, *inputs], self.graphs[ctx], node.debug.derive())
+        if isinstance(spec, VmapSpec):
+            primal[2] = app
         app.abstract = values[node]
         return app
 
