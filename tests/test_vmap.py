@@ -156,8 +156,30 @@ def test_loop_with_a_trip_count_per_example(backend):
         src = f.generated_code(a)
         # one loop, over the batch at once, not one per example
         assert src.count("while") == 1 and "array_getitem" not in src, src
-    # the gradient of a loop runs once per example (its stack is not batched yet)
-    _close(vmap(grad(newton_sqrt))(a), 0.5 / np.sqrt(a))
+    # the gradient of the batched loop, not a loop over the examples
+    g = myia(lambda a: vmap(grad(newton_sqrt))(a), backend=backend)
+    _close(g(a), 0.5 / np.sqrt(a))
+    if backend == "numpy":
+        assert "vmap_loop" not in g.generated_code(a)
+
+
+def scaled(w, x):
+    y = x
+    while np.abs(y) > 1.0:
+        y = y * w
+    return y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_per_example_gradients_of_a_loop_wrt_an_unbatched_argument(backend):
+    xs = np.array([3.0, 0.5, 10.0, -4.0])
+    f = myia(lambda w, xs: vmap(grad(scaled, 0, 1), in_axes=(None, 0))(w, xs), backend=backend)
+    got = f(0.5, xs)
+    _close(got, _loop(grad(scaled, 0, 1), (None, 0), (0.5, xs)))
+    if backend == "numpy":
+        assert "vmap_loop" not in f.generated_code(0.5, xs)
+    for x in xs[:2]:
+        check_grad(scaled, 0.5, x)
 
 
 def test_a_primitive_without_a_rule_runs_per_example():

@@ -515,14 +515,52 @@ def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -
     except CannotBatch:
         # Once per example: the arguments batched in part are batched in whole.
         batcher.graph = g
-        markers = tuple(0 if batched(bt) else None for bt in sig)
         vals = [
             batcher.full(v, bt, e) if batched(bt) else v for v, bt, e in zip(moved, sig, examples)
         ]
-        out = g.apply(vmap_loop, primal, markers, g.apply(P.make_tuple, *vals), n)
+        summed = _summed_gradient(g, spec, vals, sig, examples, n)
+        if summed is not None:
+            out = summed
+        else:
+            markers = tuple(0 if batched(bt) else None for bt in sig)
+            out = g.apply(vmap_loop, primal, markers, g.apply(P.make_tuple, *vals), n)
     result = primal.output.abstract
     g.output = _moved(g, out, batched_type(result, n, 0), 0, spec.out_axes)
     return g
+
+
+def _summed_gradient(
+    g: Graph, spec: VmapSpec, vals: list[Node], sig: Any, examples: Any, n: int
+) -> Node | None:
+    """``vmap(grad(f))`` as the gradient of the sum of the batched losses (None if not one).
+
+    The examples are independent: the gradient of ``sum_i f(x_i)`` with respect to the
+    batch ``x`` is the batch of the gradients of ``f`` at each ``x_i``. An unbatched argument
+    differentiated is broadcast first, one copy per example, whose gradients are then the
+    examples' own. It serves where the gradient graph cannot be batched (the stack of a
+    loop's gradient) while ``f`` can be: its loops are batched, then differentiated.
+    """
+    from ..primitives.grad import GradSpec
+    from .api import positions, returns_tuple
+
+    fn = spec.fn
+    if not isinstance(fn, GradSpec) or fn.value or fn.aux or _fn_value(Graph(), fn.fn) is None:
+        return None
+    pos = positions(fn, len(vals))
+    b = Batcher(n)
+    b.graph = g
+    args = [
+        b.full(v, False, e) if i in pos and not batched(bt) else v
+        for i, (v, bt, e) in enumerate(zip(vals, sig, examples))
+    ]
+    axes = tuple(0 if i in pos or batched(bt) else None for i, bt in enumerate(sig))
+    loss = Graph(f"Σ{spec.name}")
+    params = [loss.add_parameter(f"x{i}") for i in range(len(vals))]
+    inner = _fn_value(loss, fn.fn)
+    per_example = loss.apply(loss.apply(P.vmap_of, inner, axes, 0), *params)
+    loss.output = loss.apply(P.reduce_sum, per_example, None, False, None)
+    wrt = (tuple(pos),) if returns_tuple(fn) else (pos[0],)
+    return g.apply(g.apply(P.grad_of, loss, wrt, False, False), *args)
 
 
 def _fn_value(g: Graph, fn: Any) -> Node | None:
