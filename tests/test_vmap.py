@@ -276,3 +276,12 @@ def test_axes_per_element_of_a_tuple():
     _close(got, (want[0].T, want[1]))
     with pytest.raises(MyiaTypeError, match="do not match"):
         vmap(f, in_axes=((1, 0, 0), None))((a, b), 2.0)
+
+
+def test_an_axis_out_of_range_is_a_type_error_at_the_call():
+    def f(xs):
+        return vmap(lambda x: x * 2.0, in_axes=2)(xs)  # the vmap call
+
+    with pytest.raises(MyiaTypeError, match="in_axes 2 is not an axis") as info:
+        myia(f)(np.ones((2, 3)))
+    assert any("test_vmap.py" in str(fr.location) for fr in info.value.frames)
