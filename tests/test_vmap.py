@@ -285,3 +285,15 @@ def test_an_axis_out_of_range_is_a_type_error_at_the_call():
     with pytest.raises(MyiaTypeError, match="in_axes 2 is not an axis") as info:
         myia(f)(np.ones((2, 3)))
     assert any("test_vmap.py" in str(fr.location) for fr in info.value.frames)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_einsum(backend):
+    def f(u, w):
+        return np.einsum("i,ij->j", u, w) + np.einsum("ij,ij", w, w)
+
+    got = _batched(lambda a, w: vmap(f, in_axes=(0, None))(a, w), backend, XS, W)
+    _close(got, _loop(f, (0, None), (XS, W)))
+    ws = np.stack([W, 2 * W, 3 * W])
+    got = _batched(lambda a, w: vmap(f, in_axes=(None, 0))(a, w), backend, XS[0], ws)
+    _close(got, _loop(f, (None, 0), (XS[0], ws)))

@@ -300,3 +300,23 @@ def batch_broadcast_like(b, node, args, bts):
     d = _lifted(b, args[0], ad, len(shape)) if bts[0] else args[0]
     d = b.apply(P.broadcast_to, d, (b.n, *shape))
     return b.apply(P.astype, d, np.dtype(al.dtype)), True
+
+
+@batch_rule(P.einsum)
+def batch_einsum(b, node, args, bts):
+    """``einsum(subscripts, xs)``: a new index for the batch, on the batched operands and out."""
+    import string
+
+    from ..primitives.array_extra import parse_einsum
+
+    sub, xs = _const(node, 0), node.inputs[2].abstract
+    if bts[0] or not isinstance(sub, str) or not hasattr(xs, "elements"):
+        return None
+    ins, out = parse_einsum(sub, tuple(_rank(x) for x in xs.elements))
+    used = set("".join(ins) + out)
+    letter = next((c for c in string.ascii_letters if c not in used), None)
+    if letter is None:
+        return None
+    obts = [bts[1][i] if isinstance(bts[1], tuple) else bts[1] for i in range(len(ins))]
+    ins = [letter + s if bt else s for s, bt in zip(ins, obts)]
+    return b.apply(P.einsum, f"{','.join(ins)}->{letter}{out}", args[1]), True
