@@ -297,3 +297,30 @@ def test_einsum(backend):
     ws = np.stack([W, 2 * W, 3 * W])
     got = _batched(lambda a, w: vmap(f, in_axes=(None, 0))(a, w), backend, XS[0], ws)
     _close(got, _loop(f, (None, 0), (XS[0], ws)))
+
+
+def power_sum(w, n):
+    s = 0.0
+    i = 0
+    while i < n:
+        s = s + w**i
+        i = i + 1
+    return s
+
+
+def with_power_sum(x, w, n):
+    return x * power_sum(w, n) + power_sum(x, n)
+
+
+def _mapped_power_sum(axes):
+    return lambda xs, n: vmap(with_power_sum, in_axes=axes)(xs, 0.3, n)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loops_with_a_batched_or_an_unbatched_trip_count(backend):
+    xs, ns = np.array([0.5, 1.5, 2.0]), np.array([1, 3, 5])
+    for axes, n in (((0, None, None), 4), ((0, None, 0), ns)):
+        f = myia(_mapped_power_sum(axes), backend=backend)
+        _close(f(xs, n), _loop(with_power_sum, axes, (xs, 0.3, n)))
+        if backend == "numpy":  # loops over the batch at once, not over the examples
+            assert "vmap_loop" not in f.generated_code(xs, n)

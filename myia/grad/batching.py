@@ -298,14 +298,18 @@ class Batcher:
                 env[p] = (ng.add_parameter(p.debug.find_name()), bt)
             out = g.output
             assert out is not None
-            for node in toposort(g):
-                if node.is_apply and node is not out and not _graph_switch(node):
-                    env[node] = self.node(g, node, env)
             if tail_of is not None:
+                # The next iteration, after the statements (`seq`) computed for every example.
+                while out.is_apply and out.inputs[0].is_constant and out.inputs[0].value is P.seq:
+                    out = out.inputs[2]
                 if not (
                     out.is_apply and out.inputs[0].is_constant and out.inputs[0].value is tail_of
                 ):
                     raise CannotBatch("a loop body that does not end with the next iteration")
+            for node in toposort(g):
+                if node.is_apply and node not in (out, g.output) and not _graph_switch(node):
+                    env[node] = self.node(g, node, env)
+            if tail_of is not None:
                 args = [self.value(i, env) for i in out.inputs[1:]]
                 ng.output = self.apply(
                     P.make_tuple,
@@ -358,9 +362,8 @@ class Batcher:
         if not any(batched(bt) for _, bt in args):
             return self.apply(f, *[v for v, _ in args]), False
         if isinstance(f, Graph):
-            sig = tuple(full(i.abstract) for i in node.inputs[1:])
-            callee = self.batch(f, sig)
-            return self.apply(callee, *self.all_full(args, node)), full(node.abstract)
+            callee = self.batch(f, tuple(bt for _, bt in args))
+            return self.apply(callee, *[v for v, _ in args]), full(node.abstract)
         if not isinstance(f, Primitive):
             raise CannotBatch(f"a call of {f!r}")
         if f is P.switch:
@@ -421,8 +424,8 @@ class Batcher:
         if not all(b.is_constant and isinstance(b.value, Graph) for b in sw.inputs[2:]):
             raise CannotBatch("a switch between function values")
         args = [self.value(i, env) for i in node.inputs[1:]]
-        sig = tuple(full(i.abstract) for i in node.inputs[1:])
-        vals = self.all_full(args, node)
+        sig = tuple(bt for _, bt in args)
+        vals = [v for v, _ in args]
         if not bt:
             a, b = (self.batch(h, sig) for h in branches)
             return self.apply(self.apply(P.switch, c, a, b), *vals), full(node.abstract)
@@ -434,26 +437,30 @@ class Batcher:
             return self.where(c, a, b, node.abstract), full(node.abstract)
         if all(loops):
             raise CannotBatch("both branches continue the loop")
-        return self.masked_loop(g, c, branches, loops.index(True), sig, vals, env, node)
+        return self.masked_loop(g, c, branches, loops.index(True), args, env, node)
 
-    def masked_loop(self, g, c, branches, k, sig, vals, env, node) -> tuple[Node, Any]:
+    def masked_loop(self, g, c, branches, k, args, env, node) -> tuple[Node, Any]:
         """The test of a loop on a batched condition: run while some example continues.
 
-        ``g(s) = switch(c, body, after)(args)`` with ``body`` ending with ``g(s')``: the
-        batched ``g`` computes ``s'`` for every example, keeps ``s`` where the example is done,
-        and goes on while any continues; then ``after`` runs once on every example.
+        ``g(s) = switch(c, body, after)(args)`` with ``body`` ending with ``g(s')`` (or
+        ``body`` is ``g``, and ``args`` are ``s'``): the batched ``g`` computes ``s'`` for
+        every example, keeps ``s`` where the example is done, and goes on while any
+        continues; then ``after`` runs once on every example.
         """
         body, after = branches[k], branches[1 - k]
         if _effects(body):
             raise CannotBatch("a loop with effects on a batched condition")
         going = c if k == 0 else self.apply(P.logical_not, c)
-        step = self.apply(self.batch(body, sig, tail_of=g), *vals)
+        sig = tuple(bt for _, bt in args)
+        vals = [v for v, _ in args]
+        if body is g:
+            steps = [self.full(v, bt, p.abstract) for (v, bt), p in zip(args, g.parameters)]
+        else:
+            step = self.apply(self.batch(body, sig, tail_of=g), *vals)
+            steps = [self.apply(P.tuple_getitem, step, i) for i in range(len(g.parameters))]
         gsig = tuple(full(p.abstract) for p in g.parameters)
         state = [self.full(*env[p], p.abstract) for p in g.parameters]
-        nxt = [
-            self.where(going, self.apply(P.tuple_getitem, step, i), s, p.abstract)
-            for i, (s, p) in enumerate(zip(state, g.parameters))
-        ]
+        nxt = [self.where(going, x, s, p.abstract) for x, s, p in zip(steps, state, g.parameters)]
         again = Graph(f"{g.name}:again")
         done = Graph(f"{g.name}:done")
         for h in (again, done):
