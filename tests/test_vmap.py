@@ -324,3 +324,31 @@ def test_loops_with_a_batched_or_an_unbatched_trip_count(backend):
         _close(f(xs, n), _loop(with_power_sum, axes, (xs, 0.3, n)))
         if backend == "numpy":  # loops over the batch at once, not over the examples
             assert "vmap_loop" not in f.generated_code(xs, n)
+
+
+def safe_sqrt(x):
+    if x > 0.0:
+        return np.sqrt(x)
+    return 0.0 * x
+
+
+def lookup(x, i):
+    if i < 3:
+        return x[i] * 2.0
+    return -1.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_each_side_of_a_branch_sees_only_its_own_examples(backend):
+    xs = np.array([0.0, 4.0, -1.0, 9.0])
+    # the derivative of sqrt at 0 is not computed where the example does not take that side
+    f = myia(lambda xs: grad(lambda xs: np.sum(vmap(safe_sqrt)(xs)))(xs), backend=backend)
+    with np.errstate(all="raise"):
+        _close(f(xs), [0.0, 0.25, 0.0, 1.0 / 6.0])
+    _close(vmap(grad(safe_sqrt))(xs), [0.0, 0.25, 0.0, 1.0 / 6.0])
+    # an index out of range on the side an example does not take is never used
+    is_ = np.array([0, 5, 2, 7])
+    g = myia(lambda x, is_: vmap(lookup, in_axes=(None, 0))(x, is_), backend=backend)
+    _close(g(np.arange(3.0), is_), [0.0, -1.0, 4.0, -1.0])
+    # every example on one side: only that side runs
+    _close(g(np.arange(3.0), np.array([0, 1])), [0.0, 2.0])

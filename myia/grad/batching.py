@@ -433,11 +433,69 @@ class Batcher:
         if not any(loops):
             if any(_effects(h) for h in branches):
                 raise CannotBatch("a branch with effects on a batched condition")
-            a, b = (self.apply(self.batch(h, sig), *vals) for h in branches)
-            return self.where(c, a, b, node.abstract), full(node.abstract)
+            return self.branches(c, branches, args, node), full(node.abstract)
         if all(loops):
             raise CannotBatch("both branches continue the loop")
         return self.masked_loop(g, c, branches, loops.index(True), args, env, node)
+
+    def branches(self, c: Node, branches: list[Graph], args: list[Any], node: Apply) -> Node:
+        """``switch(c, A, B)(args)`` on a batched `c`: each side where some example takes it.
+
+        When every example takes one side, only that side runs. Otherwise both run and
+        `where` picks each example's; each side runs on the arguments of its own examples,
+        the others' replaced by those of its first example (as the "double where"): a side
+        never sees arguments outside its domain (``sqrt`` of a negative, an index out of
+        range), so its values and its derivatives are finite where they are discarded.
+        """
+        sig = tuple(bt for _, bt in args)
+        a, b = (self.batch(h, sig) for h in branches)
+        names = [p.debug.find_name() for p in branches[0].parameters]
+        cases = []
+        for kind in ("a", "b", "mixed"):
+            h = Graph(f"{branches[0].name}:{kind}")
+            hc = h.add_parameter("cond")
+            ps = [h.add_parameter(n) for n in names]
+            if kind == "mixed":
+                outer, self.graph = self.graph, h
+                try:
+                    ya = self.apply(a, *self.own(hc, ps, args, node))
+                    yb = self.apply(b, *self.own(self.apply(P.logical_not, hc), ps, args, node))
+                    h.output = self.where(hc, ya, yb, node.abstract)
+                finally:
+                    self.graph = outer
+            else:
+                h.output = h.apply(a if kind == "a" else b, *ps)
+            cases.append(h)
+        some = Graph(f"{branches[0].name}:some")
+        sc = some.add_parameter("cond")
+        sps = [some.add_parameter(n) for n in names]
+        anyc = some.apply(P.reduce_max, sc, None, False)
+        some.output = some.apply(some.apply(P.switch, anyc, cases[2], cases[1]), sc, *sps)
+        every = self.apply(P.reduce_min, c, None, False)
+        return self.apply(self.apply(P.switch, every, cases[0], some), c, *[v for v, _ in args])
+
+    def own(self, c: Node, ps: list[Node], args: list[Any], node: Apply) -> list[Node]:
+        """Parameters `ps`, in the examples where `c` fails, replaced by its first example's."""
+        k = self.apply(P.argmax, c, None, False)
+        out = []
+        for p, (_, bt), i in zip(ps, args, node.inputs[1:]):
+            out.append(p if not batched(bt) else self.substitute(c, k, p, bt, i.abstract))
+        return out
+
+    def substitute(self, c: Node, k: Node, v: Node, bt: Any, a: Any) -> Node:
+        if bt is True:
+            return self.where(c, v, self.apply(P.array_getitem, v, k), a)
+        if not bt:
+            return v
+        ps = parts(a) or []
+        return rebuild(
+            self.graph,
+            a,
+            [
+                self.substitute(c, k, self.apply(get, v, key), element(bt, i), e)
+                for i, (get, key, e) in enumerate(ps)
+            ],
+        )
 
     def masked_loop(self, g, c, branches, k, args, env, node) -> tuple[Node, Any]:
         """The test of a loop on a batched condition: run while some example continues.
