@@ -47,7 +47,6 @@ UNSUPPORTED = {
         "np.meshgrid of more than three vectors, or with sparse=True": "not yet",
     },
     "shape": {
-        "np.array_split": "not yet",
         "np.repeat with repeats computed at run time": "refused at compile time: the "
         "result's shape would depend on values",
         "np.pad(mode='linear_ramp', 'maximum', 'minimum', 'mean', 'median', 'empty'), "

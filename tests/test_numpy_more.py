@@ -22,6 +22,7 @@ import pytest
 from numpy_coverage import DOC, render_doc
 from numpy_more_cases import (
     array_of_tuple,
+    array_split,
     cumprod,
     eigh,
     eigh_upper,
@@ -41,6 +42,7 @@ from numpy_more_cases import (
     repeat,
     searchsorted,
     sinc,
+    splits,
     svd,
     svd_full_square,
     svd_values,
@@ -528,6 +530,9 @@ TABLE = [
     Case("np.nan_to_num", "math", nan_to_num, [(f(3, 4, kind="special"),)], order=0),
     Case("np.searchsorted", "sorting", searchsorted, [(f(6, kind="sep"), f(2, 3))], order=0,
          prims=("searchsorted",)),
+    Case("np.array_split", "shape", array_split, [(f(3, 5),), (f32(4, 4),)]),
+    Case("np.hsplit, np.vsplit, np.dsplit, np.split(axis=-1)", "shape", splits,
+         [(f(2, 4, 2),)]),
     Case("np.broadcast_to", "shape", broadcast_to, [(f(3, 1),), (f(4),), (f(),)],
          prims=("broadcast_to",)),
 ]  # fmt: skip

@@ -409,6 +409,28 @@ def np_hstack(tup):
     return P.concatenate(tup, 1)
 
 
+def np_array_split(ary, indices_or_sections, axis=0):
+    """``np.array_split``: as ``np.split``, and `n` sections need not divide the axis."""
+    return P.sections_as_list(P.split(ary, indices_or_sections, axis, False))
+
+
+def np_hsplit(ary, indices_or_sections):
+    """``np.hsplit``: ``np.split`` along the second axis (the first of a vector)."""
+    if P.ndim(ary) == 1:
+        return P.sections_as_list(P.split(ary, indices_or_sections, 0))
+    return P.sections_as_list(P.split(ary, indices_or_sections, 1))
+
+
+def np_vsplit(ary, indices_or_sections):
+    """``np.vsplit``: ``np.split`` along the first axis."""
+    return P.sections_as_list(P.split(ary, indices_or_sections, 0))
+
+
+def np_dsplit(ary, indices_or_sections):
+    """``np.dsplit``: ``np.split`` along the third axis."""
+    return P.sections_as_list(P.split(ary, indices_or_sections, 2))
+
+
 def np_vstack(tup):
     """``np.vstack`` of a tuple of arrays (all vectors, or all of 2 or more dimensions)."""
     if P.ndim(tup[0]) == 1:
@@ -560,6 +582,10 @@ MAPPING: dict[Any, Any] = {
     np.hstack: np_hstack,
     np.vstack: np_vstack,
     np.column_stack: np_column_stack,
+    np.array_split: np_array_split,
+    np.hsplit: np_hsplit,
+    np.vsplit: np_vsplit,
+    np.dsplit: np_dsplit,
     np.vdot: np_vdot,
     np.inner: np_inner,
     np.linspace: np_linspace,
