@@ -614,6 +614,11 @@ else:
             _sp.logit: logit,
             _sp.softmax: softmax,
             _sp.log_softmax: log_softmax,
+            _sp.erf: P.erf,
+            _sp.erfc: P.erfc,
+            _sp.gammaln: P.gammaln,
+            _sp.digamma: P.digamma,
+            _sp.polygamma: P.polygamma,
         }
     )
 

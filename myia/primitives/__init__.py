@@ -14,6 +14,7 @@ from . import (
     nn,
     randomness,
     scalar,
+    special,
     stack,
     structure,
     tiling,
@@ -39,6 +40,7 @@ P = SimpleNamespace(
             decompositions,
             array_extra,
             tiling,
+            special,
         )
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
@@ -63,6 +65,7 @@ __all__ = [
     "primitive",
     "randomness",
     "scalar",
+    "special",
     "stack",
     "structure",
     "tiling",
