@@ -22,7 +22,9 @@ UNSUPPORTED = {
         "np.linalg.lstsq of a rank-deficient tall matrix": "the least-norm solution, but the "
         "residuals are those of that solution, where NumPy empties them (a shape known only "
         "at run time); its gradient assumes a constant rank",
-        "np.linalg.eig, np.linalg.eigvals": "not yet (complex results)",
+        "np.linalg.eig, np.linalg.eigvals": "refused at compile time (MyiaTypeError): the "
+        "dtype of NumPy's result depends on the values (complex where eigenvalues are); "
+        "np.linalg.eigh, np.linalg.eigvalsh for symmetric matrices",
         "scipy.linalg.solve_triangular of an exactly singular matrix": "infinities (BLAS), "
         "not SciPy's LinAlgError",
     },

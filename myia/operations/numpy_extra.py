@@ -622,6 +622,12 @@ else:
         }
     )
 
+_EIG = (
+    "the dtype of its result depends on the values (NumPy returns complex arrays where a real "
+    "matrix has complex eigenvalues, real ones otherwise), and Myia knows dtypes at compile "
+    "time: for a symmetric (or Hermitian) matrix, use np.linalg."
+)
+
 #: NumPy functions refused in Myia code, with the reason (and what to use instead).
 REFUSED: dict[Any, str] = {
     np.unique: "the shape of its result depends on the values (the number of distinct "
@@ -633,6 +639,8 @@ REFUSED: dict[Any, str] = {
     "or a mask (x * condition)",
     np.flatnonzero: "the shape of its result depends on the values: use np.where(condition, "
     "x, y) or a mask (x * condition)",
+    np.linalg.eig: _EIG + "eigh",
+    np.linalg.eigvals: _EIG + "eigvalsh",
 }
 
 METHODS: dict[str, Any] = {
