@@ -860,6 +860,24 @@ def test_gaussian_process_gradient_is_one_xla_computation() -> None:
         assert type(info.value) is type(_error_of(_not_spd, bad))
 
 
+@pytest.mark.skipif(jax is None or sl is None, reason="needs JAX and SciPy")
+def test_singular_matrices_under_xla_give_numpys_results() -> None:
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    f = myia(inv, backend="jax")
+    assert f.specialization(singular).executable.jitted
+    with pytest.raises(Exception, match="Singular matrix") as info:
+        f(singular)
+    assert type(info.value) is type(_error_of(inv, singular))
+    # BLAS's triangular solve gives infinities and NaNs (no error): so does the jitted code.
+    t = np.tril(np.ones((3, 3)))
+    t[1, 1] = 0.0
+    with np.errstate(all="ignore"):
+        expected = myia(solve_triangular)(t, np.ones((3, 2)))
+        got = myia(solve_triangular, backend="jax")(t, np.ones((3, 2)))
+    np.testing.assert_array_equal(got, expected)
+    assert np.isnan(got).any()
+
+
 def _not_spd(a):
     return np.sum(np.linalg.cholesky(a)) + np.sum(np.linalg.inv(a))
 
