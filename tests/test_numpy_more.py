@@ -746,6 +746,24 @@ def test_errors_point_at_the_users_line(fn: Any, args: tuple[Any, ...], error: t
     )
 
 
+def vsplit_vector(a):
+    return np.vsplit(a, 2)
+
+
+def dsplit_matrix(a):
+    return np.dsplit(a, 2)
+
+
+@pytest.mark.parametrize(
+    "fn, arg", [(vsplit_vector, np.ones(4)), (dsplit_matrix, np.ones((2, 4)))]
+)
+def test_vsplit_and_dsplit_of_too_few_dimensions_raise_as_numpy(fn: Any, arg: Any) -> None:
+    with pytest.raises(ValueError) as expected:
+        fn(arg)
+    with pytest.raises(ValueError, match=str(expected.value)):
+        myia(fn)(arg)
+
+
 def test_einsum_gradient_with_a_repeated_index_is_refused() -> None:
     with pytest.raises(MyiaTypeError, match="repeated index"):
         grad(lambda x: np.einsum("ii->", x))(np.eye(3))

@@ -422,12 +422,16 @@ def np_hsplit(ary, indices_or_sections):
 
 
 def np_vsplit(ary, indices_or_sections):
-    """``np.vsplit``: ``np.split`` along the first axis."""
+    """``np.vsplit``: ``np.split`` along the first axis (of 2 or more dimensions)."""
+    if P.ndim(ary) < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
     return P.sections_as_list(P.split(ary, indices_or_sections, 0))
 
 
 def np_dsplit(ary, indices_or_sections):
-    """``np.dsplit``: ``np.split`` along the third axis."""
+    """``np.dsplit``: ``np.split`` along the third axis (of 3 or more dimensions)."""
+    if P.ndim(ary) < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
     return P.sections_as_list(P.split(ary, indices_or_sections, 2))
 
 
