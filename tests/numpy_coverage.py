@@ -22,7 +22,9 @@ UNSUPPORTED = {
         "np.linalg.lstsq of a rank-deficient tall matrix": "the least-norm solution, but the "
         "residuals are those of that solution, where NumPy empties them (a shape known only "
         "at run time); its gradient assumes a constant rank",
-        "np.linalg.eig, np.linalg.eigvals": "not yet (complex results)",
+        "np.linalg.eig, np.linalg.eigvals": "refused at compile time (MyiaTypeError): the "
+        "dtype of NumPy's result depends on the values (complex where eigenvalues are); "
+        "np.linalg.eigh, np.linalg.eigvalsh for symmetric matrices",
         "scipy.linalg.solve_triangular of an exactly singular matrix": "infinities (BLAS), "
         "not SciPy's LinAlgError",
     },
@@ -30,7 +32,10 @@ UNSUPPORTED = {
         "np.einsum with a repeated index in one operand": "values only: its gradient is "
         "refused at compile time (take np.diagonal first)",
     },
-    "math": {},
+    "math": {
+        "math.lgamma without SciPy": "values only: its derivative, digamma, is SciPy's "
+        "(the gradient is refused at compile time)",
+    },
     "reductions": {
         "np.quantile, np.percentile, np.median with several axes, or method other than "
         "'linear'": "not yet (NotImplementedError for the method)",
@@ -47,14 +52,12 @@ UNSUPPORTED = {
         "np.meshgrid of more than three vectors, or with sparse=True": "not yet",
     },
     "shape": {
-        "np.array_split": "not yet",
         "np.repeat with repeats computed at run time": "refused at compile time: the "
         "result's shape would depend on values",
         "np.pad(mode='linear_ramp', 'maximum', 'minimum', 'mean', 'median', 'empty'), "
         "np.pad(constant_values=an array)": "refused at compile time (MyiaTypeError)",
     },
     "scipy.special": {
-        "scipy.special.erf, scipy.special.gammaln": "not yet mapped",
         "scipy.special.logsumexp(b=...), logsumexp(return_sign=True)": "not yet",
     },
 }

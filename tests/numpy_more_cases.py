@@ -144,3 +144,17 @@ def nan_to_num(x):
 def searchsorted(a, v):
     s = np.sort(a)
     return np.searchsorted(s, v), np.searchsorted(s, v, side="right"), np.searchsorted(s, 0.5)
+
+
+def array_split(x):
+    a, b, c = np.array_split(x, 3, axis=1)
+    d, e = np.array_split(x, [1])
+    return a, b, c, d, e, np.array_split(x[0], 2)[1], np.array_split(x, 2, axis=1)[0]
+
+
+def splits(x):
+    a, b = np.hsplit(x, 2)
+    c, d = np.vsplit(x, [1])
+    e, f = np.dsplit(x, [1])
+    (g,) = np.split(x, 1, axis=-1)
+    return a, b, c, d, e, f, g, np.hsplit(x[0, 0], 2)[1]

@@ -14,6 +14,7 @@ The functions of the later entries are in tests/numpy_more_cases.py.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ import pytest
 from numpy_coverage import DOC, render_doc
 from numpy_more_cases import (
     array_of_tuple,
+    array_split,
     cumprod,
     eigh,
     eigh_upper,
@@ -41,6 +43,7 @@ from numpy_more_cases import (
     repeat,
     searchsorted,
     sinc,
+    splits,
     svd,
     svd_full_square,
     svd_values,
@@ -54,6 +57,7 @@ from myia.abstract import to_abstract
 from myia.errors import MyiaShapeError, MyiaTypeError
 from myia.frontend import parse
 from myia.primitives import array_extra, decompositions, linalg, tiling
+from myia.primitives import special as special_prims
 from myia.testing import check_grad, vdot
 
 try:
@@ -361,6 +365,26 @@ def special(x):
     )
 
 
+def special_functions(x):
+    return (
+        ss.erf(x),
+        ss.erfc(x),
+        ss.gammaln(x),
+        ss.digamma(x),
+        ss.psi(x),
+        ss.polygamma(1, x),
+        ss.polygamma(0, x),
+    )
+
+
+def math_erf(x, y):
+    return math.erf(x) + math.erfc(y) * x, math.erfc(x * y)
+
+
+def math_lgamma(x, y):
+    return math.lgamma(x) * y, math.lgamma(y)
+
+
 def logit(p):
     return ss.logit(p)
 
@@ -499,6 +523,11 @@ TABLE = [
     Case("np.linspace", "creation", linspace, [(0.5, 2.0)]),
     Case("scipy.special.logsumexp, expit, softmax, log_softmax", "scipy.special", special,
          [(f(3, 4),), (f32(2, 3),)], scipy=True),
+    Case("scipy.special.erf, erfc, gammaln, digamma (psi), polygamma", "scipy.special",
+         special_functions, [(f(3, 4, kind="pos"),), (f32(5, kind="pos"),)], scipy=True,
+         prims=("erf", "erfc", "gammaln", "digamma", "polygamma")),
+    Case("math.erf, math.erfc", "math", math_erf, [(f(), f())]),
+    Case("math.lgamma", "math", math_lgamma, [(f(kind="pos"), f())], scipy=True),
     Case("scipy.special.logit", "scipy.special", logit, [(A((3, 4), "unit01"),)], scipy=True),
     Case("np.rint, np.round, a.round", "math", rounding, [(f(3, 4),), (f32(5),)], order=0,
          prims=("rint",)),
@@ -528,6 +557,9 @@ TABLE = [
     Case("np.nan_to_num", "math", nan_to_num, [(f(3, 4, kind="special"),)], order=0),
     Case("np.searchsorted", "sorting", searchsorted, [(f(6, kind="sep"), f(2, 3))], order=0,
          prims=("searchsorted",)),
+    Case("np.array_split", "shape", array_split, [(f(3, 5),), (f32(4, 4),)]),
+    Case("np.hsplit, np.vsplit, np.dsplit, np.split(axis=-1)", "shape", splits,
+         [(f(2, 4, 2),)]),
     Case("np.broadcast_to", "shape", broadcast_to, [(f(3, 1),), (f(4),), (f(),)],
          prims=("broadcast_to",)),
 ]  # fmt: skip
@@ -714,6 +746,24 @@ def test_errors_point_at_the_users_line(fn: Any, args: tuple[Any, ...], error: t
     )
 
 
+def vsplit_vector(a):
+    return np.vsplit(a, 2)
+
+
+def dsplit_matrix(a):
+    return np.dsplit(a, 2)
+
+
+@pytest.mark.parametrize(
+    "fn, arg", [(vsplit_vector, np.ones(4)), (dsplit_matrix, np.ones((2, 4)))]
+)
+def test_vsplit_and_dsplit_of_too_few_dimensions_raise_as_numpy(fn: Any, arg: Any) -> None:
+    with pytest.raises(ValueError) as expected:
+        fn(arg)
+    with pytest.raises(ValueError, match=str(expected.value)):
+        myia(fn)(arg)
+
+
 def test_einsum_gradient_with_a_repeated_index_is_refused() -> None:
     with pytest.raises(MyiaTypeError, match="repeated index"):
         grad(lambda x: np.einsum("ii->", x))(np.eye(3))
@@ -737,12 +787,125 @@ def test_every_new_primitive_is_in_the_table() -> None:
     covered = {p for c in TABLE for p in c.prims}
     # The gradients' own helpers are in tests/test_grad_primitives.py.
     missing = (
-        _declared(linalg, array_extra, decompositions, tiling)
+        _declared(linalg, array_extra, decompositions, tiling, special_prims)
         - covered
         - {"einsum_grad_spec", "untake_along_axis", "svd_full_gradient"}
         - {"untile", "unrepeat", "unpad", "triangular_matmul", "lower_half"}
     )
     assert not missing, f"primitives missing from the table: {sorted(missing)}"
+
+
+# Special functions: SciPy optional, machine code and XLA -------------------------------------
+
+
+@pytest.mark.skipif(ss is None, reason="SciPy is not installed")
+def test_special_functions_without_scipy_are_refused_at_compile_time(monkeypatch) -> None:
+    monkeypatch.setattr(special_prims, "_sp", None)  # as if SciPy were not installed
+    with pytest.raises(MyiaTypeError, match="needs SciPy"):
+        myia(_erf_of_array)(np.array([0.5, 1.5]))
+    # math.erf and math.lgamma of Python floats are Python's; lgamma's derivative is digamma.
+    assert myia(lambda v: math.erf(v) + math.lgamma(v))(1.5) == math.erf(1.5) + math.lgamma(1.5)
+    assert grad(lambda v: math.erf(v))(0.5) == pytest.approx(2 / math.sqrt(math.pi) / math.e**0.25)
+    with pytest.raises(MyiaTypeError, match="digamma .the derivative of gammaln"):
+        grad(lambda v: math.lgamma(v))(1.5)
+
+
+def _erf_of_array(x):
+    return ss.erf(x)
+
+
+def _special_loop(x, n):
+    s = 0.0
+    i = 0
+    while i < n:
+        s = s + math.erf(x * i) + math.erfc(x) + math.lgamma(x + i)
+        i = i + 1
+    return s
+
+
+@pytest.mark.skipif(jax is None or ss is None, reason="needs JAX and SciPy")
+def test_special_functions_run_as_xla_and_machine_code() -> None:
+    x = np.array([0.5, 1.5, 2.5])
+    expected = grad(_special_sum)(x)
+    g = grad(_special_sum, backend="jax")
+    np.testing.assert_allclose(g(x), expected, rtol=1e-12)
+    assert g.specialization(x).executable.jitted, g.specialization(x).executable.reason
+    native = myia(_special_loop, backend="native")
+    assert native(0.3, 10) == pytest.approx(_special_loop(0.3, 10), rel=1e-14)
+    assert native.specialization(0.3, 10).executable.native
+    # math.lgamma at a pole raises Python's error on every backend.
+    for backend in ("numpy", "jax", "native"):
+        with pytest.raises(ValueError, match="math domain error"):
+            myia(_special_loop, backend=backend)(-1.0, 2)
+
+
+def _special_sum(x):
+    return np.sum(ss.erf(x) * ss.erfc(x) + ss.gammaln(x) * ss.digamma(x) + ss.polygamma(2, x))
+
+
+# The Gaussian process of the gp_nll benchmark under XLA -----------------------------------------
+
+
+def _gp_nll(log_ls, log_noise, x, y):
+    n = x.shape[0]
+    z = x / np.exp(log_ls)
+    sq = np.sum(z * z, axis=1)
+    d2 = sq[:, None] + sq[None, :] - 2.0 * (z @ z.T)
+    k = np.exp(-0.5 * np.maximum(d2, 0.0)) + (np.exp(2.0 * log_noise) + 1e-6) * np.eye(n)
+    lower = np.linalg.cholesky(k)
+    alpha = sl.solve_triangular(lower, y, lower=True)
+    return (0.5 * np.sum(alpha * alpha) + np.sum(np.log(np.diag(lower)))) / n
+
+
+@pytest.mark.skipif(jax is None or sl is None, reason="needs JAX and SciPy")
+def test_gaussian_process_gradient_is_one_xla_computation() -> None:
+    rng = np.random.default_rng(0)
+    args = (rng.uniform(-0.5, 0.5, 3), -1.2, rng.uniform(-2, 2, (12, 3)), rng.standard_normal(12))
+    expected = grad(_gp_nll, 0, 1)(*args)
+    for fn in (myia(_gp_nll, backend="jax"), grad(_gp_nll, 0, 1, backend="jax")):
+        ex = fn.specialization(*args).executable
+        assert ex.jitted, ex.reason
+    got = grad(_gp_nll, 0, 1, backend="jax")(*args)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-10)
+    # Where NumPy raises (a matrix that is not positive definite), so does the jitted code.
+    f = myia(_not_spd, backend="jax")
+    assert f(2.0 * np.eye(3)) == myia(_not_spd)(2.0 * np.eye(3))
+    assert f.specialization(np.eye(3)).executable.jitted
+    for bad in (-np.eye(3), np.ones((3, 3))):
+        with pytest.raises(Exception, match="not positive definite") as info:
+            f(bad)
+        assert type(info.value) is type(_error_of(_not_spd, bad))
+
+
+@pytest.mark.skipif(jax is None or sl is None, reason="needs JAX and SciPy")
+def test_singular_matrices_under_xla_give_numpys_results() -> None:
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    f = myia(inv, backend="jax")
+    assert f.specialization(singular).executable.jitted
+    with pytest.raises(Exception, match="Singular matrix") as info:
+        f(singular)
+    assert type(info.value) is type(_error_of(inv, singular))
+    # BLAS's triangular solve gives infinities and NaNs (no error): so does the jitted code.
+    t = np.tril(np.ones((3, 3)))
+    t[1, 1] = 0.0
+    with np.errstate(all="ignore"):
+        expected = myia(solve_triangular)(t, np.ones((3, 2)))
+        got = myia(solve_triangular, backend="jax")(t, np.ones((3, 2)))
+    np.testing.assert_array_equal(got, expected)
+    assert np.isnan(got).any()
+
+
+def _not_spd(a):
+    return np.sum(np.linalg.cholesky(a)) + np.sum(np.linalg.inv(a))
+
+
+def _error_of(fn, *args):
+    try:
+        myia(fn, backend="numpy")(*args)
+    except Exception as exc:  # noqa: BLE001 - the error NumPy's backend raises
+        return exc
+    raise AssertionError("no error")
 
 
 # docs/numpy.md: generated from the table --------------------------------------------------------

@@ -159,6 +159,16 @@ def test_unsupported_numpy_function_is_named():
         myia(uses_unsupported)(np.ones((3, 3)))
     assert "numpy.linalg.eig" in str(info.value)
     assert info.value.location.line == line_of(uses_unsupported, "UNSUPPORTED")
+    assert "complex" in str(info.value) and "np.linalg.eigh" in str(info.value)
+
+
+def test_eigvals_suggests_eigvalsh():
+    def uses_eigvals(a):
+        return np.linalg.eigvals(a)  # UNSUPPORTED
+
+    with pytest.raises(MyiaTypeError, match="np.linalg.eigvalsh") as info:
+        myia(uses_eigvals)(np.ones((3, 3)))
+    assert info.value.location.line == line_of(uses_eigvals, "UNSUPPORTED")
 
 
 def test_concatenate_of_a_list_says_to_use_a_tuple():

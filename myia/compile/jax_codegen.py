@@ -40,6 +40,7 @@ from ..primitives.stack import EMPTY_STACK
 from . import jax_control as ctl
 from . import jax_runtime as rt
 from .codegen import CodeGenerator, Module
+from .jax_lower import JAX_LOWER, LINALG_ERRORS, check_finite
 
 _BOOL = AbstractScalar("bool")
 _INT = AbstractScalar("int64")
@@ -48,7 +49,7 @@ _INT = AbstractScalar("int64")
 #: Primitives computed on Python floats whose Python errors the JAX code flags.
 _FLOAT_OPS = frozenset(
     "truediv floordiv mod pow exp log log1p expm1 sqrt sin cos tan asin acos sinh cosh "
-    "atan2 hypot".split()
+    "atan2 hypot gammaln".split()
 )
 
 
@@ -61,7 +62,8 @@ def flagged(node: Any) -> str | None:
 
     ``"float"``: an operation on Python floats (`jax_runtime.check_float`); ``"divisor"``:
     an integer division (`jax_runtime.check_divisor`); ``"index"``: array indexing
-    (`jax_runtime.check_index`).
+    (`jax_runtime.check_index`); ``"finite"``: a factorization or solve NumPy may refuse
+    (`jax_lower.check_finite`).
     """
     fn = node.inputs[0]
     if not (fn.is_constant and hasattr(fn.value, "name")):
@@ -74,6 +76,8 @@ def flagged(node: Any) -> str | None:
         return "divisor"
     if name == "array_getitem":
         return "index"
+    if name in LINALG_ERRORS:
+        return "finite"
     return None
 
 
@@ -155,7 +159,10 @@ class JaxGenerator(CodeGenerator):
                 x = self.expr(args[0])
                 return x if args[0].abstract.dtype == "bool" else f"np.not_equal({x}, 0)"
         how = flagged(node)
-        text = super().call(node)
+        lower = JAX_LOWER.get(v) if isinstance(v, Primitive) else None
+        text = lower([self.expr(x) for x in args], node, self) if lower else None
+        if text is None:
+            text = super().call(node)
         if isinstance(v, Primitive) and v not in _IMPL_TRACEABLE:
             impl = self.global_values.get(id(v.impl))
             if (
@@ -169,6 +176,8 @@ class JaxGenerator(CodeGenerator):
         if how == "float":
             a = ", ".join(self.expr(x) for x in args)  # variables: see `inlined`
             return f"{self.global_value(rt.check_float, 'check_float')}({text}, {a})"
+        if how == "finite":
+            return f"{self.global_value(check_finite, 'check_finite')}({text})"
         if how == "divisor":
             d = self.expr(args[1])
             return f"{self.global_value(rt.check_divisor, 'check_divisor')}({text}, {d})"

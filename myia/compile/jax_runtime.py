@@ -432,10 +432,11 @@ def check_index(a: Any, index: Any) -> Any:
     """``a[index]``, flagged where an integer index is out of bounds (Python raises)."""
     jnp = _jnp()
     parts = index if isinstance(index, tuple) else (index,)
-    for k, i in enumerate(parts):
-        if isinstance(i, slice) or i is None or i is Ellipsis:
-            if i is None or i is Ellipsis:
-                raise TypeError("an index with None or ... is not checked under XLA")
+    if any(i is Ellipsis for i in parts):
+        raise TypeError("an index with ... is not checked under XLA")
+    # None adds an axis and reads none of `a`'s.
+    for k, i in enumerate(p for p in parts if p is not None):
+        if isinstance(i, slice):
             continue
         if isinstance(i, (int, np.integer)):
             continue  # a constant index: inference checked it

@@ -31,7 +31,7 @@ from ..abstract.data import (
 )
 from ..infer.rulelib import as_dtype
 from ..ir.node import Apply, Node
-from ..primitives import P, Primitive
+from ..primitives import P, Primitive, special
 from ..primitives.grad import EMPTY_ENV, EnvInstance, zero_of_type
 from ..primitives.lazy_sens import lazy_zeros
 from ..primitives.randomness import METHODS as RANDOM_METHODS
@@ -149,6 +149,17 @@ def _unary(py: str, numpy: str) -> Lowering:
 
 for _name, (_py, _np) in _MATH.items():
     lowering(getattr(P, _name))(_unary(_py, _np))
+
+
+@lowering(P.erf, P.erfc, P.gammaln)
+def _special(args: list[str], node: Apply, ctx: Any) -> str | None:
+    """``math``'s function on Python floats (Numba compiles it in loops), else SciPy's."""
+    name = node.inputs[0].value.name  # type: ignore[attr-defined]
+    if _is_weak(node.inputs[1]):
+        return f"math.{'lgamma' if name == 'gammaln' else name}({args[0]})"
+    if _is_numpy(node.inputs[1]) and special._sp is not None:
+        return f"{ctx.global_value(getattr(special._sp, name), name)}({args[0]})"
+    return None
 
 
 def _extremum(numpy: str) -> Lowering:

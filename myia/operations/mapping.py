@@ -124,6 +124,9 @@ MATH: dict[Any, Any] = {
             ("cosh", P.cosh),
             ("tanh", P.tanh),
             ("fabs", P.abs_),
+            ("erf", P.erf),
+            ("erfc", P.erfc),
+            ("lgamma", P.gammaln),
         ]
     },
     math.atan2: lib.math_function2(P.atan2),

@@ -409,6 +409,32 @@ def np_hstack(tup):
     return P.concatenate(tup, 1)
 
 
+def np_array_split(ary, indices_or_sections, axis=0):
+    """``np.array_split``: as ``np.split``, and `n` sections need not divide the axis."""
+    return P.sections_as_list(P.split(ary, indices_or_sections, axis, False))
+
+
+def np_hsplit(ary, indices_or_sections):
+    """``np.hsplit``: ``np.split`` along the second axis (the first of a vector)."""
+    if P.ndim(ary) == 1:
+        return P.sections_as_list(P.split(ary, indices_or_sections, 0))
+    return P.sections_as_list(P.split(ary, indices_or_sections, 1))
+
+
+def np_vsplit(ary, indices_or_sections):
+    """``np.vsplit``: ``np.split`` along the first axis (of 2 or more dimensions)."""
+    if P.ndim(ary) < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return P.sections_as_list(P.split(ary, indices_or_sections, 0))
+
+
+def np_dsplit(ary, indices_or_sections):
+    """``np.dsplit``: ``np.split`` along the third axis (of 3 or more dimensions)."""
+    if P.ndim(ary) < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return P.sections_as_list(P.split(ary, indices_or_sections, 2))
+
+
 def np_vstack(tup):
     """``np.vstack`` of a tuple of arrays (all vectors, or all of 2 or more dimensions)."""
     if P.ndim(tup[0]) == 1:
@@ -560,6 +586,10 @@ MAPPING: dict[Any, Any] = {
     np.hstack: np_hstack,
     np.vstack: np_vstack,
     np.column_stack: np_column_stack,
+    np.array_split: np_array_split,
+    np.hsplit: np_hsplit,
+    np.vsplit: np_vsplit,
+    np.dsplit: np_dsplit,
     np.vdot: np_vdot,
     np.inner: np_inner,
     np.linspace: np_linspace,
@@ -588,8 +618,19 @@ else:
             _sp.logit: logit,
             _sp.softmax: softmax,
             _sp.log_softmax: log_softmax,
+            _sp.erf: P.erf,
+            _sp.erfc: P.erfc,
+            _sp.gammaln: P.gammaln,
+            _sp.digamma: P.digamma,
+            _sp.polygamma: P.polygamma,
         }
     )
+
+_EIG = (
+    "the dtype of its result depends on the values (NumPy returns complex arrays where a real "
+    "matrix has complex eigenvalues, real ones otherwise), and Myia knows dtypes at compile "
+    "time: for a symmetric (or Hermitian) matrix, use np.linalg."
+)
 
 #: NumPy functions refused in Myia code, with the reason (and what to use instead).
 REFUSED: dict[Any, str] = {
@@ -602,6 +643,8 @@ REFUSED: dict[Any, str] = {
     "or a mask (x * condition)",
     np.flatnonzero: "the shape of its result depends on the values: use np.where(condition, "
     "x, y) or a mask (x * condition)",
+    np.linalg.eig: _EIG + "eigh",
+    np.linalg.eigvals: _EIG + "eigvalsh",
 }
 
 METHODS: dict[str, Any] = {

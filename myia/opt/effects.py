@@ -35,6 +35,7 @@ TOTAL: frozenset[Primitive] = frozenset(
         P.env_new, P.env_setitem, P.env_getitem, P.env_add, P.gzeros, P.gzeros_unread, P.gadd,
         P.unbroadcast, P.broadcast_like, P.shape, P.ndim, P.size, P.dtype_of, P.grad_of,
         P.vmap_of,
+        P.erf, P.erfc, P.digamma, P.polygamma,
     ]
 )  # fmt: skip
 
@@ -51,7 +52,7 @@ ARRAY_TOTAL: frozenset[Primitive] = frozenset(
         P.reduce_mean, P.conv2d, P.conv2d_input_grad, P.conv2d_weight_grad,
         P.tril, P.triu, P.eye, P.einsum, P.cumsum, P.argsort, P.diagonal, P.undiagonal,
         P.broadcast_to, P.det, P.flip, P.roll, P.moveaxis, P.rint, P.tile, P.repeat, P.pad,
-        P.searchsorted,
+        P.searchsorted, P.gammaln, P.triangular_matmul, P.lower_half,
     ]
 )  # fmt: skip
 

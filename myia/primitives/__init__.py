@@ -15,6 +15,7 @@ from . import (
     nn,
     randomness,
     scalar,
+    special,
     stack,
     structure,
     tiling,
@@ -41,6 +42,7 @@ P = SimpleNamespace(
             array_extra,
             tiling,
             batching,
+            special,
         )
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
@@ -66,6 +68,7 @@ __all__ = [
     "primitive",
     "randomness",
     "scalar",
+    "special",
     "stack",
     "structure",
     "tiling",

@@ -389,9 +389,14 @@ def stack(arrays, axis=0):
 
 
 @primitive
-def split(a, indices_or_sections, axis=0):
-    """``np.split(a, indices_or_sections, axis)``, as a tuple of arrays."""
-    return tuple(np.split(a, indices_or_sections, axis=axis))
+def split(a, indices_or_sections, axis=0, even=True):
+    """``np.split(a, indices_or_sections, axis)``, as a tuple of arrays.
+
+    With ``even`` False, ``np.array_split``: `n` sections of an axis of length `m` need not
+    divide it (the first ``m % n`` sections have one more element).
+    """
+    fn = np.split if even else np.array_split
+    return tuple(fn(a, indices_or_sections, axis=axis))
 
 
 def _array_tuple(arrays, what):
@@ -457,16 +462,16 @@ def _infer_stack(arrays, axis):
 
 
 @infer_rule(split)
-def _infer_split(a, indices_or_sections, axis):
-    a = as_array(a, "split")
-    how = const_value(indices_or_sections, "the sections of split")
-    ax = normalize_axis(const_value(axis, "the axis of split"), len(a.shape), a.shape)
+def _infer_split(a, indices_or_sections, axis, even):
+    what = "split" if const_value(even, "split's even") else "array_split"
+    a = as_array(a, what)
+    how = const_value(indices_or_sections, f"the sections of {what}")
+    ax = normalize_axis(const_value(axis, f"the axis of {what}"), len(a.shape), a.shape)
+    fn = getattr(np, what)
     try:
-        parts = probe_shape(
-            lambda s: [p.shape for p in np.split(_probe(s), how, axis=ax)], a.shape
-        )
+        parts = probe_shape(lambda s: [p.shape for p in fn(_probe(s), how, axis=ax)], a.shape)
     except ValueError as exc:
-        raise MyiaShapeError(f"split of an array of shape {shape_str(a.shape)}: {exc}") from None
+        raise MyiaShapeError(f"{what} of an array of shape {shape_str(a.shape)}: {exc}") from None
     return AbstractTuple(tuple(AbstractArray(a.dtype, p) for p in parts))
 
 
@@ -726,9 +731,9 @@ def bprop_stack(arrays, axis, out, dout):
 
 
 @bprop(split)
-def bprop_split(a, indices_or_sections, axis, out, dout):
+def bprop_split(a, indices_or_sections, axis, even, out, dout):
     da = unbroadcast(concatenate(dout, axis), a)
-    return (da, gzeros(indices_or_sections), gzeros(axis))
+    return (da, gzeros(indices_or_sections), gzeros(axis), gzeros(even))
 
 
 @bprop(array_getitem)

@@ -1,0 +1,132 @@
+"""JAX's twins of the primitives whose NumPy code does not run under ``jax.jit``.
+
+The JAX backend's generated code calls NumPy's names with ``np`` bound to ``jax.numpy``; a
+primitive with no NumPy function of its own (SciPy's special functions, BLAS's triangular
+solves and products, the helpers of the Cholesky gradient) would call its NumPy
+implementation on traced values, which JAX refuses, and the whole program would run on the
+host. `JAX_LOWER` maps each such primitive to the call of a function of traced values written with
+``jax.numpy``, ``jax.lax`` and ``jax.scipy``, with the primitive's signature and results.
+JAX is imported when these functions are first traced.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..abstract.data import AbstractArray, AbstractScalar
+from ..primitives import P
+
+
+def _jax() -> Any:
+    import jax
+    import jax.scipy.linalg
+    import jax.scipy.special
+
+    return jax
+
+
+def _float(*xs: Any) -> Any:
+    jnp = _jax().numpy
+    return jnp.result_type(*xs, jnp.float32)
+
+
+def _special(name: str) -> Any:
+    def fn(*args: Any) -> Any:
+        return getattr(_jax().scipy.special, name)(*args)
+
+    fn.__name__ = name
+    return fn
+
+
+def triangular_solve(a: Any, b: Any, lower: bool = True, trans: bool = False) -> Any:
+    """``op(tri(a))^-1 @ b``, the batch axes of `a` and `b` broadcast against each other."""
+    jax = _jax()
+    jnp = jax.numpy
+    dt = _float(a, b)
+    a, b = jnp.asarray(a, dt), jnp.asarray(b, dt)
+    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:])
+    return jax.scipy.linalg.solve_triangular(a, b, trans=1 if trans else 0, lower=lower)
+
+
+def triangular_matmul(a: Any, b: Any, lower: bool = True, trans: bool = False) -> Any:
+    """``op(tri(a)) @ b``."""
+    jnp = _jax().numpy
+    dt = _float(a, b)
+    t = jnp.tril(a) if lower else jnp.triu(a)
+    t = jnp.swapaxes(t, -1, -2) if trans else t
+    return jnp.matmul(t.astype(dt), jnp.asarray(b, dt))
+
+
+def lower_half(x: Any) -> Any:
+    """The lower triangle of the last two axes of `x`, its diagonal halved."""
+    r, c = x.shape[-2:]
+    mask = np.tril(np.ones((r, c))) - 0.5 * np.eye(r, c)
+    return x.astype(_float(x)) * mask.astype(_float(x))
+
+
+def undiagonal(d: Any, a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    """Zeros of `a`'s shape with `d` on the diagonal ``diagonal(a, offset, axis1, axis2)``."""
+    jnp = _jax().numpy
+    shape = jnp.shape(a)
+    i, j = axis1 % len(shape), axis2 % len(shape)
+    moved = [s for k, s in enumerate(shape) if k not in (i, j)] + [shape[i], shape[j]]
+    size = jnp.shape(d)[-1]
+    rows = np.arange(size) + max(-offset, 0)
+    cols = np.arange(size) + max(offset, 0)
+    out = jnp.zeros(moved, jnp.result_type(d)).at[..., rows, cols].set(d)
+    return jnp.moveaxis(out, (-2, -1), (i, j))
+
+
+def _call(fn: Any) -> Any:
+    def lower(args: list[str], node: Any, ctx: Any) -> str:
+        name = ctx.global_value(fn, f"jax_{fn.__name__}")
+        return f"{name}({', '.join(args)})"
+
+    return lower
+
+
+def _unbroadcast(args: list[str], node: Any, ctx: Any) -> str | None:
+    """The sensitivity of a Python float from an array of float64: the array's sum."""
+    d, x = node.inputs[1].abstract, node.inputs[2].abstract
+    if not (isinstance(d, AbstractArray) and isinstance(x, AbstractScalar)):
+        return None
+    if not (x.weak and x.dtype == "float64" and d.dtype == "float64"):
+        return None
+    return f"np.sum({args[0]})"
+
+
+#: How the generated code computes each primitive under JAX (instead of its NumPy lowering):
+#: ``(argument expressions, node, generator) -> expression``, or None for the usual code.
+JAX_LOWER: dict[Any, Any] = {
+    P.erf: _call(_special("erf")),
+    P.erfc: _call(_special("erfc")),
+    P.gammaln: _call(_special("gammaln")),
+    P.digamma: _call(_special("digamma")),
+    P.polygamma: _call(_special("polygamma")),
+    P.triangular_solve: _call(triangular_solve),
+    P.triangular_matmul: _call(triangular_matmul),
+    P.lower_half: _call(lower_half),
+    P.undiagonal: _call(undiagonal),
+    P.unbroadcast: _unbroadcast,
+}
+
+#: Primitives that raise on the host where XLA returns infinities or NaNs (NumPy's
+#: ``LinAlgError`` of a matrix that is not positive definite, or singular).
+LINALG_ERRORS = frozenset(["cholesky", "inv", "triangular_solve"])
+
+
+def check_finite(result: Any) -> Any:
+    """`result` of a factorization or a solve, flagged where it is not all finite.
+
+    NumPy raises ``LinAlgError`` where XLA returns NaNs or infinities: the host runs the call
+    again, and raises NumPy's error at the user's line, or returns the same values where
+    NumPy does (an input that was not finite).
+    """
+    from .jax_runtime import check
+
+    jnp = _jax().numpy
+    return check(~jnp.all(jnp.isfinite(result)), result)
