@@ -40,7 +40,7 @@ _ELEMENTWISE = [
     *"logical_not logical_and logical_or bitwise_and bitwise_or bitwise_xor".split(),
     *"left_shift right_shift invert neg abs exp log log1p expm1 sqrt sin cos tan".split(),
     *"asin acos atan sinh cosh tanh floor ceil sign atan2 maximum minimum where clip".split(),
-    "rint",
+    *"rint erf erfc gammaln digamma polygamma".split(),
 ]
 
 
