@@ -6,6 +6,7 @@ an n-element array has a gradient costing O(k) (and one O(n) buffer), not O(k * 
 
 from __future__ import annotations
 
+import gc
 import time
 
 import numpy as np
@@ -40,6 +41,25 @@ def test_det_by_cofactors(backend):
     # d det(A) / dA = det(A) * inv(A).T
     np.testing.assert_allclose(d, np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-10)
     check_grad(det, A, order=2, backend=backend)
+
+
+def test_gradient_of_a_recursion_keeps_few_objects():
+    # The collector passes over the young objects once per 700 objects made that may hold
+    # others and are still alive: the gradient of det at 6x6 (1,237 calls of minor_det) kept
+    # about 19,000 until its backward pass (27 passes per call), when each call made 5
+    # backpropagator closures of 2 + (free variables) objects each; with one closure per
+    # call, its free variables parameter defaults (a function and a tuple), about 4,000.
+    if not gc.isenabled():
+        pytest.skip("the collector is disabled")
+    A = np.random.default_rng(0).normal(size=(6, 6))
+    g = grad(det)
+    g(A)
+    gc.collect()
+    before = gc.get_stats()[0]["collections"]
+    for _ in range(3):
+        g(A)
+    passes = (gc.get_stats()[0]["collections"] - before) / 3
+    assert passes < 10, f"{passes} passes of the collector per call"
 
 
 def pick(A, cols):

@@ -43,6 +43,7 @@ from myia.opt.matcher import prim_of
 from myia.opt.passes import ALL_RULES
 from myia.opt.sweep import run_sweeps
 from myia.primitives import P
+from myia.testing import check_grad
 
 # Every pass keeps what programs compute ---------------------------------------------------------
 
@@ -450,3 +451,36 @@ def test_effects_are_never_merged(capsys):
     g = optimize(specialized(f, 1.0))
     run(g, (1.0,))
     assert capsys.readouterr().out == "1.0\n1.0\n"
+
+
+# A recursion's members used once ---------------------------------------------------------------
+
+
+def _down_odd(n, x):
+    if n == 0:
+        return x
+    return _down_even(n - 1, x * 2.0)
+
+
+def _down_even(n, x):
+    if n == 0:
+        return x
+    return _down_odd(n - 1, x + 1.0)
+
+
+def test_a_member_of_a_recursion_called_once_is_inlined():
+    # `_down_even` is called by `_down_odd` alone: its body is copied there, and `_down_odd`
+    # calls itself (the gradient of a recursion then makes one backpropagator per call, not
+    # one per function of the cycle).
+    g = specialized(_down_odd, 5, 1.0)
+    expected = [run(g, (n, 1.5)) for n in range(6)]
+    g = optimize(g)
+    names = [h.name for h in reachable_graphs(g)]
+    assert "_down_even" not in names and "_down_odd" in names
+    assert [run(g, (n, 1.5)) for n in range(6)] == expected == [1.5, 3.0, 4.0, 8.0, 9.0, 18.0]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_gradient_of_a_recursion_of_two_functions(backend):
+    check_grad(_down_odd, 5, 1.5, wrt=1, backend=backend)
+    assert grad(_down_odd, "x", backend=backend)(5, 1.5) == 8.0

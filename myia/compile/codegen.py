@@ -165,6 +165,13 @@ def _forget_unread(graphs: list[Graph]) -> set[Node]:
 class CodeGenerator:
     """Generates one `Module` for the graphs reachable from an entry graph."""
 
+    #: Whether a closure takes its free variables as default values of parameters (``def
+    #: g(x, a=a)``: one function and one tuple made per closure) rather than in cells (a
+    #: function, a tuple and a cell per free variable). Every object made that holds others
+    #: counts towards the collector's next pass, and a gradient keeps a closure per call
+    #: until its backward pass: fewer objects, fewer passes over the objects alive.
+    closure_defaults = True
+
     def __init__(self, entry: Graph, *, split_lines: bool = False):
         self.entry = entry
         #: Whether a node of one user's line is never written inside the expression of a node
@@ -334,6 +341,8 @@ class CodeGenerator:
             fvs = [self.var(n) for n in self.closure_fvs(g)]
             self.emit(0, f"def mk_{self.fn_name(g)}({', '.join(fvs)}):", g.output)
             indent = 1
+            if self.closure_defaults and not set(fvs) & set(params):
+                params += [f"{v}={v}" for v in fvs]
         self.emit(indent, f"def {self.fn_name(g)}({', '.join(params)}):", g.output)
         group, states = self.plan(g)
         self.group = set(group)

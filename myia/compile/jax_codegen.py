@@ -117,6 +117,9 @@ class Unsupported(Exception):
 class JaxGenerator(CodeGenerator):
     """The NumPy backend's generator, with stacks and tests as the JAX runtime's."""
 
+    #: JAX's control flow reads a closure's values in its cells (`jax_control.split`).
+    closure_defaults = False
+
     def call(self, node: Any) -> str:
         fn, *args = node.inputs
         if not fn.is_constant:

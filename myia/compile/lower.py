@@ -24,6 +24,8 @@ import numpy as np
 from ..abstract.data import (
     NONE,
     AbstractArray,
+    AbstractDict,
+    AbstractList,
     AbstractRecord,
     AbstractScalar,
     AbstractTuple,
@@ -32,7 +34,7 @@ from ..abstract.data import (
 from ..infer.rulelib import as_dtype
 from ..ir.node import Apply, Node
 from ..primitives import P, Primitive, special
-from ..primitives.grad import EMPTY_ENV, EnvInstance, zero_of_type
+from ..primitives.grad import EMPTY_ENV, NO_ZERO, EnvInstance, zero_of_type
 from ..primitives.lazy_sens import lazy_zeros
 from ..primitives.randomness import METHODS as RANDOM_METHODS
 from ..primitives.stack import EMPTY_STACK, STACK
@@ -557,7 +559,12 @@ def _gzeros(args: list[str], node: Apply, ctx: Any) -> str | None:
         return f"np.zeros({a.shape!r}, dtype=np.{a.dtype})"
     if isinstance(a, AbstractArray) and a.shape == ():  # a 0-d array's sensitivity: a scalar
         return f"np.{a.dtype}(0)"
-    if isinstance(a, AbstractRecord) and a.cls is not None:
+    if (
+        isinstance(a, (AbstractList, AbstractDict))
+        or (isinstance(a, AbstractRecord) and a.cls is not None)
+        or (isinstance(a, AbstractTuple) and zero_of_type(a) is NO_ZERO)
+    ):
+        # A data structure's zero is lazy: no dispatch on the value's type at run time.
         return f"{ctx.global_value(lazy_zeros, 'lazy_zeros')}({args[0]})"
     if isinstance(a, AbstractUnion) and all(
         o == NONE or (isinstance(o, AbstractRecord) and o.cls is not None) for o in a.options
@@ -594,6 +601,42 @@ def _gadd(args: list[str], node: Apply, ctx: Any) -> str | None:
 def gadd_arrays(x: Any, y: Any, zero: Any) -> Any:
     """``x + y``, where `zero` (a shared, read-only zero array) adds nothing."""
     return x if y is zero else y if x is zero else x + y
+
+
+def _basic_index_type(a: Any) -> bool:
+    """Whether every index of type `a` is basic: an integer, or a tuple of integers."""
+    if isinstance(a, AbstractTuple):
+        return all(_basic_index_type(e) for e in a.elements) and bool(a.elements)
+    return isinstance(a, AbstractScalar) and a.dtype.startswith(("int", "uint"))
+
+
+@lowering(P.array_index_add)
+def _array_index_add(args: list[str], node: Apply, ctx: Any) -> str | None:
+    # An element read (``A[i, j]``): no dispatch on the index at run time.
+    if not (_known_array(node.abstract) and _basic_index_type(node.inputs[2].abstract)):
+        return None
+    return f"{ctx.global_value(index_add_basic, 'index_add_basic')}({', '.join(args)})"
+
+
+@lowering(P.array_index_add_inplace)
+def _array_index_add_inplace(args: list[str], node: Apply, ctx: Any) -> str | None:
+    if not (_known_array(node.abstract) and _basic_index_type(node.inputs[2].abstract)):
+        return None
+    fn = ctx.global_value(index_add_basic_inplace, "index_add_basic_inplace")
+    return f"{fn}({', '.join(args)})"
+
+
+def index_add_basic(a: np.ndarray, index: Any, v: Any) -> np.ndarray:
+    """A copy of `a` with `v` added at basic index `index` (integers)."""
+    out = a.copy()
+    out[index] += v
+    return out
+
+
+def index_add_basic_inplace(a: np.ndarray, index: Any, v: Any) -> np.ndarray:
+    """`a` with `v` added at basic index `index` (integers), written into `a`."""
+    a[index] += v
+    return a
 
 
 @lowering(P.gzeros_unread)

@@ -220,6 +220,9 @@ def _counter_step(node: Apply) -> bool:
 class NativeGenerator(CodeGenerator):
     """The NumPy backend's generator, with loops outlined to machine code and typed stacks."""
 
+    #: The outlined loops of a closure read its free variables from its cells.
+    closure_defaults = False
+
     def __init__(self, entry: Graph, plain: bool = False):
         if not plain:
             _unshare_empty_stacks(entry)

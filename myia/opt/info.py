@@ -70,6 +70,8 @@ class ProgramInfo:
         self.raises = _callers_of(direct_raise, callers)
         self.effectful = _callers_of(direct_effect, callers)
         self._scope_sizes: dict[Graph, int] = {}
+        #: the recursive graphs inlined at their one call in this sweep (`myia.opt.inline`)
+        self.once: set[Graph] = set()
 
     def known(self, g: Graph) -> bool:
         """Whether `g` is in the snapshot (or was registered since)."""

@@ -1,7 +1,8 @@
 """Inlining: a call to a known graph is replaced by a copy of the graph's body.
 
 ``g(args)`` is inlined when `g` is a graph constant that cannot reach itself (recursion and
-loops are never inlined, so the program stays finite and loops stay loops), takes its
+loops are never inlined, so the program stays finite and loops stay loops) or that is called
+there alone (a member of a recursion used once: the recursion keeps its other members), takes its
 arguments positionally, and does not reach a ``raise`` (a raised exception's traceback shows
 the call it went through), and is not flagged ``noinline`` (the runs of a checkpointed
 call: their values are freed when the call returns). Graphs used once, small graphs and,
@@ -29,13 +30,29 @@ SMALL = 64
 
 def can_inline(g: Graph, call: Apply, info: Any) -> bool:
     """Whether the call `call` of graph constant `g` may be inlined (see the module doc)."""
-    if not info.known(g) or info.is_recursive(g) or g in info.raises:
+    if not info.known(g) or g in info.raises:
+        return False
+    if info.is_recursive(g) and not _sole_call(g, call, info):
         return False
     if g.flags.get("vararg") or g.kwonly or len(g.parameters) != len(call.inputs) - 1:
         return False
     if g.flags.get("noinline"):
         return False
     return g.output is not None
+
+
+def _sole_call(g: Graph, call: Apply, info: Any) -> bool:
+    """Whether `call` is the one use of recursive graph `g`, in a graph outside `g`'s scope.
+
+    Inlining it then removes `g` (a member of a cycle of calls: the cycle gets shorter, and
+    a loop, a graph that calls itself, stays one). ``info.once`` remembers the graphs so
+    inlined in this sweep: a copy made by one of them may call another graph of the cycle,
+    whose count of uses is then out of date until the next sweep.
+    """
+    if info.uses.get(g, 0) != 1 or g in info.once or call.graph in info.scope(g):
+        return False
+    info.once.add(g)
+    return True
 
 
 @rewrite(GRAPH_CALL)
