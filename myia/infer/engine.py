@@ -29,15 +29,11 @@ from typing import Any
 from ..abstract.data import (
     ANYTHING,
     BOTTOM,
-    AbstractArray,
     AbstractConstant,
-    AbstractDict,
     AbstractFunction,
     AbstractKeyword,
-    AbstractList,
     AbstractRecord,
     AbstractScalar,
-    AbstractStack,
     AbstractTuple,
     AbstractUnion,
     AbstractValue,
@@ -68,7 +64,7 @@ from .calls import (
     star_shape,
     untyped_fields_hint,
 )
-from .kinds import abstract_kind, static_value, union_error
+from .kinds import GROWTH_LIMIT, _fold, abstract_kind, abstract_size, static_value, union_error
 from .narrow import branch_refinements
 from .registry import INFER_RULES
 from .traceback import error_frames, user_name
@@ -771,41 +767,6 @@ class Inferrer:
             return tuple(args)
         keep = self.scopes.invariant_parameters(g)
         return tuple(a if i in keep else broaden(a) for i, a in enumerate(args))
-
-
-GROWTH_LIMIT = 4
-
-
-def abstract_size(a: Any) -> int:
-    """The number of parts of abstract value `a` (it grows with nested tuples and ranks)."""
-    if isinstance(a, AbstractTuple):
-        return 1 + sum(abstract_size(e) for e in a.elements)
-    if isinstance(a, (AbstractList, AbstractStack)):
-        return 1 + abstract_size(a.element)
-    if isinstance(a, AbstractDict):
-        return 1 + sum(abstract_size(e) for e in a.values)
-    if isinstance(a, AbstractRecord):
-        return 1 + sum(abstract_size(e) for e in a.fields)
-    if isinstance(a, AbstractUnion):
-        return 1 + sum(abstract_size(e) for e in a.options)
-    if isinstance(a, AbstractArray):
-        return 1 + len(a.shape)  # (a rank that grows at every iteration never joins)
-    return 1
-
-
-def _fold(prim: Primitive, args: list[AbstractValue], result: AbstractScalar) -> AbstractValue:
-    """Compute a scalar result at compile time when every argument is known."""
-    values = []
-    for a in args:
-        v = static_value(a)
-        if v is ANYTHING or not isinstance(a, (AbstractScalar, AbstractConstant, AbstractTuple)):
-            return result
-        values.append(v)
-    try:
-        v = prim.impl(*values)
-    except Exception:
-        return result
-    return AbstractScalar(result.dtype, result.weak, v)
 
 
 def _is_switch(node: Node) -> bool:

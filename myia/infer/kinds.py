@@ -6,7 +6,7 @@ kind its runtime values will have, so that the interpreter and inference resolve
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from ..abstract.data import (
     AbstractRecord,
     AbstractScalar,
     AbstractSlice,
+    AbstractStack,
     AbstractTuple,
     AbstractUnion,
     AbstractValue,
@@ -31,6 +32,9 @@ from ..abstract.data import (
 from ..errors import MyiaTypeError
 from ..operations.core import Array, Function, UnionKind
 from .traceback import error_frames
+
+if TYPE_CHECKING:
+    from ..primitives import Primitive
 
 
 def union_error(a: AbstractValue, op: Any, calls: Any) -> MyiaTypeError:
@@ -94,3 +98,38 @@ def static_value(a: AbstractValue) -> Any:
         (fn,) = a.options
         return getattr(fn, "pytype", ANYTHING)
     return ANYTHING
+
+
+GROWTH_LIMIT = 4
+
+
+def abstract_size(a: Any) -> int:
+    """The number of parts of abstract value `a` (it grows with nested tuples and ranks)."""
+    if isinstance(a, AbstractTuple):
+        return 1 + sum(abstract_size(e) for e in a.elements)
+    if isinstance(a, (AbstractList, AbstractStack)):
+        return 1 + abstract_size(a.element)
+    if isinstance(a, AbstractDict):
+        return 1 + sum(abstract_size(e) for e in a.values)
+    if isinstance(a, AbstractRecord):
+        return 1 + sum(abstract_size(e) for e in a.fields)
+    if isinstance(a, AbstractUnion):
+        return 1 + sum(abstract_size(e) for e in a.options)
+    if isinstance(a, AbstractArray):
+        return 1 + len(a.shape)  # (a rank that grows at every iteration never joins)
+    return 1
+
+
+def _fold(prim: Primitive, args: list[AbstractValue], result: AbstractScalar) -> AbstractValue:
+    """Compute a scalar result at compile time when every argument is known."""
+    values = []
+    for a in args:
+        v = static_value(a)
+        if v is ANYTHING or not isinstance(a, (AbstractScalar, AbstractConstant, AbstractTuple)):
+            return result
+        values.append(v)
+    try:
+        v = prim.impl(*values)
+    except Exception:
+        return result
+    return AbstractScalar(result.dtype, result.weak, v)

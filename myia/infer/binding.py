@@ -1,0 +1,126 @@
+"""Binding a call's argument nodes to a callee's parameters, in order.
+
+A call site's arguments are positional nodes and keyword nodes (``make_kwarg``); the callee (a
+primitive, a graph or a dataclass) wants them positional, with defaults filled in, a ``*args``
+tuple and a ``**kwargs`` dict built. Used by specialization.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+from ..abstract.data import AbstractDict, AbstractFunction
+from ..abstract.lattice import broaden, constant_abstract
+from ..errors import MyiaTypeError
+from ..ir.node import Apply, Constant, Graph, Node
+from ..primitives import P, Primitive
+from .traceback import error_frames
+
+
+def _is_kwarg(node: Node) -> bool:
+    return node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.make_kwarg
+
+
+def _same_input(a: Node, b: Node) -> bool:
+    """Whether two bound arguments are the same (the same node, or equal constants)."""
+    if a is b:
+        return True
+    if a.is_constant and b.is_constant:
+        try:
+            return type(a.value) is type(b.value) and bool(a.value == b.value)
+        except Exception:
+            return False
+    return False
+
+
+def _split_nodes(refs: list[Node], originals: list[Node]) -> tuple[list[Node], dict[str, Node]]:
+    pos: list[Node] = []
+    kws: dict[str, Node] = {}
+    for r, o in zip(refs, originals):
+        if o.is_apply and o.inputs[0].is_constant and o.inputs[0].value is P.make_kwarg:
+            kws[o.inputs[1].value] = r.inputs[2]
+        else:
+            pos.append(r)
+    return pos, kws
+
+
+def bind_primitive_nodes(prim: Primitive, refs: list[Node], originals: list[Node], node: Node):
+    """Positional argument nodes for a primitive call (keywords bound, defaults filled)."""
+    pos, kws = _split_nodes(refs, originals)
+    if not kws and len(pos) == len(prim.signature.parameters):
+        return pos
+    bound = prim.signature.bind(*pos, **kws)
+    out = []
+    for name, p in prim.signature.parameters.items():
+        if name in bound.arguments:
+            v = bound.arguments[name]
+            out.extend(v if p.kind is inspect.Parameter.VAR_POSITIONAL else [v])
+        elif p.default is not inspect.Parameter.empty:
+            c = Constant(p.default, node.debug.derive())
+            c.abstract = constant_abstract(p.default)
+            out.append(c)
+    return out
+
+
+def bind_graph_nodes(
+    g: Graph, refs: list[Node], originals: list[Node], caller: Graph | None = None
+) -> list[Node]:
+    """Positional argument nodes for a call to graph `g` from graph `caller`."""
+    pos, kws = _split_nodes(refs, originals)
+    names = g.param_names
+    vararg = g.flags.get("vararg", False)
+    kwarg = g.flags.get("kwarg", False)
+    if len(pos) == len(names) and not kws and not vararg and not kwarg:
+        return pos
+    npos = len(names) - g.kwonly - (1 if vararg else 0) - (1 if kwarg else 0)
+    values: dict[str, Node] = dict(zip(names[:npos], pos))
+    if vararg:
+        extra = pos[npos:]
+        tup = Apply([Constant(P.make_tuple), *extra], caller)  # type: ignore[arg-type]
+        from ..abstract.data import AbstractTuple
+
+        tup.abstract = AbstractTuple(tuple(e.abstract for e in extra))
+        tup.inputs[0].abstract = AbstractFunction(frozenset([P.make_tuple]))
+        values[names[npos]] = tup
+    if kwarg:
+        rest = {k: v for k, v in kws.items() if k not in names}
+        keys = Constant(tuple(rest))
+        keys.abstract = constant_abstract(tuple(rest))
+        d = Apply([Constant(P.make_dict), keys, *rest.values()], caller)  # type: ignore[arg-type]
+        d.abstract = AbstractDict(tuple(rest), tuple(v.abstract for v in rest.values()))
+        d.inputs[0].abstract = AbstractFunction(frozenset([P.make_dict]))
+        kws = {k: v for k, v in kws.items() if k in names}
+        values[names[-1]] = d
+    values.update(kws)
+    out = []
+    for name in names:
+        if name in values:
+            out.append(values[name])
+        else:
+            d = g.defaults[name]
+            if not d.is_constant:
+                raise MyiaTypeError(
+                    f"the default value of {name} in {g.name} must be a constant", error_frames([])
+                )
+            c = Constant(d.value, d.debug.derive())
+            c.abstract = constant_abstract(d.value)
+            out.append(c)
+    return out
+
+
+def bind_record_nodes(cls: type, refs: list[Node], originals: list[Node], node: Node):
+    """Field nodes, in order, for a call to dataclass `cls`."""
+    pos, kws = _split_nodes(refs, originals)
+    bound = inspect.signature(cls).bind(*pos, **kws)
+    out = []
+    for f in dataclasses.fields(cls):
+        if f.name in bound.arguments:
+            out.append(bound.arguments[f.name])
+        else:
+            has_default = f.default is not dataclasses.MISSING
+            value = f.default if has_default else f.default_factory()  # type: ignore[misc]
+            c = Constant(value, node.debug.derive())
+            c.abstract = broaden(constant_abstract(value))
+            out.append(c)
+    return out
