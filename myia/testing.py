@@ -18,6 +18,9 @@ Arguments are any structure of tuples, lists, dicts and dataclasses. Float leave
 floats, NumPy float scalars and arrays) are perturbed; integer and boolean leaves are not (the
 gradient must be a zero of their type) and ``None`` leaves must have a ``None`` gradient, as
 the gradient API promises; a 0-d array's gradient is the NumPy scalar of its dtype.
+`check_jvp(fn, *args)` checks forward mode the same way: ``jvp(fn, args, tangents)`` (random
+tangents by default) against the central difference ``(f(x + eps t) - f(x - eps t)) / 2 eps``,
+output leaf by output leaf; `fn` may return any structure of floats and arrays.
 Differences are most accurate in float64, the recommended dtype; the default step and
 tolerances depend on the lowest float precision among the arguments.
 """
@@ -35,7 +38,7 @@ import numpy as np
 from .api import MyiaFunction, grad, myia
 from .primitives import P
 
-__all__ = ["check_grad"]
+__all__ = ["check_grad", "check_jvp"]
 
 # (eps, rtol, atol) for the lowest float precision among the arguments.
 DEFAULTS = {
@@ -381,3 +384,83 @@ def _vdot_tuple(a, b):
     if len(a) == 0:
         return 0.0
     return vdot(a[0], b[0]) + _vdot_tuple(a[1:], b[1:])
+
+
+# Forward mode ---------------------------------------------------------------------------------
+
+
+def check_jvp(
+    fn: Callable[..., Any],
+    *args: Any,
+    tangents: tuple[Any, ...] | None = None,
+    eps: float | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
+    seed: int = 0,
+    backend: str | None = None,
+) -> Any:
+    """Check Myia's ``jvp(fn, args, tangents)`` against central finite differences.
+
+    Args:
+        fn: a function written in Myia's subset, returning any structure of floats and arrays.
+        args: the primals, as for `check_grad`.
+        tangents: one tangent per argument, of its structure; random (float leaves) if None.
+        eps: the step of the finite differences (by default, that of `check_grad`).
+        rtol: the relative tolerance, as in `numpy.allclose`.
+        atol: the absolute tolerance, as in `numpy.allclose`.
+        seed: the seed of the random tangents.
+        backend: the backend compiling the `jvp` and `fn` (Myia's default if None).
+
+    Returns:
+        The pair ``(value, tangent)`` Myia computed.
+
+    Raises:
+        AssertionError: the value differs from ``fn``'s, or the tangent from the differences.
+
+    """
+    from .transforms import jvp_
+
+    d_eps, d_rtol, d_atol = DEFAULTS[_lowest_precision(args)]
+    eps = d_eps if eps is None else eps
+    rtol = d_rtol if rtol is None else rtol
+    atol = d_atol if atol is None else atol
+    rng = np.random.default_rng(seed)
+    if tangents is None:
+        tangents = tuple(_random_like(a, rng) for a in args)
+    tangents = tuple(_zero_ints(t) for t in tangents)
+    f = _compiled(fn, backend)
+    opts = {} if backend is None else {"backend": backend}
+    out, tan = myia(lambda xs, ts: jvp_(fn, xs, ts), **opts)(tuple(args), tangents)
+    name = getattr(fn, "__name__", repr(fn))
+    plus = f(*(_step(a, t, eps) for a, t in zip(args, tangents)))
+    minus = f(*(_step(a, t, -eps) for a, t in zip(args, tangents)))
+    want = [
+        (np.asarray(p, dtype=np.float64) - np.asarray(m, dtype=np.float64)) / (2 * eps)
+        for p, m in zip(_leaves(plus), _leaves(minus))
+    ]
+    got = list(_leaves(tan))
+    if len(got) != len(want):
+        raise AssertionError(f"jvp({name}): the tangent has {len(got)} leaves, not {len(want)}")
+    for i, (v, e) in enumerate(zip(_leaves(out), _leaves(f(*args)))):
+        _assert_close(v, e, rtol, atol, f"jvp({name}): leaf {i} of the value")
+    for i, (g, e) in enumerate(zip(got, want)):
+        _assert_close(g, e, rtol, atol, f"jvp({name}): leaf {i} of the tangent")
+    return out, tan
+
+
+def _zero_ints(t: Any) -> Any:
+    """Tangent `t` with its integer leaves zero (integers do not move)."""
+    if _is_structure(t):
+        return _rebuild(t, [_zero_ints(v) for _, v in _children(t)])
+    if not _is_int(t):
+        return t
+    return np.zeros_like(t) if isinstance(t, np.ndarray) else type(t)(0)
+
+
+def _step(x: Any, t: Any, h: float) -> Any:
+    """``x + h t`` on the float leaves of `x` (the others kept)."""
+    if _is_structure(x):
+        return _rebuild(x, [_step(v, w, h) for (_, v), (_, w) in zip(_children(x), _children(t))])
+    if _is_float(x):
+        return _cast(np.asarray(x, dtype=np.float64) + h * np.asarray(t, dtype=np.float64), x)
+    return x

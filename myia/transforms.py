@@ -1,4 +1,4 @@
-"""Transformations a researcher composes, built on Myia's reverse mode.
+"""Transformations a researcher composes, built on Myia's reverse and forward modes.
 
 They are vjp, jvp, jacobians, hessian, vmap, `stop_gradient`, `checkpoint`, and tree utilities.
 Each is written in Myia's Python subset (the ``*_`` functions below) and is what the public
@@ -10,11 +10,11 @@ Everything is a transformation of the typed IR before running, through every con
 - ``vjp(f, *primals)`` is ``(f(*primals), vjp_fn)``; ``vjp_fn(ct)`` is the gradient of
   ``<f(*xs), ct>`` at the primals (it runs the forward pass again: nothing is stored between
   the two calls).
-- ``jvp(f, primals, tangents)`` is ``(f(*primals), J t)``, computed as the gradient with
-  respect to ``u`` of ``<vjp_fn(u), t>``, which is linear in ``u`` (reverse over reverse:
-  about twice the cost of a forward mode, and exact).
+- ``jvp(f, primals, tangents)`` is ``(f(*primals), J t)``: forward mode, ``f``'s tangent
+  graph (`myia.grad.forward`) called on the primals and tangents (``jvp_of(f)``).
 - ``jacrev`` stacks one `vjp` per output element, ``jacfwd`` one `jvp` per input element,
-  both in a loop that runs in compiled code; ``hessian`` is ``jacrev(jacrev(f))``.
+  both in a loop that runs in compiled code; ``hessian`` is ``jacfwd(grad(f))`` (forward
+  over reverse).
 - ``checkpoint(f)`` is ``f``, whose forward pass a gradient runs again in its backward pass
   instead of keeping its intermediate values: calls go through `myia.grad.lib.checkpointed`,
   to which the J transform gives its own forward graph.
@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from .api import MyiaFunction, grad
+from .grad.forward_lib import interleave
 from .grad.lib import checkpointed
 from .primitives import P
 
@@ -165,11 +166,6 @@ def _pulled(f, xs, ct):
     return _vdot(f(*xs), ct)
 
 
-def _pushed(u, f, xs, ts):
-    """``<vjp(f, *xs)[1](u), ts>``, linear in `u`: its gradient is ``J ts``."""
-    return _vdot(grad(_pulled, 1)(f, xs, u), ts)
-
-
 def vjp_(f, *primals):
     out = f(*primals)
 
@@ -180,7 +176,7 @@ def vjp_(f, *primals):
 
 
 def jvp_(f, primals, tangents):
-    return f(*primals), grad(_pushed)(_zeros_like(f(*primals)), f, primals, tangents)
+    return P.jvp_of(f)(*interleave(primals, tangents))
 
 
 def _with_arg(args, i, x):
@@ -189,11 +185,6 @@ def _with_arg(args, i, x):
 
 def _picked(f, e, args):
     return np.sum(f(*args) * e)
-
-
-def _pushed_first(u, f, t, args):
-    """``<J^T u, t>`` for the first argument of ``f``: linear in `u`, its gradient is ``J t``."""
-    return _vdot(grad(_pulled, 1)(f, args, u)[0], t)
 
 
 def _jacrev_first(f, args):
@@ -212,15 +203,16 @@ def _jacrev_first(f, args):
 
 
 def _jacfwd_first(f, args):
-    """The Jacobian of ``f`` w.r.t. its first argument: the derivative along each element."""
+    """The Jacobian of ``f`` w.r.t. its first argument: one `jvp` per element (forward mode)."""
     x = args[0]
     y = f(*args)
     ks = np.arange(np.size(x))
+    rest = P.gmaterialize(P.gzeros(args[1:]))
     cols = np.zeros((np.size(y), np.size(x)))
     k = 0
     while k < np.size(x):
         t = np.reshape((ks == k) * 1.0, np.shape(x)) + 0.0 * x
-        col = grad(_pushed_first)(_zeros_like(y), f, t, args)
+        col = jvp_(f, args, (t,) + rest)[1]
         cols = cols + np.reshape(col, (-1, 1)) * np.reshape((ks == k) * 1.0, (1, -1))
         k = k + 1
     return np.reshape(cols, np.shape(y) + np.shape(x))
@@ -252,7 +244,7 @@ def jacfwd_(f, argnums=0):
 
 def hessian_(f, argnums=0):
     _first_only(argnums)
-    return jacrev_(grad(f))
+    return jacfwd_(grad(f))
 
 
 def vmap_(f, in_axes=0, out_axes=0):
@@ -363,7 +355,10 @@ def jacfwd(f: Callable[..., Any], argnums: int = 0) -> Callable[..., Any]:
 
 
 def hessian(f: Callable[..., Any], argnums: int = 0) -> Callable[..., Any]:
-    """The Hessian of scalar function `f` w.r.t. argument `argnums` (``jacrev(jacrev(f))``)."""
+    """The Hessian of scalar function `f` w.r.t. argument `argnums`: ``jacfwd(grad(f))``.
+
+    Forward over reverse: one forward-mode derivative of the gradient per input element.
+    """
     return _jacobian("hessian", hessian_, f, argnums)
 
 

@@ -28,7 +28,7 @@ from ..abstract.data import (
     show,
 )
 from ..errors import Frame, MyiaTypeError
-from ..ir.analysis import captures
+from ..ir.analysis import Scopes, captures
 from ..ir.node import Constant, Graph
 from ..primitives import P
 from ..primitives.grad import GradSpec, grad_of, sens_type
@@ -306,3 +306,94 @@ def python_signature(fn: Any) -> inspect.Signature:
     """The signature of the function a gradient is taken of."""
     target = getattr(fn, "fn", fn)
     return inspect.signature(target)
+
+
+# Forward mode ---------------------------------------------------------------------------------
+
+
+def infer_jvp_call(inferrer: Any, spec: Any, args: list[AbstractValue]) -> AbstractValue:
+    """The type of ``jvp_of(f)(x1, t1, ..., xn, tn)``: ``(f's result, its tangent's type)``."""
+    from ..abstract.lattice import TypeMismatch, join
+    from .batching import _fn_value, is_closure
+
+    if len(args) % 2:
+        raise MyiaTypeError("a tangent function takes a tangent after each argument")
+    primals, tangents = args[0::2], args[1::2]
+    if _fn_value(Graph(), spec.fn) is None and not is_closure(spec.fn):
+        raise MyiaTypeError(
+            "jvp of a function that reads variables of an enclosing function, called away "
+            "from it, is not supported yet: pass those values as arguments"
+        )
+    for a in primals:
+        if _has_closure(a):
+            raise MyiaTypeError(
+                f"jvp of a function that receives a closure as an argument ({show(a)}) is not "
+                "supported yet: pass the values it closes over as arguments"
+            )
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        want = sens_type(p)
+        try:
+            ok = join(want, sens_type(t)) is not None
+        except TypeMismatch:
+            ok = False
+        if ok and isinstance(p, AbstractArray) and isinstance(t, AbstractArray):
+            ok = p.shape == t.shape or None in p.shape + t.shape
+        if not ok:
+            raise MyiaTypeError(
+                f"jvp: the tangent of argument {i} is {show(t)}, it must be like the "
+                f"argument: {show(want)}"
+            )
+    result = inferrer.call(spec.fn, primals)
+    return AbstractTuple((result, sens_type(result)))
+
+
+def jvp_call_graph(
+    spec: Any, args: list[AbstractValue], closure: Graph | None, call: Any
+) -> tuple[Graph, list[AbstractValue]]:
+    """The graph of the call `call` of ``jvp_of(f)`` on `args`, and its argument types.
+
+    A closure's specialization `closure` is lifted: its free variables become parameters of
+    zero tangent, which `call` passes after the arguments (``jvp(lambda y: x * y, ...)``
+    differentiates with respect to ``y`` only: the tangent of ``x`` belongs to the caller's
+    derivative, if any, which differentiates this call in turn).
+    """
+    from .batching import _in_scope, _lifted, vmap_primal
+
+    if closure is None:
+        return build_jvp_graph(vmap_primal(spec, args[0::2]), len(args) // 2), args
+    fvs = list(Scopes(closure).free_variables_total[closure])
+    for fv in fvs:
+        if not _in_scope(fv, call.graph):
+            raise MyiaTypeError(
+                "jvp of a closure called away from where it is defined: pass the values it "
+                "reads as arguments"
+            )
+    n = len(args) // 2
+    call.inputs = [*call.inputs, *fvs]
+    args = [*args, *(fv.abstract for fv in fvs)]
+    return build_jvp_graph(_lifted(closure, fvs), n), args
+
+
+def build_jvp_graph(primal: Graph, n: int) -> Graph:
+    """The graph ``(x1, t1, ..., xn, tn, *extra) -> (primal(x..., *extra), tangent)``.
+
+    The tangent is that of `primal` (`myia.grad.forward.tangent_graph`) along ``t1...tn``;
+    the parameters of `primal` after the first `n` (a closure's free variables, lifted) come
+    last and have zero tangents.
+    """
+    from .forward import tangent_graph
+
+    primal = simplified(primal)
+    g = Graph(f"jvp({primal.name})", primal.debug.find_location())
+    g.debug.origin = primal.debug
+    params = [g.add_parameter(p.debug.find_name()) for p in primal.parameters[:n] for _ in "xt"]
+    fvs = [g.add_parameter(p.debug.find_name()) for p in primal.parameters[n:]]
+    zeros = [g.apply(P.gmaterialize, g.apply(P.gzeros, fv)) for fv in fvs]
+    ins = [*params, *(x for pair in zip(fvs, zeros) for x in pair)]
+    res = g.apply(tangent_graph(primal), *ins)
+    out, tan = g.apply(P.tuple_getitem, res, 0), g.apply(P.tuple_getitem, res, 1)
+    typ = sens_type(primal.output.abstract)
+    # The user receives built structures, in the type `infer_jvp_call` gave.
+    tan = g.apply(P.convert, g.apply(P.gmaterialize, tan), Constant(typ))
+    g.output = g.apply(P.make_tuple, out, tan)
+    return g

@@ -39,7 +39,7 @@ from ..errors import MyiaTypeError
 from ..ir.analysis import Scopes, reachable_graphs, toposort
 from ..ir.node import Apply, Constant, Graph, Node
 from ..primitives import P, Primitive
-from ..primitives.batching import VmapSpec
+from ..primitives.batching import JvpSpec, TransformSpec, VmapSpec
 from . import batch_rules  # noqa: F401  (registers the rules)
 from .batch_lib import vmap_loop
 from .batch_registry import BATCH_RULES
@@ -638,11 +638,13 @@ def _fn_value(g: Graph, fn: Any) -> Node | None:
 
     if isinstance(fn, GraphFunction) and _captures_nothing(fn):
         return Constant(fn.graph)
-    inner = _fn_value(g, fn.fn) if isinstance(fn, (GradSpec, VmapSpec)) else None
+    inner = _fn_value(g, fn.fn) if isinstance(fn, (GradSpec, TransformSpec)) else None
     if inner is None:
         return None
     if isinstance(fn, GradSpec):
         return g.apply(P.grad_of, inner, fn.wrt, fn.value, fn.aux)
+    if isinstance(fn, JvpSpec):
+        return g.apply(P.jvp_of, inner)
     return g.apply(P.vmap_of, inner, fn.in_axes, fn.out_axes)
 
 

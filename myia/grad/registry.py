@@ -87,3 +87,41 @@ def custom_bprop(fn: Callable[..., Any]) -> Callable[[Callable[..., Any]], Calla
         return bprop_fn
 
     return deco
+
+
+# Forward mode ---------------------------------------------------------------------------------
+
+#: The tangent rules of primitives (`myia.grad.forward`): ``@jvp(P.exp) def jvp_exp(x, out,
+#: dx): return dx * out`` receives the arguments, the output and the arguments' tangents, and
+#: returns the output's tangent. Written in Myia's Python subset, like backpropagators.
+JVPS: dict[Any, Callable[..., Any]] = {}
+
+#: Primitives linear in some of their arguments (positions, and every position from `after`
+#: on): the tangent of a call is the same primitive called on the tangents of those arguments
+#: and the values of the others.
+LINEAR: dict[Any, tuple[tuple[int, ...], int | None]] = {}
+
+
+def jvp(*prims: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated function as the tangent rule of each of `prims`."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for p in prims:
+            if p in JVPS or p in LINEAR:
+                raise ValueError(f"tangent rule of {p} registered twice")
+            JVPS[p] = fn
+        return fn
+
+    return deco
+
+
+def linear(prim: Any, *positions: int, after: int | None = None) -> None:
+    """Mark `prim` as linear in the arguments at `positions` and from position `after` on.
+
+    With neither, it is linear in all its arguments. Its tangent is then ``prim`` on the
+    tangents of those arguments (``reshape(dx, shape)``, ``dx + dy``, ``make_tuple(dx, dy)``):
+    no rule to write.
+    """
+    if prim in JVPS or prim in LINEAR:
+        raise ValueError(f"tangent rule of {prim} registered twice")
+    LINEAR[prim] = (positions, 0 if not positions and after is None else after)

@@ -527,14 +527,12 @@ class Inferrer:
                 self._record(fn)
                 return construct_record(self, fn, args)
             from ..grad.api import GradSpec, infer_grad_call
-            from ..primitives.batching import VmapSpec
+            from ..primitives.batching import TransformSpec
 
-            if isinstance(fn, VmapSpec):
-                from ..grad.batching import infer_vmap_call
-
+            if isinstance(fn, TransformSpec):  # vmap, jvp
                 self._record(fn)
                 try:
-                    return infer_vmap_call(self, fn, args)
+                    return fn.infer_call(self, args)
                 except MyiaError as exc:
                     if not exc.frames:
                         exc.frames = error_frames(self.calls)

@@ -30,7 +30,7 @@ from ..operations import ops
 from ..operations.core import Operation
 from ..operations.ops import callable_record
 from ..primitives import P, Primitive
-from ..primitives.batching import VmapSpec
+from ..primitives.batching import TransformSpec
 from ..primitives.grad import GradSpec
 from .binding import (
     _is_kwarg,
@@ -105,17 +105,15 @@ class Specializer(FunctionValues):
                     v = i.value if i.is_constant else None
                     if type(v) is Graph and v in self.pending:
                         self.build_gradient(v)
-        if isinstance(spec, VmapSpec):
-            from ..grad.batching import vmap_graph
-
-            graph, args = vmap_graph(spec, *primal)
+        if isinstance(spec, TransformSpec):
+            graph, args = spec.build(*primal)
         else:
             graph = build_grad_graph(primal, spec, len(primal.parameters))
             args = [p.abstract for p in primal.parameters]
         nested = Inferrer()
         gctx, _ = nested.infer(graph, tuple(args))
         gspec = Specializer(nested).run(gctx)
-        if not isinstance(spec, VmapSpec):
+        if getattr(spec, "gradient", True):
             gspec.flags["gradient"] = True
         const.value = gspec
         const.abstract = AbstractFunction(frozenset([GraphFunction(gspec)]))
@@ -294,7 +292,7 @@ class Specializer(FunctionValues):
                 return _retype(out, result)
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) == 1:
             callee = next(iter(fn_abs.options))
-            if isinstance(callee, (GradSpec, VmapSpec)):
+            if isinstance(callee, (GradSpec, TransformSpec)):
                 return self.grad_call(callee, node, arg_nodes, arg_abs, ctx, values)
             if isinstance(callee, Primitive) and callee.static:
                 # Its value is the one inference gave (a test on types: `tuple_loops`).
@@ -439,14 +437,15 @@ class Specializer(FunctionValues):
         """
         fn = spec.fn
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
-        if isinstance(spec, VmapSpec):
-            # ``vmap(f)(args)``: the batched graph of ``f`` on one example, built last; a
-            # closure's specialization on one example, whose free variables the call passes.
-            from ..grad.batching import example_types, is_closure
+        if isinstance(spec, TransformSpec):
+            # ``vmap(f)(args)``, ``jvp_of(f)(args)``: the graph transformed from ``f``'s on the
+            # types it is called on, built last; a closure's specialization on them, whose
+            # free variables the call passes.
+            from ..grad.batching import is_closure
 
             closure = None
             if is_closure(fn):
-                target = self.target(fn, example_types(spec, arg_abs)[0], node, ctx, values)
+                target = self.target(fn, spec.examples(arg_abs), node, ctx, values)
                 closure = self.graph_for(target)
             primal = [arg_abs, closure, None]
             inputs = refs
@@ -464,7 +463,7 @@ class Specializer(FunctionValues):
         const = self._const(placeholder, node, None)
         self.pending[placeholder] = (const, spec, primal)
         app = Apply([const, *inputs], self.graphs[ctx], node.debug.derive())
-        if isinstance(spec, VmapSpec):
+        if isinstance(spec, TransformSpec):
             primal[2] = app
         app.abstract = values[node]
         return app

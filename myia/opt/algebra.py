@@ -53,6 +53,7 @@ NO_FOLD = frozenset(
         P.env_add,
         P.grad_of,
         P.vmap_of,
+        P.jvp_of,
         P.record_setattr,
         P.record_from_fields,
         P.dict_setitem,

@@ -34,7 +34,7 @@ TOTAL: frozenset[Primitive] = frozenset(
         P.record_setattr, P.make_kwarg, P.partial, P.make_slice,
         P.env_new, P.env_setitem, P.env_getitem, P.env_add, P.gzeros, P.gzeros_unread, P.gadd,
         P.unbroadcast, P.broadcast_like, P.shape, P.ndim, P.size, P.dtype_of, P.grad_of,
-        P.vmap_of,
+        P.vmap_of, P.jvp_of,
         P.erf, P.erfc, P.digamma, P.polygamma,
     ]
 )  # fmt: skip
@@ -48,7 +48,7 @@ ARRAY_TOTAL: frozenset[Primitive] = frozenset(
         P.zeros, P.ones, P.full, P.zeros_like, P.ones_like, P.full_like, P.astype,
         P.where, P.clip, P.reshape, P.transpose, P.swapaxes, P.expand_dims, P.squeeze,
         P.concatenate, P.stack, P.matmul, P.dot, P.reduce_sum, P.reduce_prod,
-        P.exclusive_cumprod, P.exclusive_cumprod_grad, P.pow_ieee,
+        P.exclusive_cumprod, P.exclusive_cumprod_grad, P.exclusive_cumprod_jvp, P.pow_ieee,
         P.reduce_mean, P.conv2d, P.conv2d_input_grad, P.conv2d_weight_grad,
         P.tril, P.triu, P.eye, P.einsum, P.cumsum, P.argsort, P.diagonal, P.undiagonal,
         P.broadcast_to, P.det, P.flip, P.roll, P.moveaxis, P.rint, P.tile, P.repeat, P.pad,

@@ -18,6 +18,7 @@ from . import (
     special,
     stack,
     structure,
+    tangents,
     tiling,
 )
 from .core import PRIMITIVES, Primitive, primitive
@@ -71,5 +72,6 @@ __all__ = [
     "special",
     "stack",
     "structure",
+    "tangents",
     "tiling",
 ]

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..abstract.data import AbstractArray, AbstractTuple
 from ..abstract.lattice import constant_abstract, promote
-from ..grad.registry import bprop, nondifferentiable
+from ..grad.registry import bprop, jvp, nondifferentiable
 from ..infer.registry import infer_rule
 from ..infer.rulelib import as_array, const_value, is_none
 from .core import primitive
@@ -176,6 +176,33 @@ def exclusive_cumprod_grad(a, axis, reverse, dout):
     return _back(out, perm, tshape).astype(np.result_type(a, dout), copy=False)
 
 
+@primitive
+def exclusive_cumprod_jvp(a, axis, reverse, da):
+    """The tangent of ``exclusive_cumprod(a, axis, reverse)`` along the tangent `da` of `a`.
+
+    With ``p[i]`` the product of ``a[j]`` for ``j < i``, ``dp[i + 1] = dp[i] a[i] + p[i] da[i]``:
+    a recurrence without division (zeros are fine).
+    """
+    x, perm, tshape = _front(a, axis)
+    t, _, _ = _front(np.broadcast_to(da, np.shape(a)), axis)
+    if reverse:
+        x, t = x[::-1], t[::-1]
+    p = np.ones(x.shape, np.result_type(x, t))
+    dp = np.zeros_like(p)
+    for i in range(1, len(x)):
+        p[i] = p[i - 1] * x[i - 1]
+        dp[i] = dp[i - 1] * x[i - 1] + p[i - 1] * t[i - 1]
+    if reverse:
+        dp = dp[::-1]
+    return _back(dp, perm, tshape).astype(np.result_type(a, da), copy=False)
+
+
+@infer_rule(exclusive_cumprod_jvp)
+def _infer_exclusive_cumprod_jvp(a, axis, reverse, da):
+    x, d = as_array(a, "exclusive_cumprod_jvp"), as_array(da, "exclusive_cumprod_jvp")
+    return AbstractArray(np.result_type(x.dtype, d.dtype).name, x.shape)
+
+
 @infer_rule(exclusive_cumprod)
 def _infer_exclusive_cumprod(a, axis, reverse):
     return as_array(a, "exclusive_cumprod")
@@ -190,6 +217,11 @@ def _infer_exclusive_cumprod_grad(a, axis, reverse, dout):
 @bprop(exclusive_cumprod)
 def bprop_exclusive_cumprod(a, axis, reverse, out, dout):
     return (exclusive_cumprod_grad(a, axis, reverse, dout), gzeros(axis), gzeros(reverse))
+
+
+@jvp(exclusive_cumprod)
+def jvp_exclusive_cumprod(a, axis, reverse, out, da, daxis, dreverse):
+    return exclusive_cumprod_jvp(a, axis, reverse, da)
 
 
 # Convolution ----------------------------------------------------------------------------------

@@ -1,9 +1,13 @@
-"""``vmap`` as a value: the primitive making it, the spec inference and specialization read.
+"""``vmap`` and ``jvp`` as values: the primitives making them, the specs inference reads.
 
 ``vmap(f, in_axes, out_axes)`` inside Myia code is ``vmap_of(f, in_axes, out_axes)``, a function
 value (`VmapSpec` at inference). A call of it is typed by `myia.grad.batching.infer_vmap_call`
 and, at specialization, becomes a call to the batched graph of ``f``'s specialization
 (`myia.grad.batching.build_vmap_graph`), inferred and specialized in turn.
+
+``jvp_of(f)`` is ``f``'s tangent function (`JvpSpec`): called on ``(x1, t1, ..., xn, tn)``, it
+returns ``(f(x1, ..., xn), tangent)`` (`myia.grad.api.infer_jvp_call`, and
+`myia.grad.api.build_jvp_graph` at specialization, from `myia.grad.forward`).
 """
 
 from __future__ import annotations
@@ -18,13 +22,49 @@ from ..infer.registry import infer_rule
 from .core import primitive
 
 
+class TransformSpec:
+    """A function value made by transforming function ``fn`` (`VmapSpec`, `JvpSpec`).
+
+    A call of it is typed by `infer_call` and, at specialization, calls the graph `build`
+    makes from ``fn``'s specialization on `examples` (the types ``fn`` is called on).
+    """
+
+    fn: Any
+    #: Whether the graph built computes derivatives (simplified before differentiated again).
+    gradient = False
+
+    def examples(self, args: list[Any]) -> list[Any]:
+        raise NotImplementedError
+
+    def infer_call(self, inferrer: Any, args: list[Any]) -> Any:
+        raise NotImplementedError
+
+    def build(self, args: list[Any], closure: Any, call: Any) -> tuple[Any, list[Any]]:
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
-class VmapSpec:
+class VmapSpec(TransformSpec):
     """Callee ``fn`` mapped over axes ``in_axes`` of its arguments, results on ``out_axes``."""
 
     fn: Any
     in_axes: Any
     out_axes: Any
+
+    def examples(self, args: list[Any]) -> list[Any]:
+        from ..grad.batching import example_types
+
+        return example_types(self, args)[0]
+
+    def infer_call(self, inferrer: Any, args: list[Any]) -> Any:
+        from ..grad.batching import infer_vmap_call
+
+        return infer_vmap_call(inferrer, self, args)
+
+    def build(self, args: list[Any], closure: Any, call: Any) -> tuple[Any, list[Any]]:
+        from ..grad.batching import vmap_graph
+
+        return vmap_graph(self, args, closure, call)
 
     @property
     def name(self) -> str:
@@ -62,3 +102,51 @@ def _infer_vmap_of(fn, in_axes, out_axes):
 
 
 nondifferentiable(vmap_of)
+
+
+@dataclass(frozen=True)
+class JvpSpec(TransformSpec):
+    """The tangent function of callee ``fn``: ``(x1, t1, ..., xn, tn) -> (value, tangent)``."""
+
+    fn: Any
+    gradient = True
+
+    @property
+    def name(self) -> str:
+        return f"jvp({getattr(self.fn, 'graph', self.fn)!r})"
+
+    def examples(self, args: list[Any]) -> list[Any]:
+        return list(args[0::2])
+
+    def infer_call(self, inferrer: Any, args: list[Any]) -> Any:
+        from ..grad.api import infer_jvp_call
+
+        return infer_jvp_call(inferrer, self, args)
+
+    def build(self, args: list[Any], closure: Any, call: Any) -> tuple[Any, list[Any]]:
+        from ..grad.api import jvp_call_graph
+
+        return jvp_call_graph(self, args, closure, call)
+
+
+class JvpValue:
+    """The runtime value of ``jvp_of(f)`` in an unspecialized program (never called)."""
+
+    def __init__(self, spec: JvpSpec):
+        self.spec = spec
+
+
+@primitive
+def jvp_of(fn):
+    """``f``'s tangent function: ``(x1, t1, ..., xn, tn) -> (f(x1, ..., xn), tangent)``."""
+    return JvpValue(JvpSpec(fn))
+
+
+@infer_rule(jvp_of)
+def _infer_jvp_of(fn):
+    if not isinstance(fn, AbstractFunction):
+        raise MyiaTypeError(f"jvp expects a function, not {show(fn)}")
+    return AbstractFunction(frozenset(JvpSpec(f) for f in fn.options))
+
+
+nondifferentiable(jvp_of)

@@ -19,7 +19,7 @@ from ..abstract.data import (
 )
 from ..abstract.lattice import STRING, TypeMismatch, broaden, join, union_options
 from ..errors import MyiaTypeError
-from ..grad.registry import bprop, nondifferentiable, special
+from ..grad.registry import bprop, linear, nondifferentiable, special
 from ..infer.registry import infer_rule
 from ..infer.rulelib import py_bool
 from .core import primitive
@@ -403,5 +403,7 @@ nondifferentiable(
 )
 nondifferentiable(stop_gradient, breakpoint_)
 special(apply_star)  # its forward graph is `myia.grad.lib.japply_star`
+for _p in (narrow, sens_as, identity):  # their tangents: `switch` and `seq` are the transform's
+    linear(_p, 0)
 
 from .grad import gzeros, sens_type  # noqa: E402

@@ -15,7 +15,7 @@ import numpy as np
 from ..abstract.data import AbstractArray, AbstractConstant, AbstractScalar
 from ..abstract.lattice import promote
 from ..errors import MyiaTypeError
-from ..grad.registry import bprop, nondifferentiable
+from ..grad.registry import bprop, jvp, linear, nondifferentiable
 from ..infer.registry import infer_rule
 from ..infer.rulelib import broadcast_shapes, elementwise, is_none, numeric
 from .core import primitive
@@ -605,6 +605,138 @@ def bprop_clip(a, a_min, a_max, out, dout):
 @bprop(to_float)
 def bprop_to_float(x, out, dout):
     return (unbroadcast(dout, x),)
+
+
+# Tangent rules (forward mode, `myia.grad.forward`) ----------------------------------------------
+
+linear(add)
+linear(sub)
+linear(neg)
+linear(to_float)
+
+
+@jvp(mul)
+def jvp_mul(x, y, out, dx, dy):
+    return dx * y + x * dy
+
+
+@jvp(truediv)
+def jvp_truediv(x, y, out, dx, dy):
+    return (dx - out * dy) / y
+
+
+@jvp(pow_, pow_ieee)
+def jvp_pow(x, y, out, dx, dy):
+    if isinstance(y, (int, np.integer)):
+        if y == 0:
+            return gzeros(out)
+        return dx * y * pow_ieee(x, y - 1)
+    return dx * y * pow_ieee(x, y - 1) + dy * out * log(x + (x == 0))
+
+
+@jvp(mod)
+def jvp_mod(x, y, out, dx, dy):
+    return dx - dy * floor(x / y)
+
+
+@jvp(abs_)
+def jvp_abs(x, out, dx):
+    return dx * sign(x)
+
+
+@jvp(exp)
+def jvp_exp(x, out, dx):
+    return dx * out
+
+
+@jvp(log)
+def jvp_log(x, out, dx):
+    return dx / x
+
+
+@jvp(log1p)
+def jvp_log1p(x, out, dx):
+    return dx / (1 + x)
+
+
+@jvp(expm1)
+def jvp_expm1(x, out, dx):
+    return dx * (out + 1)
+
+
+@jvp(sqrt)
+def jvp_sqrt(x, out, dx):
+    return dx / (2 * out)
+
+
+@jvp(sin)
+def jvp_sin(x, out, dx):
+    return dx * cos(x)
+
+
+@jvp(cos)
+def jvp_cos(x, out, dx):
+    return -dx * sin(x)
+
+
+@jvp(tan)
+def jvp_tan(x, out, dx):
+    return dx * (1 + out * out)
+
+
+@jvp(asin)
+def jvp_asin(x, out, dx):
+    return dx / sqrt(1 - x * x)
+
+
+@jvp(acos)
+def jvp_acos(x, out, dx):
+    return -dx / sqrt(1 - x * x)
+
+
+@jvp(atan)
+def jvp_atan(x, out, dx):
+    return dx / (1 + x * x)
+
+
+@jvp(sinh)
+def jvp_sinh(x, out, dx):
+    return dx * cosh(x)
+
+
+@jvp(cosh)
+def jvp_cosh(x, out, dx):
+    return dx * sinh(x)
+
+
+@jvp(tanh)
+def jvp_tanh(x, out, dx):
+    return dx * (1 - out * out)
+
+
+@jvp(atan2)
+def jvp_atan2(y, x, out, dy, dx):
+    return (dy * x - dx * y) / (x * x + y * y)
+
+
+def _choice(dx, dy, x_wins, y_wins, tie):
+    """The tangent of a choice between two values: split at a tie, as the gradient is."""
+    return dx * x_wins + dy * y_wins + (dx + dy) * 0.5 * tie
+
+
+@jvp(maximum)
+def jvp_maximum(x, y, out, dx, dy):
+    return _choice(dx, dy, x > y, x < y, x == y)
+
+
+@jvp(minimum)
+def jvp_minimum(x, y, out, dx, dy):
+    return _choice(dx, dy, x < y, x > y, x == y)
+
+
+@jvp(where)
+def jvp_where(condition, x, y, out, dc, dx, dy):
+    return where(condition, dx, dy)
 
 
 nondifferentiable(floordiv, eq, ne, lt, le, gt, ge, logical_not, logical_and, logical_or)

@@ -29,7 +29,7 @@ from ..abstract.data import (
 )
 from ..abstract.lattice import TypeMismatch, join
 from ..errors import MyiaTypeError
-from ..grad.registry import bprop, nondifferentiable
+from ..grad.registry import bprop, jvp, linear, nondifferentiable
 from ..infer.registry import infer_rule
 from .core import primitive
 
@@ -197,5 +197,17 @@ def bprop_stack_unpush(d, x, out, dout):
 
 
 nondifferentiable(stack_new, stack_of_functions, stack_empty)
+
+# Tangents (forward mode): a stack's is the stack of its elements' tangents.
+linear(stack_push)
+linear(stack_unpush, 0)
+
+
+@jvp(stack_pop)
+def jvp_stack_pop(s, out, ds):
+    # A zero tangent (an empty stack) pops zeros.
+    d = stack_unpush(ds, out[0])
+    return (d[1], d[0])
+
 
 from .grad import gzeros  # noqa: E402

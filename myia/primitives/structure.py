@@ -37,7 +37,7 @@ from ..abstract.lattice import (
     to_abstract,
 )
 from ..errors import MyiaTypeError
-from ..grad.registry import bprop, nondifferentiable, special
+from ..grad.registry import bprop, linear, nondifferentiable, special
 from ..infer.kinds import static_value
 from ..infer.registry import infer_rule
 from ..infer.rulelib import const_value, elementwise, i64, int_scalar, py_bool
@@ -584,6 +584,17 @@ def bprop_convert(x, typ, out, dout):
 nondifferentiable(tuple_len, tuple_loops, list_len, dict_keys, make_kwarg, make_slice)
 special(partial)  # its forward graph is `myia.grad.lib.jpartial`
 
+# Tangents (forward mode): each moves its arguments' tangents as it moves the values.
+for _p in (make_tuple, tuple_concat, make_list, list_concat, list_sum_start):
+    linear(_p)
+for _p in (tuple_getitem, tuple_as_list, list_getitem, sections_as_list, dict_getitem):
+    linear(_p, 0)
+linear(dict_values, 0)
+linear(dict_from_items, 1)
+linear(make_dict, after=1)
+linear(make_record, after=1)
+linear(record_getattr, 0)
+
 
 # Lazy sensitivities (`myia.primitives.lazy_sens`) -------------------------------------------
 
@@ -625,6 +636,10 @@ def bprop_list_index_sens(lst, i, v, out, dout):
 @bprop(gmaterialize)
 def bprop_gmaterialize(d, out, dout):
     return (dout,)
+
+
+linear(list_index_sens, 2)
+linear(gmaterialize)
 
 
 from .grad import (  # noqa: E402

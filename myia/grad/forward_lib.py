@@ -1,0 +1,58 @@
+"""Forward-mode library code written in Myia's Python subset.
+
+`derived_jvp` is the tangent rule of a primitive that has a backpropagator and no rule of its
+own (`myia.grad.forward`); `interleave` makes the arguments of a tangent function.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..primitives import P
+
+
+def _vdot(a, b):
+    """The sum of the products of the leaves of two sensitivities alike (a float)."""
+    if a is None:
+        return 0.0
+    if isinstance(a, str):
+        return 0.0
+    if isinstance(a, tuple):
+        return _vdot_tuple(a, b)
+    if isinstance(a, list):
+        return 0.0 + sum([_vdot(x, y) for x, y in zip(a, b)])
+    if isinstance(a, dict):
+        return _vdot_tuple(P.dict_values(a), P.dict_values(b))
+    if dataclasses.is_dataclass(a):
+        return _vdot_tuple(P.record_fields(a), P.record_fields(b))
+    return 0.0 + np.sum(a * b)
+
+
+def _vdot_tuple(xs, ys):
+    if len(xs) == 0:
+        return 0.0
+    return _vdot(xs[0], ys[0]) + _vdot_tuple(xs[1:], ys[1:])
+
+
+def _pulled(u, bp, args, out, tangents):
+    """``<bp(*args, out, u), tangents>``, linear in `u`: its gradient is the tangent of out."""
+    return _vdot(P.gmaterialize(bp(*args, out, u)), tangents)
+
+
+def derived_jvp(bp, args, out, tangents):
+    """The tangent of ``prim(*args)`` (value `out`) from its backpropagator `bp`.
+
+    ``bp`` is linear in the output's sensitivity ``u``: the tangent, ``J t``, is the gradient
+    of ``<J^T u, t>`` with respect to ``u`` (at zero: it does not depend on ``u``).
+    """
+    u = P.gmaterialize(P.gzeros(out))
+    return P.gmaterialize(P.grad_of(_pulled, (0,), False, False)(u, bp, args, out, tangents))
+
+
+def interleave(xs, ts):
+    """``(x1, t1, ..., xn, tn)``: the arguments of a tangent function."""
+    if len(xs) == 0:
+        return ()
+    return (xs[0], ts[0]) + interleave(xs[1:], ts[1:])
