@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from opt_programs import applies, optimized
 
-from myia import grad, hessian, jacfwd, jvp, myia, vjp, vmap
+from myia import custom_bprop, grad, hessian, jacfwd, jvp, myia, vjp, vmap
 from myia.opt.matcher import prim_of
 from myia.primitives import P
 from myia.testing import check_jvp
@@ -249,3 +249,26 @@ def test_jacfwd_inside_myia_code():
     fn = myia(lambda x: jacfwd(lambda v: np.tanh(v) * v)(x))
     want = np.diag((1 - np.tanh(X) ** 2) * X + np.tanh(X))
     np.testing.assert_allclose(fn(X), want, rtol=1e-12)
+
+
+def _doubled(x):
+    return x * 2.0
+
+
+@custom_bprop(_doubled)
+def _bprop_doubled(x, out, dout):
+    return (dout * 3.0,)  # the derivative the user chose: 3, not 2
+
+
+def test_jvp_follows_a_custom_bprop():
+    # Forward mode transposes the user's backpropagator: both modes agree.
+    _, t = jvp(lambda x: _doubled(x) + x, (2.0,), (0.25,))
+    assert t == pytest.approx(0.25 * 3.0 + 0.25)
+    assert grad(lambda x: _doubled(x) + x)(2.0) == pytest.approx(4.0)
+
+
+def test_a_tangent_of_the_wrong_shape_is_refused():
+    from myia.errors import MyiaTypeError
+
+    with pytest.raises(MyiaTypeError, match="tangent of argument 0"):
+        jvp(lambda x: np.sum(x * x), (X,), (np.ones(4),))

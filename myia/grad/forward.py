@@ -44,8 +44,30 @@ def tangent_graph(g: Graph) -> Graph:
     """The tangent graph of specialized graph `g`: ``(x1, t1, ...) -> (value, tangent)``."""
     t = _tangents.get(g)
     if t is None:
+        if g.flags.get("bprop") is not None:
+            t = _tangents[g] = _custom_tangent(g)
+            return t
         _ScopeTangent(g).run()
         t = _tangents[g]
+    return t
+
+
+def _custom_tangent(g: Graph) -> Graph:
+    """The tangent graph of `g`, whose backpropagator the user gave (`custom_bprop`).
+
+    Its tangent is the transpose of that backpropagator (`derived_jvp`), so that forward and
+    reverse mode agree on the derivative the user chose.
+    """
+    from .forward_lib import derived_jvp
+
+    t = Graph()
+    t.debug = DebugInfo(f"∂{g.name}", g.debug.find_location(), g.debug)
+    params = [t.add_parameter(f"x{i}") for i in range(2 * len(g.parameters))]
+    xs, ts = params[0::2], params[1::2]
+    out = t.apply(g, *xs)
+    bp = Constant(parse(g.flags["bprop"]))
+    args = [t.apply(P.make_tuple, *xs), out, t.apply(P.make_tuple, *ts)]
+    t.output = t.apply(P.make_tuple, out, t.apply(parse(derived_jvp), bp, *args))
     return t
 
 

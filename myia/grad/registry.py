@@ -7,6 +7,10 @@ sensitivities of the arguments, one per argument. Myia parses it like user code,
 gradients are inferred and optimized like the rest of the program and can be differentiated
 again. A primitive that has no derivative is marked `nondifferentiable`: the sensitivities of
 its arguments are zero.
+
+Forward mode (`myia.grad.forward`) reads the tangent rules declared beside them: a ``@jvp``
+rule, or a ``linear`` mark for a primitive linear in some of its arguments; a primitive with
+neither gets a rule derived from its backpropagator.
 """
 
 from __future__ import annotations
