@@ -179,6 +179,11 @@ def jvp_(f, primals, tangents):
     return P.jvp_of(f)(*interleave(primals, tangents))
 
 
+# ``jvp(lambda y: x * y, ...)`` inside Myia code: the tangent function is called where the
+# closure is defined, which reads its variables there.
+jvp_.__myia_flags__ = {"at_call_site": True}  # type: ignore[attr-defined]
+
+
 def _with_arg(args, i, x):
     return args[:i] + (x,) + args[i + 1 :]
 

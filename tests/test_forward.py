@@ -208,6 +208,22 @@ def test_no_perturbation_confusion(outer):
     assert vjp(outer, 5.0)[1](1.0)[0] == 10.0
 
 
+def test_jvp_of_a_closure_inside_myia_code():
+    # Its tangent function is called where the closure is defined: no confusion between the
+    # perturbations of x (outer) and y (inner).
+    assert jvp(lambda x: x * jvp(lambda y: x * y, (3.0,), (1.0,))[1], (5.0,), (1.0,))[1] == 10.0
+    assert grad(lambda x: x * jvp(lambda y: x * y, (3.0,), (1.0,))[1])(5.0) == 10.0
+
+    @myia
+    def f(x):
+        def g(y):
+            return x * y * y
+
+        return jvp(g, (2.0,), (1.0,))
+
+    assert f(3.0) == (12.0, 12.0)
+
+
 def test_hessian_through_a_while_loop_is_forward_over_reverse():
     def f(x):
         i = 0

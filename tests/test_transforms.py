@@ -219,7 +219,6 @@ def test_no_perturbation_confusion():
     assert grad(lambda x: x * vjp(_times, x, 3.0)[1](1.0)[1])(5.0) == 10.0
 
 
-@pytest.mark.xfail(reason="jvp, vjp and jacobians of a closure inside Myia code", strict=True)
 def test_transformations_of_a_closure_inside_myia_code():
     assert jvp(lambda x: x * jvp(lambda y: x * y, (3.0,), (1.0,))[1], (5.0,), (1.0,))[1] == 10.0
 

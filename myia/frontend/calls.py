@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ..ir.clone import inline
 from ..ir.node import Graph, Node
 from ..operations import ops
 from ..primitives import P
@@ -34,10 +35,19 @@ def parse_call(fp: Any, block: Any, node: ast.Call) -> Node:
         fp.expr(block, _as_tuple(a) if i == 0 and _reads_sequence(fn) else a)
         for i, a in enumerate(node.args)
     ]
+    if _at_call_site(fn) and not node.keywords and len(args) == len(fn.value.parameters):
+        # Its body goes where it is called (``jvp(lambda y: x * y, ...)``: the function
+        # transformed may be a closure, whose transformation reads its variables there).
+        return inline(fn.value, args, block.graph)
     for kw in node.keywords:
         value = fp.expr(block, kw.value)
         args.append(block.apply(P.make_kwarg, kw.arg, value, debug=fp.dbg(kw.value)))
     return block.apply(fn, *args, debug=fp.dbg(node))
+
+
+def _at_call_site(fn: Node) -> bool:
+    """Whether `fn` is a function of Myia's flagged ``at_call_site``, inlined where called."""
+    return fn.is_constant and isinstance(fn.value, Graph) and fn.value.flags.get("at_call_site")
 
 
 def _reads_sequence(fn: Node) -> bool:

@@ -54,7 +54,8 @@ def parse(fn: types.FunctionType) -> Graph:
 
         if fn in CUSTOM_BPROPS:
             graph.flags["bprop"] = CUSTOM_BPROPS[fn]
-        # Flags of Myia's own functions: "checkpoint" (`myia.checkpoint`), "noinline".
+        # Flags of Myia's own functions: "checkpoint" (`myia.checkpoint`), "noinline",
+        # "at_call_site" (its body is parsed into its callers: `myia.transforms.jvp_`).
         graph.flags.update(getattr(fn, "__myia_flags__", {}))
         if getattr(fn, "sequence_argument", False):
             graph.flags["sequence_argument"] = True
