@@ -288,3 +288,21 @@ def test_a_tangent_of_the_wrong_shape_is_refused():
 
     with pytest.raises(MyiaTypeError, match="tangent of argument 0"):
         jvp(lambda x: np.sum(x * x), (X,), (np.ones(4),))
+
+
+# Every primitive's tangent: the table of tests/test_grad_primitives.py, in forward mode -------
+
+
+def _cases():
+    from test_grad_primitives import CASES
+
+    return [pytest.param(c, id=f"{c.name}-{i}") for i, c in enumerate(CASES)]
+
+
+@pytest.mark.parametrize("case", _cases())
+def test_tangent_of_every_primitive(case):
+    from test_grad_primitives import make_args
+
+    opts = {k: v for k, v in case.options.items() if k in ("eps", "rtol", "atol")}
+    for seed, spec in enumerate(case.args):
+        check_jvp(case.fn, *make_args(spec, seed), seed=seed, **opts)

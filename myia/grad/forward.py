@@ -55,19 +55,16 @@ def tangent_graph(g: Graph) -> Graph:
 def _custom_tangent(g: Graph) -> Graph:
     """The tangent graph of `g`, whose backpropagator the user gave (`custom_bprop`).
 
-    Its tangent is the transpose of that backpropagator (`derived_jvp`), so that forward and
+    Its tangent is the transpose of that backpropagator (`_derived`), so that forward and
     reverse mode agree on the derivative the user chose.
     """
-    from .forward_lib import derived_jvp
-
     t = Graph()
     t.debug = DebugInfo(f"∂{g.name}", g.debug.find_location(), g.debug)
     params = [t.add_parameter(f"x{i}") for i in range(2 * len(g.parameters))]
     xs, ts = params[0::2], params[1::2]
     out = t.apply(g, *xs)
-    bp = Constant(parse(g.flags["bprop"]))
-    args = [t.apply(P.make_tuple, *xs), out, t.apply(P.make_tuple, *ts)]
-    t.output = t.apply(P.make_tuple, out, t.apply(parse(derived_jvp), bp, *args))
+    d = _derived(t, parse(g.flags["bprop"]), xs, out, ts)
+    t.output = t.apply(P.make_tuple, out, d)
     return t
 
 
@@ -243,22 +240,29 @@ class _ScopeTangent:
             ]
             d = t.apply(prim, *ins)
         elif prim in BPROPS:
-            # The tangent is the transpose of the backpropagator, linear in its sensitivity:
-            # the gradient of ``<bprop(u), tangents>`` with respect to ``u``.
-            from .forward_lib import derived_jvp
-
-            bp = Constant(parse(BPROPS[prim]))
-            d = t.apply(
-                parse(derived_jvp),
-                bp,
-                t.apply(P.make_tuple, *vals),
-                out,
-                t.apply(P.make_tuple, *tans),
-            )
+            d = _derived(t, parse(BPROPS[prim]), vals, out, tans)
         else:
             raise MyiaTypeError(f"primitive {prim.name} has no derivative yet")
         d.debug = DebugInfo(origin=node.debug)
         self.tangents[node] = d
+
+
+def _derived(t: Graph, bprop: Graph, vals: list[Node], out: Node, tans: list[Node]) -> Node:
+    """The tangent of a call from its backpropagator `bprop`, linear in the sensitivity ``u``.
+
+    It is the transpose: the gradient of ``u -> <bprop(*vals, out, u), tans>`` (at a zero
+    ``u``, on which it does not depend), a closure in `t` so that the arguments that must be
+    known at compile time (a flag, an axis) stay constants.
+    """
+    from .forward_lib import pulled
+
+    h = Graph()
+    h.debug = DebugInfo(f"∂{bprop.name}", bprop.debug.find_location(), bprop.debug)
+    u = h.add_parameter("u")
+    h.output = h.apply(parse(pulled), h.apply(bprop, *vals, out, u), h.apply(P.make_tuple, *tans))
+    zero = t.apply(P.gmaterialize, t.apply(P.gzeros, out))
+    gradient = t.apply(P.grad_of, Constant(h), Constant((0,)), Constant(False), Constant(False))
+    return t.apply(P.gmaterialize, t.apply(gradient, zero))
 
 
 def _is_call_of(node: Node, prim: Primitive) -> bool:

@@ -1,7 +1,7 @@
 """Forward-mode library code written in Myia's Python subset.
 
-`derived_jvp` is the tangent rule of a primitive that has a backpropagator and no rule of its
-own (`myia.grad.forward`); `interleave` makes the arguments of a tangent function.
+`pulled` is what the tangent rule derived from a backpropagator differentiates
+(`myia.grad.forward`); `interleave` makes the arguments of a tangent function.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def _vdot(a, b):
     """The sum of the products of the leaves of two sensitivities alike (a float)."""
     if a is None:
         return 0.0
-    if isinstance(a, str):
+    if isinstance(a, (str, slice)):
         return 0.0
     if isinstance(a, tuple):
         return _vdot_tuple(a, b)
@@ -36,19 +36,12 @@ def _vdot_tuple(xs, ys):
     return _vdot(xs[0], ys[0]) + _vdot_tuple(xs[1:], ys[1:])
 
 
-def _pulled(u, bp, args, out, tangents):
-    """``<bp(*args, out, u), tangents>``, linear in `u`: its gradient is the tangent of out."""
-    return _vdot(P.gmaterialize(bp(*args, out, u)), tangents)
+def pulled(sens, tangents):
+    """``<sens, tangents>``: with `sens` a backpropagator's ``J^T u``, linear in ``u``.
 
-
-def derived_jvp(bp, args, out, tangents):
-    """The tangent of ``prim(*args)`` (value `out`) from its backpropagator `bp`.
-
-    ``bp`` is linear in the output's sensitivity ``u``: the tangent, ``J t``, is the gradient
-    of ``<J^T u, t>`` with respect to ``u`` (at zero: it does not depend on ``u``).
+    Its gradient with respect to ``u`` is ``J tangents``, the tangent (`myia.grad.forward`).
     """
-    u = P.gmaterialize(P.gzeros(out))
-    return P.gmaterialize(P.grad_of(_pulled, (0,), False, False)(u, bp, args, out, tangents))
+    return _vdot(P.gmaterialize(sens), tangents)
 
 
 def interleave(xs, ts):
