@@ -502,10 +502,12 @@ class Specializer(FunctionValues):
         if isinstance(result, AbstractFunction) and len(result.options) == 1:
             option = next(iter(result.options))
             targets = self.inf.partial_contexts.get(option, ())
-            if len(targets) == 1 and not isinstance(option.fn, PartialFunction):
+            fn = option.fn
+            if len(targets) == 1 and isinstance(fn, GraphFunction) and _captures_nothing(fn):
                 target = self._const(self.graph_for(next(iter(targets))), node.inputs[1], None)
         # (The function itself is not looked up when its specialization is known: the same
-        # function may be partially applied elsewhere to other types.)
+        # function may be partially applied elsewhere to other types. A closure is the value
+        # made where it is defined, which holds its free variables.)
         inputs = [
             target if i == 1 and target is not None else self.ref(n, ctx, values)
             for i, n in enumerate(node.inputs)
