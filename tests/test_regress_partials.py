@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from helpers import assert_same
 
-from myia import grad, myia
+from myia import MyiaTypeError, grad, myia
 from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug"]
@@ -121,3 +121,42 @@ def test_grad(fn, args, backend):
 def test_partial_of_partial_grad_value():
     # d/dx of x * y + z * z * x at (2, 3, 1.5) is y + z * z = 5.25 (it was y alone).
     assert grad(partial_of_partial, 0, 1, 2)(2.0, 3.0, 1.5) == (5.25, 2.0, 6.0)
+
+
+# A partial application whose function is called with several types -------------------------
+
+
+def _pair(a, b):
+    return a * b + a
+
+
+def partial_called_with_two_types(x, y, z):
+    make = lambda k: partial(_pair, k)  # noqa: E731
+    return make(1.0)(x) * y + make(x)(2) + make(z)(y)
+
+
+def partial_returned_called_with_two_types(x, y):
+    return _bind(x)(y, x) + _bind(y)(x, 2)
+
+
+TWO_TYPES = [
+    (partial_called_with_two_types, (2.0, 3.0, -1.5)),
+    (partial_returned_called_with_two_types, (2.0, 3.0)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", TWO_TYPES, ids=[f.__name__ for f, _ in TWO_TYPES])
+def test_partial_called_with_two_types(fn, args, backend):
+    assert_same(myia(fn, backend=backend)(*args), fn(*args))
+    check_grad(fn, *args, backend=backend)
+
+
+def partial_of_partial_called_with_two_types(x, y):
+    return _bind2(x, y)(x) * _bind2(y, 3.0)(y) + _bind2(x, 1)(2)
+
+
+def test_partial_of_partial_called_with_two_types_is_a_clear_error():
+    with pytest.raises(MyiaTypeError, match="bind the arguments in one partial") as info:
+        myia(partial_of_partial_called_with_two_types)(2.0, 3.0)
+    assert "partial_of_partial_called_with_two_types" in str(info.value)

@@ -313,6 +313,8 @@ class Specializer(FunctionValues):
                     return _retype(out, result)
             elif isinstance(callee, PartialFunction):
                 method = self.method_call(callee, node, arg_nodes, arg_abs, ctx, values)
+                if method is None:
+                    method = self.partial_direct(callee, node, arg_nodes, arg_abs, ctx, values)
                 if method is not None:
                     return _retype(method, result)
                 inputs = self.partial_call(callee, node, arg_nodes, arg_abs, ctx, values)
@@ -572,6 +574,48 @@ class Specializer(FunctionValues):
         return Apply(
             [self._const(target, node, None), *inputs], self.graphs[ctx], node.debug.derive()
         )
+
+    def partial_direct(
+        self,
+        pf: PartialFunction,
+        node: Apply,
+        arg_nodes: list[Node],
+        arg_abs: list[AbstractValue],
+        ctx: Context,
+        values: dict[Node, AbstractValue],
+    ) -> Apply | None:
+        """``p(args)``, `p` a partial application of a function called with several types.
+
+        One partial value is one graph, but its function has a specialization per call's
+        types: each call calls its own directly, on the arguments `p` bound (`partial_arg`).
+        """
+        fn, inner = pf.fn, pf
+        while isinstance(fn, PartialFunction):
+            fn, inner = fn.fn, fn
+        if not (isinstance(fn, GraphFunction) and _captures_nothing(fn)):
+            return None
+        if len(self.inf.partial_contexts.get(inner, ())) < 2:
+            return None
+        if inner is not pf:
+            raise MyiaTypeError(
+                f"a partial application of a partial application of {fn.graph.name}, which "
+                "is called with several argument types, is not supported: bind the "
+                "arguments in one partial application, or call it with arguments of one type",
+                error_frames([*self.inf.calls, (ctx, node, values)]),
+            )
+        new = self.graphs[ctx]
+        target = self.graph_for(self.target(fn, [*pf.args, *arg_abs], node, ctx, values))
+        p = self.ref(node.inputs[0], ctx, values)
+        bound: list[Node] = []
+        for i, a in enumerate(pf.args):
+            arg = Apply([self._const(P.partial_arg, node, None), p, Constant(i)], new)
+            arg.inputs[2].abstract = AbstractConstant(i)
+            arg.abstract = a
+            bound.append(arg)
+        refs = [self.ref(i, ctx, values) for i in arg_nodes]
+        holes: list[Node] = [Constant(None) for _ in bound]
+        inputs = bind_graph_nodes(fn.graph, bound + refs, holes + arg_nodes, new)
+        return Apply([self._const(target, node, None), *inputs], new, node.debug.derive())
 
     def partial_call(
         self,
