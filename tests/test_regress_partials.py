@@ -160,3 +160,39 @@ def test_partial_of_partial_called_with_two_types_is_a_clear_error():
     with pytest.raises(MyiaTypeError, match="bind the arguments in one partial") as info:
         myia(partial_of_partial_called_with_two_types)(2.0, 3.0)
     assert "partial_of_partial_called_with_two_types" in str(info.value)
+
+
+# Partial applications chosen at run time -------------------------------------------------------
+
+
+def _scale(a, x):
+    return a * x
+
+
+def _shift_square(b, x):
+    return b + x * x
+
+
+def partial_chosen_by_ifexp(a, b, x):
+    fn = partial(_scale, a) if x > 0 else partial(_shift_square, b)
+    return fn(x)
+
+
+def partial_chosen_by_if(a, b, x):
+    if x > 0:
+        fn = partial(_scale, a)
+    else:
+        fn = partial(_shift_square, b)
+    return fn(x)
+
+
+CHOSEN = [partial_chosen_by_ifexp, partial_chosen_by_if]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", CHOSEN)
+@pytest.mark.parametrize("x", [1.5, -1.5])
+def test_partial_chosen_at_run_time(fn, x, backend):
+    args = (2.0, 3.0, x)
+    assert_same(myia(fn, backend=backend)(*args), fn(*args))
+    check_grad(fn, *args, backend=backend)

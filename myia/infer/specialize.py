@@ -33,8 +33,6 @@ from ..primitives import P, Primitive
 from ..primitives.batching import VmapSpec
 from ..primitives.grad import GradSpec
 from .binding import (
-    _is_kwarg,
-    _same_input,
     bind_graph_nodes,
     bind_primitive_nodes,
     bind_record_nodes,
@@ -370,60 +368,6 @@ class Specializer(FunctionValues):
         for x in made:
             m[x] = self.apply(x, ctx, values)
         return m[made[-1]]
-
-    def bind_options(
-        self,
-        fn_abs: AbstractFunction,
-        refs: list[Node],
-        arg_nodes: list[Node],
-        arg_abs: list[AbstractValue],
-        node: Apply,
-        ctx: Context,
-        values: dict[Node, AbstractValue],
-    ) -> list[Node]:
-        """Positional arguments of a call to a function chosen at run time among `fn_abs`.
-
-        Keywords, defaults and ``*args`` are bound at compile time: where the functions it
-        may call bind the arguments alike, that binding; else a `MyiaTypeError`.
-        """
-        options = list(fn_abs.options)
-
-        def positional(f: Any) -> bool:
-            # A primitive or operation takes the arguments as they are.
-            if not isinstance(f, GraphFunction):
-                return True
-            g = f.graph
-            return len(g.parameters) == len(refs) and not (
-                g.flags.get("vararg") or g.flags.get("kwarg") or g.kwonly
-            )
-
-        if all(map(positional, options)) and not any(_is_kwarg(a) for a in arg_nodes):
-            return refs
-        bindings = []
-        for f in options:
-            if not isinstance(f, GraphFunction):
-                raise MyiaTypeError(
-                    "a function chosen at run time among functions and other callables "
-                    "must be called with positional arguments only",
-                    error_frames([*self.inf.calls, (ctx, node, values)]),
-                )
-            self.inf.calls.append((ctx, node, values))
-            try:
-                bind_graph_args(self.inf, f, arg_abs)
-            finally:
-                self.inf.calls.pop()
-            bindings.append(bind_graph_nodes(f.graph, refs, arg_nodes, self.graphs[ctx]))
-        first = bindings[0]
-        for other in bindings[1:]:
-            if len(other) != len(first) or not all(map(_same_input, first, other)):
-                names = ", ".join(sorted(f.graph.name for f in options))
-                raise MyiaTypeError(
-                    f"the functions this call may call ({names}) bind its arguments "
-                    "differently (parameter names, order or defaults): call them with "
-                    "positional arguments, or give them the same parameters",
-                    error_frames([*self.inf.calls, (ctx, node, values)]),
-                )
-        return first
 
     def grad_call(
         self,
