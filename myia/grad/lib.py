@@ -1,10 +1,12 @@
 """Gradient library code written in Myia's Python subset.
 
 `grad_` and `value_and_grad_` are what ``grad(f, ...)`` and ``value_and_grad(f, ...)`` mean
-inside Myia code. `jpartial` and `japply_star` are the forward graphs of `partial` and
-`apply_star`: a partial application in the forward pass must, when called, return
-``(out, bprop)`` like any forward function, and its sensitivity (an environment) must give
-back those of its bound arguments, stored under integer keys.
+inside Myia code. `jpartial`, `jpartial_arg` and `japply_star` are the forward graphs of
+`partial`, `partial_arg` and `apply_star`: a partial application in the forward pass must,
+when called, return ``(out, bprop)`` like any forward function, and its sensitivity (an
+environment) must give back those of its bound arguments, stored under integer keys, and
+that of its function, stored under `PARTIAL_FN` (never merged with the partial's own keys:
+the function may itself be a partial application, whose bound arguments have the same keys).
 
 `checkpointed` is what ``myia.checkpoint(f)(...)`` calls; its graph is flagged, and its
 forward graph is `jcheckpoint` of its ordinary one (`myia.grad.jtransform`).
@@ -13,6 +15,19 @@ forward graph is `jcheckpoint` of its ordinary one (`myia.grad.jtransform`).
 from __future__ import annotations
 
 from ..primitives import P
+from ..primitives.grad import EnvKey
+
+
+class _PartialFnKey(EnvKey):
+    """The key of the sensitivity of a partial application's function in its environment."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "key(partial_fn)"
+
+
+PARTIAL_FN = _PartialFnKey()
 
 
 def grad_(fn, *wrt, argnums=None, has_aux=False):
@@ -25,7 +40,7 @@ def value_and_grad_(fn, *wrt, argnums=None, has_aux=False):
 
 def jpartial(jf, *args):
     def bprop_partial(dout):
-        return (P.env_new(), dout) + _load(dout, args, 0)
+        return (P.env_new(), P.env_getitem(dout, PARTIAL_FN, P.env_new())) + _load(dout, args, 0)
 
     # A partial application, not a closure: inference calls it on unbroadened arguments, as
     # it calls the partial application it stands for (whose bound arguments may be constants).
@@ -40,9 +55,21 @@ def _jpartial_call(jf, args, *more):
     def bprop(dout):
         r = bp(dout)
         n = len(args)
-        return (_store(r[0], r[1 : n + 1], 0),) + r[n + 1 :]
+        env = P.env_setitem(P.env_new(), PARTIAL_FN, r[0])
+        return (_store(env, r[1 : n + 1], 0),) + r[n + 1 :]
 
     return out, bprop
+
+
+def jpartial_arg(jp, i):
+    # `jp` is the forward value of a partial application: `jpartial`'s, which binds `jf` and
+    # the tuple of the arguments.
+    v = P.partial_arg(jp, 1)[i]
+
+    def bprop_partial_arg(dout):
+        return (P.env_new(), P.env_setitem(P.env_new(), i, dout), i)
+
+    return v, bprop_partial_arg
 
 
 def _store(env, sens, i):

@@ -23,9 +23,20 @@ def _is_kwarg(node: Node) -> bool:
 
 
 def _same_input(a: Node, b: Node) -> bool:
-    """Whether two bound arguments are the same (the same node, or equal constants)."""
+    """Whether two bound arguments are the same: one node, equal constants, or alike calls.
+
+    Two calls are alike when they apply one primitive to the same arguments (the tuple of a
+    ``*args``).
+    """
     if a is b:
         return True
+    if a.is_apply and b.is_apply:
+        return (
+            a.graph is b.graph
+            and len(a.inputs) == len(b.inputs)
+            and a.inputs[0].is_constant
+            and all(map(_same_input, a.inputs, b.inputs))
+        )
     if a.is_constant and b.is_constant:
         try:
             return type(a.value) is type(b.value) and bool(a.value == b.value)

@@ -22,13 +22,16 @@ from ..abstract.data import (
     AbstractTuple,
     AbstractValue,
     GraphFunction,
+    PartialFunction,
     show,
 )
 from ..abstract.lattice import broaden, erase_functions
 from ..errors import MyiaTypeError
 from ..ir.analysis import captures
-from ..ir.node import Apply, Graph, Node, Parameter
+from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..primitives import P
+from .binding import _is_kwarg, _same_input, bind_graph_nodes
+from .calls import bind_graph_args
 from .engine import Context, Inferrer, _is_switch
 from .registry import INFER_RULES
 from .rulelib import py_bool
@@ -274,6 +277,65 @@ class FunctionValues:
         """
         return self.reps.setdefault(fn, target)
 
+    def bind_options(
+        self,
+        fn_abs: AbstractFunction,
+        refs: list[Node],
+        arg_nodes: list[Node],
+        arg_abs: list[AbstractValue],
+        node: Apply,
+        ctx: Context,
+        values: dict[Node, AbstractValue],
+    ) -> list[Node]:
+        """Positional arguments of a call to a function chosen at run time among `fn_abs`.
+
+        Keywords, defaults and ``*args`` are bound at compile time: where the functions it
+        may call bind the arguments alike, that binding; else a `MyiaTypeError`.
+        """
+        options = list(fn_abs.options)
+
+        def positional(f: Any) -> bool:
+            # A primitive or operation takes the arguments as they are.
+            f, bound = _unpartial(f)
+            if not isinstance(f, GraphFunction):
+                return True
+            g = f.graph
+            return len(g.parameters) == len(bound) + len(refs) and not (
+                g.flags.get("vararg") or g.flags.get("kwarg") or g.kwonly
+            )
+
+        if all(map(positional, options)) and not any(_is_kwarg(a) for a in arg_nodes):
+            return refs
+        bindings = []
+        for option in options:
+            # A partial application binds its arguments in front of the call's (`holes`).
+            f, bound = _unpartial(option)
+            if not isinstance(f, GraphFunction):
+                raise MyiaTypeError(
+                    "a function chosen at run time among functions and other callables "
+                    "must be called with positional arguments only",
+                    error_frames([*self.inf.calls, (ctx, node, values)]),
+                )
+            self.inf.calls.append((ctx, node, values))
+            try:
+                bind_graph_args(self.inf, f, [*bound, *arg_abs])
+            finally:
+                self.inf.calls.pop()
+            holes: list[Node] = [Constant(None) for _ in bound]
+            nodes = bind_graph_nodes(f.graph, holes + refs, holes + arg_nodes, self.graphs[ctx])
+            bindings.append(nodes[len(bound) :])
+        first = bindings[0]
+        for other in bindings[1:]:
+            if len(other) != len(first) or not all(map(_same_input, first, other)):
+                names = ", ".join(sorted(_unpartial(f)[0].graph.name for f in options))
+                raise MyiaTypeError(
+                    f"the functions this call may call ({names}) bind its arguments "
+                    "differently (parameter names, order or defaults): call them with "
+                    "positional arguments, or give them the same parameters",
+                    error_frames([*self.inf.calls, (ctx, node, values)]),
+                )
+        return first
+
 
 def _weak_join(items: list[AbstractValue]) -> AbstractValue:
     """`items` (equal but for weak scalars) with a NumPy scalar where any is one."""
@@ -308,6 +370,15 @@ def _option_key(f: GraphFunction) -> tuple[Any, ...]:
     """A deterministic order of the functions a call may call."""
     loc = f.graph.debug.find_location()
     return (f.graph.name, loc.filename if loc else "", loc.line if loc else 0, id(f.graph))
+
+
+def _unpartial(f: Any) -> tuple[Any, list[AbstractValue]]:
+    """The function partial application `f` calls, and the arguments it binds in front."""
+    bound: list[AbstractValue] = []
+    while isinstance(f, PartialFunction):
+        bound[:0] = f.args
+        f = f.fn
+    return f, bound
 
 
 def _captures_nothing(fn: GraphFunction) -> bool:

@@ -33,8 +33,6 @@ from ..primitives import P, Primitive
 from ..primitives.batching import TransformSpec
 from ..primitives.grad import GradSpec
 from .binding import (
-    _is_kwarg,
-    _same_input,
     bind_graph_nodes,
     bind_primitive_nodes,
     bind_record_nodes,
@@ -311,6 +309,8 @@ class Specializer(FunctionValues):
                     return _retype(out, result)
             elif isinstance(callee, PartialFunction):
                 method = self.method_call(callee, node, arg_nodes, arg_abs, ctx, values)
+                if method is None:
+                    method = self.partial_direct(callee, node, arg_nodes, arg_abs, ctx, values)
                 if method is not None:
                     return _retype(method, result)
                 inputs = self.partial_call(callee, node, arg_nodes, arg_abs, ctx, values)
@@ -366,60 +366,6 @@ class Specializer(FunctionValues):
         for x in made:
             m[x] = self.apply(x, ctx, values)
         return m[made[-1]]
-
-    def bind_options(
-        self,
-        fn_abs: AbstractFunction,
-        refs: list[Node],
-        arg_nodes: list[Node],
-        arg_abs: list[AbstractValue],
-        node: Apply,
-        ctx: Context,
-        values: dict[Node, AbstractValue],
-    ) -> list[Node]:
-        """Positional arguments of a call to a function chosen at run time among `fn_abs`.
-
-        Keywords, defaults and ``*args`` are bound at compile time: where the functions it
-        may call bind the arguments alike, that binding; else a `MyiaTypeError`.
-        """
-        options = list(fn_abs.options)
-
-        def positional(f: Any) -> bool:
-            # A primitive or operation takes the arguments as they are.
-            if not isinstance(f, GraphFunction):
-                return True
-            g = f.graph
-            return len(g.parameters) == len(refs) and not (
-                g.flags.get("vararg") or g.flags.get("kwarg") or g.kwonly
-            )
-
-        if all(map(positional, options)) and not any(_is_kwarg(a) for a in arg_nodes):
-            return refs
-        bindings = []
-        for f in options:
-            if not isinstance(f, GraphFunction):
-                raise MyiaTypeError(
-                    "a function chosen at run time among functions and other callables "
-                    "must be called with positional arguments only",
-                    error_frames([*self.inf.calls, (ctx, node, values)]),
-                )
-            self.inf.calls.append((ctx, node, values))
-            try:
-                bind_graph_args(self.inf, f, arg_abs)
-            finally:
-                self.inf.calls.pop()
-            bindings.append(bind_graph_nodes(f.graph, refs, arg_nodes, self.graphs[ctx]))
-        first = bindings[0]
-        for other in bindings[1:]:
-            if len(other) != len(first) or not all(map(_same_input, first, other)):
-                names = ", ".join(sorted(f.graph.name for f in options))
-                raise MyiaTypeError(
-                    f"the functions this call may call ({names}) bind its arguments "
-                    "differently (parameter names, order or defaults): call them with "
-                    "positional arguments, or give them the same parameters",
-                    error_frames([*self.inf.calls, (ctx, node, values)]),
-                )
-        return first
 
     def grad_call(
         self,
@@ -501,10 +447,12 @@ class Specializer(FunctionValues):
         if isinstance(result, AbstractFunction) and len(result.options) == 1:
             option = next(iter(result.options))
             targets = self.inf.partial_contexts.get(option, ())
-            if len(targets) == 1 and not isinstance(option.fn, PartialFunction):
+            fn = option.fn
+            if len(targets) == 1 and isinstance(fn, GraphFunction) and _captures_nothing(fn):
                 target = self._const(self.graph_for(next(iter(targets))), node.inputs[1], None)
         # (The function itself is not looked up when its specialization is known: the same
-        # function may be partially applied elsewhere to other types.)
+        # function may be partially applied elsewhere to other types. A closure is the value
+        # made where it is defined, which holds its free variables.)
         inputs = [
             target if i == 1 and target is not None else self.ref(n, ctx, values)
             for i, n in enumerate(node.inputs)
@@ -569,6 +517,48 @@ class Specializer(FunctionValues):
         return Apply(
             [self._const(target, node, None), *inputs], self.graphs[ctx], node.debug.derive()
         )
+
+    def partial_direct(
+        self,
+        pf: PartialFunction,
+        node: Apply,
+        arg_nodes: list[Node],
+        arg_abs: list[AbstractValue],
+        ctx: Context,
+        values: dict[Node, AbstractValue],
+    ) -> Apply | None:
+        """``p(args)``, `p` a partial application of a function called with several types.
+
+        One partial value is one graph, but its function has a specialization per call's
+        types: each call calls its own directly, on the arguments `p` bound (`partial_arg`).
+        """
+        fn, inner = pf.fn, pf
+        while isinstance(fn, PartialFunction):
+            fn, inner = fn.fn, fn
+        if not (isinstance(fn, GraphFunction) and _captures_nothing(fn)):
+            return None
+        if len(self.inf.partial_contexts.get(inner, ())) < 2:
+            return None
+        if inner is not pf:
+            raise MyiaTypeError(
+                f"a partial application of a partial application of {fn.graph.name}, which "
+                "is called with several argument types, is not supported: bind the "
+                "arguments in one partial application, or call it with arguments of one type",
+                error_frames([*self.inf.calls, (ctx, node, values)]),
+            )
+        new = self.graphs[ctx]
+        target = self.graph_for(self.target(fn, [*pf.args, *arg_abs], node, ctx, values))
+        p = self.ref(node.inputs[0], ctx, values)
+        bound: list[Node] = []
+        for i, a in enumerate(pf.args):
+            arg = Apply([self._const(P.partial_arg, node, None), p, Constant(i)], new)
+            arg.inputs[2].abstract = AbstractConstant(i)
+            arg.abstract = a
+            bound.append(arg)
+        refs = [self.ref(i, ctx, values) for i in arg_nodes]
+        holes: list[Node] = [Constant(None) for _ in bound]
+        inputs = bind_graph_nodes(fn.graph, bound + refs, holes + arg_nodes, new)
+        return Apply([self._const(target, node, None), *inputs], new, node.debug.derive())
 
     def partial_call(
         self,

@@ -635,6 +635,20 @@ def call_partial(node: Apply, opt: Any) -> Node | None:
     return opt.apply(f, *bound, *node.inputs[1:], like=node, abstract=node.abstract)
 
 
+@rewrite(P.partial_arg)
+def arg_of_partial(node: Apply, opt: Any) -> Node | None:
+    """Take an argument of a partial application made in place.
+
+    partial_arg(partial(f, a0, ..., an), i) => ai
+    """
+    p, i = node.inputs[1:]
+    bound = args_of(p, P.partial)
+    k = value_of(i)
+    if bound is None or type(k) is not int:
+        return None
+    return bound[1 + k]
+
+
 DATA: list[Rewrite] = [
     getitem_make_tuple,
     getitem_seq,
@@ -657,6 +671,7 @@ DATA: list[Rewrite] = [
     dict_from_make_tuple,
     getitem_make_list,
     len_make_list,
+    arg_of_partial,
 ]
 
 CONTROL: list[Rewrite] = [

@@ -393,7 +393,11 @@ def _diagonal_shape(a, offset, axis1, axis2):
     j = normalize_axis(const_value(axis2, "an axis of diagonal", int), n, a.shape)
     if i == j:
         raise MyiaShapeError("diagonal: axis1 and axis2 cannot be the same")
-    size = max(0, min(a.shape[i], a.shape[j] - k) if k >= 0 else min(a.shape[i] + k, a.shape[j]))
+    di, dj = a.shape[i], a.shape[j]
+    if di is None or dj is None:
+        size = None  # known only at run time, as the dimensions it comes from
+    else:
+        size = max(0, min(di, dj - k) if k >= 0 else min(di + k, dj))
     return a, tuple(d for x, d in enumerate(a.shape) if x not in (i, j)) + (size,)
 
 

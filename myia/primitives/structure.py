@@ -262,6 +262,17 @@ def partial(fn, *args):
 
 
 @primitive
+def partial_arg(p, i):
+    """Argument ``i`` bound by partial application ``p`` (whose function is not a partial).
+
+    A call of a partial application whose function is called with several types (the same
+    partial value at two call sites) calls the function's specialization for each call's
+    types directly, on the arguments the partial bound.
+    """
+    return p.args[i]
+
+
+@primitive
 def make_slice(start, stop, step):
     """``slice(start, stop, step)``."""
     return slice(start, stop, step)
@@ -470,6 +481,14 @@ def _infer_partial(fn, *args):
     return AbstractFunction(frozenset(PartialFunction(f, tuple(args)) for f in fn.options))
 
 
+@infer_rule(partial_arg)
+def _infer_partial_arg(p, i):
+    p = _expect(p, AbstractFunction, "partial_arg")
+    k = const_value(i, "the index of a bound argument", int)
+    (pf,) = p.options
+    return pf.args[k]
+
+
 @infer_rule(convert)
 def _infer_convert(x, typ):
     return merge_data(const_value(typ, "the type of a conversion"), x)
@@ -582,7 +601,7 @@ def bprop_convert(x, typ, out, dout):
 
 
 nondifferentiable(tuple_len, tuple_loops, list_len, dict_keys, make_kwarg, make_slice)
-special(partial)  # its forward graph is `myia.grad.lib.jpartial`
+special(partial, partial_arg)  # forward graphs `myia.grad.lib.jpartial`, `jpartial_arg`
 
 # Tangents (forward mode): each moves its arguments' tangents as it moves the values.
 for _p in (make_tuple, tuple_concat, make_list, list_concat, list_sum_start):
