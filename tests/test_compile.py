@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import math
 from typing import Optional
 
@@ -102,6 +103,89 @@ def test_deep_code_puts_the_recursion_limit_back():
         assert sys.getrecursionlimit() == 2_000_001
     finally:
         sys.setrecursionlimit(limit)
+
+
+def collector_state_in(fn, *args):
+    """Whether the garbage collector was enabled during a call of `fn` (a gc callback)."""
+    seen = []
+
+    def spy(phase, info):
+        if phase == "start":
+            seen.append(info["generation"])
+
+    gc.callbacks.append(spy)
+    try:
+        fn(*args)
+    finally:
+        gc.callbacks.remove(spy)
+    return seen
+
+
+def powers(x, n):
+    # Its gradient keeps objects for each iteration until its backward pass.
+    s = 0.0
+    i = 0
+    while i < n:
+        s = s * x + x
+        i = i + 1
+    return s
+
+
+def test_the_collector_is_paused_during_a_call():
+    f = grad(powers)
+    assert f(0.5, 3) == pytest.approx(1.0 + 2 * 0.5 + 3 * 0.25)
+    gc.collect()
+    # Generated code makes no reference cycles: the collector would find nothing to free.
+    passes = collector_state_in(f, 0.5, 20_000)
+    assert len(passes) <= 1, passes  # at most one, after the call
+    assert gc.isenabled()
+    # Paused by the user, it stays paused; an error resumes it.
+    gc.disable()
+    try:
+        f(1.0, 10)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(ZeroDivisionError):
+        myia(divide)(1.0, 0.0)
+    assert gc.isenabled()
+
+
+def apply_fn(h, v):
+    return h(v)
+
+
+def recursive_closure(x, n):
+    def rec(k):
+        if k <= 0:
+            return x
+        return x * rec(k - 1)
+
+    def other(k):
+        return x + k
+
+    h = rec if n > 2 else other
+    t = 0.0
+    for i in range(n):
+        t = t + apply_fn(h, i)
+    return t
+
+
+def test_a_closure_calling_itself_is_no_reference_cycle():
+    # With the collector paused, cycles made during a call would wait for its end.
+    f = myia(recursive_closure)
+    g = grad(recursive_closure)
+    assert f(2.0, 3) == recursive_closure(2.0, 3)
+    assert g(2.0, 3) == pytest.approx(1.0 + 2 * 2.0 + 3 * 4.0)
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(5):
+            f(2.0, 3)
+            g(2.0, 3)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
 def test_gradients_on_the_compiled_backend():

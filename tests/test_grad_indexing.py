@@ -48,7 +48,8 @@ def test_gradient_of_a_recursion_keeps_few_objects():
     # others and are still alive: the gradient of det at 6x6 (1,237 calls of minor_det) kept
     # about 19,000 until its backward pass (27 passes per call), when each call made 5
     # backpropagator closures of 2 + (free variables) objects each; with one closure per
-    # call, its free variables parameter defaults (a function and a tuple), about 4,000.
+    # call, its free variables parameter defaults (a function and a tuple), about 4,000
+    # (6 passes per call). The collector is now paused during the call: one pass after it.
     if not gc.isenabled():
         pytest.skip("the collector is disabled")
     A = np.random.default_rng(0).normal(size=(6, 6))
@@ -59,7 +60,7 @@ def test_gradient_of_a_recursion_keeps_few_objects():
     for _ in range(3):
         g(A)
     passes = (gc.get_stats()[0]["collections"] - before) / 3
-    assert passes < 10, f"{passes} passes of the collector per call"
+    assert passes <= 1, f"{passes} passes of the collector per call"
 
 
 def pick(A, cols):
@@ -77,6 +78,36 @@ def test_list_of_indices_has_zero_sensitivity(backend):
     dA, dcols = grad(pick, "A", "cols", backend=backend)(A, [1, 2, 2])
     np.testing.assert_array_equal(dA, [0.0, 2.0, 8.0, 0.0, 0.0])
     assert dcols == [0, 0, 0]
+
+
+def test_gradient_of_det_builds_no_zero_of_indices():
+    # The lists of column indices that the recursion passes down have no gradient: they are
+    # inactive, and their zeros (a lazy zero per call and per iteration) are never built.
+    # The element updates of the sensitivity of A write the sum they read, not a copy of it.
+    A = np.random.default_rng(0).normal(size=(4, 4))
+    source = grad(det).generated_code(A)
+    assert "lazy_zeros" not in source
+    assert "index_add_basic(" not in source
+    assert "index_add_basic_inplace(" in source
+
+
+def truncated_scale(x, k):
+    # An integer computed from the input differentiated: its derivative is zero.
+    n = int(x * 3.0)
+    idx = list(range(n))
+    s = 0.0
+    for i in idx:
+        s = s + x * (i + k)
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_integers_computed_from_the_input_have_zero_gradient(backend):
+    g = grad(truncated_scale, "x", "k", backend=backend)
+    dx, dk = g(2.5, 2)
+    assert dx == pytest.approx(sum(i + 2 for i in range(7)))
+    assert dk == 0
+    check_grad(truncated_scale, 2.5, 2, backend=backend)
 
 
 # Programs reading arrays in loops -------------------------------------------------------------

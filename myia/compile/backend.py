@@ -9,6 +9,7 @@ values; a backend's own options (``keep_on_device=``...) are its constructor's k
 
 from __future__ import annotations
 
+import gc
 import inspect
 import linecache
 import sys
@@ -51,13 +52,27 @@ class Backend:
 _getrecursionlimit = sys.getrecursionlimit
 _setrecursionlimit = sys.setrecursionlimit
 _DEEP_LIMIT = DeepRecursion.LIMIT
+_gc_isenabled = gc.isenabled
+_gc_disable = gc.disable
+_gc_enable = gc.enable
 
 # The modules of generated code, by file name (for tracebacks).
 MODULES: dict[str, Module] = {}
 
 
 class PythonExecutable(Executable):
-    """A function of generated Python code."""
+    """A function of generated Python code.
+
+    The garbage collector is paused while it runs (and resumed after, unless it was paused
+    already). Generated code makes no reference cycles (a closure takes its free variables as
+    parameter defaults, `myia.compile.codegen.CodeGenerator.closure_defaults`), so the
+    collector has nothing to free among the objects it makes; but a gradient keeps a
+    backpropagator per call of a recursion and per iteration of a loop until its backward
+    pass, and those objects would trigger passes of the collector, each full pass walking
+    every object alive in the process (other libraries' included): the program's speed would
+    depend on them. Paused, the collector passes at most once after the call, over the
+    objects that survived it.
+    """
 
     def __init__(self, module: Module):
         self.module = module
@@ -76,6 +91,9 @@ class PythonExecutable(Executable):
         self.deep = module.deep
 
     def __call__(self, args: tuple[Any, ...]) -> Any:
+        paused = _gc_isenabled()
+        if paused:
+            _gc_disable()
         try:
             if self.deep:
                 # `DeepRecursion`, inlined (a context manager costs ~1.5 us a call): the limit
@@ -93,6 +111,9 @@ class PythonExecutable(Executable):
             if err is exc:
                 raise
             raise err from None
+        finally:
+            if paused:
+                _gc_enable()
 
 
 class PythonBackend(Backend):

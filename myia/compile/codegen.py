@@ -580,8 +580,10 @@ class CodeGenerator:
         name = self.need(g)
         if self.scopes.parents.get(g) is None:
             return name
-        if g is self.current:
+        if g is self.current and not self.closure_defaults:
             return name
+        # A closure refers to itself through a new closure: the function referring to itself
+        # (through a cell) would be a reference cycle, which only the garbage collector frees.
         fvs = [self.expr(n) for n in self.closure_fvs(g)]
         return f"mk_{name}({', '.join(fvs)})"
 

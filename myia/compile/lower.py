@@ -618,6 +618,11 @@ def _array_index_add(args: list[str], node: Apply, ctx: Any) -> str | None:
     return f"{ctx.global_value(index_add_basic, 'index_add_basic')}({', '.join(args)})"
 
 
+@lowering(P.gadd_owned)
+def _gadd_owned(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"({args[0]} + {args[1]})"
+
+
 @lowering(P.array_index_add_inplace)
 def _array_index_add_inplace(args: list[str], node: Apply, ctx: Any) -> str | None:
     if not (_known_array(node.abstract) and _basic_index_type(node.inputs[2].abstract)):

@@ -12,7 +12,12 @@ sensitivity of the whole input sequence at every step.
 The analysis runs on the specialized program of the function differentiated. A node is
 *varied* when it is an active parameter, uses a varied node (or a closure over one), or calls
 a graph whose output is varied; a graph's parameter is varied when a call passes a varied
-argument there, and every parameter of a graph whose calls are not all known is varied. The
+argument there, and every parameter of a graph whose calls are not all known is varied. A
+node whose type has no gradient (an integer, a boolean, a list of indices, a ``range``: see
+`myia.primitives.grad.no_gradient`) is never varied, unless it is a parameter differentiated
+or one of a graph called from elsewhere: every sensitivity of it is zero, so nothing flows
+back through it, and it passes nothing on (the indices a loop computes from a varied count,
+the lists of indices a recursion passes down stay inactive). The
 result is the least fixpoint, computed by propagation along the uses of each node.
 """
 
@@ -24,6 +29,7 @@ from contextlib import contextmanager
 from ..ir.analysis import Scopes
 from ..ir.node import Graph, Node
 from ..primitives import P
+from ..primitives.grad import no_gradient
 
 
 class Activity:
@@ -122,16 +128,21 @@ def analyze(root: Graph, active_params: Iterable[Node], key: object) -> Activity
     todo: list[object] = []
 
     def mark(x: object) -> None:
+        if x not in varied and not (isinstance(x, Node) and no_gradient(x.abstract)):
+            varied.add(x)
+            todo.append(x)
+
+    def force(x: Node) -> None:
         if x not in varied:
             varied.add(x)
             todo.append(x)
 
     for p in active_params:
-        mark(p)
+        force(p)
     for g in prog.escaped:
         if g is not root:
             for p in g.parameters:
-                mark(p)  # called from where the analysis does not see
+                force(p)  # called from where the analysis does not see: every sensitivity read
     while todo:
         x = todo.pop()
         for user, k in prog.users.get(x, ()):

@@ -330,7 +330,14 @@ class _ScopeTransform:
                 zero = zero_of_type(node.abstract) if static else NO_ZERO
                 if zero is not NO_ZERO:
                     return Constant(zero)
-                if tail is None and node.is_parameter and not self.active(node):
+                if (
+                    node.is_parameter
+                    and not self.active(node)
+                    and (tail is None or no_gradient(node.abstract))
+                ):
+                    # Every call passes an inactive value, whose sensitivity the caller
+                    # drops; a loop's member passes its arguments' to another member, which
+                    # drops those that have no gradient (a list of indices).
                     return b.apply(P.gzeros_unread, self.fwd(node))
                 return b.apply(P.gzeros, self.fwd(node))
             dense = [dense_sens(node, p) for p in parts]

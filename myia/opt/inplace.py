@@ -18,6 +18,10 @@ pays: where a parameter is read once, by an update or by a call passing it on to
 position, in its own graph (a closure may run many times: it never updates a value it
 captures).
 
+The sum of two arrays that an update alone reads is made a new array, which it writes:
+
+    array_index_add(gadd(a, b), i, v) => array_index_add_inplace(gadd_owned(a, b), i, v)
+
 The pass runs last, on the program compiled: the in-place primitives are never constant
 folded, merged or differentiated.
 """
@@ -33,7 +37,19 @@ from .sweep import typed_constant
 
 _UPDATES = (P.array_index_add, P.array_index_add_inplace)
 #: The primitives whose result is owned: a new array, or an owned array updated.
-_FRESH = (*_UPDATES, P.owned_copy, P.zeros, P.gzeros)
+_FRESH = (*_UPDATES, P.owned_copy, P.zeros, P.gzeros, P.gadd_owned)
+
+
+def _array_sum(n: Node) -> bool:
+    """Whether `n` is ``gadd`` of two arrays of its own type (not 0-d)."""
+    if prim_of(n) is not P.gadd:
+        return False
+    a = n.abstract
+    return (
+        isinstance(a, AbstractArray)
+        and a.shape != ()
+        and all(x.abstract == a for x in n.inputs[1:])  # type: ignore[union-attr]
+    )
 
 
 def accumulate_in_place(root: Graph) -> Graph:
@@ -117,6 +133,8 @@ def accumulate_in_place(root: Graph) -> Graph:
             if prim_of(n) is not P.array_index_add:
                 continue
             a = n.inputs[1]
+            if _array_sum(a) and sole_use(a) == (n, 1):
+                a.inputs = [typed_constant(P.gadd_owned, debug=a.inputs[0].debug), *a.inputs[1:]]
             if fresh(a) and sole_use(a) == (n, 1):
                 fn = typed_constant(P.array_index_add_inplace, debug=n.inputs[0].debug)
                 n.inputs = [fn, *n.inputs[1:]]

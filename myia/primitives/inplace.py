@@ -10,6 +10,10 @@ accumulation from a fresh `owned_copy`: O(n) once, then O(1) per element read.
 Their type rules and backpropagators are those of ``array_index_add`` and the identity, so a
 program holding them is an ordinary program (the optimizer writes them last, in the program
 that is compiled, never in one that is differentiated again).
+
+The sum of two sensitivities that an update reads alone is `gadd_owned`, a new array (where
+``gadd`` may return one of its arguments, the other being a shared zero): the update writes
+it, and the sum and the update together make one array where they made two.
 """
 
 from __future__ import annotations
@@ -44,6 +48,12 @@ def owned_copy(a):
     return np.array(a, copy=True)
 
 
+@primitive
+def gadd_owned(a, b):
+    """``gadd(a, b)`` of two arrays of one type, as a new array that nothing else reads."""
+    return np.add(a, b)
+
+
 @infer_rule(array_index_add_inplace)
 def _infer_array_index_add_inplace(a, index, v):
     return a
@@ -52,6 +62,11 @@ def _infer_array_index_add_inplace(a, index, v):
 @infer_rule(owned_copy)
 def _infer_owned_copy(a):
     return a
+
+
+@infer_rule(gadd_owned)
+def _infer_gadd_owned(a, b):
+    return _infer_gadd(a, b)
 
 
 @bprop(array_index_add_inplace)
@@ -64,5 +79,10 @@ def bprop_owned_copy(a, out, dout):
     return (dout,)
 
 
+@bprop(gadd_owned)
+def bprop_gadd_owned(a, b, out, dout):
+    return (dout, dout)
+
+
 from .array import array_getitem  # noqa: E402
-from .grad import _basic_index, gzeros, is_shared_zero  # noqa: E402
+from .grad import _basic_index, _infer_gadd, gzeros, is_shared_zero  # noqa: E402
