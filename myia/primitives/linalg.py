@@ -375,11 +375,11 @@ def bprop_triangular_matmul(a, b, lower, trans, out, dout):
 @bprop(triangular_solve)
 def bprop_triangular_solve(a, b, lower, trans, out, dout):
     db = triangular_solve(a, dout, lower, not trans)
-    if shape(out)[-1] == 1:  # one right-hand side: an outer product, without a matmul
+    if shape(out)[-1] == 1:  # one right-hand side: an outer product of vectors, negated first
         if trans:
-            g = -(out * _t(db))
+            g = out * _t(-db)
         else:
-            g = -(db * _t(out))
+            g = (-db) * _t(out)
     elif trans:
         g = -matmul(out, _t(db))
     else:
