@@ -40,7 +40,7 @@ from ..primitives.stack import EMPTY_STACK
 from . import jax_control as ctl
 from . import jax_runtime as rt
 from .codegen import CodeGenerator, Module
-from .jax_lower import JAX_LOWER, LINALG_ERRORS, check_finite
+from .jax_lower import JAX_LOWER, LINALG_ERRORS
 
 _BOOL = AbstractScalar("bool")
 _INT = AbstractScalar("int64")
@@ -62,8 +62,8 @@ def flagged(node: Any) -> str | None:
 
     ``"float"``: an operation on Python floats (`jax_runtime.check_float`); ``"divisor"``:
     an integer division (`jax_runtime.check_divisor`); ``"index"``: array indexing
-    (`jax_runtime.check_index`); ``"finite"``: a factorization or solve NumPy may refuse
-    (`jax_lower.check_finite`).
+    (`jax_runtime.check_index`), ``"index_add"`` its gradient (`jax_lower.index_add`);
+    ``"finite"``: a factorization or solve NumPy may refuse (`jax_lower.LINALG_ERRORS`).
     """
     fn = node.inputs[0]
     if not (fn.is_constant and hasattr(fn.value, "name")):
@@ -76,6 +76,8 @@ def flagged(node: Any) -> str | None:
         return "divisor"
     if name == "array_getitem":
         return "index"
+    if name in ("array_index_add", "array_index_add_inplace"):
+        return "index_add"
     if name in LINALG_ERRORS:
         return "finite"
     return None
@@ -180,7 +182,8 @@ class JaxGenerator(CodeGenerator):
             a = ", ".join(self.expr(x) for x in args)  # variables: see `inlined`
             return f"{self.global_value(rt.check_float, 'check_float')}({text}, {a})"
         if how == "finite":
-            return f"{self.global_value(check_finite, 'check_finite')}({text})"
+            check = LINALG_ERRORS[v.name]
+            return f"{self.global_value(check, check.__name__)}({text})"
         if how == "divisor":
             d = self.expr(args[1])
             return f"{self.global_value(rt.check_divisor, 'check_divisor')}({text}, {d})"

@@ -4,8 +4,10 @@ The JAX backend's generated code calls NumPy's names with ``np`` bound to ``jax.
 primitive with no NumPy function of its own (SciPy's special functions, BLAS's triangular
 solves and products, the helpers of the Cholesky gradient) would call its NumPy
 implementation on traced values, which JAX refuses, and the whole program would run on the
-host. `JAX_LOWER` maps each such primitive to the call of a function of traced values written with
-``jax.numpy``, ``jax.lax`` and ``jax.scipy``, with the primitive's signature and results.
+host; ``jax.numpy.linalg.cholesky`` symmetrizes its argument where NumPy's reads the lower
+triangle. `JAX_LOWER` maps each such primitive to the call of a function of traced values
+written with ``jax.numpy``, ``jax.lax`` and ``jax.scipy``, with the primitive's signature and
+results. `LINALG_ERRORS` says how the results of those NumPy may refuse are checked.
 JAX is imported when these functions are first traced.
 """
 
@@ -17,6 +19,7 @@ import numpy as np
 
 from ..abstract.data import AbstractArray, AbstractScalar
 from ..primitives import P
+from ..primitives.linalg import BLAS_SOLVES
 
 
 def _jax() -> Any:
@@ -40,6 +43,24 @@ def _special(name: str) -> Any:
     return fn
 
 
+def cholesky(a: Any) -> Any:
+    """``np.linalg.cholesky(a)``: NumPy's reads only the lower triangle of `a`.
+
+    (``jax.numpy``'s symmetrizes `a` first, which gives other values where `a` is not
+    symmetric.) Where `a` is not positive definite, the factor is NaNs.
+    """
+    jax = _jax()
+    a = jax.numpy.asarray(a, _float(a))
+    return jax.lax.linalg.cholesky(a, symmetrize_input=False)
+
+
+def solve(a: Any, b: Any) -> Any:
+    """``np.linalg.solve(a, b)``: `b` a vector (n,) or matrices (..., n, k)."""
+    jnp = _jax().numpy
+    dt = _float(a, b)
+    return jnp.linalg.solve(jnp.asarray(a, dt), jnp.asarray(b, dt))
+
+
 def triangular_solve(a: Any, b: Any, lower: bool = True, trans: bool = False) -> Any:
     """``op(tri(a))^-1 @ b``, the batch axes of `a` and `b` broadcast against each other."""
     jax = _jax()
@@ -49,7 +70,52 @@ def triangular_solve(a: Any, b: Any, lower: bool = True, trans: bool = False) ->
     batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = jnp.broadcast_to(a, batch + a.shape[-2:])
     b = jnp.broadcast_to(b, batch + b.shape[-2:])
-    return jax.scipy.linalg.solve_triangular(a, b, trans=1 if trans else 0, lower=lower)
+    return jax.lax.linalg.triangular_solve(a, b, left_side=True, lower=lower, transpose_a=trans)
+
+
+def solve_transposed(a: Any, y: Any, lower: bool = True, trans: bool = False) -> Any:
+    """``triangular_solve(a, swapaxes(y, -1, -2), lower, trans)`` as a right-side solve.
+
+    ``op(a)^-1 y^T = (y op(a)^-T)^T``: LAPACK solves ``x op(a)^T = y`` on `y` as XLA laid it
+    out, where the left-side solve would copy ``y^T`` into a new layout first.
+    """
+    jax = _jax()
+    jnp = jax.numpy
+    dt = _float(a, y)
+    a, y = jnp.asarray(a, dt), jnp.asarray(y, dt)
+    batch = jnp.broadcast_shapes(a.shape[:-2], y.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    y = jnp.broadcast_to(y, batch + y.shape[-2:])
+    x = jax.lax.linalg.triangular_solve(a, y, left_side=False, lower=lower, transpose_a=not trans)
+    return jnp.swapaxes(x, -1, -2)
+
+
+def _last_two_swapped(node: Any) -> Any:
+    """The array `node` transposes (its last two axes swapped), or None."""
+    if not node.is_apply or not node.inputs[0].is_constant:
+        return None
+    fn, a = node.inputs[0].value, node.inputs[1].abstract
+    if not isinstance(a, AbstractArray) or len(a.shape) < 2:
+        return None
+    n = len(a.shape)
+    if fn is P.swapaxes and all(i.is_constant for i in node.inputs[2:]):
+        axes = {node.inputs[2].value % n, node.inputs[3].value % n}
+        return node.inputs[1] if axes == {n - 2, n - 1} else None
+    if fn is P.transpose and node.inputs[2].is_constant:
+        perm = node.inputs[2].value or tuple(reversed(range(n)))
+        swapped = (*range(n - 2), n - 1, n - 2)
+        return node.inputs[1] if tuple(perm) == swapped else None
+    return None
+
+
+def _triangular_solve(args: list[str], node: Any, ctx: Any) -> str:
+    """A solve of a transposed right-hand side (written in its call) is a right-side solve."""
+    b = node.inputs[2]
+    y = _last_two_swapped(b)
+    if y is not None and ctx.inlined(b):
+        fn = ctx.global_value(solve_transposed, "jax_solve_transposed")
+        return f"{fn}({args[0]}, {ctx.expr(y)}, {args[2]}, {args[3]})"
+    return f"{ctx.global_value(triangular_solve, 'jax_triangular_solve')}({', '.join(args)})"
 
 
 def triangular_matmul(a: Any, b: Any, lower: bool = True, trans: bool = False) -> Any:
@@ -81,6 +147,18 @@ def undiagonal(d: Any, a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) 
     return jnp.moveaxis(out, (-2, -1), (i, j))
 
 
+def index_add(a: Any, index: Any, v: Any) -> Any:
+    """``a`` with `v` added at ``a[index]`` (summed over repeated indices, as ``np.add.at``).
+
+    The backpropagator of ``a[index]``; an index out of bounds is flagged (XLA drops the
+    update where NumPy raises).
+    """
+    from .jax_runtime import check_bounds
+
+    check_bounds(a, index)
+    return a.at[index].add(_jax().numpy.asarray(v, a.dtype))
+
+
 def _call(fn: Any) -> Any:
     def lower(args: list[str], node: Any, ctx: Any) -> str:
         name = ctx.global_value(fn, f"jax_{fn.__name__}")
@@ -102,21 +180,22 @@ def _unbroadcast(args: list[str], node: Any, ctx: Any) -> str | None:
 #: How the generated code computes each primitive under JAX (instead of its NumPy lowering):
 #: ``(argument expressions, node, generator) -> expression``, or None for the usual code.
 JAX_LOWER: dict[Any, Any] = {
+    P.cholesky: _call(cholesky),
+    P.solve: _call(solve),
     P.erf: _call(_special("erf")),
     P.erfc: _call(_special("erfc")),
     P.gammaln: _call(_special("gammaln")),
     P.digamma: _call(_special("digamma")),
     P.polygamma: _call(_special("polygamma")),
-    P.triangular_solve: _call(triangular_solve),
+    P.triangular_solve: _triangular_solve,
     P.triangular_matmul: _call(triangular_matmul),
     P.lower_half: _call(lower_half),
     P.undiagonal: _call(undiagonal),
     P.unbroadcast: _unbroadcast,
+    P.array_index_add: _call(index_add),
+    P.array_index_add_inplace: _call(index_add),
+    P.owned_copy: lambda args, node, ctx: args[0],  # XLA's arrays are never written
 }
-
-#: Primitives that raise on the host where XLA returns infinities or NaNs (NumPy's
-#: ``LinAlgError`` of a matrix that is not positive definite, or singular).
-LINALG_ERRORS = frozenset(["cholesky", "inv", "triangular_solve"])
 
 
 def check_finite(result: Any) -> Any:
@@ -130,3 +209,29 @@ def check_finite(result: Any) -> Any:
 
     jnp = _jax().numpy
     return check(~jnp.all(jnp.isfinite(result)), result)
+
+
+def check_factor(factor: Any) -> Any:
+    """`check_finite` of a Cholesky factor, which reads its diagonal only.
+
+    A non-finite element of the factor makes the diagonal element of its row non-finite
+    (``L_ii = sqrt(a_ii - sum_k L_ik^2)``), and XLA's factor of a matrix that is not
+    positive definite is NaNs: checking n elements is checking the n^2.
+    """
+    from .jax_runtime import check
+
+    jnp = _jax().numpy
+    diagonal = jnp.diagonal(factor, axis1=-2, axis2=-1)
+    return check(~jnp.all(jnp.isfinite(diagonal)), factor)
+
+
+#: The primitives that raise on the host where XLA returns infinities or NaNs (NumPy's
+#: ``LinAlgError`` of a matrix that is not positive definite, or singular), and how the
+#: generated code checks their results. BLAS's triangular solve (SciPy's) raises nothing,
+#: as XLA's: without SciPy, the host's is ``np.linalg.solve``, which does.
+LINALG_ERRORS: dict[str, Any] = {
+    "cholesky": check_factor,
+    "inv": check_finite,
+    "solve": check_finite,
+    **({} if BLAS_SOLVES else {"triangular_solve": check_finite}),
+}

@@ -430,12 +430,21 @@ def check_divisor(result: Any, divisor: Any) -> Any:
 
 def check_index(a: Any, index: Any) -> Any:
     """``a[index]``, flagged where an integer index is out of bounds (Python raises)."""
+    check_bounds(a, index)
+    return a[index]
+
+
+def check_bounds(a: Any, index: Any) -> None:
+    """Flag an integer index of `a` out of bounds (XLA clamps it where Python raises)."""
     jnp = _jnp()
     parts = index if isinstance(index, tuple) else (index,)
-    if any(i is Ellipsis for i in parts):
-        raise TypeError("an index with ... is not checked under XLA")
-    # None adds an axis and reads none of `a`'s.
-    for k, i in enumerate(p for p in parts if p is not None):
+    # None adds an axis and reads none of `a`'s; ... stands for the axes no index reads.
+    axes = [p for p in parts if p is not None]
+    dots = [k for k, p in enumerate(axes) if p is Ellipsis]
+    if dots:
+        k = dots[0]
+        axes[k : k + 1] = [slice(None)] * (len(a.shape) - len(axes) + 1)
+    for k, i in enumerate(axes):
         if isinstance(i, slice):
             continue
         if isinstance(i, (int, np.integer)):
@@ -443,4 +452,3 @@ def check_index(a: Any, index: Any) -> Any:
         n = a.shape[k]
         i = jnp.asarray(i)
         check(jnp.any((i < -n) | (i >= n)), None)
-    return a[index]

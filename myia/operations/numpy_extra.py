@@ -517,6 +517,31 @@ def logit(x):
     return P.log(x) - P.log1p(-x)
 
 
+def scipy_number(x):
+    """SciPy's argument: a Python number is a NumPy float64 (SciPy's functions return one).
+
+    So ``scipy.special.gammaln(0.0)`` is ``inf``, as in SciPy, where ``math.lgamma(0.0)``
+    (the same primitive on a Python float) raises.
+    """
+    if isinstance(x, np.ndarray) or isinstance(x, np.generic):
+        return x
+    return P.astype(x, "float64")
+
+
+def scipy_special(prim):
+    """``scipy.special``'s function computing `prim` elementwise."""
+
+    def special(x):
+        return prim(scipy_number(x))
+
+    return special
+
+
+def scipy_polygamma(n, x):
+    """``scipy.special.polygamma(n, x)``."""
+    return P.polygamma(n, scipy_number(x))
+
+
 def log_softmax(x, axis=None):
     """``scipy.special.log_softmax``."""
     return x - logsumexp(x, axis, None, True)
@@ -618,11 +643,11 @@ else:
             _sp.logit: logit,
             _sp.softmax: softmax,
             _sp.log_softmax: log_softmax,
-            _sp.erf: P.erf,
-            _sp.erfc: P.erfc,
-            _sp.gammaln: P.gammaln,
-            _sp.digamma: P.digamma,
-            _sp.polygamma: P.polygamma,
+            _sp.erf: scipy_special(P.erf),
+            _sp.erfc: scipy_special(P.erfc),
+            _sp.gammaln: scipy_special(P.gammaln),
+            _sp.digamma: scipy_special(P.digamma),
+            _sp.polygamma: scipy_polygamma,
         }
     )
 

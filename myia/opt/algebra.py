@@ -352,6 +352,61 @@ def neg_broadcast(node: Apply, opt: Any) -> Node | None:
     return new if same_type(new.abstract, node.abstract) else None
 
 
+@rewrite(P.mul)
+def mul_neg_constant(node: Apply, opt: Any) -> Node | None:
+    """Negate the constant factor of a product, not the array.
+
+    mul(neg(x), c) => mul(x, -c);  mul(c, neg(x)) => mul(-c, x)  (c a float constant)
+
+    ``(-x) * c`` and ``x * (-c)`` are the same numbers (the sign of a product is exact); the
+    negation of `c` is folded, which saves a pass over `x` (a gradient's ``-dx * 2.0``).
+    """
+    x, y = node.inputs[1:]
+    for k, (a, c) in enumerate(((x, y), (y, x))):
+        inner = args_of(a, P.neg)
+        v = value_of(c)
+        if inner is None or type(v) is not float:
+            continue
+        args = [inner[0], opt.const(-v, like=c)]
+        new = opt.apply(P.mul, *(args if k == 0 else args[::-1]), like=node)
+        if same_type(new.abstract, node.abstract):
+            return new
+    return None
+
+
+@rewrite(P.tril, P.triu)
+def triangle_of_sum(node: Apply, opt: Any) -> Node | None:
+    """Take a triangle once: of a sum, not of its terms too.
+
+    tril(add(x, tril(y, k)), k) => tril(add(x, y), k)  (y of the sum's shape; triu alike)
+    tril(add(x, seq(s, tril(y, k))), k) => tril(add(x, seq(s, y)), k)
+
+    The triangle of each element of the sum is its own: ``tril(y)`` zeroes the elements
+    that the outer triangle zeroes anyway (infinities and NaNs included).
+    """
+    prim, k = node.inputs[0].value, node.inputs[2]
+    terms = args_of(node.inputs[1], P.add)
+    if terms is None or not k.is_constant:
+        return None
+    for i, term in enumerate(terms):
+        befores = []  # the term may be sequenced after statements (seq(s, tril(y))): kept
+        while prim_of(term) is P.seq:
+            befores.append(term)
+            term = term.inputs[2]
+        inner = args_of(term, prim)
+        if inner is None or value_of(inner[1]) != k.value or inner[0].abstract != node.abstract:
+            continue
+        arg = inner[0]
+        for before in reversed(befores):
+            arg = opt.apply(P.seq, before.inputs[1], arg, like=before)
+        args = list(terms)
+        args[i] = arg
+        new = opt.apply(P.add, *args, like=node.inputs[1])
+        if same_type(new.abstract, node.inputs[1].abstract):
+            return opt.apply(prim, new, k, like=node)
+    return None
+
+
 @rewrite(P.add, P.sub, P.mul, P.truediv, P.eq, P.ne, P.lt, P.le, P.gt, P.ge, P.maximum, P.minimum)
 def broadcast_operand(node: Apply, opt: Any) -> Node | None:
     """Let an elementwise operation broadcast its operand itself.
@@ -395,6 +450,8 @@ ALGEBRA: list[Rewrite] = [
     pow_one,
     neg_neg,
     neg_broadcast,
+    mul_neg_constant,
+    triangle_of_sum,
     broadcast_operand,
     reshape_same,
 ]

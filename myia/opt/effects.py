@@ -17,6 +17,7 @@ from collections.abc import Collection, Container
 from ..abstract.data import AbstractArray, AbstractScalar
 from ..ir.node import Graph, Node
 from ..primitives import P, Primitive
+from ..primitives.linalg import BLAS_SOLVES
 
 #: Pure primitives that never raise on well-typed arguments (types and shapes are checked at
 #: compile time).
@@ -53,6 +54,8 @@ ARRAY_TOTAL: frozenset[Primitive] = frozenset(
         P.tril, P.triu, P.eye, P.einsum, P.cumsum, P.argsort, P.diagonal, P.undiagonal,
         P.broadcast_to, P.det, P.flip, P.roll, P.moveaxis, P.rint, P.tile, P.repeat, P.pad,
         P.searchsorted, P.gammaln, P.triangular_matmul, P.lower_half,
+        P.owned_copy,
+        *([P.triangular_solve] if BLAS_SOLVES else []),  # BLAS's: infinities, no error
     ]
 )  # fmt: skip
 

@@ -41,16 +41,24 @@ try:  # SciPy is optional: it has the fast triangular solve (BLAS's trsm).
 except ImportError:  # pragma: no cover - depends on the environment
     _get_blas_funcs = None
 
+#: Whether triangular solves are BLAS's (SciPy is installed): they raise nothing (an exactly
+#: singular matrix gives infinities), where ``np.linalg.solve`` raises ``LinAlgError``.
+BLAS_SOLVES = _get_blas_funcs is not None
+
 
 def _trsm(a: np.ndarray, b: np.ndarray, lower: bool, trans: bool) -> np.ndarray | None:
     """``op(a)^-1 @ b`` for 2-d float arrays by BLAS's trsm, without copying `a`, or None.
 
     The problem is solved transposed, ``x.T @ op(a).T = b.T``, so that C-ordered arrays are
     the Fortran-ordered matrices BLAS reads (``a.T`` is upper triangular where `a` is lower).
+    A Fortran-ordered `b` (the transpose of a C-ordered array) is solved as it is, with
+    ``op(a) = op'(a.T)``: neither is copied.
     """
     if _get_blas_funcs is None or a.dtype != b.dtype or a.dtype.char not in "fd":
         return None
     (trsm,) = _get_blas_funcs(("trsm",), (a, b))
+    if b.flags.f_contiguous and not b.flags.c_contiguous:
+        return trsm(1.0, a.T, b, side=0, lower=not lower, trans_a=0 if trans else 1)
     x = trsm(1.0, a.T, b.T, side=1, lower=not lower, trans_a=1 if trans else 0)
     return x.T
 
@@ -313,8 +321,8 @@ def bprop_triu(a, k, out, dout):
 def bprop_cholesky(a, out, dout):
     p = lower_half(triangular_matmul(out, tril(dout, 0), True, True))  # Phi(L^T dL)
     y = triangular_solve(out, p, True, True)  # L^-T P
-    s = _t(triangular_solve(out, _t(y), True, True))  # L^-T P L^-1
-    return (unbroadcast(lower_half(s + _t(s)), a),)
+    st = triangular_solve(out, _t(y), True, True)  # (L^-T P L^-1)^T
+    return (unbroadcast(lower_half(st + _t(st)), a),)
 
 
 @bprop(lower_half)
@@ -367,11 +375,11 @@ def bprop_triangular_matmul(a, b, lower, trans, out, dout):
 @bprop(triangular_solve)
 def bprop_triangular_solve(a, b, lower, trans, out, dout):
     db = triangular_solve(a, dout, lower, not trans)
-    if shape(out)[-1] == 1:  # one right-hand side: an outer product, without a matmul
+    if shape(out)[-1] == 1:  # one right-hand side: an outer product of vectors, negated first
         if trans:
-            g = -(out * _t(db))
+            g = out * _t(-db)
         else:
-            g = -(db * _t(out))
+            g = (-db) * _t(out)
     elif trans:
         g = -matmul(out, _t(db))
     else:
