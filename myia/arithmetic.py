@@ -1,10 +1,10 @@
 """`ArithmeticData`: dataclasses that add, subtract, multiply and divide field by field.
 
 A model written as dataclasses (layers holding arrays, tuples of layers) inherits this mixin to
-get ``+ - * / // % **`` (and unary ``-``) with another instance of its class or with a scalar,
-inside and outside Myia code, so that ``model - lr * dmodel`` is one step of gradient descent.
-The methods are written in Myia's Python subset: Myia parses them like any method, and Python
-runs them as they are.
+get ``+ - * / // % **`` (and unary ``-``, ``abs``) with another instance of its class or with a
+scalar, inside and outside Myia code, so that ``model - lr * dmodel`` is one step of gradient
+descent. The methods are written in Myia's Python subset: Myia parses them like any method, and
+Python runs them as they are.
 """
 
 from __future__ import annotations
@@ -38,6 +38,10 @@ def _mod(a, b):
 
 def _pow(a, b):
     return a**b
+
+
+def _abs(a, b):
+    return abs(a)
 
 
 def _neg(a, b):
@@ -91,7 +95,7 @@ def _rmap(op, xs, y):
 class ArithmeticData:
     """Mixin for dataclasses: elementwise ``+ - * / // % **`` with an instance or a scalar.
 
-    Unary ``-`` and ``+`` apply to each field.
+    Unary ``-`` and ``+``, and ``abs``, apply to each field.
     """
 
     def __add__(self, other):
@@ -120,6 +124,9 @@ class ArithmeticData:
 
     def __pos__(self):
         return self
+
+    def __abs__(self):
+        return _lift(_abs, self, 0)
 
     def __radd__(self, other):
         return _rlift(_add, self, other)

@@ -113,7 +113,7 @@ def key(fn: Any, signature: tuple[Any, ...], options: dict[str, Any]) -> str | N
         w = saving._Writer()
         sig = json.dumps([w.value(a) for a in signature], sort_keys=True)
         opts = Fingerprinter()(options)
-    except (Unfingerprintable, saving.MyiaError):
+    except (Unfingerprintable, saving.MyiaError, RecursionError):  # (nested too deeply)
         STATS["uncacheable"] += 1
         return None
     entry = [fn.__module__, fn.__qualname__, code_text(fn.__code__)]

@@ -109,14 +109,16 @@ class Entry:
             nin = getattr(self.fn, "nin", None)
             if nin is None:
                 try:
-                    return inspect.signature(self.fn)
+                    return inspect.signature(self.fn, follow_wrapped=False)
                 except (TypeError, ValueError):
                     nin = 1
             kind = inspect.Parameter.POSITIONAL_ONLY
             return inspect.Signature(
                 [inspect.Parameter(f"x{i + 1}" if nin > 1 else "x", kind) for i in range(nin)]
             )
-        return inspect.signature(self.fn)
+        # Not the signature of a function it wraps (`functools.wraps` sets `__wrapped__`):
+        # the one of the code that is compiled, `def wrapper(*args, **kwargs)` for instance.
+        return inspect.signature(self.fn, follow_wrapped=False)
 
     def user_signature(self) -> inspect.Signature:
         """The signature of what the user gave (without the arguments bound in front)."""

@@ -359,6 +359,19 @@ def test_what_a_new_process_cannot_find_is_not_cached(cache, module):
     assert disk_cache.STATS["hit"] == 0
 
 
+def second(t):
+    return t[1] * 0.5
+
+
+def test_arguments_nested_deeply_are_not_cached(cache):
+    # A tuple nested 400 levels deep: its key was a bare RecursionError.
+    t = 1.0
+    for _ in range(400):
+        t = (t,)
+    assert myia(second)((t, 2.0)) == 1.0
+    assert disk_cache.STATS["uncacheable"] == 1
+
+
 def test_the_programs_of_the_saving_tests_are_loaded_with_equal_results(cache):
     from helpers import assert_same
     from test_saving import PROGRAMS

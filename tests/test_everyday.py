@@ -635,7 +635,20 @@ class Params(ArithmeticData):
 
 
 def arithmetic_data(p, q):
-    return p // 2.0, p % 1.5, p**2, -p, +p, 2.0**p, 7.0 % p, 9.0 // p, p**q, -(p - q)
+    return p // 2.0, p % 1.5, p**2, -p, +p, 2.0**p, 7.0 % p, 9.0 // p, p**q, -(p - q), abs(q - p)
+
+
+def _options(x, **options):
+    return x * options.get("scale", 1.0) + options.get("shift", 0.0) * options["weight"]
+
+
+def dict_get(d, x):
+    # ``dict.get`` with constant keys (``**kwargs`` are a dict): known at compile time.
+    return (
+        d.get("a", 0.0) * x + d.get("missing", 2.0) * d["a"],
+        d.get("nothing") is None,
+        _options(x, weight=2.0) + _options(x, scale=x, shift=3.0, weight=x),
+    )
 
 
 EVERYDAY = [
@@ -672,6 +685,7 @@ EVERYDAY = [
     (isinstance_tuples, ((1.0,),)),
     (isinstance_tuples, (np.ones(2),)),
     (arithmetic_data, (Params(np.array([3.5, -1.0]), 2.5), Params(np.array([2.0, 3.0]), 0.5))),
+    (dict_get, ({"a": 1.5, "b": 2.0}, 0.5)),
 ]
 
 
@@ -718,8 +732,12 @@ def defaults_loss(x):
 
 
 def arithmetic_loss(p, q):
-    r = -(p**2) + p % 1.5 + 2.0**p + (p**q) * 0.5
+    r = -(p**2) + p % 1.5 + 2.0**p + (p**q) * 0.5 + abs(p - q)
     return np.sum(r.w) + r.b
+
+
+def dict_get_loss(d, x):
+    return dict_get(d, x)[0] + dict_get(d, x)[2]
 
 
 GRADIENTS = [
@@ -733,6 +751,7 @@ GRADIENTS = [
     (nested_defaults, (1.5,)),
     (lambdas_with_defaults, (1.5, 4)),
     (arithmetic_loss, (Params(np.array([1.2, 0.7]), 1.3), Params(np.array([2.0, 3.0]), 0.5))),
+    (dict_get_loss, ({"a": 1.5, "b": 2.0}, 0.5)),
 ]
 
 

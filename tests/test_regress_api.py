@@ -109,8 +109,32 @@ def mul(x, y):
     return x * y
 
 
+def squaring(fn):
+    # The usual decorator: it passes on whatever it is given.
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs) ** 2
+
+    return wrapper
+
+
+@squaring
+def squared_product(x, y):
+    return x * y
+
+
+@functools.lru_cache(maxsize=8)
+def cached_half(x):
+    return x * 0.5
+
+
 def calls_decorated(x):
     return plus_one(x) + squared(x) + mul(x, 2.0)
+
+
+def calls_wrappers(x):
+    # A `*args, **kwargs` wrapper called with keywords, and an `lru_cache` function.
+    return squared_product(x, 2.0) + squared_product(y=x, x=3.0) + cached_half(x) * x
 
 
 @myia
@@ -128,6 +152,15 @@ def test_wraps_decorated(backend):
     assert myia(mul, backend=backend)(1.0, 3.0) == mul(1.0, 3.0) == 6.0
     assert myia(calls_decorated, backend=backend)(1.5) == calls_decorated(1.5)
     assert myia(wrapped_compiled, backend=backend)(1.0) == 6.0
+    # The wrapper's own signature (*args, **kwargs), not the wrapped function's.
+    assert myia(squared_product, backend=backend)(2.0, 3.0) == squared_product(2.0, 3.0) == 36.0
+    assert myia(squared_product, backend=backend)(2.0, y=3.0) == 36.0
+    assert myia(calls_wrappers, backend=backend)(1.5) == calls_wrappers(1.5)
+
+
+def test_wraps_with_varargs_grad():
+    assert grad(calls_wrappers)(1.5) == pytest.approx(2 * 1.5 * 4.0 + 2 * 1.5 * 9.0 + 1.5)
+    check_grad(calls_wrappers, 0.7)
 
 
 def test_wraps_decorated_grad():

@@ -114,6 +114,8 @@ def to_node(
     stream = _stream(value)
     if stream is not None:
         return Constant(stream, debug)
+    if isinstance(value, functools._lru_cache_wrapper) and is_parsable(value.__wrapped__):
+        value = value.__wrapped__  # `functools.cache`: a pure function computes the same
     mapped = lookup(value)
     if mapped is not None:
         value = mapped

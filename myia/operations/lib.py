@@ -346,6 +346,13 @@ def dict_values(d):
     return P.dict_values(d)
 
 
+def dict_get(d, key, default=None):
+    """``d.get(key, default)``: a key is a constant, so the branch is known at compile time."""
+    if key in P.dict_keys(d):
+        return d[key]
+    return default
+
+
 def dict_items(d):
     return _pairs(P.dict_keys(d), P.dict_values(d))
 

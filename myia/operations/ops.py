@@ -457,7 +457,7 @@ def _getattr(a: Any, name: str) -> Any:
         raise NoMatch
     if a is Array or (is_number(a) and a not in (bool, int, float)):
         return _array_attribute(name)  # NumPy scalars too; Python's have no ``shape``
-    if a is dict and name in ("keys", "values", "items"):
+    if a is dict and name in ("keys", "values", "items", "get"):
         return _method_getter(getattr(_lib(), f"dict_{name}"))
     if a is np.random.Generator:
         from .random_lib import METHODS
