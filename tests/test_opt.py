@@ -31,6 +31,7 @@ from myia import grad
 from myia.abstract.data import (
     AbstractConstant,
     AbstractFunction,
+    AbstractScalar,
     AbstractTuple,
 )
 from myia.api import MyiaFunction
@@ -145,6 +146,9 @@ def _unused_across_call(a):
 
 
 COLUMN = np.s_[:, None]  # x[:, None]: all of x, with an axis inserted
+
+#: The type of a Python float, for ``env_sens``.
+F64 = AbstractScalar("float64", weak=True)
 
 RULE_CASES = [
     # (rule, function, arguments, what runs first: "" nothing, "others" every other rule,
@@ -265,6 +269,12 @@ RULE_CASES = [
             P.env_setitem(P.env_setitem(P.env_new(), "a", x), "b", y), "a", 0.0
         ),
         (1.0, 2.0),
+        "",
+    ),
+    (
+        "sens_env",
+        lambda x: P.env_sens(P.env_setitem(P.env_new(), "a", x), "a", F64),
+        (1.0,),
         "",
     ),
     (

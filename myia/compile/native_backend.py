@@ -78,6 +78,7 @@ from .native_source import (
     cache_dir,
     stack_helper_source,
 )
+from .native_whole import WholeProgram
 
 #: Primitives whose results on Python ints may exceed int64 and are not checked.
 _INT_ARITH = frozenset([P.pow_, P.left_shift])
@@ -223,12 +224,14 @@ class NativeGenerator(CodeGenerator):
     #: The outlined loops of a closure read its free variables from its cells.
     closure_defaults = False
 
-    def __init__(self, entry: Graph, plain: bool = False):
+    def __init__(self, entry: Graph, plain: bool = False, outline: bool = True):
         if not plain:
             _unshare_empty_stacks(entry)
         super().__init__(entry)
         #: Whether this generator writes the NumPy backend's code only (no machine code).
         self.plain = plain
+        #: Whether loops are outlined (else the code is the whole program's, `native_whole`).
+        self.outline_loops = outline and not plain
         self.names.used.update({"_native"})
         #: Why stacks stay linked cells (None: they are typed buffers).
         self.stack_reason = "disabled" if plain else typed_stacks(self.graphs, self.scopes)
@@ -378,7 +381,7 @@ class NativeGenerator(CodeGenerator):
     def function(self, g: Graph) -> None:
         self._fn_start = start = len(self.lines)
         super().function(g)
-        if len(self.states) > 1 and not self.plain:
+        if len(self.states) > 1 and self.outline_loops:
             # A loop of several states (``_state`` says which block runs next): outlined
             # whole when it ends its function.
             indent = 1 if self.scopes.parents.get(g) is None else 2
@@ -391,7 +394,7 @@ class NativeGenerator(CodeGenerator):
 
     def while_condition(self, start: int, indent: int) -> None:
         super().while_condition(start, indent)
-        if self.plain:
+        if not self.outline_loops:
             return
         pad = "    " * indent
         head = self.lines[start]
@@ -407,6 +410,11 @@ class NativeGenerator(CodeGenerator):
         reason = self.outline(start, k, indent, returns)
         if reason is not None:
             self.refused.append(reason)
+
+    def int_overflow(self, node: Apply) -> bool:
+        """Whether `node` computes on Python ints past int64 with no check (``**``, ``<<``)."""
+        prim = node.inputs[0].value if node.inputs[0].is_constant else None  # type: ignore[attr-defined]
+        return prim in _INT_ARITH and _python_int(node.abstract) and not _counter_step(node)
 
     def _nodes_of(self, lo: int, hi: int) -> list[Node]:
         return [n for i, n in self.line_nodes.items() if lo < i <= hi]
@@ -443,9 +451,7 @@ class NativeGenerator(CodeGenerator):
                 if not node.is_apply or not node.inputs[0].is_constant:
                     continue
                 prim = node.inputs[0].value
-                if not isinstance(prim, Primitive):
-                    continue
-                if prim in _INT_ARITH and _python_int(node.abstract) and not _counter_step(node):
+                if isinstance(prim, Primitive) and self.int_overflow(node):
                     return f"{prim.name} of Python ints has no overflow (int64 in machine code)"
         locals_ = self._local_types()
         helpers = {f"_spush_{k}" for k in self.stack_types.values()}
@@ -551,6 +557,8 @@ class _LoopStub:
 
     def __call__(self, *args: Any) -> Any:
         ex = self.executable
+        if ex.whole.pending:
+            raise _NotNative(self.name)  # the whole program's machine code comes first
         if ex.backend.background:
             ex.start(self.name, args)
             raise _NotNative(self.name)
@@ -605,6 +613,15 @@ class NativeExecutable(Executable):
             g[name] = _LoopStub(self, name)
         self._module: Any = None
         self._threads: dict[str, threading.Thread] = {}
+        # A program with loops as machine code may be machine code whole (`native_whole`).
+        whole, entry = NativeGenerator(graph, plain=True), ""
+        if gen.kernels:
+            try:
+                whole = NativeGenerator(graph, outline=False)
+                entry = whole.generate().entry
+            except Exception:  # pragma: no cover - as above: the host code runs
+                whole, entry = NativeGenerator(graph, plain=True), ""
+        self.whole = WholeProgram(whole, entry, set(_CHECKED.values()), backend, _THREADS)
 
     def refuse(self, reason: str) -> None:
         """Record that a loop runs on the host after all."""
@@ -612,10 +629,12 @@ class NativeExecutable(Executable):
 
     @property
     def ready(self) -> bool:
-        """Whether every outlined loop now runs as machine code (none left on the host)."""
+        """Whether the program, or else every outlined loop, now runs as machine code."""
+        if self.whole.fn is not None:
+            return True
         g = self.host.module.globals
         names = self.generator.kernel_names
-        return self.native and all(
+        return bool(names) and all(
             not isinstance(g[n], _LoopStub) and g[n] is not _refused for n in names
         )
 
@@ -670,10 +689,20 @@ class NativeExecutable(Executable):
 
     def wait(self) -> None:
         """Wait until the machine code started in the background is ready (or refused)."""
+        self.whole.wait()
         for t in list(self._threads.values()):
             t.join()
 
     def __call__(self, args: tuple[Any, ...]) -> Any:
+        whole = self.whole
+        if whole.pending:
+            whole.start(args)
+        fn = whole.fn
+        if fn is not None:
+            try:
+                return fn(*args)
+            except Exception:
+                pass  # the host code raises the error, at the user's line
         return self.host(args)
 
 

@@ -549,6 +549,16 @@ def getitem_env(node: Apply, opt: Any) -> Node | None:
     return None
 
 
+@rewrite(P.env_sens)
+def sens_env(node: Apply, opt: Any) -> Node | None:
+    """Read a sensitivity back from an environment built in place.
+
+    env_sens(env_setitem(e, k, v), k, t) => v
+    """
+    how, v = _lookup(node.inputs[1], node.inputs[2])
+    return v if how == "found" and same_type(v.abstract, node.abstract) else None
+
+
 def getsens_env(node: Apply, opt: Any) -> Node | None:
     """Look a sensitivity up in an environment built in place.
 
@@ -756,6 +766,7 @@ GRAD: list[Rewrite] = [
     gadd_numbers,
     gadd_envs,
     getitem_env,
+    sens_env,
     *_ENV_RULES,
     env_add_empty,
     unbroadcast_same,

@@ -52,6 +52,7 @@ from .inline import INLINE
 from .inplace import accumulate_in_place
 from .lift import lambda_lift
 from .matcher import Matcher, Rewrite
+from .retfunc import return_values
 from .rewrites import CONTROL, DATA
 from .sweep import run_sweeps
 from .tails import move_tails
@@ -121,6 +122,9 @@ PASS_LIBRARY: dict[str, Pass] = {
     "tails": Pass(
         "tails", move_tails, "what a graph does after its last conditional moves into the branches"
     ),
+    "retfunc": Pass(
+        "retfunc", return_values, "loops return values, not closures and environments"
+    ),
     "lift": Pass("lift", lambda_lift, "lambda lifting of closures only called directly"),
     "inplace": Pass(
         "inplace", accumulate_in_place, "sensitivities of arrays with one owner updated in place"
@@ -135,7 +139,9 @@ PASSES: list[Pass] = [
     PASS_LIBRARY["flatten"],
     PASS_LIBRARY["constants"],
     PASS_LIBRARY["dce"],
+    PASS_LIBRARY["retfunc"],
     simplify_pass(),
+    PASS_LIBRARY["dce"],
     PASS_LIBRARY["lift"],
     PASS_LIBRARY["inplace"],
 ]

@@ -1,0 +1,161 @@
+"""The whole program as machine code: one call from Python runs every function natively.
+
+Outlining loops (`myia.compile.native_backend`) leaves the code around them to Python: for a
+short program (the gradient of ``newton_sqrt`` runs a few iterations forward and back) the
+calls between Python and machine code, the tuples they pass and the stacks made in Python
+cost more than the loops. When every function of the program takes and returns Python
+scalars, typed stacks and tuples of them, and reads nothing but its own variables, the
+helpers and the other functions, the program's source (written without outlining) is
+compiled whole: the entry function is one Numba function, and a call of the program is one
+call of it. Stacks are then made, pushed and popped in machine code, with no object of
+Python's between two calls.
+
+The host code stays: the program falls back to it when Numba refuses the module, and
+re-runs on it when the machine code raises (the functions so compiled have no effect, so
+running again is safe), so that errors are the NumPy backend's, at the user's line.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+from typing import Any
+
+from ..abstract.data import BOTTOM, AbstractStack, AbstractTuple
+from .native_source import (
+    _BUILTINS,
+    _FORMAT,
+    _INLINE,
+    _INT_NATIVE,
+    _JIT,
+    _Kernel,
+    _math_helper,
+    _weak_leaf,
+)
+
+
+def _native_type(a: Any, typed_stacks: bool) -> bool:
+    """Whether values of type `a` cross machine code: Python scalars, typed stacks, tuples."""
+    if isinstance(a, AbstractStack):
+        return typed_stacks and a.element is not BOTTOM
+    if isinstance(a, AbstractTuple):
+        return all(_native_type(e, typed_stacks) for e in a.elements)
+    return _weak_leaf(a)
+
+
+def _check(fn: ast.FunctionDef, gen: Any, names: set[str], types: dict) -> tuple[Any, str | None]:
+    """`fn` with its math made checked, and why it cannot be machine code (None if it can)."""
+    for node in ast.walk(fn):
+        if node is not fn and isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            return fn, "a function makes a closure"
+    if fn.args.defaults or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg:
+        return fn, "a function has default or variable arguments"
+    checker = _Kernel(set(types), names)
+    new = checker.visit(ast.parse(ast.unparse(fn)).body[0])
+    if checker.bad:
+        return new, checker.bad
+    used = (checker.loaded | checker.stored | {a.arg for a in fn.args.args}) - names - _BUILTINS
+    for name in used:
+        if not all(_native_type(a, gen.stack_reason is None) for a in types.get(name, [None])):
+            return new, f"{name} is not a Python scalar, a typed stack or a tuple of them"
+    gen.math |= checker.math
+    return new, None
+
+
+def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, str | None]:
+    """The source of the module that runs program `gen` whole as machine code, or why not.
+
+    `gen` is a `NativeGenerator` that generated the program without outlining its loops;
+    `entry` is the name of its entry function, `checked` the names of the checked
+    arithmetic on Python ints.
+    """
+    if not entry:
+        return None, "it has no loop to compile to machine code"
+    if gen.stack_reason is not None and gen.stack_types:
+        return None, f"stacks: {gen.stack_reason}"
+    for g in gen.graphs:
+        for node in gen.scopes.toposort(g):
+            if node.is_apply and gen.int_overflow(node):
+                return None, "arithmetic on Python ints that may overflow int64"
+    tree = ast.parse("\n".join(gen.lines))
+    if not all(isinstance(s, ast.FunctionDef) for s in tree.body):
+        return None, "the program defines more than functions"
+    functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    types = gen._local_types()
+    helpers = {f"_s{op}_{k}" for k in gen.stack_types.values() for op in ("new", "push", "pop")}
+    helpers |= checked
+    ok = dict(functions)
+    out: dict[str, Any] = {}
+    while True:
+        out, why = {}, {}
+        for name, fn in ok.items():
+            out[name], why[name] = _check(fn, gen, helpers | set(ok), types)
+        bad = [n for n, w in why.items() if w is not None]
+        if not bad:
+            break
+        if entry in bad:
+            return None, why[entry]
+        for n in bad:
+            del ok[n]
+    if entry not in ok:  # pragma: no cover - the entry is one of the module's functions
+        return None, "the entry is not a function"
+    parts = [f"# {_FORMAT}\nimport math\n\nimport numpy as np\nfrom numba import njit\n"]
+    parts += [
+        f"@{_INLINE}\n" + h.replace("\n\ndef ", f"\n\n@{_INLINE}\ndef ") for h in gen.helper_source
+    ]
+    parts += [_math_helper(n, a) for n, a in sorted(gen.math)]
+    if gen.int_helpers:
+        parts.append(_INT_NATIVE.format(jit=_INLINE))
+    parts += [f"@{_JIT}\n{ast.unparse(fn)}\n" for fn in out.values()]
+    return "\n\n".join(parts), None
+
+
+class WholeProgram:
+    """The machine code of a whole program, loaded or compiled when it is first called.
+
+    With the backend's ``background=True`` a thread loads or compiles it while the calls
+    run the host code (whose loops then stay Python: compiling them too would only slow
+    the thread down); otherwise the first call waits for it. `fn` is the Numba dispatcher
+    once it is ready, compiled for the program's one signature (it compiles nothing more).
+    """
+
+    def __init__(self, gen: Any, entry: str, checked: set[str], backend: Any, threads: list):
+        self.source, self.reason = whole_source(gen, entry, checked)
+        self.entry = entry
+        self.backend = backend
+        #: The dispatcher of the entry function, once compiled.
+        self.fn: Any = None
+        #: Whether the machine code is still to be made (the outlined loops wait for it).
+        self.pending = self.source is not None
+        self.thread: threading.Thread | None = None
+        #: Where the thread is recorded (for `myia.compile.native_backend.wait_all`).
+        self.threads = threads
+
+    def start(self, args: tuple[Any, ...]) -> None:
+        """Make the machine code for the types of `args`: in a thread, or now."""
+        if not self.backend.background:
+            self.install(args)
+        elif self.thread is None:
+            self.thread = threading.Thread(
+                target=self.install, args=(args,), name=f"myia-native {self.entry}", daemon=True
+            )
+            self.threads.append(self.thread)
+            self.thread.start()
+
+    def install(self, args: tuple[Any, ...]) -> None:
+        """Load or compile the module and the entry for the types of `args`."""
+        try:
+            numba = self.backend.numba
+            fn = getattr(self.backend.load(self.source), self.entry)
+            fn.compile(tuple(numba.typeof(a) for a in args))
+            fn.disable_compile()
+        except Exception as exc:  # Numba refuses the program: its loops are outlined
+            self.reason = f"Numba could not compile the program ({type(exc).__name__})"
+        else:
+            self.fn = fn
+        self.pending = False
+
+    def wait(self) -> None:
+        """Wait until the machine code started in the background is ready (or refused)."""
+        if self.thread is not None:
+            self.thread.join()
