@@ -306,3 +306,9 @@ def test_tangent_of_every_primitive(case):
     opts = {k: v for k, v in case.options.items() if k in ("eps", "rtol", "atol")}
     for seed, spec in enumerate(case.args):
         check_jvp(case.fn, *make_args(spec, seed), seed=seed, **opts)
+
+
+def test_jvp_of_a_numpy_function():
+    assert jvp(np.sin, (1.0,), (2.0,)) == pytest.approx((np.sin(1.0), 2.0 * np.cos(1.0)))
+    out = myia(lambda x: jvp(np.tanh, (x,), (np.ones(3),)))(X)
+    np.testing.assert_allclose(out[1], 1 - np.tanh(X) ** 2)
