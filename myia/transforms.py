@@ -12,9 +12,10 @@ Everything is a transformation of the typed IR before running, through every con
   the two calls).
 - ``jvp(f, primals, tangents)`` is ``(f(*primals), J t)``: forward mode, ``f``'s tangent
   graph (`myia.grad.forward`) called on the primals and tangents (``jvp_of(f)``).
-- ``jacrev`` stacks one `vjp` per output element, ``jacfwd`` one `jvp` per input element,
-  both in a loop that runs in compiled code; ``hessian`` is ``jacfwd(grad(f))`` (forward
-  over reverse).
+- ``jacrev`` stacks one `vjp` per output element, in a loop that runs in compiled code;
+  ``jacfwd`` is the `jvp` along each input element, batched by `vmap` (one program for
+  every column where the tangent program can be batched, a compiled loop otherwise);
+  ``hessian`` is ``jacfwd(grad(f))`` (forward over reverse).
 - ``checkpoint(f)`` is ``f``, whose forward pass a gradient runs again in its backward pass
   instead of keeping its intermediate values: calls go through `myia.grad.lib.checkpointed`,
   to which the J transform gives its own forward graph.
@@ -207,20 +208,23 @@ def _jacrev_first(f, args):
     return np.reshape(rows, np.shape(y) + np.shape(x))
 
 
+def _column(t, f, args, rest):
+    return jvp_(f, args, (t,) + rest)[1]
+
+
 def _jacfwd_first(f, args):
-    """The Jacobian of ``f`` w.r.t. its first argument: one `jvp` per element (forward mode)."""
+    """The Jacobian of ``f`` w.r.t. its first argument: the `jvp` along each element, batched.
+
+    ``vmap`` of the `jvp` over the basis of the argument: one program computes every column
+    where the tangent program can be batched, else a compiled loop runs one `jvp` per element.
+    """
     x = args[0]
-    y = f(*args)
-    ks = np.arange(np.size(x))
+    n = np.size(x)
+    basis = np.reshape(np.eye(n), (n,) + np.shape(x)) + 0.0 * x
     rest = P.gmaterialize(P.gzeros(args[1:]))
-    cols = np.zeros((np.size(y), np.size(x)))
-    k = 0
-    while k < np.size(x):
-        t = np.reshape((ks == k) * 1.0, np.shape(x)) + 0.0 * x
-        col = jvp_(f, args, (t,) + rest)[1]
-        cols = cols + np.reshape(col, (-1, 1)) * np.reshape((ks == k) * 1.0, (1, -1))
-        k = k + 1
-    return np.reshape(cols, np.shape(y) + np.shape(x))
+    cols = P.vmap_of(_column, (0, None, None, None), 0)(basis, f, args, rest)
+    y = np.reshape(cols, (n, -1))
+    return np.reshape(np.transpose(y), np.shape(cols)[1:] + np.shape(x))
 
 
 def _first_only(argnums):

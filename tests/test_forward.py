@@ -143,6 +143,20 @@ def test_jvp_matches_jax():
     np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
 
 
+def test_jvp_of_a_value_dependent_while_loop_matches_jax():
+    # JAX's forward mode runs through lax.while_loop (its reverse mode does not).
+    jax = _jax()
+    lax = jax.lax
+
+    def jax_until_small(x):
+        return lax.while_loop(lambda x: x > 0.1, lambda x: x * x * 0.5, x)
+
+    with jax.enable_x64(True):
+        want = jax.jvp(jax_until_small, (1.7,), (1.0,))
+    got = jvp(until_small, (1.7,), (1.0,))
+    np.testing.assert_allclose(got, [float(want[0]), float(want[1])], rtol=1e-12)
+
+
 def loss(x):
     return np.sum(np.tanh(x) * x) + np.prod(x)
 
@@ -306,3 +320,9 @@ def test_tangent_of_every_primitive(case):
     opts = {k: v for k, v in case.options.items() if k in ("eps", "rtol", "atol")}
     for seed, spec in enumerate(case.args):
         check_jvp(case.fn, *make_args(spec, seed), seed=seed, **opts)
+
+
+def test_jvp_of_a_numpy_function():
+    assert jvp(np.sin, (1.0,), (2.0,)) == pytest.approx((np.sin(1.0), 2.0 * np.cos(1.0)))
+    out = myia(lambda x: jvp(np.tanh, (x,), (np.ones(3),)))(X)
+    np.testing.assert_allclose(out[1], 1 - np.tanh(X) ** 2)

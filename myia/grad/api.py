@@ -314,12 +314,12 @@ def python_signature(fn: Any) -> inspect.Signature:
 def infer_jvp_call(inferrer: Any, spec: Any, args: list[AbstractValue]) -> AbstractValue:
     """The type of ``jvp_of(f)(x1, t1, ..., xn, tn)``: ``(f's result, its tangent's type)``."""
     from ..abstract.lattice import TypeMismatch, join
-    from .batching import _fn_value, is_closure
+    from .batching import is_closure
 
     if len(args) % 2:
         raise MyiaTypeError("a tangent function takes a tangent after each argument")
     primals, tangents = args[0::2], args[1::2]
-    if _fn_value(Graph(), spec.fn) is None and not is_closure(spec.fn):
+    if _callee(Graph(), spec.fn) is None and not is_closure(spec.fn):
         raise MyiaTypeError(
             "jvp of a function that reads variables of an enclosing function, called away "
             "from it, is not supported yet: pass those values as arguments"
@@ -357,10 +357,10 @@ def jvp_call_graph(
     differentiates with respect to ``y`` only: the tangent of ``x`` belongs to the caller's
     derivative, if any, which differentiates this call in turn).
     """
-    from .batching import _in_scope, _lifted, vmap_primal
+    from .batching import _in_scope, _lifted
 
     if closure is None:
-        return build_jvp_graph(vmap_primal(spec, args[0::2]), len(args) // 2), args
+        return build_jvp_graph(_jvp_primal(spec, args[0::2]), len(args) // 2), args
     fvs = list(Scopes(closure).free_variables_total[closure])
     for fv in fvs:
         if not _in_scope(fv, call.graph):
@@ -372,6 +372,30 @@ def jvp_call_graph(
     call.inputs = [*call.inputs, *fvs]
     args = [*args, *(fv.abstract for fv in fvs)]
     return build_jvp_graph(_lifted(closure, fvs), n), args
+
+
+def _callee(g: Graph, fn: Any) -> Any:
+    """A node of `g` for function value `fn` that captures nothing (None for a closure)."""
+    from ..operations.core import Operation
+    from ..primitives import Primitive
+    from .batching import _fn_value
+
+    if isinstance(fn, (Primitive, Operation)):
+        return Constant(fn)  # ``jvp(np.sin, ...)``
+    return _fn_value(g, fn)
+
+
+def _jvp_primal(spec: Any, primals: list[AbstractValue]) -> Graph:
+    """The specialized graph ``(x...) -> f(x...)`` of ``spec.fn`` (a new specialization)."""
+    from ..infer.engine import Inferrer
+    from ..infer.specialize import Specializer
+
+    g = Graph(spec.name)
+    params = [g.add_parameter(f"x{i}") for i in range(len(primals))]
+    g.output = g.apply(_callee(g, spec.fn), *params)
+    nested = Inferrer()
+    gctx, _ = nested.infer(g, tuple(primals))
+    return Specializer(nested).run(gctx)
 
 
 def build_jvp_graph(primal: Graph, n: int) -> Graph:
