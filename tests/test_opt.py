@@ -222,6 +222,7 @@ RULE_CASES = [
     ("convert_tuple", (lambda x, n: (x, n), convert_tuple_output), (1.0, 2), ""),
     ("identity_value", lambda x: P.identity(x) * 2.0, (1.0,), ""),
     ("narrow_same", left_value, (2.0,), "others"),
+    ("sens_as_same", lambda x: P.sens_as(x * 2.0, x), (2.0,), ""),
     ("is_none_static", left_value, (2.0,), "others"),
     ("to_bool_of_bool", branches, (3.0, 1.0), ""),
     ("call_partial", lambda x, y: P.partial(f_sin, x)(y), (1.0, 2.0), ""),

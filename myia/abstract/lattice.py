@@ -171,6 +171,20 @@ def _recursive_fields(cls: type) -> dict[str, AbstractValue]:
     return out
 
 
+def recursive_field(cls: type, name: str, value: AbstractValue) -> AbstractValue:
+    """The type of recursive field `name` of a `cls` made in Myia code with `value`.
+
+    It is the annotation's (`recursive_fields`), joined with the records of the other classes
+    the annotation names (``Union["Leaf", "Node"]``) that `value` may be: the type the same
+    tree has when it is an argument (`_other_field`).
+    """
+    field = recursive_fields(cls)[name]
+    for o in union_options(value):
+        if isinstance(o, AbstractRecord) and o.cls is not cls and allowed_in(cls, name, o.cls):
+            field = join(field, fold(o, cls))
+    return field
+
+
 def _mentions(hint: Any, cls: type) -> bool:
     if hint is cls:
         return True
@@ -310,13 +324,14 @@ def _other_field(fields: list[AbstractValue], i: int, v: Any, cls: type, name: s
     The field's annotation names that class (``left: Union["Leaf", "Node"]``): the field's
     type is the union of `cls` (`SelfRef`) and the records it holds.
     """
-    if not (dataclasses.is_dataclass(v) and _allowed_in(cls, name, type(v))):
+    if not (dataclasses.is_dataclass(v) and allowed_in(cls, name, type(v))):
         _bad_field(cls, name, v)
     fields[i] = join(fields[i], fold(to_abstract(v), cls))
 
 
 @functools.cache
-def _allowed_in(cls: type, name: str, other: type) -> bool:
+def allowed_in(cls: type, name: str, other: type) -> bool:
+    """Whether the annotation of field `name` of `cls` names class `other`."""
     try:
         hints = typing.get_type_hints(cls)
     except Exception:

@@ -450,18 +450,15 @@ class FunctionParser(BranchExpressions):
         return [var]
 
     def _if(self, block: Block, stmt: ast.If) -> Block | None:
-        self._narrow(block, stmt.test)
-        cond = self.truth(block, stmt.test)
         true_block = self.new_block("if_true", stmt)
         false_block = self.new_block("if_false", stmt.orelse[0] if stmt.orelse else stmt)
-        block.branch(cond, true_block, false_block, debug=self.dbg(stmt))
+        narrowed = self._jump_if(block, stmt.test, true_block, false_block, stmt)
         true_block.seal()
         false_block.seal()
         after = self.new_block("if_after", stmt)
         reached = False
-        tested = dict(self.narrowed)
         fallthrough = []
-        for b, body in ((true_block, stmt.body), (false_block, stmt.orelse)):
+        for b, body, tested in zip((true_block, false_block), (stmt.body, stmt.orelse), narrowed):
             self.narrowed = dict(tested)
             end = self.statements(b, body)
             if end is not None and not end.terminated:
@@ -471,6 +468,58 @@ class FunctionParser(BranchExpressions):
         self.fallthrough = fallthrough
         after.seal()
         return after if reached else None
+
+    def _jump_if(
+        self,
+        block: Block,
+        test: ast.expr,
+        if_true: Block,
+        if_false: Block,
+        stmt: ast.If,
+        shared: tuple[bool, bool] = (False, False),
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        """Jump from `block` to `if_true` or `if_false` as `test` is true or false.
+
+        ``not``, ``and`` and ``or`` jump through a block per operand (as Python evaluates
+        them), so that each operand's type test narrows what the operands after it and the
+        branch it leads to read: in ``if a is not None and b is not None:`` the body sees
+        both narrowed. A target reached from several operands (`shared`) is reached through
+        a block of its own from each (both targets of a `switch` take the same parameters,
+        which only the operand jumping has). Return the attribute chains named (`_narrow`)
+        on the way to each target: those named on every path to it.
+        """
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            went = self._jump_if(block, test.operand, if_false, if_true, stmt, shared[::-1])
+            return went[1], went[0]
+        if not isinstance(test, ast.BoolOp):
+            self._narrow(block, test)
+            targets = [
+                self.new_block("edge", test) if s else t
+                for t, s in zip((if_true, if_false), shared)
+            ]
+            block.branch(self.truth(block, test), *targets, debug=self.dbg(stmt))
+            for edge, target, s in zip(targets, (if_true, if_false), shared):
+                if s:
+                    edge.seal()
+                    edge.jump(target, debug=self.dbg(stmt))
+            return dict(self.narrowed), dict(self.narrowed)
+        is_and = isinstance(test.op, ast.And)
+        first: dict[str, str] | None = None
+        for value in test.values[:-1]:
+            nxt = self.new_block("and" if is_and else "or", value)
+            targets = (nxt, if_false) if is_and else (if_true, nxt)
+            flags = (False, True) if is_and else (True, False)
+            went = self._jump_if(block, value, *targets, stmt, flags)
+            nxt.seal()
+            if first is None:
+                # The chains of the first operand are named before any jump: on every path.
+                first = went[1] if is_and else went[0]
+            self.narrowed = dict(went[0] if is_and else went[1])
+            block = nxt
+        flags = (shared[0], True) if is_and else (True, shared[1])
+        last = self._jump_if(block, test.values[-1], if_true, if_false, stmt, flags)
+        assert first is not None
+        return (last[0], first) if is_and else (first, last[1])
 
     def _loop(
         self, block: Block, stmt: ast.While | ast.For, prepare: Any, body_start: Any

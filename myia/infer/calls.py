@@ -18,7 +18,14 @@ from ..abstract.data import (
     SelfRef,
     show,
 )
-from ..abstract.lattice import broaden, constant_abstract, recursive_fields, union_options
+from ..abstract.lattice import (
+    allowed_in,
+    broaden,
+    constant_abstract,
+    recursive_field,
+    recursive_fields,
+    union_options,
+)
 from ..errors import MyiaTypeError
 from ..ir.node import Apply, Constant, DebugInfo, Node
 from ..primitives import P, Primitive
@@ -123,14 +130,18 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
             )
         a = broaden(a)
         if f.name in rec:
+            # The field's type is its annotation's: `cls` (or None), and the records of other
+            # classes it names (``Union["Leaf", "Node"]``) that the value may be, as for the
+            # trees given as arguments (`myia.abstract.lattice`).
             for o in union_options(a):
                 ok = o == NONE or (isinstance(o, (AbstractRecord, SelfRef)) and o.cls is cls)
+                ok = ok or (isinstance(o, AbstractRecord) and allowed_in(cls, f.name, o.cls))
                 if not ok or (o == NONE and rec[f.name] == SelfRef(cls)):
                     raise MyiaTypeError(
                         f"{cls.__name__}(): field {f.name} must be a {cls.__name__}, not {o}",
                         error_frames(inferrer.calls),
                     )
-            fields.append(rec[f.name])
+            fields.append(recursive_field(cls, f.name, a))
         else:
             fields.append(a)
     return AbstractRecord(cls, tuple(fields))

@@ -211,9 +211,14 @@ class Inferrer:
                 if self.low == depth:
                     old = self.approx.get(ctx, BOTTOM)
                     if result != old:
-                        self.approx[ctx] = self._widen(old, result, ctx)
-                        self.epoch += 1
-                        continue
+                        # A result below the approximation (a constant where it is broadened)
+                        # is the fixpoint: it is the approximation.
+                        new = self._widen(old, result, ctx)
+                        if new != old:
+                            self.approx[ctx] = new
+                            self.epoch += 1
+                            continue
+                        result = old
                 break
         except MyiaTypeError as exc:
             changed = self._loop_type_change(ctx, prev, exc)

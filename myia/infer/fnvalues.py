@@ -20,12 +20,13 @@ from ..abstract.data import (
     AbstractFunction,
     AbstractScalar,
     AbstractTuple,
+    AbstractUnion,
     AbstractValue,
     GraphFunction,
     PartialFunction,
     show,
 )
-from ..abstract.lattice import broaden, erase_functions
+from ..abstract.lattice import TypeMismatch, broaden, erase_functions, join
 from ..errors import MyiaTypeError
 from ..ir.analysis import captures
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
@@ -87,7 +88,7 @@ class FunctionValues:
             return [got]
         want = tuple(_weak_join([c.args[i] for c in ctxs]) for i in range(len(ctxs[0].args)))
         if any(len(c.args) != len(want) for c in ctxs) or any(
-            not _same_but_weak(a, b) for c in ctxs for a, b in zip(c.args, want)
+            not _below(a, b) for c in ctxs for a, b in zip(c.args, want)
         ):
             return ctxs
         chosen = next((c for c in ctxs if c.args == want), None)
@@ -338,8 +339,15 @@ class FunctionValues:
 
 
 def _weak_join(items: list[AbstractValue]) -> AbstractValue:
-    """`items` (equal but for weak scalars) with a NumPy scalar where any is one."""
+    """`items` (equal but for weak scalars) with a NumPy scalar where any is one.
+
+    Where one is a union and the others are below it (the sensitivity of a value of a union
+    type, and that of one of its members: a backpropagator called with both), the union.
+    """
     first = items[0]
+    union = next((a for a in items if isinstance(a, AbstractUnion)), None)
+    if union is not None and all(_below(a, union) for a in items):
+        return union
     if isinstance(first, AbstractScalar) and all(isinstance(a, AbstractScalar) for a in items):
         weak = all(a.weak for a in items)  # type: ignore[attr-defined]
         return dataclasses.replace(first, weak=weak) if first.weak != weak else first
@@ -364,6 +372,16 @@ def _same_but_weak(a: AbstractValue, b: AbstractValue) -> bool:
             map(_same_but_weak, a.elements, b.elements)
         )
     return a == b
+
+
+def _below(a: AbstractValue, want: AbstractValue) -> bool:
+    """Whether an argument of type `a` is passed as one of type `want` (`merged_contexts`)."""
+    if isinstance(want, AbstractUnion) and not isinstance(a, AbstractUnion):
+        try:
+            return join(a, want) == want
+        except TypeMismatch:
+            return False
+    return _same_but_weak(a, want)
 
 
 def _option_key(f: GraphFunction) -> tuple[Any, ...]:

@@ -574,6 +574,16 @@ def identity_value(node: Apply, opt: Any) -> Node | None:
     return node.inputs[1]
 
 
+@rewrite(P.sens_as)
+def sens_as_same(node: Apply, opt: Any) -> Node | None:
+    """Drop a retyping of a sensitivity to the type it already has.
+
+    sens_as(d, x) => d  (d already of the type of x's sensitivity)
+    """
+    d = node.inputs[1]
+    return d if same_type(d.abstract, node.abstract) else None
+
+
 @rewrite(P.narrow)
 def narrow_same(node: Apply, opt: Any) -> Node | None:
     """Drop a narrowing to the type the value already has.
@@ -681,6 +691,7 @@ CONTROL: list[Rewrite] = [
     convert_tuple,
     identity_value,
     narrow_same,
+    sens_as_same,
     is_none_static,
     to_bool_of_bool,
     call_partial,

@@ -33,6 +33,7 @@ from ..abstract.lattice import (
     broaden,
     join,
     merge_data,
+    recursive_field,
     recursive_fields,
     to_abstract,
 )
@@ -457,7 +458,11 @@ def _infer_make_record(cls, *fields):
     rec = recursive_fields(c)
     names = [f.name for f in dataclasses.fields(c)]
     return AbstractRecord(
-        c, tuple(rec[n] if n in rec else broaden(a) for n, a in zip(names, fields))
+        c,
+        tuple(
+            recursive_field(c, n, broaden(a)) if n in rec else broaden(a)
+            for n, a in zip(names, fields)
+        ),
     )
 
 
@@ -587,7 +592,9 @@ def bprop_make_record(cls, *args):
         # The sensitivity of a record returned where `None` may be returned too (a tree
         # built recursively) has an optional type: narrow it.
         return (cls,) + gzeros(args[:-2])
-    return (cls,) + record_fields(dout)
+    # A sensitivity typed as that of a union the record is one option of (a tree whose
+    # fields are ``Union["Leaf", "Node"]``): retyped as the record's own.
+    return (cls,) + record_fields(sens_as(dout, args[-2]))
 
 
 @bprop(record_getattr)
@@ -661,6 +668,7 @@ linear(list_index_sens, 2)
 linear(gmaterialize)
 
 
+from .control import sens_as  # noqa: E402
 from .grad import (  # noqa: E402
     dict_from_values,
     dict_setitem,
