@@ -32,10 +32,10 @@ def _by_arity(name: str, *callees: Any) -> Operation:
 
 
 def _minmax(name: str, prim: Any, fold: Any, fold_n: Any) -> Operation:
-    def dispatch(*kinds: Any) -> Any:
-        if len(kinds) == 1:
+    def dispatch(first: Any, *rest: Any) -> Any:  # (at least one argument, as in Python)
+        if not rest:
             return fold
-        if len(kinds) == 2 and all(ops.is_numeric(k) for k in kinds):
+        if len(rest) == 1 and ops.is_numeric(first) and ops.is_numeric(rest[0]):
             return prim
         return fold_n
 
