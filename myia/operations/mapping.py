@@ -212,12 +212,21 @@ NUMPY_SCALARS: dict[Any, Any] = {
     )
 }  # fmt: skip
 
+
+def _ufuncs(mapping: dict[Any, Any]) -> dict[Any, Any]:
+    """`mapping` with NumPy's ufuncs computing on NumPy scalars where given Python numbers."""
+    return {
+        k: lib.numpy_ufunc(v, k.nin) if isinstance(k, np.ufunc) and k.nin in (1, 2) else v
+        for k, v in mapping.items()
+    }
+
+
 MAPPING: dict[Any, Any] = {
     **BUILTINS,
     **MATH,
-    **NUMPY,
+    **_ufuncs(NUMPY),
     **NUMPY_SCALARS,
-    **nx.MAPPING,
+    **_ufuncs(nx.MAPPING),
     functools.partial: P.partial,
 }
 
