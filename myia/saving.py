@@ -34,7 +34,7 @@ from .abstract import data as absdata
 from .abstract.data import GraphFunction
 from .boundary import boundary
 from .errors import MyiaError, MyiaTypeError
-from .ir.analysis import reachable_graphs, toposort
+from .ir.analysis import Scopes, reachable_graphs, toposort
 from .ir.node import Apply, BackwardInfo, Constant, DebugInfo, Graph, Location, Node, Parameter
 from .operations.core import Operation
 from .primitives import PRIMITIVES, Primitive
@@ -118,6 +118,10 @@ class _Writer:
 
     def program(self, root: Graph) -> None:
         graphs = reachable_graphs(root)
+        # And the graphs held only by nodes that closures use as free variables (nodes not
+        # reachable from their own graph's output, which `reachable_graphs` does not see).
+        known = set(graphs)
+        graphs += [g for g in Scopes(root).graphs if g not in known]
         for g in graphs:
             self.graphs[g] = len(self.graphs)
             self.graph_table.append({})

@@ -115,6 +115,8 @@ for i, fn in enumerate(["math.sin", "math.exp", "math.log"]):
     case(f"math-arity-{i}", f"import math\ndef f(x):\n    return {fn}(x, x)  # HERE\n")
 case("len-two", "def f(x):\n    t = (x,)\n    return len(t, t)  # HERE\n")
 case("abs-two", "def f(x):\n    return abs(x, x)  # HERE\n")
+case("max-none", "def f(x):\n    return max() + x  # HERE\n")
+case("min-none", "def f(x):\n    return min() * x  # HERE\n")
 case("kw-unknown", "def h(a):\n    return a\ndef f(x):\n    return h(b=x)  # HERE\n")
 
 # Syntax outside the subset ----------------------------------------------------------------------

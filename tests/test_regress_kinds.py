@@ -190,3 +190,64 @@ def test_loaded_programs_return_no_0d_arrays(tmp_path):
     path = tmp_path / "f.json"
     save(f, str(path), X32)
     _same(load(str(path))(X32), (np.float32(3.0), np.float32(6.0)))
+
+
+# NumPy's functions on Python numbers -----------------------------------------------------------
+
+# NumPy makes Python numbers NumPy scalars: np.log(0.0) is -inf (a float64) where math.log
+# raises, np.power(-1.0, 0.5) is nan (not a complex), np.exp(1.0) is a float64.
+UFUNCS_ON_NUMBERS = [
+    (lambda x: np.log(x), (0.0,)),
+    (lambda x: np.log(x), (-1.0,)),
+    (lambda x: np.sqrt(x) + np.arcsin(x), (-2.0,)),
+    (lambda x: np.log1p(x) * np.log2(x - 1.0), (-1.0,)),
+    (lambda x: np.exp(x), (1000.0,)),
+    (lambda x: np.exp(x), (2,)),
+    (lambda x: np.power(x, 0.5), (-1.0,)),
+    (lambda x, y: np.divide(x, y), (1.0, 0.0)),
+    (lambda x, y: np.maximum(x, y), (2, 3)),
+    (lambda x, y: np.add(x, y), (2, 3.5)),
+    (lambda x: np.abs(x), (True,)),
+    (lambda x: np.sin(x) + math.sin(x), (1.0,)),  # a float64 plus a float
+    (lambda x, y: np.maximum(x, y), (np.float32(1.0), 2.0)),  # a weak Python float
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,args", UFUNCS_ON_NUMBERS)
+def test_numpy_functions_on_python_numbers_follow_numpy(backend, fn, args):
+    with np.errstate(all="ignore"):
+        expected = fn(*args)
+        got = myia(fn, backend=backend)(*args)
+    assert type(got) is type(expected), (got, expected)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_of_numpy_functions_on_python_floats(backend):
+    def f(x, y):
+        return np.exp(x) * np.maximum(x, y) + np.arctan2(x, y) + np.log(y)
+
+    dx, dy = grad(f, 0, 1, backend=backend)(1.0, 0.5)
+    assert type(dx) is float and type(dy) is float  # the arguments' kinds
+    check_grad(f, 1.0, 0.5, order=2, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "s,m",
+    [
+        (np.float64(2.0), np.ones((2, 2))),
+        (np.float32(2.0), np.ones((2, 2), np.float32)),
+        (np.float32(2.0), np.ones(3)),
+        (2.0, np.ones(3)),
+    ],
+)
+def test_gradient_of_a_scalar_broadcast_to_an_array(backend, s, m):
+    # Under JAX, the gradient of a NumPy scalar was the array's sensitivity, unsummed.
+    def f(s, m):
+        return np.sum(s * m * m)
+
+    ds, dm = grad(f, 0, 1, backend=backend)(s, m)
+    _same(ds, type(s)(np.sum(m * m)))
+    assert dm.shape == m.shape and dm.dtype == m.dtype

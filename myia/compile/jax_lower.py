@@ -168,13 +168,31 @@ def _call(fn: Any) -> Any:
 
 
 def _unbroadcast(args: list[str], node: Any, ctx: Any) -> str | None:
-    """The sensitivity of a Python float from an array of float64: the array's sum."""
+    """The sensitivity of a float scalar (Python's or NumPy's), in the scalar's dtype.
+
+    From an array's, its sum; from a scalar's, that value. (The implementation would return a
+    traced array as it is.)
+    """
     d, x = node.inputs[1].abstract, node.inputs[2].abstract
-    if not (isinstance(d, AbstractArray) and isinstance(x, AbstractScalar)):
+    if not (isinstance(d, (AbstractArray, AbstractScalar)) and isinstance(x, AbstractScalar)):
         return None
-    if not (x.weak and x.dtype == "float64" and d.dtype == "float64"):
+    if x.dtype[0] != "f" or d.dtype[0] != "f":
         return None
-    return f"np.sum({args[0]})"
+    expr = f"np.sum({args[0]})" if isinstance(d, AbstractArray) else args[0]
+    return expr if d.dtype == x.dtype else f"np.asarray({expr}, {x.dtype!r})"
+
+
+def number_as(x: Any, dtype: str) -> Any:
+    """A Python number (traced) as NumPy's scalar of `dtype` (`numpy_scalar`'s ``astype``)."""
+    return _jax().numpy.asarray(x, dtype)
+
+
+def _astype(args: list[str], node: Any, ctx: Any) -> str | None:
+    """``astype`` of a Python number: NumPy's functions make their arguments NumPy scalars."""
+    a, out = node.inputs[1].abstract, node.abstract
+    if not (isinstance(a, AbstractScalar) and a.weak and isinstance(out, AbstractScalar)):
+        return None
+    return f"{ctx.global_value(number_as, 'jax_number_as')}({args[0]}, {out.dtype!r})"
 
 
 #: How the generated code computes each primitive under JAX (instead of its NumPy lowering):
@@ -195,6 +213,7 @@ JAX_LOWER: dict[Any, Any] = {
     P.array_index_add: _call(index_add),
     P.array_index_add_inplace: _call(index_add),
     P.owned_copy: lambda args, node, ctx: args[0],  # XLA's arrays are never written
+    P.astype: _astype,
 }
 
 

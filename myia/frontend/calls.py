@@ -58,10 +58,13 @@ def _reads_sequence(fn: Node) -> bool:
 
 
 def _as_tuple(a: ast.expr) -> ast.expr:
-    """A literal list as a tuple: ``np.concatenate([a, b])`` joins arrays of different shapes."""
+    """A literal list as a tuple: ``np.concatenate([a, b])`` joins arrays of different shapes.
+
+    Nested literal lists too: ``np.array([[a, b], [c, d]])``.
+    """
     if not isinstance(a, ast.List):
         return a
-    return ast.copy_location(ast.Tuple(elts=a.elts, ctx=ast.Load()), a)
+    return ast.copy_location(ast.Tuple(elts=[_as_tuple(e) for e in a.elts], ctx=ast.Load()), a)
 
 
 def _spread_call(fp: Any, block: Any, node: ast.Call, fn: Node) -> Node:

@@ -426,6 +426,49 @@ def math_float(x):
     return P.to_float(x)
 
 
+def numpy_scalar(x):
+    """A Python number as the NumPy scalar NumPy makes of it (``bool_``, ``int64``, ``float64``).
+
+    NumPy's functions compute on NumPy scalars: ``np.log(0.0)`` is ``-inf`` (a ``float64``)
+    where ``math.log(0.0)`` raises, and ``np.power(-1.0, 0.5)`` is ``nan``, not a complex.
+    Other values are returned as they are.
+    """
+    if isinstance(x, np.generic) or isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, bool):
+        return P.astype(x, "bool")
+    if isinstance(x, int):
+        return P.astype(x, "int64")
+    if isinstance(x, float):
+        return P.astype(x, "float64")
+    return x
+
+
+def _python_number(x):
+    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
+
+
+def numpy_ufunc(fn, nin):
+    """NumPy's ufunc computing `fn` (of `nin` arguments), on Python numbers too.
+
+    Where every argument is a Python number, they are made NumPy scalars first (as NumPy
+    does); otherwise NumPy's promotion treats the Python numbers as weak, as `fn` does.
+    """
+    if nin == 1:
+
+        def ufunc1(x):
+            return fn(numpy_scalar(x))
+
+        return ufunc1
+
+    def ufunc2(x, y):
+        if _python_number(x) and _python_number(y):
+            return fn(numpy_scalar(x), numpy_scalar(y))
+        return fn(x, y)
+
+    return ufunc2
+
+
 def math_function(prim):
     """``math``'s function computing `prim` on floats (its result is a Python float)."""
 

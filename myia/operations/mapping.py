@@ -32,10 +32,10 @@ def _by_arity(name: str, *callees: Any) -> Operation:
 
 
 def _minmax(name: str, prim: Any, fold: Any, fold_n: Any) -> Operation:
-    def dispatch(*kinds: Any) -> Any:
-        if len(kinds) == 1:
+    def dispatch(first: Any, *rest: Any) -> Any:  # (at least one argument, as in Python)
+        if not rest:
             return fold
-        if len(kinds) == 2 and all(ops.is_numeric(k) for k in kinds):
+        if len(rest) == 1 and ops.is_numeric(first) and ops.is_numeric(rest[0]):
             return prim
         return fold_n
 
@@ -212,12 +212,21 @@ NUMPY_SCALARS: dict[Any, Any] = {
     )
 }  # fmt: skip
 
+
+def _ufuncs(mapping: dict[Any, Any]) -> dict[Any, Any]:
+    """`mapping` with NumPy's ufuncs computing on NumPy scalars where given Python numbers."""
+    return {
+        k: lib.numpy_ufunc(v, k.nin) if isinstance(k, np.ufunc) and k.nin in (1, 2) else v
+        for k, v in mapping.items()
+    }
+
+
 MAPPING: dict[Any, Any] = {
     **BUILTINS,
     **MATH,
-    **NUMPY,
+    **_ufuncs(NUMPY),
     **NUMPY_SCALARS,
-    **nx.MAPPING,
+    **_ufuncs(nx.MAPPING),
     functools.partial: P.partial,
 }
 

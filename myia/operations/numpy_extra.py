@@ -554,6 +554,11 @@ def softmax(x, axis=None):
 
 # What NumPy's and SciPy's functions mean in Myia code -----------------------------------------
 
+# A literal list as their first argument is read as a tuple (its length is known).
+for _fn in (np_array, np_hstack, np_vstack, np_column_stack):
+    _fn.sequence_argument = True  # type: ignore[attr-defined]
+
+
 MAPPING: dict[Any, Any] = {
     **LINALG,
     np.einsum: np_einsum,

@@ -15,8 +15,15 @@ from ..primitives import P
 def np_sum(a, axis=None, dtype=None, *, keepdims=False):
     """``np.sum`` and ``a.sum`` (of a list or tuple of numbers or arrays too)."""
     if isinstance(a, (list, tuple)):
-        return P.reduce_sum(_seq_total(a)[0], None, False, dtype)
+        if axis is None and not keepdims:
+            return P.reduce_sum(_seq_total(a)[0], None, False, dtype)
+        a = _stacked(a)
     return P.reduce_sum(a, axis, keepdims, dtype)
+
+
+def _stacked(seq):
+    # The array NumPy makes of a tuple (or a literal list) of numbers or arrays of one shape.
+    return P.stack(tuple(seq), 0)
 
 
 def _seq_total(xs):
@@ -31,35 +38,47 @@ def _seq_total(xs):
 
 
 def np_prod(a, axis=None, dtype=None, *, keepdims=False):
-    """``np.prod`` and ``a.prod``."""
+    """``np.prod`` and ``a.prod`` (of a tuple or literal list of numbers or arrays too)."""
+    if isinstance(a, (list, tuple)):
+        a = _stacked(a)
     return P.reduce_prod(a, axis, keepdims, dtype)
 
 
 def np_mean(a, axis=None, dtype=None, *, keepdims=False):
     """``np.mean`` and ``a.mean`` (of a list or tuple of numbers or arrays too)."""
     if isinstance(a, (list, tuple)):
-        total, n = _seq_total(a)
-        return P.reduce_mean(total / n, None, False, dtype)
+        if axis is None and not keepdims:
+            total, n = _seq_total(a)
+            return P.reduce_mean(total / n, None, False, dtype)
+        a = _stacked(a)
     return P.reduce_mean(a, axis, keepdims, dtype)
 
 
 def np_max(a, axis=None, *, keepdims=False):
-    """``np.max`` and ``a.max``."""
+    """``np.max`` and ``a.max`` (of a tuple or literal list of numbers or arrays too)."""
+    if isinstance(a, (list, tuple)):
+        a = _stacked(a)
     return P.reduce_max(a, axis, keepdims)
 
 
 def np_min(a, axis=None, *, keepdims=False):
-    """``np.min`` and ``a.min``."""
+    """``np.min`` and ``a.min`` (of a tuple or literal list of numbers or arrays too)."""
+    if isinstance(a, (list, tuple)):
+        a = _stacked(a)
     return P.reduce_min(a, axis, keepdims)
 
 
 def np_argmax(a, axis=None, *, keepdims=False):
-    """``np.argmax`` and ``a.argmax``."""
+    """``np.argmax`` and ``a.argmax`` (of a tuple or literal list too)."""
+    if isinstance(a, (list, tuple)):
+        a = _stacked(a)
     return P.argmax(a, axis, keepdims)
 
 
 def np_argmin(a, axis=None, *, keepdims=False):
-    """``np.argmin`` and ``a.argmin``."""
+    """``np.argmin`` and ``a.argmin`` (of a tuple or literal list too)."""
+    if isinstance(a, (list, tuple)):
+        a = _stacked(a)
     return P.argmin(a, axis, keepdims)
 
 
@@ -121,9 +140,10 @@ def np_stack(arrays, axis=0):
 
 # Their first argument is a sequence they only read: a literal list there is parsed as a
 # tuple (`myia.frontend.parser`), so that ``np.concatenate([a, b])`` takes arrays of
-# different shapes.
-np_concatenate.sequence_argument = True  # type: ignore[attr-defined]
-np_stack.sequence_argument = True  # type: ignore[attr-defined]
+# different shapes and ``np.max([a, b])`` knows its length.
+for _fn in (np_concatenate, np_stack, np_sum, np_prod, np_mean, np_max, np_min, np_argmax):
+    _fn.sequence_argument = True  # type: ignore[attr-defined]
+np_argmin.sequence_argument = True  # type: ignore[attr-defined]
 
 
 def np_split(a, indices_or_sections, axis=0):
