@@ -460,6 +460,23 @@ def test_second_order_of_loops_is_jitted(fn, args):
     check_grad(fn, *args, wrt=0, order=2, backend="jax")
 
 
+@pytest.mark.parametrize(
+    "fn,args", [(with_break, (2.0,)), (with_break, (200.0,)), (loop_break, (1.0, 10))]
+)
+def test_second_order_of_loops_with_break_is_jitted(fn, args):
+    # The first order pushes closures holding stacks (its backward passes) on stacks of any
+    # values: their layout is fixed by the first push and joined by later ones.
+    gg = grad(grad(fn, 0), 0, backend="jax")
+    expected = grad(grad(fn, 0), 0, backend="numpy")(*args)
+    assert gg(*args) == pytest.approx(expected, rel=1e-12)
+    assert _jitted(gg, args), gg.specialization(*args).executable.reason
+    assert gg(*args) == pytest.approx(expected, rel=1e-12)
+
+
+def test_second_order_of_a_loop_with_break_against_finite_differences():
+    check_grad(with_break, 2.0, wrt=0, order=2, backend="jax")
+
+
 def test_loop_exceeding_its_first_stack_capacity():
     g = _check_grad(decay, ("x",), (10.0,), True)  # 230 iterations: 64 rows are not enough
     executable = g.specialization(10.0).executable

@@ -417,6 +417,7 @@ class _Structure:
         if _recursive(tree):
             raise Unsupported("it recurses (recursion stays on the host)")
         tree = _Expressions().visit(tree)
+        self.toplevel = {s.name for s in tree.body if isinstance(s, ast.FunctionDef)}
         tree.body = [self.function(s) if isinstance(s, ast.FunctionDef) else s for s in tree.body]
         ast.fix_missing_locations(tree)
         return ast.unparse(tree) + "\n"
@@ -543,6 +544,9 @@ class _Structure:
         if len(states) > 1:
             later.add("_state")
         carry = sorted(assigned & later)
+        # A state that this path never enters may read variables it does not define
+        # (`lax.switch` traces every state): placeholders.
+        unset = (later - assigned - bound - self.toplevel - {"_state"}) & set(self.types)
         go, ex = self.fresh("go"), self.fresh("exit")
         full = [go, ex, *carry]
         types = self.types_global(carry, [_BOOL, _INT])
@@ -603,7 +607,7 @@ class _Structure:
             _def(body_name, [st_name], loop_body),
             ast.Assign([_name(go, True)], ast.Constant(True)),
             ast.Assign([_name(ex, True)], ast.Constant(0)),
-            *self.inits(carry, bound),
+            *self.inits(carry + sorted(unset), bound),
             ast.Assign(
                 [_tuple(full, True)],
                 _call("jax_while", _name(cond_name), _name(body_name), _tuple(full), _name(types)),

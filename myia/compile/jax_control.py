@@ -41,7 +41,7 @@ import numpy as np
 from ..abstract.data import ENV, AbstractArray, AbstractRecord, AbstractScalar, AbstractTuple
 from ..primitives.grad import EnvInstance
 from . import jax_runtime as rt
-from .jax_runtime import EMPTY, JaxStack, Trace, Union, to_carry
+from .jax_runtime import EMPTY, AnyStack, JaxStack, Trace, Union, Unreachable, to_carry
 
 
 def _jnp() -> Any:
@@ -109,7 +109,11 @@ def split(value: Any, leaves: list[Any]) -> Any:
     if isinstance(value, JaxStack):
         leaves.extend(value.buffers)
         leaves.append(value.count)
-        return ("stack", value.element, len(value.buffers), value.functions)
+        return ("stack", value.element, len(value.buffers))
+    if isinstance(value, AnyStack):
+        leaves.extend(value.buffers)
+        leaves.append(value.count)
+        return ("anystack", value.layout)
     if isinstance(value, Union):
         leaves.append(value.index)
         return ("union", tuple(split(v, leaves) for v in value.alts))
@@ -175,7 +179,10 @@ def join(skeleton: Any, leaves: Any) -> Any:
         return EnvInstance({k: join(s, leaves) for k, s in zip(skeleton[1], skeleton[2])})
     if kind == "stack":
         buffers = [next(leaves) for _ in range(skeleton[2])]
-        return JaxStack(skeleton[1], buffers, next(leaves), skeleton[3])
+        return JaxStack(skeleton[1], buffers, next(leaves))
+    if kind == "anystack":
+        buffers = [next(leaves) for _ in range(_count(skeleton) - 1)]
+        return AnyStack(skeleton[1], buffers, next(leaves))
     if kind == "union":
         index = next(leaves)
         return Union(index, [join(s, leaves) for s in skeleton[1]])
@@ -199,6 +206,8 @@ def _count(skeleton: Any) -> int:
         return sum(map(_count, skeleton[2]))
     if kind == "stack":
         return skeleton[2] + 1
+    if kind == "anystack":
+        return 1 + (0 if skeleton[1] is None else _count(skeleton[1]))
     if kind == "union":
         return 1 + sum(map(_count, skeleton[1]))
     if kind == "fn":
@@ -233,16 +242,15 @@ def merge(a: Any, b: Any) -> Any:
         for k, s in zip(b[1], b[2]):
             subs[k] = merge(subs[k], s) if k in subs else s
         return ("env", tuple(subs), tuple(subs.values()))
-    if {ka, kb} == {"stack", "static"}:
-        stack, static = (a, b) if ka == "stack" else (b, a)
+    if {ka, kb} in ({"stack", "static"}, {"anystack", "static"}):
+        stack, static = (a, b) if ka != "static" else (b, a)
         if static[1] is EMPTY:
             return stack
-    if ka == kb == "stack" and a[1:3] == b[1:3] and None not in (a[3], b[3]):
-        # Stacks of functions numbered differently: numbered again (`fit`).
-        fns = rt._Functions()
-        fns.fns = list(a[3].fns) + [f for f in b[3].fns if not _has(a[3].fns, f)]
-        Trace.functions.append((None, fns))
-        return ("stack", a[1], a[2], fns)
+    if ka == kb == "anystack":
+        # The layouts of what was pushed, joined (`refit`).
+        if a[1] is None or b[1] is None:
+            return a if b[1] is None else b
+        return ("anystack", merge(a[1], b[1]))
     if (
         ka == kb == "fn"
         and a[1] is b[1]
@@ -252,10 +260,6 @@ def merge(a: Any, b: Any) -> Any:
     ):
         return ("fn", a[1], a[2], a[3], tuple(merge(x, y) for x, y in zip(a[4], b[4])), a[5])
     return _union(a, b)
-
-
-def _has(fns: list[Any], f: Any) -> bool:
-    return any(f is g for g in fns)
 
 
 def _fits_in(a: Any, b: Any) -> bool:
@@ -268,7 +272,7 @@ def _fits_in(a: Any, b: Any) -> bool:
     if kb == "union":
         return any(_fits_in(a, x) for x in b[1])
     if ka != kb:
-        return kb == "stack" and ka == "static" and a[1] is EMPTY
+        return kb in ("stack", "anystack") and ka == "static" and a[1] is EMPTY
     if ka in ("tuple", "list"):
         return len(a[1]) == len(b[1]) and all(map(_fits_in, a[1], b[1]))
     if ka == "record":
@@ -276,12 +280,8 @@ def _fits_in(a: Any, b: Any) -> bool:
     if ka == "env":
         subs = dict(zip(b[1], b[2]))
         return all(k in subs and _fits_in(s, subs[k]) for k, s in zip(a[1], a[2]))
-    if ka == "stack":
-        return (
-            a[1:3] == b[1:3]
-            and None not in (a[3], b[3])
-            and all(_has(b[3].fns, f) for f in a[3].fns)
-        )
+    if ka == "anystack":
+        return a[1] is None or (b[1] is not None and _fits_in(a[1], b[1]))
     if ka == "fn":
         return a[1] is b[1] and a[2:4] == b[2:4] and all(map(_fits_in, a[4], b[4]))
     return False
@@ -303,10 +303,11 @@ def zeros(skeleton: Any, out: list[Any]) -> None:
         stack = JaxStack.new(skeleton[1])
         if len(stack.buffers) != skeleton[2]:
             raise TypeError("a stack of unknown buffers under XLA")
-        if skeleton[3] is not None:
-            stack.functions = skeleton[3]
         out.extend(stack.buffers)
         out.append(stack.count)
+    elif kind == "anystack":
+        out.extend(_rows(skeleton[1]))
+        out.append(jnp.asarray(0, dtype=np.int64))
     elif kind == "union":
         out.append(jnp.asarray(0, dtype=np.int32))
         for s in skeleton[1]:
@@ -356,22 +357,45 @@ def fit(v: Any, leaves: Any, t: Any, out: list[Any]) -> None:
                 fit(mine[k][0], iter(mine[k][1]), s, out)
             else:
                 zeros(s, out)
-    elif kt == "stack" and kv == "static" and v[1] is EMPTY:
+    elif kt in ("stack", "anystack") and kv == "static" and v[1] is EMPTY:
         zeros(t, out)
-    elif kt == "stack" and kv == "stack" and v[1:3] == t[1:3]:
-        buffers = _take(leaves, v[2])
-        mine = v[3].fns if v[3] is not None else []
-        if mine and v[3] is not t[3]:
-            # The numbers of the functions in `t`'s numbering.
-            table = jnp.asarray([next(k for k, g in enumerate(t[3].fns) if g is f) for f in mine])
-            buffers = [table.astype(b.dtype)[b] for b in buffers]
-        out.extend(buffers)
-        out.append(next(leaves))
+    elif kt == "anystack" and kv == "anystack":
+        stack = join(v, leaves)
+        out.extend(refit(stack, t[1]).buffers)
+        out.append(stack.count)
     elif kt == "fn" and kv == "fn":
         for a, b in zip(v[4], t[4]):
             fit(a, leaves, b, out)
     else:
         raise TypeError("values of different structures cannot be joined under XLA")
+
+
+def _rows(layout: Any) -> list[Any]:
+    """Empty buffers (`Trace.capacity` rows) for the leaves of values of skeleton `layout`."""
+    if layout is None:
+        return []
+    row: list[Any] = []
+    zeros(layout, row)
+    jnp = _jnp()
+    return [jnp.zeros((Trace.capacity, *np.shape(x)), dtype=x.dtype) for x in row]
+
+
+def refit(stack: AnyStack, layout: Any) -> AnyStack:
+    """`stack` with its rows in `layout`, a join of its own (`merge`): one ``vmap`` of `fit`."""
+    if stack.layout == layout:
+        return stack
+    if stack.layout is None:
+        return AnyStack(layout, _rows(layout), stack.count)
+    import jax
+
+    def row(*xs: Any) -> list[Any]:
+        out: list[Any] = []
+        fit(stack.layout, iter(xs), layout, out)
+        return out
+
+    if not stack.buffers:  # functions without free variables: nothing to refit but zeros
+        return AnyStack(layout, _rows(layout), stack.count)
+    return AnyStack(layout, jax.vmap(row)(*stack.buffers), stack.count)
 
 
 def _fit_union(v: Any, leaves: Any, t: Any, out: list[Any]) -> None:
@@ -445,19 +469,11 @@ def _while(
 
     def flat_body(xs: Any) -> Any:
         out: list[Any] = []
-        numberings = [fns for _, fns in Trace.functions]
-        before = [fns.read for fns in numberings]
-        for fns in numberings:
-            fns.read = None
-        got = split(to_carry(body(unflat(xs)), types_), out)
-        # A function popped in the body was called knowing fewer functions than the body
-        # pushes: the loop is traced again, its pops knowing them all.
-        stale = any(f.read is not None and f.read < len(f.fns) for _, f in Trace.functions)
-        for fns, read in zip(numberings, before):
-            if read is not None:
-                fns.read = read if fns.read is None else min(read, fns.read)
-        if stale:
-            raise _Widen(owner, skeleton)
+        try:
+            got = split(to_carry(body(unflat(xs)), types_), out)
+        except Unreachable:
+            # The body pops a stack nothing was pushed on: it never runs.
+            return [jnp.asarray(x) for x in xs]
         if got == skeleton:
             return [jnp.asarray(x) for x in out]
         joined = merge(skeleton, got)
@@ -502,11 +518,20 @@ def jax_switch(index: Any, branches: list[Any]) -> Any:
     def flat(branch: Any, target: Any = None) -> Any:
         def run() -> Any:
             leaves: list[Any] = []
-            got = split(branch(), leaves)
+            try:
+                got = split(branch(), leaves)
+            except Unreachable:
+                # A branch never taken (it pops a stack nothing was pushed on): zeros.
+                if target is None:
+                    skeletons.append(None)
+                    return []
+                out: list[Any] = []
+                zeros(target, out)
+                return out
             if target is None:
                 skeletons.append(got)
                 return [jnp.asarray(x) for x in leaves]
-            out: list[Any] = []
+            out = []
             fit(got, iter(leaves), target, out)
             return out
 
@@ -520,9 +545,12 @@ def jax_switch(index: Any, branches: list[Any]) -> Any:
         if len(skeletons) < len(branches) or all(s == skeletons[0] for s in skeletons[1:]):
             raise
         same = False
-    target = skeletons[0]
+    live = [s for s in skeletons if s is not None]
+    if not live:
+        raise Unreachable("every branch pops a stack nothing was pushed on")
+    target = live[0]
     if not same:
-        for s in skeletons[1:]:
+        for s in live[1:]:
             target = merge(target, s)
         leaves, flag, need = jax.lax.switch(i, [flat(b, target) for b in branches])
     _report(flag, need)

@@ -38,31 +38,17 @@ class Trace:
     """The state of the trace under way: its stacks' capacity, and the conditions recorded.
 
     ``flags`` is a list per traced function body (innermost last) of boolean conditions,
-    ``needs`` of the sizes the stacks pushed there needed. ``functions`` holds the numbering
-    of the functions pushed on stacks (`_Functions`), one per type of function: every stack
-    of that type numbers them alike.
+    ``needs`` of the sizes the stacks pushed there needed.
     """
 
     capacity: int = 64
     flags: list[list[Any]] = []
     needs: list[list[Any]] = []
-    functions: list[tuple[Any, Any]] = []
 
     @classmethod
     def start(cls, capacity: int) -> None:
         """Start tracing a program whose stacks have `capacity` rows."""
         cls.capacity = capacity
-        cls.functions = []
-
-    @classmethod
-    def numbering(cls, element: Any) -> Any:
-        """The `_Functions` of the stacks of functions of abstract type `element`."""
-        for e, fns in cls.functions:
-            if e == element:
-                return fns
-        fns = _Functions()
-        cls.functions.append((element, fns))
-        return fns
 
 
 def _jnp() -> Any:
@@ -136,6 +122,14 @@ def placeholder(a: Any) -> Any:
     if a is ENV:
         return EMPTY_ENV
     raise TypeError(f"no placeholder of type {a} under XLA")
+
+
+class Unreachable(Exception):
+    """Code that pops a stack nothing was pushed on: a branch never taken when it runs.
+
+    ``lax.switch`` traces every branch, also those the call never takes (a state of a loop
+    that this path never enters). Such a branch gives zeros (`jax_control.jax_switch`).
+    """
 
 
 class Union:
@@ -230,114 +224,112 @@ def _canon(a: Any) -> Any:
     return a
 
 
-class _Functions:
-    """The functions a stack of functions holds, by number (its rows hold the numbers).
-
-    The backward pass of a loop with branches pushes, each iteration, the backpropagator of
-    the branch taken: a function of the generated module with no free variables (the
-    loop's values are on other stacks). Pushing one gives it a number, while JAX traces the
-    program; popping reads the number, and calling what was popped calls the function of
-    that number (``lax.switch`` if there are several). Stacks of two numberings are joined
-    by `jax_control.merge`, which numbers their functions again.
-    """
-
-    def __init__(self) -> None:
-        self.fns: list[Any] = []
-        #: The fewest functions known when a popped one was called (`jax_control._while`
-        #: traces a loop again if its body then numbers more).
-        self.read: int | None = None
-
-    def number(self, f: Any) -> int:
-        """The number of function `f`, given now if it has none."""
-        if not callable(f) or getattr(f, "__closure__", None):
-            raise TypeError("only functions without free variables are pushed under XLA")
-        for k, g in enumerate(self.fns):
-            if g is f:
-                return k
-        self.fns.append(f)
-        return len(self.fns) - 1
-
-    def function(self, number: Any) -> Any:
-        """The function of `number` (a traced integer), as a function value."""
-
-        def call(*args: Any) -> Any:
-            if not self.fns:
-                raise TypeError("a function popped before any was pushed, under XLA")
-            n = len(self.fns)
-            self.read = n if self.read is None else min(self.read, n)
-            if len(self.fns) == 1:
-                return self.fns[0](*args)
-            from .jax_control import jax_switch
-
-            return jax_switch(number, [lambda f=f: f(*args) for f in self.fns])
-
-        return call
-
-    def __eq__(self, other: Any) -> bool:
-        if not isinstance(other, _Functions):
-            return False
-        a, b = self.fns, other.fns
-        return len(a) == len(b) and all(f is g for f, g in zip(a, b))
-
-    __hash__ = object.__hash__
-
-
 class JaxStack:
     """A stack of values of abstract type `element`: a buffer per leaf and a counter.
 
     Each buffer has `Trace.capacity` rows. Pushing writes row ``count`` and records the
     size needed (past the capacity, the call runs again with more rows); popping reads row
     ``count - 1``. The loops' states carry a stack as its buffers and counter
-    (`jax_control.split`).
-    A stack of functions holds their numbers (`functions`, a `_Functions`).
+    (`jax_control.split`). The element type is made of arrays and scalars in tuples, records
+    and stacks; stacks of other values (functions, environments) are `AnyStack`s.
     """
 
-    def __init__(self, element: Any, buffers: list[Any], count: Any, functions: Any = None):
+    def __init__(self, element: Any, buffers: list[Any], count: Any):
         self.element, self.buffers, self.count = _canon(element), list(buffers), count
-        self.functions = functions
 
     @staticmethod
-    def new(element: Any) -> JaxStack:
+    def new(element: Any) -> JaxStack | AnyStack:
         """An empty stack of `element`s, of the trace's capacity."""
         jnp = _jnp()
         count = jnp.asarray(0, dtype=np.int64)
-        if isinstance(element, AbstractFunction):
-            buffer = jnp.zeros((Trace.capacity,), dtype=np.int32)
-            return JaxStack(element, [buffer], count, Trace.numbering(element))
         shapes: list[Any] = []
-        _shapes(element, shapes)
+        try:
+            _shapes(element, shapes)
+        except TypeError:
+            return AnyStack(None, [], count)
         buffers = [jnp.zeros((Trace.capacity, *s), dtype=d) for s, d in shapes]
         return JaxStack(element, buffers, count)
 
     def push(self, x: Any) -> JaxStack:
         """The stack with `x` on top."""
         leaves: list[Any] = []
-        if self.functions is not None:
-            leaves.append(self.functions.number(x))
-        else:
-            _leaves(x, self.element, leaves)
-        from jax import lax
-
-        # Past the capacity the write is clamped to the last row: the call is then run again
-        # with larger buffers (`_need`), so that row is never read.
-        buffers = [
-            lax.dynamic_update_index_in_dim(b, _jnp().asarray(v, dtype=b.dtype), self.count, 0)
-            for b, v in zip(self.buffers, leaves)
-        ]
-        _need(self.count + 1)
-        return JaxStack(self.element, buffers, self.count + 1, self.functions)
+        _leaves(x, self.element, leaves)
+        return JaxStack(self.element, _write(self.buffers, leaves, self.count), self.count + 1)
 
     def pop(self) -> tuple[Any, JaxStack]:
         """The top and the rest (the generated code pops only a non-empty stack)."""
         i = self.count - 1
-        from jax import lax
+        top = _rebuild(iter(_read(self.buffers, i)), self.element)
+        return top, JaxStack(self.element, self.buffers, i)
 
-        rows = [lax.dynamic_index_in_dim(b, i, 0, keepdims=False) for b in self.buffers]
-        if self.functions is not None:
-            top = self.functions.function(rows[0])
-        else:
-            top = _rebuild(iter(rows), self.element)
-        return top, JaxStack(self.element, self.buffers, i, self.functions)
+    def __getitem__(self, k: int) -> Any:
+        return self.pop()[k]
+
+    def empty(self) -> Any:
+        """Whether nothing is on the stack."""
+        return self.count == 0
+
+
+def _write(buffers: list[Any], leaves: list[Any], count: Any) -> list[Any]:
+    """`buffers` with row `count` set to `leaves`, the size needed recorded."""
+    from jax import lax
+
+    # Past the capacity the write is clamped to the last row: the call is then run again
+    # with larger buffers (`_need`), so that row is never read.
+    _need(count + 1)
+    return [
+        lax.dynamic_update_index_in_dim(b, _jnp().asarray(v, dtype=b.dtype), count, 0)
+        for b, v in zip(buffers, leaves)
+    ]
+
+
+def _read(buffers: list[Any], i: Any) -> list[Any]:
+    from jax import lax
+
+    return [lax.dynamic_index_in_dim(b, i, 0, keepdims=False) for b in buffers]
+
+
+class AnyStack:
+    """A stack of any values the generated code pushes: closures, environments, stacks.
+
+    Its rows hold the leaves (arrays) of the values pushed, split by `jax_control.split`;
+    their *layout* is the skeleton of those values (functions' code, environments' keys,
+    tuples), fixed by the first push. A push of a value of another skeleton joins the two
+    layouts (`jax_control.merge`: functions of different code become a union, whose index
+    is in the rows too) and refits the rows already pushed to the joined layout, one
+    ``vmap`` of `jax_control.fit` over the rows. Popping rebuilds the value from its row: a
+    union of functions is called by ``lax.switch`` on the index popped. A loop or a branch
+    whose stacks' layouts differ is traced again with them joined, as for any value.
+    """
+
+    def __init__(self, layout: Any, buffers: list[Any], count: Any):
+        self.layout, self.buffers, self.count = layout, list(buffers), count
+
+    def push(self, x: Any) -> AnyStack:
+        """The stack with `x` on top (the layout joined with `x`'s skeleton)."""
+        from . import jax_control as ctl
+
+        leaves: list[Any] = []
+        skeleton = ctl.split(x, leaves)
+        stack = self
+        if self.layout is None or skeleton != self.layout:
+            layout = skeleton if self.layout is None else ctl.merge(self.layout, skeleton)
+            stack = ctl.refit(self, layout)
+            fitted: list[Any] = []
+            ctl.fit(skeleton, iter(leaves), layout, fitted)
+            leaves = fitted
+        buffers = _write(stack.buffers, leaves, stack.count)
+        return AnyStack(stack.layout, buffers, stack.count + 1)
+
+    def pop(self) -> tuple[Any, AnyStack]:
+        """The top and the rest (the generated code pops only a non-empty stack)."""
+        from . import jax_control as ctl
+
+        if self.layout is None:
+            raise Unreachable("a value popped from a stack nothing was pushed on")
+        i = self.count - 1
+        top = ctl.join(self.layout, iter(_read(self.buffers, i)))
+        return top, AnyStack(self.layout, self.buffers, i)
 
     def __getitem__(self, k: int) -> Any:
         return self.pop()[k]
@@ -352,8 +344,8 @@ def _register() -> None:
 
     jax.tree_util.register_pytree_node(
         JaxStack,
-        lambda s: ((s.buffers, s.count), (s.element, s.functions)),
-        lambda aux, ch: JaxStack(aux[0], ch[0], ch[1], aux[1]),
+        lambda s: ((s.buffers, s.count), s.element),
+        lambda aux, ch: JaxStack(aux, ch[0], ch[1]),
     )
 
 
@@ -368,36 +360,45 @@ def setup() -> None:
         _registered = True
 
 
-def stack_push(s: Any, x: Any, element: Any) -> JaxStack:
+def stack_push(s: Any, x: Any, element: Any) -> JaxStack | AnyStack:
     """``stack_push(s, x)``: `s` may be the untyped empty stack."""
     if s is EMPTY:
         s = JaxStack.new(element)
     return s.push(x)
 
 
-def stack_pop(s: JaxStack) -> tuple[Any, JaxStack]:
+def stack_pop(s: JaxStack | AnyStack) -> tuple[Any, Any]:
     """``stack_pop(s)``: ``(top, rest)``."""
     return s.pop()
 
 
-def stack_unpush(d: Any, x_type: Any) -> tuple[JaxStack | Any, Any]:
+def stack_unpush(d: Any, x_type: Any) -> tuple[Any, Any]:
     """``stack_unpush(d, x)``: ``d`` without its top and its top, zeros of `x_type` if empty.
 
     ``d`` is the sensitivity of a pushed stack (a gradient differentiated again).
     """
-    zero = placeholder(x_type)
-    if d is EMPTY:
-        return EMPTY, zero
+    if d is EMPTY or (isinstance(d, AnyStack) and d.layout is None):
+        return d, placeholder(x_type)
     jnp = _jnp()
     top, rest = d.pop()
     some = d.count > 0
-    tops: list[Any] = []
-    zeros: list[Any] = []
+    count = jnp.maximum(rest.count, 0)
+    if isinstance(d, AnyStack):
+        from . import jax_control as ctl
+
+        tops: list[Any] = []
+        ctl.split(top, tops)
+        zeros: list[Any] = []
+        ctl.zeros(d.layout, zeros)
+        leaves = [jnp.where(some, t, z) for t, z in zip(tops, zeros)]
+        return AnyStack(d.layout, rest.buffers, count), ctl.join(d.layout, iter(leaves))
+    zero = placeholder(x_type)
+    tops = []
+    zeros = []
     _leaves(top, d.element, tops)
     _leaves(zero, d.element, zeros)
     top = _rebuild(iter([jnp.where(some, t, z) for t, z in zip(tops, zeros)]), d.element)
-    count = jnp.maximum(rest.count, 0)
-    return JaxStack(d.element, rest.buffers, count, d.functions), top
+    return JaxStack(d.element, rest.buffers, count), top
 
 
 def stack_empty(s: Any) -> Any:
