@@ -222,7 +222,8 @@ def test_typed_stacks_are_persistent():
     g = grad(scalar_loop, backend="native", background=False)
     g(0.3, 3)
     ex = _native(g, (0.3, 3))
-    for helpers in (ex.host.module.globals, vars(ex._module)):  # host code, machine code
+    machine = vars(ex.backend.load(ex.whole.source))
+    for helpers in (ex.host.module.globals, machine):  # host code, machine code
         new, push, pop = helpers["_snew_0"], helpers["_spush_0"], helpers["_spop_0"]
         s1 = push(new(), 1.0)
         s2 = push(s1, 2.0)
