@@ -116,7 +116,8 @@ class WholeProgram:
     With the backend's ``background=True`` a thread loads or compiles it while the calls
     run the host code (whose loops then stay Python: compiling them too would only slow
     the thread down); otherwise the first call waits for it. `fn` is the Numba dispatcher
-    once it is ready, compiled for the program's one signature (it compiles nothing more).
+    once it is ready, compiled for the program's signature (shared by the programs of the
+    same source, which is its key in the disk cache).
     """
 
     def __init__(self, gen: Any, entry: str, checked: set[str], backend: Any, threads: list):
@@ -148,7 +149,6 @@ class WholeProgram:
             numba = self.backend.numba
             fn = getattr(self.backend.load(self.source), self.entry)
             fn.compile(tuple(numba.typeof(a) for a in args))
-            fn.disable_compile()
         except Exception as exc:  # Numba refuses the program: its loops are outlined
             self.reason = f"Numba could not compile the program ({type(exc).__name__})"
         else:

@@ -52,7 +52,7 @@ from .inline import INLINE
 from .inplace import accumulate_in_place
 from .lift import lambda_lift
 from .matcher import Matcher, Rewrite
-from .retfunc import return_values
+from .retfunc import drop_unread_results, return_values
 from .rewrites import CONTROL, DATA
 from .sweep import run_sweeps
 from .tails import move_tails
@@ -125,6 +125,7 @@ PASS_LIBRARY: dict[str, Pass] = {
     "retfunc": Pass(
         "retfunc", return_values, "loops return values, not closures and environments"
     ),
+    "unread": Pass("unread", drop_unread_results, "loops return only the values read"),
     "lift": Pass("lift", lambda_lift, "lambda lifting of closures only called directly"),
     "inplace": Pass(
         "inplace", accumulate_in_place, "sensitivities of arrays with one owner updated in place"
@@ -142,6 +143,7 @@ PASSES: list[Pass] = [
     PASS_LIBRARY["retfunc"],
     simplify_pass(),
     PASS_LIBRARY["dce"],
+    PASS_LIBRARY["unread"],
     PASS_LIBRARY["lift"],
     PASS_LIBRARY["inplace"],
 ]

@@ -270,3 +270,52 @@ def return_values(root: Graph) -> Graph:
             else:
                 rewrite(fam)  # type: ignore[call-arg]
     return root
+
+
+def _drop_unread(fam: _Family, uses: dict) -> bool:
+    """Return only the elements of `fam`'s tuple that its entries read.
+
+    leaf: make_tuple(a, b, c) => make_tuple(b);  entry: tuple_getitem(f(xs), 1) => ...(f(xs), 0)
+    """
+    if not fam.leaves or not fam.entries:
+        return False
+    outs = [leaf.output for leaf in fam.leaves]
+    if any(prim_of(o) is not P.make_tuple for o in outs):
+        return False
+    size = len(outs[0].inputs) - 1  # type: ignore[union-attr]
+    if any(len(o.inputs) - 1 != size for o in outs):  # type: ignore[union-attr]
+        return False
+    old = fam.entries[0].abstract
+    if not isinstance(old, AbstractTuple) or len(old.elements) != size:
+        return False
+    getters = []
+    for call in fam.entries:
+        for user, k in uses.get(call, ()):
+            if user is None or prim_of(user) is not P.tuple_getitem or k != 1:
+                return False
+            j = user.inputs[2]
+            if not j.is_constant or type(j.value) is not int or not 0 <= j.value < size:
+                return False
+            getters.append(user)
+    keep = sorted({u.inputs[2].value for u in getters})
+    if len(keep) == size:
+        return False
+    new = AbstractTuple(tuple(old.elements[j] for j in keep))
+    for leaf in fam.leaves:
+        inputs = leaf.output.inputs  # type: ignore[union-attr]
+        leaf.output = typed_apply(leaf, new, P.make_tuple, *(inputs[1 + j] for j in keep))
+    _retype(fam, new)
+    for call in fam.entries:
+        call.abstract = new
+    for user in getters:
+        user.inputs[2] = typed_constant(keep.index(user.inputs[2].value))
+    return True
+
+
+def drop_unread_results(root: Graph) -> Graph:
+    """Make the loops of `root`'s program return only the elements of tuples that are read."""
+    sites = CallSites(root)
+    uses = _uses(sites)
+    for fam in _families(sites):
+        _drop_unread(fam, uses)
+    return root
