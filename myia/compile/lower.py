@@ -655,7 +655,17 @@ UNREAD[P.gzeros_unread] = lambda node: (1,)
 @lowering(P.env_setitem)
 def _env_setitem(args: list[str], node: Apply, ctx: Any) -> str:
     env = ctx.global_value(EnvInstance, "Env")
+    base = node.inputs[1]
+    if (base.is_constant and base.value is EMPTY_ENV) or (  # type: ignore[attr-defined]
+        base.is_apply and base.inputs[0].is_constant and base.inputs[0].value is P.env_new  # type: ignore[attr-defined]
+    ):
+        return f"{env}({{{args[1]}: {args[2]}}})"
     return f"{env}({{**{args[0]}.contents, {args[1]}: {args[2]}}})"
+
+
+@lowering(P.env_sens)
+def _env_sens(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"{args[0]}.contents[{args[1]}]"  # the type argument only gives the result's
 
 
 @lowering(P.env_getitem)
