@@ -54,14 +54,19 @@ def parse(fn: types.FunctionType) -> Graph:
 
         if fn in CUSTOM_BPROPS:
             graph.flags["bprop"] = CUSTOM_BPROPS[fn]
-        # Flags of Myia's own functions: "checkpoint" (`myia.checkpoint`), "noinline".
+        # Flags of Myia's own functions: "checkpoint" and "checkpoint_loops"
+        # (`myia.checkpoint`), "noinline".
         graph.flags.update(getattr(fn, "__myia_flags__", {}))
         if getattr(fn, "sequence_argument", False):
             graph.flags["sequence_argument"] = True
-        cache.start(fn, graph)
+        entry = cache.start(fn, graph)
         ok = False
         try:
             SourceFunction(fn).parse_into(graph)
+            if graph.flags.get("checkpoint_loops"):
+                from ..grad.loop_checkpoint import chunk_loops
+
+                chunk_loops(graph, {g for _, g in entry.deps})
             ok = True
         finally:
             cache.finish(fn, ok)
