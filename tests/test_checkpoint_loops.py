@@ -111,7 +111,13 @@ def test_every_trip_count(n):
 
 
 @pytest.mark.parametrize(
-    "fn, args", [(decay, (0.7, 9)), (with_break, (0.4, 40)), (nested, (0.3, 5))]
+    "fn, args",
+    [
+        (decay, (0.7, 9)),
+        (with_break, (0.4, 40)),
+        # Minutes to compile: the second order of two nested chunked loops.
+        pytest.param(nested, (0.3, 5), marks=pytest.mark.slow),
+    ],
 )
 def test_second_order(fn, args):
     check_grad(checkpoint(fn, loops="sqrt"), *args, wrt=0, order=2)
