@@ -12,7 +12,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from myia import checkpoint, grad, myia
+from myia import MyiaTypeError, checkpoint, grad, hessian, myia
 from myia.testing import check_grad
 
 BACKENDS = [None, "debug", "jax", "native"]
@@ -178,3 +178,29 @@ def test_memory_grows_as_the_square_root():
     assert plain_peak / _peak(plain, x, w, small) > 12
     assert peak / _peak(g, x, w, small) < 6
     assert peak < plain_peak / 8
+
+
+def test_hessian_through_a_chunked_loop():
+    def poly(v, n):
+        i = 0
+        while i < n:
+            v = v * 0.9 + 0.1 * np.sin(v) * v[::-1]
+            i = i + 1
+        return np.sum(v * v)
+
+    v = np.array([0.3, -0.2, 0.5])
+    close(hessian(checkpoint(poly, loops="sqrt"))(v, 6), hessian(poly)(v, 6), rtol=1e-8)
+
+
+def test_random_draws_are_refused_under_grad():
+    """A chunk's recomputation would draw other numbers (as in any checkpointed function)."""
+
+    def noisy(x, rng, n):
+        i = 0
+        while i < n:
+            x = x + 0.01 * rng.normal()
+            i = i + 1
+        return x
+
+    with pytest.raises(MyiaTypeError, match="random"):
+        grad(checkpoint(noisy, loops="sqrt"))(0.5, np.random.default_rng(0), 5)
