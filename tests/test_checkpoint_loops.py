@@ -79,7 +79,19 @@ def arrays(x, w, n):
     return np.sum(x * x)
 
 
+def in_closure(x, w, n):
+    def inner(y):
+        i = 0
+        while i < n:
+            y = y * w + (x if i > 2 else 0.1)
+            i += 1
+        return y
+
+    return inner(x) * 2
+
+
 PROGRAMS = [
+    (in_closure, (0.5, 0.9, 7)),
     (decay, (0.7, 13)),
     (with_break, (0.4, 40)),
     (with_break, (0.4, 3)),
