@@ -216,3 +216,18 @@ def test_random_draws_are_refused_under_grad():
 
     with pytest.raises(MyiaTypeError, match="random"):
         grad(checkpoint(noisy, loops="sqrt"))(0.5, np.random.default_rng(0), 5)
+
+
+def test_variadic_function_at_the_top_level():
+    """A function with ``*args`` and keywords, bound as Python binds them, is chunked too."""
+
+    def affine(x, *ws, n=5):
+        i = 0
+        while i < n:
+            x = np.sin(x) * ws[0] + ws[1]
+            i += 1
+        return x
+
+    chunked = checkpoint(affine, loops="sqrt")
+    close(myia(chunked)(0.5, 0.9, 0.1, n=7), myia(affine)(0.5, 0.9, 0.1, n=7))
+    close(grad(chunked)(0.5, 0.9, 0.1, n=7), grad(affine)(0.5, 0.9, 0.1, n=7))

@@ -59,19 +59,24 @@ def parse(fn: types.FunctionType) -> Graph:
         graph.flags.update(getattr(fn, "__myia_flags__", {}))
         if getattr(fn, "sequence_argument", False):
             graph.flags["sequence_argument"] = True
-        entry = cache.start(fn, graph)
+        cache.start(fn, graph)
         ok = False
         try:
             SourceFunction(fn).parse_into(graph)
-            if graph.flags.get("checkpoint_loops"):
-                from ..grad.loop_checkpoint import chunk_loops
-
-                chunk_loops(graph, {g for _, g in entry.deps})
+            _chunk_loops(fn, graph)
             ok = True
         finally:
             cache.finish(fn, ok)
         cache.used(fn, graph)
     return graph
+
+
+def _chunk_loops(fn: types.FunctionType, graph: Graph) -> None:
+    """Chunk the loops of `graph`, the graph of `fn`, if `myia.checkpoint` asked for it."""
+    if getattr(fn, "__myia_flags__", {}).get("checkpoint_loops"):
+        from ..grad.loop_checkpoint import chunk_loops
+
+        chunk_loops(graph, cache.deps(fn))
 
 
 _bound: dict[Graph, Graph] = {}
@@ -91,6 +96,7 @@ def bound_graph(fn: types.FunctionType, graph: Graph) -> Graph:
         out = _bound[graph] = Graph(fn.__qualname__)
         try:
             SourceFunction(fn).parse_into(out, bound=True)
+            _chunk_loops(fn, out)
         except BaseException:
             del _bound[graph]
             raise
