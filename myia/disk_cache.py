@@ -117,6 +117,9 @@ def key(fn: Any, signature: tuple[Any, ...], options: dict[str, Any]) -> str | N
         STATS["uncacheable"] += 1
         return None
     entry = [fn.__module__, fn.__qualname__, code_text(fn.__code__)]
+    flags = getattr(fn, "__myia_flags__", None)
+    if flags:  # a copy made by `myia.checkpoint`: the same code, compiled otherwise
+        entry.append(json.dumps(flags, sort_keys=True))
     material = [environment(options["backend"]), *entry, sig, opts]
     return hashlib.sha256(json.dumps(material).encode()).hexdigest()
 

@@ -281,14 +281,24 @@ def stop_gradient(x: Any) -> Any:
 _CHECKPOINTS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
+def checkpoint(f: Callable[..., Any] | None = None, *, loops: str | None = None) -> Any:
     """`f`, whose forward pass a gradient recomputes in its backward pass instead of storing it.
 
     Under `grad`, a call of ``checkpoint(f)`` keeps only its arguments and its value in the
     forward pass; the backward pass runs ``f``'s forward pass again on those arguments, with
     its intermediate values, and back-propagates through it. The values computed are those of
     ``f``. Usable at the top level, inside ``@myia`` code, and as a decorator.
+
+    ``checkpoint(f, loops="sqrt")`` (or ``@checkpoint(loops="sqrt")``, for a Python function)
+    is ``f`` whose loops (``while`` and ``for``, and loops nested in them) run in checkpointed
+    chunks of 1, 2, 3, ... iterations: the memory of their gradient grows as the square root
+    of their trip count, which need not be known before they run, for about one more forward
+    pass of time (`myia.grad.loop_checkpoint`). ``f`` itself is not recomputed as a whole.
     """
+    if loops is not None:
+        return _checkpoint_loops(f, loops)
+    if f is None:
+        raise TypeError("checkpoint() needs a function to checkpoint")
     fn = getattr(f, "__myia_function__", f)
     if isinstance(fn, types.FunctionType):
         # A copy of the function, which Myia parses into a graph of its own, flagged: one per
@@ -296,19 +306,47 @@ def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
         copy = _CHECKPOINTS.get(fn)
         if copy is not None:
             return copy
-        copy = _CHECKPOINTS[fn] = types.FunctionType(
-            fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
-        )
-        copy.__kwdefaults__ = fn.__kwdefaults__
-        functools.update_wrapper(copy, fn)
-        del copy.__wrapped__
-        copy.__myia_flags__ = {"checkpoint": True}  # type: ignore[attr-defined]
+        copy = _CHECKPOINTS[fn] = _flagged_copy(fn, {"checkpoint": True})
         return copy
 
     def checkpointed_f(*args: Any) -> Any:  # a callable object: checkpointed as a call
         return checkpointed(f, *args)
 
     return checkpointed_f
+
+
+_CHUNKED: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def _checkpoint_loops(f: Any, loops: str) -> Any:
+    """``checkpoint(f, loops=...)``: a copy of Python function `f` whose loops are chunked."""
+    from .grad.loop_checkpoint import STRATEGIES
+
+    if loops not in STRATEGIES:
+        raise ValueError(f"checkpoint(loops={loops!r}): loops must be one of {STRATEGIES}")
+    if f is None:  # @checkpoint(loops="sqrt")
+        return lambda fn: _checkpoint_loops(fn, loops)
+    fn = getattr(f, "__myia_function__", f)
+    if not isinstance(fn, types.FunctionType):
+        raise TypeError(
+            f"checkpoint(f, loops={loops!r}) takes a Python function, not {type(f).__name__}"
+        )
+    copy = _CHUNKED.get(fn)
+    if copy is None:
+        copy = _CHUNKED[fn] = _flagged_copy(fn, {"checkpoint_loops": loops})
+    return copy
+
+
+def _flagged_copy(fn: types.FunctionType, flags: dict[str, Any]) -> types.FunctionType:
+    """A copy of `fn` (parsed into a graph of its own) whose graph carries `flags`."""
+    copy = types.FunctionType(
+        fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    functools.update_wrapper(copy, fn)
+    del copy.__wrapped__
+    copy.__myia_flags__ = flags  # type: ignore[attr-defined]
+    return copy
 
 
 def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]]:

@@ -77,6 +77,12 @@ def used(fn: Any, graph: Graph) -> None:
         _parsing[-1].deps.append((fn, graph))
 
 
+def deps(fn: Any) -> set[Graph]:
+    """The graphs of the functions that the cached graph of `fn` uses."""
+    entry = _cache.get(fn)
+    return {g for _, g in entry.deps} if entry is not None else set()
+
+
 def read(namespace: Any, name: str, value: Any) -> None:
     """Record that the function being parsed read `value` for `name` (of `namespace`)."""
     if _parsing:

@@ -54,8 +54,9 @@ def parse(fn: types.FunctionType) -> Graph:
 
         if fn in CUSTOM_BPROPS:
             graph.flags["bprop"] = CUSTOM_BPROPS[fn]
-        # Flags of Myia's own functions: "checkpoint" (`myia.checkpoint`), "noinline",
-        # "at_call_site" (its body is parsed into its callers: `myia.transforms.jvp_`).
+        # Flags of Myia's own functions: "checkpoint" and "checkpoint_loops"
+        # (`myia.checkpoint`), "noinline", "at_call_site" (its body is parsed into its
+        # callers: `myia.transforms.jvp_`).
         graph.flags.update(getattr(fn, "__myia_flags__", {}))
         if getattr(fn, "sequence_argument", False):
             graph.flags["sequence_argument"] = True
@@ -63,11 +64,20 @@ def parse(fn: types.FunctionType) -> Graph:
         ok = False
         try:
             SourceFunction(fn).parse_into(graph)
+            _chunk_loops(fn, graph)
             ok = True
         finally:
             cache.finish(fn, ok)
         cache.used(fn, graph)
     return graph
+
+
+def _chunk_loops(fn: types.FunctionType, graph: Graph) -> None:
+    """Chunk the loops of `graph`, the graph of `fn`, if `myia.checkpoint` asked for it."""
+    if getattr(fn, "__myia_flags__", {}).get("checkpoint_loops"):
+        from ..grad.loop_checkpoint import chunk_loops
+
+        chunk_loops(graph, cache.deps(fn))
 
 
 _bound: dict[Graph, Graph] = {}
@@ -87,6 +97,7 @@ def bound_graph(fn: types.FunctionType, graph: Graph) -> Graph:
         out = _bound[graph] = Graph(fn.__qualname__)
         try:
             SourceFunction(fn).parse_into(out, bound=True)
+            _chunk_loops(fn, out)
         except BaseException:
             del _bound[graph]
             raise
