@@ -5,7 +5,8 @@ its group (for docs/numpy.md) and argument specs. For each, the test checks that
 and dtype inference gives and Myia's value on every backend (``numpy``, ``debug``, ``jax``
 when JAX is installed) are NumPy's, and, for differentiable entries, the gradient of
 ``<fn(*args), ct>`` (a random cotangent ``ct``) against finite differences at the first and
-second order with `myia.testing.check_grad`. `UNSUPPORTED` (in tests/numpy_coverage.py) lists
+second order with `myia.testing.check_grad`, on every backend too (the backends but
+``numpy`` marked slow). `UNSUPPORTED` (in tests/numpy_coverage.py) lists
 the functions still refused and why; docs/numpy.md is generated from both (`python
 tests/test_numpy_more.py` writes it, and `test_the_doc_is_the_table` checks it is up to date).
 The functions of the later entries are in tests/numpy_more_cases.py.
@@ -591,15 +592,15 @@ def random_like(x: Any, rng: np.random.Generator) -> Any:
 _LOSSES: dict[Any, Any] = {}
 
 
-def contracted(fn: Any) -> Any:
-    """``(args, ct) -> <fn(*args), ct>``, compiled once per function."""
-    if fn not in _LOSSES:
+def contracted(fn: Any, backend: str = "numpy") -> Any:
+    """``(args, ct) -> <fn(*args), ct>``, compiled once per function and backend."""
+    if (fn, backend) not in _LOSSES:
 
         def loss(args, ct):
             return vdot(fn(*args), ct)
 
-        _LOSSES[fn] = myia(loss)
-    return _LOSSES[fn]
+        _LOSSES[fn, backend] = myia(loss, backend=backend)
+    return _LOSSES[fn, backend]
 
 
 @pytest.mark.parametrize(
@@ -623,10 +624,15 @@ def test_values(case: Case) -> None:
 GRADS = [c for c in CASES if c.order > 0]
 
 
+#: The gradients on the other backends take minutes: marked slow.
+GRAD_BACKENDS = ["numpy"] + [pytest.param(b, marks=pytest.mark.slow) for b in BACKENDS[1:]]
+
+
+@pytest.mark.parametrize("backend", GRAD_BACKENDS)
 @pytest.mark.parametrize(
     "case", [pytest.param(c, id=f"{c.name}-{i}") for i, c in enumerate(GRADS)]
 )
-def test_gradients(case: Case) -> None:
+def test_gradients(case: Case, backend: str) -> None:
     for seed, spec in enumerate(case.args):
         args = make_args(spec, seed)
         out = case.fn(*args)
@@ -637,7 +643,8 @@ def test_gradients(case: Case) -> None:
         order = case.order if seed == 0 else 1
         f32 = any(np.result_type(a) == np.float32 for a in float_args)
         opts = dict(eps=1e-3, rtol=2e-2, atol=2e-2) if f32 else {}
-        check_grad(contracted(case.fn), args, ct, wrt=0, order=order, seed=seed, **opts)
+        loss = contracted(case.fn, backend)
+        check_grad(loss, args, ct, wrt=0, order=order, seed=seed, backend=backend, **opts)
 
 
 def test_gradients_agree_on_every_backend() -> None:
