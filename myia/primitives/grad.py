@@ -420,6 +420,8 @@ def broadcast_like_value(d: Any, like: Any) -> Any:
         return d
     if t is float:
         return float(d)
+    if t is int or t is bool:  # an integer's sensitivity is a zero of its type
+        return zeros_value(like)
     if isinstance(like, np.generic) or not like.ndim:  # a 0-d array's sensitivity: a scalar
         return like.dtype.type(d)
     return np.broadcast_to(np.asarray(d, dtype=np.result_type(like)), np.shape(like)).copy()
