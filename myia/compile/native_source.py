@@ -133,12 +133,46 @@ def _leaves(a: Any, path: str, out: list[tuple[str, str]]) -> bool:
 def stack_helper_source(k: int, element: Any) -> str:
     """The source of ``_snew_k``, ``_spush_k`` and ``_spop_k``: stacks of `element` values.
 
+    A stack is a pair or a triple whose second item is its height `n`. Of Python floats
+    only, it is ``(buffer, n)``: one 2-D array whose row 0 holds, in its first cell, how far
+    the buffer was written (shared by the versions of the buffer), and whose rows 1 to `n`
+    the stack, one column per leaf: in machine code a loop then carries one array, whose
+    reference count Numba leaves alone. Otherwise it is ``(arrays, n, used)`` (`_arrays_source`).
+    A push on an older version, or on a full buffer, copies to a buffer of twice the size.
+    """
+    leaves: list[tuple[str, str]] = []
+    _leaves(element, "x", leaves)
+    if any(d != "float64" for _, d in leaves):
+        return _arrays_source(k, element, leaves)
+    m = len(leaves)
+    write = "\n".join(f"    buf[n + 1, {i}] = {p}" for i, (p, _) in enumerate(leaves))
+
+    def rebuild(t: Any, it: Any) -> str:
+        if isinstance(t, AbstractTuple):
+            return "(" + "".join(rebuild(e, it) + ", " for e in t.elements) + ")"
+        return f"float(buf[n, {next(it)}])"
+
+    top = rebuild(element, iter(range(m)))
+    return (
+        f"def _snew_{k}():\n    return (np.zeros((1, {m}), np.float64), 0)\n\n"
+        f"def _spush_{k}(s, x):\n    buf, n = s\n"
+        f"    if buf[0, 0] != n or n + 1 == buf.shape[0]:\n        cap = max(8, 2 * n)\n"
+        f"        new = np.zeros((cap + 1, {m}), np.float64)\n"
+        f"        if n > 0:\n            new[1 : n + 1] = buf[1 : n + 1]\n        buf = new\n"
+        f"{write}\n    buf[0, 0] = n + 1\n    return (buf, n + 1)\n\n"
+        f"def _spop_{k}(s):\n    buf, n = s\n    if n == 0:\n"
+        f"        raise IndexError('pop from an empty stack')\n"
+        f"    return ({top}, (buf, n - 1))\n"
+    )
+
+
+def _arrays_source(k: int, element: Any, leaves: list[tuple[str, str]]) -> str:
+    """The source of ``_snew_k``, ``_spush_k`` and ``_spop_k``: stacks of `element` values.
+
     A stack is ``(arrays, n, used)``: one array per leaf of the element, its first `n` rows
     the stack; `used` (shared by the versions of a buffer) says how far it was written, and
     a push on an older version, or on a full buffer, copies to a buffer of twice the size.
     """
-    leaves: list[tuple[str, str]] = []
-    _leaves(element, "x", leaves)
     m = len(leaves)
     arrs = ", ".join(f"a{i}" for i in range(m)) + ","
     conv = {"float64": "float", "int64": "int", "bool": "bool"}
