@@ -14,6 +14,7 @@ from . import (
     linalg,
     nn,
     randomness,
+    reductions,
     scalar,
     special,
     stack,
@@ -30,6 +31,7 @@ P = SimpleNamespace(
         for mod in (
             scalar,
             array,
+            reductions,
             nn,
             structure,
             control,
@@ -68,6 +70,7 @@ __all__ = [
     "nn",
     "primitive",
     "randomness",
+    "reductions",
     "scalar",
     "special",
     "stack",

@@ -2,7 +2,8 @@
 
 They stand here, beside the family modules `array.py`, `array_extra.py`, `array_grad.py`,
 `tiling.py`, `linalg.py` and `grad.py`, whose backpropagators they mirror (those modules are
-near their size limit); the other families declare theirs beside their backpropagators.
+near their size limit); the other families (`reductions.py` among them) declare theirs beside
+their backpropagators.
 Primitives without a rule get one derived from their backpropagator (`myia.grad.forward`).
 """
 
@@ -23,7 +24,7 @@ for _p in (A.astype, A.reshape, A.transpose, A.swapaxes, A.expand_dims, A.squeez
     linear(_p, 0)
 for _p in (A.concatenate, A.stack, A.split, A.array_getitem, A.take):
     linear(_p, 0)
-for _p in (A.reduce_sum, A.reduce_mean, AG.unconcatenate, AG.unstack, AG.untake):
+for _p in (AG.unconcatenate, AG.unstack, AG.untake):
     linear(_p, 0)
 for _p in (X.cumsum, X.take_along_axis, X.untake_along_axis, X.diagonal, X.undiagonal):
     linear(_p, 0)
@@ -44,21 +45,6 @@ def jvp_matmul(x, y, out, dx, dy):
 @jvp(A.dot)
 def jvp_dot(x, y, out, dx, dy):
     return A.dot(dx, y) + A.dot(x, dy)
-
-
-@jvp(A.reduce_prod)
-def jvp_reduce_prod(a, axis, keepdims, dtype, out, da, daxis, dkeepdims, ddtype):
-    # The product of the other elements: those before times those after (zeros are fine).
-    others = AG.exclusive_cumprod(a, axis, False) * AG.exclusive_cumprod(a, axis, True)
-    return A.reduce_sum(da * others, axis, keepdims, dtype)
-
-
-@jvp(A.reduce_max, A.reduce_min)
-def jvp_reduce_max(a, axis, keepdims, out, da, daxis, dkeepdims):
-    # The mean of the tangents of the extrema (ties share, as in the gradient).
-    hit = a == A._unreduce(a, axis, keepdims, out)
-    count = A.astype(A.reduce_sum(hit, axis, keepdims, None), A.dtype_of(a))
-    return A.reduce_sum(hit * da, axis, keepdims, None) / count
 
 
 # The gradient's primitives: sums, zeros, environments, functional updates ------------------------
