@@ -14,7 +14,7 @@ import numpy as np
 from . import disk_cache
 from .abstract import show, to_abstract
 from .abstract.lattice import PY_SCALARS, TypeMismatch
-from .boundary import boundary
+from .boundary import boundary, boundary_call
 from .compile import Backend, get_backend
 from .entry import Entry
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
@@ -48,6 +48,9 @@ VERIFY = False
 #: ``np.str_``, ``np.void``, ``np.datetime64`` or ``np.timedelta64``, whose dtype has a size or
 #: a unit).
 SCALAR_TYPES = frozenset(PY_SCALARS) | frozenset(np.dtype(c).type for c in "?bhilqpBHILQPefdgFDG")
+
+#: The argument types of a direct call (`MyiaFunction._direct`).
+_DIRECT_TYPES = frozenset((float, int, bool))
 
 _ndarray = np.ndarray
 _Generator = np.random.Generator  # its type is its signature (an opaque value)
@@ -233,6 +236,10 @@ class MyiaFunction:
         # in `_cache` and no check.
         self._quick: dict[tuple[Any, ...], Callable[[tuple[Any, ...]], Any]] = {}
         self._array_keys = False
+        #: ``(types, function)``: the direct function of the last plain call of scalars that
+        #: found one (`myia.compile.backend.Executable.direct`), which `boundary_call` runs
+        #: on arguments of these types.
+        self._direct: tuple[tuple[type, ...], Callable[..., Any]] | None = None
 
     def graph(self) -> Graph:
         """The graph of the function, as parsed."""
@@ -359,7 +366,7 @@ class MyiaFunction:
             compiled = self._cache[sig] = self.compile(sig)
         return compiled
 
-    @boundary
+    @boundary_call
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs:
             # The fast path: the executable by `quick_key`, which is the tuple of the types of
@@ -399,9 +406,27 @@ class MyiaFunction:
             except RecursionError:  # tuples nested too deeply for a key
                 key = None
             if key is not None:
-                self._quick[key] = compiled.executable.__call__
+                self._quick[key] = self._runner(key, compiled.executable)
                 self._array_keys = self._array_keys or not SCALAR_TYPES.issuperset(map(type, args))
         return compiled.executable(args)
+
+    def _runner(self, key: tuple[Any, ...], executable: Any) -> Callable[[tuple[Any, ...]], Any]:
+        """What a call of quick key `key` runs: `executable`, once it says if it has a direct one.
+
+        Calls of Python scalars then run that function (`myia.compile.backend.Executable.direct`).
+        """
+        if not hasattr(executable, "direct") or not key or not _DIRECT_TYPES.issuperset(key):
+            return executable.__call__
+
+        def run(args: tuple[Any, ...]) -> Any:
+            fn, final = executable.direct()
+            if fn is not None:
+                self._direct = (key, fn)
+            if final:
+                self._quick[key] = executable.__call__
+            return executable(args)
+
+        return run
 
     @boundary
     def generated_code(self, *args: Any, **kwargs: Any) -> str:

@@ -35,6 +35,38 @@ def myia_entry(*args, **kwargs):
 """
 
 
+#: `boundary` of a compiled function's call, with its fast path: where the types of the
+#: arguments are those of the last call that found a direct function (`MyiaFunction._direct`:
+#: the machine code of the whole program, `myia.compile.backend.Executable.direct`), that
+#: function runs on them with no other layer; an error it raises runs the call again as
+#: usual, which reports it at the user's line.
+_CALL_SOURCE = """
+def myia_entry(self, *args, **kwargs):
+    direct = self._direct
+    if direct is not None and not kwargs:
+        n = len(args)
+        if n == 1:
+            hit = direct[0] == (type(args[0]),)
+        elif n == 2:
+            hit = direct[0] == (type(args[0]), type(args[1]))
+        else:
+            hit = direct[0] == tuple(map(type, args))
+        if hit:
+            try:
+                return direct[1](*args)
+            except Exception:
+                pass
+    try:
+        return call(self, *args, **kwargs)
+    except MyiaError as exc:
+        raise trimmed(exc)
+    except Exception as exc:
+        if is_program_error(exc):
+            raise trimmed(exc)
+        raise
+"""
+
+
 def trimmed(exc: E) -> E:
     """`exc` with no Python traceback, and no cause or context unless it is internal."""
     exc.__traceback__ = None
@@ -44,7 +76,7 @@ def trimmed(exc: E) -> E:
     return exc
 
 
-def boundary(fn: F) -> F:
+def boundary(fn: F, source: str = _SOURCE) -> F:
     """`fn` as an entry point: a `MyiaError` it raises reaches the caller trimmed."""
     namespace = {
         "call": fn,
@@ -52,5 +84,10 @@ def boundary(fn: F) -> F:
         "trimmed": trimmed,
         "is_program_error": is_program_error,
     }
-    exec(compile(_SOURCE, "<myia>", "exec"), namespace)
+    exec(compile(source, "<myia>", "exec"), namespace)
     return functools.wraps(fn)(namespace["myia_entry"])  # type: ignore[return-value]
+
+
+def boundary_call(fn: F) -> F:
+    """`boundary` of the method ``__call__`` of `myia.api.MyiaFunction`, with its fast path."""
+    return boundary(fn, _CALL_SOURCE)

@@ -29,6 +29,16 @@ class Executable:
     def __call__(self, args: tuple[Any, ...]) -> Any:
         raise NotImplementedError
 
+    def direct(self) -> tuple[Any, bool]:
+        """A function that runs the program on the arguments themselves, and whether that is final.
+
+        The function (None if there is none, or none yet) returns what a call does, with
+        no conversion, for the argument types the program was compiled for; an error it
+        raises says nothing to the user: the call is then run again as usual, which
+        reports it. `myia.api.MyiaFunction` calls it directly, past its own call layers.
+        """
+        return None, True
+
 
 class Backend:
     """What every backend provides."""

@@ -622,6 +622,7 @@ class NativeExecutable(Executable):
             except Exception:  # pragma: no cover - as above: the host code runs
                 whole, entry = NativeGenerator(graph, plain=True), ""
         self.whole = WholeProgram(whole, entry, set(_CHECKED.values()), backend, _THREADS)
+        self.direct = self.whole.direct
 
     def refuse(self, reason: str) -> None:
         """Record that a loop runs on the host after all."""

@@ -155,6 +155,11 @@ class WholeProgram:
             self.fn = fn
         self.pending = False
 
+    def direct(self) -> tuple[Any, bool]:
+        """The entry's dispatcher once ready, and whether that is final (`Executable.direct`)."""
+        done = not self.pending  # read first: `fn` is set before `pending` is cleared
+        return self.fn, done
+
     def wait(self) -> None:
         """Wait until the machine code started in the background is ready (or refused)."""
         if self.thread is not None:
