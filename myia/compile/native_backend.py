@@ -259,7 +259,7 @@ class NativeGenerator(CodeGenerator):
         if k is not None:
             return k
         k = self.stack_types[a.element] = len(self.stack_types)
-        self.helper_source.append(stack_helper_source(k, a.element))
+        self.helper_source.append(stack_helper_source(k, a.element, not self.outline_loops))
         return k
 
     def _position_type(self, user: Apply, i: int, seen: set[Node] | None = None) -> Any:

@@ -130,7 +130,13 @@ def _leaves(a: Any, path: str, out: list[tuple[str, str]]) -> bool:
     return False
 
 
-def stack_helper_source(k: int, element: Any) -> str:
+#: The capacity of a new stack of floats in a whole program's machine code (`native_whole`):
+#: where a loop runs fewer times, its stack is never copied. (In the host code, a new stack
+#: is one shared value, of capacity 0, which is never written.)
+_WHOLE_CAPACITY = 16
+
+
+def stack_helper_source(k: int, element: Any, whole: bool = False) -> str:
     """The source of ``_snew_k``, ``_spush_k`` and ``_spop_k``: stacks of `element` values.
 
     A stack is a pair or a triple whose second item is its height `n`. Of Python floats
@@ -139,6 +145,8 @@ def stack_helper_source(k: int, element: Any) -> str:
     the stack, one column per leaf: in machine code a loop then carries one array, whose
     reference count Numba leaves alone. Otherwise it is ``(arrays, n, used)`` (`_arrays_source`).
     A push on an older version, or on a full buffer, copies to a buffer of twice the size.
+    With `whole` (the machine code of a whole program), a new stack of floats has room for
+    `_WHOLE_CAPACITY` values.
     """
     leaves: list[tuple[str, str]] = []
     _leaves(element, "x", leaves)
@@ -153,8 +161,9 @@ def stack_helper_source(k: int, element: Any) -> str:
         return f"float(buf[n, {next(it)}])"
 
     top = rebuild(element, iter(range(m)))
+    rows = _WHOLE_CAPACITY + 1 if whole else 1
     return (
-        f"def _snew_{k}():\n    return (np.zeros((1, {m}), np.float64), 0)\n\n"
+        f"def _snew_{k}():\n    return (np.zeros(({rows}, {m}), np.float64), 0)\n\n"
         f"def _spush_{k}(s, x):\n    buf, n = s\n"
         f"    if buf[0, 0] != n or n + 1 == buf.shape[0]:\n        cap = max(8, 2 * n)\n"
         f"        new = np.zeros((cap + 1, {m}), np.float64)\n"
