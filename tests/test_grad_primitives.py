@@ -14,6 +14,7 @@ forward graph of its own (``SPECIAL``), and that every differentiable one is in 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -351,6 +352,21 @@ def gadd(x, y):
     return P.gadd((x * y, y), (x, y))[0]
 
 
+def gadd_owned(x, y):
+    return P.gadd_owned(x * y, y) * x
+
+
+def _mul_add(a, b):
+    return a * b + b
+
+
+def partial_two_types(x, y):
+    # One partial application called with a float and an int: each call reads the argument
+    # the partial bound (`partial_arg`) and calls the function's specialization for its types.
+    p = functools.partial(_mul_add, x * y)
+    return p(x) + p(2)
+
+
 def invert(a, i):
     """`untake`, `unconcatenate`, `unstack` (gradient helpers) on their own."""
     u = P.untake(a[:, :3], a, i, 1)
@@ -597,6 +613,8 @@ CASES = [
     case("array_index_add", index_add, [(f(3, 4), f(2))]),
     case("array_index_add_inplace owned_copy", index_add_inplace, [(f(3, 4), f(2))]),
     case("gadd", gadd, [(PY(), PY()), (f(2), f(2))]),
+    case("gadd_owned", gadd_owned, [(f(3), f(3))], order=2),
+    case("partial_arg", partial_two_types, SCALARS, order=2),
     case("untake unconcatenate unstack", invert, [(f(3, 4), np.array([0, 2, 2]))]),
     case("conv2d_input_grad conv2d_weight_grad", conv_grads, [CONV_GRADS]),
     case(

@@ -32,8 +32,9 @@ def tensordot_mismatch(a):
     return np.tensordot(a, a, axes=([0], [1]))  # ERROR
 
 
-def array_of_a_list(a, b):
-    return np.array([a, b])  # ERROR
+def array_of_a_list(xs):
+    # A list argument: its length is known only at run time (a literal list is an array).
+    return np.array(xs)  # ERROR
 
 
 def tile_negative(a):
@@ -48,7 +49,7 @@ def tile_negative(a):
         (pad_too_wide, (np.ones(3),), MyiaShapeError, "does not fit"),
         (tile_negative, (np.ones(3),), MyiaShapeError, "negative"),
         (unique, (np.ones(3),), MyiaTypeError, "depends on the values"),
-        (array_of_a_list, (1.0, 2.0), MyiaTypeError, "pass a tuple"),
+        (array_of_a_list, ([1.0, 2.0],), MyiaTypeError, "pass a tuple"),
         (tensordot_mismatch, (np.ones((2, 3)),), MyiaShapeError, "differ"),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
