@@ -360,9 +360,18 @@ def test_tree_map_updates_dicts_and_dataclasses_everywhere():
     assert isinstance(inside, tuple) and len(inside) == 3
 
 
-def test_jacfwd_of_a_closure_inside_myia_code_is_a_clear_error():
+def test_jacfwd_and_hessian_of_a_closure_inside_myia_code_are_a_clear_error():
+    # Still refused: their tangent program is batched away from the closure's variables.
     with pytest.raises(MyiaTypeError, match="closure"):
         myia(lambda x, a: jacfwd(lambda z: z * a)(x))(np.ones(2), 3.0)
+    with pytest.raises(MyiaTypeError, match="enclosing function"):
+        myia(lambda x, a: hessian(lambda z: np.sum(z * z * a))(x))(np.ones(2), 3.0)
+
+
+def test_a_vjp_fn_returned_from_myia_code_is_a_clear_error():
+    # As under jax.jit, a function made in compiled code does not come back to Python.
+    with pytest.raises(MyiaTypeError, match="cannot be returned to Python"):
+        myia(lambda x: vjp(np.sin, x))(np.ones(2))
 
 
 def test_check_grad_through_transformations():
