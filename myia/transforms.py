@@ -223,7 +223,11 @@ def _jacfwd_first(f, args):
     rest = P.gmaterialize(P.gzeros(args[1:]))
     cols = P.vmap_of(lambda t: jvp_(f, args, (t,) + rest)[1], 0, 0)(basis)
     y = np.reshape(cols, (n, -1))
-    return np.reshape(np.transpose(y), np.shape(cols)[1:] + np.shape(x))
+    return _second(f(*args), np.reshape(np.transpose(y), np.shape(cols)[1:] + np.shape(x)))
+
+
+def _second(a, b):
+    return b
 
 
 def _first_only(argnums):
@@ -251,8 +255,15 @@ def jacfwd_(f, argnums=0):
 
 
 def hessian_(f, argnums=0):
-    _first_only(argnums)
-    return jacfwd_(grad(f))
+    def hess(*args):
+        _first_only(argnums)
+
+        def gradient(x, rest):  # it reads `f`: when `f` is a closure, so is it
+            return grad(f)(x, *rest)
+
+        return _jacfwd_first(gradient, (args[0], args[1:]))
+
+    return hess
 
 
 for _fn in (vjp_, _vjp_tuple, jvp_, _jacrev_first, _jacfwd_first, jacrev_, jacfwd_, hessian_):
