@@ -227,6 +227,11 @@ def _jacfwd_first(f, args):
 
 
 def _second(a, b):
+    """`b`: ``_second(f(*args), jacobian)`` reads ``f`` where the Jacobian is computed.
+
+    When ``f`` is a closure, the tangent program of the columns then finds its variables in
+    scope (the optimizer removes the call, whose value is not used).
+    """
     return b
 
 
