@@ -162,16 +162,24 @@ def checkpoint_(f):
     return checkpointed_f
 
 
-def _pulled(f, xs, ct):
-    """``<f(*xs), ct>``: its gradient with respect to `xs` is ``vjp(f, *xs)[1](ct)``."""
-    return _vdot(f(*xs), ct)
+# The functions below that take the function transformed are flagged ``at_call_site``: their
+# body is parsed into their caller's (`myia.frontend.calls`), so that the function is a known
+# graph there even when it is a closure (``vjp(lambda v: w * v, x)`` inside Myia code): the
+# closures they make read it as a constant, and the transformation of a closure reads its
+# variables where it is defined.
+_AT_CALL_SITE = {"at_call_site": True}
 
 
 def vjp_(f, *primals):
+    return _vjp_tuple(f, primals)
+
+
+def _vjp_tuple(f, primals):
     out = f(*primals)
 
     def vjp_fn(ct):
-        return grad(_pulled, 1)(f, primals, ct)
+        # The gradient of ``<f(*xs), ct>`` with respect to the primals.
+        return grad(lambda xs: _vdot(f(*xs), ct))(primals)
 
     return out, vjp_fn
 
@@ -180,17 +188,8 @@ def jvp_(f, primals, tangents):
     return P.jvp_of(f)(*interleave(primals, tangents))
 
 
-# ``jvp(lambda y: x * y, ...)`` inside Myia code: the tangent function is called where the
-# closure is defined, which reads its variables there.
-jvp_.__myia_flags__ = {"at_call_site": True}  # type: ignore[attr-defined]
-
-
 def _with_arg(args, i, x):
     return args[:i] + (x,) + args[i + 1 :]
-
-
-def _picked(f, e, args):
-    return np.sum(f(*args) * e)
 
 
 def _jacrev_first(f, args):
@@ -199,17 +198,17 @@ def _jacrev_first(f, args):
     y = f(*args)
     ks = np.arange(np.size(y))
     rows = np.zeros((np.size(y), np.size(x)))
+
+    def picked(a, e):
+        return np.sum(f(*a) * e)
+
     k = 0
     while k < np.size(y):
         e = np.reshape((ks == k) * 1.0, np.shape(y))
-        row = grad(_picked, 2)(f, e, args)[0]
+        row = grad(picked)(args, e)[0]
         rows = rows + np.reshape((ks == k) * 1.0, (-1, 1)) * np.reshape(row, (1, -1))
         k = k + 1
     return np.reshape(rows, np.shape(y) + np.shape(x))
-
-
-def _column(t, f, args, rest):
-    return jvp_(f, args, (t,) + rest)[1]
 
 
 def _jacfwd_first(f, args):
@@ -222,9 +221,18 @@ def _jacfwd_first(f, args):
     n = np.size(x)
     basis = np.reshape(np.eye(n), (n,) + np.shape(x)) + 0.0 * x
     rest = P.gmaterialize(P.gzeros(args[1:]))
-    cols = P.vmap_of(_column, (0, None, None, None), 0)(basis, f, args, rest)
+    cols = P.vmap_of(lambda t: jvp_(f, args, (t,) + rest)[1], 0, 0)(basis)
     y = np.reshape(cols, (n, -1))
-    return np.reshape(np.transpose(y), np.shape(cols)[1:] + np.shape(x))
+    return _second(f(*args), np.reshape(np.transpose(y), np.shape(cols)[1:] + np.shape(x)))
+
+
+def _second(a, b):
+    """`b`: ``_second(f(*args), jacobian)`` reads ``f`` where the Jacobian is computed.
+
+    When ``f`` is a closure, the tangent program of the columns then finds its variables in
+    scope (the optimizer removes the call, whose value is not used).
+    """
+    return b
 
 
 def _first_only(argnums):
@@ -252,8 +260,19 @@ def jacfwd_(f, argnums=0):
 
 
 def hessian_(f, argnums=0):
-    _first_only(argnums)
-    return jacfwd_(grad(f))
+    def hess(*args):
+        _first_only(argnums)
+
+        def gradient(x, rest):  # it reads `f`: when `f` is a closure, so is it
+            return grad(f)(x, *rest)
+
+        return _jacfwd_first(gradient, (args[0], args[1:]))
+
+    return hess
+
+
+for _fn in (vjp_, _vjp_tuple, jvp_, _jacrev_first, _jacfwd_first, jacrev_, jacfwd_, hessian_):
+    _fn.__myia_flags__ = _AT_CALL_SITE  # type: ignore[attr-defined]
 
 
 def vmap_(f, in_axes=0, out_axes=0):
@@ -354,7 +373,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]
     out = _compiled(("out", f), lambda *xs: f(*xs))(*primals)
 
     def vjp_fn(ct: Any) -> Any:
-        return _compiled(("vjp", f), lambda xs, c: vjp_(f, *xs)[1](c))(primals, ct)
+        return _compiled(("vjp", f), lambda xs, c: _vjp_tuple(f, xs)[1](c))(primals, ct)
 
     return out, vjp_fn
 

@@ -15,7 +15,7 @@ import ast
 from typing import Any
 
 from ..ir.clone import inline
-from ..ir.node import Graph, Node
+from ..ir.node import Constant, Graph, Node
 from ..operations import ops
 from ..primitives import P
 from . import partials
@@ -35,10 +35,12 @@ def parse_call(fp: Any, block: Any, node: ast.Call) -> Node:
         fp.expr(block, _as_tuple(a) if i == 0 and _reads_sequence(fn) else a)
         for i, a in enumerate(node.args)
     ]
-    if _at_call_site(fn) and not node.keywords and len(args) == len(fn.value.parameters):
-        # Its body goes where it is called (``jvp(lambda y: x * y, ...)``: the function
-        # transformed may be a closure, whose transformation reads its variables there).
-        return inline(fn.value, args, block.graph)
+    if _at_call_site(fn):
+        bound = _bind_at_call_site(fp, block, fn.value, args, node)
+        if bound is not None:
+            # Its body goes where it is called (``jvp(lambda y: x * y, ...)``: the function
+            # transformed may be a closure, whose transformation reads its variables there).
+            return inline(fn.value, bound, block.graph)
     for kw in node.keywords:
         value = fp.expr(block, kw.value)
         args.append(block.apply(P.make_kwarg, kw.arg, value, debug=fp.dbg(kw.value)))
@@ -48,6 +50,46 @@ def parse_call(fp: Any, block: Any, node: ast.Call) -> Node:
 def _at_call_site(fn: Node) -> bool:
     """Whether `fn` is a function of Myia's flagged ``at_call_site``, inlined where called."""
     return fn.is_constant and isinstance(fn.value, Graph) and fn.value.flags.get("at_call_site")
+
+
+def _bind_at_call_site(
+    fp: Any, block: Any, graph: Graph, args: list[Node], node: ast.Call
+) -> list[Node] | None:
+    """One node per parameter of `graph` for call `node` of it (None: bound when inferred).
+
+    Positional arguments, keywords naming positional parameters, constant defaults, and a
+    ``*args`` parameter (the tuple of the extra positional arguments) bind here.
+    """
+    if graph.kwonly or graph.flags.get("kwarg"):
+        return None
+    vararg = bool(graph.flags.get("vararg"))
+    params = graph.parameters[: len(graph.parameters) - vararg]
+    if len(args) > len(params) and not vararg:
+        return None
+    names = [p.debug.name for p in params]
+    given: dict[str, Node] = dict(zip(names, args))
+    for kw in node.keywords:
+        if kw.arg not in names or kw.arg in given:
+            return None
+        given[kw.arg] = fp.expr(block, kw.value)
+    bound = []
+    for name in names:
+        if name in given:
+            bound.append(given[name])
+        elif isinstance(graph.defaults.get(name), Constant) and not _late(graph, name):
+            bound.append(graph.defaults[name])
+        else:
+            return None
+    if vararg:
+        bound.append(block.apply(P.make_tuple, *args[len(params) :], debug=fp.dbg(node)))
+    return bound
+
+
+def _late(graph: Graph, name: str) -> bool:
+    """Whether parameter `name`'s default is computed in the body (`myia.frontend.defaults`)."""
+    from .defaults import NOT_GIVEN
+
+    return graph.defaults[name].value is NOT_GIVEN
 
 
 def _reads_sequence(fn: Node) -> bool:

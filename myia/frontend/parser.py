@@ -56,7 +56,7 @@ def parse(fn: types.FunctionType) -> Graph:
             graph.flags["bprop"] = CUSTOM_BPROPS[fn]
         # Flags of Myia's own functions: "checkpoint" and "checkpoint_loops"
         # (`myia.checkpoint`), "noinline", "at_call_site" (its body is parsed into its
-        # callers: `myia.transforms.jvp_`).
+        # callers: `myia.transforms.jvp_`, `vjp_`, `jacrev_`, `jacfwd_`, `hessian_`).
         graph.flags.update(getattr(fn, "__myia_flags__", {}))
         if getattr(fn, "sequence_argument", False):
             graph.flags["sequence_argument"] = True

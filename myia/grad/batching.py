@@ -700,6 +700,7 @@ def _in_scope(fv: Node, g: Graph) -> bool:
     scopes = Scopes(fv.graph)
     h: Graph | None = g
     while h is not None and h is not fv.graph:
+        scopes.add(h)  # a graph that `fv.graph` reaches only through a transformation's value
         h = scopes.parents.get(h)
     return h is fv.graph
 
