@@ -61,8 +61,12 @@ class BranchExpressions:
         `params` are the variables the test narrows: each branch receives them as parameters.
         """
         names = tuple(dict.fromkeys(params or ()))
+        # Each branch sees the chains narrowed so far, not those narrowed in the other.
+        narrowed = dict(self.narrowed)
         t = self.closure(block, node, "true", if_true, names)
+        self.narrowed = dict(narrowed)
         f = self.closure(block, node, "false", if_false, names)
+        self.narrowed = narrowed
         sw = block.apply(P.switch, cond, t, f, debug=self.dbg(node))
         args = [block.read(name) for name in names]
         return block.apply(sw, *args, debug=self.dbg(node))
@@ -70,18 +74,54 @@ class BranchExpressions:
     def expr_IfExp(self, block: Block, node: ast.IfExp) -> Node:
         saved = dict(self.narrowed)
         try:
-            params = self._narrow(block, node.test)
-            cond = self.truth(block, node.test)
-            return self.select(
+            return self._branch_on(
                 block,
                 node,
-                cond,
+                node.test,
                 lambda b: self.expr(b, node.body),
                 lambda b: self.expr(b, node.orelse),
-                params,
             )
         finally:
             self.narrowed = saved
+
+    def _branch_on(
+        self, block: Block, node: ast.AST, test: ast.expr, if_true: Any, if_false: Any
+    ) -> Node:
+        """``if_true()`` if `test` is true else ``if_false()``, evaluated in `block`.
+
+        As for an ``if`` statement (`_jump_if`), ``not``, ``and`` and ``or`` branch on each
+        operand in turn, so that each operand's type test narrows the operands after it and
+        the branch it leads to: in ``a + b if a is not None and b is not None else 0.0`` the
+        first branch sees both narrowed. A branch reached from several operands is parsed
+        once for each (in ``p and q``, the second branch once after ``p`` and once after
+        ``q``), each copy seeing what the tests on its way narrowed.
+        """
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._branch_on(block, node, test.operand, if_false, if_true)
+        if isinstance(test, ast.BoolOp):
+            return self._branch_on_values(block, node, test, test.values, if_true, if_false)
+        params = self._narrow(block, test)
+        cond = self.truth(block, test)
+        return self.select(block, node, cond, if_true, if_false, params)
+
+    def _branch_on_values(
+        self,
+        block: Block,
+        node: ast.AST,
+        test: ast.BoolOp,
+        values: list[ast.expr],
+        if_true: Any,
+        if_false: Any,
+    ) -> Node:
+        if len(values) == 1:
+            return self._branch_on(block, node, values[0], if_true, if_false)
+
+        def rest(b: Block) -> Node:
+            return self._branch_on_values(b, node, test, values[1:], if_true, if_false)
+
+        if isinstance(test.op, ast.And):
+            return self._branch_on(block, node, values[0], rest, if_false)
+        return self._branch_on(block, node, values[0], if_true, rest)
 
     def expr_BoolOp(self, block: Block, node: ast.BoolOp) -> Node:
         saved = dict(self.narrowed)
