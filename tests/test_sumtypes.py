@@ -287,6 +287,20 @@ def early_return_not_and(t):
     return t.left.v * t.right.v
 
 
+def value_not_or_and(t):
+    # The value of ``and``/``or`` with a compound first operand: each operand narrows.
+    return not (t.left is None or t.right is None) and t.left.v > t.right.v
+
+
+def value_or_or(t):
+    return (t.left is None or t.right is None) or t.left.v > t.right.v
+
+
+def value_mixed(t):
+    big = (t.left is not None and t.right is not None) and t.left.v + t.right.v or t.v
+    return big * 2.0
+
+
 IFEXPS = [
     ifexp_and,
     ifexp_or,
@@ -301,6 +315,7 @@ IFEXPS = [
     ifexp_isinstance_and,
     early_return_or,
     early_return_not_and,
+    value_mixed,
 ]
 
 
@@ -309,6 +324,12 @@ IFEXPS = [
 def test_conditional_expressions_narrow_like_if(check, fn, tree):
     # Each operand of ``and``/``or`` in the test of ``a if test else b`` branches on its own,
     # as in an ``if`` statement: the chosen branch sees every test on its way.
+    check(fn, tree)
+
+
+@pytest.mark.parametrize("fn", [value_not_or_and, value_or_or])
+@pytest.mark.parametrize("tree", TREES)
+def test_boolean_values_narrow(check, fn, tree):
     check(fn, tree)
 
 
