@@ -301,6 +301,23 @@ def value_mixed(t):
     return big * 2.0
 
 
+def while_and(t):
+    # The test of a ``while`` narrows its body as an ``if``'s does.
+    s = 0.0
+    while t.left is not None and t.left.v > 0:
+        s = s + t.left.v * t.v
+        t = t.left
+    return s + t.v
+
+
+def while_not_or(t):
+    s = t.v
+    while not (t.right is None or t.right.v < 0):
+        s = s * t.right.v
+        t = t.right
+    return s
+
+
 IFEXPS = [
     ifexp_and,
     ifexp_or,
@@ -316,6 +333,8 @@ IFEXPS = [
     early_return_or,
     early_return_not_and,
     value_mixed,
+    while_and,
+    while_not_or,
 ]
 
 
