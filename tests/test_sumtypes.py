@@ -222,6 +222,192 @@ def test_later_operands_narrow_the_body_grad(fn, tree):
     check_grad(fn, tree)
 
 
+def ifexp_and(t):
+    return t.left.v * t.right.v if t.left is not None and t.right is not None else t.v
+
+
+def ifexp_or(t):
+    return t.v if t.left is None or t.right is None else t.left.v * t.right.v + t.v
+
+
+def ifexp_not_or(t):
+    return t.left.v - t.right.v if not (t.left is None or t.right is None) else 2.0 * t.v
+
+
+def ifexp_later_operand(t):
+    return t.left.v * t.v if t.v > 0 and t.left is not None else -t.v
+
+
+def ifexp_operand_reads_earlier(t):
+    return t.left.v * t.v if t.left is not None and t.left.v > 0 else t.v + 1.0
+
+
+def ifexp_locals(t):
+    a, b = t.left, t.right
+    return 0.0 if a is None or b is None else a.v * b.v
+
+
+def ifexp_nested(t):
+    return (
+        (t.left.v + t.right.v if t.right is not None and t.right.v > 0 else t.left.v) * t.v
+        if t.v > 0 and t.left is not None
+        else (t.right.v if t.right is not None else t.v)
+    )
+
+
+def ifexp_in_test(t):
+    # A conditional expression in the test of another narrows the first one's branches only.
+    return t.v * 2.0 if (t.left.v > 0 if t.left is not None else False) else t.v
+
+
+def ifexp_in_lambda(t):
+    return 1.0 + (
+        lambda u: u.left.v * u.right.v if u.left is not None and u.right is not None else u.v
+    )(t)
+
+
+def ifexp_in_comprehension(t):
+    return sum([x.v * 2.0 if x is not None and x.v > 0 else 1.0 for x in (t.left, t.right)])
+
+
+def ifexp_isinstance_and(t):
+    return t.right.v + t.v if isinstance(t.right, T) and t.right.v > 0 else t.v
+
+
+def early_return_or(t):
+    a, b = t.left, t.right
+    if a is None or b is None:
+        return t.v
+    return a.v * b.v + t.v
+
+
+def early_return_not_and(t):
+    if not (t.left is not None and t.right is not None):
+        return -t.v
+    return t.left.v * t.right.v
+
+
+def value_not_or_and(t):
+    # The value of ``and``/``or`` with a compound first operand: each operand narrows.
+    return not (t.left is None or t.right is None) and t.left.v > t.right.v
+
+
+def value_or_or(t):
+    return (t.left is None or t.right is None) or t.left.v > t.right.v
+
+
+def value_mixed(t):
+    big = (t.left is not None and t.right is not None) and t.left.v + t.right.v or t.v
+    return big * 2.0
+
+
+def while_and(t):
+    # The test of a ``while`` narrows its body as an ``if``'s does.
+    s = 0.0
+    while t.left is not None and t.left.v > 0:
+        s = s + t.left.v * t.v
+        t = t.left
+    return s + t.v
+
+
+def while_not_or(t):
+    s = t.v
+    while not (t.right is None or t.right.v < 0):
+        s = s * t.right.v
+        t = t.right
+    return s
+
+
+IFEXPS = [
+    ifexp_and,
+    ifexp_or,
+    ifexp_not_or,
+    ifexp_later_operand,
+    ifexp_operand_reads_earlier,
+    ifexp_locals,
+    ifexp_nested,
+    ifexp_in_test,
+    ifexp_in_lambda,
+    ifexp_in_comprehension,
+    ifexp_isinstance_and,
+    early_return_or,
+    early_return_not_and,
+    value_mixed,
+    while_and,
+    while_not_or,
+]
+
+
+@pytest.mark.parametrize("fn", IFEXPS)
+@pytest.mark.parametrize("tree", TREES)
+def test_conditional_expressions_narrow_like_if(check, fn, tree):
+    # Each operand of ``and``/``or`` in the test of ``a if test else b`` branches on its own,
+    # as in an ``if`` statement: the chosen branch sees every test on its way.
+    check(fn, tree)
+
+
+@pytest.mark.parametrize("fn", [value_not_or_and, value_or_or])
+@pytest.mark.parametrize("tree", TREES)
+def test_boolean_values_narrow(check, fn, tree):
+    check(fn, tree)
+
+
+@pytest.mark.parametrize("fn", IFEXPS)
+@pytest.mark.parametrize("tree", TREES)
+def test_conditional_expressions_narrow_like_if_grad(fn, tree):
+    check_grad(fn, tree)
+
+
+def test_conditional_expression_one_signature():
+    f = myia(ifexp_and)
+    for tree in TREES:
+        assert f(tree) == ifexp_and(tree)
+    assert len(f.compiled_signatures()) == 1
+
+
+def maybe(c, x):
+    return x if c > 0 else None
+
+
+def optional_and(a, b):
+    return a * b if a is not None and b is not None else 0.5
+
+
+def optional_or(a, b):
+    return 0.5 if a is None or b is None else a * b - a
+
+
+def optional_early(a, b):
+    if a is None or b is None:
+        return 0.5
+    return a * b + b
+
+
+def optional_args(ca, cb, x, y):
+    # ``a`` and ``b`` are ``float | None`` at run time: one signature for every case.
+    a, b = maybe(ca, x), maybe(cb, y)
+    return optional_and(a, b) + optional_or(a, b) * 2.0 + optional_early(a, b) * 3.0
+
+
+OPTIONAL_CASES = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)]
+
+
+@pytest.mark.parametrize("ca, cb", OPTIONAL_CASES)
+def test_optional_arguments(check, ca, cb):
+    check(optional_args, ca, cb, 1.5, -2.0)
+    check_grad(optional_args, ca, cb, 1.5, -2.0)
+
+
+@pytest.mark.parametrize("fn", [optional_and, optional_or, optional_early])
+@pytest.mark.parametrize("a, b", [(None, None), (1.5, None), (None, -2.0), (1.5, -2.0)])
+def test_optional_arguments_given(check, fn, a, b):
+    check(fn, a, b)
+
+
+def leaf_value(t):
+    return t.left.value * t.weight if isinstance(t.left, Leaf) and t.left.value > 0 else 0.25
+
+
 # Trees built in Myia code whose fields are unions -----------------------------------------------
 
 
@@ -311,3 +497,14 @@ def pairs_tree(n, x):
 def test_optional_tree_built_in_myia_gradient(n):
     assert myia(pairs_tree)(n, 0.75) == pairs_tree(n, 0.75)
     check_grad(pairs_tree, n, 0.75)
+
+
+@pytest.mark.parametrize("n, x", [(1, 1.25), (1, -1.25), (2, 1.25)])
+def test_isinstance_and_in_conditional_expression(check, n, x):
+    t = build(n, x)
+    check(leaf_value, t)
+    check_grad(leaf_value, t)
+    f = myia(leaf_value)
+    f(build(1, 1.0))
+    f(build(2, 1.0))
+    assert len(f.compiled_signatures()) == 1

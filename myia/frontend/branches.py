@@ -61,8 +61,12 @@ class BranchExpressions:
         `params` are the variables the test narrows: each branch receives them as parameters.
         """
         names = tuple(dict.fromkeys(params or ()))
+        # Each branch sees the chains narrowed so far, not those narrowed in the other.
+        narrowed = dict(self.narrowed)
         t = self.closure(block, node, "true", if_true, names)
+        self.narrowed = dict(narrowed)
         f = self.closure(block, node, "false", if_false, names)
+        self.narrowed = narrowed
         sw = block.apply(P.switch, cond, t, f, debug=self.dbg(node))
         args = [block.read(name) for name in names]
         return block.apply(sw, *args, debug=self.dbg(node))
@@ -70,42 +74,78 @@ class BranchExpressions:
     def expr_IfExp(self, block: Block, node: ast.IfExp) -> Node:
         saved = dict(self.narrowed)
         try:
-            params = self._narrow(block, node.test)
-            cond = self.truth(block, node.test)
-            return self.select(
+            return self._branch_on(
                 block,
                 node,
-                cond,
-                lambda b: self.expr(b, node.body),
-                lambda b: self.expr(b, node.orelse),
-                params,
+                node.test,
+                lambda b, _: self.expr(b, node.body),
+                lambda b, _: self.expr(b, node.orelse),
             )
         finally:
             self.narrowed = saved
 
     def expr_BoolOp(self, block: Block, node: ast.BoolOp) -> Node:
+        # The value of ``a and b`` or ``a or b`` is that of the last operand evaluated.
         saved = dict(self.narrowed)
         try:
-            return self._boolop(block, node, node.values)
+            return self._branch_on(block, node, node, lambda b, v: v, lambda b, v: v)
         finally:
             self.narrowed = saved
 
-    def _boolop(self, block: Block, node: ast.BoolOp, values: list[ast.expr]) -> Node:
-        params = self._narrow(block, values[0]) if len(values) > 1 else []
-        first = self.expr(block, values[0])
+    def _branch_on(
+        self, block: Block, node: ast.AST, test: ast.expr, if_true: Any, if_false: Any
+    ) -> Node:
+        """``if_true(b, v)`` if `test` is true else ``if_false(b, v)``, evaluated in `block`.
+
+        `v` is the value of the last operand of `test` evaluated (that of `test` itself).
+        As for an ``if`` statement (`_jump_if`), ``not``, ``and`` and ``or`` branch on each
+        operand in turn, so that each operand's type test narrows the operands after it and
+        the branch it leads to: in ``a + b if a is not None and b is not None else 0.0`` the
+        first branch sees both narrowed. A branch reached from several operands is parsed
+        once for each (in ``p and q``, the second branch once after ``p`` and once after
+        ``q``), each copy seeing what the tests on its way narrowed.
+        """
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            dbg = self.dbg(test)
+            return self._branch_on(
+                block,
+                node,
+                test.operand,
+                lambda b, _: if_false(b, Constant(False, dbg)),
+                lambda b, _: if_true(b, Constant(True, dbg)),
+            )
+        if isinstance(test, ast.BoolOp):
+            return self._branch_on_values(block, node, test, test.values, if_true, if_false)
+        params = self._narrow(block, test)
+        value = self.expr(block, test)
+        cond = block.apply(ops.truth, value, debug=self.dbg(test))
+        return self.select(
+            block,
+            node,
+            cond,
+            lambda b: if_true(b, value),
+            lambda b: if_false(b, value),
+            params,
+        )
+
+    def _branch_on_values(
+        self,
+        block: Block,
+        node: ast.AST,
+        test: ast.BoolOp,
+        values: list[ast.expr],
+        if_true: Any,
+        if_false: Any,
+    ) -> Node:
         if len(values) == 1:
-            return first
-        cond = block.apply(ops.truth, first, debug=self.dbg(values[0]))
+            return self._branch_on(block, node, values[0], if_true, if_false)
 
-        def rest(b: Block) -> Node:
-            return self._boolop(b, node, values[1:])
+        def rest(b: Block, _: Node) -> Node:
+            return self._branch_on_values(b, node, test, values[1:], if_true, if_false)
 
-        def keep(b: Block) -> Node:
-            return first
-
-        if isinstance(node.op, ast.And):
-            return self.select(block, node, cond, rest, keep, params)
-        return self.select(block, node, cond, keep, rest, params)
+        if isinstance(test.op, ast.And):
+            return self._branch_on(block, node, values[0], rest, if_false)
+        return self._branch_on(block, node, values[0], if_true, rest)
 
     def expr_Compare(self, block: Block, node: ast.Compare) -> Node:
         left = self.expr(block, node.left)

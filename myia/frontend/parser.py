@@ -486,7 +486,7 @@ class FunctionParser(BranchExpressions):
         test: ast.expr,
         if_true: Block,
         if_false: Block,
-        stmt: ast.If,
+        stmt: ast.If | ast.While,
         shared: tuple[bool, bool] = (False, False),
     ) -> tuple[dict[str, str], dict[str, str]]:
         """Jump from `block` to `if_true` or `if_false` as `test` is true or false.
@@ -537,11 +537,10 @@ class FunctionParser(BranchExpressions):
     ) -> Block | None:
         header = self.new_block("loop_header", stmt)
         block.jump(header, debug=self.dbg(stmt))
-        cond = prepare(header)
         body = self.new_block("loop_body", stmt)
         after = self.new_block("loop_after", stmt)
         exit_block = self.new_block("loop_else", stmt) if stmt.orelse else after
-        header.branch(cond, body, exit_block, debug=self.dbg(stmt))
+        prepare(header, body, exit_block)
         body.seal()
         self.loops.append((header, after))
         start = body_start(body)
@@ -559,10 +558,16 @@ class FunctionParser(BranchExpressions):
         return after if after.preds else None
 
     def stmt_While(self, block: Block, stmt: ast.While) -> Block | None:
-        def prepare(header: Block) -> Node:
-            return self.truth(header, stmt.test)
+        # The test jumps as an `if`'s does: its type tests narrow the body.
+        saved = dict(self.narrowed)
 
-        return self._loop(block, stmt, prepare, lambda b: b)
+        def prepare(header: Block, body: Block, exit_block: Block) -> None:
+            self.narrowed = dict(self._jump_if(header, stmt.test, body, exit_block, stmt)[0])
+
+        try:
+            return self._loop(block, stmt, prepare, lambda b: b)
+        finally:
+            self.narrowed = saved
 
     def stmt_For(self, block: Block, stmt: ast.For) -> Block | None:
         self.block_count += 1
@@ -572,8 +577,9 @@ class FunctionParser(BranchExpressions):
         self.locals.add(itvar)
         dbg = self.dbg(stmt.iter)
 
-        def prepare(header: Block) -> Node:
-            return header.apply(ops.myia_hasnext, header.read(itvar), debug=dbg)
+        def prepare(header: Block, body: Block, exit_block: Block) -> None:
+            cond = header.apply(ops.myia_hasnext, header.read(itvar), debug=dbg)
+            header.branch(cond, body, exit_block, debug=self.dbg(stmt))
 
         def body_start(body: Block) -> Block:
             pair = body.apply(ops.myia_next, body.read(itvar), debug=dbg)
