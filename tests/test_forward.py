@@ -15,6 +15,7 @@ import pytest
 from opt_programs import applies, optimized
 
 from myia import custom_bprop, grad, hessian, jacfwd, jvp, myia, vjp, vmap
+from myia.errors import MyiaTypeError
 from myia.opt.matcher import prim_of
 from myia.primitives import P
 from myia.testing import check_jvp
@@ -298,7 +299,6 @@ def test_jvp_follows_a_custom_bprop():
 
 
 def test_a_tangent_of_the_wrong_shape_is_refused():
-    from myia.errors import MyiaTypeError
 
     with pytest.raises(MyiaTypeError, match="tangent of argument 0"):
         jvp(lambda x: np.sum(x * x), (X,), (np.ones(4),))
@@ -319,6 +319,11 @@ def test_tangent_of_every_primitive(case):
 
     opts = {k: v for k, v in case.options.items() if k in ("eps", "rtol", "atol")}
     for seed, spec in enumerate(case.args):
+        if case.prims == ("partial_arg",):
+            # One partial called with two types: refused in forward mode, not computed wrong.
+            with pytest.raises(MyiaTypeError, match="partial application called with"):
+                check_jvp(case.fn, *make_args(spec, seed), seed=seed, **opts)
+            continue
         check_jvp(case.fn, *make_args(spec, seed), seed=seed, **opts)
 
 

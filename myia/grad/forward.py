@@ -207,6 +207,11 @@ class _ScopeTangent:
             self.values[node] = t.apply(P.partial, vals[0], *bound, debug=dbg())
             self.tangents[node] = self.zero(node, t)
             return
+        if prim is P.partial_arg:
+            raise MyiaTypeError(
+                "jvp of a partial application called with arguments of several types is not "
+                "supported yet: make a partial application per type of call"
+            )
         if prim is P.apply_star:
             raise MyiaTypeError("jvp of a call with *args of unknown length is not supported")
         out = self.values[node] = t.apply(prim, *vals, debug=dbg())
