@@ -299,7 +299,6 @@ def test_jvp_follows_a_custom_bprop():
 
 
 def test_a_tangent_of_the_wrong_shape_is_refused():
-
     with pytest.raises(MyiaTypeError, match="tangent of argument 0"):
         jvp(lambda x: np.sum(x * x), (X,), (np.ones(4),))
 
