@@ -26,15 +26,14 @@ again (``grad`` of ``jvp``, ``jvp`` of ``grad``) or batched.
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..abstract.data import AbstractFunction, has_unknown_dims
+from ..abstract.data import has_unknown_dims
 from ..errors import MyiaTypeError
 from ..frontend import parse
-from ..ir.analysis import Scopes, captures
+from ..ir.analysis import Scopes
 from ..ir.node import Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import NO_ZERO, no_gradient, sens_type, zero_of_type
+from .jtransform import _closed_graph, _is_function
 from .registry import BPROPS, JVPS, LINEAR, NONDIFFERENTIABLE
 
 _tangents: dict[Graph, Graph] = {}
@@ -66,22 +65,6 @@ def _custom_tangent(g: Graph) -> Graph:
     d = _derived(t, parse(g.flags["bprop"]), xs, out, ts)
     t.output = t.apply(P.make_tuple, out, d)
     return t
-
-
-def _is_function(a: Any) -> bool:
-    return isinstance(a, AbstractFunction)
-
-
-def _closed_graph(a: Any) -> Graph | None:
-    """The graph of a function value of type `a`, if it is one graph that captures nothing."""
-    from ..abstract.data import GraphFunction
-
-    if not (isinstance(a, AbstractFunction) and len(a.options) == 1):
-        return None
-    (f,) = a.options
-    if not isinstance(f, GraphFunction) or captures(f.graph):
-        return None
-    return f.graph
 
 
 class _ScopeTangent:
