@@ -33,6 +33,7 @@ from ..abstract.data import AbstractFunction, AbstractTuple, GraphFunction
 from ..ir.node import Apply, Graph, Node, Parameter
 from ..primitives import P
 from .callsites import CallSites, Group
+from .defunc import _uses as node_uses
 from .matcher import prim_of
 from .sweep import typed_apply, typed_constant
 
@@ -74,19 +75,6 @@ def _families(sites: CallSites) -> list[_Family]:
     for i in parent:
         classes.setdefault(find(i), []).append(by_id[i])
     return [_Family(gs) for gs in classes.values()]
-
-
-def _uses(sites: CallSites) -> dict[Node, list[tuple[Any, int]]]:
-    uses: dict[Node, list[tuple[Any, int]]] = {}
-    for g in sites.scopes.graphs:
-        for n in sites.scopes.nodes[g]:
-            if n.is_apply:
-                for k, i in enumerate(n.inputs):
-                    uses.setdefault(i, []).append((n, k))
-        for extra in (g.output, *g.defaults.values()):
-            if extra is not None:
-                uses.setdefault(extra, []).append((None, -1))
-    return uses
 
 
 def _retype(fam: _Family, new: Any) -> None:
@@ -263,7 +251,7 @@ def return_values(root: Graph) -> Graph:
     """Make the loops of `root`'s program return values instead of closures and environments."""
     for rewrite in (_return_free_values, _return_env_value):
         sites = CallSites(root)
-        uses = _uses(sites)
+        uses = node_uses(sites)[0]
         for fam in _families(sites):
             if rewrite is _return_free_values:
                 rewrite(fam, sites, uses)  # type: ignore[call-arg]
@@ -315,7 +303,7 @@ def _drop_unread(fam: _Family, uses: dict) -> bool:
 def drop_unread_results(root: Graph) -> Graph:
     """Make the loops of `root`'s program return only the elements of tuples that are read."""
     sites = CallSites(root)
-    uses = _uses(sites)
+    uses = node_uses(sites)[0]
     for fam in _families(sites):
         _drop_unread(fam, uses)
     return root
