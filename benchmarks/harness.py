@@ -42,10 +42,17 @@ class Options:
     backend: str | None = None  # None: Myia's default backend
     budget: float = 2.0  # seconds of timed calls per function (after warm-up)
     min_calls: int = 5  # timed samples at least, whatever the budget
+    device: str | None = None  # "gpu": Myia and JAX on JAX's GPU, at the GPU sizes
 
     def myia_options(self) -> dict[str, Any]:
-        """Keyword options for `myia`, `grad` and `value_and_grad`."""
-        return {} if self.backend is None else {"backend": self.backend}
+        """Keyword options for `myia`, `grad` and `value_and_grad`.
+
+        On a device, Myia's arrays stay there between calls (``keep_on_device``), as JAX's do.
+        """
+        options: dict[str, Any] = {} if self.backend is None else {"backend": self.backend}
+        if self.device is not None:
+            options.update(device=self.device, keep_on_device=True)
+        return options
 
 
 @dataclass
@@ -97,19 +104,39 @@ def myia_impl(
 
     options = opts.myia_options()
     g = myia(step, **options) if step is not None else grad(primal, *wrt, **options)
+    f = myia(primal, **options)
+    inputs = p.inputs
+    if opts.device is not None:  # the inputs' arrays on the device once, results waited for
+        from benchmarks.peers import jax_module, jax_ready
+
+        jax = jax_module()
+        device = jax.devices(opts.device)[0]
+        inputs = [_map_arrays(lambda a: jax.device_put(a, device), args) for args in inputs]
+        f, g_timed = jax_ready(f), jax_ready(g)
+        g_timed.compiled_signatures = g.compiled_signatures  # type: ignore[attr-defined]
+        g = g_timed
     return [
         Impl(
             "myia",
             "myia",
-            myia(primal, **options),
+            f,
             g,
-            p.inputs,
+            inputs,
             float,
             grads,
             compilations=lambda: len(g.compiled_signatures()),
             note=note,
         )
     ]
+
+
+def _map_arrays(fn: Callable[[np.ndarray], Any], value: Any) -> Any:
+    """`value` with `fn` applied to the NumPy arrays in its tuples (other leaves as they are)."""
+    if isinstance(value, np.ndarray):
+        return fn(value)
+    if type(value) is tuple:
+        return tuple(_map_arrays(fn, v) for v in value)
+    return value
 
 
 @dataclass

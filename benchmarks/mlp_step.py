@@ -22,9 +22,12 @@ SIZES = {
     ("large", True): ((32, 64, 64, 10), 32),
 }
 
+#: On a GPU (``--device gpu``): the same layers, batch 4096.
+GPU_SIZES = {"small": ((64, 128, 128, 10), 4096), "large": ((784, 1024, 1024, 10), 4096)}
 
-def problem(quick: bool, size: str = "small") -> Problem:
-    layers, batch = SIZES[size, quick]
+
+def problem(quick: bool, size: str = "small", gpu: bool = False) -> Problem:
+    layers, batch = GPU_SIZES[size] if gpu and not quick else SIZES[size, quick]
     rng = np.random.default_rng(0)
     params = tuple(
         (

@@ -14,8 +14,12 @@ from benchmarks.peers import flat_numpy, jax_cache_size, jax_module, jax_ready, 
 NAME = "rnn"
 
 
-def problem(quick: bool) -> Problem:
-    T, batch, n_in, hidden = (5, 4, 8, 8) if quick else (50, 32, 32, 64)
+#: On a GPU (``--device gpu``): T = 1000, the other sizes as on the CPU.
+GPU_SIZES = (1000, 32, 32, 64)
+
+
+def problem(quick: bool, gpu: bool = False) -> Problem:
+    T, batch, n_in, hidden = (5, 4, 8, 8) if quick else GPU_SIZES if gpu else (50, 32, 32, 64)
     rng = np.random.default_rng(0)
     Wx = rng.normal(size=(n_in, hidden)) / np.sqrt(n_in)
     Wh = rng.normal(size=(hidden, hidden)) / np.sqrt(hidden)
@@ -123,7 +127,15 @@ def build_jax(p: Problem, opts: Options) -> list[Impl]:
             h = jnp.tanh(x[t] @ Wx + h @ Wh + b)
         return jnp.sum(h * h)
 
+    def scan_loss(x, Wx, Wh, b):
+        def step(h, xt):
+            return jnp.tanh(xt @ Wx + h @ Wh + b), None
+
+        h, _ = jax.lax.scan(step, jnp.zeros((x.shape[1], Wh.shape[0]), dtype=x.dtype), x)
+        return jnp.sum(h * h)
+
     grad = jax.jit(jax.grad(loss, argnums=(1, 2, 3)))
+    scan_grad = jax.jit(jax.grad(scan_loss, argnums=(1, 2, 3)))
     inputs = [tuple(jnp.asarray(a) for a in args) for args in p.inputs]
     return [
         Impl(
@@ -136,7 +148,19 @@ def build_jax(p: Problem, opts: Options) -> list[Impl]:
             flat_numpy,
             compilations=jax_cache_size(grad),
             note="the Python `for` loop, unrolled by `jit`'s tracing",
-        )
+        ),
+        Impl(
+            "jax (jit, scan)",
+            "jax",
+            jax_ready(jax.jit(scan_loss)),
+            jax_ready(scan_grad),
+            inputs,
+            float,
+            flat_numpy,
+            compilations=jax_cache_size(scan_grad),
+            main=False,
+            note="the loop written as `lax.scan` (not unrolled)",
+        ),
     ]
 
 

@@ -185,6 +185,8 @@ def run_workload(
     """Build, check and time every framework's implementation of workload `name`."""
     module_name, kwargs = WORKLOADS[name]
     module = importlib.import_module(module_name)
+    if opts.device == "gpu" and getattr(module, "GPU_SIZES", False):
+        kwargs = {**kwargs, "gpu": True}
     problem = module.problem(opts.quick, **kwargs)
     results: list[tuple[Row, list, list]] = []
     impls: list[Impl | None] = []
@@ -263,11 +265,21 @@ def header(opts: Options, argv: Sequence[str], frameworks: Sequence[str]) -> dic
         "commit": commit,
         "backend": backend + ("" if opts.backend else " (the default)"),
         "threads": configured_threads(),
-        "mode": "quick" if opts.quick else "full",
+        "mode": ("quick" if opts.quick else "full")
+        + (f", {device_name(opts.device)}" if opts.device else ""),
         "command": "python -m benchmarks" + "".join(f" {a}" for a in argv),
         "not_installed": missing,
         "frameworks": list(frameworks),
     }
+
+
+def device_name(kind: str) -> str:
+    """JAX's first device of `kind`, in words (on a GPU, the sizes are the GPU sizes)."""
+    import jax
+
+    device = jax.devices(kind)[0]
+    sizes = ", GPU sizes" if kind == "gpu" else ""
+    return f"on {getattr(device, 'device_kind', device)} (JAX {jax.__version__}){sizes}"
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -278,6 +290,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument("--quick", action="store_true", help="small sizes, few calls (CI)")
     parser.add_argument("--backend", help="Myia backend (default: Myia's default backend)")
+    parser.add_argument(
+        "--device",
+        choices=("gpu", "cpu"),
+        help="gpu: Myia (backend jax, arrays kept on the device) and JAX on JAX's GPU, at the "
+        "GPU sizes (mlp_step batch 4096, rnn T = 1000); cpu: the same on JAX's CPU device, at "
+        "the usual sizes",
+    )
     parser.add_argument("--only", help="comma-separated workloads (default: all)")
     parser.add_argument("--frameworks", help="comma-separated frameworks (default: installed)")
     parser.add_argument("--budget", type=float, help="seconds of timed calls per function")
@@ -295,7 +314,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite, print the tables; 0 unless a framework computed a wrong result."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
-    opts = Options(quick=args.quick, backend=args.backend)
+    opts = Options(quick=args.quick, backend=args.backend, device=args.device)
+    if opts.device is not None:
+        opts.backend = opts.backend or "jax"
+        if opts.backend != "jax":
+            print("--device needs Myia's jax backend")
+            return 2
     opts.budget = args.budget if args.budget is not None else (0.05 if args.quick else 2.0)
     opts.min_calls = args.min_calls if args.min_calls is not None else (2 if args.quick else 5)
     workloads = args.only.split(",") if args.only else list(WORKLOADS)
@@ -303,7 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         print(f"unknown workload(s): {', '.join(unknown)}; choose among {', '.join(WORKLOADS)}")
         return 2
-    wanted = args.frameworks.split(",") if args.frameworks else list(FRAMEWORKS)
+    default = ("myia", "jax", "hand") if opts.device else FRAMEWORKS  # peers on that device
+    wanted = args.frameworks.split(",") if args.frameworks else list(default)
     unknown = [f for f in wanted if f not in FRAMEWORKS]
     if unknown:
         print(f"unknown framework(s): {', '.join(unknown)}; choose among {', '.join(FRAMEWORKS)}")
