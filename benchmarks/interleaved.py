@@ -66,7 +66,7 @@ def main(argv: list[str]) -> None:
     medians = interleaved(workload, frameworks, rounds, backend)
     first = next(iter(medians.values()))
     for label, t in medians.items():
-        print(f"{label:12s} {t * 1e3:10.3f} ms   {t / first:6.2f}x the first")
+        print(f"{label:12s} {t * 1e6:10.2f} µs   {t / first:6.2f}x the first")
 
 
 if __name__ == "__main__":
