@@ -307,6 +307,32 @@ def test_gradient_past_the_first_arena_is_machine_code(n):
     assert g(0.3, n) == expected
 
 
+def test_gradient_loops_count_no_references(tmp_path):
+    """The forward and backward loops of a whole program carry integers for their stacks.
+
+    Their machine code (compiled afresh, to be inspected) calls no reference count and no
+    allocation of Numba's runtime: the arena, an array, is made by the entry only.
+    """
+    import importlib.util
+
+    g = grad(scalar_loop, backend="native", background=False)
+    g(0.3, 10)
+    source = _native(g, (0.3, 10)).whole.source
+    path = tmp_path / "myia_native_probe.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("myia_native_probe", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.grad_scalar_loop(0.3, 10) == grad(scalar_loop)(0.3, 10)
+    loops = re.findall(r"^def ((?:fwd|bwd)_\w+)\(", source, re.M)
+    assert len(loops) == 2, source
+    for name in loops:
+        asm = "".join(getattr(module, name).inspect_asm().values())
+        assert "sin" in asm or "cos" in asm  # the code of the loop
+        for runtime in ("NRT_incref", "NRT_decref", "NRT_MemInfo_alloc", "NRT_Allocate"):
+            assert runtime not in asm, (name, runtime)
+
+
 def test_python_ints_past_int64_are_computed_by_the_host():
     f = myia(big_ints, backend="native", background=False)
     for _ in range(2):
