@@ -32,6 +32,9 @@ ARENA_GROWTH = 16
 #: The imports of a module whose stacks are in an arena.
 ARENA_IMPORT = "from myia.compile.native_memory import load_f, load_i, store_f, store_i\n"
 
+#: The module-level names that the arena's helpers read (no function of a program may have one).
+_HELPER_GLOBALS = frozenset(["load_f", "load_i", "store_f", "store_i", "_sgrow"])
+
 #: Grows a full stack (or copies an older version before a push): the cold path of a push.
 GROW_SOURCE = '''
 def _sgrow(_ar, base, cap, n, m):
@@ -108,8 +111,11 @@ def thread_arena(
     functions and stack helpers (`users`) it calls; the entry becomes an inner function,
     and a function of the entry's name and arguments (decorated with `jit`) allocates the
     arena and calls it, again with a larger arena when it was full. Returns the sources,
-    or ``([], why)`` when the program uses one of its functions as a value.
+    or ``([], why)`` when the program uses one of its functions as a value or names one as
+    a helper of the arena.
     """
+    if _HELPER_GLOBALS & set(functions):
+        return [], "a function of the program has the name of a helper of the arena"
     taken = {n.id for f in functions.values() for n in ast.walk(f) if isinstance(n, ast.Name)}
     taken |= {a.arg for f in functions.values() for a in ast.walk(f) if isinstance(a, ast.arg)}
     taken |= set(functions) | users
