@@ -1,13 +1,13 @@
 """Time the gradients of several frameworks on one workload in turns, in one process.
 
-``python -m benchmarks.interleaved WORKLOAD [FRAMEWORKS] [ROUNDS]`` (frameworks default to
-``myia,hand``, rounds to 15): each round times one batch of gradient calls of each framework
-in turn, cycling through the workload's inputs, and the medians over the rounds are printed
-with their ratio to the first framework. On a shared machine, drift (another process, the
-CPU's clock) affects every framework alike this way, where the suite's run measures one
-framework after the other; the workloads whose time varies from run to run (`mlp_step`
-large: BLAS-bound, a few calls per second) are compared so. One thread per framework, as in
-the suite.
+``python -m benchmarks.interleaved WORKLOAD [FRAMEWORKS] [ROUNDS] [--backend NAME]``
+(frameworks default to ``myia,hand``, rounds to 15, Myia's backend to its default): each round
+times one batch of gradient calls of each framework in turn, cycling through the workload's inputs,
+and the medians over the rounds are printed with their ratio to the first framework. On a shared
+machine, drift (another process, the CPU's clock) affects every framework alike this way, where the
+suite's run measures one framework after the other; the workloads whose time varies from run to run
+(`mlp_step` large: BLAS-bound, a few calls per second) are compared so. One thread per framework,
+as in the suite.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ import time
 from benchmarks.threads import limit_threads
 
 
-def interleaved(workload: str, frameworks: list[str], rounds: int = 15) -> dict[str, float]:
+def interleaved(
+    workload: str, frameworks: list[str], rounds: int = 15, backend: str | None = None
+) -> dict[str, float]:
     """Median seconds per gradient call of each framework, timed in turns."""
     from benchmarks.harness import Options
     from benchmarks.run import WORKLOADS
@@ -28,11 +30,14 @@ def interleaved(workload: str, frameworks: list[str], rounds: int = 15) -> dict[
     module_name, kwargs = WORKLOADS[workload]
     module = importlib.import_module(module_name)
     problem = module.problem(False, **kwargs)
-    opts = Options()
+    opts = Options(backend=backend)
     impls = [module.BUILDERS[fw](problem, opts)[0] for fw in frameworks]
     for impl in impls:  # warm-up: compilation and caches
         for args in impl.inputs:
             impl.grad(*args)
+    native = sys.modules.get("myia.compile.native_backend")
+    if native is not None:
+        native.wait_all()  # the machine code compiled in the background is in
     # Calls per batch: about 0.2 s of the slowest framework.
     t0 = time.perf_counter()
     impls[0].grad(*impls[0].inputs[0])
@@ -49,14 +54,19 @@ def interleaved(workload: str, frameworks: list[str], rounds: int = 15) -> dict[
 
 
 def main(argv: list[str]) -> None:
+    backend = None
+    if "--backend" in argv:
+        i = argv.index("--backend")
+        backend = argv[i + 1]
+        argv = argv[:i] + argv[i + 2 :]
     workload = argv[0]
     frameworks = argv[1].split(",") if len(argv) > 1 else ["myia", "hand"]
     rounds = int(argv[2]) if len(argv) > 2 else 15
     limit_threads(["--threads", "1"])  # before NumPy or a peer is imported
-    medians = interleaved(workload, frameworks, rounds)
+    medians = interleaved(workload, frameworks, rounds, backend)
     first = next(iter(medians.values()))
     for label, t in medians.items():
-        print(f"{label:12s} {t * 1e3:10.3f} ms   {t / first:6.2f}x the first")
+        print(f"{label:12s} {t * 1e6:10.2f} µs   {t / first:6.2f}x the first")
 
 
 if __name__ == "__main__":

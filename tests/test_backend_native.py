@@ -219,14 +219,29 @@ def test_whole_program_errors_are_the_host_codes():
     assert _user_lines(got.value)[-1] == _user_lines(expected.value)[-1]
 
 
+def _arena(words):
+    """An arena of `words` words for the stack helpers of machine code (`native_arena`)."""
+    arena = np.empty(words, np.int64)
+    arena[:3] = (3, 0, words)
+    return arena
+
+
+def _arena_helpers(module, k, arena):
+    """The helpers of stacks `k` of a native module, their arena bound (as on the host)."""
+    addr = arena.ctypes.data
+    push, pop = module[f"_spush_{k}"], module[f"_spop_{k}"]
+    return module[f"_snew_{k}"], lambda s, x: push(addr, s, x), lambda s: pop(addr, s)
+
+
 def test_typed_stacks_are_persistent():
     """A push on an older version of a stack copies: both versions keep their tops."""
     g = grad(scalar_loop, backend="native", background=False)
     g(0.3, 3)
     ex = _native(g, (0.3, 3))
-    machine = vars(ex.backend.load(ex.whole.source))
-    for helpers in (ex.host.module.globals, machine):  # host code, machine code
-        new, push, pop = helpers["_snew_0"], helpers["_spush_0"], helpers["_spop_0"]
+    host = ex.host.module.globals
+    arena = _arena(4096)
+    machine = _arena_helpers(vars(ex.backend.load(ex.whole.source)), 0, arena)
+    for new, push, pop in ((host["_snew_0"], host["_spush_0"], host["_spop_0"]), machine):
         s1 = push(new(), 1.0)
         s2 = push(s1, 2.0)
         s3 = push(s1, 3.0)  # s1 was pushed on already: a copy
@@ -237,6 +252,85 @@ def test_typed_stacks_are_persistent():
         assert pop(big)[0] == 19.0 and big[1] == 22
         with pytest.raises(IndexError):
             pop(new())
+
+
+def test_arena_stacks_of_tuples_of_floats_ints_and_bools():
+    """The arena's stacks hold each leaf of a tuple in a word; two stacks interleave."""
+    from myia.abstract.data import AbstractScalar, AbstractTuple
+    from myia.compile import native_arena
+    from myia.compile.native_backend import NativeBackend
+    from myia.compile.native_source import _INLINE, _JIT, _leaves
+
+    element = AbstractTuple(
+        [
+            AbstractScalar("float64", weak=True),
+            AbstractTuple([AbstractScalar("int64", weak=True), AbstractScalar("bool", weak=True)]),
+        ]
+    )
+    leaves = []
+    assert _leaves(element, "x", leaves)
+    helpers = native_arena.arena_helper_source(0, element, leaves)
+    source = "\n\n".join(
+        [
+            "import numpy as np\nfrom numba import njit\n" + native_arena.ARENA_IMPORT,
+            f"@{_JIT}{native_arena.GROW_SOURCE}",
+            f"@{_INLINE}\n" + helpers.replace("\n\ndef ", f"\n\n@{_INLINE}\ndef "),
+        ]
+    )
+    arena = _arena(3 + 2 * (1 + 3 * 8) + (1 + 3 * 16))
+    new, push, pop = _arena_helpers(vars(NativeBackend().load(source)), 0, arena)
+    a, b = new(), new()
+    for i in range(12):  # a outgrows its region, which b's follows: it is copied
+        a = push(a, (0.5 * i, (-(2**40) - i, i % 2 == 0)))
+        if i < 8:
+            b = push(b, (1.0, (i, True)))
+    for i in reversed(range(12)):
+        (x, (j, flag)), a = pop(a)
+        assert (x, j, flag) == (0.5 * i, -(2**40) - i, i % 2 == 0)
+        assert type(x) is float and type(j) is int and type(flag) is bool
+    assert pop(b)[0] == (1.0, (7, True))
+    with pytest.raises(MemoryError):  # the arena is full: the program runs again
+        for _ in range(12):
+            b = push(b, (2.0, (0, False)))
+    assert arena[1] == 1
+
+
+@pytest.mark.parametrize("n", [5_000, 100_000])
+def test_gradient_past_the_first_arena_is_machine_code(n):
+    """A program whose stacks outgrow the arena runs again, natively, with a larger one."""
+    g = grad(scalar_loop, backend="native", background=False)
+    expected = grad(scalar_loop)(0.3, n)
+    assert g(0.3, n) == expected
+    ex = _native(g, (0.3, n))
+    assert ex.whole.fn is not None, ex.whole.reason
+    ex.host.fn = None  # the host code is not called
+    assert g(0.3, n) == expected
+
+
+def test_gradient_loops_count_no_references(tmp_path):
+    """The forward and backward loops of a whole program carry integers for their stacks.
+
+    Their machine code (compiled afresh, to be inspected) calls no reference count and no
+    allocation of Numba's runtime: the arena, an array, is made by the entry only.
+    """
+    import importlib.util
+
+    g = grad(scalar_loop, backend="native", background=False)
+    g(0.3, 10)
+    source = _native(g, (0.3, 10)).whole.source
+    path = tmp_path / "myia_native_probe.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("myia_native_probe", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.grad_scalar_loop(0.3, 10) == grad(scalar_loop)(0.3, 10)
+    loops = re.findall(r"^def ((?:fwd|bwd)_\w+)\(", source, re.M)
+    assert len(loops) == 2, source
+    for name in loops:
+        asm = "".join(getattr(module, name).inspect_asm().values())
+        assert "sin" in asm or "cos" in asm  # the code of the loop
+        for runtime in ("NRT_incref", "NRT_decref", "NRT_MemInfo_alloc", "NRT_Allocate"):
+            assert runtime not in asm, (name, runtime)
 
 
 def test_python_ints_past_int64_are_computed_by_the_host():

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ..abstract.data import AbstractScalar, AbstractTuple
+from .native_arena import arena_helper_source
 
 #: Version of the layout of the generated native modules (part of the cache key).
-_FORMAT = "myia-native-1"
+_FORMAT = "myia-native-2"
 
 #: The options of every compiled function: Python's exceptions on division by zero.
 _JIT = 'njit(cache=True, error_model="python", nogil=True)'
@@ -130,12 +131,6 @@ def _leaves(a: Any, path: str, out: list[tuple[str, str]]) -> bool:
     return False
 
 
-#: The capacity of a new stack of floats in a whole program's machine code (`native_whole`):
-#: where a loop runs fewer times, its stack is never copied. (In the host code, a new stack
-#: is one shared value, of capacity 0, which is never written.)
-_WHOLE_CAPACITY = 16
-
-
 def stack_helper_source(k: int, element: Any, whole: bool = False) -> str:
     """The source of ``_snew_k``, ``_spush_k`` and ``_spop_k``: stacks of `element` values.
 
@@ -145,11 +140,13 @@ def stack_helper_source(k: int, element: Any, whole: bool = False) -> str:
     the stack, one column per leaf: in machine code a loop then carries one array, whose
     reference count Numba leaves alone. Otherwise it is ``(arrays, n, used)`` (`_arrays_source`).
     A push on an older version, or on a full buffer, copies to a buffer of twice the size.
-    With `whole` (the machine code of a whole program), a new stack of floats has room for
-    `_WHOLE_CAPACITY` values.
+    With `whole` (the machine code of a whole program), a stack is a region of the program's
+    arena instead (`myia.compile.native_arena`).
     """
     leaves: list[tuple[str, str]] = []
     _leaves(element, "x", leaves)
+    if whole:
+        return arena_helper_source(k, element, leaves)
     if any(d != "float64" for _, d in leaves):
         return _arrays_source(k, element, leaves)
     m = len(leaves)
@@ -161,9 +158,8 @@ def stack_helper_source(k: int, element: Any, whole: bool = False) -> str:
         return f"float(buf[n, {next(it)}])"
 
     top = rebuild(element, iter(range(m)))
-    rows = _WHOLE_CAPACITY + 1 if whole else 1
     return (
-        f"def _snew_{k}():\n    return (np.zeros(({rows}, {m}), np.float64), 0)\n\n"
+        f"def _snew_{k}():\n    return (np.zeros((1, {m}), np.float64), 0)\n\n"
         f"def _spush_{k}(s, x):\n    buf, n = s\n"
         f"    if buf[0, 0] != n or n + 1 == buf.shape[0]:\n        cap = max(8, 2 * n)\n"
         f"        new = np.zeros((cap + 1, {m}), np.float64)\n"

@@ -22,6 +22,7 @@ import threading
 from typing import Any
 
 from ..abstract.data import BOTTOM, AbstractStack, AbstractTuple
+from .native_arena import ARENA_IMPORT, GROW_SOURCE, thread_arena
 from .native_source import (
     _BUILTINS,
     _FORMAT,
@@ -99,15 +100,25 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
             del ok[n]
     if entry not in ok:  # pragma: no cover - the entry is one of the module's functions
         return None, "the entry is not a function"
-    parts = [f"# {_FORMAT}\nimport math\n\nimport numpy as np\nfrom numba import njit\n"]
+    if gen.stack_types:
+        # The stacks are regions of an arena, which every function receives.
+        users = {f"_s{op}_{k}" for k in gen.stack_types.values() for op in ("push", "pop")}
+        functions, why = thread_arena(out, entry, users, _JIT)
+        if why is not None:
+            return None, why
+    else:
+        functions = [f"@{_JIT}\n{ast.unparse(fn)}\n" for fn in out.values()]
+    head = f"# {_FORMAT}\nimport math\n\nimport numpy as np\nfrom numba import njit\n"
+    parts = [head + (ARENA_IMPORT if gen.stack_types else "")]
+    if gen.stack_types:
+        parts.append(f"@{_JIT}{GROW_SOURCE}")
     parts += [
         f"@{_INLINE}\n" + h.replace("\n\ndef ", f"\n\n@{_INLINE}\ndef ") for h in gen.helper_source
     ]
     parts += [_math_helper(n, a) for n, a in sorted(gen.math)]
     if gen.int_helpers:
         parts.append(_INT_NATIVE.format(jit=_INLINE))
-    parts += [f"@{_JIT}\n{ast.unparse(fn)}\n" for fn in out.values()]
-    return "\n\n".join(parts), None
+    return "\n\n".join(parts + functions), None
 
 
 class WholeProgram:
