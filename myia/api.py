@@ -16,6 +16,7 @@ from .abstract import show, to_abstract
 from .abstract.lattice import PY_SCALARS, TypeMismatch
 from .boundary import boundary, boundary_call
 from .compile import Backend, get_backend
+from .compile.backend import DEVICE_ARRAY_TYPES
 from .entry import Entry
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
 from .frontend.cache import new_compilation, record, recorded
@@ -78,6 +79,7 @@ def _has_quick_key(a: Any) -> bool:
         t in SCALAR_TYPES
         or t is _ndarray
         or t is _Generator
+        or t in DEVICE_ARRAY_TYPES
         or (t is tuple and all(map(_has_quick_key, a)))
     )
 
@@ -93,10 +95,19 @@ def array_key(args: tuple[Any, ...]) -> tuple[Any, ...]:
         [
             (a.shape, a.dtype)
             if type(a) is _ndarray
-            else (tuple_key(a) if type(a) is tuple else type(a))
+            else (tuple_key(a) if type(a) is tuple else _other_key(a))
             for a in args
         ]
     )
+
+
+def _other_key(a: Any) -> Any:
+    """The key of an argument other than an array or a tuple.
+
+    Its type, with a device array's shape and dtype.
+    """
+    t = type(a)
+    return (t, a.shape, a.dtype) if t in DEVICE_ARRAY_TYPES else t
 
 
 def tuple_key(t: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -40,6 +40,12 @@ class Executable:
         return None, True
 
 
+#: Array types of backends (``jax.Array``'s class) that a call's quick key reads as it reads
+#: NumPy arrays (their shape and dtype), with their type: the backend that registers one
+#: gives their abstract value (`abstract_of`), which no other backend accepts.
+DEVICE_ARRAY_TYPES: set[type] = set()
+
+
 class Backend:
     """What every backend provides."""
 

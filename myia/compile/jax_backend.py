@@ -50,7 +50,7 @@ from ..ir.node import Graph
 from ..opt.effects import ARRAY_TOTAL, TOTAL
 from ..primitives import P, Primitive
 from . import jax_runtime as rt
-from .backend import Backend, Executable, PythonExecutable
+from .backend import DEVICE_ARRAY_TYPES, Backend, Executable, PythonExecutable
 from .codegen import generate
 from .jax_codegen import JaxGenerator, Unsupported, flagged
 from .lower import record_constructor
@@ -493,6 +493,7 @@ class JaxBackend(Backend):
         except ImportError:  # pragma: no cover - depends on the environment
             raise MyiaError('backend="jax" needs JAX: pip install "myia[jax]"') from None
         self.jax, self.jnp = jax, jnp
+        DEVICE_ARRAY_TYPES.add(type(jnp.zeros(())))  # a call's quick key reads their shapes
         self.keep_on_device = keep_on_device
         self.device = device or "cpu"
         try:
@@ -542,17 +543,23 @@ class JaxBackend(Backend):
         return JaxExecutable(graph, self)
 
     def abstract_of(self, value: Any) -> Any:
-        """The abstract value of an argument that is or holds ``jax.Array``s (others: None).
+        """The abstract value of an argument that is or holds ``jax.Array``s.
 
         A tuple or record holding some (a model kept on the device) has the abstract value of
         the same structure holding NumPy arrays of their shapes and dtypes.
         """
-        array = self.jax.Array
-        if isinstance(value, array):
-            return AbstractArray(np.dtype(value.dtype).name, tuple(value.shape))
-        if _holds(value, array):
-            return to_abstract(_map_arrays(value, array, _stand_in))
-        return None
+        return _abstract(value, self.jax.Array)
+
+
+def _abstract(value: Any, array: type) -> Any:
+    """`to_abstract` of `value`, whose tuples and records may hold `array`s."""
+    if isinstance(value, array):
+        return AbstractArray(np.dtype(value.dtype).name, tuple(value.shape))
+    if type(value) is tuple:
+        return AbstractTuple(tuple(_abstract(v, array) for v in value))
+    if _holds(value, array):  # a record
+        return to_abstract(_map_arrays(value, array, _stand_in))
+    return to_abstract(value)
 
 
 def _holds(value: Any, array: type) -> bool:

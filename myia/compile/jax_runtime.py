@@ -44,11 +44,35 @@ class Trace:
     capacity: int = 64
     flags: list[list[Any]] = []
     needs: list[list[Any]] = []
+    #: Integers known when tracing, by the id of their (traced) array: ``id -> (array, n)``.
+    known: dict[int, tuple[Any, int]] = {}
 
     @classmethod
     def start(cls, capacity: int) -> None:
         """Start tracing a program whose stacks have `capacity` rows."""
         cls.capacity = capacity
+        cls.known = {}
+
+
+def remember(x: Any, n: int) -> Any:
+    """Record that the traced integer array `x` is `n` (a loop's counter, a stack's size)."""
+    Trace.known[id(x)] = (x, n)
+    return x
+
+
+def _plus(count: Any, n: int) -> Any:
+    """``count + n``, remembered where `count` is known (a stack's size)."""
+    k = known(count)
+    out = count + n
+    return out if k is None else remember(out, k + n)
+
+
+def known(x: Any) -> int | None:
+    """The value of integer `x` where it is known when tracing (else None)."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        return int(x)
+    entry = Trace.known.get(id(x))
+    return entry[1] if entry is not None and entry[0] is x else None
 
 
 def _jnp() -> Any:
@@ -86,7 +110,9 @@ def to_carry(value: Any, a: Any) -> Any:
     if isinstance(value, Union) or isinstance(a, AbstractFunction):
         return value  # split by `jax_control.split`
     if isinstance(a, (AbstractScalar, AbstractArray)):
-        return jnp.asarray(value, dtype=_dtype(a))
+        out = jnp.asarray(value, dtype=_dtype(a))
+        n = known(value) if isinstance(a, AbstractScalar) else None
+        return out if n is None else remember(out, n)
     if isinstance(a, tuple):
         return tuple(to_carry(v, e) for v, e in zip(value, a))
     if isinstance(a, AbstractTuple):
@@ -241,7 +267,7 @@ class JaxStack:
     def new(element: Any) -> JaxStack | AnyStack:
         """An empty stack of `element`s, of the trace's capacity."""
         jnp = _jnp()
-        count = jnp.asarray(0, dtype=np.int64)
+        count = remember(jnp.asarray(0, dtype=np.int64), 0)
         shapes: list[Any] = []
         try:
             _shapes(element, shapes)
@@ -254,11 +280,12 @@ class JaxStack:
         """The stack with `x` on top."""
         leaves: list[Any] = []
         _leaves(x, self.element, leaves)
-        return JaxStack(self.element, _write(self.buffers, leaves, self.count), self.count + 1)
+        buffers = _write(self.buffers, leaves, self.count)
+        return JaxStack(self.element, buffers, _plus(self.count, 1))
 
     def pop(self) -> tuple[Any, JaxStack]:
         """The top and the rest (the generated code pops only a non-empty stack)."""
-        i = self.count - 1
+        i = _plus(self.count, -1)
         top = _rebuild(iter(_read(self.buffers, i)), self.element)
         return top, JaxStack(self.element, self.buffers, i)
 
@@ -319,7 +346,7 @@ class AnyStack:
             ctl.fit(skeleton, iter(leaves), layout, fitted)
             leaves = fitted
         buffers = _write(stack.buffers, leaves, stack.count)
-        return AnyStack(stack.layout, buffers, stack.count + 1)
+        return AnyStack(stack.layout, buffers, _plus(stack.count, 1))
 
     def pop(self) -> tuple[Any, AnyStack]:
         """The top and the rest (the generated code pops only a non-empty stack)."""
@@ -327,7 +354,7 @@ class AnyStack:
 
         if self.layout is None:
             raise Unreachable("a value popped from a stack nothing was pushed on")
-        i = self.count - 1
+        i = _plus(self.count, -1)
         top = ctl.join(self.layout, iter(_read(self.buffers, i)))
         return top, AnyStack(self.layout, self.buffers, i)
 

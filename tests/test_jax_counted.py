@@ -1,0 +1,125 @@
+"""Counted loops on the JAX backend: loops whose trip count is known when traced.
+
+A ``for`` loop over a range of known bounds, and the backward loop of its gradient, run as
+``lax.fori_loop`` with their trip counts (`myia.compile.jax_counted`); every other loop as
+``lax.while_loop``. Both give the NumPy backend's results.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from myia import grad, myia
+from myia.testing import check_grad
+
+jax = pytest.importorskip("jax")
+
+import myia.compile.jax_control as ctl  # noqa: E402
+
+
+@pytest.fixture
+def trips(monkeypatch):
+    """The trip counts of the loops traced (None: a ``while_loop``)."""
+    seen: list = []
+    counted = ctl._counted
+
+    def spy(*args):
+        out = counted(*args)
+        seen.append(out[1])
+        return out
+
+    monkeypatch.setattr(ctl, "_counted", spy)
+    return seen
+
+
+def rnn_loss(x, Wx, Wh, b):
+    h = np.zeros((x.shape[1], Wh.shape[0]))
+    for t in range(x.shape[0]):
+        h = np.tanh(x[t] @ Wx + h @ Wh + b)
+    return np.sum(h * h)
+
+
+def stepped(x, start, stop, step):
+    y = x
+    for i in range(start, stop, step):
+        y = y * 0.9 + np.sin(y) * i
+    return y
+
+
+def down_to(x, n):
+    i = n
+    while i != 0:
+        x = x * 1.1 + 0.5
+        i = i - 1
+    return x
+
+
+def by_value(x):
+    while x < 10.0:
+        x = x * 1.5 + 0.1
+    return x
+
+
+def divides(x, n):
+    y = x
+    for i in range(n):
+        y = y + 1.0 / (x - i)
+    return y
+
+
+rng = np.random.default_rng(0)
+RNN = (
+    rng.standard_normal((90, 3, 2)),
+    rng.standard_normal((2, 4)) / 2,
+    rng.standard_normal((4, 4)) / 2,
+    np.zeros(4),
+)
+
+
+def test_a_loop_and_its_backward_loop_are_counted(trips):
+    g = grad(rnn_loss, "Wx", "Wh", "b", backend="jax")
+    got = g(*RNN)
+    expected = grad(rnn_loss, "Wx", "Wh", "b", backend="numpy")(*RNN)
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    assert g.specialization(*RNN).executable.jitted
+    # The forward loop (its first iteration peeled) and the backward loop, traced again when
+    # 90 iterations overflow the stacks' first capacity.
+    assert trips and all(n in (89, 90) for n in trips), trips
+
+
+def test_gradient_of_a_long_counted_loop_checks():
+    check_grad(rnn_loss, *RNN, wrt=("Wx", "Wh", "b"), backend="jax")
+
+
+@pytest.mark.parametrize(
+    "start,stop,step", [(0, 7, 1), (3, 3, 1), (5, 1, 1), (10, -3, -3), (1, 20, 4), (-2, 9, 5)]
+)
+def test_ranges(start, stop, step):
+    args = (0.3, start, stop, step)
+    assert myia(stepped, backend="jax")(*args) == pytest.approx(stepped(*args), rel=1e-12)
+    expected = grad(stepped, "x", backend="numpy")(*args)
+    assert grad(stepped, "x", backend="jax")(*args) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [0, 1, 6])
+def test_a_counter_down_to_zero(n):
+    assert myia(down_to, backend="jax")(0.5, n) == pytest.approx(down_to(0.5, n), rel=1e-12)
+    expected = grad(down_to, "x", backend="numpy")(0.5, n)
+    assert grad(down_to, "x", backend="jax")(0.5, n) == pytest.approx(expected, rel=1e-12)
+
+
+def test_value_dependent_loops_are_not_counted(trips):
+    assert myia(by_value, backend="jax")(0.5) == pytest.approx(by_value(0.5))
+    assert grad(by_value, backend="jax")(0.5) == pytest.approx(
+        grad(by_value, backend="numpy")(0.5), rel=1e-12
+    )
+    assert None in trips
+
+
+def test_an_error_in_a_counted_loop_is_raised_at_its_line():
+    f = myia(divides, backend="jax")
+    assert f(10.5, 3) == pytest.approx(divides(10.5, 3))
+    with pytest.raises(ZeroDivisionError):
+        f(2.0, 5)
