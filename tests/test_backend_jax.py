@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from myia import grad, myia, value_and_grad
+from myia import grad, hessian, myia, value_and_grad
 from myia.errors import MyiaError
 from myia.testing import check_grad
 
@@ -633,3 +633,13 @@ def test_errors_flagged_after_calls_that_succeeded():
         assert f(3.0, 3) == myia(log_loop, backend="numpy")(3.0, 3)
     with pytest.raises(ValueError, match="math domain error"):
         f(0.5, 3)
+
+
+def newton_hessian(a):
+    return hessian(newton)(a)
+
+
+def test_hessian_of_a_while_loop_is_jitted():
+    h = myia(newton_hessian, backend="jax")
+    assert h(2.0) == pytest.approx(myia(newton_hessian, backend="numpy")(2.0), rel=1e-12)
+    assert _jitted(h, (2.0,)), h.specialization(2.0).executable.reason

@@ -156,6 +156,7 @@ def index_add(a: Any, index: Any, v: Any) -> Any:
     from .jax_runtime import check_bounds
 
     check_bounds(a, index)
+    a = _jax().numpy.asarray(a)  # a constant may be a NumPy array
     return a.at[index].add(_jax().numpy.asarray(v, a.dtype))
 
 
