@@ -208,7 +208,7 @@ class FunctionValues:
         self,
         fn_abs: AbstractFunction,
         fn_ref: Node,
-        bound: list[Node],
+        bound: list[Node] | dict[Any, list[Node]],
         arg_abs: list[AbstractValue],
         node: Apply,
         ctx: Context,
@@ -219,14 +219,22 @@ class FunctionValues:
         ``D1(fn, args)`` where ``Dk(fn, args) = switch(is_(fn, Fk), Wk, Dk+1)(fn, args)``
         and ``Wk(fn, args) = Fk'(args)``: ``Fk'`` is the specialization of the k-th function
         for these arguments, ``Fk`` the graph standing for it as a value (`representative`).
-        Each ``Wk`` converts its result to the call's (joined) type.
+        Each ``Wk`` converts its result to the call's (joined) type. Where the options bind
+        the call differently (`bind_options` gives each its arguments: defaults), ``args``
+        holds all of them, and ``Wk`` passes its own.
         """
         new = self.graphs[ctx]
         result = values[node]
         want = erase_functions(result)
         dbg = node.debug
         opts = sorted(fn_abs.options, key=_option_key)  # type: ignore[arg-type]
-        types = [fn_ref.abstract, *(b.abstract for b in bound)]
+        per = bound if isinstance(bound, dict) else dict.fromkeys(opts, bound)
+        flat = bound if isinstance(bound, list) else [n for f in opts for n in per[f]]
+        start = {f: 0 for f in opts}
+        if isinstance(bound, dict):
+            for k, f in enumerate(opts):
+                start[f] = sum(len(per[o]) for o in opts[:k])
+        types = [fn_ref.abstract, *(b.abstract for b in flat)]
 
         def graph(name: str) -> tuple[Graph, list[Parameter]]:
             g = Graph(name)
@@ -245,7 +253,8 @@ class FunctionValues:
             self.inf.finalize(tctx)
             res = self.inf.result_of(tctx)
             w, ps = graph(f"{t.name}:dispatch")
-            call = Apply([self._const(t, node, None), *ps[1:]], w, dbg.derive())
+            mine = ps[1 + start[f] : 1 + start[f] + len(per[f])]
+            call = Apply([self._const(t, node, None), *mine], w, dbg.derive())
             call.abstract = res
             w.output = self.convert(call, want, w) if not _returns(res, want) else call
             rep = self.representative(f, t)  # type: ignore[arg-type]
@@ -264,7 +273,7 @@ class FunctionValues:
             d.output = out
             nxt = d
         assert nxt is not None
-        app = Apply([self._const(nxt, node, None), fn_ref, *bound], new, dbg.derive())
+        app = Apply([self._const(nxt, node, None), fn_ref, *flat], new, dbg.derive())
         app.abstract = result
         return app
 
@@ -287,11 +296,13 @@ class FunctionValues:
         node: Apply,
         ctx: Context,
         values: dict[Node, AbstractValue],
-    ) -> list[Node]:
+    ) -> list[Node] | dict[Any, list[Node]]:
         """Positional arguments of a call to a function chosen at run time among `fn_abs`.
 
         Keywords, defaults and ``*args`` are bound at compile time: where the functions it
-        may call bind the arguments alike, that binding; else a `MyiaTypeError`.
+        may call bind the arguments alike, that binding; where they bind them differently
+        (other defaults, other parameters) and the call can test which it calls
+        (`dispatch`), each one's; else a `MyiaTypeError`.
         """
         options = list(fn_abs.options)
 
@@ -328,6 +339,10 @@ class FunctionValues:
         first = bindings[0]
         for other in bindings[1:]:
             if len(other) != len(first) or not all(map(_same_input, first, other)):
+                if all(_dispatchable(f) for f in options):
+                    # Each binds the call its own way (``def f1(x, k=2.0)``, ``def f2(x,
+                    # k=3.0)``): the call tests which it calls (`dispatch`).
+                    return dict(zip(options, bindings))
                 names = ", ".join(sorted(_unpartial(f)[0].graph.name for f in options))
                 raise MyiaTypeError(
                     f"the functions this call may call ({names}) bind its arguments "
@@ -397,6 +412,11 @@ def _unpartial(f: Any) -> tuple[Any, list[AbstractValue]]:
         bound[:0] = f.args
         f = f.fn
     return f, bound
+
+
+def _dispatchable(f: Any) -> bool:
+    """Whether `dispatch` can tell option `f` of a call apart from the others at run time."""
+    return isinstance(f, GraphFunction) and _captures_nothing(f)
 
 
 def _captures_nothing(fn: GraphFunction) -> bool:

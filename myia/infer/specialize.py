@@ -343,10 +343,10 @@ class Specializer(FunctionValues):
             bound = self.bind_options(fn_abs, inputs[1:], arg_nodes, arg_abs, node, ctx, values)  # type: ignore[arg-type]
             return self.dispatch(fn_abs, inputs[0], bound, arg_abs, node, ctx, values)  # type: ignore[arg-type]
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
-            inputs = [
-                inputs[0],
-                *self.bind_options(fn_abs, inputs[1:], arg_nodes, arg_abs, node, ctx, values),
-            ]
+            bound = self.bind_options(fn_abs, inputs[1:], arg_nodes, arg_abs, node, ctx, values)
+            if isinstance(bound, dict):  # each binds the call its own way (defaults)
+                return self.dispatch(fn_abs, inputs[0], bound, arg_abs, node, ctx, values)
+            inputs = [inputs[0], *bound]
         app = _retype(Apply(inputs, new, node.debug.derive()), result)
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
             want = erase_functions(result)
