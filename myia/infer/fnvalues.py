@@ -187,22 +187,24 @@ class FunctionValues:
         several = [
             f
             for f in opts
-            if isinstance(f, GraphFunction)
-            and _captures_nothing(f)
-            and len(self.inf.fn_contexts.get(f, ())) > 1
+            if _dispatchable(f)
+            and (
+                len(self.inf.fn_contexts.get(f, ())) > 1
+                or len(self.inf.partial_contexts.get(f, ())) > 1  # type: ignore[call-overload]
+            )
         ]
         if not several:
             return False
-        others = [f for f in opts if not isinstance(f, GraphFunction)]
+        others = [f for f in opts if not isinstance(f, (GraphFunction, PartialFunction))]
         if others:
             names = ", ".join(sorted(getattr(f, "name", repr(f)) for f in others))
             raise MyiaTypeError(
-                f"this call chooses at run time between {several[0].graph.name} (called with "  # type: ignore[union-attr]
+                f"this call chooses at run time between {_name(several[0])} (called with "
                 f"several argument types) and {names}: Myia cannot tell them apart (not "
                 f"supported yet); wrap {names} in a function (``lambda v: f(v)``)",
                 error_frames(self.inf.calls),
             )
-        return all(isinstance(f, GraphFunction) and _captures_nothing(f) for f in opts)
+        return all(map(_dispatchable, opts))
 
     def dispatch(
         self,
@@ -247,23 +249,44 @@ class FunctionValues:
 
         nxt: Graph | None = None
         for f in reversed(opts):
-            wide = [broaden(a) for a in arg_abs]
-            tctx = self.target(f, wide, node, ctx, values)  # type: ignore[arg-type]
+            fn, pargs = _unpartial(f)
+            # A function value is called on broadened arguments, a partial application on
+            # the call's (as inference called them).
+            args = [*pargs, *arg_abs] if pargs else [broaden(a) for a in arg_abs]
+            tctx = self.target(fn, args, node, ctx, values)
             t = self.graph_for(tctx)
             self.inf.finalize(tctx)
             res = self.inf.result_of(tctx)
+            rep = self.representative(fn, t)
             w, ps = graph(f"{t.name}:dispatch")
             mine = ps[1 + start[f] : 1 + start[f] + len(per[f])]
+            if isinstance(f, PartialFunction):
+                # The arguments this partial application bound (it is the one applying
+                # `rep`: the test below chose it).
+                ps[0].abstract = AbstractFunction(frozenset([f]))
+                held = []
+                for i, a in enumerate(pargs):
+                    pa = [P.partial_arg, ps[0], i, rep, -1]
+                    arg = Apply([self._const(v, node, None) if k != 1 else v
+                                 for k, v in enumerate(pa)], w, dbg.derive())
+                    arg.abstract = a
+                    held.append(arg)
+                mine = [*held, *mine]
             call = Apply([self._const(t, node, None), *mine], w, dbg.derive())
             call.abstract = res
             w.output = self.convert(call, want, w) if not _returns(res, want) else call
-            rep = self.representative(f, t)  # type: ignore[arg-type]
             if nxt is None:
                 nxt = w
                 continue
             d, ps = graph(f"{t.name}:choose")
             is_ = self._const(P.is_, node, None)
-            test = Apply([is_, ps[0], self._const(rep, node, None)], d, dbg.derive())
+            which: Node = ps[0]
+            if isinstance(f, PartialFunction):
+                which = Apply([self._const(P.partial_fn, node, None), ps[0]], d, dbg.derive())
+                which.abstract = AbstractFunction(
+                    frozenset(o.fn for o in fn_abs.options)  # type: ignore[union-attr]
+                )
+            test = Apply([is_, which, self._const(rep, node, None)], d, dbg.derive())
             test.abstract = py_bool()
             sw_in = [self._const(P.switch, node, None), test]
             sw = Apply([*sw_in, self._const(w, node, None), self._const(nxt, node, None)], d)
@@ -399,8 +422,9 @@ def _below(a: AbstractValue, want: AbstractValue) -> bool:
     return _same_but_weak(a, want)
 
 
-def _option_key(f: GraphFunction) -> tuple[Any, ...]:
+def _option_key(f: Any) -> tuple[Any, ...]:
     """A deterministic order of the functions a call may call."""
+    f = _unpartial(f)[0]
     loc = f.graph.debug.find_location()
     return (f.graph.name, loc.filename if loc else "", loc.line if loc else 0, id(f.graph))
 
@@ -415,8 +439,19 @@ def _unpartial(f: Any) -> tuple[Any, list[AbstractValue]]:
 
 
 def _dispatchable(f: Any) -> bool:
-    """Whether `dispatch` can tell option `f` of a call apart from the others at run time."""
+    """Whether `dispatch` can tell option `f` of a call apart from the others at run time.
+
+    A function that captures nothing is tested by identity; a partial application of one, by
+    the function it applies.
+    """
+    if isinstance(f, PartialFunction):
+        f = f.fn
     return isinstance(f, GraphFunction) and _captures_nothing(f)
+
+
+def _name(f: Any) -> str:
+    """The name of the function `f` is, or applies."""
+    return str(_unpartial(f)[0].graph.name)
 
 
 def _captures_nothing(fn: GraphFunction) -> bool:

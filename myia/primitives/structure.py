@@ -263,14 +263,26 @@ def partial(fn, *args):
 
 
 @primitive
-def partial_arg(p, i):
+def partial_arg(p, i, f=None, k=-1):
     """Argument ``i`` bound by partial application ``p`` (whose function is not a partial).
 
     A call of a partial application whose function is called with several types (the same
     partial value at two call sites) calls the function's specialization for each call's
-    types directly, on the arguments the partial bound.
+    types directly, on the arguments the partial bound. Where ``p`` may be one of several
+    partial applications (chosen at run time), it is known to be the one whose function
+    (``k`` -1) or ``k``-th bound argument is ``f`` (`myia.infer.fnvalues.dispatch` tested it).
     """
     return p.args[i]
+
+
+@primitive
+def partial_fn(p):
+    """The function partial application ``p`` applies.
+
+    A call choosing among partial applications at run time tests which function it calls
+    (`myia.infer.fnvalues.dispatch`).
+    """
+    return p.fn if type(p) is Partial else p.func
 
 
 @primitive
@@ -487,11 +499,30 @@ def _infer_partial(fn, *args):
 
 
 @infer_rule(partial_arg)
-def _infer_partial_arg(p, i):
+def _infer_partial_arg(p, i, f=None, k=None):
     p = _expect(p, AbstractFunction, "partial_arg")
-    k = const_value(i, "the index of a bound argument", int)
-    (pf,) = p.options
+    n = const_value(i, "the index of a bound argument", int)
+    options = list(p.options)
+    if len(options) > 1 and isinstance(f, AbstractFunction):
+        slot = const_value(k, "the index of the argument telling options apart", int)
+        options = [o for o in options if _slot(o, slot) == f] or options
+    out = BOTTOM
+    for o in options:
+        out = join(out, o.args[n])
+    return out
+
+
+def _slot(pf, k):
+    """The function of partial application `pf` (`k` -1) or its `k`-th bound argument."""
+    if k < 0:
+        return AbstractFunction(frozenset([pf.fn]))
     return pf.args[k]
+
+
+@infer_rule(partial_fn)
+def _infer_partial_fn(p):
+    p = _expect(p, AbstractFunction, "partial_fn")
+    return AbstractFunction(frozenset(pf.fn for pf in p.options))
 
 
 @infer_rule(convert)
@@ -608,7 +639,7 @@ def bprop_convert(x, typ, out, dout):
 
 
 nondifferentiable(tuple_len, tuple_loops, list_len, dict_keys, make_kwarg, make_slice)
-special(partial, partial_arg)  # forward graphs `myia.grad.lib.jpartial`, `jpartial_arg`
+special(partial, partial_arg, partial_fn)  # forward graphs `myia.grad.lib.jpartial`...
 
 # Tangents (forward mode): each moves its arguments' tangents as it moves the values.
 for _p in (make_tuple, tuple_concat, make_list, list_concat, list_sum_start):
