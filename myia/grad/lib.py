@@ -61,7 +61,7 @@ def _jpartial_call(jf, args, *more):
     return out, bprop
 
 
-def jpartial_arg(jp, i, f, k):
+def jpartial_arg(jp, i, f=None, k=-1):
     # `jp` is the forward value of a partial application: `jpartial`'s, which binds `jf` and
     # the tuple of the arguments (the primal's function `f` is `jf` there: bound argument 0).
     v = P.partial_arg(jp, 1, f, k + 1)[i]

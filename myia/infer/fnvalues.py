@@ -34,6 +34,7 @@ from ..primitives import P
 from .binding import _is_kwarg, _same_input, bind_graph_nodes
 from .calls import bind_graph_args
 from .engine import Context, Inferrer, _is_switch
+from .lifting import LiftClosure
 from .registry import INFER_RULES
 from .rulelib import py_bool
 from .traceback import error_frames, user_name
@@ -127,6 +128,18 @@ class FunctionValues:
         if app.abstract == result:
             return app
         return self.convert(app, result, new)
+
+    def lift_or_error(self, fn: GraphFunction, ctxs: list[Context]) -> MyiaTypeError:
+        """The error that has closure `fn`, called with several types, lifted (`LiftClosure`).
+
+        The program compiles again with `fn` a partial application of a closed graph to
+        the values it captures (`myia.infer.lifting`); `polymorphic_value_error` if it
+        cannot be.
+        """
+        error = self.polymorphic_value_error(fn, ctxs)
+        if hasattr(fn.graph, "abstract"):  # a graph Myia made, not one parsed
+            return error
+        return LiftClosure(fn.graph, error)
 
     def polymorphic_value_error(self, fn: GraphFunction, ctxs: list[Context]) -> MyiaTypeError:
         """The error for function value `fn` called with several argument types (`ctxs`).

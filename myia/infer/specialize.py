@@ -254,11 +254,11 @@ class Specializer(FunctionValues):
             if len(ctxs) > 1 and not _captures_nothing(fn):
                 # Calls of a closure call the value made here (those of a top-level
                 # function call the specialization for their arguments: `apply`).
-                raise self.polymorphic_value_error(fn, ctxs)
+                raise self.lift_or_error(fn, ctxs)
             if len(ctxs) != 1:
                 return DEAD
         if len(ctxs) > 1 and not _captures_nothing(fn):
-            raise self.polymorphic_value_error(fn, ctxs)
+            raise self.lift_or_error(fn, ctxs)
         if len(ctxs) > 1:
             return DEAD  # its calls call the specialization for their arguments (`apply`)
         return self.graph_for(ctxs[0])
