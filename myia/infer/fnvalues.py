@@ -242,6 +242,7 @@ class FunctionValues:
         result = values[node]
         want = erase_functions(result)
         dbg = node.debug
+        # Functions first: the test of a partial application reads its function.
         opts = sorted(fn_abs.options, key=_option_key)  # type: ignore[arg-type]
         per = bound if isinstance(bound, dict) else dict.fromkeys(opts, bound)
         flat = bound if isinstance(bound, list) else [n for f in opts for n in per[f]]
@@ -380,12 +381,24 @@ class FunctionValues:
                     # k=3.0)``): the call tests which it calls (`dispatch`).
                     return dict(zip(options, bindings))
                 names = ", ".join(sorted(_unpartial(f)[0].graph.name for f in options))
-                raise MyiaTypeError(
+                error = MyiaTypeError(
                     f"the functions this call may call ({names}) bind its arguments "
                     "differently (parameter names, order or defaults): call them with "
                     "positional arguments, or give them the same parameters",
                     error_frames([*self.inf.calls, (ctx, node, values)]),
                 )
+                closure = next(
+                    (
+                        f.graph
+                        for f in map(lambda o: _unpartial(o)[0], options)
+                        if isinstance(f, GraphFunction)
+                        and not _captures_nothing(f)
+                        and not hasattr(f.graph, "abstract")
+                    ),
+                    None,
+                )
+                # A closure among them is lifted, to be told apart as a partial application.
+                raise error if closure is None else LiftClosure(closure, error)
         return first
 
 
@@ -436,10 +449,11 @@ def _below(a: AbstractValue, want: AbstractValue) -> bool:
 
 
 def _option_key(f: Any) -> tuple[Any, ...]:
-    """A deterministic order of the functions a call may call."""
+    """A deterministic order of the functions a call may call, partial applications last."""
+    last = isinstance(f, PartialFunction)
     f = _unpartial(f)[0]
     loc = f.graph.debug.find_location()
-    return (f.graph.name, loc.filename if loc else "", loc.line if loc else 0, id(f.graph))
+    return (last, f.graph.name, loc.filename if loc else "", loc.line if loc else 0, id(f.graph))
 
 
 def _unpartial(f: Any) -> tuple[Any, list[AbstractValue]]:

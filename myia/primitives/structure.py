@@ -502,14 +502,40 @@ def _infer_partial(fn, *args):
 def _infer_partial_arg(p, i, f=None, k=None):
     p = _expect(p, AbstractFunction, "partial_arg")
     n = const_value(i, "the index of a bound argument", int)
-    options = list(p.options)
+    # Where ``p`` may also be a function (a call testing options tests those first), it is
+    # one of its partial applications.
+    options = [o for o in p.options if isinstance(o, PartialFunction)]
     if len(options) > 1 and isinstance(f, AbstractFunction):
         slot = const_value(k, "the index of the argument telling options apart", int)
-        options = [o for o in options if _slot(o, slot) == f] or options
+        options = [o for o in options if _same_function(_slot(o, slot), f)] or options
     out = BOTTOM
     for o in options:
         out = join(out, o.args[n])
     return out
+
+
+def _same_function(a, b):
+    """Whether `a` and `b` are one function, or the same one's graph before and after it
+    was specialized (the types of a specialized graph's nodes name the graphs inferred)."""
+    if a == b:
+        return True
+    if not (isinstance(a, AbstractFunction) and isinstance(b, AbstractFunction)):
+        return False
+    if len(a.options) != 1 or len(b.options) != 1:
+        return False
+    ga = getattr(next(iter(a.options)), "graph", None)
+    gb = getattr(next(iter(b.options)), "graph", None)
+    if ga is None or gb is None:
+        return False
+    return _derives(ga.debug, gb.debug) or _derives(gb.debug, ga.debug)
+
+
+def _derives(d, origin):
+    while d is not None:
+        if d is origin:
+            return True
+        d = d.origin
+    return False
 
 
 def _slot(pf, k):
@@ -522,7 +548,9 @@ def _slot(pf, k):
 @infer_rule(partial_fn)
 def _infer_partial_fn(p):
     p = _expect(p, AbstractFunction, "partial_fn")
-    return AbstractFunction(frozenset(pf.fn for pf in p.options))
+    # (A call testing options tests those that are not partial applications first.)
+    fns = [pf.fn for pf in p.options if isinstance(pf, PartialFunction)]
+    return AbstractFunction(frozenset(fns))
 
 
 @infer_rule(convert)
