@@ -281,8 +281,11 @@ class FunctionValues:
                 held = []
                 for i, a in enumerate(pargs):
                     pa = [P.partial_arg, ps[0], i, rep, -1]
-                    arg = Apply([self._const(v, node, None) if k != 1 else v
-                                 for k, v in enumerate(pa)], w, dbg.derive())
+                    arg = Apply(
+                        [self._const(v, node, None) if k != 1 else v for k, v in enumerate(pa)],
+                        w,
+                        dbg.derive(),
+                    )
                     arg.abstract = a
                     held.append(arg)
                 mine = [*held, *mine]

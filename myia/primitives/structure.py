@@ -515,8 +515,10 @@ def _infer_partial_arg(p, i, f=None, k=None):
 
 
 def _same_function(a, b):
-    """Whether `a` and `b` are one function, or the same one's graph before and after it
-    was specialized (the types of a specialized graph's nodes name the graphs inferred)."""
+    """Whether `a` and `b` are one function, or one graph before and after specialization.
+
+    The types of a specialized graph's nodes name the graphs inference saw.
+    """
     if a == b:
         return True
     if not (isinstance(a, AbstractFunction) and isinstance(b, AbstractFunction)):
