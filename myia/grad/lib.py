@@ -4,9 +4,10 @@
 inside Myia code. `jpartial`, `jpartial_arg`, `jpartial_fn` and `japply_star` are the forward
 graphs of `partial`, `partial_arg`, `partial_fn` and `apply_star`: a partial application in the
 forward pass must, when called, return ``(out, bprop)`` like any forward function, and its
-sensitivity (an environment) must give back those of its bound arguments, stored under integer keys, and
-that of its function, stored under `PARTIAL_FN` (never merged with the partial's own keys:
-the function may itself be a partial application, whose bound arguments have the same keys).
+sensitivity (an environment) must give back those of its bound arguments, stored under
+integer keys, and that of its function, stored under `PARTIAL_FN` (never merged with the
+partial's own keys: the function may itself be a partial application, whose bound arguments
+have the same keys).
 
 `checkpointed` is what ``myia.checkpoint(f)(...)`` calls; its graph is flagged, and its
 forward graph is `jcheckpoint` of its ordinary one (`myia.grad.jtransform`).
