@@ -41,10 +41,18 @@ from .traceback import error_frames, user_name
 
 
 class Dead:
-    """Stands for a function that is never called (a branch never taken)."""
+    """Stands for a function that is never called (a branch never taken).
+
+    `DEAD` stands for every branch never taken. A function value never called but compared
+    (``is_``: the test of `dispatch`, once a gradient inlined the calls it chose among) has
+    one of its own, `named` after it: values of different functions are different objects.
+    """
+
+    def __init__(self, name: str | None = None):
+        self.name = name
 
     def __repr__(self) -> str:
-        return "DEAD"
+        return "DEAD" if self.name is None else f"DEAD({self.name})"
 
 
 DEAD = Dead()
