@@ -291,3 +291,45 @@ def test_missing_argument_is_a_clear_error():
     with pytest.raises(MyiaTypeError) as info:
         myia(defaults_missing)(2.0)
     assert "defaults_missing" in str(info.value) or "_needs_k" in str(info.value)
+
+
+# Second order --------------------------------------------------------------------------------
+
+
+def _mul_add(a, b):
+    return a * b + b
+
+
+def _sub_mul(a, b):
+    return (a - b) * b
+
+
+def functions_two_types(x, y):
+    # Top-level functions chosen at run time and called with two types. Once a gradient
+    # inlined the calls, the functions were values never called, which were one object: the
+    # test of which one is called always chose the first (a silent wrong second derivative).
+    p = _mul_add if x * y > 0.0 else _sub_mul
+    return p(y, x) + p(y, 2)
+
+
+SECOND = [
+    (functions_two_types, [(1.3, 0.7), (1.3, -0.7)]),
+    (closure_ifexp, [(2.0, 3.0), (-2.0, 3.0)]),
+    (closure_if, [(2.0, 3.0), (-2.0, 3.0)]),
+    (partials_ifexp, [(1.5, 3.0), (-1.5, 3.0)]),
+    (defaults_three_ways, [(2.0, 0.5), (0.5, 0.5), (-2.0, 0.5)]),
+    (defaults_closures, [(2.0, 0.5), (-2.0, 0.5)]),
+]
+SECOND_CASES = [(f, a) for f, pts in SECOND for a in pts]
+SECOND_IDS = [f"{f.__name__}-{i}" for i, (f, _) in enumerate(SECOND_CASES)]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+@pytest.mark.parametrize("fn, args", SECOND_CASES, ids=SECOND_IDS)
+def test_second_order(fn, args, backend):
+    check_grad(fn, *args, order=2, backend=backend)
+
+
+def test_functions_two_types_second_derivative_value():
+    # x * y < 0: (y - x) * x + (y - 2) * 2, whose second derivative in x is -2.
+    assert grad(grad(functions_two_types))(1.3, -0.7) == -2.0

@@ -46,7 +46,7 @@ def lift_closure(g: Graph, root: Graph) -> bool:
     scopes = Scopes(root)
     if g not in scopes.parents or scopes.parents[g] is None:
         return False
-    inner = scopes.scope(g)
+    inner = _own_graphs(g, scopes)
     mine = set(inner)
     captured: dict[Node, None] = {}
     for sub in inner:
@@ -59,7 +59,8 @@ def lift_closure(g: Graph, root: Graph) -> bool:
                 captured[Constant(c)] = None
     free = list(captured)
     cloner = Cloner(scopes)
-    lifted = cloner.clone(g, total=False)
+    cloner.add_graphs(inner)
+    lifted = cloner.graphs[g]
     lifted.debug = g.debug.derive()
     params = []
     for n in free:
@@ -91,6 +92,35 @@ def lift_closure(g: Graph, root: Graph) -> bool:
     return True
 
 
+def _own_graphs(g: Graph, scopes: Scopes) -> list[Graph]:
+    """`g` and the graphs that are part of it: nested in it, or used by it alone.
+
+    The blocks of ``g`` (the branches of an ``if``, a loop's body) read what they need of
+    ``g``'s variables as parameters, and are nested in ``g``'s parent as far as their free
+    variables tell; they are part of ``g`` all the same when ``g`` alone uses them.
+    """
+    users: dict[Graph, set[Graph]] = {}
+    for h in scopes.graphs:
+        for c in scopes.constants(h):
+            users.setdefault(c, set()).add(h)
+    base = scopes.scope(g)
+    own = dict.fromkeys(base)
+    todo = list(base)
+    while todo:  # every closure `g` reaches...
+        for c in scopes.constants(todo.pop()):
+            if c not in own and scopes.parents.get(c) is not None:
+                own[c] = None
+                todo.append(c)
+    changed = True
+    while changed:  # ... but those used elsewhere too
+        changed = False
+        for c in list(own):
+            if c not in base and not users.get(c, set()) <= own.keys():
+                del own[c]
+                changed = True
+    return list(own)
+
+
 def _applies(g: Graph) -> list[Apply]:
     from ..ir.analysis import toposort
 
@@ -105,7 +135,7 @@ def _lifted_input(
         for n, p in subst.items():
             if n.is_constant and n.value is i.value:
                 return p
-        if i.value is g:  # `g` calling itself: the lifted graph on the values it was given
+        if i.value is g or i.value is lifted:  # `g` calling itself: on the values it was given
             return _made(where, lifted, params)
         return i
     return subst.get(i, i)
