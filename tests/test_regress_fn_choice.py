@@ -113,7 +113,55 @@ def closure_called_alone(x, y):
     return fn(x) + fn(np.ones(2)).sum()
 
 
+def _make_adder(y):
+    def add(a):
+        return a + y
+
+    return add
+
+
+def returned_closure(x, y):
+    # A closure returned by a function and called with two types.
+    add = _make_adder(y * x)
+    return add(x) * add(2) + add(np.ones(3)).sum()
+
+
+def _make_power(y):
+    def power(n, a):
+        if n <= 1:
+            return a
+        return power(n - 1, a * y)
+
+    return power
+
+
+def returned_recursive_closure(x, y):
+    p = _make_power(y)
+    return p(3, x) + p(2, np.ones(2) * x).sum()
+
+
+def _make_loop(y):
+    def loop(n, a):
+        i = 0
+        while i < n:
+            a = a * y + 1.0
+            i = i + 1
+        for _ in range(2):
+            a = a + y
+        return a
+
+    return loop
+
+
+def returned_closure_with_loops(x, y):
+    r = _make_loop(y)
+    return r(3, x) + r(2, np.ones(2) * x).sum()
+
+
 CLOSURES = [
+    returned_closure,
+    returned_recursive_closure,
+    returned_closure_with_loops,
     closure_ifexp,
     closure_if,
     closure_lambdas_arrays,
@@ -314,6 +362,8 @@ def functions_two_types(x, y):
 
 SECOND = [
     (functions_two_types, [(1.3, 0.7), (1.3, -0.7)]),
+    (returned_recursive_closure, [(1.5, 0.5)]),
+    (returned_closure_with_loops, [(1.5, 0.5)]),
     (closure_ifexp, [(2.0, 3.0), (-2.0, 3.0)]),
     (closure_if, [(2.0, 3.0), (-2.0, 3.0)]),
     (partials_ifexp, [(1.5, 3.0), (-1.5, 3.0)]),
