@@ -192,8 +192,8 @@ class _ScopeTangent:
             return
         if prim in (P.partial_arg, P.partial_fn):
             raise MyiaTypeError(
-                "jvp of a partial application called with arguments of several types is not "
-                "supported yet: make a partial application per type of call"
+                "jvp of a partial application or closure called with arguments of several "
+                "types is not supported yet: make one per type of call"
             )
         if prim is P.apply_star:
             raise MyiaTypeError("jvp of a call with *args of unknown length is not supported")
