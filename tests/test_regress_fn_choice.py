@@ -19,7 +19,7 @@ import pytest
 from helpers import assert_same
 
 from myia import MyiaTypeError, grad, myia
-from myia.testing import check_grad
+from myia.testing import check_grad, check_jvp
 
 BACKENDS = ["numpy", "debug", "jax"]
 
@@ -383,3 +383,20 @@ def test_second_order(fn, args, backend):
 def test_functions_two_types_second_derivative_value():
     # x * y < 0: (y - x) * x + (y - 2) * 2, whose second derivative in x is -2.
     assert grad(grad(functions_two_types))(1.3, -0.7) == -2.0
+
+
+# Forward mode --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [(defaults_ifexp, (2.0,)), (defaults_arity, (-2.0,)), (functions_two_types, (1.3, 0.7))],
+)
+def test_jvp(fn, args):
+    check_jvp(fn, *args)
+
+
+@pytest.mark.parametrize("fn, args", [(closure_ifexp, (2.0, 3.0)), (partials_if, (1.5, 3.0))])
+def test_jvp_of_closures_called_with_two_types_is_refused(fn, args):
+    with pytest.raises(MyiaTypeError, match="jvp of a partial application or closure"):
+        check_jvp(fn, *args)

@@ -193,7 +193,8 @@ class _ScopeTangent:
         if prim in (P.partial_arg, P.partial_fn):
             raise MyiaTypeError(
                 "jvp of a partial application or closure called with arguments of several "
-                "types is not supported yet: make one per type of call"
+                "types, or chosen at run time among functions with other defaults, is not "
+                "supported yet"
             )
         if prim is P.apply_star:
             raise MyiaTypeError("jvp of a call with *args of unknown length is not supported")
