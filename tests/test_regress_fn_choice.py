@@ -158,7 +158,21 @@ def returned_closure_with_loops(x, y):
     return r(3, x) + r(2, np.ones(2) * x).sum()
 
 
+def closures_capturing_different_values(x, y):
+    # The two closures capture different numbers of values (their bound arguments differ).
+    def k(a):
+        return a * y
+
+    def g(a, s=x * 2.0):
+        return k(a) * s + k(a)
+
+    h = lambda a: a - x  # noqa: E731
+    fn = g if y > 0 else h
+    return fn(x) + fn(np.ones(2) * y).sum()
+
+
 CLOSURES = [
+    closures_capturing_different_values,
     returned_closure,
     returned_recursive_closure,
     returned_closure_with_loops,
@@ -363,6 +377,7 @@ def functions_two_types(x, y):
 SECOND = [
     (functions_two_types, [(1.3, 0.7), (1.3, -0.7)]),
     (returned_recursive_closure, [(1.5, 0.5)]),
+    (closures_capturing_different_values, [(1.5, 0.5), (1.5, -0.5)]),
     (returned_closure_with_loops, [(1.5, 0.5)]),
     (closure_ifexp, [(2.0, 3.0), (-2.0, 3.0)]),
     (closure_if, [(2.0, 3.0), (-2.0, 3.0)]),

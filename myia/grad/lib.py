@@ -73,12 +73,12 @@ def jpartial_arg(jp, i, f=None, k=-1):
     return v, bprop_partial_arg
 
 
-def jpartial_fn(jp):
+def jpartial_fn(jp, k=-1):
     # The forward function `jpartial` bound: that of the partial application's function.
-    f = P.partial_arg(jp, 0)
+    f = P.partial_fn(jp, k + 1)
 
     def bprop_partial_fn(dout):
-        return (P.env_new(), P.env_setitem(P.env_new(), PARTIAL_FN, dout))
+        return (P.env_new(), P.env_setitem(P.env_new(), PARTIAL_FN, dout), k)
 
     return f, bprop_partial_fn
 

@@ -49,6 +49,7 @@ def lift_closure(g: Graph, root: Graph) -> bool:
     inner = _own_graphs(g, scopes)
     mine = set(inner)
     captured: dict[Node, None] = {}
+    closures: dict[Graph, None] = {}
     for sub in inner:
         for n in scopes.free_variables_direct[sub]:
             if n.graph not in mine:
@@ -56,8 +57,8 @@ def lift_closure(g: Graph, root: Graph) -> bool:
         for c in scopes.constants(sub):
             # A closure made in an enclosing function: its value is captured.
             if c is not g and c not in mine and scopes.parents.get(c) is not None:
-                captured[Constant(c)] = None
-    free = list(captured)
+                closures[c] = None
+    free = [*captured, *(Constant(c) for c in closures)]
     cloner = Cloner(scopes)
     cloner.add_graphs(inner)
     lifted = cloner.graphs[g]

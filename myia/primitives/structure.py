@@ -276,13 +276,22 @@ def partial_arg(p, i, f=None, k=-1):
 
 
 @primitive
-def partial_fn(p):
+def partial_fn(p, k=-1):
     """The function partial application ``p`` applies.
 
     A call choosing among partial applications at run time tests which function it calls
-    (`myia.infer.fnvalues.dispatch`).
+    (`myia.infer.fnvalues.dispatch`). In the forward pass of the ``k + 1``-th derivative,
+    where ``p`` binds the forward function and the tuple of the forward values of the
+    arguments (`myia.grad.lib.jpartial`), it is read where that function is (`_slot`).
     """
-    return p.fn if type(p) is Partial else p.func
+    if k < 0:
+        return p.fn if type(p) is Partial else p.func
+    if k == 0:
+        return p.args[0]
+    v = p.args[1]
+    for _ in range(k - 1):
+        v = v[1]
+    return v[0]
 
 
 @primitive
@@ -541,18 +550,40 @@ def _derives(d, origin):
 
 
 def _slot(pf, k):
-    """The function of partial application `pf` (`k` -1) or its `k`-th bound argument."""
+    """What tells partial application `pf` apart, in the `k`-th derivative's forward pass.
+
+    ``k`` -1: the function it applies. The forward value of a partial application binds the
+    forward function and the tuple of the forward values of the arguments (`jpartial`): its
+    bound argument 0 (``k`` 0); ``k`` levels deep, the tuple's element 1, ``k - 1`` times,
+    then element 0.
+    """
     if k < 0:
         return AbstractFunction(frozenset([pf.fn]))
-    return pf.args[k]
+    if k == 0:
+        return pf.args[0]
+    v = pf.args[1]
+    for _ in range(k - 1):
+        if not isinstance(v, AbstractTuple) or len(v.elements) < 2:
+            return None
+        v = v.elements[1]
+    if not isinstance(v, AbstractTuple) or not v.elements:
+        return None
+    return v.elements[0]
 
 
 @infer_rule(partial_fn)
-def _infer_partial_fn(p):
+def _infer_partial_fn(p, k=None):
     p = _expect(p, AbstractFunction, "partial_fn")
+    level = -1 if k is None else const_value(k, "the level of a forward pass", int)
     # (A call testing options tests those that are not partial applications first.)
-    fns = [pf.fn for pf in p.options if isinstance(pf, PartialFunction)]
-    return AbstractFunction(frozenset(fns))
+    out = BOTTOM
+    for pf in p.options:
+        if isinstance(pf, PartialFunction):
+            slot = _slot(pf, level)
+            if slot is None:
+                raise MyiaTypeError(f"partial_fn: no function at level {level} of {show(pf)}")
+            out = join(out, slot)
+    return out
 
 
 @infer_rule(convert)
