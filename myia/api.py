@@ -21,6 +21,7 @@ from .entry import Entry
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
 from .frontend.cache import new_compilation, record, recorded
 from .infer.engine import Inferrer
+from .infer.lifting import LiftClosure, lift_closure
 from .infer.specialize import specialize
 from .infer.verify_types import verify_types
 from .ir.node import Graph
@@ -336,11 +337,7 @@ class MyiaFunction:
     def _compile(self, sig: Signature) -> Compiled:
         new_compilation()
         try:
-            inferrer = Inferrer()
-            ctx, result = inferrer.infer(self.graph(), tuple(sig))
-            if _holds_function(result):
-                raise self._returns_function_error(ctx.graph, result)
-            graph = specialize(inferrer, ctx)
+            graph, result = self._specialize(sig)
             if VERIFY:
                 verify_types(graph)
             graph = optimize(graph)
@@ -351,6 +348,25 @@ class MyiaFunction:
             raise
         except Exception as exc:
             raise MyiaInternalError(f"{type(exc).__name__}: {exc}") from exc
+
+    def _specialize(self, sig: Signature) -> tuple[Graph, Any]:
+        """The specialized graph of the program on `sig`, and its result type.
+
+        A closure called with several types through a function value is lifted, and the
+        program inferred again (`myia.infer.lifting`).
+        """
+        lifted: set[Graph] = set()
+        while True:
+            inferrer = Inferrer()
+            ctx, result = inferrer.infer(self.graph(), tuple(sig))
+            if _holds_function(result):
+                raise self._returns_function_error(ctx.graph, result)
+            try:
+                return specialize(inferrer, ctx), result
+            except LiftClosure as exc:
+                if exc.graph in lifted or not lift_closure(exc.graph, ctx.graph):
+                    raise exc.error from None
+                lifted.add(exc.graph)
 
     def _returns_function_error(self, graph: Graph, result: Any) -> MyiaTypeError:
         from .errors import Frame

@@ -367,6 +367,21 @@ def partial_two_types(x, y):
     return p(x) + p(2)
 
 
+def _sub_mul(a, b):
+    return (a - b) * b
+
+
+def _chosen_two_types(c, x, y):
+    # Partial applications chosen at run time, called with a float and an int: the call tests
+    # which function the value applies (`partial_fn`) and reads the arguments it bound.
+    p = functools.partial(_mul_add, x * y) if c else functools.partial(_sub_mul, y)
+    return p(x) + p(2)
+
+
+def partial_chosen_two_types(x, y):
+    return _chosen_two_types(x * x + 1.0 > 0.0, x, y) * _chosen_two_types(x * x < -1.0, y, x)
+
+
 def invert(a, i):
     """`untake`, `unconcatenate`, `unstack` (gradient helpers) on their own."""
     u = P.untake(a[:, :3], a, i, 1)
@@ -615,6 +630,7 @@ CASES = [
     case("gadd", gadd, [(PY(), PY()), (f(2), f(2))]),
     case("gadd_owned", gadd_owned, [(f(3), f(3))], order=2),
     case("partial_arg", partial_two_types, SCALARS, order=2),
+    case("partial_fn", partial_chosen_two_types, SCALARS, order=2),
     case("untake unconcatenate unstack", invert, [(f(3, 4), np.array([0, 2, 2]))]),
     case("conv2d_input_grad conv2d_weight_grad", conv_grads, [CONV_GRADS]),
     case(

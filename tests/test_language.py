@@ -155,10 +155,6 @@ def test_closure_in_loop(check, n):
     check(closure_in_loop, n)
 
 
-@pytest.mark.xfail_pipeline(
-    "a closure returned by a call and called with two argument types: MyiaTypeError at "
-    "compile time (one specialized graph per function value; see test_errors.py)"
-)
 @pytest.mark.parametrize("x, y", [(1, 2), (0.5, -3), (-2.5, 4.0)])
 def test_closures_returned(check, x, y):
     check(closures_returned, x, y)

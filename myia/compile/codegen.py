@@ -22,6 +22,7 @@ import builtins
 import keyword
 import math
 import re
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,17 @@ from . import runtime
 from .lower import INLINABLE, LOWER, UNREAD
 
 _LITERALS = (bool, int, str, type(None))
+#: The runtime value of each function never called that has its own `Dead`.
+_DEAD_FNS: weakref.WeakKeyDictionary[Dead, Any] = weakref.WeakKeyDictionary()
+
+
+def _dead_fn() -> Any:
+    """A new function standing for one never called (`runtime.dead`, as another object)."""
+
+    def dead(*args: Any) -> Any:
+        return runtime.dead(*args)
+
+    return dead
 
 
 @dataclass
@@ -576,7 +588,9 @@ class CodeGenerator:
     def callee(self, g: Graph) -> str:
         """The expression of the function value of graph `g` (making its closure if needed)."""
         if isinstance(g, Dead):
-            return self.global_value(runtime.dead, "dead")
+            # Each function never called is its own object (`Dead`): ``is`` tells them apart.
+            fn = runtime.dead if g.name is None else _DEAD_FNS.setdefault(g, _dead_fn())
+            return self.global_value(fn, "dead")
         name = self.need(g)
         if self.scopes.parents.get(g) is None:
             return name

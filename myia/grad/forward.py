@@ -190,10 +190,11 @@ class _ScopeTangent:
             self.values[node] = t.apply(P.partial, vals[0], *bound, debug=dbg())
             self.tangents[node] = self.zero(node, t)
             return
-        if prim is P.partial_arg:
+        if prim in (P.partial_arg, P.partial_fn):
             raise MyiaTypeError(
-                "jvp of a partial application called with arguments of several types is not "
-                "supported yet: make a partial application per type of call"
+                "jvp of a partial application or closure called with arguments of several "
+                "types, or chosen at run time among functions with other defaults, is not "
+                "supported yet"
             )
         if prim is P.apply_star:
             raise MyiaTypeError("jvp of a call with *args of unknown length is not supported")

@@ -1,12 +1,13 @@
 """Gradient library code written in Myia's Python subset.
 
 `grad_` and `value_and_grad_` are what ``grad(f, ...)`` and ``value_and_grad(f, ...)`` mean
-inside Myia code. `jpartial`, `jpartial_arg` and `japply_star` are the forward graphs of
-`partial`, `partial_arg` and `apply_star`: a partial application in the forward pass must,
-when called, return ``(out, bprop)`` like any forward function, and its sensitivity (an
-environment) must give back those of its bound arguments, stored under integer keys, and
-that of its function, stored under `PARTIAL_FN` (never merged with the partial's own keys:
-the function may itself be a partial application, whose bound arguments have the same keys).
+inside Myia code. `jpartial`, `jpartial_arg`, `jpartial_fn` and `japply_star` are the forward
+graphs of `partial`, `partial_arg`, `partial_fn` and `apply_star`: a partial application in the
+forward pass must, when called, return ``(out, bprop)`` like any forward function, and its
+sensitivity (an environment) must give back those of its bound arguments, stored under
+integer keys, and that of its function, stored under `PARTIAL_FN` (never merged with the
+partial's own keys: the function may itself be a partial application, whose bound arguments
+have the same keys).
 
 `checkpointed` is what ``myia.checkpoint(f)(...)`` calls; its graph is flagged, and its
 forward graph is `jcheckpoint` of its ordinary one (`myia.grad.jtransform`).
@@ -61,15 +62,25 @@ def _jpartial_call(jf, args, *more):
     return out, bprop
 
 
-def jpartial_arg(jp, i):
+def jpartial_arg(jp, i, f=None, k=-1):
     # `jp` is the forward value of a partial application: `jpartial`'s, which binds `jf` and
-    # the tuple of the arguments.
-    v = P.partial_arg(jp, 1)[i]
+    # the tuple of the arguments (the primal's function `f` is `jf` there: bound argument 0).
+    v = P.partial_arg(jp, 1, f, k + 1)[i]
 
     def bprop_partial_arg(dout):
-        return (P.env_new(), P.env_setitem(P.env_new(), i, dout), i)
+        return (P.env_new(), P.env_setitem(P.env_new(), i, dout), i, P.env_new(), k)
 
     return v, bprop_partial_arg
+
+
+def jpartial_fn(jp, k=-1):
+    # The forward function `jpartial` bound: that of the partial application's function.
+    f = P.partial_fn(jp, k + 1)
+
+    def bprop_partial_fn(dout):
+        return (P.env_new(), P.env_setitem(P.env_new(), PARTIAL_FN, dout), k)
+
+    return f, bprop_partial_fn
 
 
 def _store(env, sens, i):

@@ -34,16 +34,25 @@ from ..primitives import P
 from .binding import _is_kwarg, _same_input, bind_graph_nodes
 from .calls import bind_graph_args
 from .engine import Context, Inferrer, _is_switch
+from .lifting import LiftClosure
 from .registry import INFER_RULES
 from .rulelib import py_bool
 from .traceback import error_frames, user_name
 
 
 class Dead:
-    """Stands for a function that is never called (a branch never taken)."""
+    """Stands for a function that is never called (a branch never taken).
+
+    `DEAD` stands for every branch never taken. A function value never called but compared
+    (``is_``: the test of `dispatch`, once a gradient inlined the calls it chose among) has
+    one of its own, `named` after it: values of different functions are different objects.
+    """
+
+    def __init__(self, name: str | None = None):
+        self.name = name
 
     def __repr__(self) -> str:
-        return "DEAD"
+        return "DEAD" if self.name is None else f"DEAD({self.name})"
 
 
 DEAD = Dead()
@@ -128,6 +137,18 @@ class FunctionValues:
             return app
         return self.convert(app, result, new)
 
+    def lift_or_error(self, fn: GraphFunction, ctxs: list[Context]) -> MyiaTypeError:
+        """The error that has closure `fn`, called with several types, lifted (`LiftClosure`).
+
+        The program compiles again with `fn` a partial application of a closed graph to
+        the values it captures (`myia.infer.lifting`); `polymorphic_value_error` if it
+        cannot be.
+        """
+        error = self.polymorphic_value_error(fn, ctxs)
+        if hasattr(fn.graph, "abstract"):  # a graph Myia made, not one parsed
+            return error
+        return LiftClosure(fn.graph, error)
+
     def polymorphic_value_error(self, fn: GraphFunction, ctxs: list[Context]) -> MyiaTypeError:
         """The error for function value `fn` called with several argument types (`ctxs`).
 
@@ -187,28 +208,30 @@ class FunctionValues:
         several = [
             f
             for f in opts
-            if isinstance(f, GraphFunction)
-            and _captures_nothing(f)
-            and len(self.inf.fn_contexts.get(f, ())) > 1
+            if _dispatchable(f)
+            and (
+                len(self.inf.fn_contexts.get(f, ())) > 1
+                or len(self.inf.partial_contexts.get(f, ())) > 1  # type: ignore[call-overload]
+            )
         ]
         if not several:
             return False
-        others = [f for f in opts if not isinstance(f, GraphFunction)]
+        others = [f for f in opts if not isinstance(f, (GraphFunction, PartialFunction))]
         if others:
             names = ", ".join(sorted(getattr(f, "name", repr(f)) for f in others))
             raise MyiaTypeError(
-                f"this call chooses at run time between {several[0].graph.name} (called with "  # type: ignore[union-attr]
+                f"this call chooses at run time between {_name(several[0])} (called with "
                 f"several argument types) and {names}: Myia cannot tell them apart (not "
                 f"supported yet); wrap {names} in a function (``lambda v: f(v)``)",
                 error_frames(self.inf.calls),
             )
-        return all(isinstance(f, GraphFunction) and _captures_nothing(f) for f in opts)
+        return all(map(_dispatchable, opts))
 
     def dispatch(
         self,
         fn_abs: AbstractFunction,
         fn_ref: Node,
-        bound: list[Node],
+        bound: list[Node] | dict[Any, list[Node]],
         arg_abs: list[AbstractValue],
         node: Apply,
         ctx: Context,
@@ -219,14 +242,23 @@ class FunctionValues:
         ``D1(fn, args)`` where ``Dk(fn, args) = switch(is_(fn, Fk), Wk, Dk+1)(fn, args)``
         and ``Wk(fn, args) = Fk'(args)``: ``Fk'`` is the specialization of the k-th function
         for these arguments, ``Fk`` the graph standing for it as a value (`representative`).
-        Each ``Wk`` converts its result to the call's (joined) type.
+        Each ``Wk`` converts its result to the call's (joined) type. Where the options bind
+        the call differently (`bind_options` gives each its arguments: defaults), ``args``
+        holds all of them, and ``Wk`` passes its own.
         """
         new = self.graphs[ctx]
         result = values[node]
         want = erase_functions(result)
         dbg = node.debug
+        # Functions first: the test of a partial application reads its function.
         opts = sorted(fn_abs.options, key=_option_key)  # type: ignore[arg-type]
-        types = [fn_ref.abstract, *(b.abstract for b in bound)]
+        per = bound if isinstance(bound, dict) else dict.fromkeys(opts, bound)
+        flat = bound if isinstance(bound, list) else [n for f in opts for n in per[f]]
+        start = {f: 0 for f in opts}
+        if isinstance(bound, dict):
+            for k, f in enumerate(opts):
+                start[f] = sum(len(per[o]) for o in opts[:k])
+        types = [fn_ref.abstract, *(b.abstract for b in flat)]
 
         def graph(name: str) -> tuple[Graph, list[Parameter]]:
             g = Graph(name)
@@ -239,22 +271,47 @@ class FunctionValues:
 
         nxt: Graph | None = None
         for f in reversed(opts):
-            wide = [broaden(a) for a in arg_abs]
-            tctx = self.target(f, wide, node, ctx, values)  # type: ignore[arg-type]
+            fn, pargs = _unpartial(f)
+            # A function value is called on broadened arguments, a partial application on
+            # the call's (as inference called them).
+            args = [*pargs, *arg_abs] if pargs else [broaden(a) for a in arg_abs]
+            tctx = self.target(fn, args, node, ctx, values)
             t = self.graph_for(tctx)
             self.inf.finalize(tctx)
             res = self.inf.result_of(tctx)
+            rep = self.representative(fn, t)
             w, ps = graph(f"{t.name}:dispatch")
-            call = Apply([self._const(t, node, None), *ps[1:]], w, dbg.derive())
+            mine = ps[1 + start[f] : 1 + start[f] + len(per[f])]
+            if isinstance(f, PartialFunction):
+                # The arguments this partial application bound (it is the one applying
+                # `rep`: the test below chose it).
+                ps[0].abstract = AbstractFunction(frozenset([f]))
+                held = []
+                for i, a in enumerate(pargs):
+                    pa = [P.partial_arg, ps[0], i, rep, -1]
+                    arg = Apply(
+                        [self._const(v, node, None) if k != 1 else v for k, v in enumerate(pa)],
+                        w,
+                        dbg.derive(),
+                    )
+                    arg.abstract = a
+                    held.append(arg)
+                mine = [*held, *mine]
+            call = Apply([self._const(t, node, None), *mine], w, dbg.derive())
             call.abstract = res
             w.output = self.convert(call, want, w) if not _returns(res, want) else call
-            rep = self.representative(f, t)  # type: ignore[arg-type]
             if nxt is None:
                 nxt = w
                 continue
             d, ps = graph(f"{t.name}:choose")
             is_ = self._const(P.is_, node, None)
-            test = Apply([is_, ps[0], self._const(rep, node, None)], d, dbg.derive())
+            which: Node = ps[0]
+            if isinstance(f, PartialFunction):
+                which = Apply([self._const(P.partial_fn, node, None), ps[0]], d, dbg.derive())
+                which.abstract = AbstractFunction(
+                    frozenset(o.fn for o in fn_abs.options)  # type: ignore[union-attr]
+                )
+            test = Apply([is_, which, self._const(rep, node, None)], d, dbg.derive())
             test.abstract = py_bool()
             sw_in = [self._const(P.switch, node, None), test]
             sw = Apply([*sw_in, self._const(w, node, None), self._const(nxt, node, None)], d)
@@ -264,7 +321,7 @@ class FunctionValues:
             d.output = out
             nxt = d
         assert nxt is not None
-        app = Apply([self._const(nxt, node, None), fn_ref, *bound], new, dbg.derive())
+        app = Apply([self._const(nxt, node, None), fn_ref, *flat], new, dbg.derive())
         app.abstract = result
         return app
 
@@ -287,11 +344,13 @@ class FunctionValues:
         node: Apply,
         ctx: Context,
         values: dict[Node, AbstractValue],
-    ) -> list[Node]:
+    ) -> list[Node] | dict[Any, list[Node]]:
         """Positional arguments of a call to a function chosen at run time among `fn_abs`.
 
         Keywords, defaults and ``*args`` are bound at compile time: where the functions it
-        may call bind the arguments alike, that binding; else a `MyiaTypeError`.
+        may call bind the arguments alike, that binding; where they bind them differently
+        (other defaults, other parameters) and the call can test which it calls
+        (`dispatch`), each one's; else a `MyiaTypeError`.
         """
         options = list(fn_abs.options)
 
@@ -328,13 +387,29 @@ class FunctionValues:
         first = bindings[0]
         for other in bindings[1:]:
             if len(other) != len(first) or not all(map(_same_input, first, other)):
+                if all(_dispatchable(f) for f in options):
+                    # Each binds the call its own way (``def f1(x, k=2.0)``, ``def f2(x,
+                    # k=3.0)``): the call tests which it calls (`dispatch`).
+                    return dict(zip(options, bindings))
                 names = ", ".join(sorted(_unpartial(f)[0].graph.name for f in options))
-                raise MyiaTypeError(
+                error = MyiaTypeError(
                     f"the functions this call may call ({names}) bind its arguments "
                     "differently (parameter names, order or defaults): call them with "
                     "positional arguments, or give them the same parameters",
                     error_frames([*self.inf.calls, (ctx, node, values)]),
                 )
+                closure = next(
+                    (
+                        f.graph
+                        for f in map(lambda o: _unpartial(o)[0], options)
+                        if isinstance(f, GraphFunction)
+                        and not _captures_nothing(f)
+                        and not hasattr(f.graph, "abstract")
+                    ),
+                    None,
+                )
+                # A closure among them is lifted, to be told apart as a partial application.
+                raise error if closure is None else LiftClosure(closure, error)
         return first
 
 
@@ -384,10 +459,12 @@ def _below(a: AbstractValue, want: AbstractValue) -> bool:
     return _same_but_weak(a, want)
 
 
-def _option_key(f: GraphFunction) -> tuple[Any, ...]:
-    """A deterministic order of the functions a call may call."""
+def _option_key(f: Any) -> tuple[Any, ...]:
+    """A deterministic order of the functions a call may call, partial applications last."""
+    last = isinstance(f, PartialFunction)
+    f = _unpartial(f)[0]
     loc = f.graph.debug.find_location()
-    return (f.graph.name, loc.filename if loc else "", loc.line if loc else 0, id(f.graph))
+    return (last, f.graph.name, loc.filename if loc else "", loc.line if loc else 0, id(f.graph))
 
 
 def _unpartial(f: Any) -> tuple[Any, list[AbstractValue]]:
@@ -397,6 +474,22 @@ def _unpartial(f: Any) -> tuple[Any, list[AbstractValue]]:
         bound[:0] = f.args
         f = f.fn
     return f, bound
+
+
+def _dispatchable(f: Any) -> bool:
+    """Whether `dispatch` can tell option `f` of a call apart from the others at run time.
+
+    A function that captures nothing is tested by identity; a partial application of one, by
+    the function it applies.
+    """
+    if isinstance(f, PartialFunction):
+        f = f.fn
+    return isinstance(f, GraphFunction) and _captures_nothing(f)
+
+
+def _name(f: Any) -> str:
+    """The name of the function `f` is, or applies."""
+    return str(_unpartial(f)[0].graph.name)
 
 
 def _captures_nothing(fn: GraphFunction) -> bool:

@@ -65,6 +65,8 @@ class Specializer(FunctionValues):
         self.merged: dict[frozenset[Context], Context] = {}
         self.merged_target: dict[Context, Context] = {}
         self.value_consts: list[tuple[Constant, GraphFunction]] = []
+        #: The value standing for each function never called (`Dead`).
+        self.deads: dict[GraphFunction, Dead] = {}
 
     def run(self, entry: Context) -> Graph:
         """Return the specialized graph of `entry` (and specialize everything it reaches)."""
@@ -72,8 +74,9 @@ class Specializer(FunctionValues):
         while self.todo:
             self.build(self.todo.pop(0))
         for c, fn in self.value_consts:
-            # A top-level function called with several types, as a value that a call
-            # chooses among others at run time (`dispatch`): the graph standing for it.
+            # A top-level function called with several types, as a value (that a call
+            # chooses among others at run time: `dispatch`, or that `is_` compares): the
+            # graph standing for it, one of its specializations, the same everywhere.
             rep = self.reps.get(fn)
             if rep is not None:
                 c.value = rep
@@ -134,7 +137,7 @@ class Specializer(FunctionValues):
             targets = [b.value for b in fn.inputs[2:] if b.is_constant]
             graphs = [t for t in targets if isinstance(t, Graph)]
             if len(targets) != len(fn.inputs) - 2 or any(
-                t is not DEAD and not isinstance(t, Graph) for t in targets
+                not isinstance(t, (Dead, Graph)) for t in targets
             ):
                 continue
             if any(g.output is None or g.output.abstract is None for g in graphs):
@@ -222,7 +225,7 @@ class Specializer(FunctionValues):
             (fn,) = a.options
             if isinstance(fn, GraphFunction):
                 target = self.indirect(fn, ctx)
-                c = self._const(target, node, a if target is DEAD else None)
+                c = self._const(target, node, a if isinstance(target, Dead) else None)
                 if _captures_nothing(fn) and len(self.inf.fn_contexts.get(fn, ())) > 1:
                     # Called with several types: a call choosing among it and other
                     # functions tells them apart by the graph standing for it (`dispatch`).
@@ -254,13 +257,18 @@ class Specializer(FunctionValues):
             if len(ctxs) > 1 and not _captures_nothing(fn):
                 # Calls of a closure call the value made here (those of a top-level
                 # function call the specialization for their arguments: `apply`).
-                raise self.polymorphic_value_error(fn, ctxs)
+                raise self.lift_or_error(fn, ctxs)
+            if not ctxs and _captures_nothing(fn):
+                # A value never called (which a call may still compare: `Dead`).
+                return self.deads.setdefault(fn, Dead(fn.graph.name))
             if len(ctxs) != 1:
                 return DEAD
         if len(ctxs) > 1 and not _captures_nothing(fn):
-            raise self.polymorphic_value_error(fn, ctxs)
+            raise self.lift_or_error(fn, ctxs)
         if len(ctxs) > 1:
-            return DEAD  # its calls call the specialization for their arguments (`apply`)
+            # Its calls call the specialization for their arguments (`apply`); as a value,
+            # it is its own object (`run` makes it the graph a dispatch tests, if any).
+            return self.deads.setdefault(fn, Dead(fn.graph.name))
         return self.graph_for(ctxs[0])
 
     def apply(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Node:
@@ -343,10 +351,10 @@ class Specializer(FunctionValues):
             bound = self.bind_options(fn_abs, inputs[1:], arg_nodes, arg_abs, node, ctx, values)  # type: ignore[arg-type]
             return self.dispatch(fn_abs, inputs[0], bound, arg_abs, node, ctx, values)  # type: ignore[arg-type]
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
-            inputs = [
-                inputs[0],
-                *self.bind_options(fn_abs, inputs[1:], arg_nodes, arg_abs, node, ctx, values),
-            ]
+            bound = self.bind_options(fn_abs, inputs[1:], arg_nodes, arg_abs, node, ctx, values)
+            if isinstance(bound, dict):  # each binds the call its own way (defaults)
+                return self.dispatch(fn_abs, inputs[0], bound, arg_abs, node, ctx, values)
+            inputs = [inputs[0], *bound]
         app = _retype(Apply(inputs, new, node.debug.derive()), result)
         if isinstance(fn_abs, AbstractFunction) and len(fn_abs.options) > 1:
             want = erase_functions(result)

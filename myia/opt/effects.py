@@ -32,7 +32,7 @@ TOTAL: frozenset[Primitive] = frozenset(
         P.make_list, P.list_concat, P.list_len, P.make_dict, P.dict_getitem, P.dict_keys,
         P.dict_values, P.dict_setitem, P.dict_from_values,
         P.make_record, P.record_getattr, P.record_fields, P.record_from_fields,
-        P.record_setattr, P.make_kwarg, P.partial, P.partial_arg, P.make_slice,
+        P.record_setattr, P.make_kwarg, P.partial, P.partial_arg, P.partial_fn, P.make_slice,
         P.env_new, P.env_setitem, P.env_getitem, P.env_add, P.gzeros, P.gzeros_unread, P.gadd,
         P.unbroadcast, P.broadcast_like, P.shape, P.ndim, P.size, P.dtype_of, P.grad_of,
         P.vmap_of, P.jvp_of,

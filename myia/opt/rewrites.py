@@ -651,7 +651,7 @@ def arg_of_partial(node: Apply, opt: Any) -> Node | None:
 
     partial_arg(partial(f, a0, ..., an), i) => ai
     """
-    p, i = node.inputs[1:]
+    p, i = node.inputs[1:3]
     bound = args_of(p, P.partial)
     k = value_of(i)
     if bound is None or type(k) is not int:

@@ -263,14 +263,35 @@ def partial(fn, *args):
 
 
 @primitive
-def partial_arg(p, i):
+def partial_arg(p, i, f=None, k=-1):
     """Argument ``i`` bound by partial application ``p`` (whose function is not a partial).
 
     A call of a partial application whose function is called with several types (the same
     partial value at two call sites) calls the function's specialization for each call's
-    types directly, on the arguments the partial bound.
+    types directly, on the arguments the partial bound. Where ``p`` may be one of several
+    partial applications (chosen at run time), it is known to be the one whose function
+    (``k`` -1) or ``k``-th bound argument is ``f`` (`myia.infer.fnvalues.dispatch` tested it).
     """
     return p.args[i]
+
+
+@primitive
+def partial_fn(p, k=-1):
+    """The function partial application ``p`` applies.
+
+    A call choosing among partial applications at run time tests which function it calls
+    (`myia.infer.fnvalues.dispatch`). In the forward pass of the ``k + 1``-th derivative,
+    where ``p`` binds the forward function and the tuple of the forward values of the
+    arguments (`myia.grad.lib.jpartial`), it is read where that function is (`_slot`).
+    """
+    if k < 0:
+        return p.fn if type(p) is Partial else p.func
+    if k == 0:
+        return p.args[0]
+    v = p.args[1]
+    for _ in range(k - 1):
+        v = v[1]
+    return v[0]
 
 
 @primitive
@@ -487,11 +508,82 @@ def _infer_partial(fn, *args):
 
 
 @infer_rule(partial_arg)
-def _infer_partial_arg(p, i):
+def _infer_partial_arg(p, i, f=None, k=None):
     p = _expect(p, AbstractFunction, "partial_arg")
-    k = const_value(i, "the index of a bound argument", int)
-    (pf,) = p.options
-    return pf.args[k]
+    n = const_value(i, "the index of a bound argument", int)
+    # Where ``p`` may also be a function (a call testing options tests those first), it is
+    # one of its partial applications.
+    options = [o for o in p.options if isinstance(o, PartialFunction)]
+    if len(options) > 1 and isinstance(f, AbstractFunction):
+        slot = const_value(k, "the index of the argument telling options apart", int)
+        options = [o for o in options if _same_function(_slot(o, slot), f)] or options
+    out = BOTTOM
+    for o in options:
+        out = join(out, o.args[n])
+    return out
+
+
+def _same_function(a, b):
+    """Whether `a` and `b` are one function, or one graph before and after specialization.
+
+    The types of a specialized graph's nodes name the graphs inference saw.
+    """
+    if a == b:
+        return True
+    if not (isinstance(a, AbstractFunction) and isinstance(b, AbstractFunction)):
+        return False
+    if len(a.options) != 1 or len(b.options) != 1:
+        return False
+    ga = getattr(next(iter(a.options)), "graph", None)
+    gb = getattr(next(iter(b.options)), "graph", None)
+    if ga is None or gb is None:
+        return False
+    return _derives(ga.debug, gb.debug) or _derives(gb.debug, ga.debug)
+
+
+def _derives(d, origin):
+    while d is not None:
+        if d is origin:
+            return True
+        d = d.origin
+    return False
+
+
+def _slot(pf, k):
+    """What tells partial application `pf` apart, in the `k`-th derivative's forward pass.
+
+    ``k`` -1: the function it applies. The forward value of a partial application binds the
+    forward function and the tuple of the forward values of the arguments (`jpartial`): its
+    bound argument 0 (``k`` 0); ``k`` levels deep, the tuple's element 1, ``k - 1`` times,
+    then element 0.
+    """
+    if k < 0:
+        return AbstractFunction(frozenset([pf.fn]))
+    if k == 0:
+        return pf.args[0]
+    v = pf.args[1]
+    for _ in range(k - 1):
+        if not isinstance(v, AbstractTuple) or len(v.elements) < 2:
+            return None
+        v = v.elements[1]
+    if not isinstance(v, AbstractTuple) or not v.elements:
+        return None
+    return v.elements[0]
+
+
+@infer_rule(partial_fn)
+def _infer_partial_fn(p, k=None):
+    p = _expect(p, AbstractFunction, "partial_fn")
+    level = -1 if k is None else const_value(k, "the level of a forward pass", int)
+    # (A call testing options tests those that are not partial applications first.)
+    out = BOTTOM
+    for pf in p.options:
+        if isinstance(pf, PartialFunction):
+            slot = _slot(pf, level)
+            if slot is None:
+                raise MyiaTypeError(f"partial_fn: no function at level {level} of {show(pf)}")
+            out = join(out, slot)
+    return out
 
 
 @infer_rule(convert)
@@ -608,7 +700,7 @@ def bprop_convert(x, typ, out, dout):
 
 
 nondifferentiable(tuple_len, tuple_loops, list_len, dict_keys, make_kwarg, make_slice)
-special(partial, partial_arg)  # forward graphs `myia.grad.lib.jpartial`, `jpartial_arg`
+special(partial, partial_arg, partial_fn)  # forward graphs `myia.grad.lib.jpartial`...
 
 # Tangents (forward mode): each moves its arguments' tangents as it moves the values.
 for _p in (make_tuple, tuple_concat, make_list, list_concat, list_sum_start):

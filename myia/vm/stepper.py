@@ -81,7 +81,7 @@ PLUMBING = frozenset(
     [
         P.tuple_getitem, P.make_tuple, P.tuple_concat, P.env_new, P.env_setitem,
         P.env_getitem, P.env_add, P.gzeros, P.gadd, P.gmaterialize, P.broadcast_like,
-        P.switch, P.partial, P.partial_arg, P.identity, P.seq,
+        P.switch, P.partial, P.partial_arg, P.partial_fn, P.identity, P.seq,
     ]
 )  # fmt: skip
 
