@@ -272,7 +272,7 @@ def defunctionalize(root: Graph) -> Graph:
 def _copies(rep: Graph, graphs: list[Graph], scopes: Scopes) -> dict[Graph, list[Node]] | None:
     """The values each of `graphs` gives `rep`'s free variables, if all are copies of `rep`."""
     fvs = list(scopes.free_variables_total.get(rep, ()))
-    if not fvs or rep.defaults or rep.kwonly or rep.flags.get("vararg"):
+    if rep.defaults or rep.kwonly or rep.flags.get("vararg"):
         return None
     if any(_is_fn_stack(f.abstract) for f in fvs):
         return None  # a closure over a stack of closures

@@ -34,7 +34,7 @@ from ..abstract.data import (
 from ..abstract.lattice import FUNCTION, broaden
 from ..ir.node import Apply, Node
 from ..primitives import P
-from ..primitives.grad import EnvInstance, is_shared_zero, zero_of_type
+from ..primitives.grad import NO_ZERO, EnvInstance, is_shared_zero, no_gradient, zero_of_type
 from ..primitives.structure import convert_value
 from .matcher import GRAPH_CALL, NO_VALUE, Rewrite, args_of, prim_of, rewrite, value_of
 from .sweep import same_type
@@ -119,6 +119,45 @@ def gzeros_static(node: Apply, opt: Any) -> Node | None:
             ]
             return opt.apply(P.make_record, opt.const(a.cls, like=node), *consts, like=node)
     return None
+
+
+def _stand_in(a: Any) -> Any:
+    """A value of type `a` (which has no gradient) to give a zero nobody reads, or `NO_VALUE`.
+
+    Its zero if the type gives one (integers, ranges, tuples of them), an empty list for a
+    list (whose length only the zero's would depend on).
+    """
+    if isinstance(a, AbstractList):
+        return []
+    if isinstance(a, AbstractTuple):
+        items = tuple(_stand_in(e) for e in a.elements)
+        return NO_VALUE if any(i is NO_VALUE for i in items) else items
+    z = zero_of_type(a)
+    return NO_VALUE if z is NO_ZERO else z
+
+
+@rewrite(P.gzeros_unread)
+def gzeros_unread_typed(node: Apply, opt: Any) -> Node | None:
+    """The zero nobody reads of a value with no gradient needs its type, not its value.
+
+    gzeros_unread(x) => 0 of x's type  (x an integer, a range, a tuple of them)
+    gzeros_unread(x) => gzeros_unread(v)  (v a constant of x's type: a list's zero, unread)
+
+    A backpropagator or a loop's backward pass then keeps no forward value for it: a list of
+    indices is not pushed on a stack at every iteration, and a range passed to a loop's
+    body can be passed as its fields (`myia.opt.flatten`).
+    """
+    x = node.inputs[1]
+    a = x.abstract
+    if x.is_constant or not no_gradient(a):
+        return None
+    v = _stand_in(a)
+    if v is NO_VALUE:
+        return None
+    z = zero_of_type(a)
+    if z is not NO_ZERO and not isinstance(a, AbstractList):
+        return opt.const(z, like=node, abstract=node.abstract)
+    return opt.apply(P.gzeros_unread, opt.const(v, like=node, abstract=a), like=node)
 
 
 @rewrite(P.tuple_getitem)
@@ -752,6 +791,7 @@ GRAD_CALLS: list[Rewrite] = [backpropagate_zero]
 
 GRAD: list[Rewrite] = [
     gzeros_static,
+    gzeros_unread_typed,
     getitem_gzeros,
     getattr_gzeros,
     setitem_gzeros,
