@@ -228,6 +228,7 @@ RULE_CASES = [
     ("call_partial", lambda x, y: P.partial(f_sin, x)(y), (1.0, 2.0), ""),
     ("arg_of_partial", lambda x, y: P.partial_arg(P.partial(f_sin, x), 0) * y, (1.0, 2.0), ""),
     ("gzeros_static", lambda x, y: P.gzeros((x, y)), (1.0, 2), ""),
+    ("gzeros_unread_typed", lambda x, n: x + P.gzeros_unread(n), (1.0, 2), ""),
     ("getitem_gzeros", lambda a, b: P.gzeros((a, b))[0], (np.ones(2), np.ones(3)), ""),
     ("getattr_gzeros", lambda p: P.gzeros(p).y, (Pt(1.0, 2.0),), ""),
     (
