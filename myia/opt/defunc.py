@@ -13,7 +13,9 @@ can hold the free values instead and the pop site can call a lifted ``G``:
 
 where ``G'`` is ``G`` taking its free variables as first parameters (lambda lifting). The
 inliner then writes ``G'``'s body into the backward loop, so an iteration of a loop's
-gradient pushes a number (or a tuple) and pops it, with no function made or called.
+gradient pushes a number (or a tuple) and pops it, with no function made or called. A
+``G`` with no free variable gives a stack of empty tuples, which nothing reads: the
+parameters carrying it are then dead (`myia.opt.dce`).
 
 The stacks are found by following their values: from ``stack_of_functions()`` through pushes,
 pops, and the parameters of graphs whose every call is known (`CallSites`). A stack that

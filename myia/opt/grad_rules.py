@@ -122,11 +122,7 @@ def gzeros_static(node: Apply, opt: Any) -> Node | None:
 
 
 def _stand_in(a: Any) -> Any:
-    """A value of type `a` (which has no gradient) to give a zero nobody reads, or `NO_VALUE`.
-
-    Its zero if the type gives one (integers, ranges, tuples of them), an empty list for a
-    list (whose length only the zero's would depend on).
-    """
+    """A constant of type `a`: an empty list for a list, a zero for others, else `NO_VALUE`."""
     if isinstance(a, AbstractList):
         return []
     if isinstance(a, AbstractTuple):
@@ -140,24 +136,22 @@ def _stand_in(a: Any) -> Any:
 def gzeros_unread_typed(node: Apply, opt: Any) -> Node | None:
     """The zero nobody reads of a value with no gradient needs its type, not its value.
 
-    gzeros_unread(x) => 0 of x's type  (x an integer, a range, a tuple of them)
-    gzeros_unread(x) => gzeros_unread(v)  (v a constant of x's type: a list's zero, unread)
+    gzeros_unread(x) => 0 of x's type  (integers, ranges, tuples of them)
+    gzeros_unread(x) => gzeros_unread(v)  (v a constant of x's type: a list of indices)
 
-    A backpropagator or a loop's backward pass then keeps no forward value for it: a list of
-    indices is not pushed on a stack at every iteration, and a range passed to a loop's
-    body can be passed as its fields (`myia.opt.flatten`).
+    No backpropagator keeps, and no loop pushes, the value for it; a range passed to a
+    loop's body is then passed as its fields (`myia.opt.flatten`).
     """
     x = node.inputs[1]
-    a = x.abstract
-    if x.is_constant or not no_gradient(a):
+    if x.is_constant or not no_gradient(x.abstract):
         return None
-    v = _stand_in(a)
+    z = zero_of_type(x.abstract)
+    if z is not NO_ZERO:
+        return opt.const(z, like=node, abstract=node.abstract)
+    v = _stand_in(x.abstract)
     if v is NO_VALUE:
         return None
-    z = zero_of_type(a)
-    if z is not NO_ZERO and not isinstance(a, AbstractList):
-        return opt.const(z, like=node, abstract=node.abstract)
-    return opt.apply(P.gzeros_unread, opt.const(v, like=node, abstract=a), like=node)
+    return opt.apply(P.gzeros_unread, opt.const(v, like=node, abstract=x.abstract), like=node)
 
 
 @rewrite(P.tuple_getitem)

@@ -2,7 +2,9 @@
 
 ``g(args)`` is inlined when `g` is a graph constant that cannot reach itself (recursion and
 loops are never inlined, so the program stays finite and loops stay loops) or that is called
-there alone (a member of a recursion used once: the recursion keeps its other members), takes its
+there alone (a member of a recursion used once: the recursion keeps its other members) or
+that is the small core of a loop's member (`myia.grad.loops`: called by the loop's wrappers
+only, it is copied into each), takes its
 arguments positionally, and does not reach a ``raise`` (a raised exception's traceback shows
 the call it went through), and is not flagged ``noinline`` (the runs of a checkpointed
 call: their values are freed when the call returns). Graphs used once, small graphs and,
