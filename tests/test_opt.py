@@ -39,6 +39,7 @@ from myia.infer.verify_types import verify_types
 from myia.ir.analysis import reachable_graphs
 from myia.ir.clone import clone
 from myia.ir.node import Apply, Constant
+from myia.operations.lib import Range
 from myia.opt import PASS_LIBRARY, PASSES, optimize, run_passes
 from myia.opt.matcher import prim_of
 from myia.opt.passes import ALL_RULES
@@ -149,6 +150,8 @@ COLUMN = np.s_[:, None]  # x[:, None]: all of x, with an axis inserted
 
 #: The type of a Python float, for ``env_sens``.
 F64 = AbstractScalar("float64", weak=True)
+
+RANGE = Range(1, 5, 1)
 
 RULE_CASES = [
     # (rule, function, arguments, what runs first: "" nothing, "others" every other rule,
@@ -326,6 +329,7 @@ RULE_CASES = [
     ("reshape_same", lambda a: np.reshape(a, (2, 3)), (np.ones((2, 3)),), ""),
     ("known_value", lambda t: len(t), ((1.0, 2.0),), ""),
     ("getitem_constant", lambda x: C[1] * x, (2.0,), ""),
+    ("getattr_constant", lambda x: RANGE.stop * x, (2.0,), ""),
     ("make_tuple_constant", lambda x: (1, 2.5), (2.0,), ""),
     ("fold_constants", lambda x: x * P.add(2, 3), (2.0,), ""),
     ("backpropagate_zero", grad(_unused_across_call), (np.array([0.5, 1.5]),), "together"),
