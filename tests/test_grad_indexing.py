@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from myia import grad
+from myia import grad, load, save
 from myia.abstract.data import AbstractFunction, AbstractList, AbstractTuple
 from myia.ir.analysis import reachable_graphs, toposort
 from myia.operations.lib import Range
@@ -105,6 +105,13 @@ def test_gradient_of_a_loop_in_a_recursion_pushes_numbers():
     ]
     fwd = [n for n in cores if not n.graph.name.startswith("◀")]
     assert not fwd, "the forward pass builds a range per call"
+
+
+def test_gradient_of_a_loop_in_a_recursion_is_saved(tmp_path):
+    # The zero of the list of columns stands for it by a constant that a file can hold.
+    A = np.random.default_rng(0).normal(size=(4, 4))
+    save(grad(det), tmp_path / "det.myia", A)
+    np.testing.assert_allclose(load(tmp_path / "det.myia")(A), grad(det)(A), rtol=1e-12)
 
 
 def pick(A, cols):

@@ -122,9 +122,12 @@ def gzeros_static(node: Apply, opt: Any) -> Node | None:
 
 
 def _stand_in(a: Any) -> Any:
-    """A constant of type `a`: an empty list for a list, a zero for others, else `NO_VALUE`."""
+    """What stands for a value of type `a`: None for a list, a zero for others, or `NO_VALUE`.
+
+    None, not a list: the zero of a list is never read, and a program's constants are saved.
+    """
     if isinstance(a, AbstractList):
-        return []
+        return None
     if isinstance(a, AbstractTuple):
         items = tuple(_stand_in(e) for e in a.elements)
         return NO_VALUE if any(i is NO_VALUE for i in items) else items
@@ -137,7 +140,7 @@ def gzeros_unread_typed(node: Apply, opt: Any) -> Node | None:
     """The zero nobody reads of a value with no gradient needs its type, not its value.
 
     gzeros_unread(x) => 0 of x's type  (integers, ranges, tuples of them)
-    gzeros_unread(x) => gzeros_unread(v)  (v a constant of x's type: a list of indices)
+    gzeros_unread(x) => gzeros_unread(v)  (v stands for x: None for a list of indices)
 
     No backpropagator keeps, and no loop pushes, the value for it; a range passed to a
     loop's body is then passed as its fields (`myia.opt.flatten`).
