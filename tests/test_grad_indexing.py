@@ -12,7 +12,12 @@ import time
 import numpy as np
 import pytest
 
-from myia import grad
+from myia import grad, load, save
+from myia.abstract.data import AbstractFunction, AbstractList, AbstractTuple
+from myia.ir.analysis import reachable_graphs, toposort
+from myia.operations.lib import Range
+from myia.opt.matcher import prim_of
+from myia.primitives import P
 from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug"]
@@ -61,6 +66,52 @@ def test_gradient_of_a_recursion_keeps_few_objects():
         g(A)
     passes = (gc.get_stats()[0]["collections"] - before) / 3
     assert passes <= 1, f"{passes} passes of the collector per call"
+
+
+def _stack_elements(graph):
+    """The types of the values pushed on stacks in the optimized program of `graph`."""
+    out = []
+    for g in reachable_graphs(graph):
+        for n in toposort(g):
+            if n.is_apply and prim_of(n) is P.stack_push:
+                out.append(n.inputs[2].abstract)
+    return out
+
+
+def _mentions_list(a):
+    if isinstance(a, AbstractList):
+        return True
+    return isinstance(a, AbstractTuple) and any(_mentions_list(e) for e in a.elements)
+
+
+def test_gradient_of_a_loop_in_a_recursion_pushes_numbers():
+    # The loop of minor_det is in a recursion: the forward graph of its body (its core, which
+    # recurses through minor_det) is called by two wrappers, the first iteration's and the
+    # others'; each gets its copy, so an iteration pushes its forward values, not a closure.
+    # The list of columns, which has no gradient, is pushed nowhere (its zero needs its type
+    # only), and the range is passed as its fields.
+    A = np.random.default_rng(0).normal(size=(4, 4))
+    graph = grad(det).specialization(A).graph
+    pushed = _stack_elements(graph)
+    assert pushed, "no stack: the loop's gradient is not a loop"
+    assert not any(isinstance(a, AbstractFunction) for a in pushed), pushed
+    assert not any(_mentions_list(a) for a in pushed), pushed
+    assert not any(g.flags.get("loop_core") for g in reachable_graphs(graph))
+    cores = [
+        n
+        for g in reachable_graphs(graph)
+        for n in toposort(g)
+        if n.is_apply and prim_of(n) is P.make_record and n.inputs[1].value is Range
+    ]
+    fwd = [n for n in cores if not n.graph.name.startswith("◀")]
+    assert not fwd, "the forward pass builds a range per call"
+
+
+def test_gradient_of_a_loop_in_a_recursion_is_saved(tmp_path):
+    # The zero of the list of columns stands for it by a constant that a file can hold.
+    A = np.random.default_rng(0).normal(size=(4, 4))
+    save(grad(det), tmp_path / "det.myia", A)
+    np.testing.assert_allclose(load(tmp_path / "det.myia")(A), grad(det)(A), rtol=1e-12)
 
 
 def pick(A, cols):

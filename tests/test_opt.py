@@ -39,6 +39,7 @@ from myia.infer.verify_types import verify_types
 from myia.ir.analysis import reachable_graphs
 from myia.ir.clone import clone
 from myia.ir.node import Apply, Constant
+from myia.operations.lib import Range
 from myia.opt import PASS_LIBRARY, PASSES, optimize, run_passes
 from myia.opt.matcher import prim_of
 from myia.opt.passes import ALL_RULES
@@ -150,6 +151,8 @@ COLUMN = np.s_[:, None]  # x[:, None]: all of x, with an axis inserted
 #: The type of a Python float, for ``env_sens``.
 F64 = AbstractScalar("float64", weak=True)
 
+RANGE = Range(1, 5, 1)
+
 RULE_CASES = [
     # (rule, function, arguments, what runs first: "" nothing, "others" every other rule,
     # "together": the rule fires in a sweep of every rule, where the others expose its input)
@@ -228,6 +231,7 @@ RULE_CASES = [
     ("call_partial", lambda x, y: P.partial(f_sin, x)(y), (1.0, 2.0), ""),
     ("arg_of_partial", lambda x, y: P.partial_arg(P.partial(f_sin, x), 0) * y, (1.0, 2.0), ""),
     ("gzeros_static", lambda x, y: P.gzeros((x, y)), (1.0, 2), ""),
+    ("gzeros_unread_typed", lambda x, n: x + P.gzeros_unread(n), (1.0, 2), ""),
     ("getitem_gzeros", lambda a, b: P.gzeros((a, b))[0], (np.ones(2), np.ones(3)), ""),
     ("getattr_gzeros", lambda p: P.gzeros(p).y, (Pt(1.0, 2.0),), ""),
     (
@@ -325,6 +329,7 @@ RULE_CASES = [
     ("reshape_same", lambda a: np.reshape(a, (2, 3)), (np.ones((2, 3)),), ""),
     ("known_value", lambda t: len(t), ((1.0, 2.0),), ""),
     ("getitem_constant", lambda x: C[1] * x, (2.0,), ""),
+    ("getattr_constant", lambda x: RANGE.stop * x, (2.0,), ""),
     ("make_tuple_constant", lambda x: (1, 2.5), (2.0,), ""),
     ("fold_constants", lambda x: x * P.add(2, 3), (2.0,), ""),
     ("backpropagate_zero", grad(_unused_across_call), (np.array([0.5, 1.5]),), "together"),

@@ -213,6 +213,7 @@ class _ScopeTransform:
             loop = loop_of(g, self.scopes) if g.flags.get("bprop") is None else None
             if loop is not None:
                 self.loops[g] = loop
+                f.flags["loop_core"] = True  # inlined in its wrappers (`myia.opt.inline`)
                 register_core(g, f)
             else:
                 _fprops[(g, activity_key())] = f

@@ -18,6 +18,7 @@ is kept, to raise at run time as Python would. A node whose value inference alre
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -140,6 +141,21 @@ def fold_constants(node: Apply, opt: Any) -> Node | None:
     if not _plain(result) or type(result) is np.ndarray:
         return None
     return opt.const(result, like=node, abstract=node.abstract)
+
+
+@rewrite(P.record_getattr)
+def getattr_constant(node: Apply, opt: Any) -> Node | None:
+    """Take a field of a constant record.
+
+    record_getattr(c, name) => c.name  (a constant record, a plain field: a range's zero)
+    """
+    r, name = (value_of(x) for x in node.inputs[1:])
+    if r is NO_VALUE or not dataclasses.is_dataclass(r) or type(name) is not str:
+        return None
+    v = getattr(r, name, NO_VALUE)
+    if v is NO_VALUE or not _plain(v) or type(v) is np.ndarray:
+        return None
+    return opt.const(v, like=node, abstract=node.abstract)
 
 
 @rewrite(P.tuple_getitem)
@@ -437,7 +453,13 @@ def reshape_same(node: Apply, opt: Any) -> Node | None:
     return _keep(node.inputs[1], node)
 
 
-FOLD: list[Rewrite] = [known_value, getitem_constant, make_tuple_constant, fold_constants]
+FOLD: list[Rewrite] = [
+    known_value,
+    getitem_constant,
+    getattr_constant,
+    make_tuple_constant,
+    fold_constants,
+]
 
 ALGEBRA: list[Rewrite] = [
     mul_one,

@@ -13,7 +13,9 @@ can hold the free values instead and the pop site can call a lifted ``G``:
 
 where ``G'`` is ``G`` taking its free variables as first parameters (lambda lifting). The
 inliner then writes ``G'``'s body into the backward loop, so an iteration of a loop's
-gradient pushes a number (or a tuple) and pops it, with no function made or called.
+gradient pushes a number (or a tuple) and pops it, with no function made or called. A
+``G`` with no free variable gives a stack of empty tuples, which nothing reads: the
+parameters carrying it are then dead (`myia.opt.dce`).
 
 The stacks are found by following their values: from ``stack_of_functions()`` through pushes,
 pops, and the parameters of graphs whose every call is known (`CallSites`). A stack that
@@ -272,7 +274,7 @@ def defunctionalize(root: Graph) -> Graph:
 def _copies(rep: Graph, graphs: list[Graph], scopes: Scopes) -> dict[Graph, list[Node]] | None:
     """The values each of `graphs` gives `rep`'s free variables, if all are copies of `rep`."""
     fvs = list(scopes.free_variables_total.get(rep, ()))
-    if not fvs or rep.defaults or rep.kwonly or rep.flags.get("vararg"):
+    if rep.defaults or rep.kwonly or rep.flags.get("vararg"):
         return None
     if any(_is_fn_stack(f.abstract) for f in fvs):
         return None  # a closure over a stack of closures

@@ -34,7 +34,7 @@ from ..abstract.data import (
 from ..abstract.lattice import FUNCTION, broaden
 from ..ir.node import Apply, Node
 from ..primitives import P
-from ..primitives.grad import EnvInstance, is_shared_zero, zero_of_type
+from ..primitives.grad import NO_ZERO, EnvInstance, is_shared_zero, no_gradient, zero_of_type
 from ..primitives.structure import convert_value
 from .matcher import GRAPH_CALL, NO_VALUE, Rewrite, args_of, prim_of, rewrite, value_of
 from .sweep import same_type
@@ -119,6 +119,42 @@ def gzeros_static(node: Apply, opt: Any) -> Node | None:
             ]
             return opt.apply(P.make_record, opt.const(a.cls, like=node), *consts, like=node)
     return None
+
+
+def _stand_in(a: Any) -> Any:
+    """What stands for a value of type `a`: None for a list, a zero for others, or `NO_VALUE`.
+
+    None, not a list: the zero of a list is never read, and a program's constants are saved.
+    """
+    if isinstance(a, AbstractList):
+        return None
+    if isinstance(a, AbstractTuple):
+        items = tuple(_stand_in(e) for e in a.elements)
+        return NO_VALUE if any(i is NO_VALUE for i in items) else items
+    z = zero_of_type(a)
+    return NO_VALUE if z is NO_ZERO else z
+
+
+@rewrite(P.gzeros_unread)
+def gzeros_unread_typed(node: Apply, opt: Any) -> Node | None:
+    """The zero nobody reads of a value with no gradient needs its type, not its value.
+
+    gzeros_unread(x) => 0 of x's type  (integers, ranges, tuples of them)
+    gzeros_unread(x) => gzeros_unread(v)  (v stands for x: None for a list of indices)
+
+    No backpropagator keeps, and no loop pushes, the value for it; a range passed to a
+    loop's body is then passed as its fields (`myia.opt.flatten`).
+    """
+    x = node.inputs[1]
+    if x.is_constant or not no_gradient(x.abstract):
+        return None
+    z = zero_of_type(x.abstract)
+    if z is not NO_ZERO:
+        return opt.const(z, like=node, abstract=node.abstract)
+    v = _stand_in(x.abstract)
+    if v is NO_VALUE:
+        return None
+    return opt.apply(P.gzeros_unread, opt.const(v, like=node, abstract=x.abstract), like=node)
 
 
 @rewrite(P.tuple_getitem)
@@ -752,6 +788,7 @@ GRAD_CALLS: list[Rewrite] = [backpropagate_zero]
 
 GRAD: list[Rewrite] = [
     gzeros_static,
+    gzeros_unread_typed,
     getitem_gzeros,
     getattr_gzeros,
     setitem_gzeros,

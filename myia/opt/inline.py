@@ -2,7 +2,9 @@
 
 ``g(args)`` is inlined when `g` is a graph constant that cannot reach itself (recursion and
 loops are never inlined, so the program stays finite and loops stay loops) or that is called
-there alone (a member of a recursion used once: the recursion keeps its other members), takes its
+there alone (a member of a recursion used once: the recursion keeps its other members) or
+that is the small core of a loop's member (`myia.grad.loops`: called by the loop's wrappers
+only, it is copied into each), takes its
 arguments positionally, and does not reach a ``raise`` (a raised exception's traceback shows
 the call it went through), and is not flagged ``noinline`` (the runs of a checkpointed
 call: their values are freed when the call returns). Graphs used once, small graphs and,
@@ -32,7 +34,7 @@ def can_inline(g: Graph, call: Apply, info: Any) -> bool:
     """Whether the call `call` of graph constant `g` may be inlined (see the module doc)."""
     if not info.known(g) or g in info.raises:
         return False
-    if info.is_recursive(g) and not _sole_call(g, call, info):
+    if info.is_recursive(g) and not _sole_call(g, call, info) and not _core_call(g, info):
         return False
     if g.flags.get("vararg") or g.kwonly or len(g.parameters) != len(call.inputs) - 1:
         return False
@@ -53,6 +55,18 @@ def _sole_call(g: Graph, call: Apply, info: Any) -> bool:
         return False
     info.once.add(g)
     return True
+
+
+def _core_call(g: Graph, info: Any) -> bool:
+    """Whether `g` is the small core of a loop's member, called by its loop's wrappers.
+
+    The forward pass of a loop's member is a core (its body) called by a wrapper (the push
+    of its backpropagator and the jump to the next member, `myia.grad.loops`). A core that
+    recurses through a call in the loop's body (a loop in a recursive function) is called
+    by two wrappers when its loop's first iteration was specialized apart: each gets its
+    copy, the core is gone, and the wrappers keep the recursion.
+    """
+    return bool(g.flags.get("loop_core")) and info.scope_size(g) <= SMALL
 
 
 @rewrite(GRAPH_CALL)
