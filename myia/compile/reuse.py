@@ -184,6 +184,8 @@ class BufferReuse:
             if u is node:
                 continue
             where = self.seen.get(u)
+            if u is None:
+                return False
             if where is None and self.value_dead(u):
                 pending.append(u)
             elif where is None or not (where[0] < line or where[1] > rank):
