@@ -87,7 +87,9 @@ def test_large_temporaries_are_written_into() -> None:
     x, ls = rng.standard_normal((64, 3)), rng.standard_normal(3)
     g = grad(kernel, 1)
     got = g(x, ls)
-    assert "out=" in g.generated_code(x, ls)
+    source = g.generated_code(x, ls)
+    assert "out=" in source
+    assert "\n    del " in source  # variables deleted after their last use
     identical(got, no_reuse(lambda: grad(kernel, 1)(x, ls)))
     close(got, grad(kernel, 1, backend="debug")(x, ls))
     # Small arrays: a new array costs less than the keywords.

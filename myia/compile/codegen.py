@@ -533,8 +533,11 @@ class CodeGenerator:
                 return  # a value computed for nothing, which cannot raise (nor its inputs
                 # written inside its expression)
             self.emit(indent, self.call(node), node)
-            return
-        self.emit(indent, f"{self.var(node)} = {self.call(node)}", node)
+        else:
+            self.emit(indent, f"{self.var(node)} = {self.call(node)}", node)
+        if self.reuse is not None:
+            for name in self.reuse.released(node):
+                self.emit(indent, f"del {name}")
 
     def droppable_expression(self, node: Apply) -> bool:
         """Whether not writing `node`'s expression is unobservable.

@@ -26,7 +26,14 @@ An operand qualifies when (a liveness analysis over the straight-line code of on
   ``reuse_min_bytes`` (below a few kilobytes, a new array costs less than the keywords).
 
 An operand written inside the expression (used once) is named by an assignment expression;
-one of its own is named already. The JAX and Numba generators do not run this pass (their
+one of its own is named already. The same analysis deletes a variable holding such an
+array after the statement of its last use (`BufferReuse.released`): a Python variable keeps
+its array alive until the function returns, and the arrays alive at once are the memory the
+allocator takes from the system (and faults in) on every call.
+
+Results are those of the code without the pass, elementwise bit for bit; a sum of an array
+written into a temporary may add its terms in another order (the temporary's memory order,
+where NumPy would have chosen another for a new array). The JAX and Numba generators do not run this pass (their
 arrays are immutable, or their code is compiled by other means).
 """
 
@@ -122,6 +129,9 @@ class BufferReuse:
         self.pending: list[tuple[Node, Node]] = []
         #: Temporaries never written into (a first generation found them unsound).
         self.banned: set[Node] = set()
+        #: The expressions written since the last statement, and the variables deleted.
+        self.statement_nodes: list[Node] = []
+        self.released_nodes: set[Node] = set()
 
     def uses(self, t: Node) -> list[tuple[Any, int]]:
         """The uses of `t`'s value: those of ``seq(x, t)`` (which is `t`) are `t`'s own.
@@ -145,7 +155,49 @@ class BufferReuse:
         rank = self.count
         self.count += 1
         self.seen[node] = (len(self.gen.lines), rank)
+        self.statement_nodes.append(node)
         return rank
+
+    def released(self, stmt: Node) -> list[str]:
+        """The variables to delete after the statement of `stmt`: arrays read for the last time.
+
+        A Python variable keeps its array alive until the function returns; deleted after
+        its last use, the array's memory serves the next ones. The variable must be a
+        statement of this block whose every use is by an expression of the block already
+        written (none a jump, a return, a closure's).
+        """
+        nodes, self.statement_nodes = self.statement_nodes, []
+        line = self.seen[stmt][0] if stmt in self.seen else -1
+        out = []
+        for n in nodes:
+            for i in n.inputs[1:]:
+                t = _strip_seq(i)
+                if t in self.released_nodes or not self.deletable(t, line):
+                    continue
+                self.released_nodes.add(t)
+                out.append(self.gen.var(t))
+        return out
+
+    def deletable(self, t: Node, line: int) -> bool:
+        """Whether `t` is a variable of a big array whose every use is written by `line`."""
+        if not (t.is_apply and self.big_array(t.abstract)):
+            return False
+        where = self.seen.get(t)
+        if where is None or where[0] >= line or t.graph is not self.gen.block_graph:
+            return False  # (not a variable written before: a parameter, or inlined here)
+        if t in self.gen.kept or t in self.banned:
+            return False
+        pending = []
+        for u, _ in self.uses(t):
+            if u is None or u.graph is not t.graph:
+                return False
+            w = self.seen.get(u)
+            if w is None and self.value_dead(u):
+                pending.append(u)
+            elif w is None or w[0] > line:
+                return False
+        self.pending += [(t, u) for u in pending]
+        return True
 
     def big_array(self, a: Any) -> bool:
         """Whether `a` is an array type of known shape and at least `min_bytes`."""
