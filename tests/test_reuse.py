@@ -274,6 +274,18 @@ def test_a_parameter_is_never_written(reuse_all: None) -> None:
     np.testing.assert_array_equal(a, np.arange(9.0).reshape(3, 3))
 
 
+def test_an_expression_sequenced_twice(reuse_all: None) -> None:
+    """``seq(a, x)`` used twice is `x` computed once (its variable read after it is deleted)."""
+    from test_grad_primitives import decompositions
+
+    rng = np.random.default_rng(0)
+    m, b = rng.standard_normal((3, 3)), rng.standard_normal((3, 2))
+    loss = contracted(decompositions)
+    ct = rng.standard_normal((3, 2))
+    got = grad(loss)((m, b), ct)
+    close(got, grad(loss, backend="debug")((m, b), ct))
+
+
 # Every program of the NumPy table ---------------------------------------------------------------
 
 

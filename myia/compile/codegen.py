@@ -519,6 +519,13 @@ class CodeGenerator:
             return False
         if _is_call_of(user, P.seq) and i == 1:
             return False
+        seq = user
+        while _is_call_of(seq, P.seq) and i == 2:
+            # ``seq(a, node)`` is `node` wherever it is used: written in one place only.
+            seq_users = self.uses.get(seq, [])
+            if len(seq_users) != 1 or seq_users[0][0] is None:
+                return False
+            seq, i = seq_users[0]
         if self.split_lines and _line_of(node) != _line_of(user):
             return False
         return True

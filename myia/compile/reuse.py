@@ -33,8 +33,8 @@ allocator takes from the system (and faults in) on every call.
 
 Results are those of the code without the pass, elementwise bit for bit; a sum of an array
 written into a temporary may add its terms in another order (the temporary's memory order,
-where NumPy would have chosen another for a new array). The JAX and Numba generators do not run this pass (their
-arrays are immutable, or their code is compiled by other means).
+where NumPy would have chosen another for a new array). The JAX and Numba generators do
+not run this pass (their arrays are immutable, or their code is compiled by other means).
 """
 
 from __future__ import annotations
@@ -132,6 +132,9 @@ class BufferReuse:
         #: The expressions written since the last statement, and the variables deleted.
         self.statement_nodes: list[Node] = []
         self.released_nodes: set[Node] = set()
+        #: The temporaries written into or deleted, and the expressions written twice.
+        self.decided: list[Node] = []
+        self.repeated: set[Node] = set()
 
     def uses(self, t: Node) -> list[tuple[Any, int]]:
         """The uses of `t`'s value: those of ``seq(x, t)`` (which is `t`) are `t`'s own.
@@ -154,6 +157,8 @@ class BufferReuse:
         """Note that `node`'s expression is being written; returns its rank."""
         rank = self.count
         self.count += 1
+        if node in self.seen:
+            self.repeated.add(node)
         self.seen[node] = (len(self.gen.lines), rank)
         self.statement_nodes.append(node)
         return rank
@@ -197,6 +202,7 @@ class BufferReuse:
             elif w is None or w[0] > line:
                 return False
         self.pending += [(t, u) for u in pending]
+        self.decided.append(t)
         return True
 
     def big_array(self, a: Any) -> bool:
@@ -243,11 +249,19 @@ class BufferReuse:
             elif where is None or not (where[0] < line or where[1] > rank):
                 return False
         self.pending += [(t, u) for u in pending]
+        self.decided.append(t)
         return True
 
     def unsound(self) -> set[Node]:
-        """The temporaries written into although a use thought never written was written."""
-        return {t for t, u in self.pending if u in self.seen}
+        """The temporaries written into (or deleted) where the analysis did not hold.
+
+        A use thought never written was written, or an expression reading the temporary
+        was written twice (evaluated twice: once after the temporary was written into).
+        """
+        out = {t for t, u in self.pending if u in self.seen}
+        if self.repeated:
+            out |= {t for t in self.decided if any(u in self.repeated for u, _ in self.uses(t))}
+        return out
 
     def write(self, node: Apply, args: list[str], rank: int) -> str | None:
         """The text of `node` written into a dead operand, or None where none qualifies."""
