@@ -125,6 +125,7 @@ class BufferReuse:
         self.count = 0
         self._candidates: dict[Node, bool] = {}
         self._uses: dict[Node, list[tuple[Any, int]]] = {}
+        self.all_uses = self.use_map()
         #: (a temporary written into, a use of it the generator was not expected to write)
         self.pending: list[tuple[Node, Node]] = []
         #: Temporaries never written into (a first generation found them unsound).
@@ -136,6 +137,23 @@ class BufferReuse:
         self.decided: list[Node] = []
         self.repeated: set[Node] = set()
 
+    def use_map(self) -> dict[Node, list[tuple[Any, int]]]:
+        """The uses of every node, in every graph the generator's scopes know.
+
+        (Those of the closures the generator reaches through others' constants included,
+        which its own use counts may leave out.)
+        """
+        out: dict[Node, list[tuple[Any, int]]] = {}
+        scopes = self.gen.scopes
+        for g in list(scopes.graphs):
+            if g.output is not None and not g.output.is_constant:
+                out.setdefault(g.output, []).append((None, -1))
+            for node in scopes.toposort(g):
+                if node.is_apply:
+                    for i, inp in enumerate(node.inputs):
+                        out.setdefault(inp, []).append((node, i))
+        return out
+
     def uses(self, t: Node) -> list[tuple[Any, int]]:
         """The uses of `t`'s value: those of ``seq(x, t)`` (which is `t`) are `t`'s own.
 
@@ -144,7 +162,7 @@ class BufferReuse:
         out = self._uses.get(t)
         if out is None:
             out = []
-            for u, i in self.gen.uses.get(t, ()):
+            for u, i in self.all_uses.get(t, ()):
                 if u is not None and _prim(u) is P.seq:
                     if i == 2:
                         out += self.uses(u)
@@ -259,6 +277,8 @@ class BufferReuse:
         was written twice (evaluated twice: once after the temporary was written into).
         """
         out = {t for t, u in self.pending if u in self.seen}
+        final = self.use_map()
+        out |= {t for t in self.decided if final.get(t, []) != self.all_uses.get(t, [])}
         if self.repeated:
             out |= {t for t in self.decided if any(u in self.repeated for u, _ in self.uses(t))}
         return out
