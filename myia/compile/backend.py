@@ -138,7 +138,7 @@ class PythonBackend(Backend):
     name = "numpy"
 
     def compile(self, graph: Graph) -> Executable:
-        return PythonExecutable(generate(graph))
+        return PythonExecutable(generate(graph, reuse=True))
 
 
 class DebugExecutable(Executable):

@@ -37,6 +37,7 @@ from ..opt.effects import droppable, droppable_tree
 from ..primitives import P, Primitive
 from . import runtime
 from .lower import INLINABLE, LOWER, UNREAD
+from .reuse import BufferReuse
 
 _LITERALS = (bool, int, str, type(None))
 #: The runtime value of each function never called that has its own `Dead`.
@@ -184,7 +185,9 @@ class CodeGenerator:
     #: until its backward pass: fewer objects, fewer passes over the objects alive.
     closure_defaults = True
 
-    def __init__(self, entry: Graph, *, split_lines: bool = False):
+    def __init__(
+        self, entry: Graph, *, split_lines: bool = False, reuse_min_bytes: int | None = None
+    ):
         self.entry = entry
         #: Whether a node of one user's line is never written inside the expression of a node
         #: of another (`myia.profiling` times generated lines).
@@ -201,6 +204,9 @@ class CodeGenerator:
         self.entries: dict[Graph, Node] = {}
         self.deep = False
         self._count_uses()
+        #: The buffer reuse pass (`myia.compile.reuse`), for arrays of at least
+        #: `reuse_min_bytes` (None: every operation makes a new array).
+        self.reuse = BufferReuse(self, reuse_min_bytes) if reuse_min_bytes is not None else None
 
     # Analysis -------------------------------------------------------------------------------
 
@@ -525,6 +531,13 @@ class CodeGenerator:
             return False
         if _is_call_of(user, P.seq) and i == 1:
             return False
+        seq = user
+        while _is_call_of(seq, P.seq) and i == 2:
+            # ``seq(a, node)`` is `node` wherever it is used: written in one place only.
+            seq_users = self.uses.get(seq, [])
+            if len(seq_users) != 1 or seq_users[0][0] is None:
+                return False
+            seq, i = seq_users[0]
         if self.split_lines and _line_of(node) != _line_of(user):
             return False
         return True
@@ -539,8 +552,11 @@ class CodeGenerator:
                 return  # a value computed for nothing, which cannot raise (nor its inputs
                 # written inside its expression)
             self.emit(indent, self.call(node), node)
-            return
-        self.emit(indent, f"{self.var(node)} = {self.call(node)}", node)
+        else:
+            self.emit(indent, f"{self.var(node)} = {self.call(node)}", node)
+        if self.reuse is not None:
+            for name in self.reuse.released(node):
+                self.emit(indent, f"del {name}")
 
     def droppable_expression(self, node: Apply) -> bool:
         """Whether not writing `node`'s expression is unobservable.
@@ -569,10 +585,15 @@ class CodeGenerator:
 
     def call(self, node: Apply) -> str:
         fn, *args = node.inputs
+        rank = self.reuse.enter(node) if self.reuse is not None else 0
         arg_exprs = [self.expr(a) for a in args]
         if fn.is_constant:
             v = fn.value
             if isinstance(v, Primitive):
+                if self.reuse is not None:
+                    text = self.reuse.write(node, arg_exprs, rank)
+                    if text is not None:
+                        return text
                 lower = LOWER.get(v)
                 text = lower(arg_exprs, node, self) if lower is not None else None
                 if text is not None:
@@ -629,6 +650,25 @@ def _line_of(node: Node) -> tuple[str, int] | None:
     return (loc.filename, loc.line) if loc is not None else None
 
 
-def generate(entry: Graph) -> Module:
-    """Generate the Python module of `entry` (a closed, typed graph) and what it reaches."""
-    return CodeGenerator(entry).generate()
+#: The smallest array an elementwise operation of the NumPy backend writes into a dead
+#: temporary rather than a new array (`myia.compile.reuse`), in bytes.
+REUSE_MIN_BYTES = 4096
+
+
+def generate(entry: Graph, *, reuse: bool = False) -> Module:
+    """Generate the Python module of `entry` (a closed, typed graph) and what it reaches.
+
+    With `reuse`, elementwise operations write into dead temporaries of at least
+    `REUSE_MIN_BYTES` (the NumPy backend's code; not code that may run on other arrays).
+    """
+    banned: set[Node] = set()
+    while True:
+        gen = CodeGenerator(entry, reuse_min_bytes=REUSE_MIN_BYTES if reuse else None)
+        if gen.reuse is None:
+            return gen.generate()
+        gen.reuse.banned = banned
+        module = gen.generate()
+        unsound = gen.reuse.unsound()
+        if not unsound:
+            return module
+        banned |= unsound
