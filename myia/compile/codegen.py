@@ -273,6 +273,23 @@ class CodeGenerator:
                 states[g] = len(states)
         return group, states
 
+    def _local_targets(self, g: Graph) -> list[Graph]:
+        tail = self.tail_calls.get(g)
+        targets = (_tail_targets(tail) or []) if tail is not None else []
+        return [t for t in targets if t in self.states]
+
+    def _steps(self, source: Graph, target: Graph) -> bool:
+        """Whether the jump from `source` to `target` is a call of a user's recursion.
+
+        Such a jump (a tail call of a recursive function of the user's, made a loop) counts
+        one level of recursion, as the call did in Python: ``RecursionError`` past
+        `RECURSION_LIMIT` levels. The jumps of a user's ``while`` loop count nothing.
+        """
+        return bool(
+            target in self.states
+            and (source.flags.get("recursive_call") or target.flags.get("user_function"))
+        )
+
     def _reachable_in(self, entry: Graph, members: set[Graph]) -> set[Graph]:
         seen = {entry}
         todo = [entry]
@@ -349,6 +366,8 @@ class CodeGenerator:
         self.states = states
         self.in_loop = False
         body = indent + 1
+        if any(self._steps(m, t) for m in group for t in self._local_targets(m)):
+            self.emit(body, "_depth = 0", g.output)
         if g not in states:
             self.block(g, body)
         else:
@@ -485,6 +504,10 @@ class CodeGenerator:
             lhs = ", ".join(self.var(p) for p, _ in pairs)
             self.emit(indent, f"{lhs} = {', '.join(a for _, a in pairs)}", tail)
         if target in self.states:
+            if self._steps(tail.graph, target):
+                self.emit(indent, "_depth += 1", tail)
+                self.emit(indent, f"if _depth > {runtime.RECURSION_LIMIT}:", tail)
+                self.emit(indent + 1, "raise RecursionError('maximum recursion depth exceeded')", tail)
             if len(self.states) > 1:
                 self.emit(indent, f"_state = {self.states[target]}", tail)
             if self.in_loop:

@@ -102,6 +102,8 @@ class Code:
         "nodes",
         "simple_call",
         "user",
+        "entry",
+        "steps",
     )
 
     def __init__(self, graph: Graph, vm: DebugVM):
@@ -113,6 +115,10 @@ class Code:
         )
         loc = graph.debug.find_location()
         self.user = loc is None or not _in_package(loc.filename)
+        # A tail call of a user's function, or a jump out of a graph that holds one of its
+        # recursive calls inlined, is one level of recursion (`RECURSION_LIMIT`).
+        self.entry = bool(graph.flags.get("user_function"))
+        self.steps = bool(graph.flags.get("recursive_call"))
         self.slots: dict[Node, int] = {p: i for i, p in enumerate(graph.parameters)}
         values: list[Any] = [None] * self.nparams
         self.prologue: list[tuple[int, Node]] = []
@@ -380,6 +386,7 @@ class DebugVM:
                 ):
                     # The common case of `_apply`, inlined.
                     if is_tail:
+                        old = frame
                         frame = Frame(
                             code,
                             [*args, *code.init],
@@ -388,6 +395,12 @@ class DebugVM:
                             frame.caller_out,
                             (frame.code, pc) if frame.code.user else frame.origin,
                         )
+                        if code.entry or old.code.steps:
+                            frame.depth = old.depth + 1
+                            if frame.depth > peak:
+                                peak = frame.depth
+                                if peak > RECURSION_LIMIT:
+                                    raise RecursionError("maximum recursion depth exceeded")
                     else:
                         frame.pc = pc
                         frame = Frame(code, [*args, *code.init], fn.env, frame, out)
@@ -401,6 +414,8 @@ class DebugVM:
                     if type(res) is not Frame:
                         values[out] = res
                         continue
+                    if is_tail and (res.code.entry or frame.code.steps):
+                        res.depth = frame.depth + 1
                     frame = res
                     if frame.depth > peak:
                         peak = frame.depth
