@@ -68,11 +68,11 @@ def inline(node: Apply, opt: Any) -> Node | None:
         return None
     if info.uses.get(g, 0) > 1 and info.scope_size(g) > SMALL and opt.budget <= 0:
         return None
-    _keep_recursion_step(g, node, info)
+    _keep_recursion_step(g, node, opt)
     return opt.inline(g, node.inputs[1:], node)
 
 
-def _keep_recursion_step(g: Graph, call: Apply, info: Any) -> None:
+def _keep_recursion_step(g: Graph, call: Apply, opt: Any) -> None:
     """Flag the graph of `call` ``recursive_call`` when `call` is a step of a user's recursion.
 
     A tail call of a user's recursive function (or of a graph that holds one) becomes a jump
@@ -82,10 +82,10 @@ def _keep_recursion_step(g: Graph, call: Apply, info: Any) -> None:
     """
     if not (g.flags.get("user_function") or g.flags.get("recursive_call")):
         return
-    out = call.graph.output
+    out = call.graph.output and opt.resolve(call.graph.output)
     while out is not None and is_apply_of(out, P.seq):
-        out = out.inputs[2]
-    if out is call and info.is_recursive(g):
+        out = opt.resolve(out.inputs[2])
+    if out is call and opt.info.is_recursive(g):
         call.graph.flags["recursive_call"] = True
 
 
@@ -124,7 +124,7 @@ def forward_call(node: Apply, opt: Any) -> Node | None:
             args.append(i)
         else:
             return None
-    _keep_recursion_step(g, node, opt.info)
+    _keep_recursion_step(g, node, opt)
     return opt.apply(h, *args, like=node, abstract=node.abstract)
 
 
