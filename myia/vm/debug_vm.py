@@ -395,8 +395,9 @@ class DebugVM:
                             frame.caller_out,
                             (frame.code, pc) if frame.code.user else frame.origin,
                         )
+                        frame.depth = old.depth  # levels a recursion's jumps counted
                         if code.entry or old.code.steps:
-                            frame.depth = old.depth + 1
+                            frame.depth += 1
                             if frame.depth > peak:
                                 peak = frame.depth
                                 if peak > RECURSION_LIMIT:
@@ -414,8 +415,8 @@ class DebugVM:
                     if type(res) is not Frame:
                         values[out] = res
                         continue
-                    if is_tail and (res.code.entry or frame.code.steps):
-                        res.depth = frame.depth + 1
+                    if is_tail:
+                        res.depth = frame.depth + (res.code.entry or frame.code.steps)
                     frame = res
                     if frame.depth > peak:
                         peak = frame.depth
