@@ -507,7 +507,9 @@ class CodeGenerator:
             if self._steps(tail.graph, target):
                 self.emit(indent, "_depth += 1", tail)
                 self.emit(indent, f"if _depth > {runtime.RECURSION_LIMIT}:", tail)
-                self.emit(indent + 1, "raise RecursionError('maximum recursion depth exceeded')", tail)
+                self.emit(
+                    indent + 1, "raise RecursionError('maximum recursion depth exceeded')", tail
+                )
             if len(self.states) > 1:
                 self.emit(indent, f"_state = {self.states[target]}", tail)
             if self.in_loop:

@@ -224,10 +224,21 @@ class Frame:
     the index of the next instruction (saved while a callee runs). A frame made by a tail call
     replaces its caller's frame; for tracebacks, `origin` keeps ``(code, pc)`` of the last call
     site in the user's code that led to it by tail calls (only one: space stays constant).
-    `depth` is the number of frames below it (its callers).
+    `depth` is the number of frames below it (its callers); `levels` the levels of a user's
+    recursion that the tail calls leading to it made (each one a frame in Python).
     """
 
-    __slots__ = ("code", "values", "env", "pc", "caller", "caller_out", "origin", "depth")
+    __slots__ = (
+        "code",
+        "values",
+        "env",
+        "pc",
+        "caller",
+        "caller_out",
+        "origin",
+        "depth",
+        "levels",
+    )
 
     def __init__(
         self,
@@ -246,6 +257,7 @@ class Frame:
         self.caller_out = out
         self.origin = origin
         self.depth = 0 if caller is None else caller.depth + 1
+        self.levels = 0
 
 
 class DebugVM:
@@ -395,13 +407,12 @@ class DebugVM:
                             frame.caller_out,
                             (frame.code, pc) if frame.code.user else frame.origin,
                         )
-                        frame.depth = old.depth  # levels a recursion's jumps counted
                         if code.entry or old.code.steps:
-                            frame.depth += 1
-                            if frame.depth > peak:
-                                peak = frame.depth
-                                if peak > RECURSION_LIMIT:
-                                    raise RecursionError("maximum recursion depth exceeded")
+                            frame.levels = old.levels + 1
+                            if frame.levels > RECURSION_LIMIT:
+                                raise RecursionError("maximum recursion depth exceeded")
+                        else:
+                            frame.levels = old.levels
                     else:
                         frame.pc = pc
                         frame = Frame(code, [*args, *code.init], fn.env, frame, out)
@@ -416,7 +427,9 @@ class DebugVM:
                         values[out] = res
                         continue
                     if is_tail:
-                        res.depth = frame.depth + (res.code.entry or frame.code.steps)
+                        res.levels = frame.levels + (res.code.entry or frame.code.steps)
+                        if res.levels > RECURSION_LIMIT:
+                            raise RecursionError("maximum recursion depth exceeded")
                     frame = res
                     if frame.depth > peak:
                         peak = frame.depth
