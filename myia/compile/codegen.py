@@ -171,6 +171,9 @@ class CodeGenerator:
     #: counts towards the collector's next pass, and a gradient keeps a closure per call
     #: until its backward pass: fewer objects, fewer passes over the objects alive.
     closure_defaults = True
+    #: Whether the jumps of a user's recursion made a loop count its levels (``_depth``,
+    #: `RecursionError` past `RECURSION_LIMIT`).
+    count_recursion = True
 
     def __init__(self, entry: Graph, *, split_lines: bool = False):
         self.entry = entry
@@ -286,7 +289,8 @@ class CodeGenerator:
         `RECURSION_LIMIT` levels. The jumps of a user's ``while`` loop count nothing.
         """
         return bool(
-            target in self.states
+            self.count_recursion
+            and target in self.states
             and (source.flags.get("recursive_call") or target.flags.get("user_function"))
         )
 
