@@ -76,6 +76,21 @@ class MyiaShapeError(MyiaTypeError):
     """Incompatible array shapes."""
 
 
+class MyiaRecursionError(MyiaError, RecursionError):
+    """A recursion deeper than Myia's limit: Python's `RecursionError`, with the Myia traceback.
+
+    `traceback` is that traceback, formatted: a frame repeated in a row is shown once, and of
+    a long mutual recursion the first and last frames only.
+    """
+
+    def __init__(self, message: str, frames: Sequence[Frame] = (), traceback: str = ""):
+        super().__init__(message, frames)
+        self.traceback = traceback
+
+    def __str__(self) -> str:
+        return f"{self.message}\n{self.traceback}" if self.traceback else self.message
+
+
 class MyiaInternalError(MyiaError):
     """A fault inside Myia itself, not in the user's program."""
 

@@ -29,6 +29,7 @@ from ..errors import Frame as ErrorFrame
 from ..errors import (
     MyiaError,
     MyiaInternalError,
+    MyiaRecursionError,
     MyiaShapeError,
     MyiaSyntaxError,
     MyiaTypeError,
@@ -398,7 +399,11 @@ class DebugVM:
                 ):
                     # The common case of `_apply`, inlined.
                     if is_tail:
-                        old = frame
+                        levels = frame.levels
+                        if code.entry or frame.code.steps:
+                            levels += 1
+                            if levels > RECURSION_LIMIT:
+                                raise RecursionError("maximum recursion depth exceeded")
                         frame = Frame(
                             code,
                             [*args, *code.init],
@@ -407,12 +412,7 @@ class DebugVM:
                             frame.caller_out,
                             (frame.code, pc) if frame.code.user else frame.origin,
                         )
-                        if code.entry or old.code.steps:
-                            frame.levels = old.levels + 1
-                            if frame.levels > RECURSION_LIMIT:
-                                raise RecursionError("maximum recursion depth exceeded")
-                        else:
-                            frame.levels = old.levels
+                        frame.levels = levels
                     else:
                         frame.pc = pc
                         frame = Frame(code, [*args, *code.init], fn.env, frame, out)
@@ -631,6 +631,8 @@ class DebugVM:
             return MyiaTypeError(message, frames)
         if isinstance(exc, ValueError) and _on_arrays(frame):
             return MyiaShapeError(message, frames)
+        if isinstance(exc, RecursionError):
+            return recursion_error(exc, frames)
         program_error(exc, _format_traceback(frames))
         return exc
 
@@ -715,6 +717,14 @@ def _in_package(filename: str) -> bool:
 #: over a long list or a deep tree runs, yet a recursion with no base case stops within a
 #: second with `RecursionError`, as in Python.
 RECURSION_LIMIT = 200_000
+
+
+def recursion_error(exc: RecursionError, frames: list[ErrorFrame]) -> MyiaRecursionError:
+    """The `MyiaRecursionError` of a recursion that went past `RECURSION_LIMIT` levels."""
+    message = (
+        f"{exc} ({RECURSION_LIMIT} levels of recursion: does the recursion reach its base case?)"
+    )
+    return MyiaRecursionError(message, frames[-_SHOWN:], _format_traceback(frames))
 
 
 def _format_traceback(frames: list[ErrorFrame]) -> str:
