@@ -77,18 +77,21 @@ class MyiaShapeError(MyiaTypeError):
 
 
 class MyiaRecursionError(MyiaError, RecursionError):
-    """A recursion deeper than Myia's limit: Python's `RecursionError`, with the Myia traceback.
+    """A recursion deeper than Myia's limit: Python's `RecursionError`, as a `MyiaError`.
 
-    `traceback` is that traceback, formatted: a frame repeated in a row is shown once, and of
-    a long mutual recursion the first and last frames only.
+    Its message is Python's; the Myia traceback (`traceback`, a frame repeated in a row shown
+    once, the first and last frames of a long mutual recursion) is a note, as for the other
+    errors a program raises at run time.
     """
 
     def __init__(self, message: str, frames: Sequence[Frame] = (), traceback: str = ""):
         super().__init__(message, frames)
         self.traceback = traceback
+        if traceback:
+            self.add_note(traceback)
 
     def __str__(self) -> str:
-        return f"{self.message}\n{self.traceback}" if self.traceback else self.message
+        return self.message
 
 
 class MyiaInternalError(MyiaError):

@@ -721,10 +721,8 @@ RECURSION_LIMIT = 200_000
 
 def recursion_error(exc: RecursionError, frames: list[ErrorFrame]) -> MyiaRecursionError:
     """The `MyiaRecursionError` of a recursion that went past `RECURSION_LIMIT` levels."""
-    message = (
-        f"{exc} ({RECURSION_LIMIT} levels of recursion: does the recursion reach its base case?)"
-    )
-    return MyiaRecursionError(message, frames[-_SHOWN:], _format_traceback(frames))
+    hint = f"(Myia's limit is {RECURSION_LIMIT} levels: does the recursion reach its base case?)"
+    return MyiaRecursionError(str(exc), frames[-_SHOWN:], f"{_format_traceback(frames)}\n{hint}")
 
 
 def _format_traceback(frames: list[ErrorFrame]) -> str:
