@@ -61,6 +61,29 @@ def tail_pong(x):
     return x
 
 
+def after_if(x, n):
+    # The recursive call follows a join: optimization moves it into both branches.
+    if n == 0:
+        return x
+    if x > 0:
+        y = x * 0.5
+    else:
+        y = x + 1.0
+    return after_if(y, n - 1)  # AFTER_IF
+
+
+def loop_inside(x, n):
+    # A user's loop in each level of a tail recursion.
+    if n == 0:
+        return x
+    s = 0.0
+    i = 0
+    while i < 3:
+        s = s + x
+        i = i + 1
+    return loop_inside(s * 0.4, n - 1)  # LOOP_INSIDE
+
+
 def countdown(x, n):
     if n == 0:
         return x
@@ -119,6 +142,21 @@ def test_tail_recursion_made_a_loop_raises(fn, args, marks, backend):
     # The optimizer makes these loops; they looped forever.
     err = _raises_fast(lambda: myia(fn, backend=backend)(*args), *marks)
     assert err.location is not None and err.location.filename == __file__
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,mark", [(after_if, "AFTER_IF"), (loop_inside, "LOOP_INSIDE")])
+def test_tail_recursion_through_branches_and_loops(fn, mark, backend):
+    # A negative count never reaches the base case; a positive one does, primal and gradient.
+    _raises_fast(lambda: myia(fn, backend=backend)(1.0, -1), mark)
+    _raises_fast(lambda: grad(fn, backend=backend)(1.0, -1), mark)
+    assert myia(fn, backend=backend)(1.3, 5) == fn(1.3, 5)
+
+
+@pytest.mark.parametrize("fn", [after_if, loop_inside])
+def test_gradient_through_branches_and_loops_of_a_tail_recursion(fn):
+    check_grad(fn, 1.3, 6, wrt=0)
+    check_grad(fn, -2.5, 4, wrt=0)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
