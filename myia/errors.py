@@ -76,6 +76,24 @@ class MyiaShapeError(MyiaTypeError):
     """Incompatible array shapes."""
 
 
+class MyiaRecursionError(MyiaError, RecursionError):
+    """A recursion deeper than Myia's limit: Python's `RecursionError`, as a `MyiaError`.
+
+    Its message is Python's; the Myia traceback (`traceback`, a frame repeated in a row shown
+    once, the first and last frames of a long mutual recursion) is a note, as for the other
+    errors a program raises at run time.
+    """
+
+    def __init__(self, message: str, frames: Sequence[Frame] = (), traceback: str = ""):
+        super().__init__(message, frames)
+        self.traceback = traceback
+        if traceback:
+            self.add_note(traceback)
+
+    def __str__(self) -> str:
+        return self.message
+
+
 class MyiaInternalError(MyiaError):
     """A fault inside Myia itself, not in the user's program."""
 

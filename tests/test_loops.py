@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from myia import myia
+from myia import MyiaRecursionError, myia
+from myia.vm.debug_vm import RECURSION_LIMIT
 
 counts = st.integers(-3, 12)
 
@@ -471,8 +472,13 @@ def test_million_iteration_while():
     assert myia(count_while)(n) == n * (n - 1) // 2
 
 
-def test_million_deep_tail_recursion():
-    assert myia(count_tail)(10**6, 0) == 10**6
+def test_deep_tail_recursion():
+    # A tail recursion runs as a loop, in constant space, and counts its levels as Python
+    # does: deeper than Myia's recursion limit it is a RecursionError, as in Python.
+    n = RECURSION_LIMIT - 100
+    assert myia(count_tail)(n, 0) == n
+    with pytest.raises(MyiaRecursionError):
+        myia(count_tail)(10**6, 0)
 
 
 def test_deep_non_tail_recursion():

@@ -184,6 +184,9 @@ class CodeGenerator:
     #: counts towards the collector's next pass, and a gradient keeps a closure per call
     #: until its backward pass: fewer objects, fewer passes over the objects alive.
     closure_defaults = True
+    #: Whether the jumps of a user's recursion made a loop count its levels (``_depth``,
+    #: `RecursionError` past `RECURSION_LIMIT`).
+    count_recursion = True
 
     def __init__(
         self, entry: Graph, *, split_lines: bool = False, reuse_min_bytes: int | None = None
@@ -291,6 +294,20 @@ class CodeGenerator:
                 states[g] = len(states)
         return group, states
 
+    def _steps(self, target: Graph) -> bool:
+        """Whether the jump to loop state `target` being written makes a call of a recursion.
+
+        It does when it enters a user's function, or when a block written since the last
+        state (`steps_pending`) holds a recursive call that inlining made a jump: it counts
+        one level of recursion, as the call did in Python (``RecursionError`` past
+        `RECURSION_LIMIT` levels). The jumps of a user's ``while`` loop count nothing.
+        """
+        return bool(
+            self.count_recursion
+            and target in self.states
+            and (self.steps_pending or target.flags.get("user_function"))
+        )
+
     def _reachable_in(self, entry: Graph, members: set[Graph]) -> set[Graph]:
         seen = {entry}
         todo = [entry]
@@ -367,6 +384,16 @@ class CodeGenerator:
         self.states = states
         self.in_loop = False
         body = indent + 1
+        self.steps_pending = False
+        if (
+            self.count_recursion
+            and states
+            and any(
+                m.flags.get("recursive_call") or (m in states and m.flags.get("user_function"))
+                for m in group
+            )
+        ):
+            self.emit(body, "_depth = 0", g.output)
         if g not in states:
             self.block(g, body)
         else:
@@ -436,6 +463,16 @@ class CodeGenerator:
 
     def block(self, g: Graph, indent: int) -> None:
         """Write the statements of block `g`, ending with its return or jumps."""
+        pending = self.steps_pending
+        if g in self.states:  # a loop's state: the levels since the last one are counted
+            self.steps_pending = False
+        self.steps_pending = self.steps_pending or bool(g.flags.get("recursive_call"))
+        try:
+            self._block(g, indent)
+        finally:
+            self.steps_pending = pending
+
+    def _block(self, g: Graph, indent: int) -> None:
         self.block_graph = g
         tail = self.tail_calls.get(g)
         targets = _tail_targets(tail) if tail is not None else None
@@ -503,6 +540,12 @@ class CodeGenerator:
             lhs = ", ".join(self.var(p) for p, _ in pairs)
             self.emit(indent, f"{lhs} = {', '.join(a for _, a in pairs)}", tail)
         if target in self.states:
+            if self._steps(target):
+                self.emit(indent, "_depth += 1", tail)
+                self.emit(indent, f"if _depth > {runtime.RECURSION_LIMIT}:", tail)
+                self.emit(
+                    indent + 1, "raise RecursionError('maximum recursion depth exceeded')", tail
+                )
             if len(self.states) > 1:
                 self.emit(indent, f"_state = {self.states[target]}", tail)
             if self.in_loop:

@@ -121,6 +121,9 @@ class JaxGenerator(CodeGenerator):
 
     #: JAX's control flow reads a closure's values in its cells (`jax_control.split`).
     closure_defaults = False
+    # XLA cannot raise: a recursion that XLA runs as a loop is not bounded (a program that
+    # runs on the host, as recursion that is not a loop does, is).
+    count_recursion = False
 
     def call(self, node: Any) -> str:
         fn, *args = node.inputs

@@ -421,7 +421,8 @@ class NativeGenerator(CodeGenerator):
         return [n for i, n in self.line_nodes.items() if lo < i <= hi]
 
     def _local_types(self) -> dict[str, list[Any]]:
-        out: dict[str, list[Any]] = {"_state": [AbstractScalar("int64", weak=True)]}
+        counter = [AbstractScalar("int64", weak=True)]
+        out: dict[str, list[Any]] = {"_state": counter, "_depth": counter}
         for node, name in self.names.names.items():
             if isinstance(node, Node):
                 out.setdefault(name, []).append(node.abstract)

@@ -41,6 +41,7 @@ _BUILTINS = {
     "False",
     "None",
     "AssertionError",
+    "RecursionError",
 }
 
 #: The checked arithmetic, as host code (Python ints do not overflow) and as machine code.

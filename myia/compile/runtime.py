@@ -23,6 +23,7 @@ from ..vm.debug_vm import (
     RECURSION_LIMIT,
     _format_traceback,
     _in_package,
+    recursion_error,
     user_frames,
 )
 
@@ -117,6 +118,8 @@ def translate_error(exc: Exception, modules: dict[str, Any]) -> Exception:
             isinstance(i.abstract, AbstractArray) for i in last.inputs[1:]
         ):
             return MyiaShapeError(f"{type(exc).__name__}: {exc}", frames)
+    if isinstance(exc, RecursionError):
+        return recursion_error(exc, frames)
     program_error(exc, _format_traceback(frames))
     return exc
 

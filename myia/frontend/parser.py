@@ -147,6 +147,7 @@ class SourceFunction:
                 at(self.location(node), node.name),
             )
         fp = FunctionParser(self, node, graph, parent=None)
+        _flag_user_function(self.fn, graph)
         defaults = list(self.fn.__defaults__ or ())
         args = node.args
         positional = [*args.posonlyargs, *args.args]
@@ -161,6 +162,17 @@ class SourceFunction:
             graph.flags.pop("vararg", None)
             graph.flags.pop("kwarg", None)
             graph.kwonly = 0
+
+
+def _flag_user_function(fn: types.FunctionType, graph: Graph) -> None:
+    """Flag `graph`, a ``def`` or ``lambda`` of the user's, ``user_function``.
+
+    A call of it that the optimizer turns into a jump (a tail call of a recursion) is still
+    one level of recursion, counted against `RECURSION_LIMIT` (`myia.opt.inline`); the
+    loops of Myia's own library, written as tail recursion, are loops.
+    """
+    if (fn.__module__ or "").partition(".")[0] != "myia":
+        graph.flags["user_function"] = True
 
 
 class FunctionParser(BranchExpressions):
@@ -293,6 +305,7 @@ class FunctionParser(BranchExpressions):
         """Parse a nested ``def``/``lambda`` whose definition is in `block`."""
         graph.debug.location = self.loc(node)
         fp = FunctionParser(self.source, node, graph, parent=self, def_block=block)
+        _flag_user_function(self.source.fn, graph)
         args = node.args
         positional = [*args.posonlyargs, *args.args]
         for a, d in zip(positional[len(positional) - len(args.defaults) :], args.defaults):

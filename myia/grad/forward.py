@@ -85,6 +85,8 @@ class _ScopeTangent:
         for g in self.members:
             t = Graph()
             t.debug = DebugInfo(f"∂{g.name}", g.debug.find_location(), g.debug)
+            if g.flags.get("user_function"):  # its tail calls count levels of recursion
+                t.flags["user_function"] = True
             self.graphs[g] = _tangents[g] = t
         for g in self.members:
             self.build(g)

@@ -205,6 +205,8 @@ class _ScopeTransform:
         for g in self.members:
             f = Graph()
             f.debug = DebugInfo(f"▶{g.name}", g.debug.find_location(), g.debug)
+            if g.flags.get("user_function"):  # its tail calls count levels of recursion
+                f.flags["user_function"] = True
             b = Graph()
             b.debug = DebugInfo(f"◀{g.name}", g.debug.find_location(), g.debug)
             b.flags["backpropagator"] = True  # linear in its argument (`backpropagate_zero`)

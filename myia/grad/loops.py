@@ -307,7 +307,7 @@ def loop_entry(g: Graph) -> Graph:
     if built is None:
         members = loop.members
         built = loop.built[key] = _Built(
-            {m: _graph(f"▶{m.name}:loop", m) for m in members},
+            {m: _wrapper(m) for m in members},
             {m: _graph(f"▶{m.name}:entry", m) for m in members},
         )
         # The graphs are filled once the cores are (a loop referenced from its own scope is
@@ -355,6 +355,18 @@ def _graph(name: str, origin: Graph) -> Graph:
     g = Graph()
     g.debug = DebugInfo(name, origin.debug.find_location(), origin.debug)
     return g
+
+
+def _wrapper(m: Graph) -> Graph:
+    """The forward wrapper ``▶m:loop`` of member `m`: a tail call of it is one of `m`.
+
+    Of a user's function, it is flagged ``user_function`` too: the forward loop of a user's
+    tail recursion counts its levels as the recursion does (`myia.opt.inline`).
+    """
+    w = _graph(f"▶{m.name}:loop", m)
+    if m.flags.get("user_function"):
+        w.flags["user_function"] = True
+    return w
 
 
 def _params(new: Graph, old: Graph) -> list[Node]:

@@ -147,6 +147,23 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
     return AbstractRecord(cls, tuple(fields))
 
 
+def _annotation_name(hint: Any) -> str:
+    return hint if isinstance(hint, str) else "Any" if hint is typing.Any else "object"
+
+
+def _declared_at(cls: type, field: str) -> str:
+    """`` at file:line``, where class `cls` declares `field` (empty if its source is unknown)."""
+    try:
+        lines, start = inspect.getsourcelines(cls)
+        path = inspect.getsourcefile(cls)
+    except (OSError, TypeError):
+        return ""
+    for k, line in enumerate(lines):
+        if line.strip().startswith(f"{field}:"):
+            return f", declared at {path}:{start + k}"
+    return f", declared at {path}:{start}"
+
+
 # ``f(*t, **d)`` ---------------------------------------------------------------------------------
 
 
@@ -213,8 +230,10 @@ def star_nodes(node: Apply, shape: StarShape) -> list[Apply]:
 def untyped_fields_hint(*values: AbstractValue) -> str:
     """Advice for a join of `values` failing on a record whose fields are annotated `object`.
 
-    Such a field takes the type of the value it is given: a tree of ``Pair(left, right)``
-    built from floats and pairs has a type per shape, which no join can merge.
+    Such a field (``object``, ``Any`` or no class at all) takes the type of the value it is
+    given: a tree of ``Pair(left, right)`` built from floats and pairs has a type per shape,
+    which no join can merge (a field's type is not an open union of what is stored in it).
+    The advice names the fields and where the class declares them.
     """
     for v in values:
         for o in union_options(v):
@@ -225,17 +244,20 @@ def untyped_fields_hint(*values: AbstractValue) -> str:
             except Exception:
                 hints = {}
             loose = [
-                f.name
+                (f.name, _annotation_name(hints.get(f.name, f.type)))
                 for f in dataclasses.fields(o.cls)
                 if hints.get(f.name, f.type) in (object, typing.Any, "object", "Any")
             ]
             if loose:
                 name = o.cls.__name__
+                where = _declared_at(o.cls, loose[0][0])
+                fields = ", ".join(f"{n}: {t}" for n, t in loose)
                 return (
-                    f". {name}'s fields {', '.join(loose)} are annotated `object`: a field has "
-                    f"one type in Myia, so a tree of {name}s and numbers of any shape has no "
-                    f"type. Give {name} a field per type it holds (`value: float` for the "
-                    f'numbers, `left: Optional["{name}"]` for the subtrees), or annotate the '
-                    "fields with the class they hold"
+                    f". {name}'s fields ({fields}{where}) take the type of what they hold: "
+                    f"a field has one type in Myia, so a tree of {name}s and numbers of any "
+                    f"shape has no type. Give {name} a field per type it holds (`value: float` "
+                    f'for the numbers, `left: Optional["{name}"]` for the subtrees), or '
+                    "annotate the fields with the classes they hold "
+                    f'(`left: Union["Leaf", "{name}"]`)'
                 )
     return ""

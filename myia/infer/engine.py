@@ -372,13 +372,13 @@ class Inferrer:
                 f"the type of the loop {what} in {fn} changes at every iteration ({types}, "
                 "...): Myia needs one type per loop variable; give it the same type on every "
                 "iteration" + (" (a list instead of a growing tuple)" if tuples else "")
-            )
+            ) + untyped_fields_hint(ctx.args[k])
         else:
             msg = (
                 f"the type of argument {name or k + 1} of {fn} changes at every recursive call "
                 f"({types}, ...): "
                 "Myia needs a type that does not grow without bound"
-            )
+            ) + untyped_fields_hint(ctx.args[k])
         err = MyiaTypeError(msg, error_frames(calls))
         err.loop_change = True  # type: ignore[attr-defined]  # already says what changed
         return err

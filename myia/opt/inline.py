@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.node import Apply, Graph, Node
+from ..ir.node import Apply, Graph, Node, is_apply_of
+from ..primitives import P
 from .matcher import GRAPH_CALL, Rewrite, rewrite
 
 #: Graphs of at most this many applies (with their closures) are inlined at every call.
@@ -81,7 +82,25 @@ def inline(node: Apply, opt: Any) -> Node | None:
         return None
     if info.uses.get(g, 0) > 1 and info.scope_size(g) > SMALL and opt.budget <= 0:
         return None
+    _keep_recursion_step(g, node, opt)
     return opt.inline(g, node.inputs[1:], node)
+
+
+def _keep_recursion_step(g: Graph, call: Apply, opt: Any) -> None:
+    """Flag the graph of `call` ``recursive_call`` when `call` is a step of a user's recursion.
+
+    A tail call of a user's recursive function (or of a graph that holds one) becomes a jump
+    once inlined: the graph that makes it then counts one level of recursion per jump it
+    makes (the backends bound the depth as Python does, `RECURSION_LIMIT`). A user's ``while``
+    loop is made of blocks, never flagged: it runs as long as it runs.
+    """
+    if not (g.flags.get("user_function") or g.flags.get("recursive_call")):
+        return
+    out = call.graph.output and opt.resolve(call.graph.output)
+    while out is not None and is_apply_of(out, P.seq):
+        out = opt.resolve(out.inputs[2])
+    if out is call and opt.info.is_recursive(g):
+        call.graph.flags["recursive_call"] = True
 
 
 @rewrite(GRAPH_CALL)
@@ -119,6 +138,7 @@ def forward_call(node: Apply, opt: Any) -> Node | None:
             args.append(i)
         else:
             return None
+    _keep_recursion_step(g, node, opt)
     return opt.apply(h, *args, like=node, abstract=node.abstract)
 
 

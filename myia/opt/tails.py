@@ -182,6 +182,8 @@ class _Tails:
             for v, p in zip(extras, params):
                 cloner.nodes[v] = p
             b.output = cloner.transplant(g, out, b, nested=closures)
+            if g.flags.get("recursive_call"):  # the recursive call it makes moves there
+                b.flags["recursive_call"] = True
             if hasattr(b, "abstract"):
                 b.abstract = out.abstract  # type: ignore[attr-defined]
             for orig, copy in cloner.nodes.items():  # the graphs the copies use, counted

@@ -29,6 +29,7 @@ from ..errors import Frame as ErrorFrame
 from ..errors import (
     MyiaError,
     MyiaInternalError,
+    MyiaRecursionError,
     MyiaShapeError,
     MyiaSyntaxError,
     MyiaTypeError,
@@ -102,6 +103,8 @@ class Code:
         "nodes",
         "simple_call",
         "user",
+        "entry",
+        "steps",
     )
 
     def __init__(self, graph: Graph, vm: DebugVM):
@@ -113,6 +116,10 @@ class Code:
         )
         loc = graph.debug.find_location()
         self.user = loc is None or not _in_package(loc.filename)
+        # A tail call of a user's function, or a jump out of a graph that holds one of its
+        # recursive calls inlined, is one level of recursion (`RECURSION_LIMIT`).
+        self.entry = bool(graph.flags.get("user_function"))
+        self.steps = bool(graph.flags.get("recursive_call"))
         self.slots: dict[Node, int] = {p: i for i, p in enumerate(graph.parameters)}
         values: list[Any] = [None] * self.nparams
         self.prologue: list[tuple[int, Node]] = []
@@ -218,10 +225,21 @@ class Frame:
     the index of the next instruction (saved while a callee runs). A frame made by a tail call
     replaces its caller's frame; for tracebacks, `origin` keeps ``(code, pc)`` of the last call
     site in the user's code that led to it by tail calls (only one: space stays constant).
-    `depth` is the number of frames below it (its callers).
+    `depth` is the number of frames below it (its callers); `levels` the levels of a user's
+    recursion that the tail calls leading to it made (each one a frame in Python).
     """
 
-    __slots__ = ("code", "values", "env", "pc", "caller", "caller_out", "origin", "depth")
+    __slots__ = (
+        "code",
+        "values",
+        "env",
+        "pc",
+        "caller",
+        "caller_out",
+        "origin",
+        "depth",
+        "levels",
+    )
 
     def __init__(
         self,
@@ -240,6 +258,7 @@ class Frame:
         self.caller_out = out
         self.origin = origin
         self.depth = 0 if caller is None else caller.depth + 1
+        self.levels = 0
 
 
 class DebugVM:
@@ -380,6 +399,11 @@ class DebugVM:
                 ):
                     # The common case of `_apply`, inlined.
                     if is_tail:
+                        levels = frame.levels
+                        if code.entry or frame.code.steps:
+                            levels += 1
+                            if levels > RECURSION_LIMIT:
+                                raise RecursionError("maximum recursion depth exceeded")
                         frame = Frame(
                             code,
                             [*args, *code.init],
@@ -388,6 +412,7 @@ class DebugVM:
                             frame.caller_out,
                             (frame.code, pc) if frame.code.user else frame.origin,
                         )
+                        frame.levels = levels
                     else:
                         frame.pc = pc
                         frame = Frame(code, [*args, *code.init], fn.env, frame, out)
@@ -401,6 +426,10 @@ class DebugVM:
                     if type(res) is not Frame:
                         values[out] = res
                         continue
+                    if is_tail:
+                        res.levels = frame.levels + (res.code.entry or frame.code.steps)
+                        if res.levels > RECURSION_LIMIT:
+                            raise RecursionError("maximum recursion depth exceeded")
                     frame = res
                     if frame.depth > peak:
                         peak = frame.depth
@@ -602,6 +631,8 @@ class DebugVM:
             return MyiaTypeError(message, frames)
         if isinstance(exc, ValueError) and _on_arrays(frame):
             return MyiaShapeError(message, frames)
+        if isinstance(exc, RecursionError):
+            return recursion_error(exc, frames)
         program_error(exc, _format_traceback(frames))
         return exc
 
@@ -686,6 +717,12 @@ def _in_package(filename: str) -> bool:
 #: over a long list or a deep tree runs, yet a recursion with no base case stops within a
 #: second with `RecursionError`, as in Python.
 RECURSION_LIMIT = 200_000
+
+
+def recursion_error(exc: RecursionError, frames: list[ErrorFrame]) -> MyiaRecursionError:
+    """The `MyiaRecursionError` of a recursion that went past `RECURSION_LIMIT` levels."""
+    hint = f"(Myia's limit is {RECURSION_LIMIT} levels: does the recursion reach its base case?)"
+    return MyiaRecursionError(str(exc), frames[-_SHOWN:], f"{_format_traceback(frames)}\n{hint}")
 
 
 def _format_traceback(frames: list[ErrorFrame]) -> str:

@@ -203,8 +203,10 @@ class Stepper(DebugVM):
                         continue
                 res = self._apply(fn, list(args), frame, out, is_tail, has_kw)
                 if type(res) is Frame:
+                    if is_tail:  # a level of a user's recursion made a loop (`DebugVM`)
+                        res.levels = frame.levels + (res.code.entry or frame.code.steps)
                     frame = res
-                    if frame.depth > RECURSION_LIMIT:
+                    if frame.depth > RECURSION_LIMIT or frame.levels > RECURSION_LIMIT:
                         raise RecursionError("maximum recursion depth exceeded")
                 else:
                     values[out] = res
