@@ -151,6 +151,7 @@ def stack_helper_source(k: int, element: Any, whole: bool = False) -> str:
     if any(d != "float64" for _, d in leaves):
         return _arrays_source(k, element, leaves)
     m = len(leaves)
+    width = max(m, 1)  # the header's column, also for elements of no leaf (empty tuples)
     write = "\n".join(f"    buf[n + 1, {i}] = {p}" for i, (p, _) in enumerate(leaves))
 
     def rebuild(t: Any, it: Any) -> str:
@@ -160,10 +161,10 @@ def stack_helper_source(k: int, element: Any, whole: bool = False) -> str:
 
     top = rebuild(element, iter(range(m)))
     return (
-        f"def _snew_{k}():\n    return (np.zeros((1, {m}), np.float64), 0)\n\n"
+        f"def _snew_{k}():\n    return (np.zeros((1, {width}), np.float64), 0)\n\n"
         f"def _spush_{k}(s, x):\n    buf, n = s\n"
         f"    if buf[0, 0] != n or n + 1 == buf.shape[0]:\n        cap = max(8, 2 * n)\n"
-        f"        new = np.zeros((cap + 1, {m}), np.float64)\n"
+        f"        new = np.zeros((cap + 1, {width}), np.float64)\n"
         f"        if n > 0:\n            new[1 : n + 1] = buf[1 : n + 1]\n        buf = new\n"
         f"{write}\n    buf[0, 0] = n + 1\n    return (buf, n + 1)\n\n"
         f"def _spop_{k}(s):\n    buf, n = s\n    if n == 0:\n"
