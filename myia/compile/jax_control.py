@@ -41,7 +41,16 @@ import numpy as np
 from ..abstract.data import ENV, AbstractArray, AbstractRecord, AbstractScalar, AbstractTuple
 from ..primitives.grad import EnvInstance
 from . import jax_runtime as rt
-from .jax_runtime import EMPTY, AnyStack, JaxStack, Trace, Union, Unreachable, to_carry
+from .jax_runtime import (
+    EMPTY,
+    UNSET,
+    AnyStack,
+    JaxStack,
+    Trace,
+    Union,
+    Unreachable,
+    to_carry,
+)
 
 
 def _jnp() -> Any:
@@ -123,6 +132,8 @@ def split(value: Any, leaves: list[Any]) -> Any:
     if isinstance(value, (bool, int, float, np.ndarray, np.generic)) or hasattr(value, "shape"):
         leaves.append(value)
         return ("leaf", tuple(np.shape(value)), _leaf_dtype(value))
+    if value is UNSET:
+        return ("static", UNSET)
     if isinstance(value, types.FunctionType):
         # A closure: its code is known while tracing, the values it closes over are data.
         cells = value.__closure__ or ()
@@ -218,11 +229,19 @@ def _count(skeleton: Any) -> int:
 # Joins ----------------------------------------------------------------------------------------
 
 
+def _unset(s: Any) -> bool:
+    """Whether `s` is the skeleton of `jax_runtime.UNSET` (joined with anything)."""
+    return s[0] == "static" and s[1] is UNSET
+
+
 def _union(a: Any, b: Any) -> Any:
     alts = list(a[1]) if a[0] == "union" else [a]
     for x in b[1] if b[0] == "union" else [b]:
         if not any(x == y for y in alts):
             alts.append(x)
+    import os
+    if os.environ.get("DBG_UNION") and (len({x[0] for x in alts}) > 1 or any(x[0] == "tuple" and len(x[1]) > 20 for x in alts)):
+        raise AssertionError(f"DBG union of {[x[0] for x in alts]}")
     return ("union", tuple(alts))
 
 
@@ -230,6 +249,8 @@ def merge(a: Any, b: Any) -> Any:
     """A skeleton that values of skeletons `a` and `b` both fit in (see the module's doc)."""
     if a == b:
         return a
+    if _unset(a) or _unset(b):
+        return a if _unset(b) else b
     ka, kb = a[0], b[0]
     if ka == "union" or kb == "union":
         return _union(a, b)
@@ -264,7 +285,7 @@ def merge(a: Any, b: Any) -> Any:
 
 def _fits_in(a: Any, b: Any) -> bool:
     """Whether values of skeleton `a` can be fitted in skeleton `b` (a join of it, `merge`)."""
-    if a == b:
+    if a == b or _unset(a):
         return True
     ka, kb = a[0], b[0]
     if ka == "union":
@@ -331,7 +352,9 @@ def fit(v: Any, leaves: Any, t: Any, out: list[Any]) -> None:
         out.extend(jnp.asarray(x) for x in _take(leaves, _count(v)))
         return
     kv, kt = v[0], t[0]
-    if kt == "union":
+    if _unset(v):
+        zeros(t, out)
+    elif kt == "union":
         if kv == "union":
             _fit_union(v, leaves, t, out)
             return
@@ -610,11 +633,15 @@ def _fits_type(value: Any, a: Any) -> bool:
 
 
 def resolve(value: Any, a: Any) -> Any:
-    """`value` without the alternatives of its unions that are not of abstract type `a`."""
+    """`value` without the alternatives of its unions that are not of abstract type `a`.
+
+    A value that is not of type `a` at all is read on a path that is never taken (a branch
+    traced with the environment of another exit): `Unreachable`.
+    """
+    if not _fits_type(value, a):
+        raise Unreachable("a value read as a type it does not have")
     if isinstance(value, Union):
         ok = [k for k, v in enumerate(value.alts) if _fits_type(v, a)]
-        if not ok:
-            raise TypeError("no alternative of a union has the type read under XLA")
         if len(ok) == 1:
             return resolve(value.alts[ok[0]], a)
         table = _jnp().asarray([ok.index(k) if k in ok else 0 for k in range(len(value.alts))])
