@@ -239,9 +239,6 @@ def _union(a: Any, b: Any) -> Any:
     for x in b[1] if b[0] == "union" else [b]:
         if not any(x == y for y in alts):
             alts.append(x)
-    import os
-    if os.environ.get("DBG_UNION") and (len({x[0] for x in alts}) > 1 or any(x[0] == "tuple" and len(x[1]) > 20 for x in alts)):
-        raise AssertionError(f"DBG union of {[x[0] for x in alts]}")
     return ("union", tuple(alts))
 
 

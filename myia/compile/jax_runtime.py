@@ -185,9 +185,6 @@ class Union:
                 items.append(alt[k])
             except (IndexError, KeyError, TypeError, Unreachable):
                 items.append(UNSET)
-        import os
-        if os.environ.get("DBG_UNION") and len({callable(x) for x in items if x is not UNSET}) > 1:
-            raise AssertionError(f"DBG getitem {k} of {[type(a).__name__ + str(len(a) if isinstance(a, tuple) else '') for a in self.alts]}")
         return Union(self.index, items)
 
 
