@@ -525,8 +525,8 @@ def jax_switch(index: Any, branches: list[Any]) -> Any:
     """``branches[index]()`` as ``lax.switch`` (a Python int index picks the branch now).
 
     The branches' results may be tuples, records, environments, stacks and closures of
-    arrays; if their skeletons differ, the switch is traced again with each result fitted
-    in their join (see the module's doc).
+    arrays; if their skeletons differ, each result is fitted in their join (see the
+    module's doc).
     """
     import jax
 
@@ -535,44 +535,55 @@ def jax_switch(index: Any, branches: list[Any]) -> Any:
         return branches[int(index)]()
     skeletons: list[Any] = []
 
-    def flat(branch: Any, target: Any = None) -> Any:
+    def flat(branch: Any) -> Any:
         def run() -> Any:
             leaves: list[Any] = []
             try:
                 got = split(branch(), leaves)
             except Unreachable:
                 # A branch never taken (it pops a stack nothing was pushed on): zeros.
-                if target is None:
-                    skeletons.append(None)
-                    return []
-                out: list[Any] = []
-                zeros(target, out)
-                return out
-            if target is None:
-                skeletons.append(got)
-                return [jnp.asarray(x) for x in leaves]
-            out = []
-            fit(got, iter(leaves), target, out)
-            return out
+                skeletons.append(None)
+                return []
+            skeletons.append(got)
+            return [jnp.asarray(x) for x in leaves]
 
         return recorded(run)
 
     i = jnp.asarray(index, dtype=np.int32)
-    try:
-        leaves, flag, need = jax.lax.switch(i, [flat(b) for b in branches])
-        same = all(s == skeletons[0] for s in skeletons[1:])
-    except TypeError:
-        if len(skeletons) < len(branches) or all(s == skeletons[0] for s in skeletons[1:]):
-            raise
-        same = False
+    # Each branch is traced once, to a jaxpr (its result's skeleton recorded); ``lax.switch``
+    # replays the jaxprs, each result fitted in the join of the skeletons. Tracing a branch
+    # again to fit its result would trace the switches inside it again too: exponential in
+    # their depth.
+    traced = []
+    for b in branches:
+        closed, shape = jax.make_jaxpr(flat(b), return_shape=True)()
+        traced.append((closed, jax.tree_util.tree_structure(shape)))
     live = [s for s in skeletons if s is not None]
     if not live:
         raise Unreachable("every branch pops a stack nothing was pushed on")
     target = live[0]
-    if not same:
-        for s in live[1:]:
-            target = merge(target, s)
-        leaves, flag, need = jax.lax.switch(i, [flat(b, target) for b in branches])
+    for s in live[1:]:
+        target = merge(target, s)
+
+    def replay(k: int) -> Any:
+        closed, tree = traced[k]
+        skeleton = skeletons[k]
+
+        def run() -> Any:
+            flat_out = jax.core.eval_jaxpr(closed.jaxpr, closed.consts)
+            leaves, flag, need = jax.tree_util.tree_unflatten(tree, flat_out)
+            if skeleton == target:
+                return leaves, flag, need
+            out: list[Any] = []
+            if skeleton is None:
+                zeros(target, out)
+            else:
+                fit(skeleton, iter(leaves), target, out)
+            return out, flag, need
+
+        return run
+
+    leaves, flag, need = jax.lax.switch(i, [replay(k) for k in range(len(branches))])
     _report(flag, need)
     return join(target, iter(leaves))
 

@@ -43,6 +43,15 @@ def _array_type(a: Any) -> bool:
     return False
 
 
+def _dtypes(a: Any) -> set[str]:
+    """The dtypes of the arrays and scalars of a value of type `a`."""
+    if isinstance(a, (AbstractArray, AbstractScalar)):
+        return {a.dtype}
+    if isinstance(a, AbstractTuple):
+        return set().union(*map(_dtypes, a.elements))
+    return set()
+
+
 def _input_type(a: Any) -> bool:
     """Whether a region may read a variable of type `a` (arrays, NumPy scalars)."""
     if isinstance(a, AbstractScalar):
@@ -144,7 +153,22 @@ class _Outliner:
         t = s.targets[0]
         if not (isinstance(t, ast.Name) and _array_type(self.types.get(t.id))):
             return False
-        return self.pure(s.value, set())
+        if not self.pure(s.value, set()):
+            return False
+        return self.one_dtype(s.value, _dtypes(self.types[t.id]))
+
+    def one_dtype(self, e: ast.expr, dtypes: set[str]) -> bool:
+        """Whether `e` computes on one dtype (booleans aside) with `dtypes`.
+
+        JAX promotes mixed dtypes otherwise than NumPy does (``float32 + int64``).
+        """
+        dtypes = set(dtypes)
+        for n in _loads([e]):
+            if n in self.types:
+                dtypes |= _dtypes(self.types[n])
+            elif isinstance(self.globals.get(n), (np.ndarray, np.generic)):
+                dtypes.add(self.globals[n].dtype.name)
+        return len(dtypes - {"bool"}) <= 1
 
     def function(self, fn: ast.FunctionDef) -> None:
         self.fn = fn
@@ -176,7 +200,12 @@ class _Outliner:
         run: list[ast.stmt] = []
 
         def hoist(e: ast.expr) -> ast.expr:
-            if isinstance(e, (ast.Call, ast.BinOp)) and self.pure(e, set()) and self._arrays(e):
+            if (
+                isinstance(e, (ast.Call, ast.BinOp))
+                and self.pure(e, set())
+                and self._arrays(e)
+                and self.one_dtype(e, set())
+            ):
                 name = self.fresh("r")
                 run.append(ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], e), s))
                 return ast.Name(name, ast.Load())
