@@ -633,3 +633,36 @@ def test_errors_flagged_after_calls_that_succeeded():
         assert f(3.0, 3) == myia(log_loop, backend="numpy")(3.0, 3)
     with pytest.raises(ValueError, match="math domain error"):
         f(0.5, 3)
+
+
+def _second_by_finite_differences(fn, args, eps=1e-5):
+    """The second derivative in the first argument: central differences of the gradient."""
+    g = grad(fn, 0, backend="numpy")
+    x, rest = args[0], args[1:]
+    return (g(x + eps, *rest) - g(x - eps, *rest)) / (2 * eps)
+
+
+SECOND_ORDER_LOOPS = [
+    (nested_loops, (0.3, 3)),
+    (branch_in_loop, (1.5, 4)),  # a branch in the loop's body
+    (search, (1.0, 6)),  # a search loop (a while loop in a for loop) and a break
+    (nested_break, (1.0, 4)),  # a break out of the inner loop
+]
+
+
+@pytest.mark.slow  # large XLA computations: a minute or two each to trace and compile
+@pytest.mark.parametrize(
+    "fn,args",
+    SECOND_ORDER_LOOPS,
+    ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(SECOND_ORDER_LOOPS)],
+)
+def test_second_order_of_nested_loops_and_branches_is_one_xla_computation(fn, args):
+    # The backward passes of the exits are unions, their environments hold the arguments of
+    # different functions under one key, and a loop's function-valued variables start unset:
+    # all joined in one XLA computation.
+    gg = grad(grad(fn, 0), 0, backend="jax")
+    got = gg(*args)
+    assert _jitted(gg, args), gg.specialization(*args).executable.reason
+    expected = grad(grad(fn, 0), 0, backend="debug")(*args)
+    assert got == pytest.approx(expected, rel=1e-10, abs=1e-12)
+    assert got == pytest.approx(_second_by_finite_differences(fn, args), rel=1e-5, abs=1e-6)
