@@ -8,9 +8,16 @@ import numpy as np
 import pytest
 
 from myia import grad, myia
+from myia.compile import jax_regions
 from myia.testing import check_grad
 
 jax = pytest.importorskip("jax")
+
+
+@pytest.fixture(autouse=True)
+def small_regions(monkeypatch):
+    # Regions of any size (by default only large arrays pay a jit dispatch).
+    monkeypatch.setattr(jax_regions, "MIN_ELEMENTS", 0)
 
 H = 4
 
@@ -95,6 +102,13 @@ def test_gradient_of_a_tree_recursion_calls_jitted_regions():
         g(t, W, B)
     assert [j._cache_size() for j in _region_jits(ex)] == sizes
     check_grad(tree_loss, TREES[3], W, B, wrt=("W", "b"), backend="jax")
+
+
+def test_small_arrays_stay_numpy_by_default(monkeypatch):
+    monkeypatch.setattr(jax_regions, "MIN_ELEMENTS", 1 << 14)
+    g = grad(tree_loss, "W", "b", backend="jax")
+    g(TREES[2], W, B)
+    assert g.specialization(TREES[2], W, B).executable.region_count == 0
 
 
 def test_errors_in_host_code_with_regions_point_at_the_users_line():
