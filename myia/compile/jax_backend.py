@@ -51,7 +51,7 @@ from ..opt.effects import ARRAY_TOTAL, TOTAL
 from ..primitives import P, Primitive
 from . import jax_runtime as rt
 from .backend import DEVICE_ARRAY_TYPES, Backend, Executable, PythonExecutable
-from .codegen import generate
+from .codegen import CodeGenerator, generate
 from .jax_codegen import JaxGenerator, Unsupported, flagged
 from .lower import record_constructor
 
@@ -248,6 +248,7 @@ class JaxExecutable(Executable):
     """
 
     def __init__(self, graph: Graph, backend: JaxBackend):
+        self.graph = graph
         self.host = PythonExecutable(generate(graph))
         self.source = self.host.source
         #: Whether calls run as one jitted XLA computation (else as the host code).
@@ -259,8 +260,39 @@ class JaxExecutable(Executable):
         self.capacities: list[int] = []
         #: The call once the program is traced (`_fast_path`), or None.
         self.fast: Any = None
+        #: The host code with its regions of array work jitted (`jax_regions`), once built.
+        self.regions: PythonExecutable | None = None
+        #: How many regions of array work the host code calls (`jax_regions`).
+        self.region_count = 0
         if self.reason is None:
             self._jit(graph)
+        if not self.jitted:
+            self._outline()
+
+    def _outline(self) -> None:
+        """Host code calling jitted regions of array work, for a program that is not jitted."""
+        from . import jax_regions
+
+        gen = CodeGenerator(self.graph)
+        module = gen.generate()
+        host = PythonExecutable(module)
+        types = {name: getattr(node, "abstract", None) for node, name in gen.names.names.items()}
+        jax, jnp = self.backend.jax, self.backend.jnp
+        code, n = jax_regions.outline(
+            module.source, types, module.globals, jax, _JaxMath(jnp), module.filename
+        )
+        if n:
+            exec(code, module.globals)
+            host.fn = module.globals[module.entry]
+            self.regions, self.region_count = host, n
+
+    def _on_host(self, args: tuple[Any, ...]) -> Any:
+        """A call as host code: with its jitted regions where there are some."""
+        if self.regions is None:
+            return self.host(self.backend.on_host(args))
+        with self.backend.context():
+            out = self.regions(self.backend.on_host(args))
+        return _map_arrays(out, self.backend.jax.Array, _from_region)
 
     def _jit(self, graph: Graph) -> None:
         jax, jnp = self.backend.jax, self.backend.jnp
@@ -444,7 +476,7 @@ class JaxExecutable(Executable):
 
     def _call(self, args: tuple[Any, ...]) -> Any:
         if not self.jitted:
-            return self.host(self.backend.on_host(args))
+            return self._on_host(args)
         leaves = self._leaves(args)
         if self.traced:
             result, flag = self._run(leaves)
@@ -456,7 +488,8 @@ class JaxExecutable(Executable):
                 # the host.
                 self.jitted = False
                 self.reason = f"JAX could not trace it ({type(exc).__name__}: {exc})"
-                return self.host(self.backend.on_host(args))
+                self._outline()
+                return self._on_host(args)
             self.traced = True
             expected = [np.dtype(a.dtype) for a in _leaf_types(self.out)]
             got = [np.dtype(getattr(v, "dtype", type(v))) for v in result]
@@ -574,12 +607,21 @@ def _holds(value: Any, array: type) -> bool:
     return False
 
 
+def _from_region(x: Any) -> Any:
+    """A ``jax.Array`` a jitted region computed, as the NumPy code computes it."""
+    return np.array(x) if x.ndim else np.asarray(x)[()]
+
+
 def _map_arrays(value: Any, array: type, fn: Any) -> Any:
     """`value` with `fn` applied to each `array` in its tuples and records."""
     if isinstance(value, array):
         return fn(value)
     if type(value) is tuple:
         return tuple(_map_arrays(v, array, fn) for v in value)
+    if type(value) is list:
+        return [_map_arrays(v, array, fn) for v in value]
+    if type(value) is dict:
+        return {k: _map_arrays(v, array, fn) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         new = copy.copy(value)
         for f in dataclasses.fields(value):

@@ -23,6 +23,7 @@ runs as the NumPy backend's code (`myia.compile.jax_backend`).
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Any
 
 import numpy as np
@@ -455,7 +456,8 @@ class _Structure:
         """``if``/``else`` as ``return jax_cond(c, then_, else_)``."""
         arms = []
         for arm in (s.body, s.orelse):
-            arms.append(arm if _terminates(arm) else arm + rest)
+            # Each arm gets its own copy: the rewriting changes the statements in place.
+            arms.append(arm if _terminates(arm) else arm + copy.deepcopy(rest))
         then, other = arms
         if _unreachable(then):
             return self.stmts(other, bound)
@@ -549,7 +551,9 @@ class _Structure:
         carry = sorted(assigned & later)
         # A state that this path never enters may read variables it does not define
         # (`lax.switch` traces every state): placeholders.
-        unset = (later - assigned - bound - self.toplevel - {"_state"}) & set(self.types)
+        unset = (later - assigned - bound - self.toplevel - set(self.globals) - {"_state"}) & set(
+            self.types
+        )
         go, ex = self.fresh("go"), self.fresh("exit")
         full = [go, ex, *carry]
         types = self.types_global(carry, [_BOOL, _INT])

@@ -42,7 +42,16 @@ from ..abstract.data import ENV, AbstractArray, AbstractRecord, AbstractScalar, 
 from ..primitives.grad import EnvInstance
 from . import jax_counted as counted
 from . import jax_runtime as rt
-from .jax_runtime import EMPTY, AnyStack, JaxStack, Trace, Union, Unreachable, to_carry
+from .jax_runtime import (
+    EMPTY,
+    UNSET,
+    AnyStack,
+    JaxStack,
+    Trace,
+    Union,
+    Unreachable,
+    to_carry,
+)
 
 
 def _jnp() -> Any:
@@ -124,6 +133,8 @@ def split(value: Any, leaves: list[Any]) -> Any:
     if isinstance(value, (bool, int, float, np.ndarray, np.generic)) or hasattr(value, "shape"):
         leaves.append(value)
         return ("leaf", tuple(np.shape(value)), _leaf_dtype(value))
+    if value is UNSET:
+        return ("static", UNSET)
     if isinstance(value, types.FunctionType):
         # A closure: its code is known while tracing, the values it closes over are data.
         cells = value.__closure__ or ()
@@ -219,6 +230,11 @@ def _count(skeleton: Any) -> int:
 # Joins ----------------------------------------------------------------------------------------
 
 
+def _unset(s: Any) -> bool:
+    """Whether `s` is the skeleton of `jax_runtime.UNSET` (joined with anything)."""
+    return s[0] == "static" and s[1] is UNSET
+
+
 def _union(a: Any, b: Any) -> Any:
     alts = list(a[1]) if a[0] == "union" else [a]
     for x in b[1] if b[0] == "union" else [b]:
@@ -231,6 +247,8 @@ def merge(a: Any, b: Any) -> Any:
     """A skeleton that values of skeletons `a` and `b` both fit in (see the module's doc)."""
     if a == b:
         return a
+    if _unset(a) or _unset(b):
+        return a if _unset(b) else b
     ka, kb = a[0], b[0]
     if ka == "union" or kb == "union":
         return _union(a, b)
@@ -265,7 +283,7 @@ def merge(a: Any, b: Any) -> Any:
 
 def _fits_in(a: Any, b: Any) -> bool:
     """Whether values of skeleton `a` can be fitted in skeleton `b` (a join of it, `merge`)."""
-    if a == b:
+    if a == b or _unset(a):
         return True
     ka, kb = a[0], b[0]
     if ka == "union":
@@ -332,7 +350,9 @@ def fit(v: Any, leaves: Any, t: Any, out: list[Any]) -> None:
         out.extend(jnp.asarray(x) for x in _take(leaves, _count(v)))
         return
     kv, kt = v[0], t[0]
-    if kt == "union":
+    if _unset(v):
+        zeros(t, out)
+    elif kt == "union":
         if kv == "union":
             _fit_union(v, leaves, t, out)
             return
@@ -550,8 +570,8 @@ def jax_switch(index: Any, branches: list[Any]) -> Any:
     """``branches[index]()`` as ``lax.switch`` (a Python int index picks the branch now).
 
     The branches' results may be tuples, records, environments, stacks and closures of
-    arrays; if their skeletons differ, the switch is traced again with each result fitted
-    in their join (see the module's doc).
+    arrays; if their skeletons differ, each result is fitted in their join (see the
+    module's doc).
     """
     import jax
 
@@ -560,44 +580,55 @@ def jax_switch(index: Any, branches: list[Any]) -> Any:
         return branches[int(index)]()
     skeletons: list[Any] = []
 
-    def flat(branch: Any, target: Any = None) -> Any:
+    def flat(branch: Any) -> Any:
         def run() -> Any:
             leaves: list[Any] = []
             try:
                 got = split(branch(), leaves)
             except Unreachable:
                 # A branch never taken (it pops a stack nothing was pushed on): zeros.
-                if target is None:
-                    skeletons.append(None)
-                    return []
-                out: list[Any] = []
-                zeros(target, out)
-                return out
-            if target is None:
-                skeletons.append(got)
-                return [jnp.asarray(x) for x in leaves]
-            out = []
-            fit(got, iter(leaves), target, out)
-            return out
+                skeletons.append(None)
+                return []
+            skeletons.append(got)
+            return [jnp.asarray(x) for x in leaves]
 
         return recorded(run)
 
     i = jnp.asarray(index, dtype=np.int32)
-    try:
-        leaves, flag, need = jax.lax.switch(i, [flat(b) for b in branches])
-        same = all(s == skeletons[0] for s in skeletons[1:])
-    except TypeError:
-        if len(skeletons) < len(branches) or all(s == skeletons[0] for s in skeletons[1:]):
-            raise
-        same = False
+    # Each branch is traced once, to a jaxpr (its result's skeleton recorded); ``lax.switch``
+    # replays the jaxprs, each result fitted in the join of the skeletons. Tracing a branch
+    # again to fit its result would trace the switches inside it again too: exponential in
+    # their depth.
+    traced = []
+    for b in branches:
+        closed, shape = jax.make_jaxpr(flat(b), return_shape=True)()
+        traced.append((closed, jax.tree_util.tree_structure(shape)))
     live = [s for s in skeletons if s is not None]
     if not live:
         raise Unreachable("every branch pops a stack nothing was pushed on")
     target = live[0]
-    if not same:
-        for s in live[1:]:
-            target = merge(target, s)
-        leaves, flag, need = jax.lax.switch(i, [flat(b, target) for b in branches])
+    for s in live[1:]:
+        target = merge(target, s)
+
+    def replay(k: int) -> Any:
+        closed, tree = traced[k]
+        skeleton = skeletons[k]
+
+        def run() -> Any:
+            flat_out = jax.core.eval_jaxpr(closed.jaxpr, closed.consts)
+            leaves, flag, need = jax.tree_util.tree_unflatten(tree, flat_out)
+            if skeleton == target:
+                return leaves, flag, need
+            out: list[Any] = []
+            if skeleton is None:
+                zeros(target, out)
+            else:
+                fit(skeleton, iter(leaves), target, out)
+            return out, flag, need
+
+        return run
+
+    leaves, flag, need = jax.lax.switch(i, [replay(k) for k in range(len(branches))])
     _report(flag, need)
     return join(target, iter(leaves))
 
@@ -655,11 +686,15 @@ def _fits_type(value: Any, a: Any) -> bool:
 
 
 def resolve(value: Any, a: Any) -> Any:
-    """`value` without the alternatives of its unions that are not of abstract type `a`."""
+    """`value` without the alternatives of its unions that are not of abstract type `a`.
+
+    A value that is not of type `a` at all is read on a path that is never taken (a branch
+    traced with the environment of another exit): `Unreachable`.
+    """
+    if not _fits_type(value, a):
+        raise Unreachable("a value read as a type it does not have")
     if isinstance(value, Union):
         ok = [k for k, v in enumerate(value.alts) if _fits_type(v, a)]
-        if not ok:
-            raise TypeError("no alternative of a union has the type read under XLA")
         if len(ok) == 1:
             return resolve(value.alts[ok[0]], a)
         table = _jnp().asarray([ok.index(k) if k in ok else 0 for k in range(len(value.alts))])

@@ -147,7 +147,34 @@ def placeholder(a: Any) -> Any:
 
     if a is ENV:
         return EMPTY_ENV
-    raise TypeError(f"no placeholder of type {a} under XLA")
+    return UNSET  # a function: its code is known once a path assigns it
+
+
+class _Unset:
+    """A loop variable of no array type (a function) that no path has assigned yet.
+
+    `jax_control` joins it with any value (`merge`), and fits it as zeros of the value's
+    skeleton. Using it (a call, an index, an attribute) is code on a path never taken: the
+    state of a loop that runs only once the variable is assigned, or an alternative of a
+    union that is not the one taken (`Unreachable`).
+    """
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __call__(self, *args: Any) -> Any:
+        raise Unreachable("a call of a variable no path has assigned")
+
+    def __getitem__(self, k: Any) -> Any:
+        raise Unreachable("an index of a variable no path has assigned")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise Unreachable("an attribute of a variable no path has assigned")
+
+
+UNSET = _Unset()
 
 
 class Unreachable(Exception):
@@ -175,6 +202,16 @@ class Union:
         from .jax_control import jax_switch
 
         return jax_switch(self.index, [lambda f=f: f(*args) for f in self.alts])
+
+    def __getitem__(self, k: Any) -> Any:
+        """The union of the alternatives' items (UNSET where one has none: not taken)."""
+        items = []
+        for alt in self.alts:
+            try:
+                items.append(alt[k])
+            except (IndexError, KeyError, TypeError, Unreachable):
+                items.append(UNSET)
+        return Union(self.index, items)
 
 
 # Stacks -------------------------------------------------------------------------------------

@@ -1,0 +1,119 @@
+"""The JAX backend's host code with jitted regions: a tree recursion with compiled node bodies."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from myia import grad, myia
+from myia.compile import jax_regions
+from myia.testing import check_grad
+
+jax = pytest.importorskip("jax")
+
+
+@pytest.fixture(autouse=True)
+def small_regions(monkeypatch):
+    # Regions of any size (by default only large arrays pay a jit dispatch).
+    monkeypatch.setattr(jax_regions, "MIN_ELEMENTS", 0)
+
+H = 4
+
+
+@dataclasses.dataclass
+class Node:
+    value: np.ndarray
+    left: Node | None = None
+    right: Node | None = None
+
+
+def node_h(t, W, b):
+    if t.left is not None:
+        if t.right is not None:
+            h = np.concatenate((node_h(t.left, W, b), node_h(t.right, W, b)))
+            return np.tanh(W @ h + b)
+    return t.value
+
+
+def tree_loss(t, W, b):
+    return np.sum(node_h(t, W, b))
+
+
+def checked(t, W, b):
+    assert W.shape[0] == H, "W has the wrong shape"
+    return tree_loss(t, W, b)
+
+
+rng = np.random.default_rng(3)
+W = rng.standard_normal((H, 2 * H)) * 0.5
+B = rng.standard_normal(H) * 0.1
+Z = np.zeros(H)
+
+
+def leaf():
+    return Node(rng.standard_normal(H))
+
+
+def tree(n):
+    """A tree of `n` leaves, unbalanced."""
+    return leaf() if n == 1 else Node(Z, tree(n - 1), leaf())
+
+
+TREES = [tree(1), tree(2), tree(5), Node(Z, tree(2), tree(3))]
+
+
+def _region_jits(executable):
+    g = executable.regions.module.globals
+    return [v.jitted for k, v in g.items() if k.startswith("region")]
+
+
+def test_node_bodies_are_jitted_regions():
+    f = myia(tree_loss, backend="jax")
+    ref = myia(tree_loss, backend="numpy")
+    for t in TREES:
+        got = f(t, W, B)
+        assert type(got) is np.float64
+        assert got == pytest.approx(ref(t, W, B), rel=1e-12)
+    ex = f.specialization(TREES[0], W, B).executable
+    assert not ex.jitted and "an argument" in ex.reason
+    # The node's body, ``tanh(W @ concat(hl, hr) + b)``, is one region.
+    assert ex.region_count >= 1
+    assert len(f.compiled_signatures()) == 1
+
+
+def test_gradient_of_a_tree_recursion_calls_jitted_regions():
+    g = grad(tree_loss, "W", "b", backend="jax")
+    ref = grad(tree_loss, "W", "b", backend="numpy")
+    for t in TREES:
+        got, expected = g(t, W, B), ref(t, W, B)
+        for a, e in zip(got, expected):
+            assert type(a) is np.ndarray and a.flags.writeable
+            np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-15)
+    ex = g.specialization(TREES[0], W, B).executable
+    # The forward node and the backward node before and after its children's.
+    assert ex.region_count >= 2
+    # Every shape of tree: one Myia compilation, and each region compiled for its arrays'
+    # shapes only (a leaf's vector or a node's: a few, whatever the trees).
+    assert len(g.compiled_signatures()) == 1
+    sizes = [j._cache_size() for j in _region_jits(ex)]
+    for t in [tree(7), Node(Z, tree(3), tree(4))]:
+        g(t, W, B)
+    assert [j._cache_size() for j in _region_jits(ex)] == sizes
+    check_grad(tree_loss, TREES[3], W, B, wrt=("W", "b"), backend="jax")
+
+
+def test_small_arrays_stay_numpy_by_default(monkeypatch):
+    monkeypatch.setattr(jax_regions, "MIN_ELEMENTS", 1 << 14)
+    g = grad(tree_loss, "W", "b", backend="jax")
+    g(TREES[2], W, B)
+    assert g.specialization(TREES[2], W, B).executable.region_count == 0
+
+
+def test_errors_in_host_code_with_regions_point_at_the_users_line():
+    f = myia(checked, backend="jax")
+    assert f(TREES[2], W, B) == pytest.approx(myia(checked, backend="numpy")(TREES[2], W, B))
+    with pytest.raises(AssertionError, match="wrong shape") as info:
+        f(TREES[2], np.zeros((H + 1, 2 * H)), np.zeros(H + 1))
+    assert "W.shape[0] == H" in str(info.getrepr())
