@@ -19,6 +19,7 @@ def small_regions(monkeypatch):
     # Regions of any size (by default only large arrays pay a jit dispatch).
     monkeypatch.setattr(jax_regions, "MIN_ELEMENTS", 0)
 
+
 H = 4
 
 
