@@ -108,7 +108,9 @@ def _raises_fast(run, *marks):
     start = time.perf_counter()
     with pytest.raises(MyiaRecursionError) as info:
         run()
-    assert time.perf_counter() - start < 20  # about 1 s; a loaded CI machine is slower
+    # About 1 s (the debug backend's 200,000 levels: up to 25 s on a loaded CI machine); a
+    # hang never ends.
+    assert time.perf_counter() - start < 60
     err = info.value
     assert isinstance(err, RecursionError) and isinstance(err, MyiaError)
     assert str(err) == "maximum recursion depth exceeded"  # Python's message

@@ -165,7 +165,7 @@ class GraphPrinter:
         flags = [
             k if v is True else f"{k}={self.constant(v)}"
             for k, v in sorted(graph.flags.items())
-            if k != "vararg"
+            if k not in ("vararg", "user_function")  # the user's code: every graph printed
         ]
         return text + (f"  # flags: {', '.join(flags)}" if flags else "")
 
