@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from test_backend_jax import PROGRAMS, _jitted, _same, loop_break, loss, newton, train_step
 
+from benchmarks.rnn import rnn_loss
 from myia import grad, myia, value_and_grad
 
 jax = pytest.importorskip("jax")
@@ -75,13 +76,6 @@ def test_second_order_of_a_loop_with_break_on_the_gpu():
     expected = myia(loop_break_second, backend="numpy")(1.0, 10)
     assert h(1.0, 10) == pytest.approx(expected, rel=1e-12)
     assert _jitted(h, (1.0, 10)), h.specialization(1.0, 10).executable.reason
-
-
-def rnn_loss(x, Wx, Wh, b):
-    h = np.zeros((x.shape[1], Wh.shape[0]))
-    for t in range(x.shape[0]):
-        h = np.tanh(x[t] @ Wx + h @ Wh + b)
-    return np.sum(h * h)
 
 
 def test_rnn_gradient_of_a_long_sequence_on_the_gpu():

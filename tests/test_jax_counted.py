@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from benchmarks.rnn import rnn_loss
 from myia import grad, myia
 from myia.testing import check_grad
 
@@ -26,18 +27,11 @@ def trips(monkeypatch):
 
     def spy(*args):
         out = counted(*args)
-        seen.append(out[1])
+        seen.append(out[2])
         return out
 
     monkeypatch.setattr(ctl, "_counted", spy)
     return seen
-
-
-def rnn_loss(x, Wx, Wh, b):
-    h = np.zeros((x.shape[1], Wh.shape[0]))
-    for t in range(x.shape[0]):
-        h = np.tanh(x[t] @ Wx + h @ Wh + b)
-    return np.sum(h * h)
 
 
 def stepped(x, start, stop, step):

@@ -509,18 +509,19 @@ def _while(
     known = [rt.known(x) for x in leaves]
     leaves = [jnp.asarray(x) for x in leaves]
     _, flag0, need0 = test(leaves)
-    step_fn, n = _counted(test, step, leaves, known)
+    step_fn, jaxpr, n = _counted(test, step, leaves, known)
+
+    def body_(carry: Any) -> Any:
+        *out, flag, need = step_fn(*carry[0])
+        return out, flag | carry[1], jnp.maximum(need, carry[2])
+
     if n is not None:
         # A counted loop: no test, no stop at the first error (it ends all the same).
-        def count_body(_: Any, carry: Any) -> Any:
-            *out, flag, need = step_fn(*carry[0])
-            return out, flag | carry[1], jnp.maximum(need, carry[2])
-
+        flag, need = flag0, need0
         if n:
-            leaves, flag, need = jax.lax.fori_loop(0, n, count_body, (leaves, flag0, need0))
-        else:
-            flag, need = flag0, need0
-        counted.finals(step_fn.jaxpr, known, n, leaves)
+            carry = (leaves, flag0, need0)
+            leaves, flag, need = jax.lax.fori_loop(0, n, lambda _, c: body_(c), carry)
+        counted.finals(jaxpr, known, n, leaves)
         _report(flag, need)
         return unflat(leaves)
 
@@ -528,20 +529,18 @@ def _while(
         out, flag, _ = test(carry[0])
         return jnp.asarray(out, dtype=bool) & ~(flag | carry[1])
 
-    def body_(carry: Any) -> Any:
-        *out, flag, need = step_fn(*carry[0])
-        return out, flag | carry[1], jnp.maximum(need, carry[2])
-
     leaves, flag, need = jax.lax.while_loop(cond_, body_, (leaves, flag0, need0))
     _report(flag, need)
     return unflat(leaves)
 
 
 def _counted(test: Any, step: Any, leaves: list[Any], known: list[int | None]) -> Any:
-    """``(body, trip count)``: the loop's body and its trip count (None: not known).
+    """``(body, jaxpr, trip count)``: the loop's body, its jaxpr and its trip count.
 
     The body is a function of the leaves whose flat outputs are the leaves, the error flag
-    and the stack size needed; the trip count is known for a counted loop (`jax_counted`).
+    and the stack size needed. Where the test has the form of a counted loop (`jax_counted`),
+    the body is its traced jaxpr, replayed, and the trip count is known where the body
+    confirms the form; else the jaxpr and the trip count are None.
     """
     import jax
     from jax.extend.core import jaxpr_as_fun
@@ -550,20 +549,13 @@ def _counted(test: Any, step: Any, leaves: list[Any], known: list[int | None]) -
         out, flag, need = step(list(xs))
         return (*out, flag, need)
 
-    def as_fun(closed: Any) -> Any:
-        fn = jaxpr_as_fun(closed)
-        fn.jaxpr = closed
-        return fn
-
-    plain = flat_step
-    plain.jaxpr = None
-    if not any(n is not None for n in known):
-        return plain, None
+    if all(n is None for n in known):
+        return flat_step, None, None
     form = counted.test_form(jax.make_jaxpr(lambda *xs: test(list(xs)))(*leaves), known)
     if form is None:
-        return plain, None
-    body = as_fun(jax.make_jaxpr(flat_step)(*leaves))
-    return body, counted.trip_count(form, body.jaxpr, known)
+        return flat_step, None, None
+    jaxpr = jax.make_jaxpr(flat_step)(*leaves)
+    return jaxpr_as_fun(jaxpr), jaxpr, counted.trip_count(form, jaxpr, known)
 
 
 def jax_switch(index: Any, branches: list[Any]) -> Any:
