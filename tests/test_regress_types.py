@@ -3,6 +3,9 @@ with several types, loop variables rebound to another type)."""
 
 import dataclasses
 import inspect
+import os
+import subprocess
+import sys
 import time
 from typing import Any, Optional, Union
 
@@ -683,3 +686,28 @@ def typed_tree(n, x):
 
 def test_the_typed_tree_the_error_suggests_works():
     assert myia(typed_tree)(3, 1.0) == typed_tree(3, 1.0)
+
+
+def test_the_first_error_does_not_depend_on_hashing():
+    # Inference calls a function value's options in the order their graphs were made, so the
+    # error reported for `cons_loop` is the same under every PYTHONHASHSEED.
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import test_regress_types as t\n"
+        "from myia import myia\n"
+        "try:\n    myia(t.cons_loop)(1.5, 3)\n"
+        "except Exception as e:\n    print(str(e).splitlines()[0])\n"
+    )
+    firsts = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", code, os.path.dirname(__file__)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        firsts.add(done.stdout.strip())
+    assert len(firsts) == 1, firsts
+    assert "changes at every iteration" in firsts.pop()

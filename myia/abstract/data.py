@@ -255,6 +255,23 @@ class GraphFunction:
         return f"{self.graph.name}"
 
 
+def _option_key(o: Any) -> tuple:
+    while isinstance(o, PartialFunction):
+        o = o.fn
+    if isinstance(o, GraphFunction):
+        return (0, o.graph.debug.id)
+    return (1, type(o).__name__, str(o))
+
+
+def in_order(options: frozenset) -> list:
+    """The callees of a function value in a fixed order (graphs in the order they were made).
+
+    Inference calls each option in turn and reports the first error it meets, so the order
+    must not depend on hashing (it would change with ``PYTHONHASHSEED``).
+    """
+    return sorted(options, key=_option_key)
+
+
 @dataclass(frozen=True, repr=False)
 class PartialFunction:
     """A function (a callee of an `AbstractFunction`) with its first arguments bound."""

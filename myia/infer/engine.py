@@ -40,6 +40,7 @@ from ..abstract.data import (
     GraphFunction,
     PartialFunction,
     has_unknown_dims,
+    in_order,
     show,
 )
 from ..abstract.lattice import TypeMismatch, broaden, constant_abstract, join, widen_dims
@@ -490,9 +491,12 @@ class Inferrer:
             # would make one specialization per call site); partial applications keep them.
             wide = [broaden(a) for a in args]
             return self._join_results(
-                [self.call(f, wide if isinstance(f, GraphFunction) else args) for f in fn.options]
+                [
+                    self.call(f, wide if isinstance(f, GraphFunction) else args)
+                    for f in in_order(fn.options)
+                ]
             )
-        return self._join_results([self.call(f, args) for f in fn.options])
+        return self._join_results([self.call(f, args) for f in in_order(fn.options)])
 
     def _join_results(self, results: list[AbstractValue]) -> AbstractValue:
         out: AbstractValue = BOTTOM

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..abstract.data import BOTTOM, NONE, AbstractFunction, AbstractValue
+from ..abstract.data import BOTTOM, NONE, AbstractFunction, AbstractValue, in_order
 from ..abstract.lattice import union_options
 from ..ir.node import Node
 from ..operations import ops
@@ -129,5 +129,5 @@ def branch_refinements(
         if ok:
             fn = inferrer.value(branch, ctx, values)
             assert isinstance(fn, AbstractFunction)
-            out.extend((f, bargs) for f in fn.options)
+            out.extend((f, bargs) for f in in_order(fn.options))
     return out
