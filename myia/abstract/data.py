@@ -255,6 +255,18 @@ class GraphFunction:
         return f"{self.graph.name}"
 
 
+class _NeverCalled:
+    """The function of a partial application of a function never called (`Dead`)."""
+
+    def __repr__(self) -> str:
+        return "never called"
+
+
+#: Stands for the function of a partial application whose function is never called: its
+#: bound arguments are still read (``partial_arg``, in the tangent of a choice at run time).
+NEVER_CALLED = _NeverCalled()
+
+
 def _option_key(o: Any) -> tuple:
     while isinstance(o, PartialFunction):
         o = o.fn

@@ -192,12 +192,20 @@ class _ScopeTangent:
             self.values[node] = t.apply(P.partial, vals[0], *bound, debug=dbg())
             self.tangents[node] = self.zero(node, t)
             return
-        if prim in (P.partial_arg, P.partial_fn):
-            raise MyiaTypeError(
-                "jvp of a partial application or closure called with arguments of several "
-                "types, or chosen at run time among functions with other defaults, is not "
-                "supported yet"
-            )
+        if prim is P.partial_arg:
+            # The tangent partial application binds each argument's value, then its tangent.
+            i = args[1].value
+            self.values[node] = t.apply(prim, vals[0], Constant(2 * i), *vals[2:], debug=dbg())
+            if _is_function(node.abstract) or no_gradient(node.abstract):
+                self.tangents[node] = self.zero(node, t)
+            else:
+                d = t.apply(prim, vals[0], Constant(2 * i + 1), *vals[2:], debug=dbg())
+                self.tangents[node] = d
+            return
+        if prim is P.partial_fn:
+            self.values[node] = t.apply(prim, *vals, debug=dbg())
+            self.tangents[node] = self.zero(node, t)
+            return
         if prim is P.apply_star:
             raise MyiaTypeError("jvp of a call with *args of unknown length is not supported")
         out = self.values[node] = t.apply(prim, *vals, debug=dbg())

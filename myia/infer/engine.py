@@ -29,6 +29,7 @@ from typing import Any
 from ..abstract.data import (
     ANYTHING,
     BOTTOM,
+    NEVER_CALLED,
     AbstractConstant,
     AbstractFunction,
     AbstractKeyword,
@@ -519,6 +520,8 @@ class Inferrer:
         while True:
             if isinstance(fn, GraphFunction):
                 return self.call_graph(fn, args, partials)
+            if fn is NEVER_CALLED:
+                return BOTTOM
             if isinstance(fn, Primitive):
                 return self.call_primitive(fn, args)
             if isinstance(fn, PartialFunction):

@@ -13,6 +13,7 @@ import numpy as np
 from ..abstract.data import ANYTHING as ANYTHING_
 from ..abstract.data import (
     BOTTOM,
+    NEVER_CALLED,
     NONE,
     AbstractArray,
     AbstractConstant,
@@ -504,6 +505,8 @@ def _infer_make_kwarg(key, value):
 @infer_rule(partial)
 def _infer_partial(fn, *args):
     fn = _expect(fn, AbstractFunction, "partial")
+    if not fn.options:  # a function never called; the arguments it binds are still read
+        return AbstractFunction(frozenset([PartialFunction(NEVER_CALLED, tuple(args))]))
     return AbstractFunction(frozenset(PartialFunction(f, tuple(args)) for f in fn.options))
 
 
