@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import math
 
 import numpy as np
 import pytest
 
 from myia import ArithmeticData, grad, myia
+from myia.errors import MyiaTypeError
 from myia.testing import check_grad
 
 # Comprehensions -------------------------------------------------------------------------------
@@ -766,3 +768,17 @@ def test_gradient_through_float_casts():
     check_grad(lambda x: np.float32(x) * 3.0, 1.25, eps=1e-2, rtol=1e-3, atol=1e-3)
     dx = grad(lambda x: float(np.float32(x) ** 2))(1.5)
     assert abs(dx - 3.0) < 1e-5
+
+
+def dictcomp_over_range(x):
+    return {k: x * k for k in range(3)}[2]
+
+
+def test_a_dict_comprehension_over_a_range_says_what_to_write():
+    with pytest.raises(MyiaTypeError) as exc:
+        myia(dictcomp_over_range)(1.5)
+    msg = str(exc.value)
+    assert "the dict comprehension in dictcomp_over_range adds a key at every iteration" in msg
+    assert "a list indexed by position" in msg
+    lines, first = inspect.getsourcelines(dictcomp_over_range)
+    assert f"line {first + 1}, in dictcomp_over_range" in msg

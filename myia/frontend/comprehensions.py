@@ -22,7 +22,8 @@ accumulated depends on the comprehension:
   tuples), and a list otherwise; ``sum``, ``max``, ``tuple``... consume it like any sequence
   (it is evaluated eagerly);
 - a dict comprehension gives a dict; as every dict of Myia, its keys must be known at compile
-  time (it iterates over a tuple or a dict's items).
+  time (it iterates over a dict's items or a tuple of distinct constants, such as strings;
+  a `range` or a tuple of integers is a loop, whose keys are not constants).
 
 Set comprehensions are rejected (Myia has no sets).
 """

@@ -369,7 +369,14 @@ class Inferrer:
             if arg.is_apply and arg.debug.find_location() is not None:
                 calls[-1] = (c, arg, values)
         tuples = isinstance(ctx.args[k], AbstractTuple)
-        if loop:
+        if loop and ":dictcomp:" in g.name:
+            msg = (
+                f"the dict comprehension in {fn} adds a key at every iteration of a loop "
+                f"({types}, ...): the keys of a dict must be known at compile time. Build it "
+                "from a dict's items or from a tuple of distinct constant keys (strings), or "
+                "use a list indexed by position (`[x * k for k in range(n)]`)"
+            )
+        elif loop:
             msg = (
                 f"the type of the loop {what} in {fn} changes at every iteration ({types}, "
                 "...): Myia needs one type per loop variable; give it the same type on every "
