@@ -24,6 +24,7 @@ from test_loops import (
 )
 
 from myia import grad, myia, value_and_grad
+from myia.testing import check_grad
 
 numba = pytest.importorskip("numba")
 
@@ -64,6 +65,31 @@ def mixed(x, n):
         else:
             s = s - x / (i + 1.0)
     return s
+
+
+def counter_loop(x, n):
+    y = x
+    for i in range(n):
+        y = math.sin(y) * 0.5 + 0.1 * x * i
+    return y
+
+
+def counter_while(x, n):
+    y = x
+    i = 0
+    while i < n:
+        i = i + 1
+        y = y * 0.5 + x * i
+    return y
+
+
+def counter_from(x, m, n):
+    y = x
+    i = m
+    while i < n:
+        i = i + 1
+        y = y * 0.5 + x * i
+    return y
 
 
 def big_ints(n):
@@ -191,13 +217,22 @@ def test_gradient_loops_are_machine_code():
     assert "STACK" not in ex.source  # typed buffers, not linked cells
 
 
-@pytest.mark.parametrize("fn, args", [(newton_sqrt, (2.0,)), (scalar_loop, (0.3, 10))])
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (newton_sqrt, (2.0,)),
+        (scalar_loop, (0.3, 10)),
+        (counter_loop, (0.3, 10)),  # the stack holds the counter, a Python int
+        (counter_while, (0.3, 7)),
+    ],
+)
 def test_gradient_is_one_native_function(fn, args):
     """Forward loop, stack and backward loop: one call of machine code from Python."""
     g = grad(fn, backend="native", background=False)
     assert g(*args) == grad(fn)(*args)
     ex = _native(g, args)
     assert ex.whole.fn is not None, ex.whole.reason
+    check_grad(fn, *args, wrt=0, backend="native")
     assert "Env" not in ex.whole.source and "def mk_" not in ex.whole.source
     # The host code is not called: a program whose host code fails shows it.
     ex.host.fn = None
@@ -339,6 +374,16 @@ def test_python_ints_past_int64_are_computed_by_the_host():
         assert_same(f(5), 3**5)
     assert _native(f, (5,)).native
     assert_same(f(70), 3**70)  # the machine code overflows: the host loop computes it
+
+
+def test_stacks_of_the_users_ints_are_the_hosts():
+    """A loop's gradient pushes a counter that starts at the user's int: it may not fit in
+    int64, and the stacks stay the host's (Python ints past int64 are pushed and popped)."""
+    g = grad(counter_from, "x", backend="native", background=False)
+    for args in [(0.3, 2, 9), (0.3, 2**70, 2**70 + 3)]:
+        assert_same(g(*args), grad(counter_from, "x")(*args))
+        assert "int64" in _native(g, args).generator.stack_reason
+    check_grad(counter_from, 0.3, 2**70, 2**70 + 3, wrt=0, backend="native")
 
 
 def test_trees_run_on_the_host():
