@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 import traceback
 
 import numpy as np
@@ -276,7 +277,9 @@ def test_typed_stacks_are_persistent():
     host = ex.host.module.globals
     arena = _arena(4096)
     machine = _arena_helpers(vars(ex.backend.load(ex.whole.source)), 0, arena)
-    for new, push, pop in ((host["_snew_0"], host["_spush_0"], host["_spop_0"]), machine):
+    outlined = vars(ex.backend.load(ex.native_source))  # the helpers of loops outlined alone
+    helpers = [[d[f"_s{op}_0"] for op in ("new", "push", "pop")] for d in (host, outlined)]
+    for new, push, pop in (*helpers, machine):
         s1 = push(new(), 1.0)
         s2 = push(s1, 2.0)
         s3 = push(s1, 3.0)  # s1 was pushed on already: a copy
@@ -366,6 +369,39 @@ def test_gradient_loops_count_no_references(tmp_path):
         assert "sin" in asm or "cos" in asm  # the code of the loop
         for runtime in ("NRT_incref", "NRT_decref", "NRT_MemInfo_alloc", "NRT_Allocate"):
             assert runtime not in asm, (name, runtime)
+
+
+def _best(f, *args):
+    """The least time of a call of `f` on `args`, in seconds, over batches of calls."""
+    f(*args)
+    times = []
+    for _ in range(30):
+        t0 = time.perf_counter()
+        for _ in range(10):
+            f(*args)
+        times.append((time.perf_counter() - t0) / 10)
+    return min(times)
+
+
+def test_outlined_loops_push_in_place():
+    """A loop outlined alone (not in a whole program) pushes on its stack's buffer in place.
+
+    Its machine code then costs about what the primal loop's does: a push that made a new
+    stack of the same buffer counted references to it at each iteration (twice the time).
+    """
+    g = grad(scalar_loop, backend="native", background=False)
+    args = (0.3, 2000)
+    g(*args)
+    ex = _native(g, args)
+    forward = ex.kernel("_native_loop_1")
+    assert "_spush_0" in ex.native_source.split("def _native_loop_1")[1]
+    new = ex.host.module.globals["_snew_0"]
+    pushed, _ = forward(1, 2000, new(), 0.3, 0.3)
+    assert pushed[1] == 1999
+    primal = myia(scalar_loop, backend="native", background=False)
+    primal(*args)
+    ratio = _best(forward, 1, 2000, new(), 0.3, 0.3) / _best(primal, *args)
+    assert ratio < 1.8, ratio
 
 
 def test_python_ints_past_int64_are_computed_by_the_host():
