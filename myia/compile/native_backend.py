@@ -26,11 +26,12 @@ backend's generator with two changes:
   only the code Myia generated from its own IR.
 
 - **Stacks.** The loop stacks of gradients (persistent linked cells on the NumPy backend)
-  become typed growable buffers when their elements are tuples of Python scalars: a
-  struct-of-arrays ``(arrays, n, used)``, one array per leaf of the element, doubling when
-  full. ``used`` (a one-element array shared by the versions of a buffer) says how far the
-  buffer was written: a push on an older version copies first, so stacks stay persistent.
-  Pushing and popping are the same functions in the host code and in outlined loops; the
+  become typed growable buffers when their elements are tuples of Python scalars (whose
+  ints surely fit in int64, `native_stacks`): a struct-of-arrays ``(arrays, n, used)``,
+  one array per leaf of the element, doubling when full. ``used`` (a one-element array
+  shared by the versions of a buffer) says how far the buffer was written: a push on an
+  older version copies first, so stacks stay persistent. Pushing and popping are the same
+  functions in the host code and in outlined loops; the
   machine code of a whole program keeps its stacks in an arena (`native_arena`).
 
 Machine code is cached on disk: the outlined loops of a program are written to a module
