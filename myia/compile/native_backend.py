@@ -31,8 +31,8 @@ backend's generator with two changes:
   one array per leaf of the element, doubling when full. ``used`` (a one-element array
   shared by the versions of a buffer) says how far the buffer was written: a push on an
   older version copies first, so stacks stay persistent. Pushing and popping are the same
-  functions in the host code and in outlined loops; the
-  machine code of a whole program keeps its stacks in an arena (`native_arena`).
+  functions in the host code and in outlined loops; the machine code of a whole program
+  keeps its stacks in an arena (`native_arena`).
 
 Machine code is cached on disk: the outlined loops of a program are written to a module
 named by the hash of its source under ``MYIA_CACHE_DIR`` (default ``~/.cache/myia``), and
