@@ -95,32 +95,37 @@ class IntBounds:
     def __init__(self, graphs: list[Graph], scopes: Scopes):
         #: parameter -> the arguments passed to it (None: somewhere it is not known).
         incoming: dict[Node, list[Node] | None] = {p: [] for g in graphs for p in g.parameters}
-        called: set[int] = set()  # the ids of the graph constants called where they are named
-        for g in graphs:
-            for node in scopes.toposort(g):
-                if not node.is_apply:
-                    continue
-                callees = _called_graphs(node.inputs[0])
-                if callees is None:
-                    continue
-                fn = node.inputs[0]
-                called.update(id(c) for c in (fn.inputs[2:] if fn.is_apply else [fn]))
-                args = node.inputs[1:]
-                for c in callees:
-                    params = c.parameters
-                    for i, p in enumerate(params):
-                        known = incoming.get(p)
-                        if known is not None and len(args) == len(params):
-                            known.append(args[i])
-                        else:
-                            incoming[p] = None
+        applies = [n for g in graphs for n in scopes.toposort(g) if n.is_apply]
+        uses: dict[Node, list[tuple[Node, int]]] = {}
+        for node in applies:
+            for i, inp in enumerate(node.inputs):
+                uses.setdefault(inp, []).append((node, i))
+            callees = _called_graphs(node.inputs[0])
+            for c in callees or ():
+                args, params = node.inputs[1:], c.parameters
+                for k, p in enumerate(params):
+                    known = incoming.get(p)
+                    if known is not None and len(args) == len(params):
+                        known.append(args[k])
+                    else:
+                        incoming[p] = None
+
+        def called(user: Node, i: int) -> bool:
+            """Whether input `i` of `user` is only called where its calls were read above."""
+            if i == 0:
+                return True
+            return (
+                i >= 2
+                and _called_graphs(user) is not None
+                and all(k == 0 for _, k in uses.get(user, ()))
+            )
+
         # A graph used as a value may be called with anything.
-        for g in graphs:
-            for node in scopes.toposort(g):
-                for inp in node.inputs if node.is_apply else ():
-                    if inp.is_constant and isinstance(inp.value, Graph) and id(inp) not in called:
-                        for p in inp.value.parameters:
-                            incoming[p] = None
+        for c, us in uses.items():
+            if c.is_constant and isinstance(c.value, Graph):
+                if not all(called(user, i) for user, i in us):
+                    for p in c.value.parameters:
+                        incoming[p] = None
         # The greatest set of parameters whose arguments all fit, given that they do; the
         # parameters of a graph never called (the entry) take the user's arguments.
         self.params = {p for p, args in incoming.items() if args}
