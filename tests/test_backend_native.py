@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 import traceback
 
 import numpy as np
@@ -24,6 +25,7 @@ from test_loops import (
 )
 
 from myia import grad, myia, value_and_grad
+from myia.testing import check_grad
 
 numba = pytest.importorskip("numba")
 
@@ -64,6 +66,31 @@ def mixed(x, n):
         else:
             s = s - x / (i + 1.0)
     return s
+
+
+def counter_loop(x, n):
+    y = x
+    for i in range(n):
+        y = math.sin(y) * 0.5 + 0.1 * x * i
+    return y
+
+
+def counter_while(x, n):
+    y = x
+    i = 0
+    while i < n:
+        i = i + 1
+        y = y * 0.5 + x * i
+    return y
+
+
+def counter_from(x, m, n):
+    y = x
+    i = m
+    while i < n:
+        i = i + 1
+        y = y * 0.5 + x * i
+    return y
 
 
 def big_ints(n):
@@ -191,13 +218,22 @@ def test_gradient_loops_are_machine_code():
     assert "STACK" not in ex.source  # typed buffers, not linked cells
 
 
-@pytest.mark.parametrize("fn, args", [(newton_sqrt, (2.0,)), (scalar_loop, (0.3, 10))])
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (newton_sqrt, (2.0,)),
+        (scalar_loop, (0.3, 10)),
+        (counter_loop, (0.3, 10)),  # the stack holds the counter, a Python int
+        (counter_while, (0.3, 7)),
+    ],
+)
 def test_gradient_is_one_native_function(fn, args):
     """Forward loop, stack and backward loop: one call of machine code from Python."""
     g = grad(fn, backend="native", background=False)
     assert g(*args) == grad(fn)(*args)
     ex = _native(g, args)
     assert ex.whole.fn is not None, ex.whole.reason
+    check_grad(fn, *args, wrt=0, backend="native")
     assert "Env" not in ex.whole.source and "def mk_" not in ex.whole.source
     # The host code is not called: a program whose host code fails shows it.
     ex.host.fn = None
@@ -241,7 +277,9 @@ def test_typed_stacks_are_persistent():
     host = ex.host.module.globals
     arena = _arena(4096)
     machine = _arena_helpers(vars(ex.backend.load(ex.whole.source)), 0, arena)
-    for new, push, pop in ((host["_snew_0"], host["_spush_0"], host["_spop_0"]), machine):
+    outlined = vars(ex.backend.load(ex.native_source))  # the helpers of loops outlined alone
+    helpers = [[d[f"_s{op}_0"] for op in ("new", "push", "pop")] for d in (host, outlined)]
+    for new, push, pop in (*helpers, machine):
         s1 = push(new(), 1.0)
         s2 = push(s1, 2.0)
         s3 = push(s1, 3.0)  # s1 was pushed on already: a copy
@@ -333,12 +371,55 @@ def test_gradient_loops_count_no_references(tmp_path):
             assert runtime not in asm, (name, runtime)
 
 
+def _best(f, *args):
+    """The least time of a call of `f` on `args`, in seconds, over batches of calls."""
+    f(*args)
+    times = []
+    for _ in range(30):
+        t0 = time.perf_counter()
+        for _ in range(10):
+            f(*args)
+        times.append((time.perf_counter() - t0) / 10)
+    return min(times)
+
+
+def test_outlined_loops_push_in_place():
+    """A loop outlined alone (not in a whole program) pushes on its stack's buffer in place.
+
+    Its machine code then costs about what the primal loop's does: a push that made a new
+    stack of the same buffer counted references to it at each iteration (twice the time).
+    """
+    g = grad(scalar_loop, backend="native", background=False)
+    args = (0.3, 2000)
+    g(*args)
+    ex = _native(g, args)
+    forward = ex.kernel("_native_loop_1")
+    assert "_spush_0" in ex.native_source.split("def _native_loop_1")[1]
+    new = ex.host.module.globals["_snew_0"]
+    pushed, _ = forward(1, 2000, new(), 0.3, 0.3)
+    assert pushed[1] == 1999
+    primal = myia(scalar_loop, backend="native", background=False)
+    primal(*args)
+    ratio = _best(forward, 1, 2000, new(), 0.3, 0.3) / _best(primal, *args)
+    assert ratio < 1.8, ratio
+
+
 def test_python_ints_past_int64_are_computed_by_the_host():
     f = myia(big_ints, backend="native", background=False)
     for _ in range(2):
         assert_same(f(5), 3**5)
     assert _native(f, (5,)).native
     assert_same(f(70), 3**70)  # the machine code overflows: the host loop computes it
+
+
+def test_stacks_of_the_users_ints_are_the_hosts():
+    """A loop's gradient pushes a counter that starts at the user's int: it may not fit in
+    int64, and the stacks stay the host's (Python ints past int64 are pushed and popped)."""
+    g = grad(counter_from, "x", backend="native", background=False)
+    for args in [(0.3, 2, 9), (0.3, 2**70, 2**70 + 3)]:
+        assert_same(g(*args), grad(counter_from, "x")(*args))
+        assert "int64" in _native(g, args).generator.stack_reason
+    check_grad(counter_from, 0.3, 2**70, 2**70 + 3, wrt=0, backend="native")
 
 
 def test_trees_run_on_the_host():

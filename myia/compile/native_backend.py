@@ -26,12 +26,13 @@ backend's generator with two changes:
   only the code Myia generated from its own IR.
 
 - **Stacks.** The loop stacks of gradients (persistent linked cells on the NumPy backend)
-  become typed growable buffers when their elements are tuples of Python scalars: a
-  struct-of-arrays ``(arrays, n, used)``, one array per leaf of the element, doubling when
-  full. ``used`` (a one-element array shared by the versions of a buffer) says how far the
-  buffer was written: a push on an older version copies first, so stacks stay persistent.
-  Pushing and popping are the same functions in the host code and in outlined loops; the
-  machine code of a whole program keeps its stacks in an arena (`native_arena`).
+  become typed growable buffers when their elements are tuples of Python scalars (whose
+  ints surely fit in int64, `native_stacks`): a struct-of-arrays ``(arrays, n, used)``,
+  one array per leaf of the element, doubling when full. ``used`` (a one-element array
+  shared by the versions of a buffer) says how far the buffer was written: a push on an
+  older version copies first, so stacks stay persistent. Pushing and popping are the same
+  functions in the host code and in outlined loops; the machine code of a whole program
+  keeps its stacks in an arena (`native_arena`).
 
 Machine code is cached on disk: the outlined loops of a program are written to a module
 named by the hash of its source under ``MYIA_CACHE_DIR`` (default ``~/.cache/myia``), and
@@ -55,7 +56,7 @@ import sys
 import threading
 from typing import Any
 
-from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractStack, AbstractTuple
+from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractStack
 from ..errors import MyiaError
 from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Apply, Graph, Node
@@ -79,6 +80,10 @@ from .native_source import (
     cache_dir,
     stack_helper_source,
 )
+from .native_stacks import counter_step as _counter_step
+from .native_stacks import empty_element as _empty_element
+from .native_stacks import python_int as _python_int
+from .native_stacks import typed_stacks
 from .native_whole import WholeProgram
 
 #: Primitives whose results on Python ints may exceed int64 and are not checked.
@@ -89,83 +94,10 @@ _INT_ARITH = frozenset([P.pow_, P.left_shift])
 #: the float result: LLVM may assume that signed arithmetic does not overflow.
 _CHECKED = {P.add: "_iadd", P.sub: "_isub", P.mul: "_imul", P.neg: "_ineg", P.abs_: "_iabs"}
 
-#: Primitives that may touch a typed stack (any other use keeps the linked cells).
-_STACK_USERS = frozenset(
-    [P.stack_new, P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty,
-     P.make_tuple, P.tuple_getitem, P.switch, P.seq, P.identity]
-)  # fmt: skip
-
-
 #: The stack primitives lowered to the typed buffers' helpers.
 _STACK_OPS = frozenset(
     [P.stack_new, P.stack_of_functions, P.stack_push, P.stack_pop, P.stack_empty]
 )
-
-
-def _contains_stack(a: Any) -> bool:
-    if isinstance(a, AbstractStack):
-        return True
-    if isinstance(a, AbstractTuple):
-        return any(map(_contains_stack, a.elements))
-    return False
-
-
-def _empty_element(a: Any) -> bool:
-    """Whether a stack of elements of type `a` is always empty (⊥, or no function)."""
-    return a is BOTTOM or (isinstance(a, AbstractFunction) and not a.options)
-
-
-def _flat_stacks(a: Any) -> bool:
-    """Whether the stacks in type `a` hold tuples of Python scalars (or nothing yet)."""
-    if isinstance(a, AbstractStack):
-        return _empty_element(a.element) or _leaves(a.element, "x", [])
-    if isinstance(a, AbstractTuple):
-        return all(map(_flat_stacks, a.elements))
-    return True
-
-
-def typed_stacks(graphs: list[Graph], scopes: Scopes) -> str | None:
-    """None if the stacks of the program can be typed buffers, else why not."""
-    for p in (p for g in graphs for p in g.parameters):
-        if _contains_stack(p.abstract) and not _flat_stacks(p.abstract):
-            return "a stack holds values other than tuples of Python scalars"
-    for node in (n for g in graphs for n in scopes.toposort(g)):
-        if not node.is_apply:
-            continue
-        a = node.abstract
-        touches = [a, *(i.abstract for i in node.inputs[1:])]
-        if not any(_contains_stack(t) for t in touches):
-            continue
-        fn = node.inputs[0]
-        # Graphs (called, jumped to or as function values) lower stacks as this generator
-        # does; primitives other than the stack's own would see a buffer, not cells.
-        if fn.is_constant and isinstance(fn.value, Primitive) and fn.value not in _STACK_USERS:
-            return f"a stack is used by {fn.value.name}"
-        if not all(map(_flat_stacks, touches)):
-            return "a stack holds values other than tuples of Python scalars"
-        if fn.is_constant and fn.value is P.stack_push and not _bounded_ints(node.inputs[2]):
-            return "a stack holds Python ints that may not fit in int64"
-    return None
-
-
-def _bounded_ints(node: Node) -> bool:
-    """Whether the Python ints in the value of `node` surely fit in an int64 array.
-
-    They do when they are constants (a branch's tag) or a loop counter's step; any other
-    Python int may grow past int64, which the NumPy backend's stacks hold.
-    """
-    a = node.abstract
-    if _python_int(a):
-        return node.is_constant or (node.is_apply and _counter_step(node))
-    if isinstance(a, AbstractTuple):
-        if node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.make_tuple:
-            return all(map(_bounded_ints, node.inputs[1:]))
-        if node.is_constant:
-            return True
-        leaves: list[tuple[str, str]] = []
-        _leaves(a, "x", leaves)
-        return all(d != "int64" for _, d in leaves)
-    return True
 
 
 def _callees(fn: Node) -> list[Graph]:
@@ -205,18 +137,6 @@ def _unshare_empty_stacks(entry: Graph) -> None:
                     fresh = Apply(list(inp.inputs), node.graph, inp.debug.derive())
                     fresh.abstract = inp.abstract
                     node.inputs[i] = fresh
-
-
-def _python_int(a: Any) -> bool:
-    return isinstance(a, AbstractScalar) and a.weak and a.dtype == "int64"
-
-
-def _counter_step(node: Apply) -> bool:
-    if node.inputs[0].value not in (P.add, P.sub) or len(node.inputs) != 3:  # type: ignore[attr-defined]
-        return False
-    return any(
-        i.is_constant and type(i.value) is int and abs(i.value) <= 2**16 for i in node.inputs[1:]
-    )
 
 
 class NativeGenerator(CodeGenerator):

@@ -140,9 +140,11 @@ def stack_helper_source(k: int, element: Any, whole: bool = False) -> str:
     the buffer was written (shared by the versions of the buffer), and whose rows 1 to `n`
     the stack, one column per leaf: in machine code a loop then carries one array, whose
     reference count Numba leaves alone. Otherwise it is ``(arrays, n, used)`` (`_arrays_source`).
-    A push on an older version, or on a full buffer, copies to a buffer of twice the size.
-    With `whole` (the machine code of a whole program), a stack is a region of the program's
-    arena instead (`myia.compile.native_arena`).
+    A push on an older version, or on a full buffer, copies to a buffer of twice the size
+    (``_sgrow_k``, apart: a push that writes in place returns the buffer it was given, so that
+    a loop's machine code counts no reference to it). With `whole` (the machine code of a
+    whole program), a stack is a region of the program's arena instead
+    (`myia.compile.native_arena`).
     """
     leaves: list[tuple[str, str]] = []
     _leaves(element, "x", leaves)
@@ -153,6 +155,7 @@ def stack_helper_source(k: int, element: Any, whole: bool = False) -> str:
     m = len(leaves)
     width = max(m, 1)  # the header's column, also for elements of no leaf (empty tuples)
     write = "\n".join(f"    buf[n + 1, {i}] = {p}" for i, (p, _) in enumerate(leaves))
+    grown = write.replace("buf[", "new[")
 
     def rebuild(t: Any, it: Any) -> str:
         if isinstance(t, AbstractTuple):
@@ -162,11 +165,13 @@ def stack_helper_source(k: int, element: Any, whole: bool = False) -> str:
     top = rebuild(element, iter(range(m)))
     return (
         f"def _snew_{k}():\n    return (np.zeros((1, {width}), np.float64), 0)\n\n"
+        f"def _sgrow_{k}(s, x):\n    buf, n = s\n    cap = max(8, 2 * n)\n"
+        f"    new = np.zeros((cap + 1, {width}), np.float64)\n"
+        f"    if n > 0:\n        new[1 : n + 1] = buf[1 : n + 1]\n"
+        f"{grown}\n    new[0, 0] = n + 1\n    return (new, n + 1)\n\n"
         f"def _spush_{k}(s, x):\n    buf, n = s\n"
-        f"    if buf[0, 0] != n or n + 1 == buf.shape[0]:\n        cap = max(8, 2 * n)\n"
-        f"        new = np.zeros((cap + 1, {width}), np.float64)\n"
-        f"        if n > 0:\n            new[1 : n + 1] = buf[1 : n + 1]\n        buf = new\n"
-        f"{write}\n    buf[0, 0] = n + 1\n    return (buf, n + 1)\n\n"
+        f"    if buf[0, 0] != n or n + 1 == buf.shape[0]:\n        return _sgrow_{k}(s, x)\n"
+        f"{write}\n    buf[0, 0] = n + 1\n    return (s[0], n + 1)\n\n"
         f"def _spop_{k}(s):\n    buf, n = s\n    if n == 0:\n"
         f"        raise IndexError('pop from an empty stack')\n"
         f"    return ({top}, (buf, n - 1))\n"
@@ -185,10 +190,11 @@ def _arrays_source(k: int, element: Any, leaves: list[tuple[str, str]]) -> str:
     conv = {"float64": "float", "int64": "int", "bool": "bool"}
     dt = {"float64": "np.float64", "int64": "np.int64", "bool": "np.bool_"}
     grow = "\n".join(
-        f"        b{i} = np.empty(cap, {dt[d]})\n"
-        f"        if n > 0:\n            b{i}[:n] = a{i}[:n]\n        a{i} = b{i}"
-        for i, (_, d) in enumerate(leaves)
+        f"    b{i} = np.empty(cap, {dt[d]})\n    if n > 0:\n        b{i}[:n] = a{i}[:n]\n"
+        f"    b{i}[n] = {p}"
+        for i, (p, d) in enumerate(leaves)
     )
+    news = ", ".join(f"b{i}" for i in range(m)) + ","
     write = "\n".join(f"    a{i}[n] = {p}" for i, (p, _) in enumerate(leaves))
 
     def rebuild(t: Any, it: Any) -> str:
@@ -201,10 +207,12 @@ def _arrays_source(k: int, element: Any, leaves: list[tuple[str, str]]) -> str:
     empty = ", ".join(f"np.empty(0, {dt[d]})" for _, d in leaves) + ","
     return (
         f"def _snew_{k}():\n    return (({empty}), 0, np.zeros(1, np.int64))\n\n"
+        f"def _sgrow_{k}(s, x):\n    data, n, used = s\n    {arrs} = data\n"
+        f"    cap = max(8, 2 * n)\n{grow}\n    used = np.zeros(1, np.int64)\n"
+        f"    used[0] = n + 1\n    return (({news}), n + 1, used)\n\n"
         f"def _spush_{k}(s, x):\n    data, n, used = s\n    {arrs} = data\n"
-        f"    if used[0] != n or n == a0.shape[0]:\n        cap = max(8, 2 * n)\n"
-        f"{grow}\n        used = np.zeros(1, np.int64)\n{write}\n    used[0] = n + 1\n"
-        f"    return (({arrs}), n + 1, used)\n\n"
+        f"    if used[0] != n or n == a0.shape[0]:\n        return _sgrow_{k}(s, x)\n"
+        f"{write}\n    used[0] = n + 1\n    return (s[0], n + 1, s[2])\n\n"
         f"def _spop_{k}(s):\n    data, n, used = s\n    if n == 0:\n"
         f"        raise IndexError('pop from an empty stack')\n    {arrs} = data\n"
         f"    n -= 1\n    return ({top}, (data, n, used))\n"
