@@ -65,6 +65,7 @@ from .calls import (
     star_shape,
     untyped_fields_hint,
 )
+from .cases import case_call, case_position, dispatches, lengths_of
 from .kinds import GROWTH_LIMIT, _fold, abstract_kind, abstract_size, static_value, union_error
 from .narrow import branch_refinements
 from .registry import INFER_RULES
@@ -133,6 +134,10 @@ class Inferrer:
         self.partial_contexts: dict[PartialFunction, set[Context]] = {}
         self.narrowed: dict[tuple[Graph, tuple[AbstractValue, ...]], dict[int, Any]] = {}
         self.star_calls: dict[tuple[Node, Any], list[Apply]] = {}
+        #: The calls made once per length of a union of tuples (`myia.infer.cases`): by node
+        #: and union, and the one each context's node stands for (read by specialization).
+        self.case_calls: dict[tuple[Node, int, Any], Apply] = {}
+        self.case_made: dict[tuple[Context, Node], Apply] = {}
         #: The context a call of a recursive graph went to instead of the one its arguments
         #: give, by (caller's context, call node, that context): `_widen_dims`.
         self.widened: dict[tuple[Context, Node | None, Context], Context] = {}
@@ -476,6 +481,10 @@ class Inferrer:
         if not isinstance(fn, AbstractFunction):
             raise MyiaTypeError(f"{show(fn)} is not a function", error_frames(self.calls))
         fn_node = node.inputs[0]
+        k = case_position(args)
+        if k is not None and len(fn.options) == 1:
+            if dispatches(self, next(iter(fn.options)), args):
+                return self.cases(node, k, args[k], ctx, values)
         if len(fn.options) > 1 and fn_node.is_apply and fn_node.graph is ctx.graph:
             refined = branch_refinements(fn_node, node, ctx, values, self)
             if refined is not None:
@@ -759,6 +768,27 @@ class Inferrer:
         finally:
             self.calls[-1] = (ctx, node, values)
         return values[made[-1]]
+
+    def cases(
+        self, node: Apply, k: int, a: AbstractValue, ctx: Context, values: dict[Node, Any]
+    ) -> AbstractValue:
+        """`node`, whose argument `k` is union of tuples `a`, made once per length.
+
+        The call made (`myia.infer.cases`), one per node and union, is inferred in place of
+        `node`; the specializer emits it instead.
+        """
+        lengths, others = lengths_of(a)
+        key = (node, k, (lengths, others))
+        made = self.case_calls.get(key)
+        if made is None:
+            made = self.case_calls[key] = case_call(node, k, lengths, others)
+        self.case_made[(ctx, node)] = made
+        self.calls[-1] = (ctx, made, values)
+        try:
+            values[made] = self.infer_apply(made, ctx, values)
+        finally:
+            self.calls[-1] = (ctx, node, values)
+        return values[made]
 
     def is_recursive(self, g: Graph) -> bool:
         """Whether `g` can call itself (loops and recursive functions)."""

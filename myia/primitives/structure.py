@@ -36,6 +36,7 @@ from ..abstract.lattice import (
     recursive_field,
     recursive_fields,
     to_abstract,
+    union_options,
 )
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, linear, nondifferentiable, special
@@ -118,6 +119,12 @@ def _data(a: AbstractValue) -> bool:
 def tuple_len(t):
     """``len(t)`` for a tuple."""
     return len(t)
+
+
+@primitive
+def tuple_len_is(t, n):
+    """Whether ``t`` is a tuple of length ``n``: which option of a union of tuples it holds."""
+    return type(t) is tuple and len(t) == n
 
 
 # Lists ----------------------------------------------------------------------------------------
@@ -386,6 +393,13 @@ def _infer_tuple_loops(t):
 @infer_rule(tuple_len)
 def _infer_tuple_len(t):
     return i64(len(_expect(t, AbstractTuple, "len").elements))
+
+
+@infer_rule(tuple_len_is)
+def _infer_tuple_len_is(t, n):
+    n = const_value(n, "tuple_len_is", int)
+    yes = [isinstance(o, AbstractTuple) and len(o.elements) == n for o in union_options(t)]
+    return py_bool(yes[0]) if len(set(yes)) == 1 else py_bool()
 
 
 @infer_rule(make_list)
@@ -699,7 +713,7 @@ def bprop_convert(x, typ, out, dout):
     return (unbroadcast(dout, x), typ)
 
 
-nondifferentiable(tuple_len, tuple_loops, list_len, dict_keys, make_kwarg, make_slice)
+nondifferentiable(tuple_len, tuple_len_is, tuple_loops, list_len, dict_keys, make_kwarg, make_slice)
 special(partial, partial_arg, partial_fn)  # forward graphs `myia.grad.lib.jpartial`...
 
 # Tangents (forward mode): each moves its arguments' tangents as it moves the values.
