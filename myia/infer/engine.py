@@ -786,6 +786,12 @@ class Inferrer:
         self.calls[-1] = (ctx, made, values)
         try:
             values[made] = self.infer_apply(made, ctx, values)
+        except MyiaTypeError as exc:
+            if not getattr(exc, "cases", False):
+                exc.cases = True  # type: ignore[attr-defined]
+                exc.message += _cases_hint(node.inputs[k + 1], lengths)
+                exc.args = (exc.message,)
+            raise
         finally:
             self.calls[-1] = (ctx, node, values)
         return values[made]
@@ -804,6 +810,18 @@ class Inferrer:
             return tuple(args)
         keep = self.scopes.invariant_parameters(g)
         return tuple(a if i in keep else broaden(a) for i, a in enumerate(args))
+
+
+def _cases_hint(subject: Node, lengths: tuple[int, ...]) -> str:
+    """What an error in an operation made per length of a union of tuples adds."""
+    name = subject.debug.find_name()
+    what = f"`{name}`" if name and name.isidentifier() else "the value"
+    shown = " or ".join([", ".join(map(str, lengths[:-1])), str(lengths[-1])])
+    return (
+        f" ({what} is a tuple of length {shown}, known at run time only: branches made "
+        f"tuples of different lengths; test its length first, e.g. "
+        f"`if len({name if name and name.isidentifier() else 't'}) == {lengths[-1]}:`)"
+    )
 
 
 def _is_switch(node: Node) -> bool:
