@@ -25,6 +25,18 @@ from ..ir.node import Apply, Constant, DebugInfo, Graph
 from ..primitives import P
 
 
+#: The most lengths a recursive function's result may have (`Inferrer._widen`): a recursion
+#: that returns a tuple one longer at every level would have a type per level.
+MAX_LENGTHS = 8
+
+
+def lengths_of_any(a: AbstractValue) -> tuple[int, ...]:
+    """The lengths of the tuples that a value of type `a` may be (one for a tuple)."""
+    if isinstance(a, AbstractTuple):
+        return (len(a.elements),)
+    return lengths_of(a)[0] if tuple_union(a) else ()
+
+
 def tuple_union(a: AbstractValue) -> bool:
     """Whether `a` is a union holding tuples (of different lengths)."""
     return isinstance(a, AbstractUnion) and any(isinstance(o, AbstractTuple) for o in a.options)

@@ -65,7 +65,7 @@ from .calls import (
     star_shape,
     untyped_fields_hint,
 )
-from .cases import case_call, case_position, dispatches, lengths_of
+from .cases import MAX_LENGTHS, case_call, case_position, dispatches, lengths_of, lengths_of_any
 from .kinds import GROWTH_LIMIT, _fold, abstract_kind, abstract_size, static_value, union_error
 from .narrow import branch_refinements
 from .registry import INFER_RULES
@@ -391,7 +391,7 @@ class Inferrer:
 
     def _widen(self, old: AbstractValue, new: AbstractValue, ctx: Context) -> AbstractValue:
         try:
-            return broaden(join(old, new))
+            out = broaden(join(old, new))
         except TypeMismatch as exc:
             self.check_bound([old, new])
             raise MyiaTypeError(
@@ -399,6 +399,15 @@ class Inferrer:
                 f"{untyped_fields_hint(old, new)}",
                 error_frames(self.calls),
             ) from None
+        if len(lengths_of_any(out)) > MAX_LENGTHS > len(lengths_of_any(old)) - 1:
+            # ``return f(n - 1) + (x,)``: a tuple one longer at every level of a recursion.
+            raise MyiaTypeError(
+                f"{user_name(ctx.graph.name)} returns tuples of ever more lengths "
+                f"({show(out)}, ...): Myia needs a type that does not grow without bound; "
+                "return a list (``[x]``, ``xs + [x]``) instead of a growing tuple",
+                error_frames(self.calls),
+            )
+        return out
 
     def interpret(self, ctx: Context) -> AbstractValue:
         """Interpret the body of `ctx`'s graph on its arguments."""

@@ -99,7 +99,10 @@ def _matches(option: AbstractValue, test: Any) -> bool:
         return n > 0 if test.n is None else n == test.n
     from .kinds import abstract_kind
 
-    classes = test if isinstance(test, tuple) else (test,)
+    from ..operations.mapping import python_class
+
+    classes = tuple(python_class(c) for c in (test if isinstance(test, tuple) else (test,)))
+    classes = tuple(c for c in classes if isinstance(c, type))
     try:
         kind = abstract_kind(option)
     except Exception:
