@@ -24,7 +24,6 @@ from ..abstract.data import AbstractTuple, AbstractUnion, AbstractValue
 from ..ir.node import Apply, Constant, DebugInfo, Graph
 from ..primitives import P
 
-
 #: The most lengths a recursive function's result may have (`Inferrer._widen`): a recursion
 #: that returns a tuple one longer at every level would have a type per level.
 MAX_LENGTHS = 8

@@ -97,9 +97,8 @@ def _matches(option: AbstractValue, test: Any) -> bool:
     if isinstance(test, Length):
         n = len(option.elements)  # type: ignore[attr-defined]  # (tuples only: `_narrows`)
         return n > 0 if test.n is None else n == test.n
-    from .kinds import abstract_kind
-
     from ..operations.mapping import python_class
+    from .kinds import abstract_kind
 
     classes = tuple(python_class(c) for c in (test if isinstance(test, tuple) else (test,)))
     classes = tuple(c for c in classes if isinstance(c, type))

@@ -713,7 +713,9 @@ def bprop_convert(x, typ, out, dout):
     return (unbroadcast(dout, x), typ)
 
 
-nondifferentiable(tuple_len, tuple_len_is, tuple_loops, list_len, dict_keys, make_kwarg, make_slice)
+nondifferentiable(
+    tuple_len, tuple_len_is, tuple_loops, list_len, dict_keys, make_kwarg, make_slice
+)
 special(partial, partial_arg, partial_fn)  # forward graphs `myia.grad.lib.jpartial`...
 
 # Tangents (forward mode): each moves its arguments' tangents as it moves the values.
