@@ -622,7 +622,9 @@ def _infer_make_slice(start, stop, step):
 
 @bprop(make_tuple)
 def bprop_make_tuple(*args):
-    return args[-1]
+    # The sensitivity of the tuple made: of its type, where it is a union of tuples of
+    # different lengths after a join (`sens_as`, dropped on any other).
+    return sens_as(args[-1], args[-2])
 
 
 @bprop(tuple_getitem)
@@ -639,6 +641,7 @@ def bprop_tuple_as_list(t, out, dout):
 
 @bprop(tuple_concat)
 def bprop_tuple_concat(a, b, out, dout):
+    dout = sens_as(dout, out)
     return (dout[: len(a)], dout[len(a) :])
 
 
