@@ -165,6 +165,15 @@ def test_gradients(fn, c):
     check_grad(fn, 1.5, 2.5, c)
 
 
+SECOND_ORDER = [f for f in SCALAR_CASES if f not in (pairs, weighted)]
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+@pytest.mark.parametrize("fn", SECOND_ORDER)
+def test_second_order(fn, c):
+    check_grad(fn, 1.5, 2.5, c, order=2)
+
+
 @pytest.mark.parametrize("args", [(1.5, -2.0, 3.0), (-1.5, -2.0, -3.0), (1.5, 2.0, 3.0)])
 def test_kept_by_a_loop_over_a_tuple(check, args):
     check(norm_of_positive, *args)
