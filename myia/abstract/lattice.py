@@ -1,7 +1,8 @@
 """Operations on abstract values: the abstract value of a Python value, join, promotion.
 
 `join` merges the abstract values two branches (or two iterations of a loop, or two elements
-of a list) can produce (arrays of different shapes join to unknown dimensions, ``f64 x ?``);
+of a list) can produce (arrays of different shapes join to unknown dimensions, ``f64 x ?``;
+tuples of different lengths to their union, ``(f64,) | (f64, f64)``);
 `broaden` forgets values known at compile time; `promote` gives the dtype of an arithmetic
 result following NumPy (Python scalars are weak: ``f32 x 3`` times a Python float stays
 ``f32``).
@@ -498,13 +499,6 @@ def _same_kind(a: AbstractValue, b: AbstractValue) -> bool:
     if isinstance(a, AbstractUnion) or isinstance(b, AbstractUnion):
         return False
     return type(a) is type(b) and not isinstance(a, AbstractConstant) or a == b
-
-
-def tuple_lengths(a: AbstractValue) -> tuple[int, ...]:
-    """The lengths of the tuples among the options of union `a`, in order (none if no union)."""
-    if not isinstance(a, AbstractUnion):
-        return ()
-    return tuple(sorted(len(o.elements) for o in a.options if isinstance(o, AbstractTuple)))
 
 
 def union_options(a: AbstractValue) -> tuple[AbstractValue, ...]:
