@@ -1,7 +1,8 @@
 """Operations on abstract values: the abstract value of a Python value, join, promotion.
 
 `join` merges the abstract values two branches (or two iterations of a loop, or two elements
-of a list) can produce (arrays of different shapes join to unknown dimensions, ``f64 x ?``);
+of a list) can produce (arrays of different shapes join to unknown dimensions, ``f64 x ?``;
+tuples of different lengths to their union, ``(f64,) | (f64, f64)``);
 `broaden` forgets values known at compile time; `promote` gives the dtype of an arithmetic
 result following NumPy (Python scalars are weak: ``f32 x 3`` times a Python float stays
 ``f32``).
@@ -385,7 +386,8 @@ def _nullable(a: AbstractValue) -> bool:
 
 
 def _unionable(a: AbstractValue) -> bool:
-    return isinstance(a, (AbstractRecord, SelfRef)) or a == NONE
+    """Whether `a` may be an option of a union: a record, None, or a tuple (by its length)."""
+    return isinstance(a, (AbstractRecord, SelfRef, AbstractTuple)) or a == NONE
 
 
 def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
@@ -415,7 +417,8 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
         return AbstractArray(a.dtype, join_shapes(a.shape, b.shape))
     if ta is AbstractTuple and tb is AbstractTuple:
         if len(a.elements) != len(b.elements):
-            raise TypeMismatch(a, b, "tuples of different lengths")
+            # ``(x,) if c else (x, y)``: one of the two, told apart by its length at run time.
+            return union(a, b)
         return AbstractTuple(tuple(join(x, y) for x, y in zip(a.elements, b.elements)))
     if ta is AbstractList and tb is AbstractList:
         return AbstractList(join(a.element, b.element))
@@ -491,6 +494,8 @@ def union(a: AbstractValue, b: AbstractValue) -> AbstractValue:
 def _same_kind(a: AbstractValue, b: AbstractValue) -> bool:
     if isinstance(a, AbstractRecord) and isinstance(b, AbstractRecord):
         return a.cls is b.cls
+    if isinstance(a, AbstractTuple) and isinstance(b, AbstractTuple):
+        return len(a.elements) == len(b.elements)
     if isinstance(a, AbstractUnion) or isinstance(b, AbstractUnion):
         return False
     return type(a) is type(b) and not isinstance(a, AbstractConstant) or a == b

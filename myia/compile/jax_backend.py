@@ -183,6 +183,9 @@ def jittable(graph: Graph) -> str | None:
             continue
         if prim.effect:  # type: ignore[attr-defined]
             return f"it calls {prim.name} (an effect)"
+        if prim is P.tuple_len_is:
+            # XLA's values have one structure: a tuple's length must be known.
+            return "a tuple's length is known at run time only (tuples of different lengths)"
         if prim in _JAX_SAFE or flagged(node):
             continue
         if prim is not P.seq and _may_raise(prim, node):

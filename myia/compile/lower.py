@@ -240,6 +240,11 @@ def _len(args: list[str], node: Apply, ctx: Any) -> str:
     return f"len({args[0]})"
 
 
+@lowering(P.tuple_len_is)
+def _len_is(args: list[str], node: Apply, ctx: Any) -> str:
+    return f"(type({args[0]}) is tuple and len({args[0]}) == {args[1]})"
+
+
 @lowering(P.make_list)
 def _make_list(args: list[str], node: Apply, ctx: Any) -> str:
     return f"[{', '.join(args)}]"

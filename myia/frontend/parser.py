@@ -175,6 +175,17 @@ def _flag_user_function(fn: types.FunctionType, graph: Graph) -> None:
         graph.flags["user_function"] = True
 
 
+def _is_len_call(node: ast.expr) -> bool:
+    """Whether `node` is ``len(x)``."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and len(node.args) == 1
+        and not node.keywords
+    )
+
+
 class FunctionParser(BranchExpressions):
     """Parses one function (top-level, nested ``def`` or ``lambda``) into a graph."""
 
@@ -456,6 +467,8 @@ class FunctionParser(BranchExpressions):
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             if isinstance(test.ops[0], (ast.Is, ast.IsNot)):
                 subject = test.left
+            elif isinstance(test.ops[0], (ast.Eq, ast.NotEq)) and _is_len_call(test.left):
+                subject = test.left.args[0]  # ``len(t) == 2``: a union of tuples narrowed
         elif isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
             if test.func.id == "isinstance" and test.args:
                 subject = test.args[0]

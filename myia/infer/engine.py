@@ -66,6 +66,7 @@ from .calls import (
     star_shape,
     untyped_fields_hint,
 )
+from .cases import MAX_LENGTHS, case_call, case_position, dispatches, lengths_of, lengths_of_any
 from .kinds import GROWTH_LIMIT, _fold, abstract_kind, abstract_size, static_value, union_error
 from .narrow import branch_refinements
 from .registry import INFER_RULES
@@ -134,6 +135,10 @@ class Inferrer:
         self.partial_contexts: dict[PartialFunction, set[Context]] = {}
         self.narrowed: dict[tuple[Graph, tuple[AbstractValue, ...]], dict[int, Any]] = {}
         self.star_calls: dict[tuple[Node, Any], list[Apply]] = {}
+        #: The calls made once per length of a union of tuples (`myia.infer.cases`): by node
+        #: and union, and the one each context's node stands for (read by specialization).
+        self.case_calls: dict[tuple[Node, int, Any], Apply] = {}
+        self.case_made: dict[tuple[Context, Node], Apply] = {}
         #: The context a call of a recursive graph went to instead of the one its arguments
         #: give, by (caller's context, call node, that context): `_widen_dims`.
         self.widened: dict[tuple[Context, Node | None, Context], Context] = {}
@@ -394,7 +399,7 @@ class Inferrer:
 
     def _widen(self, old: AbstractValue, new: AbstractValue, ctx: Context) -> AbstractValue:
         try:
-            return broaden(join(old, new))
+            out = broaden(join(old, new))
         except TypeMismatch as exc:
             self.check_bound([old, new])
             raise MyiaTypeError(
@@ -402,6 +407,15 @@ class Inferrer:
                 f"{untyped_fields_hint(old, new)}",
                 error_frames(self.calls),
             ) from None
+        if len(lengths_of_any(out)) > MAX_LENGTHS > len(lengths_of_any(old)) - 1:
+            # ``return f(n - 1) + (x,)``: a tuple one longer at every level of a recursion.
+            raise MyiaTypeError(
+                f"{user_name(ctx.graph.name)} returns tuples of ever more lengths "
+                f"({show(out)}, ...): Myia needs a type that does not grow without bound; "
+                "return a list (``[x]``, ``xs + [x]``) instead of a growing tuple",
+                error_frames(self.calls),
+            )
+        return out
 
     def interpret(self, ctx: Context) -> AbstractValue:
         """Interpret the body of `ctx`'s graph on its arguments."""
@@ -484,6 +498,10 @@ class Inferrer:
         if not isinstance(fn, AbstractFunction):
             raise MyiaTypeError(f"{show(fn)} is not a function", error_frames(self.calls))
         fn_node = node.inputs[0]
+        k = case_position(args)
+        if k is not None and len(fn.options) == 1:
+            if dispatches(self, next(iter(fn.options)), args):
+                return self.cases(node, k, args[k], ctx, values)
         if len(fn.options) > 1 and fn_node.is_apply and fn_node.graph is ctx.graph:
             refined = branch_refinements(fn_node, node, ctx, values, self)
             if refined is not None:
@@ -770,6 +788,33 @@ class Inferrer:
             self.calls[-1] = (ctx, node, values)
         return values[made[-1]]
 
+    def cases(
+        self, node: Apply, k: int, a: AbstractValue, ctx: Context, values: dict[Node, Any]
+    ) -> AbstractValue:
+        """`node`, whose argument `k` is union of tuples `a`, made once per length.
+
+        The call made (`myia.infer.cases`), one per node and union, is inferred in place of
+        `node`; the specializer emits it instead.
+        """
+        lengths, others = lengths_of(a)
+        key = (node, k, (lengths, others))
+        made = self.case_calls.get(key)
+        if made is None:
+            made = self.case_calls[key] = case_call(node, k, lengths, others)
+        self.case_made[(ctx, node)] = made
+        self.calls[-1] = (ctx, made, values)
+        try:
+            values[made] = self.infer_apply(made, ctx, values)
+        except MyiaTypeError as exc:
+            if not getattr(exc, "cases", False):
+                exc.cases = True  # type: ignore[attr-defined]
+                exc.message += _cases_hint(node.inputs[k + 1], lengths)
+                exc.args = (exc.message,)
+            raise
+        finally:
+            self.calls[-1] = (ctx, node, values)
+        return values[made]
+
     def is_recursive(self, g: Graph) -> bool:
         """Whether `g` can call itself (loops and recursive functions)."""
         return self.scopes.is_recursive(g)
@@ -784,6 +829,18 @@ class Inferrer:
             return tuple(args)
         keep = self.scopes.invariant_parameters(g)
         return tuple(a if i in keep else broaden(a) for i, a in enumerate(args))
+
+
+def _cases_hint(subject: Node, lengths: tuple[int, ...]) -> str:
+    """What an error in an operation made per length of a union of tuples adds."""
+    name = subject.debug.find_name()
+    what = f"`{name}`" if name and name.isidentifier() else "the value"
+    shown = " or ".join([", ".join(map(str, lengths[:-1])), str(lengths[-1])])
+    return (
+        f" ({what} is a tuple of length {shown}, known at run time only: branches made "
+        f"tuples of different lengths; test its length first, e.g. "
+        f"`if len({name if name and name.isidentifier() else 't'}) == {lengths[-1]}:`)"
+    )
 
 
 def _is_switch(node: Node) -> bool:

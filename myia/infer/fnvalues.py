@@ -108,7 +108,9 @@ class FunctionValues:
             self.inf.finalize(c)
             results.append(self.inf.result_of(c))
         target = results[ctxs.index(chosen)]
-        if any(r is None or target is None or not _same_but_weak(r, target) for r in results):
+        # (A union's result may cover the others': a backpropagator called with the
+        # sensitivity of a union of tuples, and with that of one of them.)
+        if any(r is None or target is None or not _below(r, target) for r in results):
             return ctxs
         self.merged[key] = chosen
         for c in ctxs:

@@ -3,14 +3,24 @@
 In ``if x is not None: f(x)``, `x` has type ``Tree | None`` before the test; the branch that
 runs when it is not None receives it as a parameter, and is inferred with ``Tree``. The test
 is recognized in the condition of the `switch` whose result is called:
-``truth(...)``, ``not ...``, ``... is None`` and ``isinstance(..., C)``.
+``truth(...)``, ``not ...``, ``... is None`` and ``isinstance(..., C)``. A union of tuples of
+different lengths (``(x,) if c else (x, y)``) is narrowed by its length: ``len(t) == 2``,
+`tuple_len_is` (the tests of `myia.infer.cases`), and the test of a ``for`` loop over it
+(``hasnext``: the loop's body receives the tuples that are not empty).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..abstract.data import BOTTOM, NONE, AbstractFunction, AbstractValue, in_order
+from ..abstract.data import (
+    BOTTOM,
+    NONE,
+    AbstractFunction,
+    AbstractTuple,
+    AbstractValue,
+    in_order,
+)
 from ..abstract.lattice import union_options
 from ..ir.node import Node
 from ..operations import ops
@@ -21,6 +31,18 @@ def _fn_of(node: Node) -> Any:
     if node.is_apply and node.inputs[0].is_constant:
         return node.inputs[0].value
     return None
+
+
+class Length:
+    """The test ``len(x) == n`` on a union of tuples; `n` None: ``len(x) > 0`` (``hasnext``)."""
+
+    def __init__(self, n: int | None):
+        self.n = n
+
+
+def _int_constant(node: Node) -> int | None:
+    v = node.value if node.is_constant else None
+    return v if type(v) is int else None
 
 
 def _returns(branch: Node, node: Node) -> bool:
@@ -45,6 +67,14 @@ def type_tests(
         return [(cond.inputs[1], None, negate, sides)]
     if fn is ops.isinstance_ and cond.inputs[2].is_constant:
         return [(cond.inputs[1], cond.inputs[2].value, negate, sides)]
+    if fn is P.tuple_len_is and _int_constant(cond.inputs[2]) is not None:
+        return [(cond.inputs[1], Length(cond.inputs[2].value), negate, sides)]
+    if fn is ops.myia_hasnext:
+        return [(cond.inputs[1], Length(None), negate, sides)]
+    if (fn is ops.eq or fn is ops.ne) and _fn_of(cond.inputs[1]) is ops.len_:
+        n = _int_constant(cond.inputs[2])
+        if n is not None:
+            return [(cond.inputs[1].inputs[1], Length(n), negate != (fn is ops.ne), sides)]
     if cond.is_apply and _fn_of(cond.inputs[0]) is P.switch:
         # ``a and b`` / ``a or b``: switch(truth(a), λ: b, λ: a)() / switch(truth(a), λ: a, λ: b)()
         test, if_true, if_false = cond.inputs[0].inputs[1:]
@@ -64,14 +94,26 @@ def type_tests(
 def _matches(option: AbstractValue, test: Any) -> bool:
     if test is None:
         return option == NONE
+    if isinstance(test, Length):
+        n = len(option.elements)  # type: ignore[attr-defined]  # (tuples only: `_narrows`)
+        return n > 0 if test.n is None else n == test.n
+    from ..operations.mapping import python_class
     from .kinds import abstract_kind
 
-    classes = test if isinstance(test, tuple) else (test,)
+    classes = tuple(python_class(c) for c in (test if isinstance(test, tuple) else (test,)))
+    classes = tuple(c for c in classes if isinstance(c, type))
     try:
         kind = abstract_kind(option)
     except Exception:
         return False
     return isinstance(kind, type) and any(issubclass(kind, c) for c in classes)
+
+
+def _narrows(a: AbstractValue, test: Any) -> bool:
+    """Whether `test` tells apart the values of type `a`: a length, those of tuples only."""
+    return not isinstance(test, Length) or all(
+        isinstance(o, AbstractTuple) for o in union_options(a)
+    )
 
 
 def split(a: AbstractValue, test: Any) -> tuple[AbstractValue, AbstractValue]:
@@ -104,9 +146,10 @@ def branch_refinements(
     narrowed = False
     for node, test, negated, sides in tests:
         positions = [i for i, inp in enumerate(call.inputs[1:]) if inp is node]
-        if not positions:
+        value = inferrer.value(node, ctx, values)
+        if not positions or not _narrows(value, test):
             continue
-        yes, no = split(inferrer.value(node, ctx, values), test)
+        yes, no = split(value, test)
         if negated:
             yes, no = no, yes
         for i in positions:

@@ -280,6 +280,11 @@ class Specializer(FunctionValues):
         result = values[node]
         if fn_node.is_constant and fn_node.value is P.partial:
             return self.partial(node, ctx, values)
+        made = self.inf.case_made.get((ctx, node))
+        if made is not None:
+            # Made once per length of a union of tuples (`myia.infer.cases`).
+            m = self.maps[ctx][made] = self.apply(made, ctx, values)
+            return m
         if fn_node.is_constant and fn_node.value is P.apply_star:
             return self.star_call(node, ctx, values)
         if isinstance(fn_abs, AbstractConstant) and isinstance(fn_abs.value, type):

@@ -38,6 +38,8 @@ def error_frames(calls: Any) -> list[Frame]:
     frames: list[Frame] = []
     last_fn = None
     for ctx, node, values in calls:
+        if ctx.graph.flags.get("cases"):
+            continue  # an operation made per length of a union of tuples: its caller's line
         base = ctx.graph.name.split(":")[0]
         name = base.lstrip("▶◀")
         if base.startswith("◀"):  # a backward pass that AD made

@@ -119,6 +119,10 @@ def tuple_next(t):
     # A tuple of values of one type is a list after its first element: the loop's first
     # iteration is unrolled (a variable starting as ``0`` may become an array there), the
     # others are one loop, whatever the tuple's length. Other tuples are unrolled.
+    if P.tuple_len(t) == 0:
+        # Never taken in a loop, which tests the length first: the case of the empty tuple
+        # of an iterator that may be a tuple of any of several lengths (`myia.infer.cases`).
+        raise StopIteration()
     if P.tuple_loops(t):
         return t[0], SequenceIter(P.tuple_as_list(t), 1)
     return t[0], t[1:]

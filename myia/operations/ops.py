@@ -523,7 +523,7 @@ def _isinstance(a: Any, cls: Any) -> Any:
     if isinstance(a, UnionKind):
         # Known at run time only: which options of the union are instances of `classes`.
         yes = {o for o in a.classes if issubclass(o, classes)}
-        if not yes or len(yes) == len(a.classes):
+        if not yes or yes == set(a.classes):  # (tuples of several lengths: one class)
             return lib.true_2 if yes else lib.false_2
         if yes == {type(None)}:
             return lib.is_none_2

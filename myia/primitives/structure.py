@@ -37,6 +37,7 @@ from ..abstract.lattice import (
     recursive_field,
     recursive_fields,
     to_abstract,
+    union_options,
 )
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, linear, nondifferentiable, special
@@ -119,6 +120,12 @@ def _data(a: AbstractValue) -> bool:
 def tuple_len(t):
     """``len(t)`` for a tuple."""
     return len(t)
+
+
+@primitive
+def tuple_len_is(t, n):
+    """Whether ``t`` is a tuple of length ``n``: which option of a union of tuples it holds."""
+    return type(t) is tuple and len(t) == n
 
 
 # Lists ----------------------------------------------------------------------------------------
@@ -389,6 +396,13 @@ def _infer_tuple_len(t):
     return i64(len(_expect(t, AbstractTuple, "len").elements))
 
 
+@infer_rule(tuple_len_is)
+def _infer_tuple_len_is(t, n):
+    n = const_value(n, "tuple_len_is", int)
+    yes = [isinstance(o, AbstractTuple) and len(o.elements) == n for o in union_options(t)]
+    return py_bool(yes[0]) if len(set(yes)) == 1 else py_bool()
+
+
 @infer_rule(make_list)
 def _infer_make_list(*items):
     element = broaden(_join_all(items, "a list"))
@@ -611,7 +625,9 @@ def _infer_make_slice(start, stop, step):
 
 @bprop(make_tuple)
 def bprop_make_tuple(*args):
-    return args[-1]
+    # The sensitivity of the tuple made: of its type, where it is a union of tuples of
+    # different lengths after a join (`sens_as`, dropped on any other).
+    return sens_as(args[-1], args[-2])
 
 
 @bprop(tuple_getitem)
@@ -628,6 +644,7 @@ def bprop_tuple_as_list(t, out, dout):
 
 @bprop(tuple_concat)
 def bprop_tuple_concat(a, b, out, dout):
+    dout = sens_as(dout, out)
     return (dout[: len(a)], dout[len(a) :])
 
 
@@ -702,7 +719,9 @@ def bprop_convert(x, typ, out, dout):
     return (unbroadcast(dout, x), typ)
 
 
-nondifferentiable(tuple_len, tuple_loops, list_len, dict_keys, make_kwarg, make_slice)
+nondifferentiable(
+    tuple_len, tuple_len_is, tuple_loops, list_len, dict_keys, make_kwarg, make_slice
+)
 special(partial, partial_arg, partial_fn)  # forward graphs `myia.grad.lib.jpartial`...
 
 # Tangents (forward mode): each moves its arguments' tangents as it moves the values.
