@@ -12,7 +12,7 @@ import pytest
 
 from myia import MyiaError, MyiaRecursionError, MyiaTypeError, grad, myia
 from myia.testing import check_grad
-from myia.vm.debug_vm import RECURSION_LIMIT
+from myia.vm.tracebacks import RECURSION_LIMIT
 
 BACKENDS = ["numpy", "debug"] + (["native"] if importlib.util.find_spec("numba") else [])
 
