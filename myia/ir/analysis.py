@@ -205,8 +205,7 @@ class Scopes:
     def _parent(self, g: Graph) -> Graph | None:
         if g in self.parents:
             return self.parents[g]
-        owners = {n.graph for n in self.free_variables_total[g]}
-        owners.discard(None)
+        owners = {n.graph: None for n in self.free_variables_total[g] if n.graph is not None}
         self.parents[g] = None  # guard against cycles while computing
         best = None
         for o in owners:
