@@ -343,7 +343,7 @@ class DebugVM:
         values = frame.values
         instrs = frame.code.instrs
         pc = frame.pc
-        peak = max(self.max_depth, frame.depth)
+        peak = frame.depth  # this run's deepest frame (the limit is checked on a new one)
         try:
             while True:
                 opcode, out, fn, get, is_tail, has_kw = instrs[pc]
@@ -429,7 +429,7 @@ class DebugVM:
             frame.pc = pc
             self._fail(frame, exc)
         finally:
-            self.max_depth = peak
+            self.max_depth = max(self.max_depth, peak)
 
     def _fail(self, frame: Frame, exc: Exception) -> Any:
         """Raise what an exception raised while running `frame` becomes, with its traceback."""
