@@ -36,8 +36,7 @@ PEERS = {"torch": "torch", "jax": "jax", "autograd": "autograd"}
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "quick.json"
     done = subprocess.run(
-        # (A short timing budget: the medians are checked to exist, not to be accurate.)
-        [sys.executable, "-m", "benchmarks", "--quick", "--budget", "0.01", "--json", str(out)],
+        [sys.executable, "-m", "benchmarks", "--quick", "--json", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
