@@ -192,7 +192,8 @@ class NanChecking:
         self.source = getattr(inner, "source", None)
 
     def __call__(self, args: tuple[Any, ...]) -> Any:
-        from .vm.debug_vm import DebugVM, _nonfinite
+        from .vm.debug_vm import DebugVM
+        from .vm.nans import _nonfinite
 
         out = self.inner(args)
         if _nonfinite(_leaves(out)) and not _nonfinite(_leaves(args)):

@@ -25,7 +25,7 @@ from typing import Any
 from .compile.backend import MODULES, PythonExecutable
 from .compile.codegen import CodeGenerator
 from .compile.runtime import _calls_to
-from .vm.debug_vm import _GRADIENT, user_frames
+from .vm.tracebacks import _GRADIENT, user_frames
 
 
 @dataclass

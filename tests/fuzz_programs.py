@@ -9,7 +9,11 @@ bounded (``math.tanh`` wraps what could grow), so that no program overflows.
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import sys
+from pathlib import Path
+from typing import Any
 
 UNARY = ["math.sin", "math.cos", "math.tanh", "math.exp"]
 
@@ -130,3 +134,26 @@ def program(seed: int) -> str:
     body = gen.block(["x", "y"], 1, gen.rng.randint(1, 5))
     main = f"def f(x, y):\n{body}"
     return "import math\n\n\n" + "\n\n".join(gen.helpers + [main])
+
+
+_LOADED: dict[int, tuple[Any, Any, Any]] = {}
+
+
+def load_program(seed: int, directory: Path) -> tuple[Any, Any, Any]:
+    """``(f, myia(f), grad(f, "x", "y"))`` of the program of `seed`, made once per session.
+
+    Its module is written in `directory` (the first time). The fuzzing tests and the saving
+    tests share them: each compilation is done once, and each test checks what it checks.
+    """
+    if seed not in _LOADED:
+        from myia import grad, myia
+
+        path = directory / f"fuzz_{seed}.py"
+        path.write_text(program(seed))
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module
+        spec.loader.exec_module(module)
+        f = module.f
+        _LOADED[seed] = (f, myia(f), grad(f, "x", "y"))
+    return _LOADED[seed]

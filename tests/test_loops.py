@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from myia import MyiaRecursionError, myia
-from myia.vm.debug_vm import RECURSION_LIMIT
+from myia.vm.tracebacks import RECURSION_LIMIT
 
 counts = st.integers(-3, 12)
 

@@ -12,9 +12,25 @@ import pytest
 
 from myia import MyiaError, MyiaRecursionError, MyiaTypeError, grad, myia
 from myia.testing import check_grad
-from myia.vm.debug_vm import RECURSION_LIMIT
+from myia.vm import debug_vm
+from myia.vm.tracebacks import RECURSION_LIMIT
 
 BACKENDS = ["numpy", "debug"] + (["native"] if importlib.util.find_spec("numba") else [])
+
+#: The limit of the debug backend in the tests of how a runaway recursion or a long loop
+#: ends: what they check does not depend on it, and the reference interpreter takes seconds
+#: per 200,000 levels. `test_tail_recursion_bounded_as_deep_recursion` and
+#: test_regress_ctrl.py's `test_runaway_recursion` run it with `RECURSION_LIMIT`.
+DEBUG_LIMIT = 20_000
+
+
+@pytest.fixture
+def limit(backend, monkeypatch):
+    """The recursion limit of `backend` in this test (`DEBUG_LIMIT` for the debug backend)."""
+    if backend != "debug":
+        return RECURSION_LIMIT
+    monkeypatch.setattr(debug_vm, "RECURSION_LIMIT", DEBUG_LIMIT)
+    return DEBUG_LIMIT
 
 
 def no_base_case(x):
@@ -127,7 +143,7 @@ def _raises_fast(run, *marks):
 @pytest.mark.parametrize(
     "fn,args", [(no_base_case, (1.0,)), (base_case_never_reached, (1.0, 1)), (ping, (1.0,))]
 )
-def test_raises_recursion_error(fn, args, backend):
+def test_raises_recursion_error(fn, args, backend, limit):
     _raises_fast(lambda: myia(fn, backend=backend)(*args))
 
 
@@ -140,7 +156,7 @@ def test_raises_recursion_error(fn, args, backend):
         (tail_ping, (1.0,), ["PING", "PONG"]),
     ],
 )
-def test_tail_recursion_made_a_loop_raises(fn, args, marks, backend):
+def test_tail_recursion_made_a_loop_raises(fn, args, marks, backend, limit):
     # The optimizer makes these loops; they looped forever.
     err = _raises_fast(lambda: myia(fn, backend=backend)(*args), *marks)
     assert err.location is not None and err.location.filename == __file__
@@ -148,7 +164,7 @@ def test_tail_recursion_made_a_loop_raises(fn, args, marks, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn,mark", [(after_if, "in after_if"), (loop_inside, "in loop_inside")])
-def test_tail_recursion_through_branches_and_loops(fn, mark, backend):
+def test_tail_recursion_through_branches_and_loops(fn, mark, backend, limit):
     # A negative count never reaches the base case; a positive one does, primal and gradient.
     # (The traceback shows the function, at the line of the call or of the jump it became.)
     _raises_fast(lambda: myia(fn, backend=backend)(1.0, -1), mark)
@@ -163,7 +179,7 @@ def test_gradient_through_branches_and_loops_of_a_tail_recursion(fn):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_gradient_of_a_tail_recursion_never_reaching_its_base_case(backend):
+def test_gradient_of_a_tail_recursion_never_reaching_its_base_case(backend, limit):
     # The forward loop of the gradient grew its stack without end.
     _raises_fast(lambda: grad(tail_base_case_never_reached, backend=backend)(1.0, 1), "TAIL")
 
@@ -192,9 +208,9 @@ def test_gradient_of_a_tail_recursion():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn", [long_while, long_for])
-def test_user_loops_are_not_bounded(fn, backend):
+def test_user_loops_are_not_bounded(fn, backend, limit):
     # A user's loop runs past the recursion limit, primal and gradient.
-    n = RECURSION_LIMIT + 1000
+    n = limit + 1000
     assert myia(fn, backend=backend)(0.5, n) == pytest.approx(countdown_like(0.5, n), rel=1e-9)
     assert grad(fn, backend=backend)(0.5, n) == pytest.approx(0.999999**n, rel=1e-6)
 

@@ -14,7 +14,7 @@ from typing import Optional
 
 import numpy as np
 import pytest
-from fuzz_programs import program
+from fuzz_programs import load_program
 from helpers import assert_same
 
 from myia import MyiaLoadError, MyiaTypeError, grad, load, myia, save, value_and_grad
@@ -88,13 +88,10 @@ def test_round_trips_in_a_fresh_process(tmp_path):
         cases.append((name, args, fn(*args)))
     # Seed 419: a graph held only by a node that a closure uses as a free variable was not
     # saved (a KeyError when the disk cache stored its gradient).
+    # (Compiled once for test_fuzz.py and this test: `load_program`.)
     for seed in [*range(10), 419]:
-        source = tmp_path / f"fuzz_{seed}.py"
-        source.write_text(program(seed))
-        namespace: dict = {}
-        exec(compile(source.read_text(), str(source), "exec"), namespace)
-        f = namespace["f"]
-        for kind, fn in (("f", myia(f)), ("grad", grad(f, "x", "y"))):
+        _, mf, df = load_program(seed, tmp_path)
+        for kind, fn in (("f", mf), ("grad", df)):
             try:
                 expected = fn(0.3, -0.7)
             except Exception:

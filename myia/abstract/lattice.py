@@ -502,8 +502,17 @@ def _same_kind(a: AbstractValue, b: AbstractValue) -> bool:
 
 
 def union_options(a: AbstractValue) -> tuple[AbstractValue, ...]:
-    """The options of a union, or ``(a,)``."""
-    return tuple(a.options) if isinstance(a, AbstractUnion) else (a,)
+    """The options of a union (in the order they are printed), or ``(a,)``.
+
+    Not in the order of the set of options, which depends on hashing: inference looks at the
+    options in turn (the first error reported) and the kind of a union lists their classes.
+    """
+    return _ordered_options(a) if isinstance(a, AbstractUnion) else (a,)
+
+
+@functools.lru_cache(maxsize=4096)
+def _ordered_options(a: AbstractUnion) -> tuple[AbstractValue, ...]:
+    return tuple(sorted(a.options, key=lambda o: (o == NONE, show(o))))
 
 
 FUNCTION = AbstractConstant("<function>")

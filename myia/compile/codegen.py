@@ -201,7 +201,7 @@ class CodeGenerator:
         self.scopes = Scopes(self.graphs)
         self.names = Namer()
         self.globals: dict[str, Any] = {"np": np, "math": math, "__builtins__": builtins}
-        self.global_values: dict[int, str] = {}
+        self.global_values: dict[Any, str] = {}
         self.lines: list[str] = []
         self.line_nodes: dict[int, Node] = {}
         self.entries: dict[Graph, Node] = {}
@@ -327,8 +327,9 @@ class CodeGenerator:
         if node is not None:
             self.line_nodes[len(self.lines)] = node
 
-    def global_value(self, value: Any, base: str) -> str:
-        key = id(value)
+    def global_value(self, value: Any, base: str, key: Any = None) -> str:
+        """The name of a global holding `value` (one per object, or per `key` where given)."""
+        key = id(value) if key is None else key
         name = self.global_values.get(key)
         if name is None:
             name = self.global_values[key] = self.names.fresh(base)
@@ -683,9 +684,17 @@ class CodeGenerator:
         if type(v) is tuple and all(type(x) in _LITERALS for x in v):
             return repr(v)
         if isinstance(v, AbstractValue):
-            return self.global_value(v, show(v))
+            # Equal types are one global: which of them are one object varies between runs.
+            try:
+                key = ("type", v, hash(v))
+            except TypeError:  # a type holding an unhashable constant
+                key = None
+            return self.global_value(v, show(v), key)
         base = getattr(v, "__name__", None) or getattr(v, "name", None) or type(v).__name__
-        return self.global_value(v, f"_{base}" if isinstance(base, str) else "_k")
+        # A NumPy scalar: equal ones are one global (a program loaded from the disk cache
+        # has a copy of the value for each of its constants).
+        key = (type(v), v.tobytes()) if isinstance(v, np.generic) else None
+        return self.global_value(v, f"_{base}" if isinstance(base, str) else "_k", key)
 
 
 def _line_of(node: Node) -> tuple[str, int] | None:

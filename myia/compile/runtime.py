@@ -18,7 +18,7 @@ from ..abstract.data import AbstractArray
 from ..errors import Frame as ErrorFrame
 from ..errors import MyiaError, MyiaInternalError, MyiaShapeError, MyiaTypeError, program_error
 from ..ir.node import Node
-from ..vm.debug_vm import (
+from ..vm.tracebacks import (
     _KEPT,
     RECURSION_LIMIT,
     _format_traceback,

@@ -139,7 +139,7 @@ def _checkpoint_fprop(g: Graph) -> Graph:
 
 def _draw_site(g: Graph, memo: dict[Graph, Any]) -> Any:
     """``(function, location)`` of a random draw a call of `g` makes, in user code if it can."""
-    from ..abstract.data import AbstractFunction, GraphFunction
+    from ..abstract.data import AbstractFunction, GraphFunction, in_order
 
     if g in memo:
         return memo[g]
@@ -155,7 +155,8 @@ def _draw_site(g: Graph, memo: dict[Graph, Any]) -> Any:
         callees = [i.value for i in node.inputs if i.is_constant and isinstance(i.value, Graph)]
         for i in node.inputs:
             if isinstance(i.abstract, AbstractFunction):
-                callees += [o.graph for o in i.abstract.options if isinstance(o, GraphFunction)]
+                options = in_order(i.abstract.options)
+                callees += [o.graph for o in options if isinstance(o, GraphFunction)]
         for c in callees:
             inner = _draw_site(c, memo)
             if inner is not None:

@@ -130,9 +130,11 @@ class Inferrer:
         self.low = MAX_DEPTH * 10
         self.calls: list[tuple[Context, Node | None, dict[Node, AbstractValue]]] = []
         self.targets: dict[tuple[Context, Node], set[Any]] = {}
-        self.fn_contexts: dict[GraphFunction, set[Context]] = {}
-        self.local_contexts: dict[tuple[GraphFunction, Context], set[Context]] = {}
-        self.partial_contexts: dict[PartialFunction, set[Context]] = {}
+        # The contexts each function was called in, in the order inference met them (dicts
+        # as ordered sets: the order of a set of contexts would follow hashing).
+        self.fn_contexts: dict[GraphFunction, dict[Context, None]] = {}
+        self.local_contexts: dict[tuple[GraphFunction, Context], dict[Context, None]] = {}
+        self.partial_contexts: dict[PartialFunction, dict[Context, None]] = {}
         self.narrowed: dict[tuple[Graph, tuple[AbstractValue, ...]], dict[int, Any]] = {}
         self.star_calls: dict[tuple[Node, Any], list[Apply]] = {}
         #: The calls made once per length of a union of tuples (`myia.infer.cases`): by node
@@ -717,11 +719,11 @@ class Inferrer:
             key = (caller, node, ctx)
             ctx = self.widened[key] = Context(g, wide, fn.context)
         self._record(ctx)
-        self.fn_contexts.setdefault(fn, set()).add(ctx)
+        self.fn_contexts.setdefault(fn, {})[ctx] = None
         caller = self.calls[-1][0]
-        self.local_contexts.setdefault((fn, caller), set()).add(ctx)
+        self.local_contexts.setdefault((fn, caller), {})[ctx] = None
         for partial in partials:
-            self.partial_contexts.setdefault(partial, set()).add(ctx)
+            self.partial_contexts.setdefault(partial, {})[ctx] = None
         return self.infer_context(ctx)
 
     def _widen_dims(self, g: Graph, args: tuple[AbstractValue, ...], parent: Any) -> Any:

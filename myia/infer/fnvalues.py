@@ -24,6 +24,7 @@ from ..abstract.data import (
     AbstractValue,
     GraphFunction,
     PartialFunction,
+    in_order,
     show,
 )
 from ..abstract.lattice import TypeMismatch, broaden, erase_functions, join
@@ -206,7 +207,7 @@ class FunctionValues:
             return False
         if _is_switch(fn_node):
             return False
-        opts = fn_abs.options
+        opts = in_order(fn_abs.options)
         several = [
             f
             for f in opts
@@ -354,7 +355,7 @@ class FunctionValues:
         (other defaults, other parameters) and the call can test which it calls
         (`dispatch`), each one's; else a `MyiaTypeError`.
         """
-        options = list(fn_abs.options)
+        options = in_order(fn_abs.options)
 
         def positional(f: Any) -> bool:
             # A primitive or operation takes the arguments as they are.

@@ -29,6 +29,7 @@ from ..abstract.data import (
     SelfRef,
     show,
 )
+from ..abstract.lattice import union_options
 from ..errors import MyiaTypeError
 from ..operations.core import Array, Function, UnionKind
 from .traceback import error_frames
@@ -76,7 +77,7 @@ def abstract_kind(a: AbstractValue, op: Any = None, calls: Any = ()) -> Any:
         v = a.value
         return type if isinstance(v, type) else type(v)
     if t is AbstractUnion:
-        return UnionKind(tuple(_option_class(o) for o in a.options))
+        return UnionKind(tuple(_option_class(o) for o in union_options(a)))
     if t is AbstractSlice:
         return slice
     if t is AbstractOpaque:

@@ -21,6 +21,7 @@ from ..abstract.data import (
     AbstractValue,
     GraphFunction,
     PartialFunction,
+    in_order,
 )
 from ..abstract.lattice import broaden, constant_abstract, erase_functions
 from ..errors import MyiaInternalError, MyiaTypeError
@@ -430,7 +431,7 @@ class Specializer(FunctionValues):
     def option_results(self, fn: AbstractFunction, ctx: Context) -> list[AbstractValue | None]:
         """The result type of each function a call may call (None where unknown)."""
         out: list[AbstractValue | None] = []
-        for f in fn.options:
+        for f in in_order(fn.options):
             targets = (
                 self.inf.local_contexts.get((f, ctx)) if isinstance(f, GraphFunction) else None
             )

@@ -160,27 +160,27 @@ class Scopes:
                     stack.extend(sub.defaults.values())
                     if sub.output is not None:
                         stack.append(sub.output)
-        consts: dict[Graph, set[Graph]] = {}
+        consts: dict[Graph, dict[Graph, None]] = {}
         for g in new:
             own = found[g]
             self.graphs.append(g)
             self.nodes[g] = list(own)
             fv: dict[Node, None] = {}
-            cs: set[Graph] = set()
+            cs: dict[Graph, None] = {}  # in the order met: free variables' order
             for n in own:
                 if n.is_apply:
                     for inp in n.inputs:
                         if inp.graph is not None and inp.graph is not g:
                             fv[inp] = None
                         elif inp.is_constant and isinstance(inp.value, Graph):
-                            cs.add(inp.value)
+                            cs[inp.value] = None
             for extra in [g.output, *g.defaults.values()]:
                 if extra is None:
                     continue
                 if extra.graph is not None and extra.graph is not g:
                     fv[extra] = None
                 elif extra.is_constant and isinstance(extra.value, Graph):
-                    cs.add(extra.value)
+                    cs[extra.value] = None
             consts[g] = cs
             self.free_variables_direct[g] = list(fv)
         total: dict[Graph, dict[Node, None]] = {
@@ -205,8 +205,7 @@ class Scopes:
     def _parent(self, g: Graph) -> Graph | None:
         if g in self.parents:
             return self.parents[g]
-        owners = {n.graph for n in self.free_variables_total[g]}
-        owners.discard(None)
+        owners = {n.graph: None for n in self.free_variables_total[g] if n.graph is not None}
         self.parents[g] = None  # guard against cycles while computing
         best = None
         for o in owners:

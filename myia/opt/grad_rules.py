@@ -9,11 +9,13 @@ stands for, so that no environment, zero or tuple is left per operation.
 
 A zero sensitivity carries no sign: ``gadd(x, gzeros(y)) => x`` even where ``x`` is ``-0.0``
 (``-0.0 + 0.0`` is ``0.0``). It is the one rewrite that may change the sign of a zero result.
+
+The rules of zeros are in `grad_zeros`, those of environments in `grad_envs`; this module has
+the sums, broadcasting and backpropagators of a zero, and `GRAD`, the list of them all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,323 +23,33 @@ import numpy as np
 from ..abstract.data import (
     ENV,
     AbstractArray,
-    AbstractConstant,
-    AbstractDict,
     AbstractFunction,
-    AbstractList,
-    AbstractRecord,
     AbstractScalar,
     AbstractTuple,
-    AbstractUnion,
-    SelfRef,
 )
 from ..abstract.lattice import FUNCTION, broaden
 from ..ir.node import Apply, Node
 from ..primitives import P
-from ..primitives.grad import NO_ZERO, EnvInstance, is_shared_zero, no_gradient, zero_of_type
+from ..primitives.grad import zero_of_type
 from ..primitives.structure import convert_value
+from .grad_envs import _ENV_RULES, env_add_empty, getitem_env, sens_env
+from .grad_zeros import (
+    _integral,
+    _no_integers,
+    dict_setitem_gzeros,
+    getattr_gzeros,
+    getitem_gzeros,
+    gzeros_static,
+    gzeros_unread_typed,
+    is_zero,
+    setattr_gzeros,
+    setitem_gzeros,
+    slice_add_tuples,
+    static_zero,
+    zero_node,
+)
 from .matcher import GRAPH_CALL, NO_VALUE, Rewrite, args_of, prim_of, rewrite, value_of
 from .sweep import same_type
-
-# Zeros ----------------------------------------------------------------------------------------
-
-
-def _integral(a: Any) -> bool:
-    return isinstance(a, (AbstractScalar, AbstractArray)) and (
-        a.dtype.startswith(("int", "uint")) or a.dtype == "bool"
-    )
-
-
-def _no_integers(a: Any) -> bool:
-    """Whether no leaf of type `a` is an integer or a boolean (`unbroadcast` zeroes those)."""
-    if isinstance(a, (AbstractScalar, AbstractArray)):
-        return not _integral(a)
-    if isinstance(a, AbstractTuple):
-        return all(_no_integers(e) for e in a.elements)
-    if isinstance(a, AbstractRecord):
-        return all(_no_integers(e) for e in a.fields if not isinstance(e, SelfRef))
-    if isinstance(a, AbstractList):
-        return _no_integers(a.element)
-    if isinstance(a, AbstractDict):
-        return all(_no_integers(v) for v in a.values)
-    if isinstance(a, AbstractUnion):
-        return all(_no_integers(o) for o in a.options if not isinstance(o, SelfRef))
-    return True
-
-
-def static_zero(a: Any) -> Any:
-    """Return the zero sensitivity of type `a` if it is known at compile time, else `NO_VALUE`.
-
-    Scalars, None, strings and tuples of those have one; arrays and records are built at
-    run time (`gzeros` stays, one allocation, until an access takes it apart).
-    """
-    if isinstance(a, AbstractScalar):
-        return convert_value(0, broaden(a))
-    if isinstance(a, AbstractConstant) and a != FUNCTION:
-        v = a.value
-        ok = v is None or isinstance(v, (str, slice, type)) or v is Ellipsis
-        return v if ok else NO_VALUE
-    if isinstance(a, AbstractTuple) and len(a.elements) <= 16:
-        items = tuple(static_zero(e) for e in a.elements)
-        return NO_VALUE if any(i is NO_VALUE for i in items) else items
-    return NO_VALUE
-
-
-def zero_node(x: Callable[[], Node], a: Any, node: Apply, opt: Any) -> Node:
-    """Return a node for the zero sensitivity of a value of type `a`, which `x()` computes."""
-    v = static_zero(a)
-    if v is not NO_VALUE:
-        return opt.const(v, like=node, abstract=broaden(a))
-    if isinstance(a, AbstractFunction) or a is ENV or a == FUNCTION:
-        return opt.apply(P.env_new, like=node)
-    return opt.apply(P.gzeros, x(), like=node)
-
-
-def _element(t: Node, prim: Any, key: Any, node: Apply, opt: Any) -> Callable[[], Node]:
-    return lambda: opt.apply(prim, t, key, like=node)
-
-
-@rewrite(P.gzeros)
-def gzeros_static(node: Apply, opt: Any) -> Node | None:
-    """Build the zero of a type known at compile time.
-
-    gzeros(x) => 0 of x's dtype (scalars, tuples of them);  gzeros(f) => env_new() (functions)
-
-    A record whose fields all have such zeros is built: ``gzeros(r) => make_record(C, 0, ...)``.
-    """
-    a = node.inputs[1].abstract
-    v = static_zero(a)
-    if v is not NO_VALUE:
-        return opt.const(v, like=node, abstract=node.abstract)
-    if isinstance(a, AbstractFunction) or a is ENV or a == FUNCTION:
-        return opt.apply(P.env_new, like=node)
-    if isinstance(a, AbstractRecord) and not any(isinstance(f, SelfRef) for f in a.fields):
-        zeros = [static_zero(f) for f in a.fields]
-        if all(z is not NO_VALUE for z in zeros):
-            consts = [
-                opt.const(z, like=node, abstract=broaden(f)) for z, f in zip(zeros, a.fields)
-            ]
-            return opt.apply(P.make_record, opt.const(a.cls, like=node), *consts, like=node)
-    return None
-
-
-def _stand_in(a: Any) -> Any:
-    """What stands for a value of type `a`: None for a list, a zero for others, or `NO_VALUE`.
-
-    None, not a list: the zero of a list is never read, and a program's constants are saved.
-    """
-    if isinstance(a, AbstractList):
-        return None
-    if isinstance(a, AbstractTuple):
-        items = tuple(_stand_in(e) for e in a.elements)
-        return NO_VALUE if any(i is NO_VALUE for i in items) else items
-    z = zero_of_type(a)
-    return NO_VALUE if z is NO_ZERO else z
-
-
-@rewrite(P.gzeros_unread)
-def gzeros_unread_typed(node: Apply, opt: Any) -> Node | None:
-    """The zero nobody reads of a value with no gradient needs its type, not its value.
-
-    gzeros_unread(x) => 0 of x's type  (integers, ranges, tuples of them)
-    gzeros_unread(x) => gzeros_unread(v)  (v stands for x: None for a list of indices)
-
-    No backpropagator keeps, and no loop pushes, the value for it; a range passed to a
-    loop's body is then passed as its fields (`myia.opt.flatten`).
-    """
-    x = node.inputs[1]
-    if x.is_constant or not no_gradient(x.abstract):
-        return None
-    z = zero_of_type(x.abstract)
-    if z is not NO_ZERO:
-        return opt.const(z, like=node, abstract=node.abstract)
-    v = _stand_in(x.abstract)
-    if v is NO_VALUE:
-        return None
-    return opt.apply(P.gzeros_unread, opt.const(v, like=node, abstract=x.abstract), like=node)
-
-
-@rewrite(P.tuple_getitem)
-def getitem_gzeros(node: Apply, opt: Any) -> Node | None:
-    """Take an element of a zero tuple: a zero.
-
-    tuple_getitem(gzeros(t), i) => gzeros(tuple_getitem(t, i))
-    tuple_getitem(gzeros_unread(t), i) => gzeros_unread(tuple_getitem(t, i))
-    """
-    z, i = node.inputs[1:]
-    t, prim = _zero_of(z)
-    if t is None or not isinstance(t.abstract, AbstractTuple):
-        return None
-    elem = opt.apply(P.tuple_getitem, t, i, like=node)
-    return _part_zero(prim, elem, node, opt)
-
-
-@rewrite(P.record_getattr)
-def getattr_gzeros(node: Apply, opt: Any) -> Node | None:
-    """Take a field of a zero record: a zero.
-
-    record_getattr(gzeros(r), name) => gzeros(record_getattr(r, name))
-    record_getattr(gzeros_unread(r), name) => gzeros_unread(record_getattr(r, name))
-    """
-    z, name = node.inputs[1:]
-    r, prim = _zero_of(z)
-    if r is None or not isinstance(r.abstract, AbstractRecord):
-        return None
-    field = opt.apply(P.record_getattr, r, name, like=node)
-    return _part_zero(prim, field, node, opt)
-
-
-def _zero_of(z: Node) -> tuple[Node | None, Any]:
-    """``(x, prim)`` if `z` is ``gzeros(x)`` or ``gzeros_unread(x)``, else ``(None, None)``."""
-    for prim in (P.gzeros, P.gzeros_unread):
-        args = args_of(z, prim)
-        if args is not None:
-            return args[0], prim
-    return None, None
-
-
-def _part_zero(prim: Any, part: Node, node: Apply, opt: Any) -> Node:
-    """The zero of `part`, a part of a value whose zero `prim` makes."""
-    if prim is P.gzeros_unread and static_zero(part.abstract) is NO_VALUE:
-        return opt.apply(P.gzeros_unread, part, like=node)
-    return zero_node(lambda: part, part.abstract, node, opt)
-
-
-@rewrite(P.tuple_setitem)
-def setitem_gzeros(node: Apply, opt: Any) -> Node | None:
-    """Update an element of a zero tuple: a tuple of zeros and the element.
-
-    tuple_setitem(gzeros(t), i, v) => make_tuple(zero of t[0], ..., v, ..., zero of t[n])
-    """
-    z, i, v = node.inputs[1:]
-    t = args_of(z, P.gzeros)
-    a = t[0].abstract if t is not None else None
-    k = value_of(i)
-    if not isinstance(a, AbstractTuple) or type(k) is not int:
-        return None
-    n = len(a.elements)
-    if not -n <= k < n:
-        return None
-    items = [
-        v if j == k % n else zero_node(_element(t[0], P.tuple_getitem, j, node, opt), e, node, opt)
-        for j, e in enumerate(a.elements)
-    ]
-    return opt.apply(P.make_tuple, *items, like=node)
-
-
-@rewrite(P.record_setattr)
-def setattr_gzeros(node: Apply, opt: Any) -> Node | None:
-    """Update a field of a zero record: a record of zeros and the field.
-
-    record_setattr(gzeros(r), name, v) => make_record(C, zero of each field..., v, ...)
-    """
-    z, name, v = node.inputs[1:]
-    r = args_of(z, P.gzeros)
-    a = r[0].abstract if r is not None else None
-    key = value_of(name)
-    if not isinstance(a, AbstractRecord) or key not in a.names:
-        return None
-    if any(isinstance(f, (AbstractUnion, SelfRef)) for f in a.fields):
-        return None
-    fields = [
-        v if n == key else zero_node(_element(r[0], P.record_getattr, n, node, opt), f, node, opt)
-        for n, f in zip(a.names, a.fields)
-    ]
-    return opt.apply(P.make_record, opt.const(a.cls, like=node), *fields, like=node)
-
-
-@rewrite(P.seq_slice_add)
-def slice_add_tuples(node: Apply, opt: Any) -> Node | None:
-    """Add a tuple into a slice of a tuple built in place, element by element.
-
-    seq_slice_add(make_tuple(x...), s, make_tuple(v...)) => make_tuple(..., gadd(xj, vk), ...)
-
-    For the positions ``j`` selected by the constant slice ``s``; ``t`` may also be a
-    ``gzeros`` of a tuple, whose elements are zeros.
-    """
-    t, s, v = node.inputs[1:]
-    a = t.abstract
-    sl = value_of(s)
-    if not isinstance(a, AbstractTuple) or type(sl) is not slice:
-        return None
-    vs = _tuple_items(v, opt)
-    if vs is None:
-        return None
-    xs = _tuple_items(t, opt)
-    if xs is None:
-        z = args_of(t, P.gzeros)
-        if z is None:
-            return None
-        xs = [
-            zero_node(_element(z[0], P.tuple_getitem, j, node, opt), e, node, opt)
-            for j, e in enumerate(a.elements)
-        ]
-    items = list(xs)
-    for j, x in zip(range(len(items))[sl], vs):
-        items[j] = x if is_zero(items[j]) else opt.apply(P.gadd, items[j], x, like=node)
-    return opt.apply(P.make_tuple, *items, like=node)
-
-
-def _tuple_items(node: Node, opt: Any) -> list[Node] | None:
-    args = args_of(node, P.make_tuple)
-    if args is not None:
-        return list(args)
-    v = value_of(node)
-    if type(v) is tuple and len(v) <= 16:
-        return [opt.const(x, like=node) for x in v]
-    return None
-
-
-@rewrite(P.dict_setitem)
-def dict_setitem_gzeros(node: Apply, opt: Any) -> Node | None:
-    """Update a value of a zero dict: a dict of zeros and the value.
-
-    dict_setitem(gzeros(d), k, v) => make_dict(keys, zero of each value..., v, ...)
-    """
-    z, k, v = node.inputs[1:]
-    d = args_of(z, P.gzeros)
-    a = d[0].abstract if d is not None else None
-    key = value_of(k)
-    if not isinstance(a, AbstractDict) or key not in a.keys:
-        return None
-    values = [
-        v if n == key else zero_node(_element(d[0], P.dict_getitem, n, node, opt), e, node, opt)
-        for n, e in zip(a.keys, a.values)
-    ]
-    return opt.apply(P.make_dict, opt.const(tuple(a.keys), like=node), *values, like=node)
-
-
-def is_zero(node: Node) -> bool:
-    """Whether `node` is a zero sensitivity (`gzeros`, a zero constant, an empty env...)."""
-    p = prim_of(node)
-    if p is P.gzeros or p is P.env_new:
-        return True
-    if p is P.make_tuple or p is P.make_record:
-        items = node.inputs[1:] if p is P.make_tuple else node.inputs[2:]
-        return all(is_zero(i) for i in items)
-    v = value_of(node)
-    if v is NO_VALUE:
-        return False
-    return _zero_value(v)
-
-
-def _zero_value(v: Any) -> bool:
-    if v is None:
-        return True
-    if type(v) is tuple:
-        return all(_zero_value(x) for x in v)
-    if isinstance(v, EnvInstance):
-        return not v.contents
-    if isinstance(v, (bool, np.bool_)):
-        return False  # gadd of booleans keeps its first argument: see gadd_zero
-    if isinstance(v, (int, float, complex, np.number)):
-        return bool(v == 0)
-    if is_shared_zero(v):
-        return True
-    if isinstance(v, np.ndarray) and v.size <= 1024:
-        return not v.any()
-    return False
-
 
 # Sums of sensitivities ----------------------------------------------------------------------
 
@@ -497,172 +209,6 @@ def gadd_envs(node: Apply, opt: Any) -> Node | None:
     a, b = node.inputs[1:]
     if a.abstract is ENV and b.abstract is ENV:
         return opt.apply(P.env_add, a, b, like=node)
-    return None
-
-
-# Environments ---------------------------------------------------------------------------------
-
-
-def _same_key(a: Node, b: Node) -> bool | None:
-    """Whether environment keys `a` and `b` are equal (None: unknown at compile time)."""
-    va, vb = value_of(a), value_of(b)
-    if va is NO_VALUE or vb is NO_VALUE:
-        return None if a is not b else True
-    if va is vb:
-        return True
-    if type(va) is int and type(vb) is int:
-        return va == vb
-    if type(va) is type(vb) and type(va) in (str,):
-        return va == vb
-    return False
-
-
-def _is_empty_env(node: Node) -> bool:
-    if prim_of(node) is P.env_new:
-        return True
-    v = value_of(node)
-    return isinstance(v, EnvInstance) and not v.contents
-
-
-_ENV_GETSENS = getattr(P, "env_getsens", None)
-_ENV_DELITEM = getattr(P, "env_delitem", None)
-
-
-def _lookup(env: Node, key: Node) -> tuple[str, Node]:
-    """Follow `env` back to `key`: ``("found", value)``, ``("absent", env)`` or ``("stuck", e)``.
-
-    Settings of other keys (and deletions of other keys) are skipped; `e` is where the search
-    stops without an answer (a parameter, a sum of environments...).
-    """
-    e = env
-    while True:
-        if _is_empty_env(e):
-            return "absent", e
-        s = args_of(e, P.env_setitem)
-        if s is None and _ENV_DELITEM is not None:
-            s = args_of(e, _ENV_DELITEM)
-            if s is not None:
-                same = _same_key(s[1], key)
-                if same is None:
-                    return "stuck", e
-                if same:
-                    return "absent", e
-                e = s[0]
-                continue
-        if s is None:
-            return "stuck", e
-        same = _same_key(s[1], key)
-        if same is None:
-            return "stuck", e
-        if same:
-            return "found", s[2]
-        e = s[0]
-
-
-@rewrite(P.env_getitem)
-def getitem_env(node: Apply, opt: Any) -> Node | None:
-    """Look a key up in an environment built in place.
-
-    env_getitem(env_setitem(e, k, v), k, d) => v;  env_getitem(env_new(), k, d) => d
-
-    A different key looks further: ``env_getitem(env_setitem(e, j, v), k, d) =>
-    env_getitem(e, k, d)``; a sum looks in both: ``env_getitem(env_add(a, b), k, zero) =>
-    gadd(env_getitem(a, k, zero), env_getitem(b, k, zero))``.
-    """
-    env, key, default = node.inputs[1:]
-    how, e = _lookup(env, key)
-    if how == "found":
-        return e
-    if how == "absent":
-        return default
-    if e is not env:
-        return opt.apply(P.env_getitem, e, key, default, like=node)
-    ab = args_of(e, P.env_add)
-    if ab is not None and is_zero(default):
-        a = opt.apply(P.env_getitem, ab[0], key, default, like=node)
-        b = opt.apply(P.env_getitem, ab[1], key, default, like=node)
-        return opt.apply(P.gadd, a, b, like=node)
-    return None
-
-
-@rewrite(P.env_sens)
-def sens_env(node: Apply, opt: Any) -> Node | None:
-    """Read a sensitivity back from an environment built in place.
-
-    env_sens(env_setitem(e, k, v), k, t) => v
-    """
-    how, v = _lookup(node.inputs[1], node.inputs[2])
-    return v if how == "found" and same_type(v.abstract, node.abstract) else None
-
-
-def getsens_env(node: Apply, opt: Any) -> Node | None:
-    """Look a sensitivity up in an environment built in place.
-
-    env_getsens(env_setitem(e, k, v), k, x) => v;  env_getsens(env_new(), k, x) => gzeros(x)
-
-    Other keys are skipped as for `getitem_env`, and ``env_getsens(env_add(a, b), k, x) =>
-    gadd(env_getsens(a, k, x), env_getsens(b, k, x))``.
-    """
-    env, key, like = node.inputs[1:]
-    how, e = _lookup(env, key)
-    if how == "found":
-        return e
-    if how == "absent":
-        return zero_node(lambda: like, like.abstract, node, opt)
-    if e is not env:
-        return opt.apply(_ENV_GETSENS, e, key, like, like=node)
-    ab = args_of(e, P.env_add)
-    if ab is not None:
-        a = opt.apply(_ENV_GETSENS, ab[0], key, like, like=node)
-        b = opt.apply(_ENV_GETSENS, ab[1], key, like, like=node)
-        return opt.apply(P.gadd, a, b, like=node)
-    return None
-
-
-def delitem_env(node: Apply, opt: Any) -> Node | None:
-    """Delete a key from an environment built in place.
-
-    env_delitem(env_setitem(e, k, v), k) => env_delitem(e, k)
-
-    And ``env_delitem(env_new(), k) => env_new()``.
-
-    A setting of another key moves out: ``env_delitem(env_setitem(e, j, v), k) =>
-    env_setitem(env_delitem(e, k), j, v)``.
-    """
-    env, key = node.inputs[1:]
-    if _is_empty_env(env):
-        return env
-    s = args_of(env, P.env_setitem)
-    if s is None:
-        return None
-    same = _same_key(s[1], key)
-    if same is None:
-        return None
-    if same:
-        return opt.apply(_ENV_DELITEM, s[0], key, like=node)
-    inner = opt.apply(_ENV_DELITEM, s[0], key, like=node)
-    return opt.apply(P.env_setitem, inner, s[1], s[2], like=node)
-
-
-# The loop gradients' environment primitives, where this version of Myia has them.
-_ENV_RULES: list[Rewrite] = [
-    rewrite(prim)(fn)
-    for prim, fn in ((_ENV_GETSENS, getsens_env), (_ENV_DELITEM, delitem_env))
-    if prim is not None
-]
-
-
-@rewrite(P.env_add)
-def env_add_empty(node: Apply, opt: Any) -> Node | None:
-    """Drop an empty environment from a sum.
-
-    env_add(env_new(), e) => e;  env_add(e, env_new()) => e
-    """
-    a, b = node.inputs[1:]
-    if _is_empty_env(a):
-        return b
-    if _is_empty_env(b):
-        return a
     return None
 
 

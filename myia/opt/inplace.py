@@ -88,7 +88,7 @@ def accumulate_in_place(root: Graph) -> Graph:
             return False
         return all(len(users.get(p, ())) <= 1 and p not in outputs for p in ps)
 
-    owned: set[tuple[Group, int]] = set()
+    owned: dict[tuple[Group, int], None] = {}  # in the order found (the copies made)
     changed = True
     while changed:
         changed = False
@@ -100,12 +100,12 @@ def accumulate_in_place(root: Graph) -> Graph:
                 continue
             user, k = use
             if prim_of(user) in _UPDATES and k == 1:
-                owned.add(pos)
+                owned[pos] = None
                 changed = True
             elif k >= 1 and user.is_apply:
                 callee = sites.called_group(user)
                 if callee is not None and (callee, k - 1) in owned:
-                    owned.add(pos)
+                    owned[pos] = None
                     changed = True
 
     def fresh(n: Node) -> bool:

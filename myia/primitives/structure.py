@@ -27,6 +27,7 @@ from ..abstract.data import (
     AbstractTuple,
     AbstractValue,
     PartialFunction,
+    in_order,
     show,
 )
 from ..abstract.lattice import (
@@ -530,7 +531,7 @@ def _infer_partial_arg(p, i, f=None, k=None):
     n = const_value(i, "the index of a bound argument", int)
     # Where ``p`` may also be a function (a call testing options tests those first), it is
     # one of its partial applications.
-    options = [o for o in p.options if isinstance(o, PartialFunction)]
+    options = [o for o in in_order(p.options) if isinstance(o, PartialFunction)]
     if len(options) > 1 and isinstance(f, AbstractFunction):
         slot = const_value(k, "the index of the argument telling options apart", int)
         options = [o for o in options if _same_function(_slot(o, slot), f)] or options
@@ -594,7 +595,7 @@ def _infer_partial_fn(p, k=None):
     level = -1 if k is None else const_value(k, "the level of a forward pass", int)
     # (A call testing options tests those that are not partial applications first.)
     out = BOTTOM
-    for pf in p.options:
+    for pf in in_order(p.options):
         if isinstance(pf, PartialFunction):
             slot = _slot(pf, level)
             if slot is None:

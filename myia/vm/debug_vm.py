@@ -15,21 +15,14 @@ closures are loaded when a frame starts, and each call becomes a flat instructio
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import inspect
-import os
 import types
 from operator import itemgetter
 from typing import Any
-
-import numpy as np
 
 from ..errors import Frame as ErrorFrame
 from ..errors import (
     MyiaError,
     MyiaInternalError,
-    MyiaRecursionError,
     MyiaShapeError,
     MyiaSyntaxError,
     MyiaTypeError,
@@ -42,6 +35,17 @@ from ..operations.core import Mutation, NoMatch, Operation, kind_of
 from ..operations.ops import StaticOperation, callable_record
 from ..primitives import P, Primitive
 from ..primitives.structure import KeywordArgument, Partial
+from .calls import UserException, _bind_primitive, _keyword_arguments, _kind_name, construct
+from .nans import _checked
+from .tracebacks import (
+    _KEPT,
+    RECURSION_LIMIT,
+    _format_traceback,
+    _in_package,
+    _unbound_error,
+    recursion_error,
+    user_frames,
+)
 
 # Opcodes of the instructions of a `Code`. Every instruction is a tuple
 # ``(opcode, out, fn, get, is_tail, has_kw)``: `out` is the slot of the result, `get` reads
@@ -51,8 +55,6 @@ PRIM2 = 4  # the same with two arguments, read from slots `get` and `is_tail` (t
 OP = 1  # fn is an Operation, resolved on the types of the arguments
 CALL = 2  # fn is the slot of the function to call
 RETURN = 3  # out is the slot of the graph's output
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Closure:
@@ -171,21 +173,6 @@ class Code:
         self.instrs.append((RETURN, slot(graph.output), None, None, False, False))
         self.nodes.append(graph.output)
         self.init = values[self.nparams :]
-
-
-def _keyword_arguments(dicts: list[dict[str, Any]]) -> list[KeywordArgument]:
-    """The keyword arguments of ``f(**d1, **d2)``: Python's ``TypeError`` on a repeated key."""
-    out: list[KeywordArgument] = []
-    seen: set[str] = set()
-    for d in dicts:
-        if type(d) is not dict:
-            raise UserException(TypeError(f"argument after ** must be a mapping, not {d!r}"))
-        for k, v in d.items():
-            if k in seen:
-                raise UserException(TypeError(f"got multiple values for keyword argument {k!r}"))
-            seen.add(k)
-            out.append(KeywordArgument(k, v))
-    return out
 
 
 def _op_key(op: Operation, args: list[Node]) -> Any:
@@ -356,7 +343,7 @@ class DebugVM:
         values = frame.values
         instrs = frame.code.instrs
         pc = frame.pc
-        peak = max(self.max_depth, frame.depth)
+        peak = frame.depth  # this run's deepest frame (the limit is checked on a new one)
         try:
             while True:
                 opcode, out, fn, get, is_tail, has_kw = instrs[pc]
@@ -442,7 +429,7 @@ class DebugVM:
             frame.pc = pc
             self._fail(frame, exc)
         finally:
-            self.max_depth = peak
+            self.max_depth = max(self.max_depth, peak)
 
     def _fail(self, frame: Frame, exc: Exception) -> Any:
         """Raise what an exception raised while running `frame` becomes, with its traceback."""
@@ -637,56 +624,12 @@ class DebugVM:
         return exc
 
 
-class UserException(Exception):
-    """Carries an exception the user's program raised out of the interpreter loop."""
-
-    def __init__(self, exception: BaseException):
-        super().__init__(exception)
-        self.exception = exception
-
-
 def _on_arrays(frame: Frame) -> bool:
     """Whether the failing instruction of `frame` had an array argument."""
     code = frame.code
     node = code.nodes[frame.pc - 1]
     args = [frame.values[code.slots[i]] for i in node.inputs[1:] if i in code.slots]
     return any(hasattr(a, "shape") and hasattr(a, "ndim") for a in args)
-
-
-def _nonfinite(v: Any) -> bool:
-    """Whether `v` (a number, an array, or a tuple of them) holds a NaN or an infinity."""
-    if isinstance(v, (float, np.floating, np.complexfloating)):
-        return not np.isfinite(v)
-    if isinstance(v, np.ndarray) and v.dtype.kind in "fc":
-        return not np.isfinite(v).all()
-    if type(v) is tuple:
-        return any(_nonfinite(x) for x in v)
-    return False
-
-
-def _nan(v: Any) -> bool:
-    if type(v) is tuple:
-        return any(_nan(x) for x in v)
-    return bool(np.isnan(v).any()) if isinstance(v, (float, np.ndarray, np.generic)) else False
-
-
-def _checked(prim: Primitive) -> Any:
-    """`prim`'s implementation, raising where it makes a NaN or an infinity from finite values."""
-    impl = prim.impl
-
-    def run(*args: Any) -> Any:
-        with np.errstate(all="ignore"):
-            out = impl(*args)
-        if _nonfinite(out) and not any(_nonfinite(a) for a in args):
-            what = "nan" if _nan(out) else "inf"
-            raise FloatingPointError(f"{prim.name} produced {what} from finite arguments")
-        return out
-
-    return run
-
-
-#: How many calls of each end of a very deep traceback are shown.
-_KEPT = 1000
 
 
 def _site_frames(sites: list[tuple[Code, int]]) -> list[ErrorFrame]:
@@ -698,145 +641,3 @@ def _site_frames(sites: list[tuple[Code, int]]) -> list[ErrorFrame]:
         chain = node.debug.call_chain(name) if node is not None else []
         calls.extend(chain or [(name, code.graph.debug.find_location())])
     return user_frames(calls)
-
-
-def _unbound_error(value: Unbound) -> UnboundLocalError:
-    """Python's error for reading a local variable before any assignment."""
-    return UnboundLocalError(
-        f"cannot access local variable {value.name!r} where it is not associated with a value"
-    )
-
-
-@functools.lru_cache(maxsize=1024)
-def _in_package(filename: str) -> bool:
-    return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
-
-
-#: The deepest recursion a program may reach (calls not in tail position being evaluated at
-#: once), on every backend: far deeper than Python's default of 1000, so that a recursion
-#: over a long list or a deep tree runs, yet a recursion with no base case stops within a
-#: second with `RecursionError`, as in Python.
-RECURSION_LIMIT = 200_000
-
-
-def recursion_error(exc: RecursionError, frames: list[ErrorFrame]) -> MyiaRecursionError:
-    """The `MyiaRecursionError` of a recursion that went past `RECURSION_LIMIT` levels."""
-    hint = f"(Myia's limit is {RECURSION_LIMIT} levels: does the recursion reach its base case?)"
-    return MyiaRecursionError(str(exc), frames[-_SHOWN:], f"{_format_traceback(frames)}\n{hint}")
-
-
-def _format_traceback(frames: list[ErrorFrame]) -> str:
-    """The Myia traceback of `frames`; a frame repeated in a row is shown once, as Python does.
-
-    Of a longer list of frames than ``2 * _SHOWN`` (a deep mutual recursion), the first and
-    the last `_SHOWN` are shown.
-    """
-    lines: list[str] = []
-    last, repeats = None, 0
-    texts: dict[tuple[Any, ...], str] = {}  # a deep recursion repeats a few frames
-    for f in frames:
-        key = (f.function, f.location, f.detail)
-        text = texts.get(key)
-        if text is None:
-            text = texts[key] = f.format()
-        if text == last:
-            repeats += 1
-            continue
-        if repeats:
-            lines.append(f"  [Previous frame repeated {repeats} more times]")
-        last, repeats = text, 0
-        lines.append(text)
-    if repeats:
-        lines.append(f"  [Previous frame repeated {repeats} more times]")
-    if len(lines) > 2 * _SHOWN:  # a mutual recursion: its first and last frames
-        lines = [*lines[:_SHOWN], f"  [{len(lines) - 2 * _SHOWN} more frames]", *lines[-_SHOWN:]]
-    return "Myia traceback (most recent call last):\n" + "\n".join(lines)
-
-
-_SHOWN = 10
-
-
-def user_frames(calls: list[tuple[str, Location | None]]) -> list[ErrorFrame]:
-    """The frames of a run-time error's traceback, from ``(graph name, location)`` pairs.
-
-    The pairs are the calls from the entry point down to the failing node, with the calls
-    that inlining made part of one graph (`DebugInfo.call_chain`). Frames in Myia's library
-    code are left out (unless the program itself is library code, which has no others); the
-    blocks of one function (its branches and loops) are one frame; a frame of a backward
-    pass (the graph ``◀f``) says that it is in the gradient of its line.
-    """
-    user = [(n, loc) for n, loc in calls if loc is None or not _in_package(loc.filename)]
-    frames: list[ErrorFrame] = []
-    for name, loc in user or calls:
-        base = name.split(":")[0]
-        function = base.lstrip("▶◀")
-        if base.startswith("◀"):
-            if frames and frames[-1].location == loc:
-                # The backward pass of an operation of the line before (``1.0 / x``).
-                function = frames.pop().function.removesuffix(_GRADIENT)
-            function += _GRADIENT
-        new = ErrorFrame(function, loc)
-        if frames and frames[-1].function == function and ":" in name:
-            frames[-1] = new  # a block of the function of the frame before
-        else:
-            frames.append(new)
-    return frames
-
-
-_GRADIENT = " (in the gradient of this line)"
-
-
-_KIND_NAMES = {float: "f64", int: "i64", bool: "bool", type(None): "None"}
-
-
-def _kind_name(k: Any) -> str:
-    """Name a kind as type errors do (``f64``, ``i64``, ``f32``, ``Array``, ``tuple``...)."""
-    if k in _KIND_NAMES:
-        return _KIND_NAMES[k]
-    if isinstance(k, type) and issubclass(k, np.generic):
-        dt = np.dtype(k)
-        return "bool" if dt.kind == "b" else f"{dt.kind}{dt.itemsize * 8}"
-    return getattr(k, "__name__", repr(k))
-
-
-def _bind_primitive(prim: Primitive, args: list[Any]) -> list[Any]:
-    pos = [a for a in args if type(a) is not KeywordArgument]
-    kws = {a.key: a.value for a in args if type(a) is KeywordArgument}
-    try:
-        bound = prim.signature.bind(*pos, **kws)
-    except TypeError as exc:
-        raise MyiaTypeError(f"{prim.name}: {exc}") from None
-    bound.apply_defaults()
-    return list(bound.args)
-
-
-@functools.cache
-def _fields(cls: type) -> tuple[dataclasses.Field, ...]:
-    return dataclasses.fields(cls)
-
-
-def construct(cls: type, args: list[Any]) -> Any:
-    """Call a class: build a dataclass instance (fields bound like its ``__init__``)."""
-    if dataclasses.is_dataclass(cls):
-        fields = _fields(cls)
-        if len(args) == len(fields) and all(f.init for f in fields):
-            if not any(type(a) is KeywordArgument for a in args):
-                return P.make_record.impl(cls, *args)
-        pos = [a for a in args if type(a) is not KeywordArgument]
-        kws = {a.key: a.value for a in args if type(a) is KeywordArgument}
-        try:
-            bound = inspect.signature(cls).bind(*pos, **kws)
-        except TypeError as exc:
-            raise MyiaTypeError(f"{cls.__name__}(): {exc}") from None
-        values = []
-        for f in fields:
-            if f.name in bound.arguments:
-                values.append(bound.arguments[f.name])
-            elif f.default_factory is not dataclasses.MISSING:
-                values.append(f.default_factory())
-            else:
-                values.append(f.default)
-        return P.make_record.impl(cls, *values)
-    if issubclass(cls, BaseException):
-        return cls(*args)
-    raise MyiaTypeError(f"calling {cls.__name__} is not supported in Myia")

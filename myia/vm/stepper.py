@@ -25,18 +25,8 @@ from typing import Any
 
 from ..ir.node import BackwardInfo, Location, Node
 from ..primitives import P, Primitive
-from .debug_vm import (
-    CALL,
-    OP,
-    PRIM,
-    PRIM2,
-    RECURSION_LIMIT,
-    RETURN,
-    Code,
-    DebugVM,
-    Frame,
-    _in_package,
-)
+from .debug_vm import CALL, OP, PRIM, PRIM2, RETURN, Code, DebugVM, Frame
+from .tracebacks import RECURSION_LIMIT, _in_package
 
 
 @dataclass(frozen=True)
