@@ -142,6 +142,8 @@ PASSES: list[Pass] = [
     PASS_LIBRARY["dce"],
     PASS_LIBRARY["retfunc"],
     simplify_pass(),
+    PASS_LIBRARY["constants"],
+    simplify_pass(),
     PASS_LIBRARY["dce"],
     PASS_LIBRARY["unread"],
     PASS_LIBRARY["lift"],
