@@ -140,8 +140,13 @@ def test_gradient_of_det_builds_no_zero_of_indices():
     assert "lazy_zeros" not in source
     assert "index_add_basic(" not in source
     assert "index_add_basic_inplace(" in source
-    # A loop's backward pass returns its sensitivities in an environment, read inline.
+    # A read at the end of the recursion writes its element into a new zero array.
+    assert "index_set_zeros(" in source
+    # A loop's backward pass returns its sensitivities in a pair with the environment, not
+    # in an environment, and the range's zero sensitivity is a constant, not rebuilt per loop.
     assert "env_sens(" not in source
+    assert "Env(" not in source
+    assert "new_Range(" not in source
 
 
 def truncated_scale(x, k):

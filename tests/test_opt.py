@@ -4,6 +4,7 @@ keep their order."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -331,6 +332,7 @@ RULE_CASES = [
     ("getitem_constant", lambda x: C[1] * x, (2.0,), ""),
     ("getattr_constant", lambda x: RANGE.stop * x, (2.0,), ""),
     ("make_tuple_constant", lambda x: (1, 2.5), (2.0,), ""),
+    ("make_record_constant", lambda x: (Range(1, 5, 2), x), (2.0,), ""),
     ("fold_constants", lambda x: x * P.add(2, 3), (2.0,), ""),
     ("backpropagate_zero", grad(_unused_across_call), (np.array([0.5, 1.5]),), "together"),
 ]
@@ -389,6 +391,19 @@ def _times_zero(x):
 
 def _zero_minus(x):
     return 0.0 - x
+
+
+@dataclasses.dataclass
+class _Mutable:
+    a: int
+
+
+def test_only_immutable_records_become_constants():
+    # A record the caller could change is a new object per call; a frozen one may be shared.
+    g = optimize(specialized(lambda x: (_Mutable(1), Range(1, 5, 2)), 2.0))
+    assert [prim_of(n) for n in applies(g)].count(P.make_record) == 1
+    m, r = run(g, (2.0,))
+    assert m == _Mutable(1) and r == Range(1, 5, 2)
 
 
 def test_algebra_is_exact_only():

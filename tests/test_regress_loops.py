@@ -93,3 +93,40 @@ def test_gradients(fn, args):
 def test_second_order(fn, x, expected):
     # y = x * 1.5**k: linear in x on each piece.
     assert grad(grad(fn))(x, 10) == expected
+
+
+def while_if_different_blocks(x, n):
+    # The blocks of the loop take different variables: its backward pass returns their
+    # sensitivities in an environment.
+    s = 0.0
+    i = 0
+    while i < n:
+        if s > 1.0:
+            t = s * x
+            s = t - 0.5
+        else:
+            s = s + x * x
+        i = i + 1
+    return s
+
+
+def for_same_blocks(x):
+    # Every block of the loop takes the same variables: its backward pass returns a pair.
+    s = x
+    for _i in range(4):
+        y = s * 2.0
+        s = np.sin(y) + s
+    return s
+
+
+@pytest.mark.parametrize(
+    "fn,args", [(while_if_different_blocks, (0.7, 5)), (for_same_blocks, (0.3,))]
+)
+def test_backward_loop_results(fn, args):
+    check_grad(fn, *args)
+    check_grad(fn, *args, order=2)
+
+
+def test_backward_loop_returns_a_pair():
+    source = grad(for_same_blocks).generated_code(0.3)
+    assert "Env(" not in source and "contents" not in source

@@ -632,6 +632,12 @@ def _gadd_owned(args: list[str], node: Apply, ctx: Any) -> str:
 def _array_index_add_inplace(args: list[str], node: Apply, ctx: Any) -> str | None:
     if not (_known_array(node.abstract) and _basic_index_type(node.inputs[2].abstract)):
         return None
+    a = node.abstract
+    z = node.inputs[1]
+    if z.is_apply and z.inputs[0].is_constant and z.inputs[0].value is P.gzeros and ctx.inlined(z):  # type: ignore[attr-defined]
+        # Written into a new zero array: one element set, not read and added.
+        fn = ctx.global_value(index_set_zeros, "index_set_zeros")
+        return f"{fn}({a.shape!r}, np.{a.dtype}, {args[1]}, {args[2]})"
     fn = ctx.global_value(index_add_basic_inplace, "index_add_basic_inplace")
     return f"{fn}({', '.join(args)})"
 
@@ -646,6 +652,13 @@ def index_add_basic(a: np.ndarray, index: Any, v: Any) -> np.ndarray:
 def index_add_basic_inplace(a: np.ndarray, index: Any, v: Any) -> np.ndarray:
     """`a` with `v` added at basic index `index` (integers), written into `a`."""
     a[index] += v
+    return a
+
+
+def index_set_zeros(shape: tuple[int, ...], dtype: Any, index: Any, v: Any) -> np.ndarray:
+    """Zeros of `shape` and `dtype` with `v` at basic index `index` (integers)."""
+    a = np.zeros(shape, dtype)
+    a[index] = v
     return a
 
 

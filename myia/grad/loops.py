@@ -27,8 +27,9 @@ recurse as deep as the loop ran. Instead, for a member ``g`` of a loop:
   variables. It finds the member ``p`` that ran before ``n`` (the only predecessor, or the
   tag popped), pops ``◀p`` from ``p``'s stack, applies it, and tail-calls ``◀p:loop``: the
   backward pass is a loop too, which generated code turns into a ``while`` loop. At the
-  start of the loop (no tag left, or the predecessor's stack empty) it returns ``env`` with
-  ``d`` under the key `ARGS`.
+  start of the loop (no tag left, or the predecessor's stack empty) it returns the pair
+  ``(env, d)``; where the members' parameters differ in type, ``env`` with ``d`` under the
+  key `ARGS` instead (an environment erases the type of what it holds).
 - an *exit* ``▶t:exit(params..., state...)``, for a callee ``t`` outside the loop (the block
   after the loop, a ``return``), calls ``t``'s ordinary forward graph and returns its value
   and a backpropagator that runs the backward loop from before ``t``.
@@ -393,7 +394,9 @@ def _build(loop: Loop, cores: dict[Graph, Graph], built: _Built) -> None:
     tags = any(len(ps) > 1 for ps in preds.values()) or any(
         closed[preds[m][0]] for m in loop.entries
     )
-    layout = _Layout([m for m in members if not closed[m]], tags)
+    sens_types = [args_sens_type(m.parameters).value for m in members]
+    pair = all(t == sens_types[0] for t in sens_types)
+    layout = _Layout([m for m in members if not closed[m]], tags, pair)
 
     wrappers, entries = built.wrappers, built.entries
     backs: dict[Graph, Graph] = {}
@@ -462,6 +465,9 @@ class _Layout:
 
     stacks: list[Graph]
     tags: bool
+    #: Whether every member's parameters have sensitivities of one type: the backward loop
+    #: returns ``(env, d)``, otherwise ``env`` with ``d`` (of any member) under `ARGS`.
+    pair: bool
 
     @property
     def names(self) -> list[str]:
@@ -483,7 +489,8 @@ def _backward(
 
     ``d`` holds the sensitivities of ``n``'s parameters, ``env`` those of the loop's free
     variables. It pops which member ``p`` ran before ``n``, applies ``◀p`` and goes on from
-    before ``p``, until the loop's start, where it returns ``env`` with ``d`` under `ARGS`.
+    before ``p``, until the loop's start, where it returns ``(env, d)`` (or ``env`` with ``d``
+    under `ARGS`, `_Layout.pair`).
     """
     nstate = len(layout.names)
 
@@ -492,7 +499,10 @@ def _backward(
         return g, [g.add_parameter(x) for x in [*layout.names, "d", "env", "tag"]]
 
     done, dparams = block(f"◀{n.name}:start")
-    done.output = done.apply(P.env_setitem, dparams[nstate + 1], ARGS, dparams[nstate])
+    if layout.pair:
+        done.output = done.apply(P.make_tuple, dparams[nstate + 1], dparams[nstate])
+    else:
+        done.output = done.apply(P.env_setitem, dparams[nstate + 1], ARGS, dparams[nstate])
 
     def run(p: Graph) -> Graph:
         g, ps = block(f"◀{n.name}:from:{p.name}")
@@ -565,9 +575,13 @@ def _entry(e: Graph, m: Graph, wrapper: Graph, layout: _Layout) -> None:
     r = e.apply(wrapper, *params, *state)
     b = _graph(f"◀{m.name}:entry", m)
     dout = b.add_parameter("dout")
-    env = b.apply(e.apply(P.tuple_getitem, r, 1), dout)
-    sens = b.apply(P.env_sens, env, ARGS, args_sens_type(m.parameters))
-    fvs = b.apply(P.env_delitem, env, ARGS)
+    back = b.apply(e.apply(P.tuple_getitem, r, 1), dout)
+    if layout.pair:
+        fvs = b.apply(P.tuple_getitem, back, 0)
+        sens = b.apply(P.tuple_getitem, back, 1)
+    else:
+        sens = b.apply(P.env_sens, back, ARGS, args_sens_type(m.parameters))
+        fvs = b.apply(P.env_delitem, back, ARGS)
     b.output = b.apply(P.tuple_concat, b.apply(P.make_tuple, fvs), sens)
     e.output = e.apply(P.make_tuple, e.apply(P.tuple_getitem, r, 0), Constant(b))
 

@@ -186,6 +186,30 @@ def make_tuple_constant(node: Apply, opt: Any) -> Node | None:
     return opt.const(tuple(values), like=node, abstract=node.abstract)
 
 
+@rewrite(P.make_record)
+def make_record_constant(node: Apply, opt: Any) -> Node | None:
+    """Make a constant of an immutable record of constants.
+
+    make_record(cls, c1, ..., cn) => cls(c1, ..., cn)  (cls a frozen dataclass, plain c1...cn:
+    the zero of a ``range``)
+
+    A frozen record of plain values cannot be changed, so one object serves every run.
+    """
+    cls = value_of(node.inputs[1])
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        return None
+    if not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+        return None
+    values = [value_of(i) for i in node.inputs[2:]]
+    if len(values) > 16 or not all(v is not NO_VALUE and _plain(v) for v in values):
+        return None
+    try:
+        record = cls(*values)
+    except Exception:
+        return None
+    return opt.const(record, like=node, abstract=node.abstract)
+
+
 # Algebraic identities -------------------------------------------------------------------------
 
 
@@ -458,6 +482,7 @@ FOLD: list[Rewrite] = [
     getitem_constant,
     getattr_constant,
     make_tuple_constant,
+    make_record_constant,
     fold_constants,
 ]
 

@@ -102,8 +102,12 @@ def _visible(c: Constant, group: Group, scopes: Scopes) -> bool:
     return not any(a in members for a in scopes.ancestors(c.value))
 
 
-def propagate_constants(graph: Graph) -> Graph:
-    """Replace the parameters of `graph`'s program that always get one constant by it."""
+def propagate_constants(graph: Graph, stats: dict[str, int] | None = None) -> Graph:
+    """Replace the parameters of `graph`'s program that always get one constant by it.
+
+    `stats`, if given, counts the parameters replaced under ``"constants"``.
+    """
+    replaced = 0
     sites = CallSites(graph)
     scopes = sites.scopes
     found = constant_positions(sites)
@@ -123,4 +127,7 @@ def propagate_constants(graph: Graph) -> Graph:
                 new.abstract = p.abstract  # the type the loop's nodes were given
                 subst[p] = new
             sites.substitute(m, subst)
+            replaced += len(subst)
+    if stats is not None:
+        stats["constants"] = replaced
     return graph

@@ -104,6 +104,29 @@ def simplify_pass() -> Pass:
     return rewrite_pass("simplify", ALL_RULES, cse=True, doc="every rule and CSE, to a fixpoint")
 
 
+def constants_again_pass() -> Pass:
+    """Constant parameters that simplification exposed, simplified in turn where any.
+
+    A loop's backward pass learns that a variable is a constant (the zero sensitivity of a
+    range) once the backpropagators are inlined; its uses fold (``Range(0, 0, 0)``) once it
+    is one.
+    """
+    simplify = simplify_pass()
+    p = Pass("constants+simplify", lambda g: g, "constant parameters, then every rule if any")
+
+    def run(graph: Graph) -> Graph:
+        stats: dict[str, int] = {}
+        propagate_constants(graph, stats)
+        if stats["constants"]:
+            simplify.run(graph)
+            stats.update(simplify.stats)
+        p.stats = stats
+        return graph
+
+    p.run = run
+    return p
+
+
 #: One pass per group of rules, plus CSE, DCE and lifting: for tests and experiments.
 PASS_LIBRARY: dict[str, Pass] = {
     **{name: rewrite_pass(name, rules) for name, rules in RULE_GROUPS.items()},
@@ -112,6 +135,7 @@ PASS_LIBRARY: dict[str, Pass] = {
     "constants": Pass(
         "constants", propagate_constants, "parameters that always get one constant become it"
     ),
+    "constants+simplify": constants_again_pass(),
     "dce": Pass("dce", dce, "remove parameters nobody reads (loop-carried ones included)"),
     "flatten": Pass(
         "flatten", flatten_parameters, "tuple and record parameters passed as their elements"
@@ -142,6 +166,7 @@ PASSES: list[Pass] = [
     PASS_LIBRARY["dce"],
     PASS_LIBRARY["retfunc"],
     simplify_pass(),
+    PASS_LIBRARY["constants+simplify"],
     PASS_LIBRARY["dce"],
     PASS_LIBRARY["unread"],
     PASS_LIBRARY["lift"],

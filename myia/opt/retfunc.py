@@ -13,15 +13,17 @@ results that cost more than the numbers they carry:
       leaf:  make_tuple(y, G)            => make_tuple(y, make_tuple(fv1, ..., fvk))
       entry: tuple_getitem(f(xs), i)(a)  => G'(tuple_getitem(tuple_getitem(f(xs), i), 0), ..., a)
 
-- **An environment.** The backward pass of a loop returns ``env_setitem(env, k, v)``, where
-  ``env`` is a parameter every iteration passes on unchanged: the loop returns ``v`` and each
-  entry sets it in the environment it passed::
+- **An environment.** The backward pass of a loop returns ``env_setitem(env, k, v)`` or the
+  pair ``(env, v)``, where ``env`` is a parameter every iteration passes on unchanged: the
+  loop returns ``v`` and each entry sets it in the environment it passed, or pairs it::
 
       leaf:  env_setitem(env, k, v)      => v
       entry: f(..., e, ...)              => env_setitem(e, k, f(..., e, ...))
+      leaf:  make_tuple(env, v)          => v
+      entry: f(..., e, ...)              => make_tuple(e, f(..., e, ...))
 
 The environment's parameter is then dead (`myia.opt.dce`), the closure is inlined where it is
-called and ``env_sens`` reads ``v`` back (`myia.opt.grad_rules`): the gradient of a loop is
+called and ``env_sens`` (or ``tuple_getitem``) reads ``v`` back: the gradient of a loop is
 numbers and stacks only, which compiled code (the native backend) takes whole.
 """
 
@@ -29,8 +31,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..abstract.data import AbstractFunction, AbstractTuple, GraphFunction
-from ..ir.node import Apply, Graph, Node, Parameter
+from ..abstract.data import ENV, AbstractFunction, AbstractTuple, GraphFunction
+from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..primitives import P
 from .callsites import CallSites, Group
 from .defunc import _uses as node_uses
@@ -176,6 +178,10 @@ def _return_free_values(fam: _Family, sites: CallSites, uses: dict) -> bool:
     return True
 
 
+#: The key standing for a pair ``(env, value)`` (what a loop's backward pass returns).
+_PAIR = Constant(object())
+
+
 def _env_leaf(fam: _Family) -> tuple[_Family, dict[Group, int], Any, Any] | None:
     """The part of `fam` that threads one environment to its leaves, and how, if any.
 
@@ -189,9 +195,13 @@ def _env_leaf(fam: _Family) -> tuple[_Family, dict[Group, int], Any, Any] | None
         found = None
         for leaf in fam.leaves:
             out = leaf.output
-            if prim_of(out) is not P.env_setitem:
+            parts = out.inputs[1:]  # type: ignore[union-attr]
+            if prim_of(out) is P.env_setitem:
+                env, key, value = parts
+            elif prim_of(out) is P.make_tuple and len(parts) == 2 and parts[0].abstract == ENV:
+                (env, value), key = parts, _PAIR
+            else:
                 return None
-            env, key, value = out.inputs[1:]  # type: ignore[union-attr]
             if not env.is_parameter or env.graph is not leaf or not key.is_constant:
                 return None
             this = (key.value, value.abstract)  # type: ignore[attr-defined]
@@ -234,15 +244,18 @@ def _return_env_value(fam: _Family) -> bool:
         return False
     fam, pos, key, new = part
     for leaf in fam.leaves:
-        leaf.output = leaf.output.inputs[3]  # type: ignore[union-attr]
+        leaf.output = leaf.output.inputs[-1]  # type: ignore[union-attr]
     _retype(fam, new)
     for call in fam.entries:
         env_type = call.abstract
         wrapped = Apply(list(call.inputs), call.graph, call.debug.derive())
         wrapped.abstract = new
-        # The entry node itself becomes the environment: its users see the same type.
+        # The entry node itself becomes the result: its users see the same type.
         env = call.inputs[1 + pos[fam.callee[call]]]
-        call.inputs = [typed_constant(P.env_setitem), env, typed_constant(key), wrapped]
+        if key is _PAIR.value:
+            call.inputs = [typed_constant(P.make_tuple), env, wrapped]
+        else:
+            call.inputs = [typed_constant(P.env_setitem), env, typed_constant(key), wrapped]
         call.abstract = env_type
     return True
 
