@@ -47,8 +47,9 @@ def check_program(tmp_path, seed):
 
 #: Seeds of the slow run that found bugs, run in CI too: a returned value read before the
 #: return (106); a constant passed to a block used as
-#: its parameter's name (126); a shared branch lifted out of its scope (341, 347, 349).
-FOUND = [106, 126, 341, 347, 349]
+#: its parameter's name (126); a shared branch lifted out of its scope (341, 347, 349); a value
+#: returned and read through `seq` by a statement kept for its errors (351).
+FOUND = [106, 126, 341, 347, 349, 351]
 
 
 @pytest.mark.parametrize("seed", [*range(30), *FOUND])

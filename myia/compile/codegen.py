@@ -230,9 +230,7 @@ class CodeGenerator:
         for g, tail in self.tail_calls.items():
             # A tail call whose value something else reads too (the value of a conditional
             # expression that the code before the return uses) is a call, not a jump.
-            if tail is not None and not all(
-                u is None or (_is_call_of(u, P.seq) and i == 2) for u, i in self.uses[tail]
-            ):
+            if tail is not None and not self.only_returned(tail):
                 self.tail_calls[g] = None
         # graph -> [(graph using it, whether the use is a jump: a tail call of it)]
         self.graph_uses: dict[Any, list[tuple[Graph, bool]]] = {self.entry: [(self.entry, False)]}
@@ -488,9 +486,7 @@ class CodeGenerator:
         out = _strip_seq(g.output)
         if not local and out.is_apply and out.graph is g and not self.inlined(out):
             # Computed in the return, unless something else reads it first (``print(s)``).
-            if all(
-                u is None or (_is_call_of(u, P.seq) and i == 2) for u, i in self.uses.get(out, ())
-            ):
+            if self.only_returned(out):
                 skip.add(out)
         for node in self.scopes.toposort(g):
             if node.is_apply and node not in skip:
@@ -561,6 +557,17 @@ class CodeGenerator:
 
     def var(self, node: Node) -> str:
         return self.names(node, node.debug.find_name())
+
+    def only_returned(self, node: Node) -> bool:
+        """Whether only the return reads `node`: directly, or through ``seq(a, node)``.
+
+        A ``seq`` that something else reads (``s = seq(print(x), v)``, then ``s + 1``) makes
+        `node` read before the return: it must be a statement of its own.
+        """
+        return all(
+            u is None or (_is_call_of(u, P.seq) and i == 2 and self.only_returned(u))
+            for u, i in self.uses.get(node, ())
+        )
 
     def inlined(self, node: Apply) -> bool:
         """Whether `node` is written inside its single user's expression."""
