@@ -118,20 +118,73 @@ def _triangular_solve(args: list[str], node: Any, ctx: Any) -> str:
     return f"{ctx.global_value(triangular_solve, 'jax_triangular_solve')}({', '.join(args)})"
 
 
+def _on_cpu() -> bool:
+    """Whether the program being traced runs on XLA's CPU (the backend's device, or JAX's)."""
+    jax = _jax()
+    device = jax.config.jax_default_device
+    if device is None:
+        return jax.default_backend() == "cpu"
+    return (device if isinstance(device, str) else device.platform) == "cpu"
+
+
+def _laid_out(at: Any, b: Any) -> Any:
+    """`at`, a transposed matrix, as an array of its own where the product ``at @ b`` gains.
+
+    XLA folds a transpose into the product that reads it. Its CPU runs a product whose left
+    operand is read transposed (its first axis contracted) on a path about twice as slow from
+    a few tens of rows on; a copy of `at` (``m k`` elements, against the product's ``m k n``
+    multiply-adds) lets it run on the fast one. Below 32 columns of `b` or 32**3
+    multiply-adds, the copy costs what it saves. The barrier keeps XLA from folding the
+    transpose back.
+    """
+    jax = _jax()
+    if np.ndim(at) != 2 or np.ndim(b) != 2:
+        return at
+    (m, k), n = np.shape(at), np.shape(b)[1]
+    if n < 32 or m * k * n < 32**3 or not _on_cpu():
+        return at
+    return jax.lax.optimization_barrier(jax.numpy.asarray(at))
+
+
+def matmul_transposed(at: Any, b: Any) -> Any:
+    """``at @ b``, where `at` is a transposed matrix (see `_laid_out`)."""
+    return _laid_out(at, b) @ b
+
+
+def _matmul(args: list[str], node: Any, ctx: Any) -> str | None:
+    """A product of a transposed matrix, by `matmul_transposed`."""
+    lhs, rhs = node.inputs[1].abstract, node.inputs[2].abstract
+    if not (isinstance(lhs, AbstractArray) and isinstance(rhs, AbstractArray)):
+        return None
+    if _last_two_swapped(node.inputs[1]) is None:
+        return None
+    return f"{ctx.global_value(matmul_transposed, 'jax_matmul_transposed')}({args[0]}, {args[1]})"
+
+
 def triangular_matmul(a: Any, b: Any, lower: bool = True, trans: bool = False) -> Any:
     """``op(tri(a)) @ b``."""
     jnp = _jax().numpy
     dt = _float(a, b)
     t = jnp.tril(a) if lower else jnp.triu(a)
-    t = jnp.swapaxes(t, -1, -2) if trans else t
-    return jnp.matmul(t.astype(dt), jnp.asarray(b, dt))
+    b = jnp.asarray(b, dt)
+    if trans:
+        return jnp.matmul(_laid_out(jnp.swapaxes(t, -1, -2).astype(dt), b), b)
+    return jnp.matmul(t.astype(dt), b)
 
 
 def lower_half(x: Any) -> Any:
-    """The lower triangle of the last two axes of `x`, its diagonal halved."""
-    r, c = x.shape[-2:]
-    mask = np.tril(np.ones((r, c))) - 0.5 * np.eye(r, c)
-    return x.astype(_float(x)) * mask.astype(_float(x))
+    """The lower triangle of the last two axes of `x`, its diagonal halved.
+
+    Selected by the positions' indices, which XLA computes in the loop (a mask of constants
+    is one more array read, as large as `x`).
+    """
+    jax = _jax()
+    x = jax.numpy.asarray(x, _float(x))
+    shape = jax.numpy.shape(x)
+    rows = jax.lax.broadcasted_iota(np.int32, shape, len(shape) - 2)
+    cols = jax.lax.broadcasted_iota(np.int32, shape, len(shape) - 1)
+    where = jax.numpy.where
+    return where(rows > cols, x, where(rows == cols, 0.5 * x, jax.numpy.zeros_like(x)))
 
 
 def undiagonal(d: Any, a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
@@ -201,6 +254,7 @@ def _astype(args: list[str], node: Any, ctx: Any) -> str | None:
 JAX_LOWER: dict[Any, Any] = {
     P.cholesky: _call(cholesky),
     P.solve: _call(solve),
+    P.matmul: _matmul,
     P.erf: _call(_special("erf")),
     P.erfc: _call(_special("erfc")),
     P.gammaln: _call(_special("gammaln")),
