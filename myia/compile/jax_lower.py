@@ -188,15 +188,24 @@ def lower_half(x: Any) -> Any:
 
 
 def undiagonal(d: Any, a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
-    """Zeros of `a`'s shape with `d` on the diagonal ``diagonal(a, offset, axis1, axis2)``."""
-    jnp = _jax().numpy
+    """Zeros of `a`'s shape with `d` on the diagonal ``diagonal(a, offset, axis1, axis2)``.
+
+    Selected by the positions' indices (an elementwise operation XLA fuses with its users,
+    where a scatter into zeros is an operation of its own): row ``r`` of the diagonal holds
+    element ``r - max(-offset, 0)`` of `d`.
+    """
+    jax = _jax()
+    jnp = jax.numpy
     shape = jnp.shape(a)
     i, j = axis1 % len(shape), axis2 % len(shape)
     moved = [s for k, s in enumerate(shape) if k not in (i, j)] + [shape[i], shape[j]]
-    size = jnp.shape(d)[-1]
-    rows = np.arange(size) + max(-offset, 0)
-    cols = np.arange(size) + max(offset, 0)
-    out = jnp.zeros(moved, jnp.result_type(d)).at[..., rows, cols].set(d)
+    d = jnp.asarray(d)
+    first = min(max(-offset, 0), moved[-2])  # (an empty diagonal may start below the last row)
+    pad = [(0, 0)] * (d.ndim - 1) + [(first, moved[-2] - jnp.shape(d)[-1] - first)]
+    column = jnp.pad(d, pad)[..., :, None]
+    rows = jax.lax.broadcasted_iota(np.int32, moved, len(moved) - 2)
+    cols = jax.lax.broadcasted_iota(np.int32, moved, len(moved) - 1)
+    out = jnp.where(cols - rows == offset, column, jnp.zeros((), d.dtype))
     return jnp.moveaxis(out, (-2, -1), (i, j))
 
 
