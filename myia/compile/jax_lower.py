@@ -7,8 +7,9 @@ implementation on traced values, which JAX refuses, and the whole program would 
 host; ``jax.numpy.linalg.cholesky`` symmetrizes its argument where NumPy's reads the lower
 triangle. `JAX_LOWER` maps each such primitive to the call of a function of traced values
 written with ``jax.numpy``, ``jax.lax`` and ``jax.scipy``, with the primitive's signature and
-results. `LINALG_ERRORS` says how the results of those NumPy may refuse are checked.
-JAX is imported when these functions are first traced.
+results. A product of a transposed matrix is one too: XLA's CPU runs it faster with the
+transpose copied first (`matmul_transposed`). `LINALG_ERRORS` says how the results of those
+NumPy may refuse are checked. JAX is imported when these functions are first traced.
 """
 
 from __future__ import annotations
