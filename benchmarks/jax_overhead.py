@@ -1,9 +1,11 @@
 """Where the time of a call of Myia's jax backend goes, beside JAX's own `jit` of the same step.
 
-``python -m benchmarks.jax_overhead [--device gpu] [--size small|large] [--batch N]``: the
-`mlp_step` workload's loss and step; per call, the minimum over repeats of: JAX's `jit`; Myia's
-whole call; Myia's XLA computation called directly (with and without the backend's context);
-and a cProfile of Myia's calls, to read the host's share.
+``python -m benchmarks.jax_overhead [--workload mlp_step|gp_nll] [--device gpu]
+[--size small|large] [--batch N] [--calls N]``: the workload's loss and step (`mlp_step`,
+the default; the size and batch are its) or loss and gradient (`gp_nll`); per call, the
+minimum over repeats (of N calls, 200 by default) of: JAX's `jit`; Myia's whole call;
+Myia's XLA computation called directly (with and without the backend's context); and a
+cProfile of Myia's calls, to read the host's share.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import mlp_step
+from benchmarks import gp_nll, mlp_step
 from benchmarks.peers import jax_module
 
 
@@ -32,27 +34,47 @@ def best(fn: Any, n: int = 200, repeats: int = 10) -> float:
     return round(out, 1)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--size", default="small")
-    parser.add_argument("--batch", type=int, default=None)
-    args = parser.parse_args()
-    jax = jax_module()
-    from myia import myia
+def _workload(args: argparse.Namespace) -> tuple[Any, list[tuple[str, Any]], Any]:
+    """The arguments, the (name, Myia function) pairs and JAX's `Impl` of ``--workload``."""
+    from myia import grad, myia
 
+    options = {"backend": "jax", "device": args.device, "keep_on_device": True}
+    if args.workload == "gp_nll":
+        p = gp_nll.problem(False)
+        fns = [
+            ("loss", myia(gp_nll.gp_nll, **options)),
+            ("grad", grad(gp_nll.gp_nll, "log_ls", "log_noise", **options)),
+        ]
+        return p.inputs[0], fns, gp_nll.build_jax(p, None)[0]
     p = mlp_step.problem(False, args.size)
     params, x, y = p.inputs[0]
     if args.batch:
         rng = np.random.default_rng(0)
         x = rng.normal(size=(args.batch, x.shape[1])).astype(np.float32)
         y = np.eye(y.shape[1], dtype=np.float32)[rng.integers(0, y.shape[1], size=args.batch)]
+    fns = [
+        ("loss", myia(mlp_step.mlp_loss, **options)),
+        ("step", myia(mlp_step.mlp_step, **options)),
+    ]
+    return (params, x, y), fns, mlp_step.build_jax(p, None)[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--workload", default="mlp_step", choices=["mlp_step", "gp_nll"])
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--size", default="small")
+    parser.add_argument("--batch", type=int, default=None)
+    parser.add_argument("--calls", type=int, default=200, help="calls per timed repeat")
+    args = parser.parse_args()
+    calls = args.calls
+    jax = jax_module()
+    values, fns, impl = _workload(args)
     device = jax.devices(args.device)[0]
     put = lambda v: jax.tree_util.tree_map(lambda a: jax.device_put(a, device), v)  # noqa: E731
-    jargs = (put(params), put(x), put(y))
+    jargs = tuple(put(v) for v in values)
     ready = jax.block_until_ready
-    for name, fn in (("loss", mlp_step.mlp_loss), ("step", mlp_step.mlp_step)):
-        m = myia(fn, backend="jax", device=args.device, keep_on_device=True)
+    for name, m in fns:
         ready(m(*jargs))
         ex = m.specialization(*jargs).executable
         leaves = ex._leaves(jargs)
@@ -78,26 +100,25 @@ def main() -> None:
         def aot(compiled: Any = compiled, leaves: Any = leaves) -> None:
             ready(compiled(*leaves))
 
-        row = {"myia call": best(whole), "myia XLA fn + context": best(direct)}
-        row["AOT-compiled, no context"] = best(aot)
+        row = {"myia call": best(whole, calls), "myia XLA fn + context": best(direct, calls)}
+        row["AOT-compiled, no context"] = best(aot, calls)
         with ex.backend.context():
-            row["myia XLA fn, in context"] = best(bare)
-        row["context alone"] = best(context)
+            row["myia XLA fn, in context"] = best(bare, calls)
+        row["context alone"] = best(context, calls)
         row["packed"] = ex.packed
         print(name, row, flush=True)
         prof = cProfile.Profile()
         prof.enable()
-        for _ in range(200):
+        for _ in range(calls):
             whole()
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(12)
-    impl = mlp_step.build_jax(p, None)[0]
-    jargs2 = (put(params), put(x), put(y))
+    jargs2 = tuple(put(v) for v in values)
     print(
         "jax loss",
-        best(lambda: impl.primal(*jargs2)),
-        "jax step",
-        best(lambda: impl.grad(*jargs2)),
+        best(lambda: impl.primal(*jargs2), calls),
+        f"jax {fns[1][0]}",
+        best(lambda: impl.grad(*jargs2), calls),
     )
 
 

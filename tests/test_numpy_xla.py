@@ -100,6 +100,45 @@ def test_cholesky_gradient_under_xla():
     check_grad(chol_loss, *args, wrt=0, order=2, backend="jax")
 
 
+def gp_like(a, y):
+    lower = np.linalg.cholesky(a)
+    alpha = np.linalg.solve(lower, y)
+    return 0.5 * np.sum(alpha * alpha) + np.sum(np.log(np.diagonal(lower)))
+
+
+def gram(x, y):
+    return np.sum(np.tanh(x.T @ y))
+
+
+def _dots(text):
+    return [line for line in text.splitlines() if " dot(" in line or "dot_general(" in line]
+
+
+def test_products_of_transposed_matrices_read_them_laid_out_under_xla():
+    # XLA's CPU runs a product contracting its left operand's first axis on a slow path: the
+    # transposed factor of the Cholesky gradient (and a user's ``x.T @ y``) is copied first.
+    b = rng.standard_normal((40, 40))
+    a = b @ b.T + 40.0 * np.eye(40)
+    y = rng.standard_normal(40)
+    g = grad(gp_like, 0, backend="jax")
+    np.testing.assert_allclose(g(a, y), grad(gp_like, 0)(a, y), rtol=1e-9, atol=1e-12)
+    x, z = rng.standard_normal((64, 40)), rng.standard_normal((64, 48))
+    f = myia(gram, backend="jax")
+    assert f(x, z) == pytest.approx(gram(x, z), rel=1e-12)
+    for fn, args in ((g, (a, y)), (f, (x, z))):
+        assert "optimization_barrier" in fn.lowered_text(*args)
+        compiled = fn.specialization(*args).executable.compiled_text(fn._arguments(args, {}))
+        big = [d for d in _dots(compiled) if "f64[40,40]" in d or "f64[40,48]" in d]
+        assert big and all("lhs_contracting_dims={1}" in d for d in big), big
+
+
+def test_small_products_of_transposed_matrices_are_not_copied():
+    x, z = rng.standard_normal((4, 3)), rng.standard_normal((4, 5))
+    f = myia(gram, backend="jax")
+    assert f(x, z) == pytest.approx(gram(x, z), rel=1e-12)
+    assert "optimization_barrier" not in f.lowered_text(x, z)
+
+
 # Indexing with ..., and the gradients of indexing ------------------------------------------------
 
 

@@ -7,8 +7,9 @@ implementation on traced values, which JAX refuses, and the whole program would 
 host; ``jax.numpy.linalg.cholesky`` symmetrizes its argument where NumPy's reads the lower
 triangle. `JAX_LOWER` maps each such primitive to the call of a function of traced values
 written with ``jax.numpy``, ``jax.lax`` and ``jax.scipy``, with the primitive's signature and
-results. `LINALG_ERRORS` says how the results of those NumPy may refuse are checked.
-JAX is imported when these functions are first traced.
+results. A product of a transposed matrix is one too: XLA's CPU runs it faster with the
+transpose copied first (`matmul_transposed`). `LINALG_ERRORS` says how the results of those
+NumPy may refuse are checked. JAX is imported when these functions are first traced.
 """
 
 from __future__ import annotations
@@ -118,32 +119,94 @@ def _triangular_solve(args: list[str], node: Any, ctx: Any) -> str:
     return f"{ctx.global_value(triangular_solve, 'jax_triangular_solve')}({', '.join(args)})"
 
 
+def _on_cpu() -> bool:
+    """Whether the program being traced runs on XLA's CPU (the backend's device, or JAX's)."""
+    jax = _jax()
+    device = jax.config.jax_default_device
+    if device is None:
+        return jax.default_backend() == "cpu"
+    return (device if isinstance(device, str) else device.platform) == "cpu"
+
+
+def _laid_out(at: Any, b: Any) -> Any:
+    """`at`, a transposed matrix, as an array of its own where the product ``at @ b`` gains.
+
+    XLA folds a transpose into the product that reads it. Its CPU runs a product whose left
+    operand is read transposed (its first axis contracted) on a path about twice as slow from
+    a few tens of rows on; a copy of `at` (``m k`` elements, against the product's ``m k n``
+    multiply-adds) lets it run on the fast one. Below 32 columns of `b` or 32**3
+    multiply-adds, the copy costs what it saves. The barrier keeps XLA from folding the
+    transpose back.
+    """
+    jax = _jax()
+    if np.ndim(at) != 2 or np.ndim(b) != 2:
+        return at
+    (m, k), n = np.shape(at), np.shape(b)[1]
+    if n < 32 or m * k * n < 32**3 or not _on_cpu():
+        return at
+    return jax.lax.optimization_barrier(jax.numpy.asarray(at))
+
+
+def matmul_transposed(at: Any, b: Any) -> Any:
+    """``at @ b``, where `at` is a transposed matrix (see `_laid_out`)."""
+    return _laid_out(at, b) @ b
+
+
+def _matmul(args: list[str], node: Any, ctx: Any) -> str | None:
+    """A product of a transposed matrix, by `matmul_transposed`."""
+    lhs, rhs = node.inputs[1].abstract, node.inputs[2].abstract
+    if not (isinstance(lhs, AbstractArray) and isinstance(rhs, AbstractArray)):
+        return None
+    if _last_two_swapped(node.inputs[1]) is None:
+        return None
+    return f"{ctx.global_value(matmul_transposed, 'jax_matmul_transposed')}({args[0]}, {args[1]})"
+
+
 def triangular_matmul(a: Any, b: Any, lower: bool = True, trans: bool = False) -> Any:
     """``op(tri(a)) @ b``."""
     jnp = _jax().numpy
     dt = _float(a, b)
     t = jnp.tril(a) if lower else jnp.triu(a)
-    t = jnp.swapaxes(t, -1, -2) if trans else t
-    return jnp.matmul(t.astype(dt), jnp.asarray(b, dt))
+    b = jnp.asarray(b, dt)
+    if trans:
+        return jnp.matmul(_laid_out(jnp.swapaxes(t, -1, -2).astype(dt), b), b)
+    return jnp.matmul(t.astype(dt), b)
 
 
 def lower_half(x: Any) -> Any:
-    """The lower triangle of the last two axes of `x`, its diagonal halved."""
-    r, c = x.shape[-2:]
-    mask = np.tril(np.ones((r, c))) - 0.5 * np.eye(r, c)
-    return x.astype(_float(x)) * mask.astype(_float(x))
+    """The lower triangle of the last two axes of `x`, its diagonal halved.
+
+    Selected by the positions' indices, which XLA computes in the loop (a mask of constants
+    is one more array read, as large as `x`).
+    """
+    jax = _jax()
+    x = jax.numpy.asarray(x, _float(x))
+    shape = jax.numpy.shape(x)
+    rows = jax.lax.broadcasted_iota(np.int32, shape, len(shape) - 2)
+    cols = jax.lax.broadcasted_iota(np.int32, shape, len(shape) - 1)
+    where = jax.numpy.where
+    return where(rows > cols, x, where(rows == cols, 0.5 * x, jax.numpy.zeros_like(x)))
 
 
 def undiagonal(d: Any, a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
-    """Zeros of `a`'s shape with `d` on the diagonal ``diagonal(a, offset, axis1, axis2)``."""
-    jnp = _jax().numpy
+    """Zeros of `a`'s shape with `d` on the diagonal ``diagonal(a, offset, axis1, axis2)``.
+
+    Selected by the positions' indices (an elementwise operation XLA fuses with its users,
+    where a scatter into zeros is an operation of its own): row ``r`` of the diagonal holds
+    element ``r - max(-offset, 0)`` of `d`.
+    """
+    jax = _jax()
+    jnp = jax.numpy
     shape = jnp.shape(a)
     i, j = axis1 % len(shape), axis2 % len(shape)
     moved = [s for k, s in enumerate(shape) if k not in (i, j)] + [shape[i], shape[j]]
-    size = jnp.shape(d)[-1]
-    rows = np.arange(size) + max(-offset, 0)
-    cols = np.arange(size) + max(offset, 0)
-    out = jnp.zeros(moved, jnp.result_type(d)).at[..., rows, cols].set(d)
+    d = jnp.asarray(d)
+    first = min(max(-offset, 0), moved[-2])  # (an empty diagonal may start below the last row)
+    pad = [(0, 0)] * (d.ndim - 1) + [(first, moved[-2] - jnp.shape(d)[-1] - first)]
+    column = jnp.pad(d, pad)[..., :, None]
+    rows = jax.lax.broadcasted_iota(np.int32, moved, len(moved) - 2)
+    cols = jax.lax.broadcasted_iota(np.int32, moved, len(moved) - 1)
+    out = jnp.where(cols - rows == offset, column, jnp.zeros((), d.dtype))
     return jnp.moveaxis(out, (-2, -1), (i, j))
 
 
@@ -201,6 +264,7 @@ def _astype(args: list[str], node: Any, ctx: Any) -> str | None:
 JAX_LOWER: dict[Any, Any] = {
     P.cholesky: _call(cholesky),
     P.solve: _call(solve),
+    P.matmul: _matmul,
     P.erf: _call(_special("erf")),
     P.erfc: _call(_special("erfc")),
     P.gammaln: _call(_special("gammaln")),
