@@ -261,26 +261,43 @@ def _stores(stmts: list[ast.stmt]) -> set[str]:
 
 def _free_reads(stmts: list[ast.stmt], bound: set[str]) -> set[str]:
     """The names `stmts` may read before assigning them (not in `bound`)."""
+    return _flow(stmts, bound)[0]
+
+
+def _flow(stmts: list[ast.stmt], bound: set[str]) -> tuple[set[str], set[str]]:
+    """The names `stmts` may read before assigning them (not in `bound`), and their stores.
+
+    One walk (an ``elif`` chain is as deep as it is long).
+    """
     bound = set(bound)
     reads: set[str] = set()
+    stores: set[str] = set()
     for s in stmts:
         if isinstance(s, ast.Assign):
             reads |= _loads(s.value) - bound
             for t in s.targets:
-                bound |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+                names = {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+                bound |= names
+                stores |= names
         elif isinstance(s, ast.If):
             reads |= _loads(s.test) - bound
-            reads |= _free_reads(s.body, bound) | _free_reads(s.orelse, bound)
-            bound |= _stores(s.body) & _stores(s.orelse)
+            (r1, s1), (r2, s2) = _flow(s.body, bound), _flow(s.orelse, bound)
+            reads |= r1 | r2
+            bound |= s1 & s2
+            stores |= s1 | s2
         elif isinstance(s, ast.While):
             reads |= _loads(s.test) - bound
-            reads |= _free_reads(s.body, bound)
+            r, st = _flow(s.body, bound)
+            reads |= r
+            stores |= st
         elif isinstance(s, ast.FunctionDef):
             reads |= _loads(s) - bound
             bound.add(s.name)
+            stores.add(s.name)
         else:
             reads |= _loads(s) - bound
-    return reads
+            stores |= _stores([s])
+    return reads, stores
 
 
 def _terminates(stmts: list[ast.stmt]) -> bool:
@@ -295,6 +312,83 @@ def _terminates(stmts: list[ast.stmt]) -> bool:
     if isinstance(last, ast.While) and isinstance(last.test, ast.Constant) and last.test.value:
         return True
     return False
+
+
+def _assigned(stmts: list[ast.stmt]) -> set[str]:
+    """The names `stmts` assign on every path that falls through them."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, ast.If):
+            arms = [a for a in (s.body, s.orelse) if not _terminates(a)]
+            out |= set.intersection(*map(_assigned, arms)) if arms else set()
+        elif not isinstance(s, ast.While):
+            out |= _stores([s])
+    return out
+
+
+def _walk(stmts: list[ast.stmt]) -> list[ast.AST]:
+    """The nodes of `stmts`, not inside the functions they define."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(stmts)
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        if not isinstance(n, (ast.FunctionDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _jumps(stmts: list[ast.stmt]) -> bool:
+    """Whether `stmts` hold a ``return`` or ``continue`` (not in the functions they define)."""
+    return any(isinstance(n, (ast.Return, ast.Continue)) for n in _walk(stmts))
+
+
+def _listed(x: Any) -> list[Any]:
+    return x if isinstance(x, list) else [x]
+
+
+def _forward_order(states: list[list[ast.stmt]]) -> list[int] | None:
+    """An order of the states of a state machine in which every jump goes forward.
+
+    None if the states make a loop (a jump back, or one that is not ``_state = k``).
+    """
+    if len(states) < 2:
+        return None
+    succ: list[set[int]] = []
+    for st in states:
+        nodes = _walk(st)
+        targets = set()
+        for n in nodes:
+            if isinstance(n, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "_state" for t in n.targets
+            ):
+                if not (isinstance(n.value, ast.Constant) and isinstance(n.value.value, int)):
+                    return None
+                targets.add(n.value.value)
+            if isinstance(n, (ast.While, ast.Break)):
+                return None
+        if not all(0 <= t < len(states) for t in targets):
+            return None
+        succ.append(targets)
+    indeg = [0] * len(states)
+    for ts in succ:
+        for t in ts:
+            indeg[t] += 1
+    ready = [k for k in range(len(states)) if indeg[k] == 0]
+    order: list[int] = []
+    while ready:
+        k = ready.pop(0)
+        order.append(k)
+        for t in sorted(succ[k]):
+            indeg[t] -= 1
+            if indeg[t] == 0:
+                ready.append(t)
+    return order if len(order) == len(states) else None
+
+
+def _trivial(stmts: list[ast.stmt]) -> bool:
+    """Whether `stmts` is at most a ``return`` or a jump (as cheap to copy as to join)."""
+    return len(stmts) <= 1 and (not stmts or isinstance(stmts[0], (ast.Return, ast.Continue)))
 
 
 def _unreachable(stmts: list[ast.stmt]) -> bool:
@@ -391,6 +485,24 @@ def _no_args() -> ast.arguments:
     return ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
 
 
+class _Jumps(ast.NodeTransformer):
+    """A state's jumps as returns of ``(_state, *live)`` (`_Structure.sequence`)."""
+
+    def __init__(self, live: list[str], first: int, exits: list[ast.expr]):
+        self.live, self.first, self.exits = live, first, exits
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:
+        return node
+
+    def visit_Continue(self, node: ast.Continue) -> Any:
+        return ast.Return(_tuple(self.live))
+
+    def visit_Return(self, node: ast.Return) -> Any:
+        number = ast.Constant(self.first + len(self.exits))
+        self.exits.append(node.value)  # type: ignore[arg-type]
+        return [ast.Assign([_name("_state", True)], number), ast.Return(_tuple(self.live))]
+
+
 class _Structure:
     """Rewrites generated code so that its control flow is JAX's (see the module's doc)."""
 
@@ -409,6 +521,58 @@ class _Structure:
         if t is None:
             raise Unsupported(f"the type of {name} is not known")
         return t
+
+    def sequence(
+        self, states: list[list[ast.stmt]], order: list[int], bound: set[str]
+    ) -> list[ast.stmt]:
+        """States that never jump back (join points) as ``lax.cond``s in order, not a loop.
+
+            while True:                      _state, a, b = jax_cond(_state == 0, s0, skip)
+                if _state == 0: s0     =>    _state, b = jax_cond(_state == 1, s1, skip)
+                elif _state == 1: s1         return b
+                ...
+
+        Each state's ``lax.cond`` gives ``_state`` and the variables that the states after it
+        (or the exits) read: a ``continue`` returns them, a ``return`` the number of states
+        plus the number of its exit, whose expression is computed after the last state.
+        Each variable crosses only the ``lax.cond``s between where it is assigned and where
+        it is read; a loop's state would hold all of them in every iteration.
+        """
+        ends: set[str] = set()
+        for st in states:
+            for n in _walk(st):
+                if isinstance(n, ast.Return) and n.value is not None:
+                    ends |= _loads(n.value)
+        assigned = set().union(*map(_stores, states)) | {"_state"}
+        reads = [_free_reads(st, set()) for st in states]
+        unset = (set().union(*reads) | ends) - bound - self.toplevel - set(self.globals)
+        out = self.inits(sorted(unset & set(self.types)), bound)
+        before = set(bound) | (unset & set(self.types))
+        # What the states after each one (and the exits) read.
+        later = [ends]
+        for k in reversed(order[1:]):
+            later.append(later[-1] | reads[k])
+        exits: list[ast.expr] = []  # numbered as the jumps are written
+        for i, k in enumerate(order):
+            live = ["_state", *sorted(assigned & later[len(order) - 1 - i] - {"_state"})]
+            jumps = _Jumps(live, len(states), exits)
+            body = [y for x in states[k] for y in _listed(jumps.visit(x))]
+            name, skip = self.fresh(f"state{k}"), self.fresh("skip")
+            defaults = sorted(_stores(body) & before)
+            test = ast.Compare(_name("_state"), [ast.Eq()], [ast.Constant(k)])
+            value = _call("jax_cond", test, _name(name), _name(skip))
+            out += [
+                _def(name, [], self.stmts(body, before), defaults),
+                _def(skip, [], [ast.Return(_tuple(live))]),
+                ast.Assign([_tuple(live, True)], value),
+            ]
+            before = before | set(live)
+        if len(exits) == 1:
+            out.append(ast.Return(exits[0]))
+        elif exits:
+            index = ast.BinOp(_name("_state"), ast.Sub(), ast.Constant(len(states)))
+            out.append(ast.Return(_call("jax_select", index, ast.List(exits, ast.Load()))))
+        return out
 
     def types_global(self, names: list[str], head: list[Any]) -> str:
         value = tuple(head) + tuple(self.type_of(n) for n in names)
@@ -453,11 +617,14 @@ class _Structure:
         return out
 
     def branch(self, s: ast.If, rest: list[ast.stmt], bound: set[str]) -> list[ast.stmt]:
-        """``if``/``else`` as ``return jax_cond(c, then_, else_)``."""
+        """``if``/``else`` as ``return jax_cond(c, then_, else_)``, or as a join (`join`)."""
+        falls = [not _terminates(arm) for arm in (s.body, s.orelse)]
+        if all(falls) and not _trivial(rest) and not _jumps(s.body + s.orelse):
+            return self.join(s, rest, bound)
         arms = []
-        for arm in (s.body, s.orelse):
-            # Each arm gets its own copy: the rewriting changes the statements in place.
-            arms.append(arm if _terminates(arm) else arm + copy.deepcopy(rest))
+        for arm, fall in zip((s.body, s.orelse), falls):
+            # The rewriting changes the statements in place: a second arm gets a copy.
+            arms.append(arm + (copy.deepcopy(rest) if all(falls) else rest) if fall else arm)
         then, other = arms
         if _unreachable(then):
             return self.stmts(other, bound)
@@ -473,6 +640,33 @@ class _Structure:
             out.append(_def(name, [], body, defaults))
         out.append(ast.Return(_call("jax_cond", s.test, _name(names[0]), _name(names[1]))))
         return out
+
+    def join(self, s: ast.If, rest: list[ast.stmt], bound: set[str]) -> list[ast.stmt]:
+        """An ``if`` both of whose arms fall through, as ``names = jax_cond(...)``, then the rest.
+
+            if c:                        def then_():  a; return (x, y)
+                a                        def other_(): b; return (x, y)
+            else:                 =>     x, y = jax_cond(c, then_, other_)
+                b                        rest
+            rest
+
+        Neither arm returns or jumps: both fall through on every path. ``x, y``: what the
+        arms assign and the rest reads. The rest is written once: copied into both arms, the
+        statements after ``if``s in sequence (the blocks before a loop of join points) would
+        be written, and traced, once per path through them. A name that an arm may leave
+        unassigned, and nothing assigned before, starts as a placeholder.
+        """
+        names = sorted((_stores(s.body) | _stores(s.orelse)) & _free_reads(rest, set()))
+        unset = sorted(set(names) - bound - (_assigned(s.body) & _assigned(s.orelse)))
+        out = self.inits(unset, bound)
+        before = set(bound) | set(unset)
+        fns = [self.fresh("then"), self.fresh("other")]
+        for name, arm in zip(fns, (s.body, s.orelse)):
+            body = self.stmts([*arm, ast.Return(_tuple(names))], before)
+            out.append(_def(name, [], body, sorted(_stores(arm) & before)))
+        value = _call("jax_cond", s.test, _name(fns[0]), _name(fns[1]))
+        out.append(ast.Assign([_tuple(names, True)], value))
+        return out + self.stmts(rest, before | set(names))
 
     def loop(self, s: ast.While, rest: list[ast.stmt], bound: set[str]) -> list[ast.stmt]:
         """``while cond: body`` as one ``lax.while_loop`` (`jax_while`)."""
@@ -534,6 +728,9 @@ class _Structure:
                     break
         else:
             states = [body]
+        order = _forward_order(states)
+        if order is not None:
+            return self.sequence(states, order, bound)
         exits: list[ast.expr] = []
         for st in states:
             for n in ast.walk(ast.Module(st, [])):

@@ -620,9 +620,64 @@ def jax_switch(index: Any, branches: list[Any]) -> Any:
 
         return run
 
-    leaves, flag, need = jax.lax.switch(i, [replay(k) for k in range(len(branches))])
+    runs = [replay(k) for k in range(len(branches))]
+    if all(s == target for s in skeletons) and _cheap([closed for closed, _ in traced]):
+        # The branches pass on values computed before (the arms of an ``if`` that jump to
+        # one place) or compute a few scalars: all of them run, and their results are
+        # selected (no conditional for XLA to compile and run).
+        outs = [jax.tree_util.tree_leaves(run()) for run in runs]
+        which = i != 0 if len(runs) == 2 else jnp.clip(i, 0, len(runs) - 1)
+        *leaves, flag, need = [_select(which, xs) for xs in zip(*outs)]
+    else:
+        leaves, flag, need = jax.lax.switch(i, runs)
     _report(flag, need)
     return join(target, iter(leaves))
+
+
+#: The most scalar operations of the branches of a ``switch`` that runs them all (`_cheap`).
+CHEAP_OPERATIONS = 256
+
+
+def _cheap(closed: list[Any]) -> bool:
+    """Whether the branches of these closed jaxprs can all run, their results then selected.
+
+    They can when together they are at most `CHEAP_OPERATIONS` operations on scalars, with
+    no effects and no inner jaxprs (conditionals, loops), and the results that differ
+    between them are scalars (a select of arrays would read them all).
+    """
+    from jax.extend.core import Literal, jaxprs_in_params
+
+    eqns = [e for c in closed for e in c.jaxpr.eqns]
+    if len(eqns) > CHEAP_OPERATIONS:
+        return False
+    for e in eqns:
+        if e.effects or any(True for _ in jaxprs_in_params(e.params)):
+            return False
+        if any(getattr(v.aval, "shape", None) != () for v in (*e.invars, *e.outvars)):
+            return False
+
+    def source(c: Any, v: Any) -> Any:
+        # What an output is: a constant, a value from before the switch, or computed.
+        if isinstance(v, Literal):
+            return ("literal", repr(v.val))
+        if v in c.jaxpr.constvars:
+            return ("before", id(c.consts[c.jaxpr.constvars.index(v)]))
+        return ("computed", id(v))
+
+    for outs in zip(*(c.jaxpr.outvars for c in closed)):
+        kinds = {source(c, v) for c, v in zip(closed, outs)}
+        if len(kinds) > 1 and getattr(outs[0].aval, "shape", None) != ():
+            return False
+    return True
+
+
+def _select(which: Any, values: tuple[Any, ...]) -> Any:
+    """``values[which]`` (`which`: a traced boolean for two values), one value if all are."""
+    import jax
+
+    if all(v is values[0] for v in values):
+        return values[0]
+    return jax.lax.select_n(which, *map(_jnp().asarray, values))
 
 
 def jax_select(index: Any, values: list[Any]) -> Any:
