@@ -15,7 +15,11 @@ from myia.testing import check_grad
 from myia.vm import debug_vm
 from myia.vm.tracebacks import RECURSION_LIMIT
 
-BACKENDS = ["numpy", "debug"] + (["native"] if importlib.util.find_spec("numba") else [])
+BACKENDS = (
+    ["numpy", "debug"]
+    + (["native"] if importlib.util.find_spec("numba") else [])
+    + (["jax"] if importlib.util.find_spec("jax") else [])  # XLA's loops flag the limit
+)
 
 #: The limit of the debug backend in the tests of how a runaway recursion or a long loop
 #: ends: what they check does not depend on it, and the reference interpreter takes seconds

@@ -306,6 +306,12 @@ class CodeGenerator:
             and (self.steps_pending or target.flags.get("user_function"))
         )
 
+    def count_level(self, indent: int, tail: Node) -> None:
+        """Count a level of recursion: ``RecursionError`` past `RECURSION_LIMIT` levels."""
+        self.emit(indent, "_depth += 1", tail)
+        self.emit(indent, f"if _depth > {runtime.RECURSION_LIMIT}:", tail)
+        self.emit(indent + 1, "raise RecursionError('maximum recursion depth exceeded')", tail)
+
     def _reachable_in(self, entry: Graph, members: set[Graph]) -> set[Graph]:
         seen = {entry}
         todo = [entry]
@@ -538,11 +544,7 @@ class CodeGenerator:
             self.emit(indent, f"{lhs} = {', '.join(a for _, a in pairs)}", tail)
         if target in self.states:
             if self._steps(target):
-                self.emit(indent, "_depth += 1", tail)
-                self.emit(indent, f"if _depth > {runtime.RECURSION_LIMIT}:", tail)
-                self.emit(
-                    indent + 1, "raise RecursionError('maximum recursion depth exceeded')", tail
-                )
+                self.count_level(indent, tail)
             if len(self.states) > 1:
                 self.emit(indent, f"_state = {self.states[target]}", tail)
             if self.in_loop:

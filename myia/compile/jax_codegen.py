@@ -40,6 +40,7 @@ from ..primitives import P, Primitive
 from ..primitives.stack import EMPTY_STACK
 from . import jax_control as ctl
 from . import jax_runtime as rt
+from . import runtime
 from .codegen import CodeGenerator, Module
 from .jax_lower import JAX_LOWER, LINALG_ERRORS
 
@@ -122,9 +123,15 @@ class JaxGenerator(CodeGenerator):
 
     #: JAX's control flow reads a closure's values in its cells (`jax_control.split`).
     closure_defaults = False
-    # XLA cannot raise: a recursion that XLA runs as a loop is not bounded (a program that
-    # runs on the host, as recursion that is not a loop does, is).
-    count_recursion = False
+
+    def count_level(self, indent: int, tail: Any) -> None:
+        """Count a level of recursion; past `RECURSION_LIMIT`, flag the call.
+
+        XLA cannot raise: the flag ends the loop, and the host runs the call again and raises
+        Python's `RecursionError` (a `MyiaRecursionError` at the user's line).
+        """
+        check, limit = self.global_value(rt.check, "check"), runtime.RECURSION_LIMIT
+        self.emit(indent, f"_depth = {check}(_depth + 1 > {limit}, _depth + 1)", tail)
 
     def call(self, node: Any) -> str:
         fn, *args = node.inputs
