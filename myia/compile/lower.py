@@ -32,7 +32,7 @@ from ..abstract.data import (
     AbstractUnion,
 )
 from ..infer.rulelib import as_dtype
-from ..ir.node import Apply, Node
+from ..ir.node import Apply, Node, is_apply_of
 from ..primitives import P, Primitive, special
 from ..primitives.grad import EMPTY_ENV, NO_ZERO, EnvInstance, zero_of_type
 from ..primitives.lazy_sens import lazy_zeros
@@ -634,7 +634,7 @@ def _array_index_add_inplace(args: list[str], node: Apply, ctx: Any) -> str | No
         return None
     a = node.abstract
     z = node.inputs[1]
-    if z.is_apply and z.inputs[0].is_constant and z.inputs[0].value is P.gzeros and ctx.inlined(z):  # type: ignore[attr-defined]
+    if is_apply_of(z, P.gzeros) and ctx.inlined(z):  # type: ignore[attr-defined]
         # Written into a new zero array: one element set, not read and added.
         fn = ctx.global_value(index_set_zeros, "index_set_zeros")
         return f"{fn}({a.shape!r}, np.{a.dtype}, {args[1]}, {args[2]})"

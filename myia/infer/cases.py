@@ -62,12 +62,16 @@ def case_call(node: Apply, k: int, lengths: tuple[int, ...], others: bool) -> Ap
     subject = node.inputs[k + 1]
     where = node.debug
 
-    def case(n: int | None) -> Graph:
-        """``λ(u): op(..., u, ...)``: `node` on the tuple of length `n` (None: the rest)."""
+    def graph() -> tuple[Graph, Any]:
+        """A graph of the cases, and its parameter: the tuple."""
         g = Graph()
         g.debug = DebugInfo(origin=node.graph.debug)
         g.flags["cases"] = True
-        u = g.add_parameter(debug=DebugInfo(origin=subject.debug))
+        return g, g.add_parameter(debug=DebugInfo(origin=subject.debug))
+
+    def case(n: int | None) -> Graph:
+        """``λ(u): op(..., u, ...)``: `node` on the tuple of length `n` (None: the rest)."""
+        g, u = graph()
         inputs = [u if i is subject else i for i in node.inputs]
         g.output = Apply(inputs, g, DebugInfo(origin=where))
         return g
@@ -76,10 +80,7 @@ def case_call(node: Apply, k: int, lengths: tuple[int, ...], others: bool) -> Ap
     tests = list(lengths) if others else list(lengths[:-1])
     nxt = case(None if others else lengths[-1])
     for n in reversed(tests):
-        g = Graph()
-        g.debug = DebugInfo(origin=node.graph.debug)
-        g.flags["cases"] = True
-        u = g.add_parameter(debug=DebugInfo(origin=subject.debug))
+        g, u = graph()
         test = g.apply(P.tuple_len_is, u, n, debug=DebugInfo(origin=where))
         sw = g.apply(P.switch, test, case(n), nxt, debug=DebugInfo(origin=where))
         g.output = Apply([sw, u], g, DebugInfo(origin=where))

@@ -242,7 +242,7 @@ class Inferrer(LoopTypes):
                 f"{untyped_fields_hint(old, new)}",
                 error_frames(self.calls),
             ) from None
-        if len(lengths_of_any(out)) > MAX_LENGTHS > len(lengths_of_any(old)) - 1:
+        if len(lengths_of_any(out)) > MAX_LENGTHS:
             # ``return f(n - 1) + (x,)``: a tuple one longer at every level of a recursion.
             raise MyiaTypeError(
                 f"{user_name(ctx.graph.name)} returns tuples of ever more lengths "
