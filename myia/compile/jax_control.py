@@ -520,7 +520,7 @@ def _while(
         # A counted loop: no test, no stop at the first error (it ends all the same).
         flag, need = flag0, need0
         if n:
-            leaves, flag, need = _run_counted(step_fn, jaxpr, n, (leaves, flag0, need0))
+            leaves, flag, need = sums.run(step_fn, jaxpr, n, (leaves, flag0, need0))
         counted.finals(jaxpr, known, n, leaves)
         _report(flag, need)
         return unflat(leaves)
@@ -532,31 +532,6 @@ def _while(
     leaves, flag, need = jax.lax.while_loop(cond_, body_, (leaves, flag0, need0))
     _report(flag, need)
     return unflat(leaves)
-
-
-def _run_counted(step_fn: Any, jaxpr: Any, n: int, carry: Any) -> Any:
-    """`n` iterations of the body `step_fn` (its jaxpr: `jaxpr`) from `carry`.
-
-    A ``lax.fori_loop``; where the body accumulates sums of products over the iterations
-    (`jax_sums`), a ``lax.scan`` that stacks their operands, the sums computed after it.
-    """
-    import jax
-
-    jnp = _jnp()
-    found = sums.find(jaxpr, n)
-    fn, extra = sums.body(jaxpr, found) if found else (step_fn, [])
-    size = len(carry[0])
-
-    def body_(c: Any, _: Any) -> Any:
-        outs = fn(*c[0])
-        out, flag, need = outs[:size], outs[size], outs[size + 1]
-        return (list(out), flag | c[1], jnp.maximum(need, c[2])), list(outs[size + 2 :])
-
-    if not found:
-        return jax.lax.fori_loop(0, n, lambda _, c: body_(c, None)[0], carry)
-    (leaves, flag, need), stacked = jax.lax.scan(body_, carry, None, length=n)
-    sums.finish(found, extra, stacked, leaves)
-    return leaves, flag, need
 
 
 def _counted(test: Any, step: Any, leaves: list[Any], known: list[int | None]) -> Any:

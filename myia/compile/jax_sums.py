@@ -11,8 +11,10 @@ axis. XLA runs one large product far faster than many small ones. Named rewrite:
         (A, B: the n values of a_i, b_i; their first axes contracted too)
 
 A ``reduce_sum`` of a value the loop stacks anyway for a product is summed after the loop
-too (``db = db + sum(d_i, 0)`` => ``db = db + sum(D, (0, 1))``). Only the order of the
-additions changes (rounding, as XLA's own reordering of reductions).
+too (``db = db + sum(d_i, 0)`` => ``db = db + sum(D, (0, 1))``), and an outer product
+``u_i.reshape(m, 1) * v_i.reshape(1, n)`` (the gradient of a matrix-vector product) is the
+product of a column and a row. Only the order of the additions changes (rounding, as
+XLA's own reordering of reductions).
 
 The rewrite reads the loop body's jaxpr: a leaf of the loop's state is an *accumulator*
 where the body's new value of it is ``add`` of its old value and a ``dot_general`` (no
@@ -106,6 +108,64 @@ def _single_reduce_sum(e: Any) -> tuple[int, ...] | None:
     return None
 
 
+def _product(e: Any, defs: dict[Any, Any], uses: dict[Any, int]) -> list[_Operand] | None:
+    """The operands of `e`, a ``dot_general`` or a sum over all the batch axes of one.
+
+    A product whose batch axes are summed (the gradient of a batched matrix product) is
+    the product with those axes contracted. None where `e` is neither.
+    """
+    from jax.extend.core import Literal
+
+    summed = _single_reduce_sum(e)
+    if summed is not None:
+        if isinstance(e.invars[0], Literal) or uses.get(e.invars[0]) != 1:
+            return None
+        e = defs.get(e.invars[0])
+        if e is None or e.primitive.name != "dot_general":
+            return None
+    elif e.primitive.name != "dot_general":
+        return None
+    (lc, rc), (lb, rb) = e.params["dimension_numbers"]
+    if sorted(summed or ()) != list(range(len(lb))):
+        return None  # batch axes kept, or other axes summed
+    ops = []
+    for v, c in ((e.invars[0], [*lb, *lc]), (e.invars[1], [*rb, *rc])):
+        if isinstance(v, Literal):
+            return None
+        free = [a for a in range(v.aval.ndim) if a not in c]
+        var, axes = _through_transpose(v, free + c, defs)
+        ops.append(_Operand(var, axes[: len(free)], axes[len(free) :]))
+    return ops
+
+
+def _outer(e: Any, defs: dict[Any, Any]) -> list[_Operand] | None:
+    """The column and the row of `e`, an outer product ``u.reshape(m, 1) * v.reshape(1, n)``.
+
+    That is the product of the column (``m × 1``) and the row (``1 × n``), their axes of
+    size 1 contracted. None where `e` is not such a product.
+    """
+    from jax.extend.core import Literal
+
+    if e.primitive.name != "mul" or len(e.outvars[0].aval.shape) != 2:
+        return None
+    ops = []
+    for v in e.invars:
+        b = defs.get(v)  # a size-1 axis broadcast by the product itself or before it
+        if b is not None and b.primitive.name == "broadcast_in_dim":
+            if tuple(b.params["broadcast_dimensions"]) != (0, 1):
+                return None
+            v = b.invars[0]
+        if isinstance(v, Literal):
+            return None
+        ops.append(v)
+    (m, n), shapes = e.outvars[0].aval.shape, [tuple(v.aval.shape) for v in ops]
+    if shapes == [(1, n), (m, 1)]:
+        ops.reverse()
+    elif shapes != [(m, 1), (1, n)]:
+        return None
+    return [_Operand(ops[0], [0], [1]), _Operand(ops[1], [1], [0])]
+
+
 def find(closed: Any, n: int) -> list[_Sum]:
     """The accumulators of the body `closed` (a closed jaxpr) of a loop of `n` iterations.
 
@@ -133,24 +193,14 @@ def find(closed: Any, n: int) -> list[_Sum]:
         if other in defs:
             candidates.append((k, other, defs[other]))
     for k, _, e in candidates:
-        if e.primitive.name != "dot_general":
-            continue
-        (lc, rc), (lb, rb) = e.params["dimension_numbers"]
-        lhs, rhs = e.invars
-        if lb or rb or isinstance(lhs, Literal) or isinstance(rhs, Literal):
-            continue
-        if lhs not in varying or rhs not in varying:
-            continue
-        ops = []
-        for v, c in ((lhs, list(lc)), (rhs, list(rc))):
-            free = [a for a in range(v.aval.ndim) if a not in c]
-            var, axes = _through_transpose(v, free + c, defs)
-            ops.append(_Operand(var, axes[: len(free)], axes[len(free) :]))
-        sums.append(_Sum(k, "dot", ops, dict(e.params)))
+        ops = _product(e, defs, uses) or _outer(e, defs)
+        if ops is not None and all(o.var in varying for o in ops):
+            params = e.params if e.primitive.name == "dot_general" else {}
+            sums.append(_Sum(k, "dot", ops, dict(params)))
     stacked = {o.var for s in sums for o in s.operands}
     for k, _, e in candidates:
         axes = _single_reduce_sum(e)
-        if axes is not None and e.invars[0] in stacked:
+        if axes is not None and e.invars[0] in stacked and k not in {s.k for s in sums}:
             v = e.invars[0]
             free = [a for a in range(v.aval.ndim) if a not in axes]
             sums.append(_Sum(k, "sum", [_Operand(v, free, list(axes))], {}))
@@ -228,3 +278,29 @@ def finish(sums: list[_Sum], extra: list[Any], stacked: list[Any], leaves: list[
             )
             total = total.reshape(acc.shape)
         leaves[s.k] = acc + total.astype(acc.dtype)
+
+
+def run(step_fn: Any, jaxpr: Any, n: int, carry: Any) -> Any:
+    """`n` iterations of the body `step_fn` (its jaxpr: `jaxpr`) from `carry`.
+
+    `carry` is ``(leaves, error flag, stack size needed)``, `step_fn` returns the leaves, its
+    flag and its size needed. A ``lax.fori_loop``; where the body accumulates sums of
+    products (`find`), a ``lax.scan`` that stacks their operands, the sums added after it.
+    """
+    import jax
+
+    jnp = _jnp()
+    found = find(jaxpr, n)
+    fn, extra = body(jaxpr, found) if found else (step_fn, [])
+    size = len(carry[0])
+
+    def body_(c: Any, _: Any) -> Any:
+        outs = fn(*c[0])
+        out, flag, need = outs[:size], outs[size], outs[size + 1]
+        return (list(out), flag | c[1], jnp.maximum(need, c[2])), list(outs[size + 2 :])
+
+    if not found:
+        return jax.lax.fori_loop(0, n, lambda _, c: body_(c, None)[0], carry)
+    (leaves, flag, need), stacked = jax.lax.scan(body_, carry, None, length=n)
+    finish(found, extra, stacked, leaves)
+    return leaves, flag, need
