@@ -314,7 +314,7 @@ class JaxExecutable(Executable):
         self.params, self.out = params, out
 
         def flat(capacity: int, *leaves: Any) -> Any:
-            rt.Trace.start(capacity)
+            rt.Trace.start(capacity, leaves)
             it = iter(leaves)
             args = [_unflatten(it, a, _as_is) for a in params]
             rt.Trace.flags.append([])

@@ -467,9 +467,10 @@ def jax_while(cond: Any, body: Any, state: Any, types_: Any) -> Any:
     first = split(to_carry(state, types_), init)
     skeleton = first
     owner = object()
+    varied: set[int] = set()  # the leaves not assumed uniform buffers (`rt.uniform`)
     for _ in range(8):
         try:
-            return _while(cond, body, types_, first, init, skeleton, owner)
+            return _while(cond, body, types_, first, init, skeleton, owner, varied)
         except _Widen as exc:
             if exc.owner is not owner:
                 raise
@@ -478,15 +479,31 @@ def jax_while(cond: Any, body: Any, state: Any, types_: Any) -> Any:
 
 
 def _while(
-    cond: Any, body: Any, types_: Any, first: Any, init: list[Any], skeleton: Any, owner: object
+    cond: Any,
+    body: Any,
+    types_: Any,
+    first: Any,
+    init: list[Any],
+    skeleton: Any,
+    owner: object,
+    varied: set[int],
 ) -> Any:
     import jax
 
     jnp = _jnp()
     leaves: list[Any] = []
     fit(first, iter(init), skeleton, leaves)
+    # A stack buffer whose rows are one value stays so where the body passes it on (not
+    # assumed where that value is in the state: it is then likely to change).
+    rows = {
+        j: u
+        for j, u in enumerate(map(rt.uniform, leaves))
+        if u and j not in varied and not any(u[0] is x for x in leaves)
+    }
 
     def unflat(xs: Any) -> Any:
+        for j, u in rows.items():
+            rt.same(xs[j], *u)
         return join(skeleton, iter(xs))
 
     def flat_body(xs: Any) -> Any:
@@ -496,6 +513,10 @@ def _while(
         except Unreachable:
             # The body pops a stack nothing was pushed on: it never runs.
             return [jnp.asarray(x) for x in xs]
+        changed = {j for j in rows if got != skeleton or out[j] is not xs[j]}
+        if changed:
+            varied.update(changed)
+            raise _Widen(owner, skeleton)
         if got == skeleton:
             return [jnp.asarray(x) for x in out]
         joined = merge(skeleton, got)
@@ -523,7 +544,7 @@ def _while(
             leaves, flag, need = sums.run(step_fn, jaxpr, n, (leaves, flag0, need0))
         counted.finals(jaxpr, known, n, leaves)
         _report(flag, need)
-        return unflat(leaves)
+        return unflat(list(leaves))
 
     def cond_(carry: Any) -> Any:
         out, flag, _ = test(carry[0])
@@ -531,7 +552,7 @@ def _while(
 
     leaves, flag, need = jax.lax.while_loop(cond_, body_, (leaves, flag0, need0))
     _report(flag, need)
-    return unflat(leaves)
+    return unflat(list(leaves))
 
 
 def _counted(test: Any, step: Any, leaves: list[Any], known: list[int | None]) -> Any:

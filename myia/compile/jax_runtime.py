@@ -46,18 +46,45 @@ class Trace:
     needs: list[list[Any]] = []
     #: Integers known when tracing, by the id of their (traced) array: ``id -> (array, n)``.
     known: dict[int, tuple[Any, int]] = {}
+    #: Stack buffers whose rows are all one value (`uniform`), by the buffer's id:
+    #: ``id -> (buffer, the value pushed, the row)``.
+    uniform: dict[int, tuple[Any, Any, Any]] = {}
+    #: The program's arguments (traced), by id.
+    arguments: dict[int, Any] = {}
 
     @classmethod
-    def start(cls, capacity: int) -> None:
-        """Start tracing a program whose stacks have `capacity` rows."""
+    def start(cls, capacity: int, arguments: Any = ()) -> None:
+        """Start tracing a program whose stacks have `capacity` rows, of `arguments`."""
         cls.capacity = capacity
         cls.known = {}
+        cls.uniform = {}
+        cls.arguments = {id(x): x for x in arguments}
 
 
 def remember(x: Any, n: int) -> Any:
     """Record that the traced integer array `x` is `n` (a loop's counter, a stack's size)."""
     Trace.known[id(x)] = (x, n)
     return x
+
+
+def uniform(buffer: Any) -> tuple[Any, Any] | None:
+    """``(value pushed, row)`` where every row of stack buffer `buffer` is that row.
+
+    A stack's buffer starts so at its first push of an argument of the program (a weight:
+    the row broadcast, the rows past the stack's size are never read), and stays so while
+    every push pushes that same traced value; popping then reads the row, not the buffer,
+    and XLA drops the buffer. A loop whose state holds such a buffer (and not the value)
+    assumes it stays so (`jax_control`), and traces its body again without the assumption
+    where it does not.
+    """
+    entry = Trace.uniform.get(id(buffer))
+    return entry[1:] if entry is not None and entry[0] is buffer else None
+
+
+def same(buffer: Any, pushed: Any, row: Any) -> Any:
+    """Record that every row of `buffer` is `row`, the value `pushed` (see `uniform`)."""
+    Trace.uniform[id(buffer)] = (buffer, pushed, row)
+    return buffer
 
 
 def _plus(count: Any, n: int) -> Any:
@@ -317,13 +344,15 @@ class JaxStack:
         """The stack with `x` on top."""
         leaves: list[Any] = []
         _leaves(x, self.element, leaves)
-        buffers = _write(self.buffers, leaves, self.count)
+        buffers = _write(self.buffers, leaves, self.count, keep=True)
         return JaxStack(self.element, buffers, _plus(self.count, 1))
 
     def pop(self) -> tuple[Any, JaxStack]:
         """The top and the rest (the generated code pops only a non-empty stack)."""
         i = _plus(self.count, -1)
-        top = _rebuild(iter(_read(self.buffers, i)), self.element)
+        rows = [uniform(b) for b in self.buffers]
+        read = iter(_read([b for b, u in zip(self.buffers, rows) if u is None], i))
+        top = _rebuild(iter([next(read) if u is None else u[1] for u in rows]), self.element)
         return top, JaxStack(self.element, self.buffers, i)
 
     def __getitem__(self, k: int) -> Any:
@@ -334,17 +363,29 @@ class JaxStack:
         return self.count == 0
 
 
-def _write(buffers: list[Any], leaves: list[Any], count: Any) -> list[Any]:
-    """`buffers` with row `count` set to `leaves`, the size needed recorded."""
+def _write(buffers: list[Any], leaves: list[Any], count: Any, keep: bool = False) -> list[Any]:
+    """`buffers` with row `count` set to `leaves`, the size needed recorded.
+
+    With `keep`, a buffer whose rows are all one value stays so where that value is pushed
+    again, and the first push broadcasts its row (`uniform`).
+    """
     from jax import lax
 
     # Past the capacity the write is clamped to the last row: the call is then run again
     # with larger buffers (`_need`), so that row is never read.
     _need(count + 1)
-    return [
-        lax.dynamic_update_index_in_dim(b, _jnp().asarray(v, dtype=b.dtype), count, 0)
-        for b, v in zip(buffers, leaves)
-    ]
+    jnp = _jnp()
+    out = []
+    for b, v in zip(buffers, leaves):
+        row = jnp.asarray(v, dtype=b.dtype)
+        u = uniform(b) if keep else None
+        if u is not None and u[0] is v:
+            out.append(b)
+        elif keep and known(count) == 0 and Trace.arguments.get(id(v)) is v:
+            out.append(same(jnp.broadcast_to(row, b.shape), v, row))
+        else:
+            out.append(lax.dynamic_update_index_in_dim(b, row, count, 0))
+    return out
 
 
 def _read(buffers: list[Any], i: Any) -> list[Any]:
