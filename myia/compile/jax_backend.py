@@ -461,7 +461,7 @@ class JaxExecutable(Executable):
         single = _leaf(self.out)
         # Float64 scalars: Python floats (tolist) as the NumPy backend returns them.
         convert = [None if a.weak else np.float64 for a in types_]
-        settled, context = backend.settled, backend.context
+        settled, context = backend.settled_test(), backend.context
 
         def values(args: tuple[Any, ...]) -> Any:
             """The results as a list, or None where the call must go the general way."""
@@ -610,6 +610,13 @@ class JaxBackend(Backend):
     def settled(self) -> bool:
         """Whether JAX's settings are already those of the calls: nothing to enter."""
         return self.jax.config.jax_enable_x64 and self._device_setting() is None
+
+    def settled_test(self) -> Any:
+        """`settled` as a function of nothing, the cheapest for this backend (a call's test)."""
+        if self.jax_device is not None:
+            return self.settled
+        config = self.jax.config
+        return lambda: config.jax_enable_x64
 
     def context(self) -> Any:
         """Where tracing and calls run: float64 enabled, on the chosen device.
