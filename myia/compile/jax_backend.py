@@ -240,6 +240,10 @@ def _to_host(value: Any, a: Any) -> Any:
     return np.asarray(value)[()]
 
 
+class _GeneralWay(Exception):
+    """A direct call flagged an error or outgrew its stacks: the call goes the general way."""
+
+
 class JaxExecutable(Executable):
     """A graph compiled by XLA through ``jax.jit``, or, where it cannot be, host code.
 
@@ -263,6 +267,9 @@ class JaxExecutable(Executable):
         self.capacities: list[int] = []
         #: The call once the program is traced (`_fast_path`), or None.
         self.fast: Any = None
+        #: The call of the arguments themselves once traced, where results are Python
+        #: floats (`direct`), or None.
+        self.direct_fn: Any = None
         #: The host code with its regions of array work jitted (`jax_regions`), once built.
         self.regions: PythonExecutable | None = None
         #: How many regions of array work the host code calls (`jax_regions`).
@@ -444,7 +451,7 @@ class JaxExecutable(Executable):
         scalar results come back as one array (`packed`). A call whose status says that an
         error was flagged or the stacks overflowed goes the general way (`_call`).
         """
-        fn, context, slow = self.fn, self.backend.context, self._call
+        fn, backend, slow = self.fn, self.backend, self._call
         flat = all(_leaf(a) for a in self.params)
         leaves_of = self._leaves
         if self.packed is None:
@@ -454,20 +461,60 @@ class JaxExecutable(Executable):
         single = _leaf(self.out)
         # Float64 scalars: Python floats (tolist) as the NumPy backend returns them.
         convert = [None if a.weak else np.float64 for a in types_]
+        settled, context = backend.settled_test(), backend.context
+
+        def values(args: tuple[Any, ...]) -> Any:
+            """The results as a list, or None where the call must go the general way."""
+            leaves = args if flat else leaves_of(args)
+            if settled():  # float64 on and the device JAX's default: no context to enter
+                result = fn(self.capacity, *leaves)[0]
+            else:
+                with context():
+                    result = fn(self.capacity, *leaves)[0]
+            out = np.asarray(result).tolist()
+            if status:
+                code = int(out.pop())
+                if code & 1 or code >> 1 > self.capacity:
+                    return None
+            return out
 
         def fast(args: tuple[Any, ...]) -> Any:
-            with context():
-                result = fn(self.capacity, *(args if flat else leaves_of(args)))[0]
-            values = np.asarray(result).tolist()
-            if status:
-                code = int(values.pop())
-                if code & 1 or code >> 1 > self.capacity:
-                    return slow(args)
+            out = values(args)
+            if out is None:
+                return slow(args)
             if single:
-                return values[0] if convert[0] is None else convert[0](values[0])
-            return _unflatten(iter(values), self.out, self.backend.convert)
+                return out[0] if convert[0] is None else convert[0](out[0])
+            return _unflatten(iter(out), self.out, backend.convert)
 
+        if flat and all(c is None for c in convert):
+            # Python floats out: the call of the arguments themselves (`direct`).
+            if single:
+
+                def direct(*args: Any) -> Any:
+                    out = values(args)
+                    if out is None:
+                        raise _GeneralWay
+                    return out[0]
+            else:
+
+                def direct(*args: Any) -> Any:
+                    out = values(args)
+                    if out is None:
+                        raise _GeneralWay
+                    return _unflatten(iter(out), self.out, _as_is)
+
+            self.direct_fn = direct
         return fast
+
+    def direct(self) -> tuple[Any, bool]:
+        """The call of the arguments themselves, where results are Python floats.
+
+        It is there once the program is traced (`Executable.direct`); a call that flags an
+        error or outgrows its stacks raises, and runs again the general way.
+        """
+        if not self.jitted:
+            return None, True
+        return self.direct_fn, self.traced
 
     def __call__(self, args: tuple[Any, ...]) -> Any:
         if self.fast is not None:
@@ -537,6 +584,8 @@ class JaxBackend(Backend):
         except RuntimeError:
             raise MyiaError(f"JAX has no {self.device!r} device on this machine") from None
         self.jax_device = devices[0] if device is not None else None
+        #: JAX's default device (calls on it set no default device, `context`).
+        self.first_device = jax.devices()[0]
         #: Where arguments live over the devices of `mesh` (`jax_sharding.MeshLayout`).
         self.layout = None
         if mesh is not None:
@@ -548,14 +597,44 @@ class JaxBackend(Backend):
         elif batch_argnums or arg_specs or batch_axis is not None:
             raise MyiaError("batch_axis=, batch_argnums= and arg_specs= need a mesh=")
 
-    def context(self) -> Any:
-        """Where tracing and calls run: float64 enabled, on the chosen device."""
-        if self.jax_device is None:
-            return self.jax.enable_x64(True)
-        stack = contextlib.ExitStack()
-        stack.enter_context(self.jax.enable_x64(True))
+    def _device_setting(self) -> Any:
+        """The default device a call sets (None where JAX's is already the chosen one)."""
+        device = self.jax_device
+        if device is None:
+            return None
+        current = self.jax.config.jax_default_device
+        if current is device or (current is None and device == self.first_device):
+            return None
+        return device
+
+    def settled(self) -> bool:
+        """Whether JAX's settings are already those of the calls: nothing to enter."""
+        return self.jax.config.jax_enable_x64 and self._device_setting() is None
+
+    def settled_test(self) -> Any:
+        """`settled` as a function of nothing, the cheapest for this backend (a call's test)."""
         if self.jax_device is not None:
-            stack.enter_context(self.jax.default_device(self.jax_device))
+            return self.settled
+        config = self.jax.config
+        return lambda: config.jax_enable_x64
+
+    def context(self) -> Any:
+        """Where tracing and calls run: float64 enabled, on the chosen device.
+
+        A setting JAX has already (float64 enabled in the user's process, the chosen device
+        JAX's default) is not entered again: a call's cost, and the same key for JAX's cache
+        of compiled computations as a call of the fast path (`settled`).
+        """
+        jax = self.jax
+        device = self._device_setting()
+        x64 = None if jax.config.jax_enable_x64 else jax.enable_x64(True)
+        if device is None:
+            return contextlib.nullcontext() if x64 is None else x64
+        if x64 is None:
+            return jax.default_device(device)
+        stack = contextlib.ExitStack()
+        stack.enter_context(x64)
+        stack.enter_context(jax.default_device(device))
         return stack
 
     def on_host(self, args: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -73,6 +73,15 @@ _FLOAT_OPS = frozenset(
 )
 
 
+#: The checks of the flagged operations that read their operands only, by primitive name
+#: (the others flag a result that is not finite, `jax_runtime.check_float`).
+_FLOAT_CHECKS = {
+    "truediv": ("check_divide", rt.check_divide),
+    "sin": ("check_bounded", rt.check_bounded),
+    "cos": ("check_bounded", rt.check_bounded),
+}
+
+
 def _weak(a: Any, kind: str) -> bool:
     return isinstance(a, AbstractScalar) and a.weak and np.dtype(a.dtype).kind in kind
 
@@ -209,7 +218,8 @@ class JaxGenerator(CodeGenerator):
                 raise Unsupported(f"{v.name} has no JAX lowering here")
         if how == "float":
             a = ", ".join(self.expr(x) for x in args)  # variables: see `inlined`
-            return f"{self.global_value(rt.check_float, 'check_float')}({text}, {a})"
+            name, check = _FLOAT_CHECKS.get(v.name, ("check_float", rt.check_float))
+            return f"{self.global_value(check, name)}({text}, {a})"
         if how == "finite":
             check = LINALG_ERRORS[v.name]
             return f"{self.global_value(check, check.__name__)}({text})"

@@ -532,36 +532,45 @@ def _while(
     leaves = [jnp.asarray(x) for x in leaves]
     _, flag0, need0 = test(leaves)
     step_fn, jaxpr, n = _counted(test, step, leaves, known)
+    # What the body records: an error flag, a stack size (constants where it records none,
+    # and then the loop's state does not carry them).
+    flags, needs = (not counted.zero(v) for v in jaxpr.jaxpr.outvars[-2:])
 
     def body_(carry: Any) -> Any:
         *out, flag, need = step_fn(*carry[0])
-        return out, flag | carry[1], jnp.maximum(need, carry[2])
+        flag = flag | carry[1] if flags else None
+        need = jnp.maximum(need, carry[2]) if needs else None
+        return out, flag, need
 
+    carry = (leaves, flag0 if flags else None, need0 if needs else None)
     if n is not None:
         # A counted loop: no test, no stop at the first error (it ends all the same).
-        flag, need = flag0, need0
         if n:
-            leaves, flag, need = sums.run(step_fn, jaxpr, n, (leaves, flag0, need0))
+            leaves, flag, need = sums.run(step_fn, jaxpr, n, carry, flags, needs)
+            flag0, need0 = (flag if flags else flag0), (need if needs else need0)
         counted.finals(jaxpr, known, n, leaves)
-        _report(flag, need)
+        _report(flag0, need0)
         return unflat(list(leaves))
 
     def cond_(carry: Any) -> Any:
         out, flag, _ = test(carry[0])
-        return jnp.asarray(out, dtype=bool) & ~(flag | carry[1])
+        out = jnp.asarray(out, dtype=bool)
+        return out & ~(flag | carry[1]) if flags else out & ~flag
 
-    leaves, flag, need = jax.lax.while_loop(cond_, body_, (leaves, flag0, need0))
-    _report(flag, need)
+    leaves, flag, need = jax.lax.while_loop(cond_, body_, carry)
+    # The last test, which ended the loop, may have flagged an error (``1 / y`` with y = 0).
+    flag = (flag if flags else flag0) | test(leaves)[1]
+    _report(flag, need if needs else need0)
     return unflat(list(leaves))
 
 
 def _counted(test: Any, step: Any, leaves: list[Any], known: list[int | None]) -> Any:
     """``(body, jaxpr, trip count)``: the loop's body, its jaxpr and its trip count.
 
-    The body is a function of the leaves whose flat outputs are the leaves, the error flag
-    and the stack size needed. Where the test has the form of a counted loop (`jax_counted`),
-    the body is its traced jaxpr, replayed, and the trip count is known where the body
-    confirms the form; else the jaxpr and the trip count are None.
+    The body is the loop's body traced once, to a jaxpr (which tells what it records), and
+    replayed: a function of the leaves whose flat outputs are the leaves, the error flag and
+    the stack size needed. The trip count is known where the test has the form of a
+    counted loop (`jax_counted`) and the body confirms it; else it is None.
     """
     import jax
     from jax.extend.core import jaxpr_as_fun
@@ -570,13 +579,12 @@ def _counted(test: Any, step: Any, leaves: list[Any], known: list[int | None]) -
         out, flag, need = step(list(xs))
         return (*out, flag, need)
 
-    if all(n is None for n in known):
-        return flat_step, None, None
-    form = counted.test_form(jax.make_jaxpr(lambda *xs: test(list(xs)))(*leaves), known)
-    if form is None:
-        return flat_step, None, None
     jaxpr = jax.make_jaxpr(flat_step)(*leaves)
-    return jaxpr_as_fun(jaxpr), jaxpr, counted.trip_count(form, jaxpr, known)
+    if all(n is None for n in known):
+        return jaxpr_as_fun(jaxpr), jaxpr, None
+    form = counted.test_form(jax.make_jaxpr(lambda *xs: test(list(xs)))(*leaves), known)
+    n = None if form is None else counted.trip_count(form, jaxpr, known)
+    return jaxpr_as_fun(jaxpr), jaxpr, n
 
 
 def jax_switch(index: Any, branches: list[Any]) -> Any:

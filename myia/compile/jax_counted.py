@@ -68,7 +68,8 @@ def _literal(v: Any) -> int | None:
     return None
 
 
-def _false(v: Any) -> bool:
+def zero(v: Any) -> bool:
+    """Whether jaxpr variable `v` is the constant False or 0 (no error flagged, no row needed)."""
     from jax.extend.core import Literal
 
     return isinstance(v, Literal) and not bool(v.val)
@@ -83,7 +84,7 @@ def test_form(test_jaxpr: Any, known: list[int | None]) -> Any:
     None where the test is of another form, or may flag an error.
     """
     jaxpr = test_jaxpr.jaxpr
-    if len(jaxpr.outvars) != 3 or not all(map(_false, jaxpr.outvars[1:])):
+    if len(jaxpr.outvars) != 3 or not all(map(zero, jaxpr.outvars[1:])):
         return None
     defs, index = _defining(jaxpr), _index(jaxpr)
     eqn = defs(jaxpr.outvars[0])

@@ -529,6 +529,24 @@ def check_float(result: Any, *inputs: Any) -> Any:
     return check(~_finite(result), result)
 
 
+def check_divide(result: Any, a: Any, b: Any) -> Any:
+    """`result` of ``a / b`` on Python numbers, flagged where Python raises: `b` is 0.
+
+    Elsewhere Python and XLA compute the same ``inf`` or ``nan`` (an overflow, a ``nan``
+    operand). The test reads the operand only: XLA need not compute the quotient twice.
+    """
+    return check(_jnp().asarray(b) == 0, result)
+
+
+def check_bounded(result: Any, x: Any) -> Any:
+    """`result` of ``math.sin(x)`` or ``math.cos(x)``, flagged where `x` is not finite.
+
+    Python raises on an infinite `x` only; a finite `x` gives a finite result. The test reads
+    `x`, not the result: XLA need not compute the function twice.
+    """
+    return check(~_finite(x), result)
+
+
 def check_divisor(result: Any, divisor: Any) -> Any:
     """`result` of an integer division or modulo, flagged where the divisor is 0."""
     return check(_jnp().asarray(divisor) == 0, result)

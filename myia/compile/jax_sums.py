@@ -280,11 +280,12 @@ def finish(sums: list[_Sum], extra: list[Any], stacked: list[Any], leaves: list[
         leaves[s.k] = acc + total.astype(acc.dtype)
 
 
-def run(step_fn: Any, jaxpr: Any, n: int, carry: Any) -> Any:
+def run(step_fn: Any, jaxpr: Any, n: int, carry: Any, flags: bool, needs: bool) -> Any:
     """`n` iterations of the body `step_fn` (its jaxpr: `jaxpr`) from `carry`.
 
     `carry` is ``(leaves, error flag, stack size needed)``, `step_fn` returns the leaves, its
-    flag and its size needed. A ``lax.fori_loop``; where the body accumulates sums of
+    flag and its size needed; the flag (the size) is carried only where `flags` (`needs`),
+    else it is None. A ``lax.fori_loop``; where the body accumulates sums of
     products (`find`), a ``lax.scan`` that stacks their operands, the sums added after it.
     """
     import jax
@@ -297,7 +298,9 @@ def run(step_fn: Any, jaxpr: Any, n: int, carry: Any) -> Any:
     def body_(c: Any, _: Any) -> Any:
         outs = fn(*c[0])
         out, flag, need = outs[:size], outs[size], outs[size + 1]
-        return (list(out), flag | c[1], jnp.maximum(need, c[2])), list(outs[size + 2 :])
+        flag = flag | c[1] if flags else None
+        need = jnp.maximum(need, c[2]) if needs else None
+        return (list(out), flag, need), list(outs[size + 2 :])
 
     if not found:
         return jax.lax.fori_loop(0, n, lambda _, c: body_(c, None)[0], carry)
