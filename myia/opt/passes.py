@@ -48,6 +48,7 @@ from .dce import dce
 from .defunc import defunctionalize
 from .flatten import flatten_parameters
 from .grad_rules import GRAD, GRAD_CALLS
+from .hoist import hoist_backward
 from .inline import INLINE
 from .inplace import accumulate_in_place
 from .lift import lambda_lift
@@ -140,6 +141,11 @@ PASS_LIBRARY: dict[str, Pass] = {
     "flatten": Pass(
         "flatten", flatten_parameters, "tuple and record parameters passed as their elements"
     ),
+    "hoist": Pass(
+        "hoist",
+        lambda g: hoist_backward(g, PASS_LIBRARY["hoist"].stats),
+        "backpropagators' arithmetic on their free values computed in the forward pass",
+    ),
     "defunc": Pass(
         "defunc", defunctionalize, "stacks of closures become stacks of their free values"
     ),
@@ -159,6 +165,7 @@ PASS_LIBRARY: dict[str, Pass] = {
 #: The default pipeline.
 PASSES: list[Pass] = [
     simplify_pass(),
+    PASS_LIBRARY["hoist"],
     PASS_LIBRARY["defunc"],
     PASS_LIBRARY["tails"],
     PASS_LIBRARY["flatten"],
@@ -179,6 +186,7 @@ PASSES: list[Pass] = [
 #: ``if`` with its branch's.
 BETWEEN_ORDERS: list[Pass] = [
     simplify_pass(),
+    PASS_LIBRARY["hoist"],
     PASS_LIBRARY["defunc"],
     PASS_LIBRARY["tails"],
     simplify_pass(),
