@@ -186,7 +186,6 @@ PASSES: list[Pass] = [
 #: ``if`` with its branch's.
 BETWEEN_ORDERS: list[Pass] = [
     simplify_pass(),
-    PASS_LIBRARY["hoist"],
     PASS_LIBRARY["defunc"],
     PASS_LIBRARY["tails"],
     simplify_pass(),
