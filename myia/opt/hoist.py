@@ -26,13 +26,16 @@ of ``scalar_loop``'s gradient then holds ``cos(y)`` instead of ``y``.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..abstract.data import AbstractScalar
 from ..ir.analysis import Scopes, toposort
 from ..ir.node import Apply, DebugInfo, Graph, Node
 from ..primitives import P
 from .matcher import prim_of
 
-#: Primitives that never raise on scalars (Python's float arithmetic, NumPy's scalars').
+#: Primitives that never raise on floats (Python's arithmetic, NumPy's scalars'), of floats
+#: and small constants (a Python int too large for a float would raise).
 TOTAL = frozenset([P.add, P.sub, P.mul, P.neg])
 
 #: Primitives of one argument that raise exactly on the same inputs (``±inf``: ``math``'s
@@ -40,9 +43,10 @@ TOTAL = frozenset([P.add, P.sub, P.mul, P.neg])
 GUARDED = frozenset([P.sin, P.cos, P.tan])
 
 
-def _scalar(node: Node) -> bool:
-    a = node.abstract
-    return isinstance(a, AbstractScalar) and a.dtype != "bool"
+def _number(node: Node) -> bool:
+    """Whether `node` is a float constant, or an int one that a float meets exactly."""
+    v = node.value  # type: ignore[attr-defined]
+    return isinstance(v, (float, np.floating)) or (type(v) is int and abs(v) <= 2**53)
 
 
 def _float(node: Node) -> bool:
@@ -71,7 +75,7 @@ class _Hoister:
 
     def guards(self, p: Graph, g: Graph) -> dict[Node, Apply]:
         """The values ``v`` whose ``sin``/``cos``/``tan`` `p` computes before it makes `g`."""
-        order = self.scopes.toposort(p)
+        order = toposort(p, self.scopes.closure_deps)
         made = next(
             (k for k, n in enumerate(order) if n.is_constant and n.value is g),  # type: ignore[attr-defined]
             None,
@@ -98,7 +102,7 @@ class _Hoister:
             if not (free or any(a in out for a in args)):
                 continue  # constants alone: folding's business
             if not all(
-                (a.is_constant and _scalar(a)) or (a in out) or (a in free and _scalar(a))
+                (a.is_constant and _number(a)) or (a in out) or (a in free and _float(a))
                 for a in args
             ):
                 continue

@@ -18,7 +18,8 @@ The rewrite passes sweep the program with groups of named rules (`myia.opt.match
 - ``cse``: common subexpressions (`myia.opt.cse`).
 
 The default pipeline runs them together as ``simplify`` (one sweep applies every rule, which
-is what makes it fast: an inlined body is simplified as it is copied), turns the stacks of
+is what makes it fast: an inlined body is simplified as it is copied), computes in the forward
+pass what backpropagators compute from forward values alone (``hoist``), turns the stacks of
 backpropagators of loop gradients into stacks of the values they close over (``defunc``),
 moves what a graph does after its last conditional into the branches (``tails``: the
 backpropagator of an ``if`` then merges with its branch's), passes the tuple and record
