@@ -114,6 +114,13 @@ def loop_log(x, n):
     return y
 
 
+def loop_sin(x, n):
+    y = 0.0
+    for i in range(n):
+        y = y + math.sin(x * i)  # SIN-LINE (sin(inf) raises, as math's does)
+    return y
+
+
 def loop_assert(x, n):
     y = x
     for _ in range(n):
@@ -446,6 +453,7 @@ def _user_lines(exc):
     [
         (loop_div, (1.0, 3), ZeroDivisionError, "DIV-LINE"),
         (loop_log, (1.5, 3), ValueError, "LOG-LINE"),
+        (loop_sin, (math.inf, 3), ValueError, "SIN-LINE"),
         (loop_assert, (1.0, 5), AssertionError, "ASSERT-LINE"),
     ],
 )
