@@ -396,8 +396,10 @@ def _best(f, *args):
 def test_outlined_loops_push_in_place():
     """A loop outlined alone (not in a whole program) pushes on its stack's buffer in place.
 
-    Its machine code then costs about what the primal loop's does: a push that made a new
-    stack of the same buffer counted references to it at each iteration (twice the time).
+    Its machine code then costs about what the primal loop's does, plus the backward pass's
+    ``cos`` (`myia.opt.hoist`; 1.5 times the primal's on a quiet machine): a push that made a
+    new stack of the same buffer counted references to it at each iteration (about 25 ns
+    more, 2.5 times).
     """
     g = grad(scalar_loop, backend="native", background=False)
     args = (0.3, 2000)
@@ -411,7 +413,7 @@ def test_outlined_loops_push_in_place():
     primal = myia(scalar_loop, backend="native", background=False)
     primal(*args)
     ratio = _best(forward, 1, 2000, new(), 0.3, 0.3) / _best(primal, *args)
-    assert ratio < 1.8, ratio
+    assert ratio < 2.1, ratio
 
 
 def test_python_ints_past_int64_are_computed_by_the_host():
