@@ -21,7 +21,9 @@ constants, its leaves are free values of ``G``, and
 A backpropagator is called once, in the backward pass, so the work done is the same. The
 pass runs after the first `simplify`, once the backpropagators of a loop's blocks are whole,
 and before `myia.opt.defunc` turns their stacks into stacks of their free values: the stack
-of ``scalar_loop``'s gradient then holds ``cos(y)`` instead of ``y``.
+of ``scalar_loop``'s gradient then holds ``cos(y)`` instead of ``y``. It is not run on a
+gradient that is differentiated again (`BETWEEN_ORDERS`): the next order keeps the closures'
+captures that specialization typed.
 """
 
 from __future__ import annotations
