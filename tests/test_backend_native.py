@@ -114,6 +114,13 @@ def loop_log(x, n):
     return y
 
 
+def loop_sin(x, n):
+    y = 0.0
+    for i in range(n):
+        y = y + math.sin(x * i)  # SIN-LINE (sin(inf) raises, as math's does)
+    return y
+
+
 def loop_assert(x, n):
     y = x
     for _ in range(n):
@@ -366,7 +373,10 @@ def test_gradient_loops_count_no_references(tmp_path):
     assert len(loops) == 2, source
     for name in loops:
         asm = "".join(getattr(module, name).inspect_asm().values())
-        assert "sin" in asm or "cos" in asm  # the code of the loop
+        # The loop's own work: the forward calls sin (and cos, for the backward pass, which
+        # multiplies by what it pops: `myia.opt.hoist`).
+        work = r"\bsin\b" if name.startswith("fwd") else r"\bv?mulsd\b"
+        assert re.search(work, asm), name
         for runtime in ("NRT_incref", "NRT_decref", "NRT_MemInfo_alloc", "NRT_Allocate"):
             assert runtime not in asm, (name, runtime)
 
@@ -386,8 +396,10 @@ def _best(f, *args):
 def test_outlined_loops_push_in_place():
     """A loop outlined alone (not in a whole program) pushes on its stack's buffer in place.
 
-    Its machine code then costs about what the primal loop's does: a push that made a new
-    stack of the same buffer counted references to it at each iteration (twice the time).
+    Its machine code then costs about what the primal loop's does, plus the backward pass's
+    ``cos`` (`myia.opt.hoist`; 1.5 times the primal's on a quiet machine): a push that made a
+    new stack of the same buffer counted references to it at each iteration (about 25 ns
+    more, 2.5 times).
     """
     g = grad(scalar_loop, backend="native", background=False)
     args = (0.3, 2000)
@@ -401,7 +413,7 @@ def test_outlined_loops_push_in_place():
     primal = myia(scalar_loop, backend="native", background=False)
     primal(*args)
     ratio = _best(forward, 1, 2000, new(), 0.3, 0.3) / _best(primal, *args)
-    assert ratio < 1.8, ratio
+    assert ratio < 2.1, ratio
 
 
 def test_python_ints_past_int64_are_computed_by_the_host():
@@ -443,6 +455,7 @@ def _user_lines(exc):
     [
         (loop_div, (1.0, 3), ZeroDivisionError, "DIV-LINE"),
         (loop_log, (1.5, 3), ValueError, "LOG-LINE"),
+        (loop_sin, (math.inf, 3), ValueError, "SIN-LINE"),
         (loop_assert, (1.0, 5), AssertionError, "ASSERT-LINE"),
     ],
 )

@@ -277,6 +277,14 @@ def _math_helper(name: str, arity: int) -> str:
         call = f"math.{name}({args})"
     if name in ("floor", "ceil", "trunc"):
         check = f"if not ({finite}):\n        raise ValueError('math')\n    return {call}"
+    elif arity == 1:
+        # CPython's rule: a NaN from a number (sin(inf), log(-inf)), or an infinity from a
+        # finite number, raises.
+        check = (
+            f"r = {call}\n    if not math.isfinite(r) and (math.isfinite(a0) or "
+            "(math.isnan(r) and not math.isnan(a0))):\n"
+            "        raise ValueError('math')\n    return r"
+        )
     else:
         check = (
             f"r = {call}\n    if not math.isfinite(r) and {finite}:\n"

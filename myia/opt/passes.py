@@ -18,7 +18,8 @@ The rewrite passes sweep the program with groups of named rules (`myia.opt.match
 - ``cse``: common subexpressions (`myia.opt.cse`).
 
 The default pipeline runs them together as ``simplify`` (one sweep applies every rule, which
-is what makes it fast: an inlined body is simplified as it is copied), turns the stacks of
+is what makes it fast: an inlined body is simplified as it is copied), computes in the forward
+pass what backpropagators compute from forward values alone (``hoist``), turns the stacks of
 backpropagators of loop gradients into stacks of the values they close over (``defunc``),
 moves what a graph does after its last conditional into the branches (``tails``: the
 backpropagator of an ``if`` then merges with its branch's), passes the tuple and record
@@ -48,6 +49,7 @@ from .dce import dce
 from .defunc import defunctionalize
 from .flatten import flatten_parameters
 from .grad_rules import GRAD, GRAD_CALLS
+from .hoist import hoist_backward
 from .inline import INLINE
 from .inplace import accumulate_in_place
 from .lift import lambda_lift
@@ -140,6 +142,11 @@ PASS_LIBRARY: dict[str, Pass] = {
     "flatten": Pass(
         "flatten", flatten_parameters, "tuple and record parameters passed as their elements"
     ),
+    "hoist": Pass(
+        "hoist",
+        lambda g: hoist_backward(g, PASS_LIBRARY["hoist"].stats),
+        "backpropagators' arithmetic on their free values computed in the forward pass",
+    ),
     "defunc": Pass(
         "defunc", defunctionalize, "stacks of closures become stacks of their free values"
     ),
@@ -159,6 +166,7 @@ PASS_LIBRARY: dict[str, Pass] = {
 #: The default pipeline.
 PASSES: list[Pass] = [
     simplify_pass(),
+    PASS_LIBRARY["hoist"],
     PASS_LIBRARY["defunc"],
     PASS_LIBRARY["tails"],
     PASS_LIBRARY["flatten"],
