@@ -51,25 +51,27 @@ class MyiaLoadError(MyiaError):
 # Constants and abstract values ----------------------------------------------------------------
 
 
-_objects: tuple[frozenset[str], dict[int, str]] = (frozenset(), {})
+_objects: dict[str, tuple[frozenset[str], dict[int, str]]] = {}
 
 
-def _myia_objects() -> dict[int, str]:
+def _myia_objects(package: str = "myia") -> dict[int, str]:
     """Objects of Myia's own modules that constants refer to by name: ``module:attribute``.
 
-    (Made again when a module of Myia was imported since.)
+    Those of `package` and its modules only (``"myia.abstract"``: what abstract values hold,
+    found in a fraction of the time). Made again when a module of it was imported since.
     """
-    global _objects
-    modules = frozenset(n for n in list(sys.modules) if n == "myia" or n.startswith("myia."))
-    if modules != _objects[0]:
-        _objects = (modules, _scan_objects())
-    return _objects[1]
+    modules = frozenset(n for n in list(sys.modules) if n == package or n.startswith(package + "."))
+    known = _objects.get(package)
+    if known is None or modules != known[0]:
+        known = _objects[package] = (modules, _scan_objects(modules))
+    return known[1]
 
 
-def _scan_objects() -> dict[int, str]:
+def _scan_objects(modules: frozenset[str]) -> dict[int, str]:
     out: dict[int, str] = {}
-    for name, mod in list(sys.modules.items()):
-        if not (name == "myia" or name.startswith("myia.")) or mod is None:
+    for name in sorted(modules):
+        mod = sys.modules.get(name)
+        if mod is None:
             continue
         for attr, v in list(vars(mod).items()):
             if isinstance(v, (int, float, str, bool, type(None), tuple, dict, list, type)):

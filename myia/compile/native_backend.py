@@ -145,8 +145,10 @@ class NativeGenerator(CodeGenerator):
     #: The outlined loops of a closure read its free variables from its cells.
     closure_defaults = False
 
-    def __init__(self, entry: Graph, plain: bool = False, outline: bool = True):
-        if not plain:
+    def __init__(
+        self, entry: Graph, plain: bool = False, outline: bool = True, unshare: bool = True
+    ):
+        if unshare and not plain:  # (`unshare=False`: it was done by an earlier generator)
             _unshare_empty_stacks(entry)
         super().__init__(entry)
         #: Whether this generator writes the NumPy backend's code only (no machine code).
@@ -535,15 +537,14 @@ class NativeExecutable(Executable):
             g[name] = _LoopStub(self, name)
         self._module: Any = None
         self._threads: dict[str, threading.Thread] = {}
-        # A program with loops as machine code may be machine code whole (`native_whole`).
-        whole, entry = NativeGenerator(graph, plain=True), ""
-        if gen.kernels:
-            try:
-                whole = NativeGenerator(graph, outline=False)
-                entry = whole.generate().entry
-            except Exception:  # pragma: no cover - as above: the host code runs
-                whole, entry = NativeGenerator(graph, plain=True), ""
-        self.whole = WholeProgram(whole, entry, set(_CHECKED.values()), backend, _THREADS)
+        # A program with loops as machine code may be machine code whole (`native_whole`):
+        # its source is written when first needed (in the thread that compiles it).
+        self.whole = WholeProgram(
+            functools.partial(_whole_generator, graph) if gen.kernels else None,
+            set(_CHECKED.values()),
+            backend,
+            _THREADS,
+        )
         self.direct = self.whole.direct
 
     def refuse(self, reason: str) -> None:
@@ -619,7 +620,15 @@ class NativeExecutable(Executable):
     def __call__(self, args: tuple[Any, ...]) -> Any:
         whole = self.whole
         if whole.pending:
-            whole.start(args)
+            if not self.backend.background:
+                whole.start(args)
+            else:
+                # The first call runs the host code before the thread starts: loading
+                # Numba would hold the interpreter for most of the call.
+                try:
+                    return self.host(args)
+                finally:
+                    whole.start(args)
         fn = whole.fn
         if fn is not None:
             try:
@@ -627,6 +636,12 @@ class NativeExecutable(Executable):
             except Exception:
                 pass  # the host code raises the error, at the user's line
         return self.host(args)
+
+
+def _whole_generator(graph: Graph) -> tuple[NativeGenerator, str]:
+    """The generator of `graph` written without outlining, and its entry's name."""
+    gen = NativeGenerator(graph, outline=False, unshare=False)
+    return gen, gen.generate().entry
 
 
 #: The threads that load or compile machine code in the background.
