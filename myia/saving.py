@@ -60,7 +60,8 @@ def _myia_objects(package: str = "myia") -> dict[int, str]:
     Those of `package` and its modules only (``"myia.abstract"``: what abstract values hold,
     found in a fraction of the time). Made again when a module of it was imported since.
     """
-    modules = frozenset(n for n in list(sys.modules) if n == package or n.startswith(package + "."))
+    prefix = package + "."
+    modules = frozenset(n for n in list(sys.modules) if n == package or n.startswith(prefix))
     known = _objects.get(package)
     if known is None or modules != known[0]:
         known = _objects[package] = (modules, _scan_objects(modules))
