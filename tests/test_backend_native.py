@@ -431,6 +431,24 @@ def test_trees_run_on_the_host():
     assert_same(g(TREE, 2.0), grad(tree_sum, "w")(TREE, 2.0))
 
 
+def array_loop(x, W, b):
+    h = np.zeros((32, 64))
+    for t in range(x.shape[0]):
+        h = np.tanh(x[t] @ W + h * 0.5 + b)
+    return np.sum(h)
+
+
+def test_array_code_is_the_numpy_backends():
+    # A loop of arrays stays on the host, whose code writes elementwise results into dead
+    # temporaries (`myia.compile.reuse`) as the NumPy backend's does.
+    rng = np.random.default_rng(0)
+    args = (rng.normal(size=(5, 32, 16)), rng.normal(size=(16, 64)) / 4, rng.normal(size=64))
+    native, numpy = grad(array_loop, "W", backend="native"), grad(array_loop, "W")
+    code = native.generated_code(*args)
+    assert "out=" in code and code == numpy.generated_code(*args)
+    np.testing.assert_array_equal(native(*args), numpy(*args))
+
+
 def _user_lines(exc):
     """The lines of this file that the error's report (Myia's traceback) shows."""
     text = "".join(traceback.format_exception(exc))

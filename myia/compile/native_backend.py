@@ -62,7 +62,7 @@ from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from .backend import Backend, Executable, PythonExecutable
-from .codegen import CodeGenerator, Module
+from .codegen import CodeGenerator, generate_with
 from .native_source import (
     _ASSIGN,
     _DEF,
@@ -146,11 +146,16 @@ class NativeGenerator(CodeGenerator):
     closure_defaults = False
 
     def __init__(
-        self, entry: Graph, plain: bool = False, outline: bool = True, unshare: bool = True
+        self,
+        entry: Graph,
+        plain: bool = False,
+        outline: bool = True,
+        reuse_min_bytes: int | None = None,
     ):
-        if unshare and not plain:  # (`unshare=False`: it was done by an earlier generator)
-            _unshare_empty_stacks(entry)
-        super().__init__(entry)
+        # The caller runs `_unshare_empty_stacks(entry)` first, where not `plain`. Buffer
+        # reuse (`myia.compile.reuse`) is the host code's: it writes into arrays, which the
+        # machine code never takes.
+        super().__init__(entry, reuse_min_bytes=reuse_min_bytes)
         #: Whether this generator writes the NumPy backend's code only (no machine code).
         self.plain = plain
         #: Whether loops are outlined (else the code is the whole program's, `native_whole`).
@@ -506,13 +511,16 @@ class NativeExecutable(Executable):
 
     def __init__(self, graph: Graph, backend: NativeBackend):
         self.backend = backend
+        # The host code writes elementwise results into dead temporaries, as the NumPy
+        # backend's does.
+        gen: NativeGenerator
         try:
-            gen = NativeGenerator(graph)
-            module: Module = gen.generate()
+            _unshare_empty_stacks(graph)
+            gen, module = generate_with(lambda b: NativeGenerator(graph, reuse_min_bytes=b), True)
         except Exception as exc:  # pragma: no cover - a construct the generator mishandles
             # The program runs all the same, as the NumPy backend's code.
-            gen = NativeGenerator(graph, plain=True)
-            module = gen.generate()
+            plain = functools.partial(NativeGenerator, graph, True, False)
+            gen, module = generate_with(lambda b: plain(reuse_min_bytes=b), True)
             gen.refused.append(f"native code generation failed ({type(exc).__name__}: {exc})")
         self.generator = gen
         self.host = PythonExecutable(module)
@@ -640,7 +648,7 @@ class NativeExecutable(Executable):
 
 def _whole_generator(graph: Graph) -> tuple[NativeGenerator, str]:
     """The generator of `graph` written without outlining, and its entry's name."""
-    gen = NativeGenerator(graph, outline=False, unshare=False)
+    gen = NativeGenerator(graph, outline=False)
     return gen, gen.generate().entry
 
 
