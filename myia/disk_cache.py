@@ -28,6 +28,7 @@ whole files; a damaged or unreadable file is a miss. ``MYIA_CACHE_DIR=`` (empty)
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -98,11 +99,20 @@ def _version(name: str) -> str:
     """The installed version of the library `name` ("none" if absent), without importing it.
 
     Importing Numba or JAX takes from 0.4 to 2 s, which a program loaded from the cache, in a
-    new process, should not wait for before its first call.
+    new process, should not wait for before its first call. The version is read from the
+    name of the package's ``dist-info`` folder (parsing its metadata imports `email`).
     """
     import importlib
     import importlib.metadata
+    import importlib.util
 
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        return "none"
+    site = os.path.dirname(os.path.dirname(spec.origin))
+    found = glob.glob(os.path.join(glob.escape(site), f"{name}-*.dist-info"))
+    if len(found) == 1:
+        return os.path.basename(found[0])[len(name) + 1 : -len(".dist-info")]
     try:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:  # not installed as a distribution

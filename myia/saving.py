@@ -322,6 +322,13 @@ class _Reader:
         self.graphs = [Graph() for _ in doc["graphs"]]
         self.nodes: list[Node | None] = [None] * len(doc["nodes"])
         self.keys: dict[int, Any] = {}
+        self.classes: dict[str, type] = {}  # by name, found once per file
+
+    def find_class(self, name: str) -> type:
+        cls = self.classes.get(name)
+        if cls is None:
+            cls = self.classes[name] = _find_class(name)
+        return cls
 
     def program(self) -> Graph:
         table = self.doc["nodes"]
@@ -395,7 +402,7 @@ class _Reader:
                 raise MyiaLoadError(f"unknown primitive {body!r}")
             return PRIMITIVES[body]
         if tag == "class":
-            return _find_class(body)
+            return self.find_class(body)
         if tag == "fvkey":
             key = self.keys.get(body)
             if key is None:
@@ -414,7 +421,7 @@ class _Reader:
         if tag == "mapped":
             return _find_mapped(body)
         if tag in ("abstract", "record"):
-            cls = _find_class(body)
+            cls = self.find_class(body)
             if tag == "abstract" and not issubclass(cls, absdata.AbstractValue):
                 raise MyiaLoadError(f"{body} is not an abstract value")
             if not dataclasses.is_dataclass(cls):
