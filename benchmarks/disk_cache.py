@@ -10,9 +10,9 @@ WORKLOAD one of:
 Each round starts three processes on a fresh cache directory: one with the cache off, one
 that fills it (*cold*), one that loads the program from it (*warm*: Myia's graphs and the
 machine code). Each times ``import myia``, its first call (compile and call; argument
-building excluded; for the native backend, also the CPU time of the calling thread, which
-the machine's load does not inflate), its second call and, for the native backend, the time from the first
-call until the machine code is ready (`myia.compile.native_backend.wait_all`). It prints the
+building excluded), its second call and, for the native backend, the CPU time of the first
+call's thread (which the machine's load does not inflate) and the time from the first call
+until the machine code is ready (`myia.compile.native_backend.wait_all`). It prints the
 median and the range of each. On a loaded machine, set ``OPENBLAS_NUM_THREADS=1`` (or
 ``OMP_NUM_THREADS=1``): NumPy's threads waiting for cores would dominate the step's time.
 """
