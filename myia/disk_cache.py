@@ -28,6 +28,7 @@ whole files; a damaged or unreadable file is a miss. ``MYIA_CACHE_DIR=`` (empty)
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -73,16 +74,11 @@ def environment(backend: str) -> str:
     """The versions of what compiles and runs a program: Python, NumPy, Myia, the backend's."""
     text = _environment.get(backend)
     if text is None:
-        import importlib
-
         import numpy as np
 
         versions = [sys.version, sys.platform, np.__version__, saving.VERSION, FORMAT, backend]
         for name in _LIBRARIES.get(backend, ()):
-            try:
-                versions.append(f"{name} {importlib.import_module(name).__version__}")
-            except ImportError:
-                versions.append(f"{name} none")
+            versions.append(f"{name} {_version(name)}")
         # Myia's source files, by name, size and time of change (as Python checks its
         # compiled files).
         h = hashlib.sha256()
@@ -99,6 +95,33 @@ def environment(backend: str) -> str:
     return text
 
 
+def _version(name: str) -> str:
+    """The installed version of the library `name` ("none" if absent), without importing it.
+
+    Importing Numba or JAX takes from 0.4 to 2 s, which a program loaded from the cache, in a
+    new process, should not wait for before its first call. The version is read from the
+    name of the package's ``dist-info`` folder (parsing its metadata imports `email`).
+    """
+    import importlib
+    import importlib.metadata
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        return "none"
+    site = os.path.dirname(os.path.dirname(spec.origin))
+    found = glob.glob(os.path.join(glob.escape(site), f"{name}-*.dist-info"))
+    if len(found) == 1:
+        return os.path.basename(found[0])[len(name) + 1 : -len(".dist-info")]
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:  # not installed as a distribution
+        try:
+            return importlib.import_module(name).__version__
+        except ImportError:
+            return "none"
+
+
 def key(fn: Any, signature: tuple[Any, ...], options: dict[str, Any]) -> str | None:
     """The key of `fn`'s program for the abstract `signature` and `options`, or None.
 
@@ -110,8 +133,7 @@ def key(fn: Any, signature: tuple[Any, ...], options: dict[str, Any]) -> str | N
     if directory() is None or not _user_function(fn):
         return None
     try:
-        w = saving._Writer()
-        sig = json.dumps([w.value(a) for a in signature], sort_keys=True)
+        sig = _signature_text(signature)
         opts = Fingerprinter()(options)
     except (Unfingerprintable, saving.MyiaError, RecursionError):  # (nested too deeply)
         STATS["uncacheable"] += 1
@@ -122,6 +144,21 @@ def key(fn: Any, signature: tuple[Any, ...], options: dict[str, Any]) -> str | N
         entry.append(json.dumps(flags, sort_keys=True))
     material = [environment(options["backend"]), *entry, sig, opts]
     return hashlib.sha256(json.dumps(material).encode()).hexdigest()
+
+
+def _signature_text(signature: tuple[Any, ...]) -> str:
+    """The abstract values of `signature` as JSON text, the same in every process.
+
+    Myia's objects they hold are named from those of `myia.abstract` first: scanning all
+    of Myia's modules for them takes tens of milliseconds, on a new process's first call.
+    """
+    try:
+        w = saving._Writer()
+        w.refs = saving._myia_objects("myia.abstract")
+        return json.dumps([w.value(a) for a in signature], sort_keys=True)
+    except saving.MyiaError:  # an object of another module of Myia's
+        w = saving._Writer()
+        return json.dumps([w.value(a) for a in signature], sort_keys=True)
 
 
 def _user_function(fn: Any) -> bool:

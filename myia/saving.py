@@ -51,25 +51,28 @@ class MyiaLoadError(MyiaError):
 # Constants and abstract values ----------------------------------------------------------------
 
 
-_objects: tuple[frozenset[str], dict[int, str]] = (frozenset(), {})
+_objects: dict[str, tuple[frozenset[str], dict[int, str]]] = {}
 
 
-def _myia_objects() -> dict[int, str]:
+def _myia_objects(package: str = "myia") -> dict[int, str]:
     """Objects of Myia's own modules that constants refer to by name: ``module:attribute``.
 
-    (Made again when a module of Myia was imported since.)
+    Those of `package` and its modules only (``"myia.abstract"``: what abstract values hold,
+    found in a fraction of the time). Made again when a module of it was imported since.
     """
-    global _objects
-    modules = frozenset(n for n in list(sys.modules) if n == "myia" or n.startswith("myia."))
-    if modules != _objects[0]:
-        _objects = (modules, _scan_objects())
-    return _objects[1]
+    prefix = package + "."
+    modules = frozenset(n for n in list(sys.modules) if n == package or n.startswith(prefix))
+    known = _objects.get(package)
+    if known is None or modules != known[0]:
+        known = _objects[package] = (modules, _scan_objects(modules))
+    return known[1]
 
 
-def _scan_objects() -> dict[int, str]:
+def _scan_objects(modules: frozenset[str]) -> dict[int, str]:
     out: dict[int, str] = {}
-    for name, mod in list(sys.modules.items()):
-        if not (name == "myia" or name.startswith("myia.")) or mod is None:
+    for name in sorted(modules):
+        mod = sys.modules.get(name)
+        if mod is None:
             continue
         for attr, v in list(vars(mod).items()):
             if isinstance(v, (int, float, str, bool, type(None), tuple, dict, list, type)):
@@ -319,6 +322,13 @@ class _Reader:
         self.graphs = [Graph() for _ in doc["graphs"]]
         self.nodes: list[Node | None] = [None] * len(doc["nodes"])
         self.keys: dict[int, Any] = {}
+        self.classes: dict[str, type] = {}  # by name, found once per file
+
+    def find_class(self, name: str) -> type:
+        cls = self.classes.get(name)
+        if cls is None:
+            cls = self.classes[name] = _find_class(name)
+        return cls
 
     def program(self) -> Graph:
         table = self.doc["nodes"]
@@ -392,7 +402,7 @@ class _Reader:
                 raise MyiaLoadError(f"unknown primitive {body!r}")
             return PRIMITIVES[body]
         if tag == "class":
-            return _find_class(body)
+            return self.find_class(body)
         if tag == "fvkey":
             key = self.keys.get(body)
             if key is None:
@@ -411,7 +421,7 @@ class _Reader:
         if tag == "mapped":
             return _find_mapped(body)
         if tag in ("abstract", "record"):
-            cls = _find_class(body)
+            cls = self.find_class(body)
             if tag == "abstract" and not issubclass(cls, absdata.AbstractValue):
                 raise MyiaLoadError(f"{body} is not an abstract value")
             if not dataclasses.is_dataclass(cls):

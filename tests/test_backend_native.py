@@ -443,6 +443,24 @@ def test_trees_run_on_the_host():
     assert_same(g(TREE, 2.0), grad(tree_sum, "w")(TREE, 2.0))
 
 
+def array_loop(x, W, b):
+    h = np.zeros((32, 64))
+    for t in range(x.shape[0]):
+        h = np.tanh(x[t] @ W + h * 0.5 + b)
+    return np.sum(h)
+
+
+def test_array_code_is_the_numpy_backends():
+    # A loop of arrays stays on the host, whose code writes elementwise results into dead
+    # temporaries (`myia.compile.reuse`) as the NumPy backend's does.
+    rng = np.random.default_rng(0)
+    args = (rng.normal(size=(5, 32, 16)), rng.normal(size=(16, 64)) / 4, rng.normal(size=64))
+    native, numpy = grad(array_loop, "W", backend="native"), grad(array_loop, "W")
+    code = native.generated_code(*args)
+    assert "out=" in code and code == numpy.generated_code(*args)
+    np.testing.assert_array_equal(native(*args), numpy(*args))
+
+
 def _user_lines(exc):
     """The lines of this file that the error's report (Myia's traceback) shows."""
     text = "".join(traceback.format_exception(exc))
@@ -498,8 +516,9 @@ def test_background_first_call_runs_the_host_code():
     assert g(0.3, 20) == grad(scalar_loop)(0.3, 20)
 
 
-def test_disk_cache_across_processes(tmp_path):
-    env = dict(os.environ, MYIA_CACHE_DIR=str(tmp_path))
+def _run_twice(tmp_path, script: str) -> list[dict]:
+    """Run `script` in two new processes sharing the disk cache `tmp_path`: their JSON outputs."""
+    env = dict(os.environ, MYIA_CACHE_DIR=str(tmp_path), MYIA_CACHE_PROGRAMS="1")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     path = [root, os.path.join(root, "tests"), env.get("PYTHONPATH", "")]
     env["PYTHONPATH"] = os.pathsep.join(path)
@@ -508,7 +527,7 @@ def test_disk_cache_across_processes(tmp_path):
     runs = []
     for _ in range(2):
         out = subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(_SCRIPT)],
+            [sys.executable, "-c", textwrap.dedent(script)],
             env=env,
             cwd=root,
             capture_output=True,
@@ -517,8 +536,43 @@ def test_disk_cache_across_processes(tmp_path):
         )
         assert out.returncode == 0, out.stderr
         runs.append(json.loads(out.stdout.splitlines()[-1]))
-    cold, warm = runs
+    return runs
+
+
+def test_disk_cache_across_processes(tmp_path):
+    cold, warm = _run_twice(tmp_path, _SCRIPT)
     assert cold["value"] == warm["value"] == grad(scalar_loop)(0.3, 100)
     assert cold["hits"] == [0], cold
     assert all(h > 0 for h in warm["hits"]), warm
     assert list((tmp_path / "native").glob("myia_native_*.py"))
+
+
+_FIRST_CALL = """
+import json, sys
+from myia import disk_cache, grad
+from myia.compile import native_whole
+from helpers import scalar_loop
+started = []
+start = native_whole.WholeProgram.start
+def spy(self, args):
+    started.append("numba" in sys.modules)
+    start(self, args)
+native_whole.WholeProgram.start = spy
+g = grad(scalar_loop, backend="native")
+value = g(0.3, 100)
+ex = g.specialization(0.3, 100).executable
+ex.wait()
+print(json.dumps({"value": value, "again": g(0.3, 100), "hit": disk_cache.STATS["hit"],
+                  "numba_before_thread": started, "native": ex.whole.fn is not None}))
+"""
+
+
+def test_a_first_call_in_a_new_process_waits_for_no_numba(tmp_path):
+    # The program loaded from the disk cache (Myia's graphs) runs its first call as host
+    # code; the thread that imports Numba and loads the machine code starts after it.
+    cold, warm = _run_twice(tmp_path, _FIRST_CALL)
+    assert warm["hit"] == 1, warm
+    assert cold["numba_before_thread"] == warm["numba_before_thread"] == [False]
+    expected = grad(scalar_loop)(0.3, 100)
+    assert cold["value"] == warm["value"] == warm["again"] == expected
+    assert warm["native"], warm

@@ -722,14 +722,23 @@ def generate(entry: Graph, *, reuse: bool = False) -> Module:
     With `reuse`, elementwise operations write into dead temporaries of at least
     `REUSE_MIN_BYTES` (the NumPy backend's code; not code that may run on other arrays).
     """
+    return generate_with(lambda b: CodeGenerator(entry, reuse_min_bytes=b), reuse)[1]
+
+
+def generate_with(make: Any, reuse: bool) -> tuple[Any, Module]:
+    """The generator ``make(reuse_min_bytes)`` that wrote a sound module, and the module.
+
+    With `reuse`, the temporaries where the buffer reuse pass did not hold are banned from it
+    and the module written again, until it holds everywhere.
+    """
     banned: set[Node] = set()
     while True:
-        gen = CodeGenerator(entry, reuse_min_bytes=REUSE_MIN_BYTES if reuse else None)
+        gen = make(REUSE_MIN_BYTES if reuse else None)
         if gen.reuse is None:
-            return gen.generate()
+            return gen, gen.generate()
         gen.reuse.banned = banned
         module = gen.generate()
         unsound = gen.reuse.unsound()
         if not unsound:
-            return module
+            return gen, module
         banned |= unsound

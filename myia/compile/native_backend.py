@@ -62,7 +62,7 @@ from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from .backend import Backend, Executable, PythonExecutable
-from .codegen import CodeGenerator, Module
+from .codegen import CodeGenerator, generate_with
 from .native_source import (
     _ASSIGN,
     _DEF,
@@ -145,10 +145,17 @@ class NativeGenerator(CodeGenerator):
     #: The outlined loops of a closure read its free variables from its cells.
     closure_defaults = False
 
-    def __init__(self, entry: Graph, plain: bool = False, outline: bool = True):
-        if not plain:
-            _unshare_empty_stacks(entry)
-        super().__init__(entry)
+    def __init__(
+        self,
+        entry: Graph,
+        plain: bool = False,
+        outline: bool = True,
+        reuse_min_bytes: int | None = None,
+    ):
+        # The caller runs `_unshare_empty_stacks(entry)` first, where not `plain`. Buffer
+        # reuse (`myia.compile.reuse`) is the host code's: it writes into arrays, which the
+        # machine code never takes.
+        super().__init__(entry, reuse_min_bytes=reuse_min_bytes)
         #: Whether this generator writes the NumPy backend's code only (no machine code).
         self.plain = plain
         #: Whether loops are outlined (else the code is the whole program's, `native_whole`).
@@ -504,13 +511,16 @@ class NativeExecutable(Executable):
 
     def __init__(self, graph: Graph, backend: NativeBackend):
         self.backend = backend
+        # The host code writes elementwise results into dead temporaries, as the NumPy
+        # backend's does.
+        gen: NativeGenerator
         try:
-            gen = NativeGenerator(graph)
-            module: Module = gen.generate()
+            _unshare_empty_stacks(graph)
+            gen, module = generate_with(lambda b: NativeGenerator(graph, reuse_min_bytes=b), True)
         except Exception as exc:  # pragma: no cover - a construct the generator mishandles
             # The program runs all the same, as the NumPy backend's code.
-            gen = NativeGenerator(graph, plain=True)
-            module = gen.generate()
+            plain = functools.partial(NativeGenerator, graph, True, False)
+            gen, module = generate_with(lambda b: plain(reuse_min_bytes=b), True)
             gen.refused.append(f"native code generation failed ({type(exc).__name__}: {exc})")
         self.generator = gen
         self.host = PythonExecutable(module)
@@ -535,15 +545,14 @@ class NativeExecutable(Executable):
             g[name] = _LoopStub(self, name)
         self._module: Any = None
         self._threads: dict[str, threading.Thread] = {}
-        # A program with loops as machine code may be machine code whole (`native_whole`).
-        whole, entry = NativeGenerator(graph, plain=True), ""
-        if gen.kernels:
-            try:
-                whole = NativeGenerator(graph, outline=False)
-                entry = whole.generate().entry
-            except Exception:  # pragma: no cover - as above: the host code runs
-                whole, entry = NativeGenerator(graph, plain=True), ""
-        self.whole = WholeProgram(whole, entry, set(_CHECKED.values()), backend, _THREADS)
+        # A program with loops as machine code may be machine code whole (`native_whole`):
+        # its source is written when first needed (in the thread that compiles it).
+        self.whole = WholeProgram(
+            functools.partial(_whole_generator, graph) if gen.kernels else None,
+            set(_CHECKED.values()),
+            backend,
+            _THREADS,
+        )
         self.direct = self.whole.direct
 
     def refuse(self, reason: str) -> None:
@@ -619,7 +628,15 @@ class NativeExecutable(Executable):
     def __call__(self, args: tuple[Any, ...]) -> Any:
         whole = self.whole
         if whole.pending:
-            whole.start(args)
+            if not self.backend.background:
+                whole.start(args)
+            else:
+                # The first call runs the host code before the thread starts: loading
+                # Numba would hold the interpreter for most of the call.
+                try:
+                    return self.host(args)
+                finally:
+                    whole.start(args)
         fn = whole.fn
         if fn is not None:
             try:
@@ -627,6 +644,12 @@ class NativeExecutable(Executable):
             except Exception:
                 pass  # the host code raises the error, at the user's line
         return self.host(args)
+
+
+def _whole_generator(graph: Graph) -> tuple[NativeGenerator, str]:
+    """The generator of `graph` written without outlining, and its entry's name."""
+    gen = NativeGenerator(graph, outline=False)
+    return gen, gen.generate().entry
 
 
 #: The threads that load or compile machine code in the background.

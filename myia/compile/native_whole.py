@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import threading
+import time
 from typing import Any
 
 from ..abstract.data import BOTTOM, AbstractStack, AbstractTuple
@@ -124,6 +125,9 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
 class WholeProgram:
     """The machine code of a whole program, loaded or compiled when it is first called.
 
+    `make` returns the generator of the program written without outlining and its entry's
+    name (None: the program has no loop to compile); the source is written from it when it
+    is first needed, by the thread that compiles it or where `source` or `reason` is read.
     With the backend's ``background=True`` a thread loads or compiles it while the calls
     run the host code (whose loops then stay Python: compiling them too would only slow
     the thread down); otherwise the first call waits for it. `fn` is the Numba dispatcher
@@ -131,17 +135,48 @@ class WholeProgram:
     same source, which is its key in the disk cache).
     """
 
-    def __init__(self, gen: Any, entry: str, checked: set[str], backend: Any, threads: list):
-        self.source, self.reason = whole_source(gen, entry, checked)
-        self.entry = entry
+    def __init__(self, make: Any, checked: set[str], backend: Any, threads: list):
+        self._make = make
+        self._checked = checked
+        self._source: str | None = None
+        self._reason: str | None = None
+        self._lock = threading.Lock()
+        self.entry = ""
         self.backend = backend
         #: The dispatcher of the entry function, once compiled.
         self.fn: Any = None
         #: Whether the machine code is still to be made (the outlined loops wait for it).
-        self.pending = self.source is not None
+        self.pending = make is not None
         self.thread: threading.Thread | None = None
         #: Where the thread is recorded (for `myia.compile.native_backend.wait_all`).
         self.threads = threads
+
+    def _write(self) -> None:
+        """Write the source (once), or the reason why there is none."""
+        with self._lock:
+            make, self._make = self._make, None
+            if make is None:
+                if self._source is None and self._reason is None:
+                    self._reason = "it has no loop to compile to machine code"
+                return
+            try:
+                gen, self.entry = make()
+            except Exception:  # pragma: no cover - a construct the generator mishandles
+                self._reason = "the program's code could not be written without outlining"
+                return
+            self._source, self._reason = whole_source(gen, self.entry, self._checked)
+
+    @property
+    def source(self) -> str | None:
+        """The source of the module Numba compiles (None: see `reason`)."""
+        self._write()
+        return self._source
+
+    @property
+    def reason(self) -> str | None:
+        """Why the program is not machine code whole (None while it may be)."""
+        self._write()
+        return self._reason
 
     def start(self, args: tuple[Any, ...]) -> None:
         """Make the machine code for the types of `args`: in a thread, or now."""
@@ -149,21 +184,29 @@ class WholeProgram:
             self.install(args)
         elif self.thread is None:
             self.thread = threading.Thread(
-                target=self.install, args=(args,), name=f"myia-native {self.entry}", daemon=True
+                target=self._install_later, args=(args,), name="myia-native program", daemon=True
             )
             self.threads.append(self.thread)
             self.thread.start()
 
+    def _install_later(self, args: tuple[Any, ...]) -> None:
+        # The thread lets the caller go on first: else the caller would wait for the
+        # interpreter until the thread's first switch (5 ms) before leaving its first call.
+        time.sleep(0.002)
+        self.install(args)
+
     def install(self, args: tuple[Any, ...]) -> None:
-        """Load or compile the module and the entry for the types of `args`."""
-        try:
-            numba = self.backend.numba
-            fn = getattr(self.backend.load(self.source), self.entry)
-            fn.compile(tuple(numba.typeof(a) for a in args))
-        except Exception as exc:  # Numba refuses the program: its loops are outlined
-            self.reason = f"Numba could not compile the program ({type(exc).__name__})"
-        else:
-            self.fn = fn
+        """Write the source; load or compile the module and the entry for the types of `args`."""
+        source = self.source
+        if source is not None:
+            try:
+                numba = self.backend.numba
+                fn = getattr(self.backend.load(source), self.entry)
+                fn.compile(tuple(numba.typeof(a) for a in args))
+            except Exception as exc:  # Numba refuses the program: its loops are outlined
+                self._reason = f"Numba could not compile the program ({type(exc).__name__})"
+            else:
+                self.fn = fn
         self.pending = False
 
     def direct(self) -> tuple[Any, bool]:

@@ -33,8 +33,9 @@ allocator takes from the system (and faults in) on every call.
 
 Results are those of the code without the pass, elementwise bit for bit; a sum of an array
 written into a temporary may add its terms in another order (the temporary's memory order,
-where NumPy would have chosen another for a new array). The JAX and Numba generators do
-not run this pass (their arrays are immutable, or their code is compiled by other means).
+where NumPy would have chosen another for a new array). The native backend's host code runs
+it too (its machine code takes no array); the JAX generator does not (its arrays are
+immutable).
 """
 
 from __future__ import annotations
