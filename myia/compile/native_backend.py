@@ -63,6 +63,8 @@ from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from .backend import Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, Module
+from .native_regions import NativeRegions
+from .native_regions import outline as outline_regions
 from .native_source import (
     _ASSIGN,
     _DEF,
@@ -535,6 +537,14 @@ class NativeExecutable(Executable):
             g[name] = _LoopStub(self, name)
         self._module: Any = None
         self._threads: dict[str, threading.Thread] = {}
+        #: The regions of array work of the host code, as machine code (`native_regions`).
+        self.regions: NativeRegions | None = None
+        types = {name: getattr(node, "abstract", None) for node, name in gen.names.names.items()}
+        code, regions_source, names = outline_regions(module.source, types, g, module.filename)
+        if names:
+            exec(code, g)
+            self.host.fn = g[module.entry]
+            self.regions = NativeRegions(regions_source, names, g, backend)
         # A program with loops as machine code may be machine code whole (`native_whole`).
         whole, entry = NativeGenerator(graph, plain=True), ""
         if gen.kernels:
@@ -610,9 +620,16 @@ class NativeExecutable(Executable):
         _THREADS.append(t)
         t.start()
 
+    @property
+    def region_count(self) -> int:
+        """The number of regions of array work of the host code made machine code."""
+        return len(self.regions.names) if self.regions else 0
+
     def wait(self) -> None:
         """Wait until the machine code started in the background is ready (or refused)."""
         self.whole.wait()
+        if self.regions:
+            self.regions.wait()
         for t in list(self._threads.values()):
             t.join()
 
