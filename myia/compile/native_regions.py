@@ -55,6 +55,10 @@ def gadd_arrays(x, y, zero):
 """
 
 
+#: Held while a region compiles for new types (the only time its compilation is enabled).
+_COMPILE_LOCK = threading.Lock()
+
+
 def _floats(dtypes: set[str]) -> bool:
     return len(dtypes) == 1 and dtypes <= {"float64", "float32"}
 
@@ -183,12 +187,18 @@ class NativeRegions:
             if self._module is None:
                 self._module = self.backend.load(self.source)
             fn = getattr(self._module, name)
-            numba = self.backend.numba
-            fn.compile(tuple(numba.typeof(a) for a in args))
-            fn.disable_compile()  # other types run the host code (no compile during a call)
+            types = tuple(self.backend.numba.typeof(a) for a in args)
+            # Other types run the host code: no compilation during a call. (Programs of the
+            # same source share the module, and so its regions: each adds its types.)
+            with _COMPILE_LOCK:
+                fn.disable_compile(False)
+                try:
+                    fn.compile(types)
+                finally:
+                    fn.disable_compile()
         except Exception as exc:
             # Numba refuses the region (or the module did not load): its host code runs.
             self.globals[name] = self.globals[f"{name}_host"]
-            self.reason = f"a region stays NumPy code ({type(exc).__name__})"
+            self.reason = f"a region stays NumPy code ({type(exc).__name__}: {exc})"
             return
         self.globals[name] = fn
