@@ -141,3 +141,19 @@ def test_trees_holding_jax_arrays_run_on_the_host(monkeypatch):
     assert type(got) is np.float64 and got == pytest.approx(expected, rel=1e-12)
     assert f.backend.nested_arrays
     assert len(f.compiled_signatures()) == 1
+
+
+def grow(x, n):
+    y = x
+    while y.shape[0] < n:
+        y = np.concatenate([y * 0.5, np.sin(x)])
+    return np.sum(y * y)
+
+
+def test_a_region_reads_the_variable_it_assigns():
+    # ``y = concatenate([y * 0.5, sin(x)])``: `y` is an input of the region as well as its
+    # output.
+    f = myia(grow, backend="jax")
+    x = np.array([1.0, 2.0])
+    for n in (0, 2, 7):
+        assert f(x, n) == pytest.approx(grow(x, n), rel=1e-12)

@@ -166,6 +166,21 @@ def one_dtype(dtypes: set[str]) -> bool:
     return len(dtypes - {"bool"}) <= 1
 
 
+def _read_first(run: list[ast.stmt]) -> set[str]:
+    """The variables `run` reads before it assigns them (``y = f(y)`` reads `y`)."""
+    assigned: set[str] = set()
+    read: set[str] = set()
+    for s in run:
+        value = s.value if isinstance(s, ast.Assign) else s
+        # A name an assignment expression sets is read after it, in the same statement.
+        inner = {n.target.id for n in ast.walk(value) if isinstance(n, ast.NamedExpr)}
+        read |= _loads([value]) - assigned - inner
+        assigned |= inner | {
+            n.id for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+    return read
+
+
 class Outliner:
     """The rewriting of the functions of a generated module with their regions outlined.
 
@@ -377,9 +392,8 @@ class Outliner:
             return run
         inputs = sorted(
             n
-            for n in _loads(run)
-            if n not in assigned
-            and n != "np"
+            for n in _read_first(run)
+            if n != "np"
             and (n not in self.globals or (self.global_inputs and self._global_input(n)))
         )
         name = f"region{len(self.regions) // (2 if self.fallback else 1)}"
