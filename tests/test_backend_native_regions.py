@@ -135,3 +135,16 @@ def test_integer_arrays_stay_numpy_code():
     np.testing.assert_array_equal(f(t, Wi), myia(int_h, backend="numpy")(t, Wi))
     assert f.specialization(t, Wi).executable.region_count == 0
     native_backend.wait_all()
+
+
+def affine_tanh(x):
+    return np.tanh(x * 0.5 + 1.0) * 2.0
+
+
+def test_only_small_arrays_make_regions():
+    # On large arrays a NumPy call costs no more than Numba's dispatch: NumPy code stays.
+    f = myia(affine_tanh, backend="native", background=False)
+    for n, regions in ((100, 1), (100_000, 0)):
+        x = np.linspace(-1.0, 1.0, n)
+        np.testing.assert_allclose(f(x), affine_tanh(x), rtol=1e-14)
+        assert f.specialization(x).executable.region_count == regions

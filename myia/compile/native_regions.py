@@ -41,6 +41,11 @@ NUMPY = frozenset(
 #: (about a NumPy call on small arrays), so one operation does not pay.
 MIN_OPERATIONS = 2
 
+#: The most elements of the largest array of a region: on large arrays, NumPy's own loops
+#: (vectorized ``exp``, ``tanh``...) cost as much as machine code, and a call of NumPy no
+#: more than Numba's dispatch.
+MAX_ELEMENTS = 1 << 12
+
 #: The options of a region's machine code (NumPy's semantics on arrays).
 _JIT = 'njit(cache=True, error_model="numpy", nogil=True)'
 
@@ -77,6 +82,7 @@ def outline(
     outliner = Outliner(
         pure.types,
         pure,
+        max_elements=MAX_ELEMENTS,
         min_operations=MIN_OPERATIONS,
         dtypes_ok=_floats,
         global_inputs=True,

@@ -35,12 +35,15 @@ _METHODS = frozenset(["reshape", "astype", "transpose", "sum", "T", "shape", "nd
 _NOT_NUMPY = frozenset(["array", "asarray", "copy", "frombuffer", "random", "linalg", "fft"])
 
 
-def _elements(a: Any) -> int:
-    """The number of elements of the largest array of a value of type `a`."""
+def _elements(a: Any, unknown: int = 0) -> int:
+    """The number of elements of the largest array of a value of type `a`.
+
+    A dimension known at run time only counts as `unknown`.
+    """
     if isinstance(a, AbstractArray):
-        return int(np.prod([d if d is not None else 0 for d in a.shape]))
+        return int(np.prod([d if d is not None else unknown for d in a.shape]))
     if isinstance(a, AbstractTuple):
-        return max(map(_elements, a.elements), default=0)
+        return max((_elements(e, unknown) for e in a.elements), default=0)
     return 0
 
 
@@ -185,11 +188,12 @@ class Outliner:
     """The rewriting of the functions of a generated module with their regions outlined.
 
     `outline` makes a region of a run of statements when its largest array has at least
-    `min_elements` elements, it computes at least `min_operations` operations, and
-    `dtypes_ok` takes its dtypes. With `global_inputs`, the arrays and scalars it reads from
-    the module's globals are inputs too (a region compiled in a module of its own). With
-    `fallback`, its call is ``try: outs = region(ins)`` ``except Exception: outs =
-    region_host(ins)``, ``region_host`` being its code as it was (`regions` lists both).
+    `min_elements` elements and at most `max_elements` (None: no bound), it computes at
+    least `min_operations` operations, and `dtypes_ok` takes its dtypes. With
+    `global_inputs`, the arrays and scalars it reads from the module's globals are inputs
+    too (a region compiled in a module of its own). With `fallback`, its call is ``try:
+    outs = region(ins)`` ``except Exception: outs = region_host(ins)``, ``region_host``
+    being its code as it was (`regions` lists both).
     """
 
     def __init__(
@@ -198,6 +202,7 @@ class Outliner:
         pure: Pure,
         *,
         min_elements: int = 0,
+        max_elements: int | None = None,
         min_operations: int = 1,
         dtypes_ok: Callable[[set[str]], bool] = one_dtype,
         global_inputs: bool = False,
@@ -205,7 +210,8 @@ class Outliner:
     ):
         self.types, self.globals = types, pure.globals
         self.pure = pure
-        self.min_elements, self.min_operations = min_elements, min_operations
+        self.min_elements, self.max_elements = min_elements, max_elements
+        self.min_operations = min_operations
         self.dtypes_ok, self.global_inputs, self.fallback = dtypes_ok, global_inputs, fallback
         self.regions: list[tuple[str, ast.FunctionDef]] = []
 
@@ -385,6 +391,10 @@ class Outliner:
         names = set(assigned) | _loads(run)
         if max((_elements(self.types.get(n)) for n in names), default=0) < self.min_elements:
             return run  # arrays too small for a call of compiled code to pay
+        if self.max_elements is not None:
+            big = self.max_elements + 1  # an unknown dimension may be large
+            if max((_elements(self.types.get(n), big) for n in names), default=0) >= big:
+                return run  # arrays large enough for NumPy's calls to cost nothing
         operations = sum(
             isinstance(n, (ast.Call, ast.BinOp, ast.UnaryOp)) for s in run for n in ast.walk(s)
         )
