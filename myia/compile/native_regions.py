@@ -18,8 +18,9 @@ it was compiled for (it compiles once, for the types of its first call) and erro
 machine code run ``region0_host`` for that call, which raises the error at the user's line.
 
 Only regions of float arrays are outlined, of NumPy functions Numba computes as NumPy does
-(`NUMPY`); a sum of sensitivities (``gadd_arrays``) is an addition there. Their results are
-NumPy's up to rounding (Numba's ``tanh`` and matrix products are not NumPy's own).
+(`NUMPY`); a sum of sensitivities (``gadd_arrays``) is an addition there (`_for_numba`).
+Their results are NumPy's up to rounding (Numba's ``tanh`` and matrix products are not
+NumPy's own).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import ast
 import threading
 from typing import Any
 
+from .lower import gadd_arrays
 from .regions import Outliner, Pure
 
 #: NumPy functions the machine code of a region may call (Numba computes them as NumPy).
@@ -52,11 +54,6 @@ _JIT = 'njit(cache=True, error_model="numpy", nogil=True)'
 _HEADER = """# myia-native-regions-1
 import numpy as np
 from numba import njit
-
-
-@njit(cache=True, inline="always")
-def gadd_arrays(x, y, zero):
-    return x + y
 """
 
 
@@ -87,6 +84,7 @@ def outline(
         dtypes_ok=_floats,
         global_inputs=True,
         fallback=True,
+        rewrite=lambda run: _for_numba(run, globals_),
     )
     for s in tree.body:
         if isinstance(s, ast.FunctionDef):
@@ -99,19 +97,21 @@ def outline(
             exec(compile(mod, filename, "exec"), globals_)
         else:
             names.append(name)
-            parts.append(f"@{_JIT}\n{ast.unparse(_unwalrus(fn))}\n")
+            parts.append(f"@{_JIT}\n{ast.unparse(fn)}\n")
     ast.fix_missing_locations(tree)
     return compile(tree, filename, "exec"), "\n\n".join(parts), names
 
 
-def _unwalrus(fn: ast.FunctionDef) -> ast.FunctionDef:
-    """`fn` with each ``(d := e)`` an assignment ``d = e`` before its statement.
+def _for_numba(run: list[ast.stmt], globals_: dict[str, Any]) -> list[ast.stmt]:
+    """The statements of a region as Numba compiles them.
 
-    Numba cannot type some of them (``((d := v @ W)[0:16], d[16:32])``). A region's
-    statements are pure: computing ``e`` first changes nothing.
+    Each ``(d := e)`` is an assignment ``d = e`` before its statement (Numba cannot type
+    some of them: ``((d := v @ W)[0:16], d[16:32])``); a region's statements are pure, so
+    computing ``e`` first changes nothing. ``gadd_arrays(x, y, zero)`` is ``x + y``: the
+    zero it skips on the host adds nothing, and is not an input.
     """
 
-    class Hoist(ast.NodeTransformer):
+    class Rewrite(ast.NodeTransformer):
         def __init__(self) -> None:
             self.before: list[ast.stmt] = []
 
@@ -120,13 +120,18 @@ def _unwalrus(fn: ast.FunctionDef) -> ast.FunctionDef:
             self.before.append(ast.Assign([ast.Name(e.target.id, ast.Store())], value))
             return ast.Name(e.target.id, ast.Load())
 
+        def visit_Call(self, e: ast.Call) -> ast.expr:
+            self.generic_visit(e)
+            if isinstance(e.func, ast.Name) and globals_.get(e.func.id) is gadd_arrays:
+                return ast.BinOp(e.args[0], ast.Add(), e.args[1])
+            return e
+
     body: list[ast.stmt] = []
-    for s in fn.body:
-        hoist = Hoist()
-        s = hoist.visit(s)
-        body += hoist.before + [s]
-    new = ast.FunctionDef(fn.name, fn.args, body, [], None)
-    return ast.fix_missing_locations(new)
+    for s in run:
+        rewrite = Rewrite()
+        s = rewrite.visit(s)
+        body += [ast.copy_location(b, s) for b in rewrite.before] + [s]
+    return body
 
 
 class _RegionStub:

@@ -193,7 +193,8 @@ class Outliner:
     `global_inputs`, the arrays and scalars it reads from the module's globals are inputs
     too (a region compiled in a module of its own). With `fallback`, its call is ``try:
     outs = region(ins)`` ``except Exception: outs = region_host(ins)``, ``region_host``
-    being its code as it was (`regions` lists both).
+    being its code as it was (`regions` lists both). `rewrite` gives the statements a
+    region compiles from those of the run (a copy), for the backend's compiler.
     """
 
     def __init__(
@@ -207,12 +208,14 @@ class Outliner:
         dtypes_ok: Callable[[set[str]], bool] = one_dtype,
         global_inputs: bool = False,
         fallback: bool = False,
+        rewrite: Callable[[list[ast.stmt]], list[ast.stmt]] | None = None,
     ):
         self.types, self.globals = types, pure.globals
         self.pure = pure
         self.min_elements, self.max_elements = min_elements, max_elements
         self.min_operations = min_operations
         self.dtypes_ok, self.global_inputs, self.fallback = dtypes_ok, global_inputs, fallback
+        self.rewrite = rewrite
         self.regions: list[tuple[str, ast.FunctionDef]] = []
 
     def statement(self, s: ast.stmt) -> bool:
@@ -400,14 +403,16 @@ class Outliner:
         )
         if operations < self.min_operations:
             return run
+        # The statements compiled: `rewrite`'s (the fallback runs `run` as it was, reading
+        # the inputs it shares with them and the module's globals).
+        body = self.rewrite(copy.deepcopy(run)) if self.rewrite else run
         inputs = sorted(
             n
-            for n in _read_first(run)
+            for n in _read_first(body)
             if n != "np"
             and (n not in self.globals or (self.global_inputs and self._global_input(n)))
         )
         name = f"region{len(self.regions) // (2 if self.fallback else 1)}"
-        ret = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in outputs], ast.Load()))
         args = ast.arguments(
             posonlyargs=[],
             args=[ast.arg(n) for n in inputs],
@@ -415,21 +420,24 @@ class Outliner:
             kw_defaults=[],
             defaults=[],
         )
-        self.regions.append((name, ast.FunctionDef(name, args, [*run, ret], [], None)))
+
+        def function(fn: str, stmts: list[ast.stmt]) -> ast.FunctionDef:
+            ret = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in outputs], ast.Load()))
+            return ast.FunctionDef(fn, copy.deepcopy(args), [*stmts, ret], [], None)
 
         def assign(fn: str) -> ast.stmt:
-            args = [ast.Name(n, ast.Load()) for n in inputs]
-            call = ast.Call(ast.Name(fn, ast.Load()), args, [])
+            call = ast.Call(
+                ast.Name(fn, ast.Load()), [ast.Name(n, ast.Load()) for n in inputs], []
+            )
             target = ast.Tuple([ast.Name(n, ast.Store()) for n in outputs], ast.Store())
             # At the line of the run's first statement: tracebacks read the original source.
             return ast.copy_location(ast.Assign([target], call), run[0])
 
+        self.regions.append((name, function(name, body)))
         if not self.fallback:
             return [assign(name)]
         host = f"{name}_host"
-        body = copy.deepcopy(self.regions[-1][1])
-        body.name = host
-        self.regions.append((host, body))
+        self.regions.append((host, function(host, copy.deepcopy(run))))
         handler = ast.ExceptHandler(ast.Name("Exception", ast.Load()), None, [assign(host)])
         return [ast.copy_location(ast.Try([assign(name)], [handler], [], []), run[0])]
 
