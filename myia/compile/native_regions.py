@@ -26,9 +26,11 @@ NumPy's own).
 from __future__ import annotations
 
 import ast
+import math
 import threading
 from typing import Any
 
+from ..abstract.data import AbstractArray, AbstractScalar
 from .lower import gadd_arrays
 from .regions import Outliner, Pure
 
@@ -47,6 +49,14 @@ MIN_OPERATIONS = 2
 #: (vectorized ``exp``, ``tanh``...) cost as much as machine code, and a call of NumPy no
 #: more than Numba's dispatch.
 MAX_ELEMENTS = 1 << 12
+
+#: The NumPy functions Numba computes one element at a time through ``libm`` (NumPy's own
+#: loops are vectorized: several times faster per element), and the most elements a region
+#: may compute them on (`_Shapes`): ``tanh`` of a vector of 16, not of a 32 x 64 batch.
+TRANSCENDENTAL = frozenset(
+    "arccos arcsin arctan cos cosh exp expm1 log log1p sin sinh tan tanh".split()
+)
+MAX_TRANSCENDENTAL = 256
 
 #: The options of a region's machine code (NumPy's semantics on arrays).
 _JIT = 'njit(cache=True, error_model="numpy", nogil=True)'
@@ -76,6 +86,7 @@ def outline(
     """
     tree = ast.parse(source)
     pure = Pure(dict(types), globals_, NUMPY.__contains__)
+    shapes = _Shapes(pure.types)
     outliner = Outliner(
         pure.types,
         pure,
@@ -85,6 +96,7 @@ def outline(
         global_inputs=True,
         fallback=True,
         rewrite=lambda run: _for_numba(run, globals_),
+        accept=lambda run: not shapes.too_large(run),
     )
     for s in tree.body:
         if isinstance(s, ast.FunctionDef):
@@ -100,6 +112,73 @@ def outline(
             parts.append(f"@{_JIT}\n{ast.unparse(fn)}\n")
     ast.fix_missing_locations(tree)
     return compile(tree, filename, "exec"), "\n\n".join(parts), names
+
+
+class _Shapes:
+    """The shapes of a region's expressions, where the types of its variables tell them."""
+
+    def __init__(self, types: dict[str, Any]):
+        self.types = types
+
+    def __call__(self, e: ast.expr) -> tuple[int, ...] | None:
+        """The shape of `e`'s value (``()`` for a scalar), or None if not known."""
+        if isinstance(e, ast.Name):
+            a = self.types.get(e.id)
+            if isinstance(a, AbstractArray):
+                return None if None in a.shape else a.shape
+            return () if isinstance(a, AbstractScalar) else None
+        if isinstance(e, ast.Constant):
+            return ()
+        if isinstance(e, ast.NamedExpr):
+            return self(e.value)
+        if isinstance(e, ast.UnaryOp):
+            return self(e.operand)
+        if isinstance(e, ast.BinOp):
+            a, b = self(e.left), self(e.right)
+            if a is None or b is None:
+                return None
+            if isinstance(e.op, ast.MatMult):
+                return _matmul_shape(a, b)
+            return _broadcast(a, b)
+        if isinstance(e, ast.Call) and len(e.args) == 1 and not e.keywords:
+            f = e.func
+            if isinstance(f, ast.Attribute) and f.attr in NUMPY:
+                return self(e.args[0])
+        return None
+
+    def too_large(self, run: list[ast.stmt]) -> bool:
+        """Whether `run` computes a transcendental function on many (or unknown) elements."""
+        for n in (n for s in run for n in ast.walk(s)):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+                if n.func.attr in TRANSCENDENTAL:
+                    shape = self(n.args[0]) if n.args else None
+                    if shape is None or math.prod(shape) > MAX_TRANSCENDENTAL:
+                        return True
+            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow):
+                shape = self(n)
+                if shape is None or math.prod(shape) > MAX_TRANSCENDENTAL:
+                    return True
+        return False
+
+
+def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The shape NumPy broadcasts `a` and `b` to (None if it cannot)."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    if any(x != y and 1 not in (x, y) for x, y in zip(a, b)):
+        return None
+    return tuple(max(x, y) for x, y in zip(a, b))
+
+
+def _matmul_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The shape of ``x @ y`` for `x` of shape `a` and `y` of shape `b` (matrices, vectors)."""
+    if len(a) == 2 and len(b) == 2:
+        return (a[0], b[1])
+    if len(a) == 2 and len(b) == 1:
+        return (a[0],)
+    if len(a) == 1 and len(b) == 2:
+        return (b[1],)
+    return () if len(a) == len(b) == 1 else None
 
 
 def _for_numba(run: list[ast.stmt], globals_: dict[str, Any]) -> list[ast.stmt]:

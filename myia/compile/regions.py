@@ -194,7 +194,8 @@ class Outliner:
     too (a region compiled in a module of its own). With `fallback`, its call is ``try:
     outs = region(ins)`` ``except Exception: outs = region_host(ins)``, ``region_host``
     being its code as it was (`regions` lists both). `rewrite` gives the statements a
-    region compiles from those of the run (a copy), for the backend's compiler.
+    region compiles from those of the run (a copy), for the backend's compiler; `accept`,
+    whether a run pays as a region.
     """
 
     def __init__(
@@ -209,13 +210,14 @@ class Outliner:
         global_inputs: bool = False,
         fallback: bool = False,
         rewrite: Callable[[list[ast.stmt]], list[ast.stmt]] | None = None,
+        accept: Callable[[list[ast.stmt]], bool] | None = None,
     ):
         self.types, self.globals = types, pure.globals
         self.pure = pure
         self.min_elements, self.max_elements = min_elements, max_elements
         self.min_operations = min_operations
         self.dtypes_ok, self.global_inputs, self.fallback = dtypes_ok, global_inputs, fallback
-        self.rewrite = rewrite
+        self.rewrite, self.accept = rewrite, accept
         self.regions: list[tuple[str, ast.FunctionDef]] = []
 
     def statement(self, s: ast.stmt) -> bool:
@@ -401,7 +403,7 @@ class Outliner:
         operations = sum(
             isinstance(n, (ast.Call, ast.BinOp, ast.UnaryOp)) for s in run for n in ast.walk(s)
         )
-        if operations < self.min_operations:
+        if operations < self.min_operations or (self.accept and not self.accept(run)):
             return run
         # The statements compiled: `rewrite`'s (the fallback runs `run` as it was, reading
         # the inputs it shares with them and the module's globals).
