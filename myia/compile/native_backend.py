@@ -40,8 +40,9 @@ compiled with ``njit(cache=True)``; a new process calling the same program loads
 code instead of compiling it.
 
 Every program runs: a program with no loop Numba can take (recursion over trees, calls of
-function values, arrays) runs entirely as the NumPy backend's code; ``executable.native``
-says whether some of it is machine code, ``executable.reason`` why not. Numba is imported
+function values, arrays) runs as the NumPy backend's code, its small array work (a tree
+node's body) in regions of machine code (`native_regions`); ``executable.native`` says
+whether some loop is machine code, ``executable.reason`` why not. Numba is imported
 when the backend is first used: the core of Myia needs only NumPy.
 """
 
