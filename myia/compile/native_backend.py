@@ -541,7 +541,11 @@ class NativeExecutable(Executable):
         #: The regions of array work of the host code, as machine code (`native_regions`).
         self.regions: NativeRegions | None = None
         types = {name: getattr(node, "abstract", None) for node, name in gen.names.names.items()}
-        code, regions_source, names = outline_regions(module.source, types, g, module.filename)
+        try:
+            code, regions_source, names = outline_regions(module.source, types, g, module.filename)
+        except Exception as exc:  # pragma: no cover - a construct the outliner mishandles
+            self.refuse(f"regions not outlined ({type(exc).__name__}: {exc})")
+            names = []
         if names:
             exec(code, g)
             self.host.fn = g[module.entry]
