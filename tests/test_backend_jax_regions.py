@@ -118,3 +118,42 @@ def test_errors_in_host_code_with_regions_point_at_the_users_line():
     with pytest.raises(AssertionError, match="wrong shape") as info:
         f(TREES[2], np.zeros((H + 1, 2 * H)), np.zeros(H + 1))
     assert "W.shape[0] == H" in str(info.getrepr())
+
+
+def _on_device(t):
+    """`t` with its vectors as ``jax.Array``s."""
+    if t is None:
+        return None
+    with jax.enable_x64(True):
+        value = jax.numpy.asarray(t.value)
+    return Node(value, _on_device(t.left), _on_device(t.right))
+
+
+def test_trees_holding_jax_arrays_run_on_the_host(monkeypatch):
+    # A tree of NumPy arrays is not searched for ``jax.Array``s on every call; one that holds
+    # some (met by the signature) is, and its arrays reach the host code as NumPy arrays.
+    monkeypatch.setattr(jax_regions, "MIN_ELEMENTS", 1 << 14)
+    f = myia(tree_loss, backend="jax")
+    expected = myia(tree_loss, backend="numpy")(TREES[3], W, B)
+    assert f(TREES[3], W, B) == pytest.approx(expected, rel=1e-12)
+    assert not f.backend.nested_arrays
+    got = f(_on_device(TREES[3]), W, B)
+    assert type(got) is np.float64 and got == pytest.approx(expected, rel=1e-12)
+    assert f.backend.nested_arrays
+    assert len(f.compiled_signatures()) == 1
+
+
+def grow(x, n):
+    y = x
+    while y.shape[0] < n:
+        y = np.concatenate([y * 0.5, np.sin(x)])
+    return np.sum(y * y)
+
+
+def test_a_region_reads_the_variable_it_assigns():
+    # ``y = concatenate([y * 0.5, sin(x)])``: `y` is an input of the region as well as its
+    # output.
+    f = myia(grow, backend="jax")
+    x = np.array([1.0, 2.0])
+    for n in (0, 2, 7):
+        assert f(x, n) == pytest.approx(grow(x, n), rel=1e-12)

@@ -586,6 +586,8 @@ class JaxBackend(Backend):
         self.jax_device = devices[0] if device is not None else None
         #: JAX's default device (calls on it set no default device, `context`).
         self.first_device = jax.devices()[0]
+        #: Whether an argument held ``jax.Array``s inside tuples or records (`on_host`).
+        self.nested_arrays = False
         #: Where arguments live over the devices of `mesh` (`jax_sharding.MeshLayout`).
         self.layout = None
         if mesh is not None:
@@ -638,11 +640,15 @@ class JaxBackend(Backend):
         return stack
 
     def on_host(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
-        """`args` with their ``jax.Array``s as NumPy arrays, for the host code."""
+        """`args` with their ``jax.Array``s as NumPy arrays, for the host code.
+
+        Tuples and records are searched only once some argument held ``jax.Array``s in
+        them (`abstract_of` met one): a tree of a recursion is not walked on every call.
+        """
         array = self.jax.Array
         if any(isinstance(a, array) for a in args):
             return tuple(np.asarray(a) if isinstance(a, array) else a for a in args)
-        if any(_holds(a, array) for a in args):  # in tuples or records
+        if self.nested_arrays and any(_holds(a, array) for a in args):
             return tuple(_map_arrays(a, array, np.asarray) for a in args)
         return args
 
@@ -663,7 +669,10 @@ class JaxBackend(Backend):
         A tuple or record holding some (a model kept on the device) has the abstract value of
         the same structure holding NumPy arrays of their shapes and dtypes.
         """
-        return _abstract(value, self.jax.Array)
+        array = self.jax.Array
+        if not self.nested_arrays and not isinstance(value, array) and _holds(value, array):
+            self.nested_arrays = True
+        return _abstract(value, array)
 
 
 def _abstract(value: Any, array: type) -> Any:

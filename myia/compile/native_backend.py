@@ -40,8 +40,9 @@ compiled with ``njit(cache=True)``; a new process calling the same program loads
 code instead of compiling it.
 
 Every program runs: a program with no loop Numba can take (recursion over trees, calls of
-function values, arrays) runs entirely as the NumPy backend's code; ``executable.native``
-says whether some of it is machine code, ``executable.reason`` why not. Numba is imported
+function values, arrays) runs as the NumPy backend's code, its small array work (a tree
+node's body) in regions of machine code (`native_regions`); ``executable.native`` says
+whether some loop is machine code, ``executable.reason`` why not. Numba is imported
 when the backend is first used: the core of Myia needs only NumPy.
 """
 
@@ -63,6 +64,8 @@ from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from .backend import Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate_with
+from .native_regions import NativeRegions
+from .native_regions import outline as outline_regions
 from .native_source import (
     _ASSIGN,
     _DEF,
@@ -545,6 +548,18 @@ class NativeExecutable(Executable):
             g[name] = _LoopStub(self, name)
         self._module: Any = None
         self._threads: dict[str, threading.Thread] = {}
+        #: The regions of array work of the host code, as machine code (`native_regions`).
+        self.regions: NativeRegions | None = None
+        types = {name: getattr(node, "abstract", None) for node, name in gen.names.names.items()}
+        try:
+            code, regions_source, names = outline_regions(module.source, types, g, module.filename)
+        except Exception as exc:  # pragma: no cover - a construct the outliner mishandles
+            self.refuse(f"regions not outlined ({type(exc).__name__}: {exc})")
+            names = []
+        if names:
+            exec(code, g)
+            self.host.fn = g[module.entry]
+            self.regions = NativeRegions(regions_source, names, g, backend)
         # A program with loops as machine code may be machine code whole (`native_whole`):
         # its source is written when first needed (in the thread that compiles it).
         self.whole = WholeProgram(
@@ -619,9 +634,16 @@ class NativeExecutable(Executable):
         _THREADS.append(t)
         t.start()
 
+    @property
+    def region_count(self) -> int:
+        """The number of regions of array work of the host code made machine code."""
+        return len(self.regions.names) if self.regions else 0
+
     def wait(self) -> None:
         """Wait until the machine code started in the background is ready (or refused)."""
         self.whole.wait()
+        if self.regions:
+            self.regions.wait()
         for t in list(self._threads.values()):
             t.join()
 
