@@ -161,6 +161,16 @@ def _loads(nodes: list[ast.AST]) -> set[str]:
     }
 
 
+def _outputs(called: list[ast.stmt]) -> set[str]:
+    """The variables the region's call `called` assigns."""
+    return {
+        n.id
+        for s in called
+        for n in ast.walk(s)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+
+
 def one_dtype(dtypes: set[str]) -> bool:
     """Whether a region computes on one dtype (booleans aside).
 
@@ -249,6 +259,13 @@ class Outliner:
         out: list[ast.stmt] = []
         run: list[ast.stmt] = []
         for s in stmts:
+            if (
+                run
+                and isinstance(s, ast.Delete)
+                and all(isinstance(t, ast.Name) for t in s.targets)
+            ):
+                run.append(s)  # `outline` deletes, after the region, what the host still holds
+                continue
             lifted, undo = self.lift(s)
             if self.statement(s):
                 out += lifted  # read before the run: they read no variable it assigns
@@ -375,6 +392,21 @@ class Outliner:
         return name
 
     def outline(self, run: list[ast.stmt]) -> list[ast.stmt]:
+        """``del``s of the run aside, its statements as a region's call, or as they were."""
+        kept = [s for s in run if not isinstance(s, ast.Delete)]
+        deleted = [(t.id, s) for s in run if isinstance(s, ast.Delete) for t in s.targets]
+        called = self._outline(kept)
+        if called is kept:
+            return run
+        # A variable the region assigns and returns not is its own: no longer the host's.
+        inner = {n.id for s in kept for n in ast.walk(s) if isinstance(n, ast.Name)}
+        inner -= _read_first(kept) | _outputs(called)
+        for name, s in deleted:
+            if name not in inner:
+                called.append(ast.copy_location(ast.Delete([ast.Name(name, ast.Del())]), s))
+        return called
+
+    def _outline(self, run: list[ast.stmt]) -> list[ast.stmt]:
         if not run or not _computes(run):
             return run
         assigned: list[str] = []
