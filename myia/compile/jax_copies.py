@@ -33,22 +33,20 @@ def without_copies(source: str, globals_: dict[str, Any], entry: str) -> str:
     fns = [s for s in tree.body if isinstance(s, ast.FunctionDef)]
     names = {f.name for f in fns}
     taken = names | set(globals_)
+    shapes = {f.name: _Shape(f, names, globals_, taken) for f in fns}
     classes = {f.name: 0 for f in fns}
     count = 1
     while True:
         index: dict[Any, int] = {}
         new = {}
-        for f in fns:
-            key = (classes[f.name], _Shape(f, names, classes, globals_).key(taken))
-            new[f.name] = index.setdefault(key, len(index))
+        for name, shape in shapes.items():
+            key = (classes[name], shape.key, tuple(classes[n] for n in shape.calls))
+            new[name] = index.setdefault(key, len(index))
         classes = new
         if len(index) == count:
             break
         count = len(index)
-    first: dict[int, str] = {}
-    for f in fns:
-        if f.name == entry:
-            first[classes[f.name]] = entry
+    first: dict[int, str] = {classes[entry]: entry} if entry in classes else {}
     for f in fns:
         first.setdefault(classes[f.name], f.name)
     alias = {f.name: first[classes[f.name]] for f in fns if first[classes[f.name]] != f.name}
@@ -65,27 +63,24 @@ class _Shape:
     """The syntax of a top-level function, its names replaced by what they stand for.
 
     Its own variables (parameters, names assigned, nested functions and their parameters)
-    are numbered in the order they occur; a top-level function is its class; a global is
-    its value (`_value_key`); other names (builtins) are themselves. A function that binds
-    a name of a global or of a top-level function is its own class.
+    are numbered in the order they occur; a global is its value (`_value_key`); other names
+    (builtins) are themselves; a top-level function is a mark, its name is put in `calls`
+    (in order: its class is compared). A function that binds a name of a global or of a
+    top-level function (in `taken`) is a class of its own.
     """
 
     def __init__(
-        self,
-        fn: ast.FunctionDef,
-        names: set[str],
-        classes: dict[str, int],
-        globals_: dict[str, Any],
+        self, fn: ast.FunctionDef, names: set[str], globals_: dict[str, Any], taken: set[str]
     ):
-        self.fn, self.names, self.classes, self.globals = fn, names, classes, globals_
+        self.names, self.globals = names, globals_
         self.own = _bound(fn)
         self.numbers: dict[str, int] = {}
-
-    def key(self, taken: set[str]) -> Any:
-        """The function's shape (`taken`: the names of globals and top-level functions)."""
+        #: The top-level functions named, in the order they occur.
+        self.calls: list[str] = []
         if self.own & taken:
-            return ("alone", self.fn.name)
-        return self.node(self.fn.args), tuple(self.node(s) for s in self.fn.body)
+            self.key: Any = ("alone", fn.name)
+        else:
+            self.key = (self.node(fn.args), self.node(fn.body))
 
     def name(self, name: str | None) -> Any:
         if name is None:
@@ -93,7 +88,8 @@ class _Shape:
         if name in self.own:
             return ("var", self.numbers.setdefault(name, len(self.numbers)))
         if name in self.names:
-            return ("fn", self.classes[name])
+            self.calls.append(name)
+            return ("fn",)
         if name in self.globals:
             return ("global", _value_key(self.globals[name]))
         return ("builtin", name)
@@ -107,7 +103,8 @@ class _Shape:
             return ("Name", self.name(node.id), type(node.ctx).__name__)
         if isinstance(node, (ast.arg, ast.keyword)):
             rest = [self.node(getattr(node, f)) for f in node._fields if f != "arg"]
-            return (type(node).__name__, self.name(node.arg), *rest)
+            own = node.arg in self.own
+            return (type(node).__name__, self.name(node.arg) if own else node.arg, *rest)
         parts: list[Any] = [type(node).__name__]
         for field in node._fields:
             value = getattr(node, field)
