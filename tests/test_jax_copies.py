@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 
+import pytest
+
 from myia.abstract.data import AbstractScalar
 from myia.compile.jax_copies import without_copies
 
@@ -108,3 +110,28 @@ def test_a_function_binding_a_global_name_is_left_alone():
     source = "def main(a):\n    return f(a) + f_2(a)\n\ndef f(x):\n    K = x\n    return K\n\n"
     source += "def f_2(y):\n    K_2 = y\n    return K_2\n"
     assert _functions(without_copies(source, {"K": 1}, "main")) == ["main", "f", "f_2"]
+
+
+def test_closures_of_one_code_in_a_union_join_as_one():
+    pytest.importorskip("jax")
+    from myia.compile import jax_control as ctl
+
+    def make(x):
+        def f(y):
+            return x + y
+
+        return f
+
+    def other(x):
+        def g(y):
+            return x * y
+
+        return g
+
+    union = ctl.merge(ctl.split(make(1.0), []), ctl.split(other(2.0), []))
+    assert union[0] == "union" and len(union[1]) == 2
+    # A closure of f's code holding a value of another skeleton joins f's alternative.
+    joined = ctl.merge(union, ctl.split(make((1.0, 2.0)), []))
+    assert joined[0] == "union" and len(joined[1]) == 2
+    assert ctl._fits_in(ctl.split(make((1.0, 2.0)), []), joined)
+    assert ctl._fits_in(ctl.split(make(1.0), []), joined)
