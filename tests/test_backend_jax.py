@@ -663,7 +663,7 @@ SECOND_ORDER_LOOPS = [
 ]
 
 
-@pytest.mark.slow  # large XLA computations: a minute or two each to trace and compile
+@pytest.mark.slow  # large XLA computations: one to seven minutes each on 2 loaded cores
 @pytest.mark.parametrize(
     "fn,args",
     SECOND_ORDER_LOOPS,
