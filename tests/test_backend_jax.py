@@ -652,16 +652,18 @@ def _second_by_finite_differences(fn, args, eps=1e-5):
     return (g(x + eps, *rest) - g(x - eps, *rest)) / (2 * eps)
 
 
-# A branch in a loop's body (branch_in_loop), a search loop (search) and a break out of an
-# inner loop (nested_break) at second order are not here yet: branch_in_loop now traces in
-# about a minute, but its 70,000 lines of StableHLO (mostly the zeros of the alternatives of
-# unions of backward passes holding stacks) take XLA five minutes to compile.
+# A branch in a loop's body, a search loop (a while loop in a for loop, and a break) and a
+# break out of an inner loop: the closures of each exit of a loop are copies of one function
+# in the generated code, made one function (`jax_copies`), so that they join as one closure.
 SECOND_ORDER_LOOPS = [
     (nested_loops, (0.3, 3)),
+    (branch_in_loop, (1.5, 4)),
+    (search, (1.0, 6)),
+    (nested_break, (1.0, 4)),
 ]
 
 
-@pytest.mark.slow  # large XLA computations: a minute or two each to trace and compile
+@pytest.mark.slow  # large XLA computations: one to seven minutes each on 2 loaded cores
 @pytest.mark.parametrize(
     "fn,args",
     SECOND_ORDER_LOOPS,

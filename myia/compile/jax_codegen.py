@@ -60,6 +60,7 @@ from .jax_ast import (
     _unreachable,
     _walk,
 )
+from .jax_copies import without_copies
 from .jax_lower import JAX_LOWER, LINALG_ERRORS
 
 _BOOL = AbstractScalar("bool")
@@ -255,7 +256,8 @@ class JaxGenerator(CodeGenerator):
             self.names.used.add(name)
         rewriter = _Structure(types, self.names, module.globals)
         module.globals.update(helpers)
-        module.source = rewriter.module(module.source)
+        source = without_copies(module.source, module.globals, module.entry)
+        module.source = rewriter.module(source)
         return module
 
 

@@ -237,11 +237,27 @@ def _unset(s: Any) -> bool:
 
 
 def _union(a: Any, b: Any) -> Any:
+    """The union of `a`'s and `b`'s alternatives, those that join (one code) joined."""
     alts = list(a[1]) if a[0] == "union" else [a]
     for x in b[1] if b[0] == "union" else [b]:
-        if not any(x == y for y in alts):
+        for k, y in enumerate(alts):
+            if x == y or _one_code(x, y):
+                alts[k] = merge(y, x)
+                break
+        else:
             alts.append(x)
     return ("union", tuple(alts))
+
+
+def _one_code(a: Any, b: Any) -> bool:
+    """Whether `a` and `b` are the skeletons of closures of one code (joined as one)."""
+    return (
+        a[0] == b[0] == "fn"
+        and a[1] is b[1]
+        and a[2] == b[2]
+        and a[3] == b[3]
+        and len(a[4]) == len(b[4])
+    )
 
 
 def merge(a: Any, b: Any) -> Any:
@@ -271,13 +287,7 @@ def merge(a: Any, b: Any) -> Any:
         if a[1] is None or b[1] is None:
             return a if b[1] is None else b
         return ("anystack", merge(a[1], b[1]))
-    if (
-        ka == kb == "fn"
-        and a[1] is b[1]
-        and a[2] == b[2]
-        and a[3] == b[3]
-        and len(a[4]) == len(b[4])
-    ):
+    if _one_code(a, b):
         return ("fn", a[1], a[2], a[3], tuple(merge(x, y) for x, y in zip(a[4], b[4])), a[5])
     return _union(a, b)
 
