@@ -122,6 +122,19 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     return "\n\n".join(parts + functions), None
 
 
+def _retried(write: Any) -> Any:
+    """``write()``, once more where CPython's `ast` failed under another thread's use of it.
+
+    The source is written in the compiling thread while the caller's thread may be parsing
+    too; CPython 3.11's AST objects count their recursion depth in shared state, and can then
+    raise ``SystemError: AST constructor recursion depth mismatch`` (CPython gh-106905).
+    """
+    try:
+        return write()
+    except SystemError:  # pragma: no cover - a race between threads
+        return write()
+
+
 class WholeProgram:
     """The machine code of a whole program, loaded or compiled when it is first called.
 
@@ -160,11 +173,15 @@ class WholeProgram:
                     self._reason = "it has no loop to compile to machine code"
                 return
             try:
-                gen, self.entry = make()
-            except Exception:  # pragma: no cover - a construct the generator mishandles
-                self._reason = "the program's code could not be written without outlining"
-                return
-            self._source, self._reason = whole_source(gen, self.entry, self._checked)
+                gen, self.entry = _retried(make)
+                self._source, self._reason = _retried(
+                    lambda: whole_source(gen, self.entry, self._checked)
+                )
+            except Exception as exc:  # pragma: no cover - a construct the generator mishandles
+                self._reason = (
+                    "the program's code could not be written without outlining "
+                    f"({type(exc).__name__})"
+                )
 
     @property
     def source(self) -> str | None:
@@ -197,17 +214,19 @@ class WholeProgram:
 
     def install(self, args: tuple[Any, ...]) -> None:
         """Write the source; load or compile the module and the entry for the types of `args`."""
-        source = self.source
-        if source is not None:
-            try:
-                numba = self.backend.numba
-                fn = getattr(self.backend.load(source), self.entry)
-                fn.compile(tuple(numba.typeof(a) for a in args))
-            except Exception as exc:  # Numba refuses the program: its loops are outlined
-                self._reason = f"Numba could not compile the program ({type(exc).__name__})"
-            else:
-                self.fn = fn
-        self.pending = False
+        try:
+            source = self.source
+            if source is not None:
+                try:
+                    numba = self.backend.numba
+                    fn = getattr(self.backend.load(source), self.entry)
+                    fn.compile(tuple(numba.typeof(a) for a in args))
+                except Exception as exc:  # Numba refuses the program: its loops are outlined
+                    self._reason = f"Numba could not compile the program ({type(exc).__name__})"
+                else:
+                    self.fn = fn
+        finally:
+            self.pending = False  # the host code runs the calls from now on, if no `fn`
 
     def direct(self) -> tuple[Any, bool]:
         """The entry's dispatcher once ready, and whether that is final (`Executable.direct`)."""
