@@ -152,22 +152,13 @@ def _computes(stmts: list[ast.stmt]) -> bool:
     )
 
 
-def _loads(nodes: list[ast.AST]) -> set[str]:
+def _names(nodes: list[ast.AST], ctx: type = ast.Load) -> set[str]:
+    """The variables `nodes` read (`ctx` ``ast.Load``) or assign (``ast.Store``)."""
     return {
         n.id
         for x in nodes
         for n in ast.walk(x)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-    }
-
-
-def _outputs(called: list[ast.stmt]) -> set[str]:
-    """The variables the region's call `called` assigns."""
-    return {
-        n.id
-        for s in called
-        for n in ast.walk(s)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)
     }
 
 
@@ -187,7 +178,7 @@ def _read_first(run: list[ast.stmt]) -> set[str]:
         value = s.value if isinstance(s, ast.Assign) else s
         # A name an assignment expression sets is read after it, in the same statement.
         inner = {n.target.id for n in ast.walk(value) if isinstance(n, ast.NamedExpr)}
-        read |= _loads([value]) - assigned - inner
+        read |= _names([value]) - assigned - inner
         assigned |= inner | {
             n.id for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
         }
@@ -244,7 +235,7 @@ class Outliner:
     def one_dtype(self, e: ast.expr, dtypes: set[str]) -> bool:
         """Whether `dtypes_ok` takes the dtypes `e` computes on, with `dtypes`."""
         dtypes = set(dtypes)
-        for n in _loads([e]):
+        for n in _names([e]):
             if n in self.types:
                 dtypes |= _dtypes(self.types[n])
             elif isinstance(self.globals.get(n), (np.ndarray, np.generic)):
@@ -382,7 +373,7 @@ class Outliner:
 
     def _arrays(self, e: ast.expr) -> bool:
         """Whether expression `e` reads an array variable (its value is then an array)."""
-        return any(isinstance(self.types.get(n), AbstractArray) for n in _loads([e]))
+        return any(isinstance(self.types.get(n), AbstractArray) for n in _names([e]))
 
     def fresh(self, base: str) -> str:
         """A name no generated variable has (generated names never start with ``_``)."""
@@ -400,7 +391,7 @@ class Outliner:
             return run
         # A variable the region assigns and returns not is its own: no longer the host's.
         inner = {n.id for s in kept for n in ast.walk(s) if isinstance(n, ast.Name)}
-        inner -= _read_first(kept) | _outputs(called)
+        inner -= _read_first(kept) | _names(called, ast.Store)
         for name, s in deleted:
             if name not in inner:
                 called.append(ast.copy_location(ast.Delete([ast.Name(name, ast.Del())]), s))
@@ -425,7 +416,7 @@ class Outliner:
         outputs = [n for n in dict.fromkeys(assigned) if n in later]
         if not outputs:
             return run
-        names = set(assigned) | _loads(run)
+        names = set(assigned) | _names(run)
         if max((_elements(self.types.get(n)) for n in names), default=0) < self.min_elements:
             return run  # arrays too small for a call of compiled code to pay
         if self.max_elements is not None:

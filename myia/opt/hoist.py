@@ -31,9 +31,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..abstract.data import AbstractScalar
-from ..ir.analysis import Scopes, toposort
+from ..ir.analysis import toposort
 from ..ir.node import Apply, DebugInfo, Graph, Node
 from ..primitives import P
+from .info import ProgramInfo
 from .matcher import prim_of
 
 #: Primitives that never raise on floats (Python's arithmetic, NumPy's scalars'), of floats
@@ -60,20 +61,10 @@ class _Hoister:
     """The moves of one program (see the module docstring)."""
 
     def __init__(self, root: Graph):
-        self.scopes = Scopes(root)
-        self.children: dict[Graph, list[Graph]] = {}
-        for g, p in self.scopes.parents.items():
-            if p is not None:
-                self.children.setdefault(p, []).append(g)
+        info = ProgramInfo(root)
+        self.scopes = info.scopes
+        self.scope = info.scope  # a graph and the graphs nested in it
         self.moved = 0
-
-    def scope(self, g: Graph) -> list[Graph]:
-        out = [g]
-        i = 0
-        while i < len(out):
-            out.extend(self.children.get(out[i], ()))
-            i += 1
-        return out
 
     def guards(self, p: Graph, g: Graph) -> dict[Node, Apply]:
         """The values ``v`` whose ``sin``/``cos``/``tan`` `p` computes before it makes `g`."""
