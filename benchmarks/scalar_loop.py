@@ -92,7 +92,79 @@ def build_hand(p: Problem, opts: Options) -> list[Impl]:
             float,
             _scalar,
             note="plain Python floats and `math`; gradient by a hand-written backward sweep",
+        ),
+        *_numba_floors(p),
+    ]
+
+
+# The floor of machine code: the same sweeps compiled by Numba, where it is installed ---------
+
+
+def floor_grad(x, n):
+    """`scalar_loop_grad` with an array made up front for the slopes (for Numba)."""
+    slopes = np.empty(max(n, 0))
+    y = x
+    for i in range(n):
+        slopes[i] = 0.5 * math.cos(y) + 0.5
+        y = math.sin(y) * 0.5 + y * 0.5 + 0.1 * x
+    gy = 1.0
+    gx = 0.0
+    for i in range(n - 1, -1, -1):
+        gx += 0.1 * gy
+        gy *= slopes[i]
+    return gx + gy
+
+
+def floor_grad_myia_order(x, n):
+    """`floor_grad` computing what Myia's gradient computes, in its order and roundings.
+
+    The forward sweep stores ``cos(y)``; the backward sweep has three dependent operations
+    on the chain of `gy` (``h = gy * 0.5; gy = h + h * c``) where `floor_grad` has one
+    (``gy * slope``, which rounds differently).
+    """
+    cosines = np.empty(max(n, 0))
+    y = x
+    for i in range(n):
+        cosines[i] = math.cos(y)
+        y = math.sin(y) * 0.5 + y * 0.5 + 0.1 * x
+    gy = 1.0
+    gx = 0.0
+    for i in range(n - 1, -1, -1):
+        h = gy * 0.5
+        gy, gx = h + h * cosines[i], gx + gy * 0.1
+    return gx + gy
+
+
+def _numba_floors(p: Problem) -> list[Impl]:
+    """Rows of `scalar_loop` and the floor gradients compiled by Numba ``@njit``.
+
+    They are the floor of ``backend="native"`` (no check of `sin`'s domain), apart from the
+    summary; none where Numba is not installed.
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("numba") is None:
+        return []
+    from numba import njit
+
+    primal = njit(scalar_loop, error_model="python")
+    rows = [
+        ("hand (numba)", floor_grad, "the slope `0.5 * cos(y) + 0.5`"),
+        ("hand (numba, Myia's order)", floor_grad_myia_order, "`cos(y)`, Myia's roundings"),
+    ]
+    return [
+        Impl(
+            label,
+            "hand",
+            primal,
+            njit(grad, error_model="python"),
+            p.inputs,
+            float,
+            _scalar,
+            note=f"Numba `@njit` of the hand-written sweeps; an array made up front holds {what}",
+            main=False,
         )
+        for label, grad, what in rows
     ]
 
 

@@ -337,7 +337,7 @@ def test_arena_stacks_of_tuples_of_floats_ints_and_bools():
     with pytest.raises(MemoryError):  # the arena is full: the program runs again
         for _ in range(12):
             b = push(b, (2.0, (0, False)))
-    assert arena[1] == 1
+    assert arena[1] > len(arena)  # the words the push needed
 
 
 @pytest.mark.parametrize("n", [5_000, 100_000])

@@ -22,8 +22,8 @@ import threading
 import time
 from typing import Any
 
-from ..abstract.data import BOTTOM, AbstractStack, AbstractTuple
-from .native_arena import ARENA_IMPORT, GROW_SOURCE, thread_arena
+from ..abstract.data import BOTTOM, AbstractScalar, AbstractStack, AbstractTuple
+from .native_arena import ARENA_IMPORT, GROW_SOURCE, reserve_counted_loops, thread_arena
 from .native_source import (
     _BUILTINS,
     _FORMAT,
@@ -43,6 +43,14 @@ def _native_type(a: Any, typed_stacks: bool) -> bool:
     if isinstance(a, AbstractTuple):
         return all(_native_type(e, typed_stacks) for e in a.elements)
     return _weak_leaf(a)
+
+
+def _ints(types: dict[str, list[Any]], name: str) -> bool:
+    """Whether variable `name` holds ints (int64 in machine code) wherever it is assigned."""
+    values = types.get(name)
+    return bool(values) and all(
+        isinstance(a, AbstractScalar) and a.dtype == "int64" for a in values
+    )
 
 
 def _check(fn: ast.FunctionDef, gen: Any, names: set[str], types: dict) -> tuple[Any, str | None]:
@@ -102,8 +110,15 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     if entry not in ok:  # pragma: no cover - the entry is one of the module's functions
         return None, "the entry is not a function"
     if gen.stack_types:
-        # The stacks are regions of an arena, which every function receives.
-        users = {f"_s{op}_{k}" for k in gen.stack_types.values() for op in ("push", "pop")}
+        # The stacks are regions of an arena, which every function receives; they make room
+        # for the pushes of counted loops before the loops.
+        ks = gen.stack_types.values()
+        reserve = {f"_spush_{k}": f"_sreserve_{k}" for k in ks}
+        out = {
+            n: reserve_counted_loops(fn, reserve, lambda v: _ints(types, v))
+            for n, fn in out.items()
+        }
+        users = {f"_s{op}_{k}" for k in ks for op in ("push", "pop", "reserve")}
         functions, why = thread_arena(out, entry, users, _JIT)
         if why is not None:
             return None, why
