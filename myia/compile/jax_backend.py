@@ -309,9 +309,7 @@ class JaxExecutable(Executable):
         from .native_regions import NativeRegions
         from .native_regions import outline as outline_native
 
-        code, source, names = outline_native(
-            module.source, types, module.globals, module.filename
-        )
+        code, source, names = outline_native(module.source, types, module.globals, module.filename)
         if names:
             exec(code, module.globals)
             host.fn = module.globals[module.entry]
