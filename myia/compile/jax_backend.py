@@ -309,7 +309,13 @@ class JaxExecutable(Executable):
         from .native_regions import NativeRegions
         from .native_regions import outline as outline_native
 
-        code, source, names = outline_native(module.source, types, module.globals, module.filename)
+        try:
+            code, source, names = outline_native(
+                module.source, types, module.globals, module.filename
+            )
+        except Exception as exc:  # pragma: no cover - a construct the outliner mishandles
+            self.reason = f"{self.reason}; regions not outlined ({type(exc).__name__}: {exc})"
+            return
         if names:
             exec(code, module.globals)
             host.fn = module.globals[module.entry]
