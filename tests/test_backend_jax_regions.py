@@ -105,11 +105,71 @@ def test_gradient_of_a_tree_recursion_calls_jitted_regions():
     check_grad(tree_loss, TREES[3], W, B, wrt=("W", "b"), backend="jax")
 
 
-def test_small_arrays_stay_numpy_by_default(monkeypatch):
+def test_small_arrays_stay_numpy_by_default_without_numba(monkeypatch):
     monkeypatch.setattr(jax_regions, "MIN_ELEMENTS", 1 << 14)
     g = grad(tree_loss, "W", "b", backend="jax")
+    g.backend.native = None  # as where Numba is not installed
     g(TREES[2], W, B)
-    assert g.specialization(TREES[2], W, B).executable.region_count == 0
+    ex = g.specialization(TREES[2], W, B).executable
+    assert ex.region_count == 0 and ex.native_regions is None
+
+
+def _native_jax(fn, *wrt):
+    """`fn` (its gradient if `wrt`) on the JAX backend, small regions left to Numba."""
+    pytest.importorskip("numba")
+    return grad(fn, *wrt, backend="jax") if wrt else myia(fn, backend="jax")
+
+
+def test_small_regions_are_machine_code_where_numba_is_installed(monkeypatch):
+    # Arrays too small for a jit dispatch to pay: the node bodies run as Numba's machine
+    # code (`native_regions`), one region per run as on the native backend.
+    monkeypatch.setattr(jax_regions, "MIN_ELEMENTS", 1 << 14)
+    g = _native_jax(tree_loss, "W", "b")
+    ref = grad(tree_loss, "W", "b", backend="numpy")
+    for t in TREES:  # the first calls run the NumPy code while the regions compile
+        for a, e in zip(g(t, W, B), ref(t, W, B)):
+            np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-15)
+    ex = g.specialization(TREES[0], W, B).executable
+    assert not ex.jitted and ex.region_count == 3
+    regions = ex.native_regions
+    regions.wait()
+    assert regions.ready and regions.reason is None
+    numba = pytest.importorskip("numba")
+    machine = numba.core.registry.CPUDispatcher
+    assert all(isinstance(regions.globals[n], machine) for n in regions.names)
+    for t in [*TREES, tree(7), Node(Z, tree(3), tree(4))]:
+        for a, e in zip(g(t, W, B), ref(t, W, B)):
+            assert type(a) is np.ndarray and a.flags.writeable
+            np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-15)
+    assert len(g.compiled_signatures()) == 1
+    check_grad(tree_loss, TREES[3], W, B, wrt=("W", "b"), backend="jax")
+
+
+def test_errors_in_machine_code_regions_point_at_the_users_line(monkeypatch):
+    monkeypatch.setattr(jax_regions, "MIN_ELEMENTS", 1 << 14)
+    f = _native_jax(tree_loss)
+    f(TREES[2], W, B)
+    f.specialization(TREES[2], W, B).executable.native_regions.wait()
+    bad = Node(Z, Node(np.zeros(H + 1)), leaf())  # a leaf of another shape: no product
+    with pytest.raises(Exception) as info:
+        f(bad, W, B)
+    with pytest.raises(type(info.value)) as expected:
+        myia(tree_loss, backend="numpy")(bad, W, B)
+    assert str(info.value) == str(expected.value)
+    assert "np.tanh(W @ h + b)" in str(info.getrepr())
+
+
+def test_trees_holding_jax_arrays_with_machine_code_regions(monkeypatch):
+    # Read-only arrays (a ``jax.Array`` seen by NumPy) are not the types a region compiled
+    # for: the NumPy code computes those calls.
+    monkeypatch.setattr(jax_regions, "MIN_ELEMENTS", 1 << 14)
+    g = _native_jax(tree_loss, "W", "b")
+    expected = grad(tree_loss, "W", "b", backend="numpy")(TREES[3], W, B)
+    g(TREES[3], W, B)
+    g.specialization(TREES[3], W, B).executable.native_regions.wait()
+    for t in (TREES[3], _on_device(TREES[3])):
+        for a, e in zip(g(t, W, B), expected):
+            np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-15)
 
 
 def test_errors_in_host_code_with_regions_point_at_the_users_line():

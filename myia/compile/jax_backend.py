@@ -31,6 +31,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import functools
+import importlib.util
 import math
 from typing import Any
 
@@ -274,6 +276,9 @@ class JaxExecutable(Executable):
         self.regions: PythonExecutable | None = None
         #: How many regions of array work the host code calls (`jax_regions`).
         self.region_count = 0
+        #: The host code's regions of small arrays as machine code, where Numba is installed
+        #: and no region is jitted (`native_regions.NativeRegions`), else None.
+        self.native_regions: Any = None
         if self.reason is None:
             self._jit(graph)
         if not self.jitted:
@@ -295,11 +300,34 @@ class JaxExecutable(Executable):
             exec(code, module.globals)
             host.fn = module.globals[module.entry]
             self.regions, self.region_count = host, n
+            return
+        native = self.backend.native
+        if native is None:
+            return
+        # No array large enough for a jit dispatch to pay: the regions of small arrays (a
+        # tree's node bodies) are machine code, as on the native backend (`native_regions`).
+        from .native_regions import NativeRegions
+        from .native_regions import outline as outline_native
+
+        try:
+            code, source, names = outline_native(
+                module.source, types, module.globals, module.filename
+            )
+        except Exception as exc:  # pragma: no cover - a construct the outliner mishandles
+            self.reason = f"{self.reason}; regions not outlined ({type(exc).__name__}: {exc})"
+            return
+        if names:
+            exec(code, module.globals)
+            host.fn = module.globals[module.entry]
+            self.native_regions = NativeRegions(source, names, module.globals, native)
+            self.regions, self.region_count = host, len(names)
 
     def _on_host(self, args: tuple[Any, ...]) -> Any:
         """A call as host code: with its jitted regions where there are some."""
         if self.regions is None:
             return self.host(self.backend.on_host(args))
+        if self.native_regions is not None:
+            return self.regions(self.backend.on_host(args))
         with self.backend.context():
             out = self.regions(self.backend.on_host(args))
         return _map_arrays(out, self.backend.jax.Array, _from_region)
@@ -598,6 +626,15 @@ class JaxBackend(Backend):
             self.layout = MeshLayout(jax, mesh, batch_axis, batch_argnums, arg_specs)
         elif batch_argnums or arg_specs or batch_axis is not None:
             raise MyiaError("batch_axis=, batch_argnums= and arg_specs= need a mesh=")
+
+    @functools.cached_property
+    def native(self) -> Any:
+        """The native backend that loads regions of machine code, or None without Numba."""
+        if importlib.util.find_spec("numba") is None:
+            return None
+        from .native_backend import NativeBackend
+
+        return NativeBackend()
 
     def _device_setting(self) -> Any:
         """The default device a call sets (None where JAX's is already the chosen one)."""

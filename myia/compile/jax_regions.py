@@ -14,6 +14,10 @@ assigns that the function reads elsewhere, all arrays (``jax.Array``s, which the
 takes without a copy). Its shapes are those of its arrays, not of the recursion: a region is
 compiled once for every shape of the data it computes on, whatever the tree. A region that
 JAX fails to trace runs as the NumPy code it was (`Region`).
+
+Regions are outlined only on large arrays (`MIN_ELEMENTS`). Where none is and Numba is
+installed, the JAX backend outlines the host code's small-array runs as machine code
+instead (`myia.compile.native_regions`, as the native backend does): a tree's node bodies.
 """
 
 from __future__ import annotations

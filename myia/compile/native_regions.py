@@ -21,6 +21,10 @@ Only regions of float arrays are outlined, of NumPy functions Numba computes as 
 (`NUMPY`); a sum of sensitivities (``gadd_arrays``) is an addition there (`_for_numba`).
 Their results are NumPy's up to rounding (Numba's ``tanh`` and matrix products are not
 NumPy's own).
+
+The JAX backend's host code (a program that is not one XLA computation) has its regions
+outlined here too, where Numba is installed and none of its arrays is large enough for
+a region jitted by XLA (`myia.compile.jax_regions`).
 """
 
 from __future__ import annotations
