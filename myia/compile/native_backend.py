@@ -59,11 +59,13 @@ from typing import Any
 
 from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractStack
 from ..errors import MyiaError
+from ..infer.specialize import Dead
 from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from .backend import Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate_with
+from .native_closures import Closures, lift, opaque_constant
 from .native_regions import NativeRegions
 from .native_regions import outline as outline_regions
 from .native_source import (
@@ -179,6 +181,8 @@ class NativeGenerator(CodeGenerator):
         self._hint: dict[Node, Any] = {}
         #: Whether the code calls the checked arithmetic on Python ints.
         self.int_helpers = False
+        #: The function values of the whole program's machine code (`native_closures`).
+        self.closures = None if outline or plain else Closures(self)
 
     # Typed stacks ---------------------------------------------------------------------------
 
@@ -238,6 +242,16 @@ class NativeGenerator(CodeGenerator):
     def _is_typed_new(self, node: Node) -> bool:
         return self.stack_reason is None and _is_empty_new(node)
 
+    def constant(self, node: Node) -> str:
+        if self.closures is not None and isinstance(node.value, (Graph, Dead)):
+            return self.closures.value(node)
+        return super().constant(node)
+
+    def global_value(self, value: Any, base: str, key: Any = None) -> str:
+        if self.closures is not None and opaque_constant(value):
+            return "None"  # never read by the machine code (`native_closures`)
+        return super().global_value(value, base, key)
+
     def expr(self, node: Node) -> str:
         if self._is_typed_new(node):
             # An empty stack, shared by stacks of several types: each use makes its own.
@@ -274,6 +288,12 @@ class NativeGenerator(CodeGenerator):
 
     def _call(self, node: Apply) -> str:
         fn = node.inputs[0]
+        if self.closures is not None and not (fn.is_constant and isinstance(fn.value, Primitive)):
+            args = [self.expr(a) for a in node.inputs[1:]]
+            if not fn.is_constant:
+                return self.closures.dispatch(fn, args)
+            if isinstance(fn.value, (Graph, Dead)):
+                return self.closures.direct(fn.value, args)
         checked = _CHECKED.get(fn.value) if fn.is_constant else None  # type: ignore[call-overload]
         if checked and not self.plain and _python_int(node.abstract) and not _counter_step(node):
             self.int_helpers = True
@@ -312,6 +332,8 @@ class NativeGenerator(CodeGenerator):
     def function(self, g: Graph) -> None:
         self._fn_start = start = len(self.lines)
         super().function(g)
+        if self.closures is not None and self.scopes.parents.get(g) is not None:
+            lift(self.lines, start, self.fn_name(g))
         if len(self.states) > 1 and self.outline_loops:
             # A loop of several states (``_state`` says which block runs next): outlined
             # whole when it ends its function.
@@ -356,6 +378,8 @@ class NativeGenerator(CodeGenerator):
         for node, name in self.names.names.items():
             if isinstance(node, Node):
                 out.setdefault(name, []).append(node.abstract)
+        for name, types in (self.closures.local_types if self.closures else {}).items():
+            out.setdefault(name, []).extend(types)
         return out
 
     def _value_ok(self, types: list[Any], output: bool) -> bool:
@@ -669,9 +693,15 @@ class NativeExecutable(Executable):
 
 
 def _whole_generator(graph: Graph) -> tuple[NativeGenerator, str]:
-    """The generator of `graph` written without outlining, and its entry's name."""
+    """The generator of `graph` written without outlining, and its entry's name.
+
+    Raises `NotWhole` where its function values cannot be machine code.
+    """
     gen = NativeGenerator(graph, outline=False)
-    return gen, gen.generate().entry
+    entry = gen.generate().entry
+    assert gen.closures is not None
+    gen.lines += gen.closures.dispatcher_lines()
+    return gen, entry
 
 
 #: The threads that load or compile machine code in the background.

@@ -22,8 +22,15 @@ import threading
 import time
 from typing import Any
 
-from ..abstract.data import BOTTOM, AbstractScalar, AbstractStack, AbstractTuple
+from ..abstract.data import (
+    BOTTOM,
+    AbstractFunction,
+    AbstractScalar,
+    AbstractStack,
+    AbstractTuple,
+)
 from .native_arena import ARENA_IMPORT, GROW_SOURCE, reserve_counted_loops, thread_arena
+from .native_closures import NotWhole, opaque_type
 from .native_source import (
     _BUILTINS,
     _FORMAT,
@@ -36,12 +43,18 @@ from .native_source import (
 )
 
 
-def _native_type(a: Any, typed_stacks: bool) -> bool:
-    """Whether values of type `a` cross machine code: Python scalars, typed stacks, tuples."""
+def _native_type(a: Any, typed_stacks: bool, inner: bool = True) -> bool:
+    """Whether values of type `a` cross machine code: Python scalars, typed stacks, tuples.
+
+    With `inner` (values inside the program), function values (`native_closures`) and
+    constant environments and records too.
+    """
     if isinstance(a, AbstractStack):
         return typed_stacks and a.element is not BOTTOM
     if isinstance(a, AbstractTuple):
-        return all(_native_type(e, typed_stacks) for e in a.elements)
+        return all(_native_type(e, typed_stacks, inner) for e in a.elements)
+    if inner and (isinstance(a, AbstractFunction) or opaque_type(a)):
+        return True
     return _weak_leaf(a)
 
 
@@ -83,6 +96,8 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
         return None, "it has no loop to compile to machine code"
     if gen.stack_reason is not None and gen.stack_types:
         return None, f"stacks: {gen.stack_reason}"
+    if not _native_type(gen.entry.output.abstract, False, inner=False):
+        return None, "the program's result is not Python scalars and tuples of them"
     for g in gen.graphs:
         for node in gen.scopes.toposort(g):
             if node.is_apply and gen.int_overflow(node):
@@ -192,6 +207,8 @@ class WholeProgram:
                 self._source, self._reason = _retried(
                     lambda: whole_source(gen, self.entry, self._checked)
                 )
+            except NotWhole as exc:
+                self._reason = str(exc)
             except Exception as exc:  # pragma: no cover - a construct the generator mishandles
                 self._reason = (
                     "the program's code could not be written without outlining "
