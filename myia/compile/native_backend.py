@@ -63,9 +63,11 @@ from ..infer.specialize import Dead
 from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
+from ..primitives.grad import EnvInstance
 from .backend import Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate_with
 from .native_closures import Closures, lift, opaque_constant
+from .native_envs import ENV_OPS, Envs
 from .native_regions import NativeRegions
 from .native_regions import outline as outline_regions
 from .native_source import (
@@ -183,6 +185,8 @@ class NativeGenerator(CodeGenerator):
         self.int_helpers = False
         #: The function values of the whole program's machine code (`native_closures`).
         self.closures = None if outline or plain else Closures(self)
+        #: The environments of the whole program's machine code (`native_envs`).
+        self.envs = None if outline or plain else Envs(self)
 
     # Typed stacks ---------------------------------------------------------------------------
 
@@ -248,6 +252,8 @@ class NativeGenerator(CodeGenerator):
         return super().constant(node)
 
     def global_value(self, value: Any, base: str, key: Any = None) -> str:
+        if self.envs is not None and isinstance(value, EnvInstance):
+            return self.envs.constant(value)
         if self.closures is not None and opaque_constant(value):
             return "None"  # never read by the machine code (`native_closures`)
         return super().global_value(value, base, key)
@@ -294,6 +300,8 @@ class NativeGenerator(CodeGenerator):
                 return self.closures.dispatch(fn, args)
             if isinstance(fn.value, (Graph, Dead)):
                 return self.closures.direct(fn.value, args)
+        if self.envs is not None and fn.is_constant and fn.value in ENV_OPS:
+            return self.envs.call(node, [self.expr(a) for a in node.inputs[1:]])
         checked = _CHECKED.get(fn.value) if fn.is_constant else None  # type: ignore[call-overload]
         if checked and not self.plain and _python_int(node.abstract) and not _counter_step(node):
             self.int_helpers = True
@@ -378,8 +386,9 @@ class NativeGenerator(CodeGenerator):
         for node, name in self.names.names.items():
             if isinstance(node, Node):
                 out.setdefault(name, []).append(node.abstract)
-        for name, types in (self.closures.local_types if self.closures else {}).items():
-            out.setdefault(name, []).extend(types)
+        for helpers in (self.closures, self.envs):
+            for name, types in (helpers.local_types if helpers else {}).items():
+                out.setdefault(name, []).extend(types)
         return out
 
     def _value_ok(self, types: list[Any], output: bool) -> bool:
@@ -587,7 +596,7 @@ class NativeExecutable(Executable):
         # A program with loops as machine code may be machine code whole (`native_whole`):
         # its source is written when first needed (in the thread that compiles it).
         self.whole = WholeProgram(
-            functools.partial(_whole_generator, graph) if gen.kernels else None,
+            functools.partial(_whole_generator, graph) if gen.kernels or gen.refused else None,
             set(_CHECKED.values()),
             backend,
             _THREADS,
@@ -699,8 +708,8 @@ def _whole_generator(graph: Graph) -> tuple[NativeGenerator, str]:
     """
     gen = NativeGenerator(graph, outline=False)
     entry = gen.generate().entry
-    assert gen.closures is not None
-    gen.lines += gen.closures.dispatcher_lines()
+    assert gen.closures is not None and gen.envs is not None
+    gen.lines += gen.closures.dispatcher_lines() + gen.envs.lines
     return gen, entry
 
 

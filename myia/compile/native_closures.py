@@ -206,6 +206,8 @@ class Closures:
             return "(" + "".join(f"{e}, " for e in es) + ")"
         if isinstance(a, AbstractStack):
             return f"_snew_{self.gen.stack_helpers(a)}()"
+        if a is ENV:
+            return self.gen.envs.empty()
         if opaque_type(a):
             return "None"
         if isinstance(a, AbstractFunction):

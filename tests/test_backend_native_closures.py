@@ -1,0 +1,112 @@
+"""Function values in native whole programs: gradients of loops that follow one another.
+
+The forward pass of a loop returns its backpropagator, a closure over the loop's stack (or a
+closed graph when the loop may not run): the machine code of a whole program holds it as a
+tagged tuple of its free values (`myia.compile.native_closures`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import traceback
+
+import pytest
+from helpers import assert_same, line_of
+
+from myia import grad
+from myia.testing import check_grad
+
+numba = pytest.importorskip("numba")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _cache_dir(tmp_path_factory):
+    """A disk cache of machine code of this module's own (not the user's)."""
+    old = os.environ.get("MYIA_CACHE_DIR")
+    os.environ["MYIA_CACHE_DIR"] = str(tmp_path_factory.mktemp("myia-cache"))
+    yield
+    if old is None:
+        del os.environ["MYIA_CACHE_DIR"]
+    else:
+        os.environ["MYIA_CACHE_DIR"] = old
+
+
+def two_loops(x, n):
+    y = x
+    for _ in range(n):
+        y = math.sin(y) * 0.5 + y * x
+    z = y
+    for _ in range(n):
+        z = z * 0.9 + math.cos(z) * x
+    return z
+
+
+def three_loops(x, n, m):
+    y = x
+    i = 0
+    while i < n:
+        y = y * 0.8 + math.tanh(y * x)
+        i = i + 1
+    for _ in range(m):
+        y = y - 0.1 * math.sin(y)
+    for k in range(n):
+        y = y + x * k * 0.01
+    return y * y
+
+
+def loop_then_log(x, n):
+    y = x
+    for _ in range(n):
+        y = y * 1.5
+    for _ in range(n):
+        y = math.log(y) + x  # LOG-LINE
+    return y
+
+
+def _whole(g, args):
+    ex = g.specialization(*args).executable
+    assert ex.whole.fn is not None, ex.whole.reason
+    return ex
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (two_loops, (0.3, 4)),
+        (two_loops, (0.3, 0)),  # no loop runs: the backpropagators are the closed ones
+        (two_loops, (-0.7, 1)),
+        (three_loops, (0.4, 3, 5)),
+        (three_loops, (0.4, 0, 2)),
+        (three_loops, (0.4, 2, 0)),
+    ],
+)
+def test_loops_in_a_row_are_one_native_function(fn, args):
+    g = grad(fn, "x", backend="native", background=False)
+    assert_same(g(*args), grad(fn, "x")(*args))
+    ex = _whole(g, args)
+    assert "def mk_" not in ex.whole.source and "Env" not in ex.whole.source
+    check_grad(fn, *args, wrt=0, backend="native")
+    # The host code is not called: a program whose host code fails shows it.
+    ex.host.fn = None
+    assert_same(g(*args), grad(fn, "x")(*args))
+
+
+def _user_lines(exc):
+    text = "".join(traceback.format_exception(exc))
+    here = os.path.abspath(__file__)
+    return [int(n) for n in re.findall(rf'File "{re.escape(here)}", line (\d+)', text)]
+
+
+def test_error_in_the_second_loop_is_raised_at_the_users_line():
+    g = grad(loop_then_log, "x", backend="native", background=False)
+    assert_same(g(1.0, 2), grad(loop_then_log, "x")(1.0, 2))
+    _whole(g, (1.0, 2))
+    with pytest.raises(ValueError) as expected:
+        grad(loop_then_log, "x")(-1.0, 2)
+    with pytest.raises(ValueError) as got:
+        g(-1.0, 2)
+    assert str(got.value) == str(expected.value)
+    assert line_of(loop_then_log, "LOG-LINE") in _user_lines(got.value)
+    assert _user_lines(got.value)[-1] == _user_lines(expected.value)[-1]
