@@ -1,8 +1,10 @@
-"""Function values in native whole programs: gradients of loops that follow one another.
+"""Function values and environments in native whole programs: loops in a row, nested loops.
 
 The forward pass of a loop returns its backpropagator, a closure over the loop's stack (or a
 closed graph when the loop may not run): the machine code of a whole program holds it as a
-tagged tuple of its free values (`myia.compile.native_closures`).
+tagged tuple of its free values (`myia.compile.native_closures`). The backward pass of a
+nested loop returns the sensitivities of its arguments in an environment: a tuple of slots
+there (`myia.compile.native_envs`).
 """
 
 from __future__ import annotations
@@ -56,6 +58,29 @@ def three_loops(x, n, m):
     return y * y
 
 
+def nested(x, n, m):
+    s = 0.0
+    for i in range(n):
+        y = x
+        for _ in range(m):
+            y = y * 0.5 + math.sin(y + i)
+        s = s + y
+    return s
+
+
+def nested_while(x, n):
+    s = x
+    i = 0
+    while i < n:
+        j = 0
+        while j < i:
+            s = s * 0.9 + math.cos(s * x)
+            j = j + 1
+        s = s + x
+        i = i + 1
+    return s
+
+
 def loop_then_log(x, n):
     y = x
     for _ in range(n):
@@ -80,9 +105,15 @@ def _whole(g, args):
         (three_loops, (0.4, 3, 5)),
         (three_loops, (0.4, 0, 2)),
         (three_loops, (0.4, 2, 0)),
+        (nested, (0.3, 3, 2)),
+        (nested, (0.3, 0, 2)),
+        (nested, (0.3, 2, 0)),
+        (nested, (-0.6, 4, 3)),
+        (nested_while, (0.2, 4)),
+        (nested_while, (0.2, 0)),
     ],
 )
-def test_loops_in_a_row_are_one_native_function(fn, args):
+def test_loops_in_a_row_and_nested_are_one_native_function(fn, args):
     g = grad(fn, "x", backend="native", background=False)
     assert_same(g(*args), grad(fn, "x")(*args))
     ex = _whole(g, args)

@@ -60,7 +60,6 @@ from typing import Any
 from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractStack
 from ..errors import MyiaError
 from ..infer.specialize import Dead
-from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import EnvInstance
@@ -89,8 +88,8 @@ from .native_source import (
 )
 from .native_stacks import counter_step as _counter_step
 from .native_stacks import empty_element as _empty_element
+from .native_stacks import is_empty_new, typed_stacks, unshare_empty_stacks
 from .native_stacks import python_int as _python_int
-from .native_stacks import typed_stacks
 from .native_whole import WholeProgram
 
 #: Primitives whose results on Python ints may exceed int64 and are not checked.
@@ -119,33 +118,6 @@ def _callees(fn: Node) -> list[Graph]:
     return []
 
 
-def _is_empty_new(node: Node) -> bool:
-    """Whether `node` makes an empty stack of elements not known yet (⊥)."""
-    if not (node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.stack_new):
-        return False
-    a = node.abstract
-    return isinstance(a, AbstractStack) and a.element is BOTTOM
-
-
-def _unshare_empty_stacks(entry: Graph) -> None:
-    """Give each use of an empty stack of unknown elements its own node.
-
-    Optimization merges the empty stacks of a program into one node; typed, they are
-    stacks of different element types, each made where it is used.
-    """
-    graphs = reachable_graphs(entry)
-    scopes = Scopes(graphs)
-    for g in graphs:
-        for node in scopes.toposort(g):
-            if not node.is_apply:
-                continue
-            for i, inp in enumerate(node.inputs):
-                if i and _is_empty_new(inp):
-                    fresh = Apply(list(inp.inputs), node.graph, inp.debug.derive())
-                    fresh.abstract = inp.abstract
-                    node.inputs[i] = fresh
-
-
 class NativeGenerator(CodeGenerator):
     """The NumPy backend's generator, with loops outlined to machine code and typed stacks."""
 
@@ -159,7 +131,7 @@ class NativeGenerator(CodeGenerator):
         outline: bool = True,
         reuse_min_bytes: int | None = None,
     ):
-        # The caller runs `_unshare_empty_stacks(entry)` first, where not `plain`. Buffer
+        # The caller runs `unshare_empty_stacks(entry)` first, where not `plain`. Buffer
         # reuse (`myia.compile.reuse`) is the host code's: it writes into arrays, which the
         # machine code never takes.
         super().__init__(entry, reuse_min_bytes=reuse_min_bytes)
@@ -239,12 +211,12 @@ class NativeGenerator(CodeGenerator):
     def _hints_of(self, user: Apply) -> dict[Node, Any]:
         hints = {}
         for i, inp in enumerate(user.inputs):
-            if i and _is_empty_new(inp):
+            if i and is_empty_new(inp):
                 hints[inp] = self._position_type(user, i)
         return hints
 
     def _is_typed_new(self, node: Node) -> bool:
-        return self.stack_reason is None and _is_empty_new(node)
+        return self.stack_reason is None and is_empty_new(node)
 
     def constant(self, node: Node) -> str:
         if self.closures is not None and isinstance(node.value, (Graph, Dead)):
@@ -551,7 +523,7 @@ class NativeExecutable(Executable):
         # backend's does.
         gen: NativeGenerator
         try:
-            _unshare_empty_stacks(graph)
+            unshare_empty_stacks(graph)
             gen, module = generate_with(lambda b: NativeGenerator(graph, reuse_min_bytes=b), True)
         except Exception as exc:  # pragma: no cover - a construct the generator mishandles
             # The program runs all the same, as the NumPy backend's code.

@@ -15,8 +15,9 @@ every environment of the program has one Numba type:
     env_sens(e, key, typ)         => the value of the slot of (key, typ), which is present
     env_add(a, b)                 => the slots of a and b, summed where both are present
 
-A read of a type the program never sets under its key reads nothing (its default); an
-``env_sens`` of a slot that is absent raises (the host code runs the program again). An
+A read of a key the program never sets reads nothing (its default); a read of a key under
+another type than those set is not machine code; an ``env_sens`` of a slot that is absent
+raises (the host code runs the program again). An
 environment holding function values, environments or stacks, and the other environment
 primitives, are not machine code (`NotWhole`).
 """
@@ -124,6 +125,8 @@ class Envs:
         if default is None:
             raise NotWhole(f"a zero of type {a} in an environment")
         if i is None:
+            if self._of_key(key):
+                raise NotWhole("an environment's value is read as another type than set")
             return default
         return f"({args[0]}[{i}][1] if {args[0]}[{i}][0] else {default})"
 

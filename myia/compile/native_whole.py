@@ -4,8 +4,9 @@ Outlining loops (`myia.compile.native_backend`) leaves the code around them to P
 short program (the gradient of ``newton_sqrt`` runs a few iterations forward and back) the
 calls between Python and machine code, the tuples they pass and the stacks made in Python
 cost more than the loops. When every function of the program takes and returns Python
-scalars, typed stacks and tuples of them, and reads nothing but its own variables, the
-helpers and the other functions, the program's source (written without outlining) is
+scalars, typed stacks, function values (`native_closures`), environments (`native_envs`)
+and tuples of them, and reads nothing but its own variables, the helpers and the other
+functions, the program's source (written without outlining) is
 compiled whole: the entry function is one Numba function, and a call of the program is one
 call of it. Stacks are then made, pushed and popped in machine code, with no object of
 Python's between two calls.
