@@ -65,7 +65,7 @@ from ..primitives import P, Primitive
 from ..primitives.grad import EnvInstance
 from .backend import Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate_with
-from .native_closures import Closures, lift, opaque_constant
+from .native_closures import Closures, constant_text, lift, opaque_constant
 from .native_envs import ENV_OPS, Envs
 from .native_regions import NativeRegions
 from .native_regions import outline as outline_regions
@@ -219,8 +219,12 @@ class NativeGenerator(CodeGenerator):
         return self.stack_reason is None and is_empty_new(node)
 
     def constant(self, node: Node) -> str:
-        if self.closures is not None and isinstance(node.value, (Graph, Dead)):
-            return self.closures.value(node)
+        if self.closures is not None:
+            if isinstance(node.value, (Graph, Dead)):
+                return self.closures.value(node)
+            text = constant_text(node.value)
+            if text is not None:
+                return text
         return super().constant(node)
 
     def global_value(self, value: Any, base: str, key: Any = None) -> str:

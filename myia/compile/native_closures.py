@@ -25,6 +25,7 @@ not machine code (`NotWhole`).
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from ..abstract.data import (
@@ -52,6 +53,26 @@ def opaque_constant(value: Any) -> bool:
     return isinstance(value, EnvInstance) or (
         dataclasses.is_dataclass(value) and not isinstance(value, type)
     )
+
+
+def constant_text(value: Any) -> str | None:
+    """The machine code's expression of a constant tuple of numbers (None: another value)."""
+    if type(value) is not tuple:
+        return None
+    items = []
+    for v in value:
+        if type(v) is tuple:
+            text = constant_text(v)
+        elif type(v) in (bool, int) or (type(v) is float and math.isfinite(v)):
+            text = repr(v)
+        elif v is None or opaque_constant(v):
+            text = "None"
+        else:
+            return None
+        if text is None:
+            return None
+        items.append(text)
+    return "(" + "".join(f"{t}, " for t in items) + ")"
 
 
 def opaque_type(a: Any) -> bool:
