@@ -141,7 +141,7 @@ def test_error_in_the_second_loop_is_raised_at_the_users_line():
         with pytest.raises(ValueError) as got:
             g(*args)
         assert str(got.value) == str(expected.value)
-        assert _user_lines(got.value) == _user_lines(expected.value)
+        assert _user_lines(got.value)[-1] == _user_lines(expected.value)[-1]
         # The gradient's forward pass points at the second loop (its `for` line).
         second = {line_of(loop_then_log, "SECOND-LOOP"), line_of(loop_then_log, "LOG-LINE")}
         assert _user_lines(got.value)[-1] in second
