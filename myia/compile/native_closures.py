@@ -200,6 +200,8 @@ class Closures:
             raise NotWhole("a function value is a function never called")
         root = self.root(node)
         members = self.members[root]
+        if any(isinstance(m, Dead) for m in members):
+            raise NotWhole("a function value may be a function never called")
         for m in members:
             self.gen.need(m)  # the dispatchers call every member
         if g not in members:  # pragma: no cover - every graph used as a value was found
@@ -255,6 +257,8 @@ class Closures:
     def dispatch(self, fn: Node, args: list[str]) -> str:
         """The call of function value `fn` on `args`, through its class's dispatcher."""
         root = self.root(fn)
+        if any(isinstance(m, Dead) for m in self.members[root]):
+            raise NotWhole("a function value may be a function never called")
         key = (root, len(args))
         name = self.dispatchers.get(key)
         if name is None:
@@ -285,6 +289,7 @@ class Closures:
 
 
 def _at(a: Any, path: tuple) -> Any:
+    """The type at `path` (tuple indices) in values of type `a` (None: no such element)."""
     for i in path:
         if not isinstance(a, AbstractTuple) or not 0 <= i < len(a.elements):
             return None
