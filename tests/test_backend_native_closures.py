@@ -81,6 +81,51 @@ def nested_while(x, n):
     return s
 
 
+def break_then_loop(x, n):
+    y = x
+    for _ in range(n):
+        y = y * 0.9 + math.sin(y)
+        if y > 2.0:
+            break
+    for _ in range(n):
+        y = y + x * 0.1
+    return y
+
+
+def branch_of_loops(x, n):
+    y = x
+    if x > 0:
+        for _ in range(n):
+            y = y * math.exp(-y * 0.1)
+    else:
+        for _ in range(n):
+            y = y + math.sin(y)
+    for _ in range(n):
+        y = y * 0.99 + x
+    return y
+
+
+def triple(x, n):
+    s = 0.0
+    for i in range(n):
+        for j in range(i):
+            for k in range(j):
+                s = s + math.sin(x * (k + 1)) * 0.1
+    return s
+
+
+def user_closure(x, n):
+    def step(v):
+        return v * 0.5 + math.sin(v * x)
+
+    y = x
+    for _ in range(n):
+        y = step(y)
+    for _ in range(n):
+        y = step(y) + y
+    return y
+
+
 def loop_then_log(x, n):
     y = x
     for _ in range(n):
@@ -111,6 +156,9 @@ def _whole(g, args):
         (nested, (-0.6, 4, 3)),
         (nested_while, (0.2, 4)),
         (nested_while, (0.2, 0)),
+        (break_then_loop, (1.9, 5)),
+        (branch_of_loops, (-0.5, 3)),
+        (triple, (0.3, 5)),
     ],
 )
 def test_loops_in_a_row_and_nested_are_one_native_function(fn, args):
@@ -122,6 +170,22 @@ def test_loops_in_a_row_and_nested_are_one_native_function(fn, args):
     # The host code is not called: a program whose host code fails shows it.
     ex.host.fn = None
     assert_same(g(*args), grad(fn, "x")(*args))
+
+
+def test_what_is_not_whole_runs_on_the_host():
+    # The backpropagators of the user's closure, pushed at each iteration, are a stack of
+    # function values: the program runs as host code (with the same results).
+    args = (0.3, 3)
+    g = grad(user_closure, "x", backend="native", background=False)
+    assert_same(g(*args), grad(user_closure, "x")(*args))
+    ex = g.specialization(*args).executable
+    assert ex.whole.fn is None and ex.whole.reason
+
+
+def test_second_order_is_the_numpy_backends():
+    args = (0.3, 3)
+    g2 = grad(grad(two_loops, "x"), "x", backend="native", background=False)
+    assert_same(g2(*args), grad(grad(two_loops, "x"), "x")(*args))
 
 
 def _user_lines(exc):
