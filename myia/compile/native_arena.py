@@ -80,6 +80,16 @@ def arena_helper_source(k: int, element: Any, leaves: list[tuple[str, str]]) -> 
     pushes) take the arena's address first.
     """
     m = len(leaves)
+    if m == 0:
+        # Elements of no leaf (empty tuples): a stack is its height, with no words.
+        return (
+            f"def _snew_{k}():\n    return (0, 0, 0)\n\n"
+            f"def _spush_{k}(_ar, s, x):\n    return (s[0], s[1] + 1, s[2])\n\n"
+            f"def _spop_{k}(_ar, s):\n    if s[1] == 0:\n"
+            f"        raise IndexError('pop from an empty stack')\n"
+            f"    return ((), (s[0], s[1] - 1, s[2]))\n\n"
+            f"def _sreserve_{k}(_ar, s, count):\n    return s\n"
+        )
     write = "\n".join("    " + _STORE[d].format(j=j, p=p) for j, (p, d) in enumerate(leaves))
 
     def rebuild(t: Any, it: Any) -> str:

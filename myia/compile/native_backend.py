@@ -59,11 +59,14 @@ from typing import Any
 
 from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractStack
 from ..errors import MyiaError
-from ..ir.analysis import Scopes, reachable_graphs
+from ..infer.specialize import Dead
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
+from ..primitives.grad import EnvInstance
 from .backend import Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate_with
+from .native_closures import Closures, constant_text, lift, opaque_constant
+from .native_envs import ENV_OPS, Envs
 from .native_regions import NativeRegions
 from .native_regions import outline as outline_regions
 from .native_source import (
@@ -85,8 +88,8 @@ from .native_source import (
 )
 from .native_stacks import counter_step as _counter_step
 from .native_stacks import empty_element as _empty_element
+from .native_stacks import is_empty_new, typed_stacks, unshare_empty_stacks
 from .native_stacks import python_int as _python_int
-from .native_stacks import typed_stacks
 from .native_whole import WholeProgram
 
 #: Primitives whose results on Python ints may exceed int64 and are not checked.
@@ -115,33 +118,6 @@ def _callees(fn: Node) -> list[Graph]:
     return []
 
 
-def _is_empty_new(node: Node) -> bool:
-    """Whether `node` makes an empty stack of elements not known yet (⊥)."""
-    if not (node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.stack_new):
-        return False
-    a = node.abstract
-    return isinstance(a, AbstractStack) and a.element is BOTTOM
-
-
-def _unshare_empty_stacks(entry: Graph) -> None:
-    """Give each use of an empty stack of unknown elements its own node.
-
-    Optimization merges the empty stacks of a program into one node; typed, they are
-    stacks of different element types, each made where it is used.
-    """
-    graphs = reachable_graphs(entry)
-    scopes = Scopes(graphs)
-    for g in graphs:
-        for node in scopes.toposort(g):
-            if not node.is_apply:
-                continue
-            for i, inp in enumerate(node.inputs):
-                if i and _is_empty_new(inp):
-                    fresh = Apply(list(inp.inputs), node.graph, inp.debug.derive())
-                    fresh.abstract = inp.abstract
-                    node.inputs[i] = fresh
-
-
 class NativeGenerator(CodeGenerator):
     """The NumPy backend's generator, with loops outlined to machine code and typed stacks."""
 
@@ -155,7 +131,7 @@ class NativeGenerator(CodeGenerator):
         outline: bool = True,
         reuse_min_bytes: int | None = None,
     ):
-        # The caller runs `_unshare_empty_stacks(entry)` first, where not `plain`. Buffer
+        # The caller runs `unshare_empty_stacks(entry)` first, where not `plain`. Buffer
         # reuse (`myia.compile.reuse`) is the host code's: it writes into arrays, which the
         # machine code never takes.
         super().__init__(entry, reuse_min_bytes=reuse_min_bytes)
@@ -179,6 +155,10 @@ class NativeGenerator(CodeGenerator):
         self._hint: dict[Node, Any] = {}
         #: Whether the code calls the checked arithmetic on Python ints.
         self.int_helpers = False
+        #: The function values of the whole program's machine code (`native_closures`).
+        self.closures = None if outline or plain else Closures(self)
+        #: The environments of the whole program's machine code (`native_envs`).
+        self.envs = None if outline or plain else Envs(self)
 
     # Typed stacks ---------------------------------------------------------------------------
 
@@ -231,12 +211,28 @@ class NativeGenerator(CodeGenerator):
     def _hints_of(self, user: Apply) -> dict[Node, Any]:
         hints = {}
         for i, inp in enumerate(user.inputs):
-            if i and _is_empty_new(inp):
+            if i and is_empty_new(inp):
                 hints[inp] = self._position_type(user, i)
         return hints
 
     def _is_typed_new(self, node: Node) -> bool:
-        return self.stack_reason is None and _is_empty_new(node)
+        return self.stack_reason is None and is_empty_new(node)
+
+    def constant(self, node: Node) -> str:
+        if self.closures is not None:
+            if isinstance(node.value, (Graph, Dead)):
+                return self.closures.value(node)
+            text = constant_text(node.value)
+            if text is not None:
+                return text
+        return super().constant(node)
+
+    def global_value(self, value: Any, base: str, key: Any = None) -> str:
+        if self.envs is not None and isinstance(value, EnvInstance):
+            return self.envs.constant(value)
+        if self.closures is not None and opaque_constant(value):
+            return "None"  # never read by the machine code (`native_closures`)
+        return super().global_value(value, base, key)
 
     def expr(self, node: Node) -> str:
         if self._is_typed_new(node):
@@ -274,6 +270,14 @@ class NativeGenerator(CodeGenerator):
 
     def _call(self, node: Apply) -> str:
         fn = node.inputs[0]
+        if self.closures is not None and not (fn.is_constant and isinstance(fn.value, Primitive)):
+            args = [self.expr(a) for a in node.inputs[1:]]
+            if not fn.is_constant:
+                return self.closures.dispatch(fn, args)
+            if isinstance(fn.value, (Graph, Dead)):
+                return self.closures.direct(fn.value, args)
+        if self.envs is not None and fn.is_constant and fn.value in ENV_OPS:
+            return self.envs.call(node, [self.expr(a) for a in node.inputs[1:]])
         checked = _CHECKED.get(fn.value) if fn.is_constant else None  # type: ignore[call-overload]
         if checked and not self.plain and _python_int(node.abstract) and not _counter_step(node):
             self.int_helpers = True
@@ -312,6 +316,8 @@ class NativeGenerator(CodeGenerator):
     def function(self, g: Graph) -> None:
         self._fn_start = start = len(self.lines)
         super().function(g)
+        if self.closures is not None and self.scopes.parents.get(g) is not None:
+            lift(self.lines, start, self.fn_name(g))
         if len(self.states) > 1 and self.outline_loops:
             # A loop of several states (``_state`` says which block runs next): outlined
             # whole when it ends its function.
@@ -356,6 +362,9 @@ class NativeGenerator(CodeGenerator):
         for node, name in self.names.names.items():
             if isinstance(node, Node):
                 out.setdefault(name, []).append(node.abstract)
+        for helpers in (self.closures, self.envs):
+            for name, types in (helpers.local_types if helpers else {}).items():
+                out.setdefault(name, []).extend(types)
         return out
 
     def _value_ok(self, types: list[Any], output: bool) -> bool:
@@ -518,7 +527,7 @@ class NativeExecutable(Executable):
         # backend's does.
         gen: NativeGenerator
         try:
-            _unshare_empty_stacks(graph)
+            unshare_empty_stacks(graph)
             gen, module = generate_with(lambda b: NativeGenerator(graph, reuse_min_bytes=b), True)
         except Exception as exc:  # pragma: no cover - a construct the generator mishandles
             # The program runs all the same, as the NumPy backend's code.
@@ -563,7 +572,7 @@ class NativeExecutable(Executable):
         # A program with loops as machine code may be machine code whole (`native_whole`):
         # its source is written when first needed (in the thread that compiles it).
         self.whole = WholeProgram(
-            functools.partial(_whole_generator, graph) if gen.kernels else None,
+            functools.partial(_whole_generator, graph) if gen.kernels or gen.refused else None,
             set(_CHECKED.values()),
             backend,
             _THREADS,
@@ -669,9 +678,15 @@ class NativeExecutable(Executable):
 
 
 def _whole_generator(graph: Graph) -> tuple[NativeGenerator, str]:
-    """The generator of `graph` written without outlining, and its entry's name."""
+    """The generator of `graph` written without outlining, and its entry's name.
+
+    Raises `NotWhole` where its function values cannot be machine code.
+    """
     gen = NativeGenerator(graph, outline=False)
-    return gen, gen.generate().entry
+    entry = gen.generate().entry
+    assert gen.closures is not None and gen.envs is not None
+    gen.lines += gen.closures.dispatcher_lines() + gen.envs.lines
+    return gen, entry
 
 
 #: The threads that load or compile machine code in the background.

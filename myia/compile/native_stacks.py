@@ -10,6 +10,9 @@ A Python int surely fits when it is a constant, a loop counter's step (``i + 1``
 that fits, or a parameter that receives only such ints at every call of its function (a loop
 counter, passed from one iteration to the next): the parameters of the entry (the user's
 ints) and of functions used as values may hold any int.
+
+`unshare_empty_stacks` gives each use of an empty stack of elements not known yet its own
+node, typed where it is used.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractStack, AbstractTuple
-from ..ir.analysis import Scopes
+from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from .native_source import _leaves
@@ -183,3 +186,30 @@ def typed_stacks(graphs: list[Graph], scopes: Scopes) -> str | None:
             if not bounds.fits(node.inputs[2]):
                 return "a stack holds Python ints that may not fit in int64"
     return None
+
+
+def is_empty_new(node: Node) -> bool:
+    """Whether `node` makes an empty stack of elements not known yet (⊥)."""
+    if not (node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.stack_new):
+        return False
+    a = node.abstract
+    return isinstance(a, AbstractStack) and a.element is BOTTOM
+
+
+def unshare_empty_stacks(entry: Graph) -> None:
+    """Give each use of an empty stack of unknown elements its own node.
+
+    Optimization merges the empty stacks of a program into one node; typed, they are
+    stacks of different element types, each made where it is used.
+    """
+    graphs = reachable_graphs(entry)
+    scopes = Scopes(graphs)
+    for g in graphs:
+        for node in scopes.toposort(g):
+            if not node.is_apply:
+                continue
+            for i, inp in enumerate(node.inputs):
+                if i and is_empty_new(inp):
+                    fresh = Apply(list(inp.inputs), node.graph, inp.debug.derive())
+                    fresh.abstract = inp.abstract
+                    node.inputs[i] = fresh

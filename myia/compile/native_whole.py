@@ -4,8 +4,9 @@ Outlining loops (`myia.compile.native_backend`) leaves the code around them to P
 short program (the gradient of ``newton_sqrt`` runs a few iterations forward and back) the
 calls between Python and machine code, the tuples they pass and the stacks made in Python
 cost more than the loops. When every function of the program takes and returns Python
-scalars, typed stacks and tuples of them, and reads nothing but its own variables, the
-helpers and the other functions, the program's source (written without outlining) is
+scalars, typed stacks, function values (`native_closures`), environments (`native_envs`)
+and tuples of them, and reads nothing but its own variables, the helpers and the other
+functions, the program's source (written without outlining) is
 compiled whole: the entry function is one Numba function, and a call of the program is one
 call of it. Stacks are then made, pushed and popped in machine code, with no object of
 Python's between two calls.
@@ -22,8 +23,15 @@ import threading
 import time
 from typing import Any
 
-from ..abstract.data import BOTTOM, AbstractScalar, AbstractStack, AbstractTuple
+from ..abstract.data import (
+    BOTTOM,
+    AbstractFunction,
+    AbstractScalar,
+    AbstractStack,
+    AbstractTuple,
+)
 from .native_arena import ARENA_IMPORT, GROW_SOURCE, reserve_counted_loops, thread_arena
+from .native_closures import NotWhole, opaque_type
 from .native_source import (
     _BUILTINS,
     _FORMAT,
@@ -36,12 +44,18 @@ from .native_source import (
 )
 
 
-def _native_type(a: Any, typed_stacks: bool) -> bool:
-    """Whether values of type `a` cross machine code: Python scalars, typed stacks, tuples."""
+def _native_type(a: Any, typed_stacks: bool, inner: bool = True) -> bool:
+    """Whether values of type `a` cross machine code: Python scalars, typed stacks, tuples.
+
+    With `inner` (values inside the program), function values (`native_closures`) and
+    constant environments and records too.
+    """
     if isinstance(a, AbstractStack):
         return typed_stacks and a.element is not BOTTOM
     if isinstance(a, AbstractTuple):
-        return all(_native_type(e, typed_stacks) for e in a.elements)
+        return all(_native_type(e, typed_stacks, inner) for e in a.elements)
+    if inner and (isinstance(a, AbstractFunction) or opaque_type(a)):
+        return True
     return _weak_leaf(a)
 
 
@@ -83,6 +97,8 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
         return None, "it has no loop to compile to machine code"
     if gen.stack_reason is not None and gen.stack_types:
         return None, f"stacks: {gen.stack_reason}"
+    if not _native_type(gen.entry.output.abstract, False, inner=False):
+        return None, "the program's result is not Python scalars and tuples of them"
     for g in gen.graphs:
         for node in gen.scopes.toposort(g):
             if node.is_apply and gen.int_overflow(node):
@@ -192,6 +208,8 @@ class WholeProgram:
                 self._source, self._reason = _retried(
                     lambda: whole_source(gen, self.entry, self._checked)
                 )
+            except NotWhole as exc:
+                self._reason = str(exc)
             except Exception as exc:  # pragma: no cover - a construct the generator mishandles
                 self._reason = (
                     "the program's code could not be written without outlining "
