@@ -54,6 +54,41 @@ def _controls(e: Any) -> bool:
     return any(_controls(inner) for j in jaxprs_in_params(e.params) for inner in j.eqns)
 
 
+class _Analysis:
+    """Which variables of a loop's body depend only on its counters and its invariants.
+
+    `only`: those variables; `varying`: those of them that change with the iterations;
+    `heavy`: those of them that need a product; `steps`: the counters' steps by leaf.
+    """
+
+    def __init__(self, closed: Any, known: list[int | None]):
+        from jax.extend.core import Literal
+
+        jaxpr = closed.jaxpr
+        nleaves = len(jaxpr.invars)
+        self.steps = {
+            k: step
+            for k, start in enumerate(known)
+            if start is not None and (step := counted._step(closed, k)) not in (None, 0)
+        }
+        counters = {jaxpr.invars[k] for k in self.steps}
+        fixed = set(jaxpr.constvars) | {
+            v for v, o in zip(jaxpr.invars, jaxpr.outvars[:nleaves]) if o is v
+        }
+        self.only: set[Any] = counters | fixed
+        self.varying: set[Any] = set(counters)
+        self.heavy: set[Any] = set()
+        for e in jaxpr.eqns:
+            ins = [v for v in e.invars if not isinstance(v, Literal)]
+            if e.effects or _controls(e) or not all(v in self.only for v in ins):
+                continue
+            self.only.update(e.outvars)
+            if any(v in self.varying for v in ins):
+                self.varying.update(e.outvars)
+                if _heavy(e) or any(v in self.heavy for v in ins):
+                    self.heavy.update(e.outvars)
+
+
 def split(closed: Any, n: int, known: list[int | None]) -> tuple[Any, Any] | None:
     """The body without its products of counters, and the function that computes them.
 
@@ -65,36 +100,14 @@ def split(closed: Any, n: int, known: list[int | None]) -> tuple[Any, Any] | Non
     from jax.extend.core import ClosedJaxpr, Literal
 
     jaxpr = closed.jaxpr
-    nleaves = len(jaxpr.invars)
-    steps = {
-        k: step
-        for k, start in enumerate(known)
-        if start is not None and (step := counted._step(closed, k)) not in (None, 0)
-    }
-    if not steps:
+    a = _Analysis(closed, known)
+    hoisted = a.heavy & a.varying
+    if not hoisted:
         return None
-    counters = {jaxpr.invars[k] for k in steps}
-    fixed = set(jaxpr.constvars) | {
-        v for v, o in zip(jaxpr.invars, jaxpr.outvars[:nleaves]) if o is v
-    }
-    # The variables computed from the counters and what the loop does not change only.
-    only: set[Any] = counters | fixed
-    varying: set[Any] = set(counters)  # of those, the ones that change with the iterations
-    heavy: set[Any] = set()  # of those, the ones that need a product
-    for e in jaxpr.eqns:
-        ins = [v for v in e.invars if not isinstance(v, Literal)]
-        if e.effects or _controls(e) or not all(v in only for v in ins):
-            continue
-        only.update(e.outvars)
-        if any(v in varying for v in ins):
-            varying.update(e.outvars)
-            if _heavy(e) or any(v in heavy for v in ins):
-                heavy.update(e.outvars)
-    hoisted = heavy & varying
     # The values the rest of the body reads (or returns): those computed before the loop.
     read: dict[Any, None] = {}
     for e in jaxpr.eqns:
-        if not all(v in only for v in e.outvars) or e.effects:
+        if not all(v in a.only for v in e.outvars) or e.effects:
             for v in e.invars:
                 if not isinstance(v, Literal) and v in hoisted:
                     read[v] = None
@@ -107,10 +120,22 @@ def split(closed: Any, n: int, known: list[int | None]) -> tuple[Any, Any] | Non
     if n * sum(math.prod(v.aval.shape) for v in frontier) > MAX_ELEMENTS:
         return None
     body = jaxpr.replace(invars=[*jaxpr.invars, *frontier], eqns=_needed(jaxpr, frontier))
-    before = jaxpr.replace(outvars=frontier, eqns=_needed(jaxpr.replace(outvars=frontier), []))
-    return ClosedJaxpr(body, closed.consts), _stacked(
-        ClosedJaxpr(before, closed.consts), n, known, steps
-    )
+    return ClosedJaxpr(body, closed.consts), _stacked(closed, frontier, n, known, a.steps)
+
+
+def outside(closed: Any, n: int, known: list[int | None], wanted: list[Any]) -> Any:
+    """The variables of `wanted` computed outside the loop, and the function computing them.
+
+    Those that need no product and depend only on the counters and the invariants: a loop
+    need not stack them (`jax_sums`: the rows a backward loop pops from a stack are read
+    from the stack's buffer after the loop). Returns ``(values, fn)``; ``fn(leaves)`` gives
+    their values at every iteration (stacked on a first axis).
+    """
+    a = _Analysis(closed, known)
+    values = [v for v in wanted if v in a.varying and v not in a.heavy]
+    if not values:
+        return [], None
+    return values, _stacked(closed, values, n, known, a.steps)
 
 
 def _needed(jaxpr: Any, given: list[Any]) -> list[Any]:
@@ -127,12 +152,19 @@ def _needed(jaxpr: Any, given: list[Any]) -> list[Any]:
     return kept[::-1]
 
 
-def _stacked(before: Any, n: int, known: list[int | None], steps: dict[int, int]) -> Any:
-    """``leaves -> values``: `before` at each of the `n` iterations, stacked (``vmap``)."""
+def _stacked(
+    closed: Any, values: list[Any], n: int, known: list[int | None], steps: dict[int, int]
+) -> Any:
+    """``leaves -> rows``: `values` of the body `closed` at each of the `n` iterations.
+
+    Stacked on a first axis: a ``vmap`` of the equations they need.
+    """
     import jax
     import jax.numpy as jnp
-    from jax.extend.core import jaxpr_as_fun
+    from jax.extend.core import ClosedJaxpr, jaxpr_as_fun
 
+    jaxpr = closed.jaxpr.replace(outvars=values)
+    before = ClosedJaxpr(jaxpr.replace(eqns=_needed(jaxpr, [])), closed.consts)
     fn = jaxpr_as_fun(before)
     axes = [0 if k in steps else None for k in range(len(before.jaxpr.invars))]
 

@@ -210,10 +210,11 @@ def find(closed: Any, n: int) -> list[_Sum]:
     return sums
 
 
-def body(closed: Any, sums: list[_Sum]) -> tuple[Any, list[Any]]:
+def body(closed: Any, sums: list[_Sum], outside: list[Any]) -> tuple[Any, list[Any]]:
     """The body with the accumulators passed through and the operands as extra outputs.
 
-    Returns the body's closed jaxpr and the variables of its extra outputs, in order.
+    The operands computed `outside` the loop are not outputs. Returns the body's closed
+    jaxpr and the variables of its extra outputs, in order.
     """
     from jax.extend.core import ClosedJaxpr
 
@@ -221,9 +222,14 @@ def body(closed: Any, sums: list[_Sum]) -> tuple[Any, list[Any]]:
     outvars = list(jaxpr.outvars)
     for s in sums:
         outvars[s.k] = jaxpr.invars[s.k]
-    extra = list(dict.fromkeys(o.var for s in sums for o in s.operands))
+    extra = [v for v in _operands(sums) if v not in outside]
     new = jaxpr.replace(outvars=outvars + extra)
     return ClosedJaxpr(new, closed.consts), extra
+
+
+def _operands(sums: list[_Sum]) -> list[Any]:
+    """The variables of the sums' operands, each once, in order."""
+    return list(dict.fromkeys(o.var for s in sums for o in s.operands))
 
 
 def _matrix(x: Any, op: _Operand, first: bool) -> tuple[Any, bool]:
@@ -296,7 +302,9 @@ def run(
     else it is None; `known` are the leaves' values known when tracing. A
     ``lax.fori_loop``; where the body accumulates sums of products (`find`) or has
     products of its counters (`jax_hoist`), a ``lax.scan`` that stacks the sums' operands
-    and reads the products computed before it, the sums added after it.
+    and reads the products computed before it, the sums added after it. An operand that
+    depends only on the counters and what the loop does not change (a row popped from a
+    stack, read at the counter) is not stacked: its rows are read after the loop.
     """
     import jax
     from jax.extend.core import jaxpr_as_fun
@@ -305,7 +313,8 @@ def run(
 
     jnp = _jnp()
     found = find(jaxpr, n)
-    closed, extra = body(jaxpr, found) if found else (jaxpr, [])
+    outside, rows_of = hoist.outside(jaxpr, n, known, _operands(found))
+    closed, extra = body(jaxpr, found, outside) if found else (jaxpr, [])
     hoisted = hoist.split(closed, n, known)
     if hoisted is not None:
         closed, before = hoisted
@@ -322,6 +331,7 @@ def run(
     if not found and hoisted is None:
         return jax.lax.fori_loop(0, n, lambda _, c: body_(c, None)[0], carry)
     rows = None if hoisted is None else before(carry[0])
+    read = [] if rows_of is None else rows_of(carry[0])
     (leaves, flag, need), stacked = jax.lax.scan(body_, carry, rows, length=n)
-    finish(found, extra, stacked, leaves)
+    finish(found, [*extra, *outside], [*stacked, *read], leaves)
     return leaves, flag, need
