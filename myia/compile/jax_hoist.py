@@ -13,7 +13,9 @@ loop reads the row of its iteration. Named rewrite:
 
 Only the values that the rest of the body reads (or that it returns) and that need a
 ``dot_general`` are computed before the loop; cheaper ones (an index, a row read) stay in
-the body. Not where the stacked values would exceed `MAX_ELEMENTS` elements. A product's
+the body. The same analysis tells `jax_sums` which operands of its sums a loop need not
+stack (`outside`): the rows a backward loop pops from a stack, read at its counter, are read
+from the stack's buffer after the loop. Not where the stacked values would exceed `MAX_ELEMENTS` elements. A product's
 rows are computed as one product: its additions are those of the loop's, in XLA's blocking.
 
 The rewrite reads the body's jaxpr (its inputs: the loop's leaves; its outputs: the leaves,
@@ -131,6 +133,8 @@ def outside(closed: Any, n: int, known: list[int | None], wanted: list[Any]) -> 
     from the stack's buffer after the loop). Returns ``(values, fn)``; ``fn(leaves)`` gives
     their values at every iteration (stacked on a first axis).
     """
+    if not wanted:
+        return [], None
     a = _Analysis(closed, known)
     values = [v for v in wanted if v in a.varying and v not in a.heavy]
     if not values:
@@ -138,15 +142,19 @@ def outside(closed: Any, n: int, known: list[int | None], wanted: list[Any]) -> 
     return values, _stacked(closed, values, n, known, a.steps)
 
 
-def _needed(jaxpr: Any, given: list[Any]) -> list[Any]:
-    """The equations of `jaxpr` its outputs need, the variables `given` taken as inputs."""
+def _needed(jaxpr: Any, given: list[Any], effects: bool = True) -> list[Any]:
+    """The equations of `jaxpr` its outputs need, the variables `given` taken as inputs.
+
+    With `effects`, the equations with effects too (the body keeps them; what is computed
+    outside the loop never reads their results).
+    """
     from jax.extend.core import Literal
 
     live = {v for v in jaxpr.outvars if not isinstance(v, Literal)}
     stop = set(given)
     kept = []
     for e in reversed(jaxpr.eqns):
-        if e.effects or any(v in live and v not in stop for v in e.outvars):
+        if (effects and e.effects) or any(v in live and v not in stop for v in e.outvars):
             kept.append(e)
             live.update(v for v in e.invars if not isinstance(v, Literal))
     return kept[::-1]
@@ -164,7 +172,7 @@ def _stacked(
     from jax.extend.core import ClosedJaxpr, jaxpr_as_fun
 
     jaxpr = closed.jaxpr.replace(outvars=values)
-    before = ClosedJaxpr(jaxpr.replace(eqns=_needed(jaxpr, [])), closed.consts)
+    before = ClosedJaxpr(jaxpr.replace(eqns=_needed(jaxpr, [], effects=False)), closed.consts)
     fn = jaxpr_as_fun(before)
     axes = [0 if k in steps else None for k in range(len(before.jaxpr.invars))]
 
