@@ -31,7 +31,7 @@ from typing import Any
 from . import jax_counted as counted
 
 #: Elements (all values, all iterations) past which nothing is computed before the loop.
-MAX_ELEMENTS = 1 << 24
+MAX_ELEMENTS = 1 << 22
 
 #: Primitives never computed before the loop: loops and branches (batched, a branch runs
 #: both ways and a loop as long as its longest iteration).
