@@ -15,8 +15,9 @@ Only the values that the rest of the body reads (or that it returns) and that ne
 ``dot_general`` are computed before the loop; cheaper ones (an index, a row read) stay in
 the body. The same analysis tells `jax_sums` which operands of its sums a loop need not
 stack (`outside`): the rows a backward loop pops from a stack, read at its counter, are read
-from the stack's buffer after the loop. Not where the stacked values would exceed `MAX_ELEMENTS` elements. A product's
-rows are computed as one product: its additions are those of the loop's, in XLA's blocking.
+from the stack's buffer after the loop. Not where the stacked values would exceed
+`MAX_ELEMENTS` elements. A product's rows are computed as one product: its additions are
+those of the loop's, in XLA's blocking.
 
 The rewrite reads the body's jaxpr (its inputs: the loop's leaves; its outputs: the leaves,
 then the error flag and the stack size needed): a leaf is a *counter* where its start is
