@@ -556,7 +556,7 @@ def _while(
     if n is not None:
         # A counted loop: no test, no stop at the first error (it ends all the same).
         if n:
-            leaves, flag, need = sums.run(step_fn, jaxpr, n, carry, flags, needs)
+            leaves, flag, need = sums.run(step_fn, jaxpr, n, carry, flags, needs, known)
             flag0, need0 = (flag if flags else flag0), (need if needs else need0)
         counted.finals(jaxpr, known, n, leaves)
         _report(flag0, need0)

@@ -210,20 +210,26 @@ def find(closed: Any, n: int) -> list[_Sum]:
     return sums
 
 
-def body(closed: Any, sums: list[_Sum]) -> tuple[Any, list[Any]]:
+def body(closed: Any, sums: list[_Sum], outside: list[Any]) -> tuple[Any, list[Any]]:
     """The body with the accumulators passed through and the operands as extra outputs.
 
-    Returns the body's function and the variables of its extra outputs, in order.
+    The operands computed `outside` the loop are not outputs. Returns the body's closed
+    jaxpr and the variables of its extra outputs, in order.
     """
-    from jax.extend.core import ClosedJaxpr, jaxpr_as_fun
+    from jax.extend.core import ClosedJaxpr
 
     jaxpr = closed.jaxpr
     outvars = list(jaxpr.outvars)
     for s in sums:
         outvars[s.k] = jaxpr.invars[s.k]
-    extra = list(dict.fromkeys(o.var for s in sums for o in s.operands))
+    extra = [v for v in _operands(sums) if v not in outside]
     new = jaxpr.replace(outvars=outvars + extra)
-    return jaxpr_as_fun(ClosedJaxpr(new, closed.consts)), extra
+    return ClosedJaxpr(new, closed.consts), extra
+
+
+def _operands(sums: list[_Sum]) -> list[Any]:
+    """The variables of the sums' operands, each once, in order."""
+    return list(dict.fromkeys(o.var for s in sums for o in s.operands))
 
 
 def _matrix(x: Any, op: _Operand, first: bool) -> tuple[Any, bool]:
@@ -280,30 +286,52 @@ def finish(sums: list[_Sum], extra: list[Any], stacked: list[Any], leaves: list[
         leaves[s.k] = acc + total.astype(acc.dtype)
 
 
-def run(step_fn: Any, jaxpr: Any, n: int, carry: Any, flags: bool, needs: bool) -> Any:
+def run(
+    step_fn: Any,
+    jaxpr: Any,
+    n: int,
+    carry: Any,
+    flags: bool,
+    needs: bool,
+    known: list[int | None],
+) -> Any:
     """`n` iterations of the body `step_fn` (its jaxpr: `jaxpr`) from `carry`.
 
     `carry` is ``(leaves, error flag, stack size needed)``, `step_fn` returns the leaves, its
     flag and its size needed; the flag (the size) is carried only where `flags` (`needs`),
-    else it is None. A ``lax.fori_loop``; where the body accumulates sums of
-    products (`find`), a ``lax.scan`` that stacks their operands, the sums added after it.
+    else it is None; `known` are the leaves' values known when tracing. A
+    ``lax.fori_loop``; where the body accumulates sums of products (`find`) or has
+    products of its counters (`jax_hoist`), a ``lax.scan`` that stacks the sums' operands
+    and reads the products computed before it, the sums added after it. An operand that
+    depends only on the counters and what the loop does not change (a row popped from a
+    stack, read at the counter) is not stacked: its rows are read after the loop.
     """
     import jax
+    from jax.extend.core import jaxpr_as_fun
+
+    from . import jax_hoist as hoist
 
     jnp = _jnp()
     found = find(jaxpr, n)
-    fn, extra = body(jaxpr, found) if found else (step_fn, [])
+    outside, rows_of = hoist.outside(jaxpr, n, known, _operands(found))
+    closed, extra = body(jaxpr, found, outside) if found else (jaxpr, [])
+    hoisted = hoist.split(closed, n, known)
+    if hoisted is not None:
+        closed, before = hoisted
+    fn = step_fn if closed is jaxpr else jaxpr_as_fun(closed)
     size = len(carry[0])
 
-    def body_(c: Any, _: Any) -> Any:
-        outs = fn(*c[0])
+    def body_(c: Any, row: Any) -> Any:
+        outs = fn(*c[0], *(row or ()))
         out, flag, need = outs[:size], outs[size], outs[size + 1]
         flag = flag | c[1] if flags else None
         need = jnp.maximum(need, c[2]) if needs else None
         return (list(out), flag, need), list(outs[size + 2 :])
 
-    if not found:
+    if not found and hoisted is None:
         return jax.lax.fori_loop(0, n, lambda _, c: body_(c, None)[0], carry)
-    (leaves, flag, need), stacked = jax.lax.scan(body_, carry, None, length=n)
-    finish(found, extra, stacked, leaves)
+    rows = None if hoisted is None else before(carry[0])
+    read = [] if rows_of is None else rows_of(carry[0])
+    (leaves, flag, need), stacked = jax.lax.scan(body_, carry, rows, length=n)
+    finish(found, [*extra, *outside], [*stacked, *read], leaves)
     return leaves, flag, need
