@@ -479,7 +479,7 @@ class JaxExecutable(Executable):
                 leaves = list(leaves)
                 for k in ints:
                     n = ints_get(leaves[k])
-                    leaves[k] = int_array(leaves[k]) if n is None else n
+                    leaves[k] = int_array(leaves[k], False) if n is None else n
             if settled():  # float64 on and the device JAX's default: no context to enter
                 result = fn(self.capacity, *leaves)[0]
             else:
@@ -601,6 +601,7 @@ class JaxBackend(Backend):
         self.nested_arrays = False
         #: Python ints passed to XLA, as device arrays by value (`int_array`).
         self.ints: dict[int, Any] = {}
+        self.seen_ints: set[int] = set()
         #: Where arguments live over the devices of `mesh` (`jax_sharding.MeshLayout`).
         self.layout = None
         if mesh is not None:
@@ -652,17 +653,24 @@ class JaxBackend(Backend):
         stack.enter_context(jax.default_device(device))
         return stack
 
-    def int_array(self, value: int) -> Any:
+    def int_array(self, value: int, now: bool = True) -> Any:
         """Python int `value` as an argument of XLA: a device array, made once per value.
 
         JAX copies a Python scalar argument to the device at every call (about 1.5 µs on a
-        CPU, the cost of a whole call's dispatch); the ints a program is called with (loop
-        counts, sizes, indices) recur, and their arrays are kept (`INT_ARRAYS` of them). The
-        array is the one JAX makes of the int itself (int64, weakly typed): the same
-        compiled computation runs. An int beyond int64 is passed as it is.
+        CPU, a good part of a scalar program's call); the ints a program is called with (loop
+        counts, sizes) recur, and their arrays are kept (`INT_ARRAYS` of them). The array is
+        the one JAX makes of the int itself (int64, weakly typed): the same computation
+        runs. Making one costs more than the copy: unless `now` (a call that traces or
+        runs the general way), it is made the second time the value is seen, and an int
+        that changes at every call (a step count) is passed as it is, as is one beyond int64.
         """
         out = self.ints.get(value)
         if out is None:
+            if not now and value not in self.seen_ints:
+                if len(self.seen_ints) >= INT_ARRAYS:
+                    self.seen_ints.clear()
+                self.seen_ints.add(value)
+                return value
             if len(self.ints) >= INT_ARRAYS:
                 self.ints.clear()
             try:
