@@ -64,9 +64,9 @@ def sine_until(y):
     return y
 
 
-def _run(fn, backend, *args):
+def _run(fn, backend, *args, wrt=None):
     try:
-        out = myia(fn, backend=backend)(*args)
+        out = (grad(fn, wrt, backend=backend) if wrt else myia(fn, backend=backend))(*args)
     except Exception as exc:  # the error and its message, as the NumPy backend raises it
         return type(exc), str(exc)
     return "nan" if math.isnan(out) else out
@@ -100,6 +100,15 @@ def _run(fn, backend, *args):
 def test_errors_and_results_are_the_numpy_backends(fn, args):
     assert _run(fn, "jax", *args) == _run(fn, "numpy", *args)
     assert myia(fn, backend="jax").specialization(*args).executable.jitted
+
+
+@pytest.mark.parametrize("args", [(0.5, 20), (1.0, 2), (1.0, 3)])
+def test_gradient_of_a_state_that_must_stay_finite(args):
+    # The forward loop tests y once after it (math.sin and math.cos of y in its body).
+    assert _run(sine_of_state, "jax", *args, wrt="x") == _run(
+        sine_of_state, "numpy", *args, wrt="x"
+    )
+    assert grad(sine_of_state, "x", backend="jax").specialization(*args).executable.jitted
 
 
 def test_error_of_the_last_loop_test_is_raised_at_the_users_line():
