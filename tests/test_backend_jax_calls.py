@@ -102,7 +102,7 @@ def test_errors_and_results_are_the_numpy_backends(fn, args):
     assert myia(fn, backend="jax").specialization(*args).executable.jitted
 
 
-@pytest.mark.parametrize("args", [(0.5, 20), (1.0, 2), (1.0, 3)])
+@pytest.mark.parametrize("args", [(0.5, 1), (1.0, 2), (1.0, 3)])
 def test_gradient_of_a_state_that_must_stay_finite(args):
     # The forward loop tests y once after it (math.sin and math.cos of y in its body).
     assert _run(sine_of_state, "jax", *args, wrt="x") == _run(
