@@ -1,8 +1,9 @@
 """Where the time of a call of Myia's jax backend goes, beside JAX's own `jit` of the same step.
 
-``python -m benchmarks.jax_overhead [--workload mlp_step|gp_nll] [--device gpu]
+``python -m benchmarks.jax_overhead [--workload mlp_step|gp_nll|scalar_loop] [--device gpu]
 [--size small|large] [--batch N] [--calls N]``: the workload's loss and step (`mlp_step`,
-the default; the size and batch are its) or loss and gradient (`gp_nll`); per call, the
+the default; the size and batch are its) or loss and gradient (`gp_nll`, `scalar_loop`:
+its arguments, a Python float and int, passed as they are); per call, the
 minimum over repeats (of N calls, 200 by default) of: JAX's `jit`; Myia's whole call;
 Myia's XLA computation called directly (with and without the backend's context); and a
 cProfile of Myia's calls, to read the host's share.
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import gp_nll, mlp_step
+from benchmarks import gp_nll, mlp_step, scalar_loop
 from benchmarks.peers import jax_module
 
 
@@ -39,6 +40,13 @@ def _workload(args: argparse.Namespace) -> tuple[Any, list[tuple[str, Any]], Any
     from myia import grad, myia
 
     options = {"backend": "jax", "device": args.device, "keep_on_device": True}
+    if args.workload == "scalar_loop":
+        p = scalar_loop.problem(False)
+        fns = [
+            ("loss", myia(scalar_loop.scalar_loop, **options)),
+            ("grad", grad(scalar_loop.scalar_loop, "x", **options)),
+        ]
+        return p.inputs[0], fns, scalar_loop.build_jax(p, None)[0]
     if args.workload == "gp_nll":
         p = gp_nll.problem(False)
         fns = [
@@ -61,7 +69,9 @@ def _workload(args: argparse.Namespace) -> tuple[Any, list[tuple[str, Any]], Any
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--workload", default="mlp_step", choices=["mlp_step", "gp_nll"])
+    parser.add_argument(
+        "--workload", default="mlp_step", choices=["mlp_step", "gp_nll", "scalar_loop"]
+    )
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--size", default="small")
     parser.add_argument("--batch", type=int, default=None)
@@ -72,8 +82,12 @@ def main() -> None:
     values, fns, impl = _workload(args)
     device = jax.devices(args.device)[0]
     put = lambda v: jax.tree_util.tree_map(lambda a: jax.device_put(a, device), v)  # noqa: E731
-    jargs = tuple(put(v) for v in values)
-    ready = jax.block_until_ready
+    scalars = args.workload == "scalar_loop"  # Python scalars, passed as they are
+    jargs = values if scalars else tuple(put(v) for v in values)
+
+    def ready(out: Any) -> Any:  # a Python float is computed already (see `jax_ready`)
+        return out if type(out) is float else jax.block_until_ready(out)
+
     for name, m in fns:
         ready(m(*jargs))
         ex = m.specialization(*jargs).executable
@@ -113,7 +127,7 @@ def main() -> None:
             whole()
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(12)
-    jargs2 = tuple(put(v) for v in values)
+    jargs2 = values if scalars else tuple(put(v) for v in values)
     print(
         "jax loss",
         best(lambda: impl.primal(*jargs2), calls),

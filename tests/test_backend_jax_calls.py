@@ -3,9 +3,11 @@
 A loop's test may raise in Python (``1 / y`` with ``y == 0``): its flag, at the test that
 ends the loop, sends the call to the host, which raises. The checks of ``/``, ``math.sin``
 and ``math.cos`` read their operands (XLA computes each function once). A loop carries an
-error flag and a stack size only where its body records them. A call runs with no context
-where JAX's settings are already the backend's, and a call of Python scalars returning
-Python floats runs the computation directly (`JaxExecutable.direct`).
+error flag and a stack size only where its body records them, and not where they are
+computed after it (a stack's final size, a state that must stay finite). A call runs with no
+context where JAX's settings are already the backend's, a call of Python scalars returning
+Python floats runs the computation directly (`JaxExecutable.direct`), and Python ints are
+passed as device arrays made once per value.
 """
 
 from __future__ import annotations
@@ -49,9 +51,22 @@ def divide_in_body(x, n):
     return y
 
 
-def _run(fn, backend, *args):
+def sine_of_state(x, n):
+    y = x
+    for _ in range(n):
+        y = math.sin(y) + y * 1e200
+    return y
+
+
+def sine_until(y):
+    while y < 100.0:
+        y = y + 2.0 + math.sin(y)
+    return y
+
+
+def _run(fn, backend, *args, wrt=None):
     try:
-        out = myia(fn, backend=backend)(*args)
+        out = (grad(fn, wrt, backend=backend) if wrt else myia(fn, backend=backend))(*args)
     except Exception as exc:  # the error and its message, as the NumPy backend raises it
         return type(exc), str(exc)
     return "nan" if math.isnan(out) else out
@@ -69,11 +84,31 @@ def _run(fn, backend, *args):
         (sine_of_growth, (math.nan, 0)),
         (divide_in_body, (2.0, 5)),
         (divide_in_body, (2.5, 5)),
+        # sin of the loop's state, tested after the loop: y is inf after 2 iterations (no
+        # error: the call runs again on the host, which returns inf), the 3rd raises.
+        (sine_of_state, (1.0, 0)),
+        (sine_of_state, (1.0, 2)),
+        (sine_of_state, (1.0, 3)),
+        (sine_of_state, (0.5, 40)),
+        (sine_of_state, (math.nan, 1)),
+        # A loop whose end depends on y stops at the first error (y = -inf).
+        (sine_until, (0.5,)),
+        (sine_until, (math.inf,)),
+        (sine_until, (-math.inf,)),
     ],
 )
 def test_errors_and_results_are_the_numpy_backends(fn, args):
     assert _run(fn, "jax", *args) == _run(fn, "numpy", *args)
     assert myia(fn, backend="jax").specialization(*args).executable.jitted
+
+
+@pytest.mark.parametrize("args", [(0.5, 1), (1.0, 2), (1.0, 3)])
+def test_gradient_of_a_state_that_must_stay_finite(args):
+    # The forward loop tests y once after it (math.sin and math.cos of y in its body).
+    assert _run(sine_of_state, "jax", *args, wrt="x") == _run(
+        sine_of_state, "numpy", *args, wrt="x"
+    )
+    assert grad(sine_of_state, "x", backend="jax").specialization(*args).executable.jitted
 
 
 def test_error_of_the_last_loop_test_is_raised_at_the_users_line():
@@ -95,13 +130,39 @@ def test_checks_read_the_operands():
     assert _ops(newton_sqrt, " divide(", 2.0) == 1
 
 
+def _loops(fn, *args, wrt=None):
+    f = grad(fn, wrt, backend="jax") if wrt else myia(fn, backend="jax")
+    text = f.lowered_text(*args)
+    return [line for line in text.splitlines() if "stablehlo.while" in line]
+
+
 def test_a_loop_carries_no_flag_or_size_it_never_records():
-    # The primal of scalar_loop: the counter, y, its bound and 0.1 * x; the error flag
-    # (math.sin) is carried, no stack size is.
-    text = myia(scalar_loop, backend="jax").lowered_text(0.3, 10)
-    loop = next(line for line in text.splitlines() if "stablehlo.while" in line)
-    assert loop.count("tensor<i64>") == 2  # the counter and its bound, no stack size
-    assert loop.count("tensor<i1>") == 1  # the error flag
+    # The primal of scalar_loop: the counter, y, its bound and 0.1 * x. No stack size; no
+    # error flag: math.sin(y) flags where y is not finite, and y stays so through the body,
+    # so y is tested once after the loop (`jax_counted.deferred_flags`).
+    (loop,) = _loops(scalar_loop, 0.3, 10)
+    assert loop.count("tensor<i64>") == 2  # the counter and its bound
+    assert "tensor<i1>" not in loop
+    # A flag on another value than the state's is carried: ``1.0 / (x - i)``.
+    (loop,) = _loops(divide_in_body, 2.5, 5)
+    assert loop.count("tensor<i1>") == 1
+    # And so is one of a loop whose end depends on the value tested (y = nan would not end
+    # ``while y != ...``): the loop stops at the first error.
+    (loop,) = _loops(sine_until, 0.5)
+    assert loop.count("tensor<i1>") == 1
+
+
+def test_a_gradients_loops_carry_no_flag_or_size():
+    # The forward loop of scalar_loop's gradient pushes one row per iteration: the size its
+    # stack needs is its final count, computed after the loop (`jax_counted.need_terms`);
+    # its state: the bound, x, the counter, the stack's buffer and count, y.
+    forward, backward = _loops(scalar_loop, 0.3, 10, wrt="x")
+    assert forward.count("tensor<i64>") == 3 and "tensor<i1>" not in forward
+    assert "tensor<i1>" not in backward
+    g = grad(scalar_loop, "x", backend="jax")
+    text = g.specialization(0.3, 10).executable.compiled_text((0.3, 10))
+    # The backward loop's test ``not stack_empty(s)`` is one comparison: ``count != 0``.
+    assert "direction=NE" in text and "direction=EQ" not in text
 
 
 @pytest.mark.parametrize(
@@ -138,7 +199,23 @@ def test_direct_calls():
     with pytest.raises(ZeroDivisionError):  # flagged: the call goes the general way
         f(2.0, 5)
     g = grad(scalar_loop, "x", backend="jax")
-    for n in (10, 10, 500):  # the stacks outgrow their first capacity in a direct call
+    for n in (10, 10, 500, 64, 65):  # the stacks outgrow their first capacity in a direct call
         assert g(0.3, n) == pytest.approx(grad(scalar_loop, "x")(0.3, n), rel=1e-12)
     assert g._direct is not None
     assert g.specialization(0.3, 10).executable.capacities == [64, 512]
+
+
+def test_python_ints_are_passed_as_device_arrays():
+    g = grad(scalar_loop, "x", backend="jax")
+    expected = {n: grad(scalar_loop, "x")(0.3, n) for n in (0, 1, 7, 30)}
+    assert g(0.3, 7) == pytest.approx(expected[7], rel=1e-12)
+    executable = g.specialization(0.3, 7).executable
+    assert list(executable.backend.ints) == [7]  # the first call's, made at once
+    for _ in range(2):  # the others once seen twice: an int that changes makes none
+        for n, value in expected.items():
+            assert g(0.3, n) == pytest.approx(value, rel=1e-12)
+        assert sorted(executable.backend.ints) == ([7] if _ == 0 else [0, 1, 7, 30])
+    # An int beyond int64 is passed as it is (the program runs on the host, as before).
+    f = myia(divide_in_body, backend="jax")
+    assert f(2.5, 3) == myia(divide_in_body)(2.5, 3)
+    assert f.specialization(2.5, 3).executable.backend.int_array(2**70) == 2**70

@@ -16,21 +16,21 @@ from myia.testing import check_grad
 
 jax = pytest.importorskip("jax")
 
-import myia.compile.jax_control as ctl  # noqa: E402
+import myia.compile.jax_counted as counted_loops  # noqa: E402
 
 
 @pytest.fixture
 def trips(monkeypatch):
     """The trip counts of the loops traced (None: a ``while_loop``)."""
     seen: list = []
-    counted = ctl._counted
+    traced = counted_loops.traced
 
     def spy(*args):
-        out = counted(*args)
+        out = traced(*args)
         seen.append(out[2])
         return out
 
-    monkeypatch.setattr(ctl, "_counted", spy)
+    monkeypatch.setattr(counted_loops, "traced", spy)
     return seen
 
 

@@ -401,7 +401,8 @@ class JaxExecutable(Executable):
         if self.backend.layout is not None:  # over a mesh: each leaf on its devices
             with self.backend.context():
                 return self.backend.layout.place(leaves, self.params)
-        return leaves
+        int_array = self.backend.int_array
+        return [int_array(x) if type(x) is int else x for x in leaves]
 
     def lowered_text(self, args: tuple[Any, ...]) -> str:
         """The StableHLO text XLA receives for a call with `args`."""
@@ -490,10 +491,23 @@ class JaxExecutable(Executable):
         # Float64 scalars: Python floats (tolist) as the NumPy backend returns them.
         convert = [None if a.weak else np.float64 for a in types_]
         settled, context = backend.settled_test(), backend.context
+        # Python ints are passed as the device arrays made once per value (`int_array`).
+        ints = [k for k, a in enumerate(self.params) if _python_int(a)]
+        if backend.layout is not None or not flat:
+            ints = []
+        ints_get, int_array = backend.ints.get, backend.int_array
 
-        def values(args: tuple[Any, ...]) -> Any:
-            """The results as a list, or None where the call must go the general way."""
+        def values(*args: Any) -> Any:
+            """The results as a list (the result where `single`).
+
+            It raises `_GeneralWay` where the call must go the general way.
+            """
             leaves = args if flat else leaves_of(args)
+            if ints:
+                leaves = list(leaves)
+                for k in ints:
+                    n = ints_get(leaves[k])
+                    leaves[k] = int_array(leaves[k], False) if n is None else n
             if settled():  # float64 on and the device JAX's default: no context to enter
                 result = fn(self.capacity, *leaves)[0]
             else:
@@ -503,33 +517,26 @@ class JaxExecutable(Executable):
             if status:
                 code = int(out.pop())
                 if code & 1 or code >> 1 > self.capacity:
-                    return None
-            return out
+                    raise _GeneralWay
+            return out[0] if single else out
 
         def fast(args: tuple[Any, ...]) -> Any:
-            out = values(args)
-            if out is None:
+            try:
+                out = values(*args)
+            except _GeneralWay:
                 return slow(args)
             if single:
-                return out[0] if convert[0] is None else convert[0](out[0])
+                return out if convert[0] is None else convert[0](out)
             return _unflatten(iter(out), self.out, backend.convert)
 
         if flat and all(c is None for c in convert):
             # Python floats out: the call of the arguments themselves (`direct`).
             if single:
-
-                def direct(*args: Any) -> Any:
-                    out = values(args)
-                    if out is None:
-                        raise _GeneralWay
-                    return out[0]
+                direct = values
             else:
 
                 def direct(*args: Any) -> Any:
-                    out = values(args)
-                    if out is None:
-                        raise _GeneralWay
-                    return _unflatten(iter(out), self.out, _as_is)
+                    return _unflatten(iter(values(*args)), self.out, _as_is)
 
             self.direct_fn = direct
         return fast
@@ -583,6 +590,10 @@ class JaxExecutable(Executable):
         return _unflatten(iter(result), self.out, self.backend.convert)
 
 
+#: The most Python ints a backend keeps as device arrays (`JaxBackend.int_array`).
+INT_ARRAYS = 256
+
+
 class JaxBackend(Backend):
     """XLA through JAX: whole programs jitted where they can be, host code elsewhere."""
 
@@ -616,6 +627,9 @@ class JaxBackend(Backend):
         self.first_device = jax.devices()[0]
         #: Whether an argument held ``jax.Array``s inside tuples or records (`on_host`).
         self.nested_arrays = False
+        #: Python ints passed to XLA, as device arrays by value (`int_array`).
+        self.ints: dict[int, Any] = {}
+        self.seen_ints: set[int] = set()
         #: Where arguments live over the devices of `mesh` (`jax_sharding.MeshLayout`).
         self.layout = None
         if mesh is not None:
@@ -675,6 +689,34 @@ class JaxBackend(Backend):
         stack.enter_context(x64)
         stack.enter_context(jax.default_device(device))
         return stack
+
+    def int_array(self, value: int, now: bool = True) -> Any:
+        """Python int `value` as an argument of XLA: a device array, made once per value.
+
+        JAX copies a Python scalar argument to the device at every call (about 1.5 µs on a
+        CPU, a good part of a scalar program's call); the ints a program is called with (loop
+        counts, sizes) recur, and their arrays are kept (`INT_ARRAYS` of them). The array is
+        the one JAX makes of the int itself (int64, weakly typed): the same computation
+        runs. Making one costs more than the copy: unless `now` (a call that traces or
+        runs the general way), it is made the second time the value is seen, and an int
+        that changes at every call (a step count) is passed as it is, as is one beyond int64.
+        """
+        out = self.ints.get(value)
+        if out is None:
+            if not now and value not in self.seen_ints:
+                if len(self.seen_ints) >= INT_ARRAYS:
+                    self.seen_ints.clear()
+                self.seen_ints.add(value)
+                return value
+            if len(self.ints) >= INT_ARRAYS:
+                self.ints.clear()
+            try:
+                with self.context():
+                    out = self.jnp.asarray(value)
+            except OverflowError:
+                return value
+            self.ints[value] = out
+        return out
 
     def on_host(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
         """`args` with their ``jax.Array``s as NumPy arrays, for the host code.

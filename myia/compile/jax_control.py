@@ -541,10 +541,21 @@ def _while(
     known = [rt.known(x) for x in leaves]
     leaves = [jnp.asarray(x) for x in leaves]
     _, flag0, need0 = test(leaves)
-    step_fn, jaxpr, n = _counted(test, step, leaves, known)
+    step_fn, jaxpr, n = counted.traced(test, step, leaves, known)
     # What the body records: an error flag, a stack size (constants where it records none,
     # and then the loop's state does not carry them).
     flags, needs = (not counted.zero(v) for v in jaxpr.jaxpr.outvars[-2:])
+    # The size needed, where it is the last iteration's, and the error flag, where it is
+    # that leaves are not finite, are computed after the loop (`jax_counted`).
+    terms = counted.need_terms(jaxpr) if needs else None
+    finite = counted.deferred_flags(jaxpr) if flags else None
+    test_jaxpr = jax.make_jaxpr(lambda *xs: test(list(xs)))(*leaves) if n is None else None
+    if finite is not None and n is None and not counted.bounded(test_jaxpr, jaxpr):
+        finite = None
+    needs, flags = needs and terms is None, flags and finite is None
+    # A test ``not (a == b)`` is ``a != b``, one operation (`jax_counted.comparison`).
+    compare = counted.comparison(test_jaxpr) if n is None and not flags else None
+    before = leaves
 
     def body_(carry: Any) -> Any:
         *out, flag, need = step_fn(*carry[0])
@@ -559,10 +570,15 @@ def _while(
             leaves, flag, need = sums.run(step_fn, jaxpr, n, carry, flags, needs, known)
             flag0, need0 = (flag if flags else flag0), (need if needs else need0)
         counted.finals(jaxpr, known, n, leaves)
-        _report(flag0, need0)
+        _report(
+            counted.flag_after(flag0, finite, leaves),
+            counted.need_after(need0, terms, before, leaves),
+        )
         return unflat(list(leaves))
 
     def cond_(carry: Any) -> Any:
+        if compare is not None:
+            return compare(*carry[0])
         out, flag, _ = test(carry[0])
         out = jnp.asarray(out, dtype=bool)
         return out & ~(flag | carry[1]) if flags else out & ~flag
@@ -570,31 +586,11 @@ def _while(
     leaves, flag, need = jax.lax.while_loop(cond_, body_, carry)
     # The last test, which ended the loop, may have flagged an error (``1 / y`` with y = 0).
     flag = (flag if flags else flag0) | test(leaves)[1]
-    _report(flag, need if needs else need0)
+    need = need if needs else need0
+    _report(
+        counted.flag_after(flag, finite, leaves), counted.need_after(need, terms, before, leaves)
+    )
     return unflat(list(leaves))
-
-
-def _counted(test: Any, step: Any, leaves: list[Any], known: list[int | None]) -> Any:
-    """``(body, jaxpr, trip count)``: the loop's body, its jaxpr and its trip count.
-
-    The body is the loop's body traced once, to a jaxpr (which tells what it records), and
-    replayed: a function of the leaves whose flat outputs are the leaves, the error flag and
-    the stack size needed. The trip count is known where the test has the form of a
-    counted loop (`jax_counted`) and the body confirms it; else it is None.
-    """
-    import jax
-    from jax.extend.core import jaxpr_as_fun
-
-    def flat_step(*xs: Any) -> Any:
-        out, flag, need = step(list(xs))
-        return (*out, flag, need)
-
-    jaxpr = jax.make_jaxpr(flat_step)(*leaves)
-    if all(n is None for n in known):
-        return jaxpr_as_fun(jaxpr), jaxpr, None
-    form = counted.test_form(jax.make_jaxpr(lambda *xs: test(list(xs)))(*leaves), known)
-    n = None if form is None else counted.trip_count(form, jaxpr, known)
-    return jaxpr_as_fun(jaxpr), jaxpr, n
 
 
 def jax_switch(index: Any, branches: list[Any]) -> Any:

@@ -10,7 +10,12 @@ known in turn (`jax_runtime.remember`), so the backward loop after a counted for
 counted too.
 
 The analysis reads the jaxprs of the loop's test and body (``jax.make_jaxpr``); the body is
-traced once, and its jaxpr is what the loop runs.
+traced once, and its jaxpr is what the loop runs. It also finds, in any loop, what the body
+records that XLA can compute once after the loop instead of in every iteration (on a CPU,
+each result of a loop's body is a kernel of its own): the stack size needed, where it is the
+last iteration's (`need_terms`), and the error flag, where it is that a state variable is
+not finite and stays so (`deferred_flags`, for a loop that ends whatever its values:
+`bounded`); and a test ``not (a == b)`` as one comparison (`comparison`).
 """
 
 from __future__ import annotations
@@ -160,3 +165,243 @@ def finals(body_jaxpr: Any, known: list[int | None], n: int, leaves: list[Any]) 
         step = _step(body_jaxpr, k)
         if step is not None:
             rt.remember(leaves[k], start + n * step)
+
+
+def traced(test: Any, step: Any, leaves: list[Any], known: list[int | None]) -> Any:
+    """``(body, jaxpr, trip count)``: the loop's body, its jaxpr and its trip count.
+
+    The body is the loop's body traced once, to a jaxpr (which tells what it records), and
+    replayed: a function of the leaves whose flat outputs are the leaves, the error flag and
+    the stack size needed. The trip count is known where the test has the form of a
+    counted loop (`test_form`) and the body confirms it; else it is None.
+    """
+    import jax
+    from jax.extend.core import jaxpr_as_fun
+
+    def flat_step(*xs: Any) -> Any:
+        out, flag, need = step(list(xs))
+        return (*out, flag, need)
+
+    jaxpr = jax.make_jaxpr(flat_step)(*leaves)
+    if all(n is None for n in known):
+        return jaxpr_as_fun(jaxpr), jaxpr, None
+    form = test_form(jax.make_jaxpr(lambda *xs: test(list(xs)))(*leaves), known)
+    n = None if form is None else trip_count(form, jaxpr, known)
+    return jaxpr_as_fun(jaxpr), jaxpr, n
+
+
+# What a loop's body records, computed out of the body -------------------------------------------
+
+
+def need_terms(body_jaxpr: Any) -> list[tuple[int, int, int]] | None:
+    """``[(k, c, step)]`` where the body's stack size needed is ``max(leaf_k + c)`` of them.
+
+    Each leaf `k` is a counter that adds `step` > 0 every iteration (a stack the body pushes
+    on): the largest size the loop needs is then that of its last iteration, computed once
+    after it from the final counters (`need_after`) instead of carried through every
+    iteration. Named rewrite:
+
+        need = max(need, count + c) in every iteration  =>  need = final count - step + c
+
+    None where the size needed has another form (a push under a branch, an inner loop).
+    """
+    jaxpr = body_jaxpr.jaxpr
+    defs, index = _defining(jaxpr), _index(jaxpr)
+    terms: list[tuple[int, int, int]] = []
+
+    def walk(v: Any, c: int) -> bool:
+        lit = _literal(v)
+        if lit is not None:
+            return lit + c <= 0  # at most 0: no row needed
+        k = index(v)
+        if k is not None:
+            step = _step(body_jaxpr, k)
+            if step is None or step <= 0:
+                return False
+            terms.append((k, c, step))
+            return True
+        eqn = defs(v)
+        if eqn is None:
+            return False
+        name, ins = eqn.primitive.name, eqn.invars
+        if name == "max":
+            return all(walk(x, c) for x in ins)
+        if name == "convert_element_type":
+            return walk(ins[0], c)
+        if name in ("add", "sub") and _literal(ins[1]) is not None:
+            return walk(ins[0], c + (_literal(ins[1]) if name == "add" else -_literal(ins[1])))
+        if name == "add" and _literal(ins[0]) is not None:
+            return walk(ins[1], c + _literal(ins[0]))
+        return False
+
+    return terms if walk(jaxpr.outvars[-1], 0) and terms else None
+
+
+def need_after(need: Any, terms: Any, before: list[Any], after: list[Any]) -> Any:
+    """`need`, and the size the loop's iterations needed where `terms` (`need_terms`) say.
+
+    `before` and `after` are the loop's leaves before and after it.
+    """
+    import jax.numpy as jnp
+
+    for k, c, step in terms or ():
+        ran = after[k] != before[k]
+        need = jnp.maximum(need, jnp.where(ran, after[k] - step + c, 0).astype("int64"))
+    return need
+
+
+def flag_after(flag: Any, finite: list[int] | None, leaves: list[Any]) -> Any:
+    """`flag`, or where a leaf that `deferred_flags` tests after the loop is not finite."""
+    import jax.numpy as jnp
+
+    for k in finite or ():
+        flag = flag | ~jnp.isfinite(leaves[k])
+    return flag
+
+
+#: Operations whose result is not finite where the given operand is not (any operand: None).
+_STRICT = {
+    "add": None, "sub": None, "mul": None, "div": 0, "neg": 0, "abs": 0, "sin": 0, "cos": 0,
+    "tan": 0, "sqrt": 0, "log": 0, "log1p": 0, "copy": 0, "copy_p": 0,
+}  # fmt: skip
+
+
+def _strict(body_jaxpr: Any, k: int) -> bool:
+    """Whether the body's new leaf `k` is not finite wherever its old value is not."""
+    jaxpr = body_jaxpr.jaxpr
+    defs, invar = _defining(jaxpr), jaxpr.invars[k]
+
+    def strict(v: Any) -> bool:
+        if v is invar:
+            return True
+        eqn = defs(v)
+        if eqn is None or eqn.primitive.name not in _STRICT:
+            return False
+        which = _STRICT[eqn.primitive.name]
+        ins = eqn.invars if which is None else eqn.invars[which : which + 1]
+        return any(map(strict, ins))
+
+    dtype = getattr(invar.aval, "dtype", None)
+    return dtype is not None and dtype.kind == "f" and strict(jaxpr.outvars[k])
+
+
+def deferred_flags(body_jaxpr: Any) -> list[int] | None:
+    """The leaves whose finiteness after the loop is the body's error flag; else None.
+
+    The body flags exactly where a leaf of the loop's state is not finite when an iteration
+    starts (``math.sin(y)`` of the state's y), and each such leaf stays not finite through
+    the body (``y = math.sin(y) * 0.5 + y``: sine, sums and products of a value that is not
+    finite are not). Some iteration then flags if and only if the leaf is not finite after
+    the loop, or the last iteration overflowed it (the call runs again on the host: the
+    same result, later): the test is made once after the loop, and no flag is computed nor
+    carried in its iterations (on a CPU, XLA runs each result of a body as a kernel of its
+    own). Named rewrite:
+
+        f = f | not isfinite(y) in every iteration  =>  f = not isfinite(y) after the loop
+            (where y stays not finite once it is not)
+    """
+    from jax.extend.core import Literal, jaxprs_in_params
+
+    jaxpr = body_jaxpr.jaxpr
+    defs, index = _defining(jaxpr), _index(jaxpr)
+    leaves: list[int] = []
+
+    def walk(v: Any) -> bool:
+        if isinstance(v, Literal):
+            return not bool(v.val)
+        eqn = defs(v)
+        if eqn is None:
+            return False
+        if eqn.primitive.name == "or":
+            return all(map(walk, eqn.invars))
+        inner = defs(eqn.invars[0]) if eqn.primitive.name == "not" else None
+        if inner is None or inner.primitive.name != "is_finite":
+            return False
+        k = index(inner.invars[0])
+        if k is None or not _strict(body_jaxpr, k):
+            return False
+        leaves.append(k)
+        return True
+
+    def loops(j: Any) -> bool:
+        return any(
+            e.primitive.name == "while" or any(map(loops, jaxprs_in_params(e.params)))
+            for e in j.eqns
+        )
+
+    if loops(jaxpr):
+        return None  # an inner loop may read the leaf, and not end where it is not finite
+    return sorted(set(leaves)) if walk(jaxpr.outvars[-2]) and leaves else None
+
+
+def bounded(test_jaxpr: Any, body_jaxpr: Any) -> bool:
+    """Whether the loop ends after a number of iterations fixed when it starts.
+
+    Its test compares a counter that the body steps by a constant towards a bound that the
+    body does not change (``i < n``, ``i += 1``): the loop ends whatever its other values.
+    """
+    jaxpr = test_jaxpr.jaxpr
+    if len(jaxpr.outvars) != 3 or not all(map(zero, jaxpr.outvars[1:])):
+        return False
+    defs, index = _defining(jaxpr), _index(jaxpr)
+    eqn = defs(jaxpr.outvars[0])
+    negate = False
+    while eqn is not None and eqn.primitive.name == "not":
+        negate = not negate
+        eqn = defs(eqn.invars[0])
+    if eqn is None or eqn.primitive.name not in ("lt", "le", "gt", "ge"):
+        return False
+    op = _NEGATED[eqn.primitive.name] if negate else eqn.primitive.name
+
+    def fixed(v: Any) -> bool:  # a constant or a value from before the loop
+        if _literal(v) is not None or v in jaxpr.constvars:
+            return True
+        e = defs(v)
+        return e is not None and e.primitive.name == "convert_element_type" and fixed(e.invars[0])
+
+    a, b = eqn.invars
+    for counter, bound, mirror in ((a, b, False), (b, a, True)):
+        k, j = index(counter), index(bound)
+        if k is None or (j is None and not fixed(bound)):
+            continue
+        if j is not None and _step(body_jaxpr, j) != 0:
+            continue
+        step = _step(body_jaxpr, k)
+        if step is None:
+            continue
+        op_k = _MIRRORED[op] if mirror else op
+        if (op_k in ("lt", "le") and step > 0) or (op_k in ("gt", "ge") and step < 0):
+            return True
+    return False
+
+
+def comparison(test_jaxpr: Any) -> Any:
+    """The loop's test as one comparison where it is a negated one, else None.
+
+    On a CPU, XLA tests a loop's condition that is one comparison faster than one of two
+    operations; the backward loop of a gradient tests ``not stack_empty(s)``. The result is a
+    function of the loop's leaves. Named rewrite:
+
+        not (a == b)  =>  a != b
+    """
+    import jax
+    from jax import lax
+
+    jaxpr = test_jaxpr.jaxpr
+    if len(jaxpr.outvars) != 3 or not all(map(zero, jaxpr.outvars[1:])):
+        return None
+    defs = _defining(jaxpr)
+    eqn = defs(jaxpr.outvars[0])
+    negate = False
+    while eqn is not None and eqn.primitive.name == "not":
+        negate = not negate
+        eqn = defs(eqn.invars[0])
+    if eqn is None or eqn.primitive.name not in _COMPARE or not negate:
+        return None
+    op = getattr(lax, _NEGATED[eqn.primitive.name])
+    operands = jaxpr.replace(outvars=list(eqn.invars))
+
+    def test(*leaves: Any) -> Any:
+        return op(*jax.core.eval_jaxpr(operands, test_jaxpr.consts, *leaves))
+
+    return test
