@@ -140,3 +140,55 @@ def test_recurrence_gradient_checks():
 def test_stepped_gradient_checks():
     x, W = _rng_arrays((7, 2, 3), (3, 2))
     check_grad(stepped_loss, x, W, wrt=("x", "W"), backend="jax")
+
+
+def previous_row(x, W):
+    acc = np.zeros((x.shape[1], W.shape[1]))
+    for t in range(x.shape[0]):
+        acc = np.sin(acc) + x[t - 1] @ W  # x[-1] first: the last row
+    return acc
+
+
+def column_steps(x, W):
+    acc = np.zeros((x.shape[0], W.shape[1]))
+    for t in range(x.shape[1]):
+        acc = np.cos(acc) + x[:, t, :] @ W
+    return acc
+
+
+def _gathers(fn, *args):
+    import re
+
+    text = myia(fn, backend="jax").lowered_text(*args)
+    return len(re.findall(r"stablehlo\.gather\b", text))
+
+
+def test_rows_read_at_the_counter_are_one_slice_not_a_gather(hoisted):
+    args = _rng_arrays((7, 3, 4), (4, 5), (5, 5))
+    _same(recurrence, *args)
+    assert 1 in hoisted
+    assert _gathers(recurrence, *args) == 0
+
+
+def test_rows_read_every_second_iteration_are_a_strided_slice(hoisted):
+    args = _rng_arrays((8, 2, 3), (3, 4))
+    _same(stepped, *args)
+    assert _gathers(stepped, *args) == 0
+
+
+def test_a_row_read_before_the_start_wraps_as_in_python(hoisted):
+    """x[t - 1] at t = 0 reads the last row: no slice covers it, the rows are gathered."""
+    _same(previous_row, *_rng_arrays((5, 2, 3), (3, 4)))
+    assert 1 in hoisted
+
+
+def test_a_column_read_at_the_counter(hoisted):
+    args = _rng_arrays((3, 6, 4), (4, 2))
+    _same(column_steps, *args)
+    assert 1 in hoisted
+    assert _gathers(column_steps, *args) == 0
+
+
+def test_previous_row_gradient_checks():
+    x, W = _rng_arrays((5, 2, 3), (3, 2))
+    check_grad(lambda x, W: np.sum(previous_row(x, W) ** 2), x, W, wrt=("x", "W"), backend="jax")

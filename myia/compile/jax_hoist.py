@@ -166,22 +166,17 @@ def _stacked(
 ) -> Any:
     """``leaves -> rows``: `values` of the body `closed` at each of the `n` iterations.
 
-    Stacked on a first axis: a ``vmap`` of the equations they need.
+    Stacked on a first axis (`jax_rows`: rows read at the counters are slices).
     """
-    import jax
-    import jax.numpy as jnp
-    from jax.extend.core import ClosedJaxpr, jaxpr_as_fun
+    from jax.extend.core import ClosedJaxpr
+
+    from . import jax_rows
 
     jaxpr = closed.jaxpr.replace(outvars=values)
     before = ClosedJaxpr(jaxpr.replace(eqns=_needed(jaxpr, [], effects=False)), closed.consts)
-    fn = jaxpr_as_fun(before)
-    axes = [0 if k in steps else None for k in range(len(before.jaxpr.invars))]
+    counters = {k: (known[k], step) for k, step in steps.items()}
 
     def run(leaves: list[Any]) -> list[Any]:
-        args = list(leaves)
-        for k, step in steps.items():
-            start = known[k]
-            args[k] = (start + step * jnp.arange(n)).astype(jnp.asarray(leaves[k]).dtype)
-        return list(jax.vmap(fn, in_axes=axes)(*args))
+        return jax_rows.evaluate(before.jaxpr, before.consts, list(leaves), counters, n)
 
     return run

@@ -1,0 +1,201 @@
+"""A loop body's values at every iteration of a counted loop, rows read as slices.
+
+`jax_hoist` computes some values of a counted loop's body for all its iterations at once.
+A ``vmap`` of the body does it, but reads ``x[i]`` at the counter ``i`` as a ``gather`` of
+``n`` rows, which XLA runs far slower than a slice of ``x``. This evaluator batches the body
+one equation at a time and keeps a counter's values as what they are, ``a + b * k`` for the
+iteration ``k``, so that a row read at them is one strided slice. Named rewrite:
+
+    dynamic_slice(x, a + b*k) for k < n  =>  slice(x, a, a + b*(n-1) + 1, b)
+        (where every a + b*k is in bounds: dynamic_slice would clamp none)
+
+Index arithmetic on counters (``convert_element_type``, ``+``/``-`` of a constant, ``<``
+against a constant and ``select_n`` on its result: a negative index's normalization) stays
+symbolic; every other equation is ``vmap``-ed on the batched operands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Affine:
+    """An integer scalar whose value at iteration ``k`` is ``a + b * k``."""
+
+    a: int
+    b: int
+
+    def values(self, n: int) -> range:
+        """Its values at the `n` iterations."""
+        return range(self.a, self.a + self.b * n, self.b) if self.b else range(self.a, self.a + 1)
+
+
+class Batched:
+    """An array holding a value at every iteration, on its first axis."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
+def _static_int(v: Any) -> int | None:
+    """`v` as a Python int where it is a known integer scalar."""
+    import numpy as np
+
+    if isinstance(v, bool | np.bool_):
+        return None
+    if isinstance(v, int | np.integer):
+        return int(v)
+    if isinstance(v, np.ndarray) and v.shape == () and v.dtype.kind in "iu":
+        return int(v)
+    return None
+
+
+def _static_bool(v: Any) -> bool | None:
+    import numpy as np
+
+    if isinstance(v, bool | np.bool_):
+        return bool(v)
+    if isinstance(v, np.ndarray) and v.shape == () and v.dtype.kind == "b":
+        return bool(v)
+    return None
+
+
+#: Integer scalar equations computed when the program is lowered (an index's arithmetic).
+_FOLD = {
+    "add": lambda x, y: x + y,
+    "sub": lambda x, y: x - y,
+    "mul": lambda x, y: x * y,
+    "lt": lambda x, y: x < y,
+    "convert_element_type": lambda x: x,
+}
+
+
+def _symbolic(e: Any, ins: list[Any], n: int) -> Any:
+    """The symbolic result of equation `e` on counters, or None where it has none."""
+    name = e.primitive.name
+    if e.primitive.multiple_results:
+        return None
+    if name == "select_n" and len(ins) == 3 and (p := _static_bool(ins[0])) is not None:
+        return ins[2] if p else ins[1]
+    static = [_static_int(x) if _static_bool(x) is None else _static_bool(x) for x in ins]
+    if name in _FOLD and ins and all(x is not None for x in static):
+        if name == "convert_element_type" and e.outvars[0].aval.dtype.kind not in "iu":
+            return None
+        out = _FOLD[name](*static)
+        return None if isinstance(out, int) and not -(2**31) <= out < 2**31 else out
+    if not any(isinstance(x, Affine) for x in ins):
+        return None
+    if name == "convert_element_type" and e.outvars[0].aval.dtype.kind in "iu":
+        return ins[0]
+    if name in ("add", "sub") and len(ins) == 2:
+        x, y = ins
+        out = None
+        if isinstance(x, Affine) and (c := _static_int(y)) is not None:
+            out = Affine(x.a + c if name == "add" else x.a - c, x.b)
+        elif name == "add" and isinstance(y, Affine) and (c := _static_int(x)) is not None:
+            out = Affine(y.a + c, y.b)
+        if out is None or not all(-(2**31) <= v < 2**31 for v in (out.a, out.a + out.b * n)):
+            return None
+        return out
+    if name == "lt" and len(ins) == 2:
+        x, y = ins
+        if isinstance(x, Affine) and (c := _static_int(y)) is not None:
+            seen = {v < c for v in x.values(n)}
+        elif isinstance(y, Affine) and (c := _static_int(x)) is not None:
+            seen = {c < v for v in y.values(n)}
+        else:
+            return None
+        return seen.pop() if len(seen) == 1 else None
+    if name == "dynamic_slice":
+        return _row_slice(ins, e.params["slice_sizes"], n)
+    return None
+
+
+def _row_slice(ins: list[Any], sizes: tuple[int, ...], n: int) -> Any:
+    """``x[.., a + b*k, ..]`` for every k as a strided slice, or None where it is not one."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    x, starts = ins[0], ins[1:]
+    if isinstance(x, Batched | Affine):
+        return None
+    axes = [d for d, s in enumerate(starts) if isinstance(s, Affine)]
+    if len(axes) != 1 or sizes[axes[0]] != 1:
+        return None
+    d = axes[0]
+    fixed = [_static_int(s) if d2 != d else 0 for d2, s in enumerate(starts)]
+    if any(f is None for f in fixed):
+        return None
+    aff = starts[d]
+    dim = x.shape[d]
+    if aff.b <= 0 or not all(0 <= v < dim for v in aff.values(n)):
+        return None
+    if not all(0 <= f and f + s <= x.shape[k] for k, (f, s) in enumerate(zip(fixed, sizes))):
+        return None
+    lo = [f if k != d else aff.a for k, f in enumerate(fixed)]
+    hi = [
+        f + s if k != d else aff.a + aff.b * (n - 1) + 1
+        for k, (f, s) in enumerate(zip(fixed, sizes))
+    ]
+    strides = [aff.b if k == d else 1 for k in range(len(sizes))]
+    rows = lax.slice(x, lo, hi, strides)
+    return Batched(jnp.expand_dims(jnp.moveaxis(rows, d, 0), d + 1))
+
+
+def _batched_eqn(e: Any, ins: list[Any], n: int) -> list[Any]:
+    """Equation `e` at every iteration: a ``vmap`` of it on its batched operands."""
+    import jax
+    import jax.numpy as jnp
+
+    def concrete(x: Any, v: Any) -> Any:
+        if isinstance(x, Affine):
+            return Batched(jnp.asarray(list(x.values(n)) if x.b else [x.a] * n, v.aval.dtype))
+        return x
+
+    args = [concrete(x, v) for x, v in zip(ins, e.invars)]
+    axes = [0 if isinstance(x, Batched) else None for x in args]
+    vals = [x.value if isinstance(x, Batched) else x for x in args]
+
+    def one(*xs: Any) -> Any:
+        out = e.primitive.bind(*xs, **e.params)
+        return out if e.primitive.multiple_results else [out]
+
+    if not any(a == 0 for a in axes):
+        return one(*vals)
+    return [Batched(o) for o in jax.vmap(one, in_axes=axes)(*vals)]
+
+
+def evaluate(
+    jaxpr: Any, consts: list[Any], leaves: list[Any], counters: dict[int, tuple[int, int]], n: int
+) -> list[Any]:
+    """The outputs of `jaxpr` at each of `n` iterations, stacked on a first axis.
+
+    `leaves` are its inputs; the leaf ``k`` of `counters` is a counter ``(start, step)``:
+    its value at iteration ``i`` is ``start + step * i``, whatever `leaves` holds there.
+    """
+    import jax.numpy as jnp
+    from jax.extend.core import Literal
+
+    env: dict[Any, Any] = dict(zip(jaxpr.constvars, consts))
+    for k, (v, x) in enumerate(zip(jaxpr.invars, leaves)):
+        env[v] = Affine(*counters[k]) if k in counters else x
+
+    def read(v: Any) -> Any:
+        return v.val if isinstance(v, Literal) else env[v]
+
+    for e in jaxpr.eqns:
+        ins = [read(v) for v in e.invars]
+        sym = _symbolic(e, ins, n)
+        outs = [sym] if sym is not None else _batched_eqn(e, ins, n)
+        env.update(zip(e.outvars, outs))
+
+    def stacked(x: Any, v: Any) -> Any:
+        if isinstance(x, Batched):
+            return x.value
+        if isinstance(x, Affine):
+            return jnp.asarray(list(x.values(n)) if x.b else [x.a] * n, v.aval.dtype)
+        return jnp.broadcast_to(x, (n, *jnp.shape(x)))
+
+    return [stacked(read(v), v) for v in jaxpr.outvars]
