@@ -6,6 +6,7 @@ import dataclasses
 import functools
 import inspect
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +45,11 @@ DEFAULT_BACKEND = os.environ.get("MYIA_BACKEND", "numpy")
 
 #: Verify the structure and types of every specialized graph (the test suite turns it on).
 VERIFY = False
+
+#: The compilations under way (nested, or in several threads): the gradient transform's
+#: caches are emptied when none is.
+_compiling = 0
+_COMPILING_LOCK = threading.Lock()
 
 #: The argument types whose abstract value the type alone gives (`to_abstract`): Python
 #: scalars, and NumPy's numeric scalars (the dtype of such a value is its type's; not so for
@@ -336,6 +342,21 @@ class MyiaFunction:
         return opts
 
     def _compile(self, sig: Signature) -> Compiled:
+        global _compiling
+        with _COMPILING_LOCK:
+            _compiling += 1
+        try:
+            return self._compile_now(sig)
+        finally:
+            with _COMPILING_LOCK:
+                _compiling -= 1
+                if not _compiling:
+                    # What the gradient transform kept of this compilation's graphs.
+                    from .grad.jtransform import forget
+
+                    forget()
+
+    def _compile_now(self, sig: Signature) -> Compiled:
         new_compilation()
         try:
             graph, result = self._specialize(sig)

@@ -329,14 +329,19 @@ def _param_names(fn: Any, n: int) -> list[str]:
     return params[:n] if len(params) >= n else [f"args[{i}]" for i in range(n)]
 
 
-@functools.lru_cache(maxsize=256)
+# The functions checked last, compiled (a check repeated on one function compiles it once).
+# Few: each holds its programs, graphs included, for as long as it is cached.
+_KEEP = 32
+
+
+@functools.lru_cache(maxsize=_KEEP)
 def _compiled(fn: Any, backend: str | None = None) -> MyiaFunction:
     if isinstance(fn, MyiaFunction):
         return fn
     return myia(fn) if backend is None else myia(fn, backend=backend)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=_KEEP)
 def _grad(fn: Any, wrt: tuple[Any, ...], backend: str | None = None) -> MyiaFunction:
     return grad(fn, *wrt) if backend is None else grad(fn, *wrt, backend=backend)
 

@@ -290,3 +290,45 @@ def test_a_value_whose_type_alone_is_used_still_raises(backend):
     np.testing.assert_array_equal(g(np.ones(2), 4.0), np.ones(2))
     with pytest.raises(ValueError):
         g(np.ones(2), -1.0)
+
+
+# A program dropped leaves nothing behind ----------------------------------------------------
+
+
+def _loop_with_branches(x):
+    while x < 10.0:
+        if x > 2.0:
+            x = x * 2.0 + math.sin(x)
+        else:
+            x = x + 1.0
+    return x
+
+
+def _live_graphs() -> int:
+    from myia.ir.node import Graph
+
+    gc.collect()
+    return sum(type(o) is Graph for o in gc.get_objects())
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_a_dropped_program_frees_its_graphs(backend):
+    # The gradient transform's caches and the table of generated modules kept every program
+    # compiled, with its graphs, for the life of the process (the test suite's process took
+    # minutes to exit, collecting them).
+    from myia.compile.backend import MODULES
+
+    def compile_and_run():
+        g = grad(_loop_with_branches, backend=backend)
+        assert g(1.5) == pytest.approx(check_grad_value(1.5))
+
+    compile_and_run()  # (Myia's own functions are parsed once)
+    graphs, modules = _live_graphs(), len(MODULES)
+    for _ in range(3):
+        compile_and_run()
+    assert _live_graphs() <= graphs
+    assert len(MODULES) <= modules
+
+
+def check_grad_value(x, h=1e-6):
+    return (_loop_with_branches(x + h) - _loop_with_branches(x - h)) / (2 * h)

@@ -421,7 +421,7 @@ def triangular_products(m, b):
 
 
 #: The special functions of arrays, and digamma and polygamma, are SciPy's (optional).
-SCIPY = special._sp is not None
+SCIPY = special.scipy_special() is not None
 NEED_SCIPY = set() if SCIPY else {"erf", "erfc", "gammaln", "digamma", "polygamma"}
 
 

@@ -55,3 +55,25 @@ def test_scipy_special_of_python_numbers_follows_scipy(backend):
 def test_scipy_special_gradients_of_python_numbers():
     check_grad(specials, 1.5, order=2)
     assert grad(specials)(1.5) == pytest.approx(grad(specials, backend="debug")(1.5), rel=1e-14)
+
+
+def test_import_myia_imports_no_scipy_jax_or_numba(tmp_path):
+    # SciPy is a second of imports: the programs that use it import it. A SciPy function
+    # imported after Myia (as below) means what it meant.
+    import subprocess
+    import sys
+
+    program = tmp_path / "program.py"
+    program.write_text(
+        "import sys, numpy as np, myia\n"
+        "print(sorted(m for m in ('scipy', 'jax', 'numba', 'llvmlite') if m in sys.modules))\n"
+        "from scipy.special import erf\n"
+        "from scipy.linalg import cholesky\n"
+        "def f(x):\n"
+        "    return erf(x).sum() + cholesky(np.eye(2) * 4.0).sum()\n"
+        "print(myia.myia(f)(np.array([0.5, 1.0])) == f(np.array([0.5, 1.0])))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, str(program)], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.split("\n")[:2] == ["[]", "True"]

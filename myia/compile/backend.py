@@ -13,6 +13,7 @@ import gc
 import inspect
 import linecache
 import sys
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -72,8 +73,9 @@ _gc_isenabled = gc.isenabled
 _gc_disable = gc.disable
 _gc_enable = gc.enable
 
-# The modules of generated code, by file name (for tracebacks).
-MODULES: dict[str, Module] = {}
+# The modules of generated code, by file name (for tracebacks), while their programs live:
+# kept for good, every program compiled in the process would be.
+MODULES: weakref.WeakValueDictionary[str, Module] = weakref.WeakValueDictionary()
 
 
 class PythonExecutable(Executable):
@@ -95,7 +97,7 @@ class PythonExecutable(Executable):
         self.source = module.source
         name = module.filename
         n = 2
-        while name in MODULES:
+        while name in MODULES or name in linecache.cache:  # (the source of one gone stays)
             name = f"{module.filename[:-1]} #{n}>"
             n += 1
         module.filename = name

@@ -159,8 +159,9 @@ def _special(args: list[str], node: Apply, ctx: Any) -> str | None:
     name = node.inputs[0].value.name  # type: ignore[attr-defined]
     if _is_weak(node.inputs[1]):
         return f"math.{'lgamma' if name == 'gammaln' else name}({args[0]})"
-    if _is_numpy(node.inputs[1]) and special._sp is not None:
-        return f"{ctx.global_value(getattr(special._sp, name), name)}({args[0]})"
+    sp = special.scipy_special() if _is_numpy(node.inputs[1]) else None
+    if sp is not None:
+        return f"{ctx.global_value(getattr(sp, name), name)}({args[0]})"
     return None
 
 

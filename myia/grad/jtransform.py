@@ -38,6 +38,7 @@ from ..primitives import P, Primitive
 from ..primitives.grad import NO_ZERO, EnvKey, no_gradient, zero_of_type
 from .activity import activity_key, current_activity
 from .loops import Loop, flush, loop_entry, loop_of, register_core
+from .loops import forget as forget_loops
 from .registry import BPROPS, NONDIFFERENTIABLE, REFUSED, SPECIAL
 
 
@@ -56,6 +57,18 @@ class FreeVariableKey(EnvKey):
 _fprops: dict[tuple[Graph, object], Graph] = {}
 _jprims: dict[tuple[Primitive, int], Graph] = {}
 _keys: dict[Node, FreeVariableKey] = {}
+
+
+def forget() -> None:
+    """Forget the graphs transformed so far (at the end of a compilation, `myia.api`).
+
+    Their forward graphs and keys are keyed by the specialized graphs of one compilation,
+    which no later compilation sees (each infers and specializes anew): kept, they would keep
+    every program ever differentiated alive, with its graphs, for the life of the process.
+    """
+    _fprops.clear()
+    _keys.clear()
+    forget_loops()
 
 
 def key_of(node: Node) -> FreeVariableKey:

@@ -130,6 +130,13 @@ _cores: dict[tuple[Graph, object], Graph] = {}
 _pending: list[tuple[Loop, dict[Graph, Graph], _Built, Any]] = []
 
 
+def forget() -> None:
+    """Forget the loops found and built so far (see `myia.grad.jtransform.forget`)."""
+    _loops.clear()
+    _cores.clear()
+    _pending.clear()
+
+
 # Analysis -----------------------------------------------------------------------------------
 
 

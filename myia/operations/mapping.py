@@ -10,6 +10,7 @@ import builtins
 import dataclasses
 import functools
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -278,9 +279,29 @@ def refusal(obj: Any) -> str | None:
         return None
 
 
+#: The SciPy modules whose functions are not yet in `MAPPING` (see `numpy_extra.SCIPY`).
+_SCIPY_PENDING: dict[str, dict[str, Any]] = dict(nx.SCIPY)
+
+
+def _add_scipy() -> bool:
+    """Add to `MAPPING` the functions of the SciPy modules imported since; whether any were."""
+    added = False
+    for name, meanings in list(_SCIPY_PENDING.items()):
+        module = sys.modules.get(name)
+        fns = [getattr(module, attr, None) for attr in meanings]
+        if module is not None and None not in fns:  # (not while it is being imported)
+            MAPPING.update(_ufuncs(dict(zip(fns, meanings.values()))))
+            del _SCIPY_PENDING[name]
+            added = True
+    return added
+
+
 def lookup(obj: Any) -> Any:
     """Return what `obj` means in Myia code, or None if it has no special meaning."""
     try:
-        return MAPPING.get(obj)
+        found = MAPPING.get(obj)
     except TypeError:
         return None
+    if found is None and _SCIPY_PENDING and _add_scipy():
+        found = MAPPING.get(obj)
+    return found

@@ -4,8 +4,8 @@
 (``tile``, ``repeat``, ``pad``), the elementwise tests and a few shorthands (``np.linalg`` is
 in `numpy_linalg`). Each gives NumPy's signature to primitives (see
 `myia.primitives.array_extra` and `myia.primitives.tiling`) or is written with them, so its
-gradient is exact and costs nothing after optimization. `MAPPING` and `METHODS` say what
-``np.<name>`` and ``a.<method>`` mean; `mapping.py` merges them.
+gradient is exact and costs nothing after optimization. `MAPPING`, `SCIPY` and `METHODS` say
+what ``np.<name>``, SciPy's functions and ``a.<method>`` mean; `mapping.py` merges them.
 """
 
 from __future__ import annotations
@@ -631,30 +631,29 @@ MAPPING: dict[Any, Any] = {
     np.around: np_round,
 }
 
-try:  # SciPy stays optional.
-    import scipy.linalg as _sl
-    import scipy.special as _sp
-except ImportError:  # pragma: no cover - depends on the environment
-    pass
-else:
-    MAPPING.update(
-        {
-            _sl.solve_triangular: solve_triangular,
-            _sl.cho_solve: cho_solve,
-            _sl.cho_factor: cho_factor,
-            _sl.cholesky: scipy_cholesky,
-            _sp.logsumexp: logsumexp,
-            _sp.expit: expit,
-            _sp.logit: logit,
-            _sp.softmax: softmax,
-            _sp.log_softmax: log_softmax,
-            _sp.erf: scipy_special(P.erf),
-            _sp.erfc: scipy_special(P.erfc),
-            _sp.gammaln: scipy_special(P.gammaln),
-            _sp.digamma: scipy_special(P.digamma),
-            _sp.polygamma: scipy_polygamma,
-        }
-    )
+#: What SciPy's functions mean in Myia code, by module and name. `mapping.lookup` reads a
+#: module's once it is imported (no function of it can be referred to before): ``import myia``
+#: imports no SciPy.
+SCIPY: dict[str, dict[str, Any]] = {
+    "scipy.linalg": {
+        "solve_triangular": solve_triangular,
+        "cho_solve": cho_solve,
+        "cho_factor": cho_factor,
+        "cholesky": scipy_cholesky,
+    },
+    "scipy.special": {
+        "logsumexp": logsumexp,
+        "expit": expit,
+        "logit": logit,
+        "softmax": softmax,
+        "log_softmax": log_softmax,
+        "erf": scipy_special(P.erf),
+        "erfc": scipy_special(P.erfc),
+        "gammaln": scipy_special(P.gammaln),
+        "digamma": scipy_special(P.digamma),
+        "polygamma": scipy_polygamma,
+    },
+}
 
 _EIG = (
     "the dtype of its result depends on the values (NumPy returns complex arrays where a real "

@@ -18,6 +18,9 @@ algorithm), written with these same primitives so that they can be differentiate
 
 from __future__ import annotations
 
+import importlib.util
+from typing import Any
+
 import numpy as np
 
 from ..abstract.data import AbstractArray, AbstractTuple
@@ -36,14 +39,25 @@ from ..infer.rulelib import (
 )
 from .core import primitive
 
-try:  # SciPy is optional: it has the fast triangular solve (BLAS's trsm).
-    from scipy.linalg.blas import get_blas_funcs as _get_blas_funcs
-except ImportError:  # pragma: no cover - depends on the environment
-    _get_blas_funcs = None
-
 #: Whether triangular solves are BLAS's (SciPy is installed): they raise nothing (an exactly
 #: singular matrix gives infinities), where ``np.linalg.solve`` raises ``LinAlgError``.
-BLAS_SOLVES = _get_blas_funcs is not None
+BLAS_SOLVES = importlib.util.find_spec("scipy") is not None
+
+
+_blas_funcs: Any = None
+
+
+def _get_blas_funcs(names: tuple[str, ...], arrays: tuple[np.ndarray, ...]) -> Any:
+    """SciPy's ``get_blas_funcs`` (SciPy has the fast triangular solve, BLAS's trsm).
+
+    SciPy is imported at the first triangular solve or product, not by ``import myia``.
+    """
+    global _blas_funcs
+    if _blas_funcs is None:
+        from scipy.linalg.blas import get_blas_funcs
+
+        _blas_funcs = get_blas_funcs
+    return _blas_funcs(names, arrays)
 
 
 def _trsm(a: np.ndarray, b: np.ndarray, lower: bool, trans: bool) -> np.ndarray | None:
@@ -54,7 +68,7 @@ def _trsm(a: np.ndarray, b: np.ndarray, lower: bool, trans: bool) -> np.ndarray 
     A Fortran-ordered `b` (the transpose of a C-ordered array) is solved as it is, with
     ``op(a) = op'(a.T)``: neither is copied.
     """
-    if _get_blas_funcs is None or a.dtype != b.dtype or a.dtype.char not in "fd":
+    if not BLAS_SOLVES or a.dtype != b.dtype or a.dtype.char not in "fd":
         return None
     (trsm,) = _get_blas_funcs(("trsm",), (a, b))
     if b.flags.f_contiguous and not b.flags.c_contiguous:
@@ -65,7 +79,7 @@ def _trsm(a: np.ndarray, b: np.ndarray, lower: bool, trans: bool) -> np.ndarray 
 
 def _trmm(a: np.ndarray, b: np.ndarray, lower: bool, trans: bool) -> np.ndarray | None:
     """``op(tri(a)) @ b`` for 2-d float arrays by BLAS's trmm (half a matmul's work), or None."""
-    if _get_blas_funcs is None or a.dtype != b.dtype or a.dtype.char not in "fd":
+    if not BLAS_SOLVES or a.dtype != b.dtype or a.dtype.char not in "fd":
         return None
     (trmm,) = _get_blas_funcs(("trmm",), (a, b))
     x = trmm(1.0, a.T, b.T, side=1, lower=not lower, trans_a=1 if trans else 0)
@@ -146,7 +160,7 @@ def triangular_solve(a, b, lower=True, trans=False):
         x = _trsm(a.astype(dt, copy=False), b.astype(dt, copy=False), lower, trans)
         if x is not None:
             return x
-    elif _get_blas_funcs is not None and dt.char in "fd":
+    elif BLAS_SOLVES and dt.char in "fd":
         shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         a = np.broadcast_to(a, shape + a.shape[-2:]).astype(dt, copy=False)
         b = np.broadcast_to(b, shape + b.shape[-2:]).astype(dt, copy=False)

@@ -2,9 +2,9 @@
 
 ``math.erf``, ``math.erfc`` and ``math.lgamma`` compute the first three on Python floats; on
 arrays and NumPy scalars, and for ``digamma`` and ``polygamma`` always, the functions are
-SciPy's (``scipy.special``). SciPy is optional: where it is not installed, a program that
-needs it is refused at compile time (`MyiaTypeError`), and so is the gradient of
-``math.lgamma``, whose derivative is ``digamma``.
+SciPy's (``scipy.special``, imported by the first program that needs it). SciPy is optional:
+where it is not installed, a program that needs it is refused at compile time
+(`MyiaTypeError`), and so is the gradient of ``math.lgamma``, whose derivative is ``digamma``.
 
 Derivatives, each written with these primitives so that every order is exact:
 ``erf' = 2/sqrt(pi) exp(-x^2)``, ``erfc' = -erf'``, ``gammaln' = digamma``,
@@ -26,10 +26,24 @@ from ..infer.rulelib import const_value, elementwise
 from .core import primitive
 from .scalar import exp
 
-try:  # SciPy is optional.
-    import scipy.special as _sp
-except ImportError:  # pragma: no cover - depends on the environment
-    _sp = None
+#: ``scipy.special`` once imported (None: SciPy is not installed; False: not imported yet).
+_sp: Any = False
+
+
+def scipy_special() -> Any:
+    """The module ``scipy.special``, imported at first use, or None where SciPy is not installed.
+
+    ``import myia`` does not import SciPy (a second of imports): the programs that compute
+    with it do.
+    """
+    global _sp
+    if _sp is False:
+        try:
+            import scipy.special as sp
+        except ImportError:  # pragma: no cover - depends on the environment
+            sp = None
+        _sp = sp
+    return _sp
 
 
 def _py(x: Any) -> bool:
@@ -43,13 +57,13 @@ def _scalar(r: Any) -> Any:
 @primitive
 def erf(x):
     """Elementwise error function (``math.erf``, ``scipy.special.erf``)."""
-    return math.erf(x) if _py(x) else _sp.erf(x)
+    return math.erf(x) if _py(x) else scipy_special().erf(x)
 
 
 @primitive
 def erfc(x):
     """Elementwise complementary error function ``1 - erf(x)`` (``math.erfc``)."""
-    return math.erfc(x) if _py(x) else _sp.erfc(x)
+    return math.erfc(x) if _py(x) else scipy_special().erfc(x)
 
 
 @primitive
@@ -59,13 +73,14 @@ def gammaln(x):
     On a Python float at a pole (0, -1, ...), ``math.lgamma`` raises as in Python; SciPy's
     gives ``inf`` on arrays.
     """
-    return math.lgamma(x) if _py(x) else _sp.gammaln(x)
+    return math.lgamma(x) if _py(x) else scipy_special().gammaln(x)
 
 
 @primitive
 def digamma(x):
     """Elementwise ``Gamma'(x) / Gamma(x)`` (``scipy.special.digamma``, ``psi``)."""
-    return float(_sp.digamma(x)) if _py(x) else _sp.digamma(x)
+    r = scipy_special().digamma(x)
+    return float(r) if _py(x) else r
 
 
 @primitive
@@ -74,12 +89,12 @@ def polygamma(n, x):
 
     As SciPy's, its results are float64 whatever the dtype of `x`.
     """
-    r = _sp.polygamma(n, x)
+    r = scipy_special().polygamma(n, x)
     return float(r) if _py(x) else _scalar(np.asarray(r, np.float64))
 
 
 def _needs_scipy(out: Any, what: str, why: str = "") -> Any:
-    if _sp is None:
+    if scipy_special() is None:
         raise MyiaTypeError(
             f"{what}{why} needs SciPy (scipy.special), which is not installed: "
             "install scipy to use it"
