@@ -209,3 +209,18 @@ def test_error_in_the_second_loop_is_raised_at_the_users_line():
         # The gradient's forward pass points at the second loop (its `for` line).
         second = {line_of(loop_then_log, "SECOND-LOOP"), line_of(loop_then_log, "LOG-LINE")}
         assert _user_lines(got.value)[-1] in second
+
+
+def test_host_code_without_machine_code_loops_is_the_numpy_backends():
+    # No loop of `nested` is outlined: its host code (which serves the calls while the whole
+    # program compiles, and any call the machine code refuses) has the NumPy backend's
+    # stacks, not typed buffers, which cost more in Python.
+    args = (0.3, 3, 2)
+    g = grad(nested, "x", backend="native", background=False)
+    ex = g.specialization(*args).executable
+    assert not ex.generator.kernels and ex.reason
+    assert not ex.generator.stack_types and "_snew_" not in ex.host.source
+    want = grad(nested, "x")(*args)
+    assert_same(g(*args), want)
+    assert_same(ex.host(args), want)  # the host code itself
+    check_grad(nested, *args, wrt=0, backend="native")

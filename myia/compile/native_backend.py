@@ -534,6 +534,14 @@ class NativeExecutable(Executable):
             plain = functools.partial(NativeGenerator, graph, True, False)
             gen, module = generate_with(lambda b: plain(reuse_min_bytes=b), True)
             gen.refused.append(f"native code generation failed ({type(exc).__name__}: {exc})")
+        if not gen.kernels and gen.stack_types:
+            # No loop is machine code: typed stacks would cost the host code (a push on a
+            # typed buffer is slower in Python than on a linked cell); the NumPy backend's
+            # code runs instead, the reasons kept.
+            refused = gen.refused
+            plain = functools.partial(NativeGenerator, graph, True, False)
+            gen, module = generate_with(lambda b: plain(reuse_min_bytes=b), True)
+            gen.refused = refused
         self.generator = gen
         self.host = PythonExecutable(module)
         self.source = self.host.source
