@@ -80,6 +80,25 @@ def zero(v: Any) -> bool:
     return isinstance(v, Literal) and not bool(v.val)
 
 
+def _compared(test_jaxpr: Any) -> tuple[Any, bool]:
+    """``(comparison, negated)``: the test's condition is a comparison under ``not``s.
+
+    ``(None, False)`` where it is not, or where the test may flag an error or need rows.
+    """
+    jaxpr = test_jaxpr.jaxpr
+    if len(jaxpr.outvars) != 3 or not all(map(zero, jaxpr.outvars[1:])):
+        return None, False
+    defs = _defining(jaxpr)
+    eqn = defs(jaxpr.outvars[0])
+    negate = False
+    while eqn is not None and eqn.primitive.name == "not":
+        negate = not negate
+        eqn = defs(eqn.invars[0])
+    if eqn is None or eqn.primitive.name not in _COMPARE:
+        return None, False
+    return eqn, negate
+
+
 def test_form(test_jaxpr: Any, known: list[int | None]) -> Any:
     """``(op, counter leaf, bound, bound leaf)``: the test is ``counter op bound``.
 
@@ -89,16 +108,10 @@ def test_form(test_jaxpr: Any, known: list[int | None]) -> Any:
     None where the test is of another form, or may flag an error.
     """
     jaxpr = test_jaxpr.jaxpr
-    if len(jaxpr.outvars) != 3 or not all(map(zero, jaxpr.outvars[1:])):
+    eqn, negate = _compared(test_jaxpr)
+    if eqn is None or len(eqn.invars) != 2:
         return None
-    defs, index = _defining(jaxpr), _index(jaxpr)
-    eqn = defs(jaxpr.outvars[0])
-    negate = False
-    while eqn is not None and eqn.primitive.name == "not":
-        negate = not negate
-        eqn = defs(eqn.invars[0])
-    if eqn is None or eqn.primitive.name not in _COMPARE or len(eqn.invars) != 2:
-        return None
+    index = _index(jaxpr)
     op = _NEGATED[eqn.primitive.name] if negate else eqn.primitive.name
     a, b = eqn.invars
     for counter, other, mirror in ((a, b, False), (b, a, True)):
@@ -341,16 +354,10 @@ def bounded(test_jaxpr: Any, body_jaxpr: Any) -> bool:
     body does not change (``i < n``, ``i += 1``): the loop ends whatever its other values.
     """
     jaxpr = test_jaxpr.jaxpr
-    if len(jaxpr.outvars) != 3 or not all(map(zero, jaxpr.outvars[1:])):
-        return False
-    defs, index = _defining(jaxpr), _index(jaxpr)
-    eqn = defs(jaxpr.outvars[0])
-    negate = False
-    while eqn is not None and eqn.primitive.name == "not":
-        negate = not negate
-        eqn = defs(eqn.invars[0])
+    eqn, negate = _compared(test_jaxpr)
     if eqn is None or eqn.primitive.name not in ("lt", "le", "gt", "ge"):
         return False
+    defs, index = _defining(jaxpr), _index(jaxpr)
     op = _NEGATED[eqn.primitive.name] if negate else eqn.primitive.name
 
     def fixed(v: Any) -> bool:  # a constant or a value from before the loop
@@ -388,15 +395,8 @@ def comparison(test_jaxpr: Any) -> Any:
     from jax import lax
 
     jaxpr = test_jaxpr.jaxpr
-    if len(jaxpr.outvars) != 3 or not all(map(zero, jaxpr.outvars[1:])):
-        return None
-    defs = _defining(jaxpr)
-    eqn = defs(jaxpr.outvars[0])
-    negate = False
-    while eqn is not None and eqn.primitive.name == "not":
-        negate = not negate
-        eqn = defs(eqn.invars[0])
-    if eqn is None or eqn.primitive.name not in _COMPARE or not negate:
+    eqn, negate = _compared(test_jaxpr)
+    if eqn is None or not negate:
         return None
     op = getattr(lax, _NEGATED[eqn.primitive.name])
     operands = jaxpr.replace(outvars=list(eqn.invars))

@@ -29,7 +29,13 @@ class Affine:
 
     def values(self, n: int) -> range:
         """Its values at the `n` iterations."""
-        return range(self.a, self.a + self.b * n, self.b) if self.b else range(self.a, self.a + 1)
+        return range(self.a, self.a + self.b * n, self.b)
+
+    def array(self, n: int, dtype: Any) -> Any:
+        """Its values at the `n` iterations, as an array of `dtype`."""
+        import jax.numpy as jnp
+
+        return jnp.asarray(self.values(n), dtype)
 
 
 class Batched:
@@ -147,12 +153,9 @@ def _row_slice(ins: list[Any], sizes: tuple[int, ...], n: int) -> Any:
 def _batched_eqn(e: Any, ins: list[Any], n: int) -> list[Any]:
     """Equation `e` at every iteration: a ``vmap`` of it on its batched operands."""
     import jax
-    import jax.numpy as jnp
 
     def concrete(x: Any, v: Any) -> Any:
-        if isinstance(x, Affine):
-            return Batched(jnp.asarray(list(x.values(n)) if x.b else [x.a] * n, v.aval.dtype))
-        return x
+        return Batched(x.array(n, v.aval.dtype)) if isinstance(x, Affine) else x
 
     args = [concrete(x, v) for x, v in zip(ins, e.invars)]
     axes = [0 if isinstance(x, Batched) else None for x in args]
@@ -195,7 +198,7 @@ def evaluate(
         if isinstance(x, Batched):
             return x.value
         if isinstance(x, Affine):
-            return jnp.asarray(list(x.values(n)) if x.b else [x.a] * n, v.aval.dtype)
+            return x.array(n, v.aval.dtype)
         return jnp.broadcast_to(x, (n, *jnp.shape(x)))
 
     return [stacked(read(v), v) for v in jaxpr.outvars]
