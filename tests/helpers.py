@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -155,3 +156,18 @@ def scalar_loop(x, n):
     for _ in range(n):
         y = math.sin(y) * 0.5 + y * 0.5 + 0.1 * x
     return y
+
+
+@pytest.fixture(autouse=True, scope="module")
+def own_cache_dir(tmp_path_factory):
+    """A disk cache of machine code of the test module's own (not the user's).
+
+    Autouse in the modules that import it.
+    """
+    old = os.environ.get("MYIA_CACHE_DIR")
+    os.environ["MYIA_CACHE_DIR"] = str(tmp_path_factory.mktemp("myia-cache"))
+    yield
+    if old is None:
+        del os.environ["MYIA_CACHE_DIR"]
+    else:
+        os.environ["MYIA_CACHE_DIR"] = old

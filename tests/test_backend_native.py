@@ -14,7 +14,7 @@ import traceback
 
 import numpy as np
 import pytest
-from helpers import assert_same, line_of, scalar_loop
+from helpers import assert_same, line_of, own_cache_dir, scalar_loop  # noqa: F401 (a fixture)
 from test_loops import (
     count_for,
     nested_while,
@@ -28,18 +28,6 @@ from myia import grad, myia, value_and_grad
 from myia.testing import check_grad
 
 numba = pytest.importorskip("numba")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _cache_dir(tmp_path_factory):
-    """A disk cache of machine code of this module's own (not the user's)."""
-    old = os.environ.get("MYIA_CACHE_DIR")
-    os.environ["MYIA_CACHE_DIR"] = str(tmp_path_factory.mktemp("myia-cache"))
-    yield
-    if old is None:
-        del os.environ["MYIA_CACHE_DIR"]
-    else:
-        os.environ["MYIA_CACHE_DIR"] = old
 
 
 def newton_sqrt(a):

@@ -9,29 +9,16 @@ with an arena of the words needed.
 from __future__ import annotations
 
 import ast
-import os
 import re
 
 import numpy as np
 import pytest
-from helpers import scalar_loop
+from helpers import own_cache_dir, scalar_loop  # noqa: F401 (a fixture)
 
 from myia import grad
 from myia.compile import native_arena
 
 numba = pytest.importorskip("numba")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _cache_dir(tmp_path_factory):
-    """A disk cache of machine code of this module's own (not the user's)."""
-    old = os.environ.get("MYIA_CACHE_DIR")
-    os.environ["MYIA_CACHE_DIR"] = str(tmp_path_factory.mktemp("myia-cache"))
-    yield
-    if old is None:
-        del os.environ["MYIA_CACHE_DIR"]
-    else:
-        os.environ["MYIA_CACHE_DIR"] = old
 
 
 def _reserved(source: str, ints=("i", "stop", "k")) -> str:

@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 
 import numpy as np
 import pytest
+from helpers import own_cache_dir  # noqa: F401 (a fixture)
 
 from myia import grad, myia
 from myia.compile import native_backend
 from myia.testing import check_grad
 
 numba = pytest.importorskip("numba")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _cache_dir(tmp_path_factory):
-    """A disk cache of machine code of this module's own (not the user's)."""
-    old = os.environ.get("MYIA_CACHE_DIR")
-    os.environ["MYIA_CACHE_DIR"] = str(tmp_path_factory.mktemp("myia-cache"))
-    yield
-    if old is None:
-        del os.environ["MYIA_CACHE_DIR"]
-    else:
-        os.environ["MYIA_CACHE_DIR"] = old
 
 
 H = 4
