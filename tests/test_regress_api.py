@@ -280,6 +280,25 @@ def test_unchanged_function_is_not_parsed_again():
     assert parse(recursive_b) is parse(recursive_b)
 
 
+def test_closures_made_per_call_leave_the_parse_cache():
+    """A function no longer referenced (a closure made per step) takes its graph with it."""
+    import gc
+
+    from myia.frontend import cache
+
+    def scaled(k):
+        def f(x):
+            return x * k + 1.0
+
+        return f
+
+    before = len(cache._cache)
+    for i in range(20):
+        assert myia(scaled(float(i)))(2.0) == 2.0 * i + 1.0
+    gc.collect()
+    assert len(cache._cache) <= before + 1
+
+
 # Reflected operators: a method returning NotImplemented passes the turn --------------------
 
 

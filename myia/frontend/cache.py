@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import types
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +36,9 @@ class Parsed:
     epoch: int = -1
 
 
-_cache: dict[Any, Parsed] = {}
+#: Keyed weakly: a function no longer referenced elsewhere (a closure made per call) is
+#: dropped with its graph.
+_cache: weakref.WeakKeyDictionary[Any, Parsed] = weakref.WeakKeyDictionary()
 #: The functions being parsed, innermost last: what a graph uses is recorded in theirs.
 _parsing: list[Parsed] = []
 _epoch = 0
