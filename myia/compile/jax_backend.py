@@ -29,8 +29,6 @@ JAX is imported when the backend is first used: the core of Myia needs only NumP
 from __future__ import annotations
 
 import contextlib
-import copy
-import dataclasses
 import functools
 import importlib.util
 import math
@@ -45,7 +43,6 @@ from ..abstract.data import (
     AbstractTuple,
     has_unknown_dims,
 )
-from ..abstract.lattice import to_abstract
 from ..errors import MyiaError
 from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Graph
@@ -55,7 +52,18 @@ from . import jax_runtime as rt
 from .backend import DEVICE_ARRAY_TYPES, Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate
 from .jax_codegen import JaxGenerator, Unsupported, flagged
-from .lower import record_constructor
+from .jax_values import (
+    abstract,
+    as_is,
+    flatten,
+    from_region,
+    holds,
+    leaf,
+    leaf_types,
+    map_arrays,
+    to_host,
+    unflatten,
+)
 
 #: Primitives whose lowering a jitted program may hold besides `TOTAL` and `ARRAY_TOTAL`.
 _MATH_NAMES = (
@@ -74,13 +82,9 @@ class _JaxMath:
         self.pi, self.e, self.inf, self.nan = math.pi, math.e, math.inf, math.nan
 
 
-def _leaf(a: Any) -> bool:
-    return isinstance(a, AbstractArray) or (isinstance(a, AbstractScalar) and a.dtype != "str")
-
-
 def _flat_type(a: Any) -> bool:
     """Whether values of abstract type `a` are arrays and scalars in tuples and records."""
-    if _leaf(a):
+    if leaf(a):
         return True
     if isinstance(a, AbstractTuple):
         return all(map(_flat_type, a.elements))
@@ -200,48 +204,6 @@ def jittable(graph: Graph) -> str | None:
     return None
 
 
-def _flatten(value: Any, a: Any, out: list[Any]) -> None:
-    if _leaf(a):
-        out.append(value)
-    elif isinstance(a, AbstractTuple):
-        for v, e in zip(value, a.elements):
-            _flatten(v, e, out)
-    else:
-        for name, f in zip(a.names, a.fields):
-            _flatten(getattr(value, name), f, out)
-
-
-def _unflatten(leaves: Any, a: Any, convert: Any) -> Any:
-    if _leaf(a):
-        return convert(next(leaves), a)
-    if isinstance(a, AbstractTuple):
-        return tuple(_unflatten(leaves, e, convert) for e in a.elements)
-    return record_constructor(a.cls)(*(_unflatten(leaves, f, convert) for f in a.fields))
-
-
-def _leaf_types(a: Any) -> list[Any]:
-    if _leaf(a):
-        return [a]
-    parts = a.elements if isinstance(a, AbstractTuple) else a.fields
-    return [leaf for p in parts for leaf in _leaf_types(p)]
-
-
-def _as_is(value: Any, a: Any) -> Any:
-    return value
-
-
-def _to_host(value: Any, a: Any) -> Any:
-    """A result of XLA as the NumPy backend returns it: arrays, Python or NumPy scalars."""
-    if isinstance(a, AbstractArray):
-        # A writable array, as the NumPy backend returns (a view of XLA's buffer is not).
-        return np.array(value)
-    if a.weak:
-        if type(value) is float and a.dtype == "float64":
-            return value  # packed results come back as Python floats already
-        return np.asarray(value).item()
-    return np.asarray(value)[()]
-
-
 class _GeneralWay(Exception):
     """A direct call flagged an error or outgrew its stacks: the call goes the general way."""
 
@@ -330,7 +292,7 @@ class JaxExecutable(Executable):
             return self.regions(self.backend.on_host(args))
         with self.backend.context():
             out = self.regions(self.backend.on_host(args))
-        return _map_arrays(out, self.backend.jax.Array, _from_region)
+        return map_arrays(out, self.backend.jax.Array, from_region)
 
     def _jit(self, graph: Graph) -> None:
         jax, jnp = self.backend.jax, self.backend.jnp
@@ -351,7 +313,7 @@ class JaxExecutable(Executable):
         def flat(capacity: int, *leaves: Any) -> Any:
             rt.Trace.start(capacity, leaves)
             it = iter(leaves)
-            args = [_unflatten(it, a, _as_is) for a in params]
+            args = [unflatten(it, a, as_is) for a in params]
             rt.Trace.flags.append([])
             rt.Trace.needs.append([])
             try:
@@ -359,7 +321,7 @@ class JaxExecutable(Executable):
             finally:
                 flags, needs = rt.Trace.flags.pop(), rt.Trace.needs.pop()
             leaves_out: list[Any] = []
-            _flatten(result, out, leaves_out)
+            flatten(result, out, leaves_out)
             status = None
             if flags or needs:
                 # One number: the stack size needed, times 2, plus the error flag.
@@ -371,7 +333,7 @@ class JaxExecutable(Executable):
                     flag = flag | jnp.asarray(f, dtype=bool)
                 status = status * 2 + flag.astype(np.int64)
             f64 = [jnp.asarray(x) for x in leaves_out]
-            scalars = all(isinstance(a, AbstractScalar) for a in _leaf_types(out))
+            scalars = all(isinstance(a, AbstractScalar) for a in leaf_types(out))
             if (
                 scalars
                 and leaves_out
@@ -397,7 +359,7 @@ class JaxExecutable(Executable):
     def _leaves(self, args: tuple[Any, ...]) -> list[Any]:
         leaves: list[Any] = []
         for v, a in zip(args, self.params):
-            _flatten(v, a, leaves)
+            flatten(v, a, leaves)
         if self.backend.layout is not None:  # over a mesh: each leaf on its devices
             with self.backend.context():
                 return self.backend.layout.place(leaves, self.params)
@@ -481,13 +443,13 @@ class JaxExecutable(Executable):
         error was flagged or the stacks overflowed goes the general way (`_call`).
         """
         fn, backend, slow = self.fn, self.backend, self._call
-        flat = all(_leaf(a) for a in self.params)
+        flat = all(leaf(a) for a in self.params)
         leaves_of = self._leaves
         if self.packed is None:
             return None
         status = self.packed == "packed+status"
-        types_ = _leaf_types(self.out)
-        single = _leaf(self.out)
+        types_ = leaf_types(self.out)
+        single = leaf(self.out)
         # Float64 scalars: Python floats (tolist) as the NumPy backend returns them.
         convert = [None if a.weak else np.float64 for a in types_]
         settled, context = backend.settled_test(), backend.context
@@ -527,7 +489,7 @@ class JaxExecutable(Executable):
                 return slow(args)
             if single:
                 return out if convert[0] is None else convert[0](out)
-            return _unflatten(iter(out), self.out, backend.convert)
+            return unflatten(iter(out), self.out, backend.convert)
 
         if flat and all(c is None for c in convert):
             # Python floats out: the call of the arguments themselves (`direct`).
@@ -536,7 +498,7 @@ class JaxExecutable(Executable):
             else:
 
                 def direct(*args: Any) -> Any:
-                    return _unflatten(iter(values(*args)), self.out, _as_is)
+                    return unflatten(iter(values(*args)), self.out, as_is)
 
             self.direct_fn = direct
         return fast
@@ -576,7 +538,7 @@ class JaxExecutable(Executable):
                 self._outline()
                 return self._on_host(args)
             self.traced = True
-            expected = [np.dtype(a.dtype) for a in _leaf_types(self.out)]
+            expected = [np.dtype(a.dtype) for a in leaf_types(self.out)]
             got = [np.dtype(getattr(v, "dtype", type(v))) for v in result]
             if got != expected:
                 # JAX computed other dtypes than NumPy's rules: the host code is the reference.
@@ -587,7 +549,7 @@ class JaxExecutable(Executable):
             # Python raises an error here (or computes what XLA cannot): the host code runs
             # the call, and raises the error at the user's line.
             return self.host(self.backend.on_host(args))
-        return _unflatten(iter(result), self.out, self.backend.convert)
+        return unflatten(iter(result), self.out, self.backend.convert)
 
 
 #: The most Python ints a backend keeps as device arrays (`JaxBackend.int_array`).
@@ -727,8 +689,8 @@ class JaxBackend(Backend):
         array = self.jax.Array
         if any(isinstance(a, array) for a in args):
             return tuple(np.asarray(a) if isinstance(a, array) else a for a in args)
-        if self.nested_arrays and any(_holds(a, array) for a in args):
-            return tuple(_map_arrays(a, array, np.asarray) for a in args)
+        if self.nested_arrays and any(holds(a, array) for a in args):
+            return tuple(map_arrays(a, array, np.asarray) for a in args)
         return args
 
     def convert(self, value: Any, a: Any) -> Any:
@@ -737,7 +699,7 @@ class JaxBackend(Backend):
             return value
         if self.layout is not None and isinstance(a, AbstractArray):
             return self.layout.to_host(value)
-        return _to_host(value, a)
+        return to_host(value, a)
 
     def compile(self, graph: Graph) -> Executable:
         return JaxExecutable(graph, self)
@@ -749,57 +711,6 @@ class JaxBackend(Backend):
         the same structure holding NumPy arrays of their shapes and dtypes.
         """
         array = self.jax.Array
-        if not self.nested_arrays and not isinstance(value, array) and _holds(value, array):
+        if not self.nested_arrays and not isinstance(value, array) and holds(value, array):
             self.nested_arrays = True
-        return _abstract(value, array)
-
-
-def _abstract(value: Any, array: type) -> Any:
-    """`to_abstract` of `value`, whose tuples and records may hold `array`s."""
-    if isinstance(value, array):
-        return AbstractArray(np.dtype(value.dtype).name, tuple(value.shape))
-    if type(value) is tuple:
-        return AbstractTuple(tuple(_abstract(v, array) for v in value))
-    if _holds(value, array):  # a record
-        return to_abstract(_map_arrays(value, array, _stand_in))
-    return to_abstract(value)
-
-
-def _holds(value: Any, array: type) -> bool:
-    """Whether tuple or record `value` holds an `array` (at any depth)."""
-    if type(value) is tuple:
-        return any(isinstance(v, array) or _holds(v, array) for v in value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return any(
-            isinstance(v, array) or _holds(v, array)
-            for v in (getattr(value, f.name) for f in dataclasses.fields(value))
-        )
-    return False
-
-
-def _from_region(x: Any) -> Any:
-    """A ``jax.Array`` a jitted region computed, as the NumPy code computes it."""
-    return np.array(x) if x.ndim else np.asarray(x)[()]
-
-
-def _map_arrays(value: Any, array: type, fn: Any) -> Any:
-    """`value` with `fn` applied to each `array` in its tuples and records."""
-    if isinstance(value, array):
-        return fn(value)
-    if type(value) is tuple:
-        return tuple(_map_arrays(v, array, fn) for v in value)
-    if type(value) is list:
-        return [_map_arrays(v, array, fn) for v in value]
-    if type(value) is dict:
-        return {k: _map_arrays(v, array, fn) for k, v in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        new = copy.copy(value)
-        for f in dataclasses.fields(value):
-            object.__setattr__(new, f.name, _map_arrays(getattr(value, f.name), array, fn))
-        return new
-    return value
-
-
-def _stand_in(x: Any) -> np.ndarray:
-    """A NumPy array of the shape and dtype of `x`, without memory (for `to_abstract`)."""
-    return np.broadcast_to(np.zeros((), dtype=x.dtype), x.shape)
+        return abstract(value, array)
