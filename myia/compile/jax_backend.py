@@ -52,8 +52,10 @@ from . import jax_runtime as rt
 from .backend import DEVICE_ARRAY_TYPES, Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate
 from .jax_codegen import JaxGenerator, Unsupported, flagged
+from .jax_fast import fast_path
 from .jax_values import (
     abstract,
+    aligned,
     as_is,
     flatten,
     from_region,
@@ -61,6 +63,7 @@ from .jax_values import (
     leaf,
     leaf_types,
     map_arrays,
+    python_int,
     to_host,
     unflatten,
 )
@@ -129,10 +132,6 @@ def _strong_dtype(a: Any) -> str | None:
     return None
 
 
-def _python_int(a: Any) -> bool:
-    return isinstance(a, AbstractScalar) and a.weak and np.dtype(a.dtype).kind in "iu"
-
-
 #: Reductions that raise only on an empty array (shapes are known at compile time).
 _NONEMPTY_TOTAL = frozenset([P.reduce_max, P.reduce_min, P.argmax, P.argmin])
 
@@ -199,13 +198,9 @@ def jittable(graph: Graph) -> str | None:
         strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None, "bool"}
         if len(strong) > 1 and prim not in _STRUCTURAL:
             return f"{prim.name} mixes dtypes {sorted(strong)} (JAX promotes them otherwise)"
-        if prim in _INT_ARITH and _python_int(node.abstract) and not _counter_step(node):
+        if prim in _INT_ARITH and python_int(node.abstract) and not _counter_step(node):
             return f"{prim.name} of Python ints has no overflow (int64 in XLA)"
     return None
-
-
-class _GeneralWay(Exception):
-    """A direct call flagged an error or outgrew its stacks: the call goes the general way."""
 
 
 class JaxExecutable(Executable):
@@ -229,7 +224,7 @@ class JaxExecutable(Executable):
         self.backend = backend
         #: The stack capacities compiled (one XLA computation each), smallest first.
         self.capacities: list[int] = []
-        #: The call once the program is traced (`_fast_path`), or None.
+        #: The call once the program is traced (`jax_fast.fast_path`), or None.
         self.fast: Any = None
         #: The call of the arguments themselves once traced, where results are Python
         #: floats (`direct`), or None.
@@ -363,8 +358,11 @@ class JaxExecutable(Executable):
         if self.backend.layout is not None:  # over a mesh: each leaf on its devices
             with self.backend.context():
                 return self.backend.layout.place(leaves, self.params)
-        int_array = self.backend.int_array
-        return [int_array(x) if type(x) is int else x for x in leaves]
+        int_array, cpu = self.backend.int_array, self.backend.cpu
+        return [
+            int_array(x) if type(x) is int else aligned(x) if cpu and type(x) is np.ndarray else x
+            for x in leaves
+        ]
 
     def lowered_text(self, args: tuple[Any, ...]) -> str:
         """The StableHLO text XLA receives for a call with `args`."""
@@ -435,74 +433,6 @@ class JaxExecutable(Executable):
                 return result, bool(flag)
             self.capacity = 1 << (need - 1).bit_length()
 
-    def _fast_path(self) -> Any:
-        """The call of the traced computation, with what the general path checks decided.
-
-        The arguments are passed as they are when they are all arrays and scalars; float64
-        scalar results come back as one array (`packed`). A call whose status says that an
-        error was flagged or the stacks overflowed goes the general way (`_call`).
-        """
-        fn, backend, slow = self.fn, self.backend, self._call
-        flat = all(leaf(a) for a in self.params)
-        leaves_of = self._leaves
-        if self.packed is None:
-            return None
-        status = self.packed == "packed+status"
-        types_ = leaf_types(self.out)
-        single = leaf(self.out)
-        # Float64 scalars: Python floats (tolist) as the NumPy backend returns them.
-        convert = [None if a.weak else np.float64 for a in types_]
-        settled, context = backend.settled_test(), backend.context
-        # Python ints are passed as the device arrays made once per value (`int_array`).
-        ints = [k for k, a in enumerate(self.params) if _python_int(a)]
-        if backend.layout is not None or not flat:
-            ints = []
-        ints_get, int_array = backend.ints.get, backend.int_array
-
-        def values(*args: Any) -> Any:
-            """The results as a list (the result where `single`).
-
-            It raises `_GeneralWay` where the call must go the general way.
-            """
-            leaves = args if flat else leaves_of(args)
-            if ints:
-                leaves = list(leaves)
-                for k in ints:
-                    n = ints_get(leaves[k])
-                    leaves[k] = int_array(leaves[k], False) if n is None else n
-            if settled():  # float64 on and the device JAX's default: no context to enter
-                result = fn(self.capacity, *leaves)[0]
-            else:
-                with context():
-                    result = fn(self.capacity, *leaves)[0]
-            out = np.asarray(result).tolist()
-            if status:
-                code = int(out.pop())
-                if code & 1 or code >> 1 > self.capacity:
-                    raise _GeneralWay
-            return out[0] if single else out
-
-        def fast(args: tuple[Any, ...]) -> Any:
-            try:
-                out = values(*args)
-            except _GeneralWay:
-                return slow(args)
-            if single:
-                return out if convert[0] is None else convert[0](out)
-            return unflatten(iter(out), self.out, backend.convert)
-
-        if flat and all(c is None for c in convert):
-            # Python floats out: the call of the arguments themselves (`direct`).
-            if single:
-                direct = values
-            else:
-
-                def direct(*args: Any) -> Any:
-                    return unflatten(iter(values(*args)), self.out, as_is)
-
-            self.direct_fn = direct
-        return fast
-
     def direct(self) -> tuple[Any, bool]:
         """The call of the arguments themselves, where results are Python floats.
 
@@ -518,7 +448,7 @@ class JaxExecutable(Executable):
             return self.fast(args)
         out = self._call(args)
         if self.jitted and self.traced:
-            self.fast = self._fast_path()
+            self.fast, self.direct_fn = fast_path(self)
         return out
 
     def _call(self, args: tuple[Any, ...]) -> Any:
@@ -587,6 +517,9 @@ class JaxBackend(Backend):
         self.jax_device = devices[0] if device is not None else None
         #: JAX's default device (calls on it set no default device, `context`).
         self.first_device = jax.devices()[0]
+        #: Whether calls run on a CPU device, which reads aligned NumPy arguments in place
+        #: (`jax_values.aligned`).
+        self.cpu = (self.jax_device or self.first_device).platform == "cpu"
         #: Whether an argument held ``jax.Array``s inside tuples or records (`on_host`).
         self.nested_arrays = False
         #: Python ints passed to XLA, as device arrays by value (`int_array`).

@@ -57,6 +57,11 @@ def leaf(a: Any) -> bool:
     return isinstance(a, AbstractArray) or (isinstance(a, AbstractScalar) and a.dtype != "str")
 
 
+def python_int(a: Any) -> bool:
+    """Whether values of abstract type `a` are Python ints."""
+    return isinstance(a, AbstractScalar) and a.weak and np.dtype(a.dtype).kind in "iu"
+
+
 def flatten(value: Any, a: Any, out: list[Any]) -> None:
     """Append the leaves of `value` (of abstract type `a`: tuples, records) to `out`."""
     if leaf(a):
