@@ -29,8 +29,6 @@ JAX is imported when the backend is first used: the core of Myia needs only NumP
 from __future__ import annotations
 
 import contextlib
-import copy
-import dataclasses
 import functools
 import importlib.util
 import math
@@ -45,7 +43,6 @@ from ..abstract.data import (
     AbstractTuple,
     has_unknown_dims,
 )
-from ..abstract.lattice import to_abstract
 from ..errors import MyiaError
 from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Graph
@@ -55,7 +52,21 @@ from . import jax_runtime as rt
 from .backend import DEVICE_ARRAY_TYPES, Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate
 from .jax_codegen import JaxGenerator, Unsupported, flagged
-from .lower import record_constructor
+from .jax_fast import fast_path
+from .jax_values import (
+    abstract,
+    aligned,
+    as_is,
+    flatten,
+    from_region,
+    holds,
+    leaf,
+    leaf_types,
+    map_arrays,
+    python_int,
+    to_host,
+    unflatten,
+)
 
 #: Primitives whose lowering a jitted program may hold besides `TOTAL` and `ARRAY_TOTAL`.
 _MATH_NAMES = (
@@ -74,13 +85,9 @@ class _JaxMath:
         self.pi, self.e, self.inf, self.nan = math.pi, math.e, math.inf, math.nan
 
 
-def _leaf(a: Any) -> bool:
-    return isinstance(a, AbstractArray) or (isinstance(a, AbstractScalar) and a.dtype != "str")
-
-
 def _flat_type(a: Any) -> bool:
     """Whether values of abstract type `a` are arrays and scalars in tuples and records."""
-    if _leaf(a):
+    if leaf(a):
         return True
     if isinstance(a, AbstractTuple):
         return all(map(_flat_type, a.elements))
@@ -123,10 +130,6 @@ def _strong_dtype(a: Any) -> str | None:
     if isinstance(a, AbstractArray) or (isinstance(a, AbstractScalar) and not a.weak):
         return a.dtype
     return None
-
-
-def _python_int(a: Any) -> bool:
-    return isinstance(a, AbstractScalar) and a.weak and np.dtype(a.dtype).kind in "iu"
 
 
 #: Reductions that raise only on an empty array (shapes are known at compile time).
@@ -195,55 +198,9 @@ def jittable(graph: Graph) -> str | None:
         strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None, "bool"}
         if len(strong) > 1 and prim not in _STRUCTURAL:
             return f"{prim.name} mixes dtypes {sorted(strong)} (JAX promotes them otherwise)"
-        if prim in _INT_ARITH and _python_int(node.abstract) and not _counter_step(node):
+        if prim in _INT_ARITH and python_int(node.abstract) and not _counter_step(node):
             return f"{prim.name} of Python ints has no overflow (int64 in XLA)"
     return None
-
-
-def _flatten(value: Any, a: Any, out: list[Any]) -> None:
-    if _leaf(a):
-        out.append(value)
-    elif isinstance(a, AbstractTuple):
-        for v, e in zip(value, a.elements):
-            _flatten(v, e, out)
-    else:
-        for name, f in zip(a.names, a.fields):
-            _flatten(getattr(value, name), f, out)
-
-
-def _unflatten(leaves: Any, a: Any, convert: Any) -> Any:
-    if _leaf(a):
-        return convert(next(leaves), a)
-    if isinstance(a, AbstractTuple):
-        return tuple(_unflatten(leaves, e, convert) for e in a.elements)
-    return record_constructor(a.cls)(*(_unflatten(leaves, f, convert) for f in a.fields))
-
-
-def _leaf_types(a: Any) -> list[Any]:
-    if _leaf(a):
-        return [a]
-    parts = a.elements if isinstance(a, AbstractTuple) else a.fields
-    return [leaf for p in parts for leaf in _leaf_types(p)]
-
-
-def _as_is(value: Any, a: Any) -> Any:
-    return value
-
-
-def _to_host(value: Any, a: Any) -> Any:
-    """A result of XLA as the NumPy backend returns it: arrays, Python or NumPy scalars."""
-    if isinstance(a, AbstractArray):
-        # A writable array, as the NumPy backend returns (a view of XLA's buffer is not).
-        return np.array(value)
-    if a.weak:
-        if type(value) is float and a.dtype == "float64":
-            return value  # packed results come back as Python floats already
-        return np.asarray(value).item()
-    return np.asarray(value)[()]
-
-
-class _GeneralWay(Exception):
-    """A direct call flagged an error or outgrew its stacks: the call goes the general way."""
 
 
 class JaxExecutable(Executable):
@@ -267,7 +224,7 @@ class JaxExecutable(Executable):
         self.backend = backend
         #: The stack capacities compiled (one XLA computation each), smallest first.
         self.capacities: list[int] = []
-        #: The call once the program is traced (`_fast_path`), or None.
+        #: The call once the program is traced (`jax_fast.fast_path`), or None.
         self.fast: Any = None
         #: The call of the arguments themselves once traced, where results are Python
         #: floats (`direct`), or None.
@@ -330,7 +287,7 @@ class JaxExecutable(Executable):
             return self.regions(self.backend.on_host(args))
         with self.backend.context():
             out = self.regions(self.backend.on_host(args))
-        return _map_arrays(out, self.backend.jax.Array, _from_region)
+        return map_arrays(out, self.backend.jax.Array, from_region)
 
     def _jit(self, graph: Graph) -> None:
         jax, jnp = self.backend.jax, self.backend.jnp
@@ -351,7 +308,7 @@ class JaxExecutable(Executable):
         def flat(capacity: int, *leaves: Any) -> Any:
             rt.Trace.start(capacity, leaves)
             it = iter(leaves)
-            args = [_unflatten(it, a, _as_is) for a in params]
+            args = [unflatten(it, a, as_is) for a in params]
             rt.Trace.flags.append([])
             rt.Trace.needs.append([])
             try:
@@ -359,7 +316,7 @@ class JaxExecutable(Executable):
             finally:
                 flags, needs = rt.Trace.flags.pop(), rt.Trace.needs.pop()
             leaves_out: list[Any] = []
-            _flatten(result, out, leaves_out)
+            flatten(result, out, leaves_out)
             status = None
             if flags or needs:
                 # One number: the stack size needed, times 2, plus the error flag.
@@ -371,7 +328,7 @@ class JaxExecutable(Executable):
                     flag = flag | jnp.asarray(f, dtype=bool)
                 status = status * 2 + flag.astype(np.int64)
             f64 = [jnp.asarray(x) for x in leaves_out]
-            scalars = all(isinstance(a, AbstractScalar) for a in _leaf_types(out))
+            scalars = all(isinstance(a, AbstractScalar) for a in leaf_types(out))
             if (
                 scalars
                 and leaves_out
@@ -397,12 +354,15 @@ class JaxExecutable(Executable):
     def _leaves(self, args: tuple[Any, ...]) -> list[Any]:
         leaves: list[Any] = []
         for v, a in zip(args, self.params):
-            _flatten(v, a, leaves)
+            flatten(v, a, leaves)
         if self.backend.layout is not None:  # over a mesh: each leaf on its devices
             with self.backend.context():
                 return self.backend.layout.place(leaves, self.params)
-        int_array = self.backend.int_array
-        return [int_array(x) if type(x) is int else x for x in leaves]
+        int_array, cpu = self.backend.int_array, self.backend.cpu
+        return [
+            int_array(x) if type(x) is int else aligned(x) if cpu and type(x) is np.ndarray else x
+            for x in leaves
+        ]
 
     def lowered_text(self, args: tuple[Any, ...]) -> str:
         """The StableHLO text XLA receives for a call with `args`."""
@@ -473,74 +433,6 @@ class JaxExecutable(Executable):
                 return result, bool(flag)
             self.capacity = 1 << (need - 1).bit_length()
 
-    def _fast_path(self) -> Any:
-        """The call of the traced computation, with what the general path checks decided.
-
-        The arguments are passed as they are when they are all arrays and scalars; float64
-        scalar results come back as one array (`packed`). A call whose status says that an
-        error was flagged or the stacks overflowed goes the general way (`_call`).
-        """
-        fn, backend, slow = self.fn, self.backend, self._call
-        flat = all(_leaf(a) for a in self.params)
-        leaves_of = self._leaves
-        if self.packed is None:
-            return None
-        status = self.packed == "packed+status"
-        types_ = _leaf_types(self.out)
-        single = _leaf(self.out)
-        # Float64 scalars: Python floats (tolist) as the NumPy backend returns them.
-        convert = [None if a.weak else np.float64 for a in types_]
-        settled, context = backend.settled_test(), backend.context
-        # Python ints are passed as the device arrays made once per value (`int_array`).
-        ints = [k for k, a in enumerate(self.params) if _python_int(a)]
-        if backend.layout is not None or not flat:
-            ints = []
-        ints_get, int_array = backend.ints.get, backend.int_array
-
-        def values(*args: Any) -> Any:
-            """The results as a list (the result where `single`).
-
-            It raises `_GeneralWay` where the call must go the general way.
-            """
-            leaves = args if flat else leaves_of(args)
-            if ints:
-                leaves = list(leaves)
-                for k in ints:
-                    n = ints_get(leaves[k])
-                    leaves[k] = int_array(leaves[k], False) if n is None else n
-            if settled():  # float64 on and the device JAX's default: no context to enter
-                result = fn(self.capacity, *leaves)[0]
-            else:
-                with context():
-                    result = fn(self.capacity, *leaves)[0]
-            out = np.asarray(result).tolist()
-            if status:
-                code = int(out.pop())
-                if code & 1 or code >> 1 > self.capacity:
-                    raise _GeneralWay
-            return out[0] if single else out
-
-        def fast(args: tuple[Any, ...]) -> Any:
-            try:
-                out = values(*args)
-            except _GeneralWay:
-                return slow(args)
-            if single:
-                return out if convert[0] is None else convert[0](out)
-            return _unflatten(iter(out), self.out, backend.convert)
-
-        if flat and all(c is None for c in convert):
-            # Python floats out: the call of the arguments themselves (`direct`).
-            if single:
-                direct = values
-            else:
-
-                def direct(*args: Any) -> Any:
-                    return _unflatten(iter(values(*args)), self.out, _as_is)
-
-            self.direct_fn = direct
-        return fast
-
     def direct(self) -> tuple[Any, bool]:
         """The call of the arguments themselves, where results are Python floats.
 
@@ -556,7 +448,7 @@ class JaxExecutable(Executable):
             return self.fast(args)
         out = self._call(args)
         if self.jitted and self.traced:
-            self.fast = self._fast_path()
+            self.fast, self.direct_fn = fast_path(self)
         return out
 
     def _call(self, args: tuple[Any, ...]) -> Any:
@@ -576,7 +468,7 @@ class JaxExecutable(Executable):
                 self._outline()
                 return self._on_host(args)
             self.traced = True
-            expected = [np.dtype(a.dtype) for a in _leaf_types(self.out)]
+            expected = [np.dtype(a.dtype) for a in leaf_types(self.out)]
             got = [np.dtype(getattr(v, "dtype", type(v))) for v in result]
             if got != expected:
                 # JAX computed other dtypes than NumPy's rules: the host code is the reference.
@@ -587,7 +479,7 @@ class JaxExecutable(Executable):
             # Python raises an error here (or computes what XLA cannot): the host code runs
             # the call, and raises the error at the user's line.
             return self.host(self.backend.on_host(args))
-        return _unflatten(iter(result), self.out, self.backend.convert)
+        return unflatten(iter(result), self.out, self.backend.convert)
 
 
 #: The most Python ints a backend keeps as device arrays (`JaxBackend.int_array`).
@@ -625,6 +517,9 @@ class JaxBackend(Backend):
         self.jax_device = devices[0] if device is not None else None
         #: JAX's default device (calls on it set no default device, `context`).
         self.first_device = jax.devices()[0]
+        #: Whether calls run on a CPU device, which reads aligned NumPy arguments in place
+        #: (`jax_values.aligned`).
+        self.cpu = (self.jax_device or self.first_device).platform == "cpu"
         #: Whether an argument held ``jax.Array``s inside tuples or records (`on_host`).
         self.nested_arrays = False
         #: Python ints passed to XLA, as device arrays by value (`int_array`).
@@ -727,8 +622,8 @@ class JaxBackend(Backend):
         array = self.jax.Array
         if any(isinstance(a, array) for a in args):
             return tuple(np.asarray(a) if isinstance(a, array) else a for a in args)
-        if self.nested_arrays and any(_holds(a, array) for a in args):
-            return tuple(_map_arrays(a, array, np.asarray) for a in args)
+        if self.nested_arrays and any(holds(a, array) for a in args):
+            return tuple(map_arrays(a, array, np.asarray) for a in args)
         return args
 
     def convert(self, value: Any, a: Any) -> Any:
@@ -737,7 +632,7 @@ class JaxBackend(Backend):
             return value
         if self.layout is not None and isinstance(a, AbstractArray):
             return self.layout.to_host(value)
-        return _to_host(value, a)
+        return to_host(value, a)
 
     def compile(self, graph: Graph) -> Executable:
         return JaxExecutable(graph, self)
@@ -749,57 +644,6 @@ class JaxBackend(Backend):
         the same structure holding NumPy arrays of their shapes and dtypes.
         """
         array = self.jax.Array
-        if not self.nested_arrays and not isinstance(value, array) and _holds(value, array):
+        if not self.nested_arrays and not isinstance(value, array) and holds(value, array):
             self.nested_arrays = True
-        return _abstract(value, array)
-
-
-def _abstract(value: Any, array: type) -> Any:
-    """`to_abstract` of `value`, whose tuples and records may hold `array`s."""
-    if isinstance(value, array):
-        return AbstractArray(np.dtype(value.dtype).name, tuple(value.shape))
-    if type(value) is tuple:
-        return AbstractTuple(tuple(_abstract(v, array) for v in value))
-    if _holds(value, array):  # a record
-        return to_abstract(_map_arrays(value, array, _stand_in))
-    return to_abstract(value)
-
-
-def _holds(value: Any, array: type) -> bool:
-    """Whether tuple or record `value` holds an `array` (at any depth)."""
-    if type(value) is tuple:
-        return any(isinstance(v, array) or _holds(v, array) for v in value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return any(
-            isinstance(v, array) or _holds(v, array)
-            for v in (getattr(value, f.name) for f in dataclasses.fields(value))
-        )
-    return False
-
-
-def _from_region(x: Any) -> Any:
-    """A ``jax.Array`` a jitted region computed, as the NumPy code computes it."""
-    return np.array(x) if x.ndim else np.asarray(x)[()]
-
-
-def _map_arrays(value: Any, array: type, fn: Any) -> Any:
-    """`value` with `fn` applied to each `array` in its tuples and records."""
-    if isinstance(value, array):
-        return fn(value)
-    if type(value) is tuple:
-        return tuple(_map_arrays(v, array, fn) for v in value)
-    if type(value) is list:
-        return [_map_arrays(v, array, fn) for v in value]
-    if type(value) is dict:
-        return {k: _map_arrays(v, array, fn) for k, v in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        new = copy.copy(value)
-        for f in dataclasses.fields(value):
-            object.__setattr__(new, f.name, _map_arrays(getattr(value, f.name), array, fn))
-        return new
-    return value
-
-
-def _stand_in(x: Any) -> np.ndarray:
-    """A NumPy array of the shape and dtype of `x`, without memory (for `to_abstract`)."""
-    return np.broadcast_to(np.zeros((), dtype=x.dtype), x.shape)
+        return abstract(value, array)

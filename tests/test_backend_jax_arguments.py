@@ -1,0 +1,119 @@
+"""NumPy arguments and array results of jitted programs on the JAX backend.
+
+A large NumPy argument that XLA's CPU client would copy slowly (not 64-byte aligned, or not
+C-contiguous) is copied by Myia into aligned memory of its own, which XLA reads in place; the
+user's array is never written. Once a program is traced, its calls take the fast path
+(`myia.compile.jax_fast`), also where results are arrays: a call that flags an error or
+outgrows its stacks there goes the general way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from myia import grad, myia
+from myia.compile.jax_values import ALIGNED_BYTES, ALIGNMENT, aligned
+
+jax = pytest.importorskip("jax")
+
+rng = np.random.default_rng(0)
+
+
+def _address(x: np.ndarray) -> int:
+    return x.__array_interface__["data"][0]
+
+
+def _misaligned(shape: tuple[int, ...], dtype: str = "float64") -> np.ndarray:
+    """A C-contiguous array of `shape` at 16 bytes past a 64-byte boundary."""
+    itemsize = np.dtype(dtype).itemsize
+    size = int(np.prod(shape))
+    buffer = np.empty(size + 2 * ALIGNMENT // itemsize, dtype)
+    start = ((16 - _address(buffer)) % ALIGNMENT) // itemsize
+    out = buffer[start : start + size].reshape(shape)
+    out[...] = rng.standard_normal(shape).astype(dtype)
+    assert _address(out) % ALIGNMENT == 16
+    return out
+
+
+def rnn_loss(x, Wx, Wh, b):
+    h = np.zeros((x.shape[1], Wh.shape[0]))
+    for t in range(x.shape[0]):
+        h = np.tanh(x[t] @ Wx + h @ Wh + b)
+    return np.sum(h * h)
+
+
+def rows_loss(W, h, n):
+    for _ in range(n):
+        h = np.tanh(W @ h) + h * 0.1
+    return np.sum(h * h)
+
+
+def row(x, i):
+    return x[i] * 2.0
+
+
+def test_large_misaligned_arrays_are_copied_aligned():
+    x = _misaligned((50, 32, 32))
+    assert x.nbytes >= ALIGNED_BYTES
+    copy = aligned(x)
+    assert copy is not x and _address(copy) % ALIGNMENT == 0 and copy.flags.c_contiguous
+    assert copy.dtype == x.dtype and np.array_equal(copy, x)
+    for dtype in ("float32", "int8", "complex128", "bool"):
+        y = _misaligned((1100, 128), dtype)
+        assert y.nbytes >= ALIGNED_BYTES
+        out = aligned(y)
+        assert _address(out) % ALIGNMENT == 0 and out.dtype == y.dtype
+        assert np.array_equal(out, y)
+    transposed = np.ascontiguousarray(rng.standard_normal((64, 512))).T
+    out = aligned(transposed)
+    assert out.flags.c_contiguous and np.array_equal(out, transposed)
+
+
+def test_small_or_aligned_arrays_are_passed_as_they_are():
+    small = _misaligned((8, 8))
+    assert aligned(small) is small
+    x = aligned(_misaligned((50, 32, 32)))
+    assert aligned(x) is x
+
+
+def test_gradient_with_large_misaligned_arguments():
+    x, Wx = _misaligned((50, 32, 32)), _misaligned((32, 64))
+    Wh, b = rng.standard_normal((64, 64)) / 8, rng.standard_normal(64) * 0.1
+    before = x.copy()
+    g = grad(rnn_loss, "Wx", "Wh", "b", backend="jax")
+    expected = grad(rnn_loss, "Wx", "Wh", "b", backend="numpy")(x, Wx, Wh, b)
+    for _ in range(3):  # traced, then the fast path
+        out = g(x, Wx, Wh, b)
+        for a, e in zip(out, expected):
+            assert a.flags.writeable
+            np.testing.assert_allclose(a, e, rtol=1e-9, atol=1e-12)
+    executable = g.specialization(x, Wx, Wh, b).executable
+    assert executable.jitted and executable.fast is not None
+    assert np.array_equal(x, before)
+    # A strided view (not C-contiguous) is copied too.
+    xt = np.ascontiguousarray(np.transpose(x, (0, 2, 1))).transpose(0, 2, 1)
+    assert not xt.flags.c_contiguous
+    for a, e in zip(g(xt, Wx, Wh, b), out):
+        np.testing.assert_array_equal(a, e)
+
+
+def test_array_results_leave_the_fast_path_when_stacks_overflow():
+    W, h = rng.standard_normal((8, 8)) / 4, rng.standard_normal(8)
+    g = grad(rows_loss, "W", backend="jax")
+    numpy = grad(rows_loss, "W", backend="numpy")
+    for n in (3, 3, 100, 5, 100):
+        np.testing.assert_allclose(g(W, h, n), numpy(W, h, n), rtol=1e-9, atol=1e-12)
+    executable = g.specialization(W, h, 3).executable
+    assert executable.fast is not None and executable.capacities == [64, 128]
+
+
+def test_array_results_leave_the_fast_path_for_errors():
+    f = myia(row, backend="jax")
+    x = rng.standard_normal((4, 3))
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x, 1), x[1] * 2.0)
+    assert f.specialization(x, 1).executable.fast is not None
+    with pytest.raises(IndexError):
+        f(x, 7)
+    np.testing.assert_array_equal(f(x, -1), x[-1] * 2.0)
