@@ -65,6 +65,7 @@ from ..primitives import P, Primitive
 from ..primitives.grad import EnvInstance
 from .backend import Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate_with
+from .native_arrays import has_array, list_stack_source, native_array
 from .native_closures import Closures, constant_text, lift, opaque_constant
 from .native_envs import ENV_OPS, Envs
 from .native_regions import NativeRegions
@@ -141,7 +142,11 @@ class NativeGenerator(CodeGenerator):
         self.outline_loops = outline and not plain
         self.names.used.update({"_native"})
         #: Why stacks stay linked cells (None: they are typed buffers).
-        self.stack_reason = "disabled" if plain else typed_stacks(self.graphs, self.scopes)
+        self.stack_reason = (
+            "disabled" if plain else typed_stacks(self.graphs, self.scopes, not self.outline_loops)
+        )
+        #: The stack helpers whose stacks are typed lists (of arrays, `native_arrays`).
+        self.list_stacks: set[int] = set()
         #: element type -> index of its stack helpers
         self.stack_types: dict[Any, int] = {}
         self.helper_source: list[str] = []
@@ -170,7 +175,11 @@ class NativeGenerator(CodeGenerator):
         if k is not None:
             return k
         k = self.stack_types[a.element] = len(self.stack_types)
-        self.helper_source.append(stack_helper_source(k, a.element, not self.outline_loops))
+        if not self.outline_loops and has_array(a.element):
+            self.list_stacks.add(k)
+            self.helper_source.append(list_stack_source(k, a.element))
+        else:
+            self.helper_source.append(stack_helper_source(k, a.element, not self.outline_loops))
         return k
 
     def _position_type(self, user: Apply, i: int, seen: set[Node] | None = None) -> Any:
@@ -276,6 +285,13 @@ class NativeGenerator(CodeGenerator):
                 return self.closures.dispatch(fn, args)
             if isinstance(fn.value, (Graph, Dead)):
                 return self.closures.direct(fn.value, args)
+        if self.closures is not None and fn.is_constant and fn.value is P.gmaterialize:
+            # An array the user receives is their own (`native_arrays`).
+            a, x = node.abstract, self.expr(node.inputs[1])
+            if native_array(a):
+                return f"np.copy({x})"
+            if _weak_leaf(a):
+                return x
         if self.envs is not None and fn.is_constant and fn.value in ENV_OPS:
             return self.envs.call(node, [self.expr(a) for a in node.inputs[1:]])
         checked = _CHECKED.get(fn.value) if fn.is_constant else None  # type: ignore[call-overload]

@@ -30,6 +30,8 @@ from ..abstract.data import (
     AbstractStack,
     AbstractTuple,
 )
+from .lower import gadd_arrays
+from .native_arrays import DTYPES, LIST_IMPORT, ArrayKernel, constant_source, native_array
 from .native_arena import ARENA_IMPORT, GROW_SOURCE, reserve_counted_loops, thread_arena
 from .native_closures import NotWhole, opaque_type
 from .native_source import (
@@ -38,7 +40,6 @@ from .native_source import (
     _INLINE,
     _INT_NATIVE,
     _JIT,
-    _Kernel,
     _math_helper,
     _weak_leaf,
 )
@@ -54,6 +55,10 @@ def _native_type(a: Any, typed_stacks: bool, inner: bool = True) -> bool:
         return typed_stacks and a.element is not BOTTOM
     if isinstance(a, AbstractTuple):
         return all(_native_type(e, typed_stacks, inner) for e in a.elements)
+    if native_array(a):
+        return True
+    if inner and isinstance(a, AbstractScalar) and a.dtype in DTYPES:
+        return True  # a NumPy scalar (a Python one out of the machine code)
     if inner and (isinstance(a, AbstractFunction) or opaque_type(a)):
         return True
     return _weak_leaf(a)
@@ -67,21 +72,23 @@ def _ints(types: dict[str, list[Any]], name: str) -> bool:
     )
 
 
-def _check(fn: ast.FunctionDef, gen: Any, names: set[str], types: dict) -> tuple[Any, str | None]:
+def _check(
+    fn: ast.FunctionDef, gen: Any, names: set[str], types: dict, gadd: str | None
+) -> tuple[Any, str | None]:
     """`fn` with its math made checked, and why it cannot be machine code (None if it can)."""
     for node in ast.walk(fn):
         if node is not fn and isinstance(node, (ast.FunctionDef, ast.Lambda)):
             return fn, "a function makes a closure"
     if fn.args.defaults or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg:
         return fn, "a function has default or variable arguments"
-    checker = _Kernel(set(types), names)
+    checker = ArrayKernel(set(types), names, gadd)
     new = checker.visit(ast.parse(ast.unparse(fn)).body[0])
     if checker.bad:
         return new, checker.bad
     used = (checker.loaded | checker.stored | {a.arg for a in fn.args.args}) - names - _BUILTINS
     for name in used:
         if not all(_native_type(a, gen.stack_reason is None) for a in types.get(name, [None])):
-            return new, f"{name} is not a Python scalar, a typed stack or a tuple of them"
+            return new, f"{name} is not a Python scalar, an array, a typed stack or a tuple of them"
     gen.math |= checker.math
     return new, None
 
@@ -98,7 +105,7 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     if gen.stack_reason is not None and gen.stack_types:
         return None, f"stacks: {gen.stack_reason}"
     if not _native_type(gen.entry.output.abstract, False, inner=False):
-        return None, "the program's result is not Python scalars and tuples of them"
+        return None, "the program's result is not Python scalars, arrays and tuples of them"
     for g in gen.graphs:
         for node in gen.scopes.toposort(g):
             if node.is_apply and gen.int_overflow(node):
@@ -110,12 +117,17 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     types = gen._local_types()
     helpers = {f"_s{op}_{k}" for k in gen.stack_types.values() for op in ("new", "push", "pop")}
     helpers |= checked
+    # The constants the program reads: numbers and small arrays, in the module's source.
+    consts = {n: constant_source(n, v) for n, v in gen.globals.items()}
+    consts = {n: src for n, src in consts.items() if src is not None}
+    helpers |= set(consts)
+    gadd = next((n for n, v in gen.globals.items() if v is gadd_arrays), None)
     ok = dict(functions)
     out: dict[str, Any] = {}
     while True:
         out, why = {}, {}
         for name, fn in ok.items():
-            out[name], why[name] = _check(fn, gen, helpers | set(ok), types)
+            out[name], why[name] = _check(fn, gen, helpers | set(ok), types, gadd)
         bad = [n for n, w in why.items() if w is not None]
         if not bad:
             break
@@ -125,10 +137,12 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
             del ok[n]
     if entry not in ok:  # pragma: no cover - the entry is one of the module's functions
         return None, "the entry is not a function"
-    if gen.stack_types:
-        # The stacks are regions of an arena, which every function receives; they make room
-        # for the pushes of counted loops before the loops.
-        ks = gen.stack_types.values()
+    read = {n.id for f in out.values() for n in ast.walk(f) if isinstance(n, ast.Name)}
+    arena = [k for k in gen.stack_types.values() if k not in gen.list_stacks]
+    if arena:
+        # The stacks of scalars are regions of an arena, which every function receives;
+        # they make room for the pushes of counted loops before the loops.
+        ks = arena
         reserve = {f"_spush_{k}": f"_sreserve_{k}" for k in ks}
         out = {
             n: reserve_counted_loops(fn, reserve, lambda v: _ints(types, v))
@@ -141,8 +155,11 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     else:
         functions = [f"@{_JIT}\n{ast.unparse(fn)}\n" for fn in out.values()]
     head = f"# {_FORMAT}\nimport math\n\nimport numpy as np\nfrom numba import njit\n"
-    parts = [head + (ARENA_IMPORT if gen.stack_types else "")]
-    if gen.stack_types:
+    if gen.list_stacks:
+        head += LIST_IMPORT
+    parts = [head + (ARENA_IMPORT if arena else "")]
+    parts += [consts[n] for n in sorted(consts) if n in read]
+    if arena:
         parts.append(f"@{_JIT}{GROW_SOURCE}")
     parts += [
         f"@{_INLINE}\n" + h.replace("\n\ndef ", f"\n\n@{_INLINE}\ndef ") for h in gen.helper_source
