@@ -118,6 +118,40 @@ def list_stack_source(k: int, element: Any) -> str:
     )
 
 
+def creation(name: str, a: Any, args: list[str]) -> str | None:
+    """The machine code's ``zeros``, ``ones`` or ``full`` of `args` making an array of type `a`.
+
+    (None: not an array of the machine code; a 0-d one is a scalar.)
+    """
+    if not (native_array(a) and a.shape):
+        return None
+    dtype = "np.bool_" if a.dtype == "bool" else f"np.{a.dtype}"
+    values = args[:2] if name == "full" else args[:1]
+    return f"np.{name}({', '.join(values)}, dtype={dtype})"
+
+
+#: ``a`` with ``v`` added at basic index ``i`` (a slice, an int), written into ``a``.
+ADD_AT_SOURCE = "def _add_at(a, i, v):\n    a[i] += v\n    return a\n"
+
+
+def basic_index(node: Any) -> bool:
+    """Whether index `node` is a constant slice of ints, or an int (one element each time)."""
+    if node.is_constant:
+        return slice_text(node.value) is not None or type(node.value) is int
+    a = node.abstract
+    return isinstance(a, AbstractScalar) and a.dtype == "int64"
+
+
+def slice_text(value: Any) -> str | None:
+    """The machine code's expression of a constant slice of ints (None: another value)."""
+    if type(value) is not slice:
+        return None
+    parts = (value.start, value.stop, value.step)
+    if not all(p is None or type(p) is int for p in parts):
+        return None
+    return f"slice({', '.join(map(repr, parts))})"
+
+
 def _number(v: Any) -> str:
     if isinstance(v, (bool, np.bool_)):
         return repr(bool(v))
@@ -150,6 +184,14 @@ class ArrayKernel(_Kernel):
     def __init__(self, local: set[str], helpers: set[str], gadd: str | None):
         super().__init__(local, helpers)
         self.gadd = gadd
+        #: The names of ``(d := e)`` (a value read twice): typed by `e`, checked itself.
+        self.walrus: set[str] = set()
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> Any:
+        node.value = self.visit(node.value)
+        self.walrus.add(node.target.id)
+        self.local.add(node.target.id)
+        return node
 
     def _bad(self, why: str) -> None:
         self.bad = self.bad or why
@@ -200,6 +242,42 @@ class ArrayKernel(_Kernel):
             node.value = self.visit(node.value)
             return node
         return super().visit_Attribute(node)
+
+
+def hoist_named(fn: ast.FunctionDef) -> set[str]:
+    """Make each ``(d := e)`` of a simple statement of `fn` an assignment ``d = e`` before it.
+
+    Numba cannot type some of them (``((d := v * w)[0:2], d[2:4])``). The program's
+    expressions are pure: computing ``e`` first changes nothing. Returns the names so bound.
+    """
+    names: set[str] = set()
+
+    class Hoist(ast.NodeTransformer):
+        def __init__(self) -> None:
+            self.before: list[ast.stmt] = []
+
+        def visit_NamedExpr(self, e: ast.NamedExpr) -> ast.expr:
+            value = self.visit(e.value)
+            self.before.append(ast.Assign([ast.Name(e.target.id, ast.Store())], value))
+            names.add(e.target.id)
+            return ast.Name(e.target.id, ast.Load())
+
+    def walk(body: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for st in body:
+            for field in ("body", "orelse"):
+                if isinstance(getattr(st, field, None), list):
+                    setattr(st, field, walk(getattr(st, field)))
+            if isinstance(st, (ast.Assign, ast.Return, ast.Expr)):
+                hoist = Hoist()
+                st = hoist.visit(st)
+                out += hoist.before
+            out.append(st)
+        return out
+
+    fn.body = walk(fn.body)
+    ast.fix_missing_locations(fn)
+    return names
 
 
 def _is_np(e: ast.expr) -> bool:

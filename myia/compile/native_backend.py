@@ -65,7 +65,15 @@ from ..primitives import P, Primitive
 from ..primitives.grad import EnvInstance
 from .backend import Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate_with
-from .native_arrays import has_array, list_stack_source, native_array
+from .native_arrays import (
+    ADD_AT_SOURCE,
+    basic_index,
+    creation,
+    has_array,
+    list_stack_source,
+    native_array,
+    slice_text,
+)
 from .native_closures import Closures, constant_text, lift, opaque_constant
 from .native_envs import ENV_OPS, Envs
 from .native_regions import NativeRegions
@@ -100,6 +108,12 @@ _INT_ARITH = frozenset([P.pow_, P.left_shift])
 #: wrap around (the host loop then computes with Python's unbounded ints). The test is on
 #: the float result: LLVM may assume that signed arithmetic does not overflow.
 _CHECKED = {P.add: "_iadd", P.sub: "_isub", P.mul: "_imul", P.neg: "_ineg", P.abs_: "_iabs"}
+
+#: The primitives making arrays that the machine code of a whole program writes as NumPy's.
+_CREATION = frozenset([P.zeros, P.ones, P.full])
+
+#: The additions at an index, in place or not.
+_ADD_AT = frozenset([P.array_index_add, P.array_index_add_inplace])
 
 #: The stack primitives lowered to the typed buffers' helpers.
 _STACK_OPS = frozenset(
@@ -231,7 +245,7 @@ class NativeGenerator(CodeGenerator):
         if self.closures is not None:
             if isinstance(node.value, (Graph, Dead)):
                 return self.closures.value(node)
-            text = constant_text(node.value)
+            text = constant_text(node.value) or slice_text(node.value)
             if text is not None:
                 return text
         return super().constant(node)
@@ -292,6 +306,26 @@ class NativeGenerator(CodeGenerator):
                 return f"np.copy({x})"
             if _weak_leaf(a):
                 return x
+        if self.closures is not None and fn.is_constant and fn.value in _CREATION:
+            args = [self.expr(a) for a in node.inputs[1:]]
+            text = creation(fn.value.name, node.abstract, args)  # type: ignore[attr-defined]
+            if text is not None:
+                return text
+        if (
+            self.closures is not None
+            and fn.is_constant
+            and fn.value in _ADD_AT
+            and native_array(node.abstract)
+            and basic_index(node.inputs[2])
+        ):
+            # The sensitivity of a slice, or of an element (`native_arrays`).
+            a, i, v = [self.expr(x) for x in node.inputs[1:]]
+            if ADD_AT_SOURCE not in self.helper_source:
+                self.helper_source.append(ADD_AT_SOURCE)
+            return f"_add_at({a if fn.value is P.array_index_add_inplace else f'np.copy({a})'}, {i}, {v})"
+        if self.closures is not None and fn.is_constant and fn.value is P.owned_copy:
+            if native_array(node.abstract):
+                return f"np.copy({self.expr(node.inputs[1])})"
         if self.envs is not None and fn.is_constant and fn.value in ENV_OPS:
             return self.envs.call(node, [self.expr(a) for a in node.inputs[1:]])
         checked = _CHECKED.get(fn.value) if fn.is_constant else None  # type: ignore[call-overload]

@@ -31,7 +31,14 @@ from ..abstract.data import (
     AbstractTuple,
 )
 from .lower import gadd_arrays
-from .native_arrays import DTYPES, LIST_IMPORT, ArrayKernel, constant_source, native_array
+from .native_arrays import (
+    DTYPES,
+    LIST_IMPORT,
+    ArrayKernel,
+    constant_source,
+    hoist_named,
+    native_array,
+)
 from .native_arena import ARENA_IMPORT, GROW_SOURCE, reserve_counted_loops, thread_arena
 from .native_closures import NotWhole, opaque_type
 from .native_source import (
@@ -81,11 +88,16 @@ def _check(
             return fn, "a function makes a closure"
     if fn.args.defaults or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg:
         return fn, "a function has default or variable arguments"
-    checker = ArrayKernel(set(types), names, gadd)
-    new = checker.visit(ast.parse(ast.unparse(fn)).body[0])
+    checker = ArrayKernel(set(types), names | {"slice"}, gadd)
+    copy = ast.parse(ast.unparse(fn)).body[0]
+    assert isinstance(copy, ast.FunctionDef)
+    checker.walrus |= hoist_named(copy)
+    checker.local |= checker.walrus
+    new = checker.visit(copy)
     if checker.bad:
         return new, checker.bad
-    used = (checker.loaded | checker.stored | {a.arg for a in fn.args.args}) - names - _BUILTINS
+    used = checker.loaded | checker.stored | {a.arg for a in fn.args.args}
+    used -= names | _BUILTINS | checker.walrus | {"slice"}
     for name in used:
         if not all(_native_type(a, gen.stack_reason is None) for a in types.get(name, [None])):
             return new, f"{name} is not a Python scalar, an array, a typed stack or a tuple of them"
@@ -116,6 +128,7 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
     types = gen._local_types()
     helpers = {f"_s{op}_{k}" for k in gen.stack_types.values() for op in ("new", "push", "pop")}
+    helpers.add("_add_at")
     helpers |= checked
     # The constants the program reads: numbers and small arrays, in the module's source.
     consts = {n: constant_source(n, v) for n, v in gen.globals.items()}
