@@ -60,6 +60,7 @@ from typing import Any
 from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractStack
 from ..errors import MyiaError
 from ..infer.specialize import Dead
+from ..ir.analysis import graph_constants
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import EnvInstance
@@ -74,6 +75,7 @@ from .native_arrays import (
     native_array,
     slice_text,
 )
+from .native_records import RC, Records
 from .native_closures import Closures, constant_text, lift, opaque_constant
 from .native_envs import ENV_OPS, Envs
 from .native_regions import NativeRegions
@@ -154,7 +156,7 @@ class NativeGenerator(CodeGenerator):
         self.plain = plain
         #: Whether loops are outlined (else the code is the whole program's, `native_whole`).
         self.outline_loops = outline and not plain
-        self.names.used.update({"_native"})
+        self.names.used.update({"_native", RC})
         #: Why stacks stay linked cells (None: they are typed buffers).
         self.stack_reason = (
             "disabled" if plain else typed_stacks(self.graphs, self.scopes, not self.outline_loops)
@@ -178,6 +180,10 @@ class NativeGenerator(CodeGenerator):
         self.closures = None if outline or plain else Closures(self)
         #: The environments of the whole program's machine code (`native_envs`).
         self.envs = None if outline or plain else Envs(self)
+        #: The recursive records the whole program's machine code reads (`native_records`).
+        self.records = None if outline or plain else Records()
+        #: The host's conversion of the arguments for that machine code (None: none).
+        self.convert: Any = None
 
     # Typed stacks ---------------------------------------------------------------------------
 
@@ -299,6 +305,18 @@ class NativeGenerator(CodeGenerator):
                 return self.closures.dispatch(fn, args)
             if isinstance(fn.value, (Graph, Dead)):
                 return self.closures.direct(fn.value, args)
+        if self.records is not None and fn.is_constant and fn.value is P.record_getattr:
+            name = node.inputs[2]
+            if name.is_constant and isinstance(name.value, str):
+                x = node.inputs[1]
+                text = self.records.getattr(x.abstract, self.expr(x), name.value)
+                if text is not None:
+                    return text
+        if self.records is not None and fn.is_constant and fn.value is P.is_none:
+            x = node.inputs[1]
+            text = self.records.is_none(x.abstract, self.expr(x))
+            if text is not None:
+                return text
         if self.closures is not None and fn.is_constant and fn.value is P.gmaterialize:
             # An array the user receives is their own (`native_arrays`).
             a, x = node.abstract, self.expr(node.inputs[1])
@@ -630,7 +648,9 @@ class NativeExecutable(Executable):
         # A program with loops as machine code may be machine code whole (`native_whole`):
         # its source is written when first needed (in the thread that compiles it).
         self.whole = WholeProgram(
-            functools.partial(_whole_generator, graph) if gen.kernels or gen.refused else None,
+            functools.partial(_whole_generator, graph)
+            if gen.kernels or gen.refused or _recursive(gen.graphs)
+            else None,
             set(_CHECKED.values()),
             backend,
             _THREADS,
@@ -735,6 +755,22 @@ class NativeExecutable(Executable):
         return self.host(args)
 
 
+def _recursive(graphs: list[Graph]) -> bool:
+    """Whether some graph of `graphs` calls itself, directly or through others."""
+    calls = {g: {c for c in graph_constants(g) if isinstance(c, Graph)} for g in graphs}
+    for start in graphs:
+        seen: set[Graph] = set()
+        todo = list(calls.get(start, ()))
+        while todo:
+            g = todo.pop()
+            if g is start:
+                return True
+            if g not in seen:
+                seen.add(g)
+                todo.extend(calls.get(g, ()))
+    return False
+
+
 def _whole_generator(graph: Graph) -> tuple[NativeGenerator, str]:
     """The generator of `graph` written without outlining, and its entry's name.
 
@@ -742,8 +778,11 @@ def _whole_generator(graph: Graph) -> tuple[NativeGenerator, str]:
     """
     gen = NativeGenerator(graph, outline=False)
     entry = gen.generate().entry
-    assert gen.closures is not None and gen.envs is not None
+    assert gen.closures is not None and gen.envs is not None and gen.records is not None
     gen.lines += gen.closures.dispatcher_lines() + gen.envs.lines
+    convert = gen.records.converter([p.abstract for p in graph.parameters])
+    if gen.records.layouts:
+        gen.convert = convert
     return gen, entry
 
 

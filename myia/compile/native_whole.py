@@ -23,6 +23,8 @@ import threading
 import time
 from typing import Any
 
+import numpy as np
+
 from ..abstract.data import (
     BOTTOM,
     AbstractFunction,
@@ -41,6 +43,7 @@ from .native_arrays import (
 )
 from .native_arena import ARENA_IMPORT, GROW_SOURCE, reserve_counted_loops, thread_arena
 from .native_closures import NotWhole, opaque_type
+from .native_records import RC, recursive_record, thread_records
 from .native_source import (
     _BUILTINS,
     _FORMAT,
@@ -62,10 +65,10 @@ def _native_type(a: Any, typed_stacks: bool, inner: bool = True) -> bool:
         return typed_stacks and a.element is not BOTTOM
     if isinstance(a, AbstractTuple):
         return all(_native_type(e, typed_stacks, inner) for e in a.elements)
-    if native_array(a):
+    if native_array(a) or (inner and recursive_record(a) is not None):
         return True
-    if inner and isinstance(a, AbstractScalar) and a.dtype in DTYPES:
-        return True  # a NumPy scalar (a Python one out of the machine code)
+    if isinstance(a, AbstractScalar) and a.dtype in DTYPES:
+        return True  # a NumPy scalar (made one again out of the machine code: `_scalars`)
     if inner and (isinstance(a, AbstractFunction) or opaque_type(a)):
         return True
     return _weak_leaf(a)
@@ -88,7 +91,7 @@ def _check(
             return fn, "a function makes a closure"
     if fn.args.defaults or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg:
         return fn, "a function has default or variable arguments"
-    checker = ArrayKernel(set(types), names | {"slice"}, gadd)
+    checker = ArrayKernel(set(types), names | {"slice", RC}, gadd)
     copy = ast.parse(ast.unparse(fn)).body[0]
     assert isinstance(copy, ast.FunctionDef)
     checker.walrus |= hoist_named(copy)
@@ -97,7 +100,7 @@ def _check(
     if checker.bad:
         return new, checker.bad
     used = checker.loaded | checker.stored | {a.arg for a in fn.args.args}
-    used -= names | _BUILTINS | checker.walrus | {"slice"}
+    used -= names | _BUILTINS | checker.walrus | {"slice", RC}
     for name in used:
         if not all(_native_type(a, gen.stack_reason is None) for a in types.get(name, [None])):
             return new, f"{name} is not a Python scalar, an array, a typed stack or a tuple of them"
@@ -151,6 +154,10 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     if entry not in ok:  # pragma: no cover - the entry is one of the module's functions
         return None, "the entry is not a function"
     read = {n.id for f in out.values() for n in ast.walk(f) if isinstance(n, ast.Name)}
+    if gen.records.layouts:
+        why_not = thread_records(out)
+        if why_not is not None:
+            return None, why_not
     arena = [k for k in gen.stack_types.values() if k not in gen.list_stacks]
     if arena:
         # The stacks of scalars are regions of an arena, which every function receives;
@@ -196,6 +203,39 @@ def _retried(write: Any) -> Any:
         return write()
 
 
+def _scalars(a: Any) -> Any:
+    """The conversion of a result of type `a` whose NumPy scalars Numba returns as Python's.
+
+    (None: nothing to convert.)
+    """
+    if isinstance(a, AbstractScalar) and not a.weak and a.dtype in DTYPES:
+        return np.bool_ if a.dtype == "bool" else getattr(np, a.dtype)
+    if isinstance(a, AbstractTuple):
+        items = [_scalars(e) for e in a.elements]
+        if any(items):
+            return lambda t: tuple(x if c is None else c(x) for c, x in zip(items, t))
+    return None
+
+
+def _converting(fn: Any, convert: Any, out: Any) -> Any:
+    """`fn` called on the arguments converted by `convert` (`native_records`), its result by `out`."""
+    if out is None:
+
+        def call(*args: Any) -> Any:
+            return fn(*convert(args))
+    elif convert is None:
+
+        def call(*args: Any) -> Any:
+            return out(fn(*args))
+    else:
+
+        def call(*args: Any) -> Any:
+            return out(fn(*convert(args)))
+
+    call.dispatcher = fn  # type: ignore[attr-defined]
+    return call
+
+
 class WholeProgram:
     """The machine code of a whole program, loaded or compiled when it is first called.
 
@@ -216,6 +256,10 @@ class WholeProgram:
         self._reason: str | None = None
         self._lock = threading.Lock()
         self.entry = ""
+        #: The host's conversion of the arguments (recursive records, `native_records`).
+        self.convert: Any = None
+        #: The conversion of the results (NumPy scalars: `_scalars`).
+        self.convert_out: Any = None
         self.backend = backend
         #: The dispatcher of the entry function, once compiled.
         self.fn: Any = None
@@ -235,6 +279,8 @@ class WholeProgram:
                 return
             try:
                 gen, self.entry = _retried(make)
+                self.convert = gen.convert
+                self.convert_out = _scalars(gen.entry.output.abstract)
                 self._source, self._reason = _retried(
                     lambda: whole_source(gen, self.entry, self._checked)
                 )
@@ -283,7 +329,12 @@ class WholeProgram:
                 try:
                     numba = self.backend.numba
                     fn = getattr(self.backend.load(source), self.entry)
+                    convert = self.convert
+                    if convert is not None:
+                        args = convert(args)
                     fn.compile(tuple(numba.typeof(a) for a in args))
+                    if convert is not None or self.convert_out is not None:
+                        fn = _converting(fn, convert, self.convert_out)
                 except Exception as exc:  # Numba refuses the program: its loops are outlined
                     self._reason = f"Numba could not compile the program ({type(exc).__name__})"
                 else:
