@@ -14,6 +14,7 @@ import pytest
 from helpers import own_cache_dir  # noqa: F401 (a fixture)
 
 from myia import grad, myia
+from myia.testing import check_grad
 
 numba = pytest.importorskip("numba")
 
@@ -123,12 +124,31 @@ def test_a_tree_returned_runs_on_the_host():
     assert ex.whole.fn is None and "result" in ex.whole.reason
 
 
-def test_the_gradient_of_a_tree_recursion_agrees():
-    # Its backpropagators hold those of the children: not machine code whole yet.
-    rng = np.random.default_rng(1)
-    t = _tree(rng, 6)
+@pytest.mark.parametrize("leaves", [1, 2, 7])
+def test_the_gradient_of_a_tree_recursion_is_one_native_call(leaves):
+    # Its backpropagators hold those of the children: (tag, index) into lists of their
+    # environments (`myia.compile.native_fenvs`).
+    rng = np.random.default_rng(leaves)
+    t = _tree(rng, leaves)
     W, b = _params(rng)
     g = grad(tree_loss, "W", "b", backend="native", background=False)
     want = grad(tree_loss, "W", "b")(t, W, b)
     for x, y in zip(g(t, W, b), want):
         np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-14)
+    ex = g.specialization(t, W, b).executable
+    assert ex.whole.fn is not None, ex.whole.reason
+    assert "_fnew_0(_fe, " in ex.whole.source
+    ex.host.fn = None  # the host code is not called
+    other = _tree(rng, leaves + 4)
+    for x, y in zip(g(other, W, b), grad(tree_loss, "W", "b")(other, W, b)):
+        np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-14)
+
+
+def test_tree_gradients_agree_with_finite_differences(monkeypatch):
+    # The machine code is made at the first call: the checker's calls run it.
+    monkeypatch.setenv("MYIA_NATIVE_BACKGROUND", "0")
+    rng = np.random.default_rng(5)
+    t = _tree(rng, 5)
+    W, b = _params(rng)
+    check_grad(tree_loss, t, W, b, wrt=(1, 2), backend="native")
+    check_grad(total, _nodes(rng, 4), 0.3, wrt=1, backend="native")

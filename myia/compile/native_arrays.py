@@ -167,8 +167,10 @@ def constant_source(name: str, value: Any) -> str | None:
         dtype = str(value.dtype)
         if dtype not in DTYPES or value.size > MAX_CONSTANT:
             return None
-        items = ", ".join(_number(v) for v in value.ravel())
         np_dtype = "np.bool_" if dtype == "bool" else f"np.{dtype}"
+        if not value.any():
+            return f"{name} = np.zeros({value.shape!r}, dtype={np_dtype})"
+        items = ", ".join(_number(v) for v in value.ravel())
         return f"{name} = np.array([{items}], dtype={np_dtype}).reshape({value.shape!r})"
     if isinstance(value, (np.floating, np.integer, np.bool_)) and str(value.dtype) in DTYPES:
         return f"{name} = {_number(value)}"

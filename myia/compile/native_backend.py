@@ -75,6 +75,7 @@ from .native_arrays import (
     native_array,
     slice_text,
 )
+from .native_fenvs import FE
 from .native_records import RC, Records
 from .native_closures import Closures, constant_text, lift, opaque_constant
 from .native_envs import ENV_OPS, Envs
@@ -156,7 +157,7 @@ class NativeGenerator(CodeGenerator):
         self.plain = plain
         #: Whether loops are outlined (else the code is the whole program's, `native_whole`).
         self.outline_loops = outline and not plain
-        self.names.used.update({"_native", RC})
+        self.names.used.update({"_native", RC, FE})
         #: Why stacks stay linked cells (None: they are typed buffers).
         self.stack_reason = (
             "disabled" if plain else typed_stacks(self.graphs, self.scopes, not self.outline_loops)

@@ -207,19 +207,11 @@ def _walker(layout: Layout) -> Any:
     return walk
 
 
-def thread_records(functions: dict[str, ast.FunctionDef]) -> str | None:
-    """Give every function ``_rc`` as its first argument, passed on in its calls of the others.
-
-    Returns why not (None: done).
-    """
-    for fn in functions.values():
-        for node in ast.walk(fn):
-            if isinstance(node, ast.arg) and node.arg == RC:  # pragma: no cover - names reserved
-                return "a function has an argument named like the records' arrays"
+def thread_hidden(functions: dict[str, ast.FunctionDef], names: list[str]) -> None:
+    """Give every function `names` as its first arguments, passed on in its calls of the others."""
     for fn in functions.values():
         for node in ast.walk(fn):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 if node.func.id in functions:
-                    node.args.insert(0, ast.Name(RC, ast.Load()))
-        fn.args.args.insert(0, ast.arg(RC))
-    return None
+                    node.args[:0] = [ast.Name(n, ast.Load()) for n in names]
+        fn.args.args[:0] = [ast.arg(n) for n in names]

@@ -43,7 +43,8 @@ from .native_arrays import (
 )
 from .native_arena import ARENA_IMPORT, GROW_SOURCE, reserve_counted_loops, thread_arena
 from .native_closures import NotWhole, opaque_type
-from .native_records import RC, recursive_record, thread_records
+from .native_fenvs import FE, env_entry
+from .native_records import RC, recursive_record, thread_hidden
 from .native_source import (
     _BUILTINS,
     _FORMAT,
@@ -91,7 +92,7 @@ def _check(
             return fn, "a function makes a closure"
     if fn.args.defaults or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg:
         return fn, "a function has default or variable arguments"
-    checker = ArrayKernel(set(types), names | {"slice", RC}, gadd)
+    checker = ArrayKernel(set(types), names | {"slice", RC, FE}, gadd)
     copy = ast.parse(ast.unparse(fn)).body[0]
     assert isinstance(copy, ast.FunctionDef)
     checker.walrus |= hoist_named(copy)
@@ -100,7 +101,7 @@ def _check(
     if checker.bad:
         return new, checker.bad
     used = checker.loaded | checker.stored | {a.arg for a in fn.args.args}
-    used -= names | _BUILTINS | checker.walrus | {"slice", RC}
+    used -= names | _BUILTINS | checker.walrus | {"slice", RC, FE}
     for name in used:
         if not all(_native_type(a, gen.stack_reason is None) for a in types.get(name, [None])):
             return new, f"{name} is not a Python scalar, an array, a typed stack or a tuple of them"
@@ -132,6 +133,7 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     types = gen._local_types()
     helpers = {f"_s{op}_{k}" for k in gen.stack_types.values() for op in ("new", "push", "pop")}
     helpers.add("_add_at")
+    helpers |= {f"_fnew_{k}" for k, _ in gen.closures.env_lists.values()}
     helpers |= checked
     # The constants the program reads: numbers and small arrays, in the module's source.
     consts = {n: constant_source(n, v) for n, v in gen.globals.items()}
@@ -154,10 +156,12 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     if entry not in ok:  # pragma: no cover - the entry is one of the module's functions
         return None, "the entry is not a function"
     read = {n.id for f in out.values() for n in ast.walk(f) if isinstance(n, ast.Name)}
-    if gen.records.layouts:
-        why_not = thread_records(out)
-        if why_not is not None:
-            return None, why_not
+    hidden = ([FE] if gen.closures.env_lists else []) + ([RC] if gen.records.layouts else [])
+    thread_hidden(out, hidden)
+    if gen.closures.env_lists:
+        # The lists of environments of function values of their own class (`native_fenvs`).
+        source = env_entry(out, entry, len(gen.closures.env_lists))
+        out[entry] = ast.parse(source).body[0]
     arena = [k for k in gen.stack_types.values() if k not in gen.list_stacks]
     if arena:
         # The stacks of scalars are regions of an arena, which every function receives;
@@ -175,14 +179,15 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     else:
         functions = [f"@{_JIT}\n{ast.unparse(fn)}\n" for fn in out.values()]
     head = f"# {_FORMAT}\nimport math\n\nimport numpy as np\nfrom numba import njit\n"
-    if gen.list_stacks:
+    if gen.list_stacks or gen.closures.env_lists:
         head += LIST_IMPORT
     parts = [head + (ARENA_IMPORT if arena else "")]
     parts += [consts[n] for n in sorted(consts) if n in read]
     if arena:
         parts.append(f"@{_JIT}{GROW_SOURCE}")
     parts += [
-        f"@{_INLINE}\n" + h.replace("\n\ndef ", f"\n\n@{_INLINE}\ndef ") for h in gen.helper_source
+        f"@{_INLINE}\n" + h.replace("\n\ndef ", f"\n\n@{_INLINE}\ndef ")
+        for h in gen.helper_source + gen.closures.env_source
     ]
     parts += [_math_helper(n, a) for n, a in sorted(gen.math)]
     if gen.int_helpers:
