@@ -312,11 +312,19 @@ class Closures:
             for t, g in enumerate(members):
                 for x, p in zip(xs, g.parameters[len(g.parameters) - arity :]):
                     self.local_types.setdefault(x, []).append(p.abstract)
+                call = ""
                 if self.indexed(root):
-                    fvs = native_fenvs.indexed_env(self, root, t, self._env(g))
+                    env = self._env(g)
+                    fvs = native_fenvs.indexed_env(self, root, t, env)
+                    if env:
+                        # One read of the environment, its free values then read from it.
+                        call = f"_e = {fvs[0]}; "
+                        fvs = [f"_e[{i}]" for i in range(len(env))]
+                        types = AbstractTuple(tuple(n.abstract for n in env))
+                        self.local_types.setdefault("_e", []).append(types)
                 else:
                     fvs = [f"_f[{t + 1}][{i}]" for i in range(len(self._env(g)))]
-                call = f"return {self.gen.fn_name(g)}({', '.join(fvs + xs)})"
+                call += f"return {self.gen.fn_name(g)}({', '.join(fvs + xs)})"
                 if t < len(members) - 1:
                     lines += [f"    if _f[0] == {t}:", f"        {call}"]
                 else:

@@ -78,11 +78,14 @@ def indexed_value(closures: Any, root: Any, t: int, nodes: list[Any]) -> str:
 
 
 def indexed_env(closures: Any, root: Any, t: int, nodes: list[Any]) -> list[str]:
-    """The reads of the free values of member `t` of class `root` in a dispatcher (of ``_f``)."""
+    """The read of the environment of member `t` of class `root` in a dispatcher (of ``_f``).
+
+    (A list of one expression, of the tuple of its free values; none for a closed member.)
+    """
     if not nodes:
         return []
     k = _env_list(closures, root, t, nodes)
-    return [f"{FE}[{k}][_f[1]][{i}]" for i in range(len(nodes))]
+    return [f"{FE}[{k}][_f[1]]"]
 
 
 def env_entry(functions: dict[str, ast.FunctionDef], entry: str, count: int) -> str:
