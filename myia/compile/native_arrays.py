@@ -15,9 +15,10 @@ Constant arrays (the zero sensitivities of a gradient) are module-level globals,
 in the module's source (`constant_source`): Numba freezes them, read-only, into the machine
 code, and the source, which keys the disk cache, says their values.
 
-The loop stacks of a gradient that hold arrays are typed lists of their elements (`list_stack_source`).
-Anything else (another dtype, another NumPy function, an attribute) keeps the program off
-machine code whole (`myia.compile.native_closures.NotWhole`), running as it did.
+The loop stacks of a gradient that hold arrays are typed lists of their elements
+(`list_stack_source`). Anything else (another dtype, another NumPy function, an
+attribute) keeps the program off machine code whole
+(`myia.compile.native_closures.NotWhole`), running as it did.
 """
 
 from __future__ import annotations
@@ -99,7 +100,11 @@ def list_stack_source(k: int, element: Any) -> str:
 
     def own(t: Any, path: str) -> str:
         if isinstance(t, AbstractTuple):
-            return "(" + "".join(own(e, f"{path}[{i}]") + ", " for i, e in enumerate(t.elements)) + ")"
+            return (
+                "("
+                + "".join(own(e, f"{path}[{i}]") + ", " for i, e in enumerate(t.elements))
+                + ")"
+            )
         if isinstance(t, AbstractArray):
             return f"np.ascontiguousarray({path})"
         return path

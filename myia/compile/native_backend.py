@@ -60,25 +60,18 @@ from typing import Any
 from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractStack
 from ..errors import MyiaError
 from ..infer.specialize import Dead
-from ..ir.analysis import graph_constants
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import EnvInstance
 from .backend import Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate_with
-from .native_arrays import (
-    ADD_AT_SOURCE,
-    basic_index,
-    creation,
-    has_array,
-    list_stack_source,
-    native_array,
-    slice_text,
-)
-from .native_fenvs import FE
-from .native_records import RC, Records
+from .native_arrays import has_array, list_stack_source, slice_text
 from .native_closures import Closures, constant_text, lift, opaque_constant
 from .native_envs import ENV_OPS, Envs
+from .native_fenvs import FE
+from .native_lowering import lower as lower_whole
+from .native_lowering import recursive
+from .native_records import RC, Records
 from .native_regions import NativeRegions
 from .native_regions import outline as outline_regions
 from .native_source import (
@@ -111,12 +104,6 @@ _INT_ARITH = frozenset([P.pow_, P.left_shift])
 #: wrap around (the host loop then computes with Python's unbounded ints). The test is on
 #: the float result: LLVM may assume that signed arithmetic does not overflow.
 _CHECKED = {P.add: "_iadd", P.sub: "_isub", P.mul: "_imul", P.neg: "_ineg", P.abs_: "_iabs"}
-
-#: The primitives making arrays that the machine code of a whole program writes as NumPy's.
-_CREATION = frozenset([P.zeros, P.ones, P.full])
-
-#: The additions at an index, in place or not.
-_ADD_AT = frozenset([P.array_index_add, P.array_index_add_inplace])
 
 #: The stack primitives lowered to the typed buffers' helpers.
 _STACK_OPS = frozenset(
@@ -306,45 +293,10 @@ class NativeGenerator(CodeGenerator):
                 return self.closures.dispatch(fn, args)
             if isinstance(fn.value, (Graph, Dead)):
                 return self.closures.direct(fn.value, args)
-        if self.records is not None and fn.is_constant and fn.value is P.record_getattr:
-            name = node.inputs[2]
-            if name.is_constant and isinstance(name.value, str):
-                x = node.inputs[1]
-                text = self.records.getattr(x.abstract, self.expr(x), name.value)
-                if text is not None:
-                    return text
-        if self.records is not None and fn.is_constant and fn.value is P.is_none:
-            x = node.inputs[1]
-            text = self.records.is_none(x.abstract, self.expr(x))
+        if self.closures is not None and fn.is_constant:
+            text = lower_whole(self, node)  # arrays and trees (`native_lowering`)
             if text is not None:
                 return text
-        if self.closures is not None and fn.is_constant and fn.value is P.gmaterialize:
-            # An array the user receives is their own (`native_arrays`).
-            a, x = node.abstract, self.expr(node.inputs[1])
-            if native_array(a):
-                return f"np.copy({x})"
-            if _weak_leaf(a):
-                return x
-        if self.closures is not None and fn.is_constant and fn.value in _CREATION:
-            args = [self.expr(a) for a in node.inputs[1:]]
-            text = creation(fn.value.name, node.abstract, args)  # type: ignore[attr-defined]
-            if text is not None:
-                return text
-        if (
-            self.closures is not None
-            and fn.is_constant
-            and fn.value in _ADD_AT
-            and native_array(node.abstract)
-            and basic_index(node.inputs[2])
-        ):
-            # The sensitivity of a slice, or of an element (`native_arrays`).
-            a, i, v = [self.expr(x) for x in node.inputs[1:]]
-            if ADD_AT_SOURCE not in self.helper_source:
-                self.helper_source.append(ADD_AT_SOURCE)
-            return f"_add_at({a if fn.value is P.array_index_add_inplace else f'np.copy({a})'}, {i}, {v})"
-        if self.closures is not None and fn.is_constant and fn.value is P.owned_copy:
-            if native_array(node.abstract):
-                return f"np.copy({self.expr(node.inputs[1])})"
         if self.envs is not None and fn.is_constant and fn.value in ENV_OPS:
             return self.envs.call(node, [self.expr(a) for a in node.inputs[1:]])
         checked = _CHECKED.get(fn.value) if fn.is_constant else None  # type: ignore[call-overload]
@@ -650,7 +602,7 @@ class NativeExecutable(Executable):
         # its source is written when first needed (in the thread that compiles it).
         self.whole = WholeProgram(
             functools.partial(_whole_generator, graph)
-            if gen.kernels or gen.refused or _recursive(gen.graphs)
+            if gen.kernels or gen.refused or recursive(gen.graphs)
             else None,
             set(_CHECKED.values()),
             backend,
@@ -754,22 +706,6 @@ class NativeExecutable(Executable):
             except Exception:
                 pass  # the host code raises the error, at the user's line
         return self.host(args)
-
-
-def _recursive(graphs: list[Graph]) -> bool:
-    """Whether some graph of `graphs` calls itself, directly or through others."""
-    calls = {g: {c for c in graph_constants(g) if isinstance(c, Graph)} for g in graphs}
-    for start in graphs:
-        seen: set[Graph] = set()
-        todo = list(calls.get(start, ()))
-        while todo:
-            g = todo.pop()
-            if g is start:
-                return True
-            if g not in seen:
-                seen.add(g)
-                todo.extend(calls.get(g, ()))
-    return False
 
 
 def _whole_generator(graph: Graph) -> tuple[NativeGenerator, str]:

@@ -18,8 +18,9 @@ before it calls the one it received. In the machine code of a whole program
 
 Environments and records that are constants (the zero sensitivities of a ``range``) are
 ``None``: the program may pass them around but not read them (an attribute is not machine
-code). A function value whose class contains itself, or a callee that is not a graph, is
-not machine code (`NotWhole`).
+code). A function value whose class contains itself (the backpropagator of a recursion's
+node holds its children's) is ``(tag, index)`` into lists of environments instead
+(`myia.compile.native_fenvs`). A callee that is not a graph is not machine code (`NotWhole`).
 """
 
 from __future__ import annotations

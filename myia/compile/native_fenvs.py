@@ -1,4 +1,4 @@
-"""Function values that hold values of their own class: ``(tag, index)`` into lists of environments.
+"""Function values holding values of their own class: ``(tag, index)`` into lists of environments.
 
 The backpropagator of a recursion's node holds those of its children: in the machine code of a
 whole program, a function value of such a class (`myia.compile.native_closures.Closures.indexed`:

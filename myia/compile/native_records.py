@@ -125,8 +125,7 @@ class Records:
                 self.layout(record)
         order = list(self.layouts)
         slots = [
-            order.index(r.cls) if (r := recursive_record(a)) is not None else None
-            for a in params
+            order.index(r.cls) if (r := recursive_record(a)) is not None else None for a in params
         ]
         layouts = [self.layouts[c] for c in order]
 

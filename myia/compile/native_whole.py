@@ -4,8 +4,9 @@ Outlining loops (`myia.compile.native_backend`) leaves the code around them to P
 short program (the gradient of ``newton_sqrt`` runs a few iterations forward and back) the
 calls between Python and machine code, the tuples they pass and the stacks made in Python
 cost more than the loops. When every function of the program takes and returns Python
-scalars, typed stacks, function values (`native_closures`), environments (`native_envs`)
-and tuples of them, and reads nothing but its own variables, the helpers and the other
+scalars, arrays (`native_arrays`), typed stacks, function values (`native_closures`,
+`native_fenvs`), environments (`native_envs`), trees (`native_records`) and tuples of them,
+and reads nothing but its own variables, the helpers, its constants and the other
 functions, the program's source (written without outlining) is
 compiled whole: the entry function is one Numba function, and a call of the program is one
 call of it. Stacks are then made, pushed and popped in machine code, with no object of
@@ -33,6 +34,7 @@ from ..abstract.data import (
     AbstractTuple,
 )
 from .lower import gadd_arrays
+from .native_arena import ARENA_IMPORT, GROW_SOURCE, reserve_counted_loops, thread_arena
 from .native_arrays import (
     DTYPES,
     LIST_IMPORT,
@@ -41,7 +43,6 @@ from .native_arrays import (
     hoist_named,
     native_array,
 )
-from .native_arena import ARENA_IMPORT, GROW_SOURCE, reserve_counted_loops, thread_arena
 from .native_closures import NotWhole, opaque_type
 from .native_fenvs import FE, env_entry
 from .native_records import RC, recursive_record, thread_hidden
@@ -104,7 +105,7 @@ def _check(
     used -= names | _BUILTINS | checker.walrus | {"slice", RC, FE}
     for name in used:
         if not all(_native_type(a, gen.stack_reason is None) for a in types.get(name, [None])):
-            return new, f"{name} is not a Python scalar, an array, a typed stack or a tuple of them"
+            return new, f"{name} is not a scalar, an array, a typed stack or a tuple of them"
     gen.math |= checker.math
     return new, None
 
@@ -223,7 +224,7 @@ def _scalars(a: Any) -> Any:
 
 
 def _converting(fn: Any, convert: Any, out: Any) -> Any:
-    """`fn` called on the arguments converted by `convert` (`native_records`), its result by `out`."""
+    """`fn` on the arguments converted by `convert` (`native_records`), its result by `out`."""
     if out is None:
 
         def call(*args: Any) -> Any:
