@@ -80,6 +80,7 @@ def test_gradient_of_an_rnn_loop_is_one_native_call(n):
     _same(g(h, W, b, n), want)
     ex = _whole(g, (h, W, b, n))
     assert "_List" in ex.whole.source  # the stack of the loop's arrays
+    assert "cache=False" not in ex.whole.source  # no recursion: cached on disk
     # The host code is not called: a program whose host code fails shows it.
     ex.host.fn = None
     _same(g(h, W, b, n), want)

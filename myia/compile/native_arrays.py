@@ -166,6 +166,13 @@ def _number(v: Any) -> str:
     return repr(f) if math.isfinite(f) else f"float({str(f)!r})"
 
 
+def constant_key(value: Any) -> Any:
+    """The key of constant `value` among a program's globals: its value, for a small array."""
+    if isinstance(value, np.ndarray) and value.size <= MAX_CONSTANT:
+        return ("array", str(value.dtype), value.shape, value.tobytes())
+    return None
+
+
 def constant_source(name: str, value: Any) -> str | None:
     """The module-level assignment of constant `value` to `name` (None: not machine code)."""
     if isinstance(value, np.ndarray):

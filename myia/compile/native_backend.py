@@ -65,7 +65,7 @@ from ..primitives import P, Primitive
 from ..primitives.grad import EnvInstance
 from .backend import Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate_with
-from .native_arrays import has_array, list_stack_source, slice_text
+from .native_arrays import constant_key, has_array, list_stack_source, slice_text
 from .native_closures import Closures, constant_text, lift, opaque_constant
 from .native_envs import ENV_OPS, Envs
 from .native_fenvs import FE
@@ -249,6 +249,10 @@ class NativeGenerator(CodeGenerator):
             return self.envs.constant(value)
         if self.closures is not None and opaque_constant(value):
             return "None"  # never read by the machine code (`native_closures`)
+        if self.closures is not None and key is None:
+            # Equal arrays are one constant: a program loaded from the disk cache has a copy
+            # of the value for each of its constants, and its source is the same.
+            key = constant_key(value)
         return super().global_value(value, base, key)
 
     def expr(self, node: Node) -> str:

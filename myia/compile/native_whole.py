@@ -193,7 +193,35 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     parts += [_math_helper(n, a) for n, a in sorted(gen.math)]
     if gen.int_helpers:
         parts.append(_INT_NATIVE.format(jit=_INLINE))
-    return "\n\n".join(parts + functions), None
+    source = "\n\n".join(parts + functions)
+    if _recursive(out):
+        # Numba's disk cache loads recursive functions wrong (numba#6061: the machine code
+        # loaded crashes): these modules are compiled in each process.
+        source = source.replace("cache=True", "cache=False")
+    return source, None
+
+
+def _recursive(functions: dict[str, ast.FunctionDef]) -> bool:
+    """Whether some function of `functions` calls itself, directly or through others."""
+    calls = {
+        name: {
+            n.func.id
+            for n in ast.walk(fn)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in functions
+        }
+        for name, fn in functions.items()
+    }
+    for start in calls:
+        seen: set[str] = set()
+        todo = list(calls[start])
+        while todo:
+            name = todo.pop()
+            if name == start:
+                return True
+            if name not in seen:
+                seen.add(name)
+                todo.extend(calls[name])
+    return False
 
 
 def _retried(write: Any) -> Any:
