@@ -57,6 +57,12 @@ def leftmost(t):
     return leftmost(t.left)
 
 
+def depth(n):
+    if n == 0:
+        return 0
+    return 1 + depth(n - 1)
+
+
 def _tree(rng, leaves):
     if leaves == 1:
         return Tree(rng.normal(size=4))
@@ -154,3 +160,16 @@ def test_tree_gradients_agree_with_finite_differences(monkeypatch):
     W, b = _params(rng)
     check_grad(tree_loss, t, W, b, wrt=(1, 2), backend="native")
     check_grad(total, _nodes(rng, 4), 0.3, wrt=1, backend="native")
+
+
+def test_a_deep_recursion_runs_on_the_host():
+    # The machine code's frames are on the C stack: past MAX_DEPTH levels it raises, and the
+    # host code runs the call (as the NumPy backend does, errors included).
+    f = myia(depth, backend="native", background=False)
+    assert f(10) == 10
+    assert f.specialization(10).executable.whole.fn is not None
+    assert f(5000) == 5000
+    with pytest.raises(RecursionError):
+        myia(depth)(10**7)
+    with pytest.raises(RecursionError):
+        f(10**7)

@@ -60,8 +60,11 @@ _NUMBA = {"float64": "_nt.float64", "int64": "_nt.int64", "bool": "_nt.boolean"}
 
 
 def native_array(a: Any) -> bool:
-    """Whether values of type `a` are arrays a whole program may hold."""
-    return isinstance(a, AbstractArray) and a.dtype in DTYPES
+    """Whether values of type `a` are arrays a whole program may hold.
+
+    Not 0-d ones: NumPy's operations on those make scalars, Numba's make arrays.
+    """
+    return isinstance(a, AbstractArray) and a.dtype in DTYPES and len(a.shape) > 0
 
 
 def has_array(a: Any) -> bool:

@@ -214,3 +214,55 @@ def thread_hidden(functions: dict[str, ast.FunctionDef], names: list[str]) -> No
                 if node.func.id in functions:
                     node.args[:0] = [ast.Name(n, ast.Load()) for n in names]
         fn.args.args[:0] = [ast.arg(n) for n in names]
+
+
+#: The hidden argument of every function of a recursive program: the depth of its call.
+DP = "_dp"
+
+#: The deepest recursion of machine code: deeper, it raises `RecursionError` and the host
+#: code runs the call (the machine code's frames are on the C stack, which a recursion of
+#: unbounded depth would overflow).
+MAX_DEPTH = 2000
+
+
+def thread_depth(functions: dict[str, ast.FunctionDef], entry: str) -> None:
+    """Count the depth of the calls of a recursive program, raising past `MAX_DEPTH`.
+
+    Every function takes ``_dp`` after the hidden arguments `thread_hidden` gave it, passes
+    ``_dp + 1`` to the functions it calls and raises `RecursionError` past `MAX_DEPTH`; the
+    entry becomes an inner function, called with a depth of 0 by a new entry of its name
+    and arguments.
+    """
+    hidden = {RC, "_fe"}
+    for fn in functions.values():
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                if node.func.id in functions:
+                    k = sum(1 for a in node.args[:2] if isinstance(a, ast.Name) and a.id in hidden)
+                    one = ast.BinOp(ast.Name(DP, ast.Load()), ast.Add(), ast.Constant(1))
+                    node.args.insert(k, one)
+        k = sum(1 for a in fn.args.args[:2] if a.arg in hidden)
+        fn.args.args.insert(k, ast.arg(DP))
+        check = ast.parse(
+            f"if {DP} > {MAX_DEPTH}:\n    raise RecursionError('maximum recursion depth exceeded')"
+        ).body[0]
+        fn.body.insert(0, check)
+        ast.fix_missing_locations(fn)
+    inner = f"_dp_{entry}"
+    while inner in functions:
+        inner = "_" + inner
+    for fn in functions.values():
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                if node.func.id == entry:
+                    node.func.id = inner
+    fn = functions.pop(entry)
+    fn.name = inner
+    functions[inner] = fn
+    params = [a.arg for a in fn.args.args]
+    args = ["0" if p == DP else p for p in params]
+    params.remove(DP)
+    source = f"def {entry}({', '.join(params)}):\n    return {inner}({', '.join(args)})\n"
+    wrapper = ast.parse(source).body[0]
+    assert isinstance(wrapper, ast.FunctionDef)
+    functions[entry] = wrapper

@@ -45,7 +45,7 @@ from .native_arrays import (
 )
 from .native_closures import NotWhole, opaque_type
 from .native_fenvs import FE, env_entry
-from .native_records import RC, recursive_record, thread_hidden
+from .native_records import RC, recursive_record, thread_depth, thread_hidden
 from .native_source import (
     _BUILTINS,
     _FORMAT,
@@ -159,6 +159,9 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     read = {n.id for f in out.values() for n in ast.walk(f) if isinstance(n, ast.Name)}
     hidden = ([FE] if gen.closures.env_lists else []) + ([RC] if gen.records.layouts else [])
     thread_hidden(out, hidden)
+    recursive = _recursive(out)
+    if recursive:
+        thread_depth(out, entry)
     if gen.closures.env_lists:
         # The lists of environments of function values of their own class (`native_fenvs`).
         source = env_entry(out, entry, len(gen.closures.env_lists))
@@ -194,7 +197,7 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     if gen.int_helpers:
         parts.append(_INT_NATIVE.format(jit=_INLINE))
     source = "\n\n".join(parts + functions)
-    if _recursive(out):
+    if recursive:
         # Numba's disk cache loads recursive functions wrong (numba#6061: the machine code
         # loaded crashes): these modules are compiled in each process.
         source = source.replace("cache=True", "cache=False")
