@@ -90,6 +90,11 @@ def test_primal_and_other_argument_types():
     for t in TREES:
         assert f(t, W, B) == pytest.approx(ref(t, W, B), rel=1e-12)
     ex = f.specialization(TREES[0], W, B).executable
+    # The primal is machine code whole (`myia.compile.native_records`); its host code, which
+    # runs a call the machine code refuses, has its node body as a region.
+    assert ex.whole.fn is not None, ex.whole.reason
+    for t in TREES:
+        assert ex.host((t, W, B)) == pytest.approx(ref(t, W, B), rel=1e-12)
     assert ex.region_count == 1 and all(_machine_code(ex)), ex.regions.reason
     # A leaf that is not contiguous: not the types the region was compiled for; the host
     # code computes that call.

@@ -65,8 +65,13 @@ from ..primitives import P, Primitive
 from ..primitives.grad import EnvInstance
 from .backend import Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate_with
+from .native_arrays import constant_key, has_array, list_stack_source, slice_text
 from .native_closures import Closures, constant_text, lift, opaque_constant
 from .native_envs import ENV_OPS, Envs
+from .native_fenvs import FE
+from .native_lowering import lower as lower_whole
+from .native_lowering import recursive
+from .native_records import RC, Records
 from .native_regions import NativeRegions
 from .native_regions import outline as outline_regions
 from .native_source import (
@@ -139,9 +144,13 @@ class NativeGenerator(CodeGenerator):
         self.plain = plain
         #: Whether loops are outlined (else the code is the whole program's, `native_whole`).
         self.outline_loops = outline and not plain
-        self.names.used.update({"_native"})
+        self.names.used.update({"_native", RC, FE})
         #: Why stacks stay linked cells (None: they are typed buffers).
-        self.stack_reason = "disabled" if plain else typed_stacks(self.graphs, self.scopes)
+        self.stack_reason = (
+            "disabled" if plain else typed_stacks(self.graphs, self.scopes, not self.outline_loops)
+        )
+        #: The stack helpers whose stacks are typed lists (of arrays, `native_arrays`).
+        self.list_stacks: set[int] = set()
         #: element type -> index of its stack helpers
         self.stack_types: dict[Any, int] = {}
         self.helper_source: list[str] = []
@@ -159,6 +168,10 @@ class NativeGenerator(CodeGenerator):
         self.closures = None if outline or plain else Closures(self)
         #: The environments of the whole program's machine code (`native_envs`).
         self.envs = None if outline or plain else Envs(self)
+        #: The recursive records the whole program's machine code reads (`native_records`).
+        self.records = None if outline or plain else Records()
+        #: The host's conversion of the arguments for that machine code (None: none).
+        self.convert: Any = None
 
     # Typed stacks ---------------------------------------------------------------------------
 
@@ -170,7 +183,11 @@ class NativeGenerator(CodeGenerator):
         if k is not None:
             return k
         k = self.stack_types[a.element] = len(self.stack_types)
-        self.helper_source.append(stack_helper_source(k, a.element, not self.outline_loops))
+        if not self.outline_loops and has_array(a.element):
+            self.list_stacks.add(k)
+            self.helper_source.append(list_stack_source(k, a.element))
+        else:
+            self.helper_source.append(stack_helper_source(k, a.element, not self.outline_loops))
         return k
 
     def _position_type(self, user: Apply, i: int, seen: set[Node] | None = None) -> Any:
@@ -222,7 +239,7 @@ class NativeGenerator(CodeGenerator):
         if self.closures is not None:
             if isinstance(node.value, (Graph, Dead)):
                 return self.closures.value(node)
-            text = constant_text(node.value)
+            text = constant_text(node.value) or slice_text(node.value)
             if text is not None:
                 return text
         return super().constant(node)
@@ -232,6 +249,10 @@ class NativeGenerator(CodeGenerator):
             return self.envs.constant(value)
         if self.closures is not None and opaque_constant(value):
             return "None"  # never read by the machine code (`native_closures`)
+        if self.closures is not None and key is None:
+            # Equal arrays are one constant: a program loaded from the disk cache has a copy
+            # of the value for each of its constants, and its source is the same.
+            key = constant_key(value)
         return super().global_value(value, base, key)
 
     def expr(self, node: Node) -> str:
@@ -276,6 +297,10 @@ class NativeGenerator(CodeGenerator):
                 return self.closures.dispatch(fn, args)
             if isinstance(fn.value, (Graph, Dead)):
                 return self.closures.direct(fn.value, args)
+        if self.closures is not None and fn.is_constant:
+            text = lower_whole(self, node)  # arrays and trees (`native_lowering`)
+            if text is not None:
+                return text
         if self.envs is not None and fn.is_constant and fn.value in ENV_OPS:
             return self.envs.call(node, [self.expr(a) for a in node.inputs[1:]])
         checked = _CHECKED.get(fn.value) if fn.is_constant else None  # type: ignore[call-overload]
@@ -580,7 +605,9 @@ class NativeExecutable(Executable):
         # A program with loops as machine code may be machine code whole (`native_whole`):
         # its source is written when first needed (in the thread that compiles it).
         self.whole = WholeProgram(
-            functools.partial(_whole_generator, graph) if gen.kernels or gen.refused else None,
+            functools.partial(_whole_generator, graph)
+            if gen.kernels or gen.refused or recursive(gen.graphs)
+            else None,
             set(_CHECKED.values()),
             backend,
             _THREADS,
@@ -692,8 +719,11 @@ def _whole_generator(graph: Graph) -> tuple[NativeGenerator, str]:
     """
     gen = NativeGenerator(graph, outline=False)
     entry = gen.generate().entry
-    assert gen.closures is not None and gen.envs is not None
+    assert gen.closures is not None and gen.envs is not None and gen.records is not None
     gen.lines += gen.closures.dispatcher_lines() + gen.envs.lines
+    convert = gen.records.converter([p.abstract for p in graph.parameters])
+    if gen.records.layouts:
+        gen.convert = convert
     return gen, entry
 
 

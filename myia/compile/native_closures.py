@@ -18,8 +18,9 @@ before it calls the one it received. In the machine code of a whole program
 
 Environments and records that are constants (the zero sensitivities of a ``range``) are
 ``None``: the program may pass them around but not read them (an attribute is not machine
-code). A function value whose class contains itself, or a callee that is not a graph, is
-not machine code (`NotWhole`).
+code). A function value whose class contains itself (the backpropagator of a recursion's
+node holds its children's) is ``(tag, index)`` into lists of environments instead
+(`myia.compile.native_fenvs`). A callee that is not a graph is not machine code (`NotWhole`).
 """
 
 from __future__ import annotations
@@ -123,6 +124,12 @@ class Closures:
         self.local_types: dict[str, list[Any]] = {}
         self._index = {root: k for k, root in enumerate(self.members)}
         self._visiting: set[Any] = set()
+        self._indexed: set[Any] | None = None
+        #: The environment lists of the members of indexed classes, ``(root, tag)`` -> its
+        #: position in ``_fe`` and the Numba type of its environments (`native_fenvs`).
+        self.env_lists: dict[tuple[Any, int], tuple[int, str]] = {}
+        #: The source of the helpers that append an environment to its list.
+        self.env_source: list[str] = []
 
     # Classes --------------------------------------------------------------------------------
 
@@ -191,6 +198,30 @@ class Closures:
             return []
         return self.gen.closure_fvs(g)
 
+    def indexed(self, root: Any) -> bool:
+        """Whether the values of class `root` are ``(tag, index)`` (it may contain itself)."""
+        if self._indexed is None:
+            edges: dict[Any, set[Any]] = {}
+            for r, members in self.members.items():
+                out = edges[r] = set()
+                for m in members:
+                    if isinstance(m, Graph):
+                        for n in self._env(m):
+                            out |= {self._find((n, q)) for q in _fn_paths(n.abstract)}
+            self._indexed = set()
+            for r in edges:
+                seen: set[Any] = set()
+                todo = list(edges[r])
+                while todo:
+                    x = todo.pop()
+                    if x == r:
+                        self._indexed.add(r)
+                        break
+                    if x not in seen:
+                        seen.add(x)
+                        todo.extend(edges.get(x, ()))
+        return root in self._indexed
+
     # Values ---------------------------------------------------------------------------------
 
     def value(self, node: Node) -> str:
@@ -206,6 +237,8 @@ class Closures:
             self.gen.need(m)  # the dispatchers call every member
         if g not in members:  # pragma: no cover - every graph used as a value was found
             raise NotWhole("a function value was not found")
+        if self.indexed(root):
+            return native_fenvs.indexed_value(self, root, members.index(g), self._env(g))
         envs = [
             "(" + "".join(f"{self.gen.expr(n)}, " for n in self._env(m)) + ")"
             if m is g
@@ -235,6 +268,8 @@ class Closures:
             return "None"
         if isinstance(a, AbstractFunction):
             root = self.root(node, path)
+            if self.indexed(root):
+                return "(0, 0)"  # never called
             if root in self._visiting:
                 raise NotWhole("a function value holds a function value of its own kind")
             self._visiting.add(root)
@@ -278,8 +313,19 @@ class Closures:
             for t, g in enumerate(members):
                 for x, p in zip(xs, g.parameters[len(g.parameters) - arity :]):
                     self.local_types.setdefault(x, []).append(p.abstract)
-                fvs = [f"_f[{t + 1}][{i}]" for i in range(len(self._env(g)))]
-                call = f"return {self.gen.fn_name(g)}({', '.join(fvs + xs)})"
+                call = ""
+                if self.indexed(root):
+                    env = self._env(g)
+                    fvs = native_fenvs.indexed_env(self, root, t, env)
+                    if env:
+                        # One read of the environment, its free values then read from it.
+                        call = f"_e = {fvs[0]}; "
+                        fvs = [f"_e[{i}]" for i in range(len(env))]
+                        types = AbstractTuple(tuple(n.abstract for n in env))
+                        self.local_types.setdefault("_e", []).append(types)
+                else:
+                    fvs = [f"_f[{t + 1}][{i}]" for i in range(len(self._env(g)))]
+                call += f"return {self.gen.fn_name(g)}({', '.join(fvs + xs)})"
                 if t < len(members) - 1:
                     lines += [f"    if _f[0] == {t}:", f"        {call}"]
                 else:
@@ -323,3 +369,6 @@ def lift(lines: list[str], start: int, name: str) -> None:
     lines[start:] = [f"def {name}({both}):"] + [
         ln[4:] if ln.startswith("    ") else ln for ln in body
     ]
+
+
+from . import native_fenvs  # noqa: E402 (it reads `NotWhole`)

@@ -23,6 +23,7 @@ from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractSt
 from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
+from .native_arrays import flat_element
 from .native_source import _leaves
 
 #: Primitives that may touch a typed stack (any other use keeps the linked cells).
@@ -47,12 +48,17 @@ def empty_element(a: Any) -> bool:
     return a is BOTTOM or (isinstance(a, AbstractFunction) and not a.options)
 
 
-def _flat_stacks(a: Any) -> bool:
-    """Whether the stacks in type `a` hold tuples of Python scalars (or nothing yet)."""
+def _flat_stacks(a: Any, arrays: bool = False) -> bool:
+    """Whether the stacks in type `a` hold tuples of Python scalars (or nothing yet).
+
+    With `arrays`, tuples of Python scalars and arrays (`native_arrays.flat_element`).
+    """
     if isinstance(a, AbstractStack):
+        if arrays and flat_element(a.element):
+            return True
         return empty_element(a.element) or _leaves(a.element, "x", [])
     if isinstance(a, AbstractTuple):
-        return all(map(_flat_stacks, a.elements))
+        return all(_flat_stacks(e, arrays) for e in a.elements)
     return True
 
 
@@ -161,10 +167,13 @@ def _holds_ints(a: Any) -> bool:
     return python_int(a)
 
 
-def typed_stacks(graphs: list[Graph], scopes: Scopes) -> str | None:
-    """None if the stacks of the program can be typed buffers, else why not."""
+def typed_stacks(graphs: list[Graph], scopes: Scopes, arrays: bool = False) -> str | None:
+    """None if the stacks of the program can be typed buffers, else why not.
+
+    With `arrays` (the machine code of a whole program), stacks may hold arrays too.
+    """
     for p in (p for g in graphs for p in g.parameters):
-        if _contains_stack(p.abstract) and not _flat_stacks(p.abstract):
+        if _contains_stack(p.abstract) and not _flat_stacks(p.abstract, arrays):
             return "a stack holds values other than tuples of Python scalars"
     bounds: IntBounds | None = None
     for node in (n for g in graphs for n in scopes.toposort(g)):
@@ -179,7 +188,7 @@ def typed_stacks(graphs: list[Graph], scopes: Scopes) -> str | None:
         # does; primitives other than the stack's own would see a buffer, not cells.
         if fn.is_constant and isinstance(fn.value, Primitive) and fn.value not in _STACK_USERS:
             return f"a stack is used by {fn.value.name}"
-        if not all(map(_flat_stacks, touches)):
+        if not all(_flat_stacks(t, arrays) for t in touches):
             return "a stack holds values other than tuples of Python scalars"
         if fn.is_constant and fn.value is P.stack_push:
             bounds = bounds or IntBounds(graphs, scopes)

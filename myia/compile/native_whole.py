@@ -4,8 +4,9 @@ Outlining loops (`myia.compile.native_backend`) leaves the code around them to P
 short program (the gradient of ``newton_sqrt`` runs a few iterations forward and back) the
 calls between Python and machine code, the tuples they pass and the stacks made in Python
 cost more than the loops. When every function of the program takes and returns Python
-scalars, typed stacks, function values (`native_closures`), environments (`native_envs`)
-and tuples of them, and reads nothing but its own variables, the helpers and the other
+scalars, arrays (`native_arrays`), typed stacks, function values (`native_closures`,
+`native_fenvs`), environments (`native_envs`), trees (`native_records`) and tuples of them,
+and reads nothing but its own variables, the helpers, its constants and the other
 functions, the program's source (written without outlining) is
 compiled whole: the entry function is one Numba function, and a call of the program is one
 call of it. Stacks are then made, pushed and popped in machine code, with no object of
@@ -23,6 +24,8 @@ import threading
 import time
 from typing import Any
 
+import numpy as np
+
 from ..abstract.data import (
     BOTTOM,
     AbstractFunction,
@@ -30,15 +33,25 @@ from ..abstract.data import (
     AbstractStack,
     AbstractTuple,
 )
+from .lower import gadd_arrays
 from .native_arena import ARENA_IMPORT, GROW_SOURCE, reserve_counted_loops, thread_arena
+from .native_arrays import (
+    DTYPES,
+    LIST_IMPORT,
+    ArrayKernel,
+    constant_source,
+    hoist_named,
+    native_array,
+)
 from .native_closures import NotWhole, opaque_type
+from .native_fenvs import FE, env_entry
+from .native_records import RC, recursive_record, thread_depth, thread_hidden
 from .native_source import (
     _BUILTINS,
     _FORMAT,
     _INLINE,
     _INT_NATIVE,
     _JIT,
-    _Kernel,
     _math_helper,
     _weak_leaf,
 )
@@ -54,6 +67,10 @@ def _native_type(a: Any, typed_stacks: bool, inner: bool = True) -> bool:
         return typed_stacks and a.element is not BOTTOM
     if isinstance(a, AbstractTuple):
         return all(_native_type(e, typed_stacks, inner) for e in a.elements)
+    if native_array(a) or (inner and recursive_record(a) is not None):
+        return True
+    if isinstance(a, AbstractScalar) and a.dtype in DTYPES:
+        return True  # a NumPy scalar (made one again out of the machine code: `_scalars`)
     if inner and (isinstance(a, AbstractFunction) or opaque_type(a)):
         return True
     return _weak_leaf(a)
@@ -67,21 +84,28 @@ def _ints(types: dict[str, list[Any]], name: str) -> bool:
     )
 
 
-def _check(fn: ast.FunctionDef, gen: Any, names: set[str], types: dict) -> tuple[Any, str | None]:
+def _check(
+    fn: ast.FunctionDef, gen: Any, names: set[str], types: dict, gadd: str | None
+) -> tuple[Any, str | None]:
     """`fn` with its math made checked, and why it cannot be machine code (None if it can)."""
     for node in ast.walk(fn):
         if node is not fn and isinstance(node, (ast.FunctionDef, ast.Lambda)):
             return fn, "a function makes a closure"
     if fn.args.defaults or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg:
         return fn, "a function has default or variable arguments"
-    checker = _Kernel(set(types), names)
-    new = checker.visit(ast.parse(ast.unparse(fn)).body[0])
+    checker = ArrayKernel(set(types), names | {"slice", RC, FE}, gadd)
+    copy = ast.parse(ast.unparse(fn)).body[0]
+    assert isinstance(copy, ast.FunctionDef)
+    checker.walrus |= hoist_named(copy)
+    checker.local |= checker.walrus
+    new = checker.visit(copy)
     if checker.bad:
         return new, checker.bad
-    used = (checker.loaded | checker.stored | {a.arg for a in fn.args.args}) - names - _BUILTINS
+    used = checker.loaded | checker.stored | {a.arg for a in fn.args.args}
+    used -= names | _BUILTINS | checker.walrus | {"slice", RC, FE}
     for name in used:
         if not all(_native_type(a, gen.stack_reason is None) for a in types.get(name, [None])):
-            return new, f"{name} is not a Python scalar, a typed stack or a tuple of them"
+            return new, f"{name} is not a scalar, an array, a typed stack or a tuple of them"
     gen.math |= checker.math
     return new, None
 
@@ -98,7 +122,7 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     if gen.stack_reason is not None and gen.stack_types:
         return None, f"stacks: {gen.stack_reason}"
     if not _native_type(gen.entry.output.abstract, False, inner=False):
-        return None, "the program's result is not Python scalars and tuples of them"
+        return None, "the program's result is not Python scalars, arrays and tuples of them"
     for g in gen.graphs:
         for node in gen.scopes.toposort(g):
             if node.is_apply and gen.int_overflow(node):
@@ -109,13 +133,20 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
     types = gen._local_types()
     helpers = {f"_s{op}_{k}" for k in gen.stack_types.values() for op in ("new", "push", "pop")}
+    helpers.add("_add_at")
+    helpers |= {f"_fnew_{k}" for k, _ in gen.closures.env_lists.values()}
     helpers |= checked
+    # The constants the program reads: numbers and small arrays, in the module's source.
+    consts = {n: constant_source(n, v) for n, v in gen.globals.items()}
+    consts = {n: src for n, src in consts.items() if src is not None}
+    helpers |= set(consts)
+    gadd = next((n for n, v in gen.globals.items() if v is gadd_arrays), None)
     ok = dict(functions)
     out: dict[str, Any] = {}
     while True:
         out, why = {}, {}
         for name, fn in ok.items():
-            out[name], why[name] = _check(fn, gen, helpers | set(ok), types)
+            out[name], why[name] = _check(fn, gen, helpers | set(ok), types, gadd)
         bad = [n for n, w in why.items() if w is not None]
         if not bad:
             break
@@ -125,10 +156,21 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
             del ok[n]
     if entry not in ok:  # pragma: no cover - the entry is one of the module's functions
         return None, "the entry is not a function"
-    if gen.stack_types:
-        # The stacks are regions of an arena, which every function receives; they make room
-        # for the pushes of counted loops before the loops.
-        ks = gen.stack_types.values()
+    read = {n.id for f in out.values() for n in ast.walk(f) if isinstance(n, ast.Name)}
+    hidden = ([FE] if gen.closures.env_lists else []) + ([RC] if gen.records.layouts else [])
+    thread_hidden(out, hidden)
+    recursive = _recursive(out)
+    if recursive:
+        thread_depth(out, entry)
+    if gen.closures.env_lists:
+        # The lists of environments of function values of their own class (`native_fenvs`).
+        source = env_entry(out, entry, len(gen.closures.env_lists))
+        out[entry] = ast.parse(source).body[0]
+    arena = [k for k in gen.stack_types.values() if k not in gen.list_stacks]
+    if arena:
+        # The stacks of scalars are regions of an arena, which every function receives;
+        # they make room for the pushes of counted loops before the loops.
+        ks = arena
         reserve = {f"_spush_{k}": f"_sreserve_{k}" for k in ks}
         out = {
             n: reserve_counted_loops(fn, reserve, lambda v: _ints(types, v))
@@ -141,16 +183,48 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     else:
         functions = [f"@{_JIT}\n{ast.unparse(fn)}\n" for fn in out.values()]
     head = f"# {_FORMAT}\nimport math\n\nimport numpy as np\nfrom numba import njit\n"
-    parts = [head + (ARENA_IMPORT if gen.stack_types else "")]
-    if gen.stack_types:
+    if gen.list_stacks or gen.closures.env_lists:
+        head += LIST_IMPORT
+    parts = [head + (ARENA_IMPORT if arena else "")]
+    parts += [consts[n] for n in sorted(consts) if n in read]
+    if arena:
         parts.append(f"@{_JIT}{GROW_SOURCE}")
     parts += [
-        f"@{_INLINE}\n" + h.replace("\n\ndef ", f"\n\n@{_INLINE}\ndef ") for h in gen.helper_source
+        f"@{_INLINE}\n" + h.replace("\n\ndef ", f"\n\n@{_INLINE}\ndef ")
+        for h in gen.helper_source + gen.closures.env_source
     ]
     parts += [_math_helper(n, a) for n, a in sorted(gen.math)]
     if gen.int_helpers:
         parts.append(_INT_NATIVE.format(jit=_INLINE))
-    return "\n\n".join(parts + functions), None
+    source = "\n\n".join(parts + functions)
+    if recursive:
+        # Numba's disk cache loads recursive functions wrong (numba#6061: the machine code
+        # loaded crashes): these modules are compiled in each process.
+        source = source.replace("cache=True", "cache=False")
+    return source, None
+
+
+def _recursive(functions: dict[str, ast.FunctionDef]) -> bool:
+    """Whether some function of `functions` calls itself, directly or through others."""
+    calls = {
+        name: {
+            n.func.id
+            for n in ast.walk(fn)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in functions
+        }
+        for name, fn in functions.items()
+    }
+    for start in calls:
+        seen: set[str] = set()
+        todo = list(calls[start])
+        while todo:
+            name = todo.pop()
+            if name == start:
+                return True
+            if name not in seen:
+                seen.add(name)
+                todo.extend(calls[name])
+    return False
 
 
 def _retried(write: Any) -> Any:
@@ -164,6 +238,39 @@ def _retried(write: Any) -> Any:
         return write()
     except SystemError:  # pragma: no cover - a race between threads
         return write()
+
+
+def _scalars(a: Any) -> Any:
+    """The conversion of a result of type `a` whose NumPy scalars Numba returns as Python's.
+
+    (None: nothing to convert.)
+    """
+    if isinstance(a, AbstractScalar) and not a.weak and a.dtype in DTYPES:
+        return np.bool_ if a.dtype == "bool" else getattr(np, a.dtype)
+    if isinstance(a, AbstractTuple):
+        items = [_scalars(e) for e in a.elements]
+        if any(items):
+            return lambda t: tuple(x if c is None else c(x) for c, x in zip(items, t))
+    return None
+
+
+def _converting(fn: Any, convert: Any, out: Any) -> Any:
+    """`fn` on the arguments converted by `convert` (`native_records`), its result by `out`."""
+    if out is None:
+
+        def call(*args: Any) -> Any:
+            return fn(*convert(args))
+    elif convert is None:
+
+        def call(*args: Any) -> Any:
+            return out(fn(*args))
+    else:
+
+        def call(*args: Any) -> Any:
+            return out(fn(*convert(args)))
+
+    call.dispatcher = fn  # type: ignore[attr-defined]
+    return call
 
 
 class WholeProgram:
@@ -186,6 +293,10 @@ class WholeProgram:
         self._reason: str | None = None
         self._lock = threading.Lock()
         self.entry = ""
+        #: The host's conversion of the arguments (recursive records, `native_records`).
+        self.convert: Any = None
+        #: The conversion of the results (NumPy scalars: `_scalars`).
+        self.convert_out: Any = None
         self.backend = backend
         #: The dispatcher of the entry function, once compiled.
         self.fn: Any = None
@@ -205,6 +316,8 @@ class WholeProgram:
                 return
             try:
                 gen, self.entry = _retried(make)
+                self.convert = gen.convert
+                self.convert_out = _scalars(gen.entry.output.abstract)
                 self._source, self._reason = _retried(
                     lambda: whole_source(gen, self.entry, self._checked)
                 )
@@ -253,7 +366,12 @@ class WholeProgram:
                 try:
                     numba = self.backend.numba
                     fn = getattr(self.backend.load(source), self.entry)
+                    convert = self.convert
+                    if convert is not None:
+                        args = convert(args)
                     fn.compile(tuple(numba.typeof(a) for a in args))
+                    if convert is not None or self.convert_out is not None:
+                        fn = _converting(fn, convert, self.convert_out)
                 except Exception as exc:  # Numba refuses the program: its loops are outlined
                     self._reason = f"Numba could not compile the program ({type(exc).__name__})"
                 else:
