@@ -123,3 +123,19 @@ def test_constant_arrays_are_in_the_source():
     source = _whole(g, (h, W, b, 2)).whole.source
     # The zero sensitivities of W and b: the source keys the disk cache.
     assert "ndarray = np.zeros((4, 4), dtype=np.float64)" in source
+
+
+def test_arrays_of_another_layout_run_on_the_host_without_compiling():
+    # A Fortran-ordered or read-only array is another Numba type: compiling for it in the
+    # call would hold the call for seconds; the host code runs that call instead.
+    h, W, b = _data()
+    f = myia(rnn, backend="native", background=False)
+    want = f(h, W, b, 3)
+    ex = _whole(f, (h, W, b, 3))
+    entry = getattr(ex.backend.load(ex.whole.source), ex.whole.entry)
+    compiled = len(entry.overloads)
+    read_only = W.copy()
+    read_only.flags.writeable = False
+    for other in (np.asfortranarray(W), read_only, W.T.T):
+        assert f(h, other, b, 3) == pytest.approx(want, rel=1e-12)
+    assert len(entry.overloads) == compiled

@@ -75,6 +75,21 @@ from numba import njit
 _COMPILE_LOCK = threading.Lock()
 
 
+def compile_only(fn: Any, types: tuple[Any, ...]) -> None:
+    """Compile dispatcher `fn` for `types`, and for no other types during a call.
+
+    Arguments of other types (a Fortran-ordered or read-only array) then raise, and the host
+    code runs that call: compiling in the call would hold it for seconds. Programs of the
+    same source share the module, and so its dispatchers: each adds its types.
+    """
+    with _COMPILE_LOCK:
+        fn.disable_compile(False)
+        try:
+            fn.compile(types)
+        finally:
+            fn.disable_compile()
+
+
 def _floats(dtypes: set[str]) -> bool:
     return len(dtypes) == 1 and dtypes <= {"float64", "float32"}
 
@@ -281,15 +296,7 @@ class NativeRegions:
             if self._module is None:
                 self._module = self.backend.load(self.source)
             fn = getattr(self._module, name)
-            types = tuple(self.backend.numba.typeof(a) for a in args)
-            # Other types run the host code: no compilation during a call. (Programs of the
-            # same source share the module, and so its regions: each adds its types.)
-            with _COMPILE_LOCK:
-                fn.disable_compile(False)
-                try:
-                    fn.compile(types)
-                finally:
-                    fn.disable_compile()
+            compile_only(fn, tuple(self.backend.numba.typeof(a) for a in args))
         except Exception as exc:
             # Numba refuses the region (or the module did not load): its host code runs.
             self.globals[name] = self.globals[f"{name}_host"]

@@ -46,6 +46,7 @@ from .native_arrays import (
 from .native_closures import NotWhole, opaque_type
 from .native_fenvs import FE, env_entry
 from .native_records import RC, recursive_record, thread_depth, thread_hidden
+from .native_regions import compile_only
 from .native_source import (
     _BUILTINS,
     _FORMAT,
@@ -369,7 +370,7 @@ class WholeProgram:
                     convert = self.convert
                     if convert is not None:
                         args = convert(args)
-                    fn.compile(tuple(numba.typeof(a) for a in args))
+                    compile_only(fn, tuple(numba.typeof(a) for a in args))
                     if convert is not None or self.convert_out is not None:
                         fn = _converting(fn, convert, self.convert_out)
                 except Exception as exc:  # Numba refuses the program: its loops are outlined
