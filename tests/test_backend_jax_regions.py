@@ -145,6 +145,24 @@ def test_small_regions_are_machine_code_where_numba_is_installed(monkeypatch):
     check_grad(tree_loss, TREES[3], W, B, wrt=("W", "b"), backend="jax")
 
 
+def test_a_tree_recursion_and_its_gradient_run_as_one_machine_code_call(monkeypatch):
+    # Once Numba has compiled it in the background, the program runs as the native
+    # backend's machine code whole (`native_whole`): the host code is no longer called.
+    monkeypatch.setattr(jax_regions, "MIN_ELEMENTS", 1 << 14)
+    g = _native_jax(tree_loss, "W", "b")
+    ref = grad(tree_loss, "W", "b", backend="numpy")
+    g(TREES[0], W, B)
+    ex = g.specialization(TREES[0], W, B).executable.native_exec
+    ex.wait()
+    assert ex.whole.fn is not None, ex.whole.reason
+    ex.host.fn = None
+    for t in [*TREES, tree(7), Node(Z, tree(3), tree(4))]:
+        for a, e in zip(g(t, W, B), ref(t, W, B)):
+            assert type(a) is np.ndarray and a.flags.writeable
+            np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-15)
+    assert len(g.compiled_signatures()) == 1
+
+
 def test_errors_in_machine_code_regions_point_at_the_users_line(monkeypatch):
     monkeypatch.setattr(jax_regions, "MIN_ELEMENTS", 1 << 14)
     f = _native_jax(tree_loss)

@@ -236,6 +236,9 @@ class JaxExecutable(Executable):
         #: The host code's regions of small arrays as machine code, where Numba is installed
         #: and no region is jitted (`native_regions.NativeRegions`), else None.
         self.native_regions: Any = None
+        #: The program as the native backend runs it, where it has such regions (its whole
+        #: machine code, `native_whole`, once ready), else None.
+        self.native_exec: Any = None
         if self.reason is None:
             self._jit(graph)
         if not self.jitted:
@@ -261,30 +264,25 @@ class JaxExecutable(Executable):
         native = self.backend.native
         if native is None:
             return
-        # No array large enough for a jit dispatch to pay: the regions of small arrays (a
-        # tree's node bodies) are machine code, as on the native backend (`native_regions`).
-        from .native_regions import NativeRegions
-        from .native_regions import outline as outline_native
-
+        # No array large enough for a jit dispatch to pay: the program runs as on the native
+        # backend, machine code whole where Numba takes it (a tree recursion and its
+        # gradient, `native_whole`), else host code whose regions of small arrays (a tree's
+        # node bodies) are machine code (`native_regions`).
         try:
-            code, source, names = outline_native(
-                module.source, types, module.globals, module.filename
-            )
-        except Exception as exc:  # pragma: no cover - a construct the outliner mishandles
-            self.reason = f"{self.reason}; regions not outlined ({type(exc).__name__}: {exc})"
+            ex = native.compile(self.graph)
+        except Exception as exc:  # pragma: no cover - a construct the generator mishandles
+            self.reason = f"{self.reason}; not native code ({type(exc).__name__}: {exc})"
             return
-        if names:
-            exec(code, module.globals)
-            host.fn = module.globals[module.entry]
-            self.native_regions = NativeRegions(source, names, module.globals, native)
-            self.regions, self.region_count = host, len(names)
+        if ex.regions is not None:
+            self.native_exec, self.native_regions = ex, ex.regions
+            self.regions, self.region_count = ex.host, ex.region_count
 
     def _on_host(self, args: tuple[Any, ...]) -> Any:
         """A call as host code: with its jitted regions where there are some."""
         if self.regions is None:
             return self.host(self.backend.on_host(args))
-        if self.native_regions is not None:
-            return self.regions(self.backend.on_host(args))
+        if self.native_exec is not None:
+            return self.native_exec(self.backend.on_host(args))
         with self.backend.context():
             out = self.regions(self.backend.on_host(args))
         return map_arrays(out, self.backend.jax.Array, from_region)
