@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import pyast
 from ..abstract.data import (
     BOTTOM,
     AbstractArray,
@@ -398,7 +399,7 @@ class _Structure:
         return g
 
     def module(self, source: str) -> str:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
         if _recursive(tree):
             raise Unsupported("it recurses (recursion stays on the host)")
         tree = _Expressions().visit(tree)

@@ -28,6 +28,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
+from .. import pyast
 from ..abstract.data import AbstractTuple
 
 #: The words of a new arena (32 KB), and the factor of its size on each retry.
@@ -226,7 +227,7 @@ def _reservations(
         arg = v.args[0] if v.args else None
         if v.func.id in helpers and isinstance(arg, ast.Name) and arg.id == name:
             reserve = f"{name} = {helpers[v.func.id]}({name}, {ast.unparse(stop)} - {i})"
-            out.append(ast.parse(reserve).body[0])
+            out.append(pyast.parse(reserve).body[0])
     return out
 
 
@@ -259,7 +260,7 @@ def thread_arena(
     inner = _fresh(f"_arena_{entry}", taken)
     out = []
     for name, fn in functions.items():
-        fn = ast.parse(ast.unparse(fn)).body[0]
+        fn = pyast.parse(ast.unparse(fn)).body[0]
         assert isinstance(fn, ast.FunctionDef)
         called = set()
         for node in ast.walk(fn):

@@ -57,6 +57,7 @@ import sys
 import threading
 from typing import Any
 
+from .. import pyast
 from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractStack
 from ..errors import MyiaError
 from ..infer.specialize import Dead
@@ -401,7 +402,7 @@ class NativeGenerator(CodeGenerator):
         helpers |= set(_CHECKED.values())
         body = "\n".join(line[len(pad) :] for line in loop)
         try:
-            tree = ast.parse(body)
+            tree = pyast.parse(body)
         except SyntaxError:  # pragma: no cover - the generator writes valid code
             return "the loop's code does not parse"
         checker = _Kernel(set(locals_), helpers)

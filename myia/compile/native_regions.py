@@ -34,6 +34,7 @@ import math
 import threading
 from typing import Any
 
+from .. import pyast
 from ..abstract.data import AbstractArray, AbstractScalar
 from .lower import gadd_arrays
 from .regions import Outliner, Pure
@@ -88,7 +89,7 @@ def outline(
     the rewritten module (with the lines of `source`), the source of the module of the
     regions' machine code, and the regions' names.
     """
-    tree = ast.parse(source)
+    tree = pyast.parse(source)
     pure = Pure(dict(types), globals_, NUMPY.__contains__)
     shapes = _Shapes(pure.types)
     outliner = Outliner(

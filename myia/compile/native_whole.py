@@ -23,6 +23,7 @@ import threading
 import time
 from typing import Any
 
+from .. import pyast
 from ..abstract.data import (
     BOTTOM,
     AbstractFunction,
@@ -75,7 +76,7 @@ def _check(fn: ast.FunctionDef, gen: Any, names: set[str], types: dict) -> tuple
     if fn.args.defaults or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg:
         return fn, "a function has default or variable arguments"
     checker = _Kernel(set(types), names)
-    new = checker.visit(ast.parse(ast.unparse(fn)).body[0])
+    new = checker.visit(pyast.parse(ast.unparse(fn)).body[0])
     if checker.bad:
         return new, checker.bad
     used = (checker.loaded | checker.stored | {a.arg for a in fn.args.args}) - names - _BUILTINS
@@ -103,7 +104,7 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
         for node in gen.scopes.toposort(g):
             if node.is_apply and gen.int_overflow(node):
                 return None, "arithmetic on Python ints that may overflow int64"
-    tree = ast.parse("\n".join(gen.lines))
+    tree = pyast.parse("\n".join(gen.lines))
     if not all(isinstance(s, ast.FunctionDef) for s in tree.body):
         return None, "the program defines more than functions"
     functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
