@@ -102,15 +102,6 @@ def _is_switch(node: Any) -> bool:
     return f is not None and f.is_constant and f.value is P.switch
 
 
-def _counter_step(node: Any) -> bool:
-    """Whether `node` adds or subtracts a small constant (a loop counter's step)."""
-    if node.inputs[0].value not in (P.add, P.sub) or len(node.inputs) != 3:
-        return False
-    return any(
-        i.is_constant and type(i.value) is int and abs(i.value) <= 2**16 for i in node.inputs[1:]
-    )
-
-
 #: Primitives that move values without computing on them.
 _STRUCTURAL = frozenset(
     [P.make_tuple, P.tuple_getitem, P.tuple_concat, P.tuple_setitem, P.make_record,
@@ -195,7 +186,7 @@ def jittable(graph: Graph) -> str | None:
         strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None, "bool"}
         if len(strong) > 1 and prim not in _STRUCTURAL:
             return f"{prim.name} mixes dtypes {sorted(strong)} (JAX promotes them otherwise)"
-        if prim in _INT_ARITH and _python_int(node.abstract) and not _counter_step(node):
+        if prim in _INT_ARITH and _python_int(node.abstract):
             return f"{prim.name} of Python ints has no overflow (int64 in XLA)"
     return None
 

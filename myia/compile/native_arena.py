@@ -168,7 +168,17 @@ def _assigned(body: list[ast.stmt]) -> tuple[dict[str, list[ast.expr | None]], b
 
 
 def _step(value: ast.expr | None, i: str) -> bool:
-    """Whether `value` is ``i + 1`` (or ``1 + i``)."""
+    """Whether `value` is ``i + 1`` (or ``1 + i``, or ``_istep(i, 1)``, its checked form)."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        args = value.args
+        return (
+            value.func.id == "_istep"
+            and len(args) == 2
+            and isinstance(args[0], ast.Name)
+            and args[0].id == i
+            and isinstance(args[1], ast.Constant)
+            and args[1].value == 1
+        )
     if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
         return False
     one = [x for x in (value.left, value.right) if isinstance(x, ast.Constant) and x.value == 1]

@@ -43,6 +43,7 @@ from .native_source import (
     _math_helper,
     _weak_leaf,
 )
+from .native_stacks import python_int
 
 
 def _native_type(a: Any, typed_stacks: bool, inner: bool = True) -> bool:
@@ -75,10 +76,12 @@ def _check(fn: ast.FunctionDef, gen: Any, names: set[str], types: dict) -> tuple
             return fn, "a function makes a closure"
     if fn.args.defaults or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg:
         return fn, "a function has default or variable arguments"
-    checker = _Kernel(set(types), names)
+    ints = {n for n, ts in types.items() if ts and all(map(python_int, ts))}
+    checker = _Kernel(set(types), names | {"_istep"}, ints)
     new = checker.visit(pyast.parse(ast.unparse(fn)).body[0])
     if checker.bad:
         return new, checker.bad
+    gen.int_helpers |= checker.steps
     used = (checker.loaded | checker.stored | {a.arg for a in fn.args.args}) - names - _BUILTINS
     for name in used:
         if not all(_native_type(a, gen.stack_reason is None) for a in types.get(name, [None])):
@@ -154,19 +157,6 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     return "\n\n".join(parts + functions), None
 
 
-def _retried(write: Any) -> Any:
-    """``write()``, once more where CPython's `ast` failed under another thread's use of it.
-
-    The source is written in the compiling thread while the caller's thread may be parsing
-    too; CPython 3.11's AST objects count their recursion depth in shared state, and can then
-    raise ``SystemError: AST constructor recursion depth mismatch`` (CPython gh-106905).
-    """
-    try:
-        return write()
-    except SystemError:  # pragma: no cover - a race between threads
-        return write()
-
-
 class WholeProgram:
     """The machine code of a whole program, loaded or compiled when it is first called.
 
@@ -205,10 +195,8 @@ class WholeProgram:
                     self._reason = "it has no loop to compile to machine code"
                 return
             try:
-                gen, self.entry = _retried(make)
-                self._source, self._reason = _retried(
-                    lambda: whole_source(gen, self.entry, self._checked)
-                )
+                gen, self.entry = make()  # its parses are `pyast`'s, safe in a thread
+                self._source, self._reason = whole_source(gen, self.entry, self._checked)
             except NotWhole as exc:
                 self._reason = str(exc)
             except Exception as exc:  # pragma: no cover - a construct the generator mishandles
