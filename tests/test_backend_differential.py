@@ -37,6 +37,14 @@ def counting_down(k, n):
     return 1 - k
 
 
+def compare(n, x):
+    return n == x, n < x, n > x, x <= n, x != n
+
+
+def int_divide(a, b):
+    return a // b, a % b
+
+
 def float_mod(x, y):
     return x % y, x // y
 
@@ -79,6 +87,11 @@ PROGRAMS = [
     (counting, (2**63 - 2, 3)),  # past int64: Python's int goes on (XLA's wrapped around)
     (counting_down, (-(2**63) + 1, 2)),
     (counting_down, (2**63 - 2, 2)),
+    (compare, (3, 3.0)),
+    (compare, (2**53 + 1, float(2**53))),  # Python compares exactly (XLA: the int rounded)
+    (compare, (-(2**53) - 1, -float(2**53))),
+    (int_divide, (7, -2)),
+    (int_divide, (-(2**63), -1)),  # Python's 2 ** 63 (XLA's wrapped around)
     (float_mod, (-0.0, 2.0)),  # Python's 0.0 and -0.0 (XLA's -0.0 and 0.0)
     (float_mod, (-4.0, 2.0)),
     (float_mod, (4.0, -2.0)),
@@ -152,8 +165,11 @@ def test_same_gradient_as_numpy(fn, args, backend):
         same(outcome(g, args), expected)
 
 
-def test_counters_stay_compiled():
-    """A counter's step is checked, not refused: the loop is still XLA's and machine code."""
+def test_checks_keep_programs_compiled():
+    """Checks, not refusals: a counter's loop, an int compared with a float, an int
+    division are still XLA's (and the loop machine code)."""
+    assert myia(compare, backend="jax").specialization(3, 3.0).executable.jitted
+    assert myia(int_divide, backend="jax").specialization(7, 2).executable.jitted
     for args in [(5, 3), (2**63 - 2, 3)]:
         assert myia(counting, backend="jax").specialization(*args).executable.jitted
         f = myia(counting, backend="native", background=False)

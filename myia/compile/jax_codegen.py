@@ -115,6 +115,20 @@ def _step(node: Any) -> tuple[Any, int | None, int | None] | None:
     return None
 
 
+_COMPARISONS = frozenset(["eq", "ne", "lt", "le", "gt", "ge"])
+
+
+def _compared_int(node: Any) -> Any:
+    """The Python int that comparison `node` compares with a Python float (None if none)."""
+    if len(node.inputs) != 3:
+        return None
+    a, b = node.inputs[1:]
+    for x, y in ((a, b), (b, a)):
+        if _weak(x.abstract, "iu") and _weak(y.abstract, "f"):
+            return x
+    return None
+
+
 def flagged(node: Any) -> str | None:
     """How the JAX code flags the Python errors of `node` (None if it does not).
 
@@ -123,7 +137,9 @@ def flagged(node: Any) -> str | None:
     (`jax_runtime.check_index`), ``"index_add"`` its gradient (`jax_lower.index_add`);
     ``"finite"``: a factorization or solve NumPy may refuse (`jax_lower.LINALG_ERRORS`);
     ``"step"``: a small constant added to or subtracted from a Python int, a loop counter's
-    step (`jax_runtime.check_step`: past int64, Python's int goes on where XLA's wraps).
+    step (`jax_runtime.check_step`: past int64, Python's int goes on where XLA's wraps);
+    ``"exact"``: a comparison of a Python int with a Python float (`jax_runtime.check_exact`:
+    Python compares them exactly, XLA the int rounded to a float).
     """
     fn = node.inputs[0]
     if not (fn.is_constant and hasattr(fn.value, "name")):
@@ -132,6 +148,8 @@ def flagged(node: Any) -> str | None:
     ins = [i.abstract for i in node.inputs[1:]]
     if name in ("add", "sub") and _step(node) is not None:
         return "step"
+    if name in _COMPARISONS and _compared_int(node) is not None:
+        return "exact"
     if name in _FLOAT_OPS and _weak(out, "f") and all(isinstance(a, AbstractScalar) for a in ins):
         return "float"
     if name in ("floordiv", "mod") and _weak(out, "iu") and all(_weak(a, "iub") for a in ins):
@@ -257,8 +275,11 @@ class JaxGenerator(CodeGenerator):
             check = LINALG_ERRORS[v.name]
             return f"{self.global_value(check, check.__name__)}({text})"
         if how == "divisor":
-            d = self.expr(args[1])
-            return f"{self.global_value(rt.check_divisor, 'check_divisor')}({text}, {d})"
+            d, n = self.expr(args[1]), self.expr(args[0])
+            return f"{self.global_value(rt.check_divisor, 'check_divisor')}({text}, {d}, {n})"
+        if how == "exact":
+            n = self.expr(_compared_int(node))
+            return f"{self.global_value(rt.check_exact, 'check_exact')}({text}, {n})"
         if how == "step":
             x, lo, hi = _step(node)  # type: ignore[misc]
             step = self.global_value(rt.check_step, "check_step")
@@ -270,7 +291,7 @@ class JaxGenerator(CodeGenerator):
         if not super().inlined(node):
             return False
         user = self.uses[node][0][0]
-        return flagged(user) not in ("float", "divisor", "step")
+        return flagged(user) not in ("float", "divisor", "step", "exact")
 
     def constant(self, node: Any) -> str:
         if node.value is EMPTY_STACK:
