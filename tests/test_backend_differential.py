@@ -56,6 +56,14 @@ def mod_in_loop(x, n):
     return s
 
 
+def scale(x):
+    return x * 0.1, x + 1, x / 3
+
+
+def of_0d(x):
+    return np.float64(3.0) * x, np.exp(x)
+
+
 def log_in_loop(x, n):
     s = 0.0
     for i in range(n):
@@ -97,6 +105,8 @@ PROGRAMS = [
     (float_mod, (4.0, -2.0)),
     (float_mod, (np.array([-0.0, 4.0, -4.0, 0.0, -2.0]), np.array([2.0, -2.0, 2.0, -5.0, -5.0]))),
     (float_mod, (np.array([-0.0, -4.0], np.float32), np.float32(2.0))),
+    (scale, (np.ones(2, np.float32),)),  # float32 (machine code computed x * 0.1 in float64)
+    (of_0d, (np.array(2.0),)),  # NumPy scalars (machine code's were Python floats)
     (mod_in_loop, (4.0, 5)),
     (log_in_loop, (2.5, 5)),  # ValueError at the user's line, in the loop
     (raise_in_loop, (3, 10)),
