@@ -11,8 +11,9 @@ its own IR.
 (``print``, ``raise``, ``assert``), no lists or dicts, only primitives that cannot raise or
 whose Python errors the generated code flags (``1 / 0`` on Python floats must still raise
 ``ZeroDivisionError``: the flagged call runs again on the host, which raises it), and no
-arithmetic that may overflow (on Python ints, which XLA computes in int64). Arguments and
-results are arrays, scalars, and tuples and dataclasses of them. Recursion, and any program
+arithmetic that may overflow (on Python ints, which XLA computes in int64; a loop counter's
+step is flagged past int64 instead). Arguments and results are arrays, scalars, and tuples
+and dataclasses of them. Recursion, and any program
 whose tracing by JAX fails, runs on the host as the NumPy backend's generated code: every
 program that runs on ``backend="numpy"`` runs on ``backend="jax"``, with the same results.
 
