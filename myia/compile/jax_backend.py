@@ -11,9 +11,8 @@ its own IR.
 (``print``, ``raise``, ``assert``), no lists or dicts, only primitives that cannot raise or
 whose Python errors the generated code flags (``1 / 0`` on Python floats must still raise
 ``ZeroDivisionError``: the flagged call runs again on the host, which raises it), and no
-arithmetic that may overflow (on Python ints, which XLA computes in int64; a loop counter's
-step is flagged past int64 instead). Arguments and results are arrays, scalars, and tuples
-and dataclasses of them. Recursion, and any program
+arithmetic that may overflow (on Python ints, which XLA computes in int64). Arguments and
+results are arrays, scalars, and tuples and dataclasses of them. Recursion, and any program
 whose tracing by JAX fails, runs on the host as the NumPy backend's generated code: every
 program that runs on ``backend="numpy"`` runs on ``backend="jax"``, with the same results.
 
@@ -103,6 +102,15 @@ def _is_switch(node: Any) -> bool:
     return f is not None and f.is_constant and f.value is P.switch
 
 
+def _counter_step(node: Any) -> bool:
+    """Whether `node` adds or subtracts a small constant (a loop counter's step)."""
+    if node.inputs[0].value not in (P.add, P.sub) or len(node.inputs) != 3:
+        return False
+    return any(
+        i.is_constant and type(i.value) is int and abs(i.value) <= 2**16 for i in node.inputs[1:]
+    )
+
+
 #: Primitives that move values without computing on them.
 _STRUCTURAL = frozenset(
     [P.make_tuple, P.tuple_getitem, P.tuple_concat, P.tuple_setitem, P.make_record,
@@ -187,7 +195,7 @@ def jittable(graph: Graph) -> str | None:
         strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None, "bool"}
         if len(strong) > 1 and prim not in _STRUCTURAL:
             return f"{prim.name} mixes dtypes {sorted(strong)} (JAX promotes them otherwise)"
-        if prim in _INT_ARITH and _python_int(node.abstract):
+        if prim in _INT_ARITH and _python_int(node.abstract) and not _counter_step(node):
             return f"{prim.name} of Python ints has no overflow (int64 in XLA)"
     return None
 

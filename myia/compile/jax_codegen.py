@@ -88,33 +88,6 @@ def _weak(a: Any, kind: str) -> bool:
     return isinstance(a, AbstractScalar) and a.weak and np.dtype(a.dtype).kind in kind
 
 
-_INT64 = np.iinfo(np.int64)
-
-
-def _step(node: Any) -> tuple[Any, int | None, int | None] | None:
-    """``(x, lo, hi)`` of ``x + c``, ``c + x``, ``x - c`` or ``c - x`` on Python ints, `c` small.
-
-    The result fits in int64 where ``lo <= x <= hi``; a bound that int64 always meets is None.
-    """
-    if not (_weak(node.abstract, "iu") and len(node.inputs) == 3):
-        return None
-    a, b = node.inputs[1:]
-    for x, c in ((a, b), (b, a)):
-        if c.is_constant and type(c.value) is int and abs(c.value) <= 2**16:
-            if not _weak(x.abstract, "iu"):
-                return None
-            if node.inputs[0].value is P.add:
-                lo, hi = _INT64.min - c.value, _INT64.max - c.value
-            elif c is b:  # x - c
-                lo, hi = _INT64.min + c.value, _INT64.max + c.value
-            else:  # c - x
-                lo, hi = c.value - _INT64.max, c.value - _INT64.min
-            lo = lo if lo > _INT64.min else None
-            hi = hi if hi < _INT64.max else None
-            return x, lo, hi
-    return None
-
-
 _COMPARISONS = frozenset(["eq", "ne", "lt", "le", "gt", "ge"])
 
 
@@ -136,8 +109,6 @@ def flagged(node: Any) -> str | None:
     an integer division (`jax_runtime.check_divisor`); ``"index"``: array indexing
     (`jax_runtime.check_index`), ``"index_add"`` its gradient (`jax_lower.index_add`);
     ``"finite"``: a factorization or solve NumPy may refuse (`jax_lower.LINALG_ERRORS`);
-    ``"step"``: a small constant added to or subtracted from a Python int, a loop counter's
-    step (`jax_runtime.check_step`: past int64, Python's int goes on where XLA's wraps);
     ``"exact"``: a comparison of a Python int with a Python float (`jax_runtime.check_exact`:
     Python compares them exactly, XLA the int rounded to a float).
     """
@@ -146,8 +117,6 @@ def flagged(node: Any) -> str | None:
         return None
     name, out = fn.value.name, node.abstract
     ins = [i.abstract for i in node.inputs[1:]]
-    if name in ("add", "sub") and _step(node) is not None:
-        return "step"
     if name in _COMPARISONS and _compared_int(node) is not None:
         return "exact"
     if name in _FLOAT_OPS and _weak(out, "f") and all(isinstance(a, AbstractScalar) for a in ins):
@@ -280,10 +249,6 @@ class JaxGenerator(CodeGenerator):
         if how == "exact":
             n = self.expr(_compared_int(node))
             return f"{self.global_value(rt.check_exact, 'check_exact')}({text}, {n})"
-        if how == "step":
-            x, lo, hi = _step(node)  # type: ignore[misc]
-            step = self.global_value(rt.check_step, "check_step")
-            return f"{step}({text}, {self.expr(x)}, {lo}, {hi})"
         return text
 
     def inlined(self, node: Any) -> bool:
@@ -291,7 +256,7 @@ class JaxGenerator(CodeGenerator):
         if not super().inlined(node):
             return False
         user = self.uses[node][0][0]
-        return flagged(user) not in ("float", "divisor", "step", "exact")
+        return flagged(user) not in ("float", "divisor", "exact")
 
     def constant(self, node: Any) -> str:
         if node.value is EMPTY_STACK:

@@ -571,22 +571,6 @@ def check_exact(result: Any, n: Any) -> Any:
     return check((n > 2**53) | (n < -(2**53)), result)
 
 
-def check_step(result: Any, x: Any, lo: int | None, hi: int | None) -> Any:
-    """`result` of ``x + c`` (or ``x - c``, ``c - x``) on Python ints, flagged past int64.
-
-    XLA's int64 wraps around where Python's int goes on: the result fits where
-    ``lo <= x <= hi`` (None: a bound int64 always meets). The test reads the operand. A loop
-    counter stays far from int64's bounds; a program that counts past them runs on the host.
-    """
-    jnp = _jnp()
-    x = jnp.asarray(x)
-    if lo is not None and hi is not None:
-        return check((x < lo) | (x > hi), result)
-    if hi is not None:
-        return check(x > hi, result)
-    return check(x < lo, result) if lo is not None else result
-
-
 def check_index(a: Any, index: Any) -> Any:
     """``a[index]``, flagged where an integer index is out of bounds (Python raises)."""
     check_bounds(a, index)
