@@ -37,6 +37,12 @@ def counting_down(k, n):
     return 1 - k
 
 
+def flip(k, n):
+    for _ in range(n):
+        k = 1 - k
+    return k
+
+
 def compare(n, x):
     return n == x, n < x, n > x, x <= n, x != n
 
@@ -95,6 +101,8 @@ PROGRAMS = [
     (counting, (2**63 - 2, 3)),  # past int64: Python's int goes on (machine code wrapped)
     (counting_down, (-(2**63) + 1, 2)),
     (counting_down, (2**63 - 2, 2)),
+    (flip, (5, 3)),
+    (flip, (-(2**63), 1)),
     (compare, (3, 3.0)),
     (compare, (2**53 + 1, float(2**53))),  # Python compares exactly (XLA: the int rounded)
     (compare, (-(2**53) - 1, -float(2**53))),
@@ -159,13 +167,17 @@ def _ids(table):
 #: Known wrong on the JAX backend: a loop counter's step (``k + 1``) is computed in int64 by
 #: XLA, unchecked (a check per iteration would be a flag every loop carries), so a Python int
 #: counted past 2**63 wraps around where the NumPy backend's grows.
-JAX_COUNTERS = {(counting, (2**63 - 2, 3)), (counting_down, (-(2**63) + 1, 2))}
+JAX_COUNTERS = {
+    (counting, (2**63 - 2, 3)),
+    (counting_down, (-(2**63) + 1, 2)),
+    (flip, (-(2**63), 1)),
+}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn,args", PROGRAMS, ids=_ids(PROGRAMS))
 def test_same_as_numpy(fn, args, backend, request):
-    if backend == "jax" and fn in (counting, counting_down) and (fn, args) in JAX_COUNTERS:
+    if backend == "jax" and fn in (counting, counting_down, flip) and (fn, args) in JAX_COUNTERS:
         reason = "JAX backend: a loop counter past int64 wraps around (its step is unchecked)"
         request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     with np.errstate(all="ignore"):

@@ -242,7 +242,8 @@ class _Kernel(ast.NodeTransformer):
 
     A small constant added to a Python int, a loop counter's step (``k + 1``), is computed
     by ``_istep``, which raises ``OverflowError`` past int64 (the host then computes with
-    Python's ints); `ints` are the variables that hold Python ints wherever assigned.
+    Python's ints), and ``1 - k`` by ``_isub``; `ints` are the variables that hold Python
+    ints wherever assigned.
     """
 
     def __init__(self, local: set[str], helpers: set[str], ints: set[str] = frozenset()):
@@ -288,6 +289,16 @@ class _Kernel(ast.NodeTransformer):
             self.steps = True
             call = ast.Call(ast.Name("_istep", ast.Load()), [step[0], ast.Constant(step[1])], [])
             return ast.copy_location(call, node)
+        left = node.left
+        if (
+            isinstance(node.op, ast.Sub)
+            and isinstance(left, ast.Constant)
+            and self._int(node.right)
+        ):
+            if type(left.value) is int:  # ``1 - k``: checked as any difference
+                self.steps = True
+                call = ast.Call(ast.Name("_isub", ast.Load()), [left, node.right], [])
+                return ast.copy_location(call, node)
         return node
 
     def _int(self, node: ast.AST) -> bool:
