@@ -349,3 +349,29 @@ def test_mutating_method_as_a_value_in_the_interpreter():
     with pytest.raises(MyiaSyntaxError, match=r"xs.pop\(...\) mutates xs") as info:
         myia(pops)([1.0])
     assert info.value.location.line == pops.__code__.co_firstlineno + 1
+
+
+def test_parse_disturbed_by_another_thread(monkeypatch):
+    """A parse another thread disturbed is parsed again (CPython 3.11's shared AST counter).
+
+    Found on ``backend="jax"``: its code generator parsed while the native backend's
+    background compile parsed too, and the user got ``SystemError: AST constructor
+    recursion depth mismatch`` from inside Myia.
+    """
+    import ast
+
+    from myia import pyast
+
+    real, failures = ast.parse, [2]
+
+    def disturbed(*args, **kwargs):
+        if failures[0]:
+            failures[0] -= 1
+            raise SystemError("AST constructor recursion depth mismatch (before=51, after=27)")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", disturbed)
+    assert isinstance(pyast.parse("x = 1").body[0], ast.Assign)
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: (_ for _ in ()).throw(SystemError("other")))
+    with pytest.raises(SystemError, match="other"):
+        pyast.parse("x = 1")

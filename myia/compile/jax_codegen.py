@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import pyast
 from ..abstract.data import (
     BOTTOM,
     AbstractArray,
@@ -87,19 +88,37 @@ def _weak(a: Any, kind: str) -> bool:
     return isinstance(a, AbstractScalar) and a.weak and np.dtype(a.dtype).kind in kind
 
 
+_COMPARISONS = frozenset(["eq", "ne", "lt", "le", "gt", "ge"])
+
+
+def _compared_int(node: Any) -> Any:
+    """The Python int that comparison `node` compares with a Python float (None if none)."""
+    if len(node.inputs) != 3:
+        return None
+    a, b = node.inputs[1:]
+    for x, y in ((a, b), (b, a)):
+        if _weak(x.abstract, "iu") and _weak(y.abstract, "f"):
+            return x
+    return None
+
+
 def flagged(node: Any) -> str | None:
     """How the JAX code flags the Python errors of `node` (None if it does not).
 
     ``"float"``: an operation on Python floats (`jax_runtime.check_float`); ``"divisor"``:
     an integer division (`jax_runtime.check_divisor`); ``"index"``: array indexing
     (`jax_runtime.check_index`), ``"index_add"`` its gradient (`jax_lower.index_add`);
-    ``"finite"``: a factorization or solve NumPy may refuse (`jax_lower.LINALG_ERRORS`).
+    ``"finite"``: a factorization or solve NumPy may refuse (`jax_lower.LINALG_ERRORS`);
+    ``"exact"``: a comparison of a Python int with a Python float (`jax_runtime.check_exact`:
+    Python compares them exactly, XLA the int rounded to a float).
     """
     fn = node.inputs[0]
     if not (fn.is_constant and hasattr(fn.value, "name")):
         return None
     name, out = fn.value.name, node.abstract
     ins = [i.abstract for i in node.inputs[1:]]
+    if name in _COMPARISONS and _compared_int(node) is not None:
+        return "exact"
     if name in _FLOAT_OPS and _weak(out, "f") and all(isinstance(a, AbstractScalar) for a in ins):
         return "float"
     if name in ("floordiv", "mod") and _weak(out, "iu") and all(_weak(a, "iub") for a in ins):
@@ -225,8 +244,11 @@ class JaxGenerator(CodeGenerator):
             check = LINALG_ERRORS[v.name]
             return f"{self.global_value(check, check.__name__)}({text})"
         if how == "divisor":
-            d = self.expr(args[1])
-            return f"{self.global_value(rt.check_divisor, 'check_divisor')}({text}, {d})"
+            d, n = self.expr(args[1]), self.expr(args[0])
+            return f"{self.global_value(rt.check_divisor, 'check_divisor')}({text}, {d}, {n})"
+        if how == "exact":
+            n = self.expr(_compared_int(node))
+            return f"{self.global_value(rt.check_exact, 'check_exact')}({text}, {n})"
         return text
 
     def inlined(self, node: Any) -> bool:
@@ -234,7 +256,7 @@ class JaxGenerator(CodeGenerator):
         if not super().inlined(node):
             return False
         user = self.uses[node][0][0]
-        return flagged(user) not in ("float", "divisor")
+        return flagged(user) not in ("float", "divisor", "exact")
 
     def constant(self, node: Any) -> str:
         if node.value is EMPTY_STACK:
@@ -398,7 +420,7 @@ class _Structure:
         return g
 
     def module(self, source: str) -> str:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
         if _recursive(tree):
             raise Unsupported("it recurses (recursion stays on the host)")
         tree = _Expressions().visit(tree)

@@ -26,10 +26,12 @@ import ast
 import dataclasses
 from typing import Any
 
+from .. import pyast
+
 
 def without_copies(source: str, globals_: dict[str, Any], entry: str) -> str:
     """`source` with each top-level function that copies an earlier one replaced by it."""
-    tree = ast.parse(source)
+    tree = pyast.parse(source)
     fns = [s for s in tree.body if isinstance(s, ast.FunctionDef)]
     names = {f.name for f in fns}
     taken = names | set(globals_)

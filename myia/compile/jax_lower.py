@@ -231,6 +231,40 @@ def _call(fn: Any) -> Any:
     return lower
 
 
+def python_mod(a: Any, b: Any) -> Any:
+    """``a % b`` of floats as NumPy and Python compute it: a zero result has `b`'s sign.
+
+    (``jax.numpy.remainder`` gives it `a`'s: ``-4.0 % 2.0`` would be ``-0.0``.)
+    """
+    jnp = _jax().numpy
+    r = jnp.remainder(a, b)
+    return jnp.where(r == 0, jnp.copysign(jnp.zeros_like(r), b).astype(r.dtype), r)
+
+
+def python_floordiv(a: Any, b: Any) -> Any:
+    """``a // b`` of floats as NumPy and Python compute it: a zero result has ``a / b``'s sign.
+
+    (``jax.numpy.floor_divide`` gives ``-0.0 // 2.0`` as ``0.0``.)
+    """
+    jnp = _jax().numpy
+    q = jnp.floor_divide(a, b)
+    zero = jnp.copysign(jnp.zeros_like(q), a) * jnp.copysign(jnp.ones_like(q), b)
+    return jnp.where(q == 0, zero.astype(q.dtype), q)
+
+
+def _of_floats(fn: Any) -> Any:
+    """Lower to `fn` where the result holds floats (ints: JAX's lowering is NumPy's)."""
+    call = _call(fn)
+
+    def lower(args: list[str], node: Any, ctx: Any) -> str | None:
+        a = node.abstract
+        if not isinstance(a, (AbstractArray, AbstractScalar)):
+            return None
+        return call(args, node, ctx) if np.dtype(a.dtype).kind == "f" else None
+
+    return lower
+
+
 def _unbroadcast(args: list[str], node: Any, ctx: Any) -> str | None:
     """The sensitivity of a float scalar (Python's or NumPy's), in the scalar's dtype.
 
@@ -279,6 +313,8 @@ JAX_LOWER: dict[Any, Any] = {
     P.array_index_add_inplace: _call(index_add),
     P.owned_copy: lambda args, node, ctx: args[0],  # XLA's arrays are never written
     P.astype: _astype,
+    P.mod: _of_floats(python_mod),
+    P.floordiv: _of_floats(python_floordiv),
 }
 
 

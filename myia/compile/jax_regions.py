@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from .. import pyast
 from .regions import Outliner, Pure
 
 #: The fewest elements of the largest array a region computes for it to be outlined: a
@@ -66,7 +67,7 @@ def outline(
     the number of regions.
     """
     jnp = jax.numpy
-    tree = ast.parse(source)
+    tree = pyast.parse(source)
     pure = Pure(dict(types), globals_, lambda name: hasattr(jnp, name))
     outliner = Outliner(pure.types, pure, min_elements=MIN_ELEMENTS)
     for s in tree.body:

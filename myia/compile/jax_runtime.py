@@ -547,9 +547,28 @@ def check_bounded(result: Any, x: Any) -> Any:
     return check(~_finite(x), result)
 
 
-def check_divisor(result: Any, divisor: Any) -> Any:
-    """`result` of an integer division or modulo, flagged where the divisor is 0."""
-    return check(_jnp().asarray(divisor) == 0, result)
+def check_divisor(result: Any, divisor: Any, dividend: Any = None) -> Any:
+    """`result` of an integer division or modulo, flagged where the divisor is 0.
+
+    Where `dividend` is given, also where it is int64's least and the divisor -1: Python's
+    quotient ``2 ** 63`` is past int64 (XLA's wraps around).
+    """
+    jnp = _jnp()
+    divisor = jnp.asarray(divisor)
+    flag = divisor == 0
+    if dividend is not None:
+        flag = flag | ((divisor == -1) & (jnp.asarray(dividend) == np.iinfo(np.int64).min))
+    return check(flag, result)
+
+
+def check_exact(result: Any, n: Any) -> Any:
+    """`result` of comparing Python int `n` with a float, flagged where `n` is past 2 ** 53.
+
+    Python compares an int and a float exactly; XLA rounds the int to a float first, which
+    changes nothing where ``|n| <= 2 ** 53`` (every such int is a float).
+    """
+    n = _jnp().asarray(n)
+    return check((n > 2**53) | (n < -(2**53)), result)
 
 
 def check_index(a: Any, index: Any) -> Any:

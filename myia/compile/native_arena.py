@@ -28,6 +28,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
+from .. import pyast
 from ..abstract.data import AbstractTuple
 
 #: The words of a new arena (32 KB), and the factor of its size on each retry.
@@ -167,7 +168,17 @@ def _assigned(body: list[ast.stmt]) -> tuple[dict[str, list[ast.expr | None]], b
 
 
 def _step(value: ast.expr | None, i: str) -> bool:
-    """Whether `value` is ``i + 1`` (or ``1 + i``)."""
+    """Whether `value` is ``i + 1`` (or ``1 + i``, or ``_istep(i, 1)``, its checked form)."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        args = value.args
+        return (
+            value.func.id == "_istep"
+            and len(args) == 2
+            and isinstance(args[0], ast.Name)
+            and args[0].id == i
+            and isinstance(args[1], ast.Constant)
+            and args[1].value == 1
+        )
     if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
         return False
     one = [x for x in (value.left, value.right) if isinstance(x, ast.Constant) and x.value == 1]
@@ -226,7 +237,7 @@ def _reservations(
         arg = v.args[0] if v.args else None
         if v.func.id in helpers and isinstance(arg, ast.Name) and arg.id == name:
             reserve = f"{name} = {helpers[v.func.id]}({name}, {ast.unparse(stop)} - {i})"
-            out.append(ast.parse(reserve).body[0])
+            out.append(pyast.parse(reserve).body[0])
     return out
 
 
@@ -259,7 +270,7 @@ def thread_arena(
     inner = _fresh(f"_arena_{entry}", taken)
     out = []
     for name, fn in functions.items():
-        fn = ast.parse(ast.unparse(fn)).body[0]
+        fn = pyast.parse(ast.unparse(fn)).body[0]
         assert isinstance(fn, ast.FunctionDef)
         called = set()
         for node in ast.walk(fn):

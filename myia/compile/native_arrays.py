@@ -198,8 +198,10 @@ class ArrayKernel(_Kernel):
     `gadd` is the name of ``gadd_arrays`` in the module (None: not read).
     """
 
-    def __init__(self, local: set[str], helpers: set[str], gadd: str | None):
-        super().__init__(local, helpers)
+    def __init__(
+        self, local: set[str], helpers: set[str], gadd: str | None, ints: set[str] = frozenset()
+    ):
+        super().__init__(local, helpers, ints)
         self.gadd = gadd
         #: The names of ``(d := e)`` (a value read twice): typed by `e`, checked itself.
         self.walrus: set[str] = set()

@@ -57,6 +57,7 @@ import sys
 import threading
 from typing import Any
 
+from .. import pyast
 from ..abstract.data import BOTTOM, AbstractFunction, AbstractScalar, AbstractStack
 from ..errors import MyiaError
 from ..infer.specialize import Dead
@@ -426,13 +427,15 @@ class NativeGenerator(CodeGenerator):
         helpers |= set(_CHECKED.values())
         body = "\n".join(line[len(pad) :] for line in loop)
         try:
-            tree = ast.parse(body)
+            tree = pyast.parse(body)
         except SyntaxError:  # pragma: no cover - the generator writes valid code
             return "the loop's code does not parse"
-        checker = _Kernel(set(locals_), helpers)
+        ints = {n for n, ts in locals_.items() if all(map(_python_int, ts))}
+        checker = _Kernel(set(locals_), helpers | {"_istep"}, ints)
         tree = checker.visit(tree)
         if checker.bad:
             return checker.bad
+        self.int_helpers |= checker.steps
         # Names defined before the loop in this function; names read after it.
         before: set[str] = set()
         for line in self.lines[self._fn_start : start]:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import pyast
 from ..abstract.data import (
     AbstractConstant,
     AbstractRecord,
@@ -243,7 +244,7 @@ def thread_depth(functions: dict[str, ast.FunctionDef], entry: str) -> None:
                     node.args.insert(k, one)
         k = sum(1 for a in fn.args.args[:2] if a.arg in hidden)
         fn.args.args.insert(k, ast.arg(DP))
-        check = ast.parse(
+        check = pyast.parse(
             f"if {DP} > {MAX_DEPTH}:\n    raise RecursionError('maximum recursion depth exceeded')"
         ).body[0]
         fn.body.insert(0, check)
@@ -263,6 +264,6 @@ def thread_depth(functions: dict[str, ast.FunctionDef], entry: str) -> None:
     args = ["0" if p == DP else p for p in params]
     params.remove(DP)
     source = f"def {entry}({', '.join(params)}):\n    return {inner}({', '.join(args)})\n"
-    wrapper = ast.parse(source).body[0]
+    wrapper = pyast.parse(source).body[0]
     assert isinstance(wrapper, ast.FunctionDef)
     functions[entry] = wrapper

@@ -34,6 +34,7 @@ import math
 import threading
 from typing import Any
 
+from .. import pyast
 from ..abstract.data import AbstractArray, AbstractScalar
 from .lower import gadd_arrays
 from .regions import Outliner, Pure
@@ -103,7 +104,7 @@ def outline(
     the rewritten module (with the lines of `source`), the source of the module of the
     regions' machine code, and the regions' names.
     """
-    tree = ast.parse(source)
+    tree = pyast.parse(source)
     pure = Pure(dict(types), globals_, NUMPY.__contains__)
     shapes = _Shapes(pure.types)
     outliner = Outliner(
@@ -114,8 +115,8 @@ def outline(
         dtypes_ok=_floats,
         global_inputs=True,
         fallback=True,
-        rewrite=lambda run: _for_numba(run, globals_),
-        accept=lambda run: not shapes.too_large(run),
+        rewrite=lambda run: _for_numba(run, globals_, pure.types),
+        accept=lambda run: not shapes.too_large(run) and not shapes.zero_dimensional(run),
     )
     for s in tree.body:
         if isinstance(s, ast.FunctionDef):
@@ -165,6 +166,18 @@ class _Shapes:
                 return self(e.args[0])
         return None
 
+    def zero_dimensional(self, run: list[ast.stmt]) -> bool:
+        """Whether `run` reads or writes a 0-d array.
+
+        Numba's result would be a Python float, where NumPy's is a NumPy scalar.
+        """
+        for n in (n for s in run for n in ast.walk(s)):
+            if isinstance(n, ast.Name):
+                a = self.types.get(n.id)
+                if isinstance(a, AbstractArray) and a.shape == ():
+                    return True
+        return False
+
     def too_large(self, run: list[ast.stmt]) -> bool:
         """Whether `run` computes a transcendental function on many (or unknown) elements."""
         for n in (n for s in run for n in ast.walk(s)):
@@ -200,14 +213,24 @@ def _matmul_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | N
     return () if len(a) == len(b) == 1 else None
 
 
-def _for_numba(run: list[ast.stmt], globals_: dict[str, Any]) -> list[ast.stmt]:
+def _for_numba(
+    run: list[ast.stmt], globals_: dict[str, Any], types: dict[str, Any]
+) -> list[ast.stmt]:
     """The statements of a region as Numba compiles them.
 
     Each ``(d := e)`` is an assignment ``d = e`` before its statement (Numba cannot type
     some of them: ``((d := v @ W)[0:16], d[16:32])``); a region's statements are pure, so
     computing ``e`` first changes nothing. ``gadd_arrays(x, y, zero)`` is ``x + y``: the
-    zero it skips on the host adds nothing, and is not an input.
+    zero it skips on the host adds nothing, and is not an input. In a region of float32
+    arrays, a number written in the code is ``np.float32(c)``: NumPy computes
+    ``x * 0.1`` in float32, Numba in float64.
     """
+    dtypes = {
+        a.dtype
+        for n in (n for s in run for n in ast.walk(s))
+        if isinstance(n, ast.Name) and isinstance(a := types.get(n.id), AbstractArray)
+    }
+    single = dtypes == {"float32"}
 
     class Rewrite(ast.NodeTransformer):
         def __init__(self) -> None:
@@ -222,6 +245,12 @@ def _for_numba(run: list[ast.stmt], globals_: dict[str, Any]) -> list[ast.stmt]:
             self.generic_visit(e)
             if isinstance(e.func, ast.Name) and globals_.get(e.func.id) is gadd_arrays:
                 return ast.BinOp(e.args[0], ast.Add(), e.args[1])
+            return e
+
+        def visit_Constant(self, e: ast.Constant) -> ast.expr:
+            if single and type(e.value) in (int, float):
+                f32 = ast.Attribute(ast.Name("np", ast.Load()), "float32", ast.Load())
+                return ast.copy_location(ast.Call(f32, [e], []), e)
             return e
 
     body: list[ast.stmt] = []

@@ -60,6 +60,9 @@ def _ineg(a):
 
 def _iabs(a):
     return abs(a)
+
+def _istep(a, c):
+    return a + c
 """
 
 _INT_NATIVE = """
@@ -92,7 +95,16 @@ def _iabs(a):
     if a == -9223372036854775807 - 1:
         raise OverflowError("int64")
     return abs(a)
+
+@{jit}
+def _istep(a, c):
+    if c > 0 and a > 9223372036854775807 - c or c < 0 and a < -9223372036854775807 - 1 - c:
+        raise OverflowError("int64")
+    return a + c
 """
+
+#: The checked helpers of arithmetic on Python ints (their results are Python ints too).
+INT_HELPERS = frozenset(["_iadd", "_isub", "_imul", "_ineg", "_iabs", "_istep"])
 
 
 #: The directory that stands for a cache turned off, made at first use.
@@ -226,11 +238,19 @@ _WORD = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
 class _Kernel(ast.NodeTransformer):
-    """Checks the names an outlined loop reads, and makes its math raise where Python's does."""
+    """Checks the names an outlined loop reads, and makes its math raise where Python's does.
 
-    def __init__(self, local: set[str], helpers: set[str]):
+    A small constant added to a Python int, a loop counter's step (``k + 1``), is computed
+    by ``_istep``, which raises ``OverflowError`` past int64 (the host then computes with
+    Python's ints), and ``1 - k`` by ``_isub``; `ints` are the variables that hold Python
+    ints wherever assigned.
+    """
+
+    def __init__(self, local: set[str], helpers: set[str], ints: set[str] = frozenset()):
         self.local = local
         self.helpers = helpers
+        self.ints = ints
+        self.steps = False
         self.math: set[tuple[str, int]] = set()
         self.loaded: set[str] = set()
         self.stored: set[str] = set()
@@ -264,7 +284,41 @@ class _Kernel(ast.NodeTransformer):
         if isinstance(node.op, ast.Pow):
             self.math.add(("pow", 2))
             return ast.Call(ast.Name("_m_pow", ast.Load()), [node.left, node.right], [])
+        step = self._step(node)
+        if step is not None:
+            self.steps = True
+            call = ast.Call(ast.Name("_istep", ast.Load()), [step[0], ast.Constant(step[1])], [])
+            return ast.copy_location(call, node)
+        left = node.left
+        if (
+            isinstance(node.op, ast.Sub)
+            and isinstance(left, ast.Constant)
+            and self._int(node.right)
+        ):
+            if type(left.value) is int:  # ``1 - k``: checked as any difference
+                self.steps = True
+                call = ast.Call(ast.Name("_isub", ast.Load()), [left, node.right], [])
+                return ast.copy_location(call, node)
         return node
+
+    def _int(self, node: ast.AST) -> bool:
+        """Whether expression `node` surely computes a Python int."""
+        if isinstance(node, ast.Name):
+            return node.id in self.ints
+        f = node.func if isinstance(node, ast.Call) else None
+        return isinstance(f, ast.Name) and f.id in INT_HELPERS
+
+    def _step(self, node: ast.BinOp) -> tuple[ast.AST, int] | None:
+        """``(x, c)`` of ``x + c``, ``c + x`` or ``x - c`` on a Python int `x`."""
+        if not isinstance(node.op, (ast.Add, ast.Sub)):
+            return None
+        pairs = [(node.left, node.right)]
+        if isinstance(node.op, ast.Add):
+            pairs.append((node.right, node.left))
+        for x, c in pairs:
+            if isinstance(c, ast.Constant) and type(c.value) is int and self._int(x):
+                return x, c.value if isinstance(node.op, ast.Add) else -c.value
+        return None
 
 
 def _math_helper(name: str, arity: int) -> str:

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import pyast
 from ..abstract.data import (
     BOTTOM,
     AbstractFunction,
@@ -56,6 +57,7 @@ from .native_source import (
     _math_helper,
     _weak_leaf,
 )
+from .native_stacks import python_int
 
 
 def _native_type(a: Any, typed_stacks: bool, inner: bool = True) -> bool:
@@ -94,14 +96,16 @@ def _check(
             return fn, "a function makes a closure"
     if fn.args.defaults or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg:
         return fn, "a function has default or variable arguments"
-    checker = ArrayKernel(set(types), names | {"slice", RC, FE}, gadd)
-    copy = ast.parse(ast.unparse(fn)).body[0]
+    ints = {n for n, ts in types.items() if ts and all(map(python_int, ts))}
+    checker = ArrayKernel(set(types), names | {"slice", RC, FE, "_istep"}, gadd, ints)
+    copy = pyast.parse(ast.unparse(fn)).body[0]
     assert isinstance(copy, ast.FunctionDef)
     checker.walrus |= hoist_named(copy)
     checker.local |= checker.walrus
     new = checker.visit(copy)
     if checker.bad:
         return new, checker.bad
+    gen.int_helpers |= checker.steps
     used = checker.loaded | checker.stored | {a.arg for a in fn.args.args}
     used -= names | _BUILTINS | checker.walrus | {"slice", RC, FE}
     for name in used:
@@ -128,7 +132,7 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
         for node in gen.scopes.toposort(g):
             if node.is_apply and gen.int_overflow(node):
                 return None, "arithmetic on Python ints that may overflow int64"
-    tree = ast.parse("\n".join(gen.lines))
+    tree = pyast.parse("\n".join(gen.lines))
     if not all(isinstance(s, ast.FunctionDef) for s in tree.body):
         return None, "the program defines more than functions"
     functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
@@ -166,7 +170,7 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     if gen.closures.env_lists:
         # The lists of environments of function values of their own class (`native_fenvs`).
         source = env_entry(out, entry, len(gen.closures.env_lists))
-        out[entry] = ast.parse(source).body[0]
+        out[entry] = pyast.parse(source).body[0]
     arena = [k for k in gen.stack_types.values() if k not in gen.list_stacks]
     if arena:
         # The stacks of scalars are regions of an arena, which every function receives;
@@ -226,19 +230,6 @@ def _recursive(functions: dict[str, ast.FunctionDef]) -> bool:
                 seen.add(name)
                 todo.extend(calls[name])
     return False
-
-
-def _retried(write: Any) -> Any:
-    """``write()``, once more where CPython's `ast` failed under another thread's use of it.
-
-    The source is written in the compiling thread while the caller's thread may be parsing
-    too; CPython 3.11's AST objects count their recursion depth in shared state, and can then
-    raise ``SystemError: AST constructor recursion depth mismatch`` (CPython gh-106905).
-    """
-    try:
-        return write()
-    except SystemError:  # pragma: no cover - a race between threads
-        return write()
 
 
 def _scalars(a: Any) -> Any:
@@ -316,12 +307,10 @@ class WholeProgram:
                     self._reason = "it has no loop to compile to machine code"
                 return
             try:
-                gen, self.entry = _retried(make)
+                gen, self.entry = make()  # its parses are `pyast`'s, safe in a thread
                 self.convert = gen.convert
                 self.convert_out = _scalars(gen.entry.output.abstract)
-                self._source, self._reason = _retried(
-                    lambda: whole_source(gen, self.entry, self._checked)
-                )
+                self._source, self._reason = whole_source(gen, self.entry, self._checked)
             except NotWhole as exc:
                 self._reason = str(exc)
             except Exception as exc:  # pragma: no cover - a construct the generator mishandles

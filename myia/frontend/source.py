@@ -10,6 +10,7 @@ import ast
 import linecache
 import types
 
+from .. import pyast
 from ..errors import MyiaSyntaxError, at
 from ..ir.node import Location
 
@@ -53,7 +54,7 @@ def module_ast(filename: str) -> ast.Module | None:
     if cached is not None and cached[0] == lines:
         return cached[1]
     try:
-        tree: ast.Module | None = ast.parse("".join(lines), filename)
+        tree: ast.Module | None = pyast.parse("".join(lines), filename)
     except (SyntaxError, ValueError):
         tree = None
     _module_asts[filename] = (list(lines), tree)
