@@ -139,3 +139,13 @@ def test_arrays_of_another_layout_run_on_the_host_without_compiling():
     for other in (np.asfortranarray(W), read_only, W.T.T):
         assert f(h, other, b, 3) == pytest.approx(want, rel=1e-12)
     assert len(entry.overloads) == compiled
+
+
+def test_large_arrays_stay_numpy_code():
+    # NumPy's loops (SIMD tanh) beat Numba's on large arrays: such programs are not whole.
+    rng = np.random.default_rng(2)
+    h, W, b = rng.normal(size=64), rng.normal(size=(64, 64)) / 8, rng.normal(size=64)
+    g = grad(rnn, "W", "b", backend="native", background=False)
+    _same(g(h, W, b, 2), grad(rnn, "W", "b")(h, W, b, 2))
+    ex = g.specialization(h, W, b, 2).executable
+    assert ex.whole.fn is None and "arrays" in ex.whole.reason

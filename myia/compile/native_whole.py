@@ -39,6 +39,7 @@ from .native_arena import ARENA_IMPORT, GROW_SOURCE, reserve_counted_loops, thre
 from .native_arrays import (
     DTYPES,
     LIST_IMPORT,
+    MAX_ELEMENTS,
     ArrayKernel,
     constant_source,
     hoist_named,
@@ -110,7 +111,10 @@ def _check(
     used -= names | _BUILTINS | checker.walrus | {"slice", RC, FE}
     for name in used:
         if not all(_native_type(a, gen.stack_reason is None) for a in types.get(name, [None])):
-            return new, f"{name} is not a scalar, an array, a typed stack or a tuple of them"
+            return new, (
+                f"{name} is not a scalar, an array (of a known shape, at most {MAX_ELEMENTS} "
+                "elements), a typed stack or a tuple of them"
+            )
     gen.math |= checker.math
     return new, None
 
