@@ -130,3 +130,21 @@ def test_backward_loop_results(fn, args):
 def test_backward_loop_returns_a_pair():
     source = grad(for_same_blocks).generated_code(0.3)
     assert "Env(" not in source and "contents" not in source
+
+
+def sum_of_row_squares(x):
+    s = 0.0
+    for r in x:
+        s = s + np.sum(r * r)
+    return s
+
+
+@pytest.mark.parametrize("shape", [(0, 2), (0,), (0, 0, 3), (3, 2)])
+def test_for_over_the_rows_of_an_empty_array(shape):
+    # The body reads x[i] on an empty first axis: it never runs, so it is typed as the rows.
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    assert myia(sum_of_row_squares)(x) == sum_of_row_squares(x)
+    g = grad(sum_of_row_squares)(x)
+    np.testing.assert_array_equal(g, 2 * x)
+    if x.size:
+        check_grad(sum_of_row_squares, x)

@@ -533,9 +533,22 @@ def _infer_array_getitem(a, index):
     try:
         return array_result(a.dtype, probe_shape(lambda s: _probe(s)[idx].shape, a.shape))
     except IndexError as exc:
+        if _unknown_int(index) and a.shape and a.shape[0] == 0:
+            # ``x[i]`` on an empty first axis (the body of ``for row in x``): it raises
+            # whenever it runs, so its type is that of the rows it would read.
+            return array_result(a.dtype, a.shape[1:])
         raise MyiaShapeError(
             f"invalid index for an array of shape {shape_str(a.shape)}: {exc}"
         ) from None
+
+
+def _unknown_int(index) -> bool:
+    """Whether `index` is an integer known only at run time."""
+    return (
+        isinstance(index, AbstractScalar)
+        and index.dtype.startswith(("int", "uint"))
+        and index.value is ANYTHING
+    )
 
 
 @infer_rule(take)
