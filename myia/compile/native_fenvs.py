@@ -22,7 +22,7 @@ from typing import Any
 
 from ..abstract.data import AbstractFunction, AbstractScalar, AbstractTuple
 from .native_arrays import DTYPES, native_array, numba_type
-from .native_records import recursive_record
+from .native_records import recursive_record, rename_entry
 
 #: The hidden argument of every function: the lists of environments of the call.
 FE = "_fe"
@@ -94,21 +94,10 @@ def env_entry(functions: dict[str, ast.FunctionDef], entry: str, count: int) -> 
     The new entry (of the entry's name and arguments, ``_fe`` excluded) makes the `count`
     lists of environments and calls the inner one. `functions` take ``_fe`` first already.
     """
-    taken = {n.id for f in functions.values() for n in ast.walk(f) if isinstance(n, ast.Name)}
-    inner = f"_fe_{entry}"
-    while inner in taken or inner in functions:
-        inner = "_" + inner
-    for fn in functions.values():
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                if node.func.id == entry:
-                    node.func.id = inner
-    fn = functions.pop(entry)
-    fn.name = inner
-    functions[inner] = fn
+    fn = rename_entry(functions, entry, "_fe_")
     params = [a.arg for a in fn.args.args if a.arg != FE]
     lists = "".join(f"_List.empty_list(_E{k}), " for k in range(count))
     return (
         f"def {entry}({', '.join(params)}):\n    {FE} = ({lists})\n"
-        f"    return {inner}({', '.join([FE, *params])})\n"
+        f"    return {fn.name}({', '.join([FE, *params])})\n"
     )

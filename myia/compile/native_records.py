@@ -249,8 +249,24 @@ def thread_depth(functions: dict[str, ast.FunctionDef], entry: str) -> None:
         ).body[0]
         fn.body.insert(0, check)
         ast.fix_missing_locations(fn)
-    inner = f"_dp_{entry}"
-    while inner in functions:
+    fn = rename_entry(functions, entry, "_dp_")
+    params = [a.arg for a in fn.args.args]
+    args = ["0" if p == DP else p for p in params]
+    params.remove(DP)
+    source = f"def {entry}({', '.join(params)}):\n    return {fn.name}({', '.join(args)})\n"
+    wrapper = pyast.parse(source).body[0]
+    assert isinstance(wrapper, ast.FunctionDef)
+    functions[entry] = wrapper
+
+
+def rename_entry(functions: dict[str, ast.FunctionDef], entry: str, prefix: str) -> Any:
+    """Rename function `entry` of `functions` to a new name starting with `prefix`.
+
+    Its calls are renamed too; the caller writes a new `entry` around it. Return it.
+    """
+    taken = {n.id for f in functions.values() for n in ast.walk(f) if isinstance(n, ast.Name)}
+    inner = f"{prefix}{entry}"
+    while inner in taken or inner in functions:
         inner = "_" + inner
     for fn in functions.values():
         for node in ast.walk(fn):
@@ -260,10 +276,4 @@ def thread_depth(functions: dict[str, ast.FunctionDef], entry: str) -> None:
     fn = functions.pop(entry)
     fn.name = inner
     functions[inner] = fn
-    params = [a.arg for a in fn.args.args]
-    args = ["0" if p == DP else p for p in params]
-    params.remove(DP)
-    source = f"def {entry}({', '.join(params)}):\n    return {inner}({', '.join(args)})\n"
-    wrapper = pyast.parse(source).body[0]
-    assert isinstance(wrapper, ast.FunctionDef)
-    functions[entry] = wrapper
+    return fn
