@@ -41,6 +41,7 @@ import numpy as np
 from ..abstract.data import ENV, AbstractArray, AbstractRecord, AbstractScalar, AbstractTuple
 from ..primitives.grad import EnvInstance
 from . import jax_counted as counted
+from . import jax_induction as induction
 from . import jax_runtime as rt
 from . import jax_sums as sums
 from .jax_runtime import (
@@ -576,14 +577,27 @@ def _while(
         )
         return unflat(list(leaves))
 
+    # Counters that step together are carried as one (`jax_induction`).
+    shared = induction.shared(jaxpr, test_jaxpr, leaves, known)
+    full = shared.expand if shared is not None else list
+    if shared is not None:
+        whole_step = step_fn
+
+        def step_fn(*xs: Any) -> Any:
+            *out, flag, need = whole_step(*full(xs))
+            return (*shared.reduce(out), flag, need)
+
+        carry = (shared.reduce(leaves), *carry[1:])
+
     def cond_(carry: Any) -> Any:
         if compare is not None:
-            return compare(*carry[0])
-        out, flag, _ = test(carry[0])
+            return compare(*full(carry[0]))
+        out, flag, _ = test(full(carry[0]))
         out = jnp.asarray(out, dtype=bool)
         return out & ~(flag | carry[1]) if flags else out & ~flag
 
     leaves, flag, need = jax.lax.while_loop(cond_, body_, carry)
+    leaves = full(leaves)
     # The last test, which ended the loop, may have flagged an error (``1 / y`` with y = 0).
     flag = (flag if flags else flag0) | test(leaves)[1]
     need = need if needs else need0
