@@ -9,6 +9,8 @@ outgrows its stacks there goes the general way.
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -117,3 +119,26 @@ def test_array_results_leave_the_fast_path_for_errors():
     with pytest.raises(IndexError):
         f(x, 7)
     np.testing.assert_array_equal(f(x, -1), x[-1] * 2.0)
+
+
+def scaled(w, x):
+    return w * 2.0, x
+
+
+def test_large_results_are_writable_and_their_own():
+    # A large result is XLA's buffer handed over as a writable array (`jax_values.writable`):
+    # writing it changes neither the arguments, nor another call's results.
+    w, x = rng.standard_normal((300, 300)), rng.standard_normal((200, 100))
+    f = myia(scaled, backend="jax")
+    first = f(w, x)
+    second = f(w, x)
+    for a in (*first, *second):
+        assert type(a) is np.ndarray and a.flags.writeable
+    first[0][...] = 0.0
+    first[1][0, 0] = 123.0
+    np.testing.assert_array_equal(second[0], w * 2.0)
+    assert second[1][0, 0] == x[0, 0] != 123.0
+    np.testing.assert_array_equal(f(w, x)[0], w * 2.0)
+    del f, second
+    gc.collect()
+    assert not first[0].any() and first[1][0, 0] == 123.0

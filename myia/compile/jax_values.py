@@ -96,11 +96,45 @@ def as_is(value: Any, a: Any) -> Any:
     return value
 
 
+#: The size from which a result on XLA's CPU is handed over as its own memory (`writable`)
+#: rather than copied: below it, NumPy's copy costs less than the view's making (2 µs).
+VIEWED_BYTES = 1 << 16
+
+
+class _Writable:
+    """The memory of a result of XLA's CPU, as NumPy reads it, presented as writable.
+
+    NumPy's view of a ``jax.Array`` on the CPU is read-only, as XLA's buffers are to JAX.
+    The buffer of a result is the result's own (XLA computes each result of a call into a
+    fresh buffer), and nothing else reads it once it is the user's: the array over this
+    object's interface, which keeps NumPy's view (and with it the buffer) alive, may write
+    it. It saves a copy of every array result: 2.4 ms of `mlp_step` large's 30 ms.
+    """
+
+    __slots__ = ("__array_interface__", "_view")
+
+    def __init__(self, view: np.ndarray):
+        self._view = view
+        face = dict(view.__array_interface__)
+        face["data"] = (face["data"][0], False)
+        self.__array_interface__ = face
+
+
+def writable(value: Any) -> np.ndarray:
+    """A writable NumPy array of ``jax.Array`` `value`: its own memory where it can be."""
+    view = np.asarray(value)
+    if view.nbytes < VIEWED_BYTES or view.flags.writeable or view.base is None:
+        return view if view.flags.writeable else view.copy()
+    if next(iter(value.devices())).platform != "cpu":
+        return view.copy()  # the host's copy of a device's array, which JAX keeps
+    return np.asarray(_Writable(view))
+
+
 def to_host(value: Any, a: Any) -> Any:
     """A result of XLA as the NumPy backend returns it: arrays, Python or NumPy scalars."""
     if isinstance(a, AbstractArray):
         # A writable array, as the NumPy backend returns (a view of XLA's buffer is not).
-        return np.array(value)
+        return writable(value)
     if a.weak:
         if type(value) is float and a.dtype == "float64":
             return value  # packed results come back as Python floats already
@@ -133,7 +167,7 @@ def holds(value: Any, array: type) -> bool:
 
 def from_region(x: Any) -> Any:
     """A ``jax.Array`` a jitted region computed, as the NumPy code computes it."""
-    return np.array(x) if x.ndim else np.asarray(x)[()]
+    return writable(x) if x.ndim else np.asarray(x)[()]
 
 
 def map_arrays(value: Any, array: type, fn: Any) -> Any:
