@@ -122,7 +122,8 @@ def test_array_results_leave_the_fast_path_for_errors():
 
 
 def scaled(w, x):
-    return w * 2.0, x
+    a = w * 2.0
+    return a, x, a
 
 
 def test_large_results_are_writable_and_their_own():
@@ -136,6 +137,7 @@ def test_large_results_are_writable_and_their_own():
         assert type(a) is np.ndarray and a.flags.writeable
     first[0][...] = 0.0
     first[1][0, 0] = 123.0
+    np.testing.assert_array_equal(first[2], w * 2.0)  # the same value twice: two arrays
     np.testing.assert_array_equal(second[0], w * 2.0)
     assert second[1][0, 0] == x[0, 0] != 123.0
     np.testing.assert_array_equal(f(w, x)[0], w * 2.0)
