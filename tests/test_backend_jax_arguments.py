@@ -10,6 +10,7 @@ outgrows its stacks there goes the general way.
 from __future__ import annotations
 
 import gc
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -144,3 +145,31 @@ def test_large_results_are_writable_and_their_own():
     del f, second
     gc.collect()
     assert not first[0].any() and first[1][0, 0] == 123.0
+
+
+def weighted(params, x):
+    (W, b), scale = params
+    return np.sum(np.tanh(x @ W + b)) * scale
+
+
+def test_misaligned_arguments_are_copied_into_copies_reused_from_call_to_call():
+    # A call that waits for its results gives its aligned copies back (`Staging`): the next
+    # call copies its own arguments into them, whatever their values.
+    W, b = _misaligned((200, 200)), rng.standard_normal(200)
+    f = myia(weighted, backend="jax")
+    for _ in range(3):
+        x = _misaligned((100, 200))
+        got = f(((W, b), 2.0), x)
+        assert got == pytest.approx(weighted(((W, b), 2.0), x), rel=1e-12)
+    staging = f.specialization(((W, b), 2.0), x).executable.staging
+    assert sum(len(s.free) for s in staging.values()) == 2  # W's and x's
+    # Calls from several threads at once take different copies.
+    xs = [_misaligned((100, 200)) for _ in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        outs = list(pool.map(lambda x: f(((W, b), 2.0), x), xs * 5))
+    for x, out in zip(xs * 5, outs):
+        assert out == pytest.approx(weighted(((W, b), 2.0), x), rel=1e-12)
+    # Results kept on the device are not waited for: their calls copy afresh.
+    k = myia(weighted, backend="jax", keep_on_device=True)
+    assert float(k(((W, b), 2.0), x)) == pytest.approx(weighted(((W, b), 2.0), x), rel=1e-12)
+    assert not any(s.free for s in k.specialization(((W, b), 2.0), x).executable.staging.values())

@@ -226,6 +226,8 @@ class JaxExecutable(Executable):
         self.capacities: list[int] = []
         #: The call once the program is traced (`jax_fast.fast_path`), or None.
         self.fast: Any = None
+        #: The aligned copies of large NumPy arguments, by leaf (`jax_fast`, `Staging`).
+        self.staging: dict[int, Any] = {}
         #: The call of the arguments themselves once traced, where results are Python
         #: floats (`direct`), or None.
         self.direct_fn: Any = None
@@ -349,7 +351,8 @@ class JaxExecutable(Executable):
         self.jitted = True
         self.traced = False
 
-    def _leaves(self, args: tuple[Any, ...]) -> list[Any]:
+    def _leaves(self, args: tuple[Any, ...], copy: Any = aligned) -> list[Any]:
+        """The leaves XLA takes for `args`; NumPy arrays, on a CPU, through `copy`."""
         leaves: list[Any] = []
         for v, a in zip(args, self.params):
             flatten(v, a, leaves)
@@ -358,7 +361,7 @@ class JaxExecutable(Executable):
                 return self.backend.layout.place(leaves, self.params)
         int_array, cpu = self.backend.int_array, self.backend.cpu
         return [
-            int_array(x) if type(x) is int else aligned(x) if cpu and type(x) is np.ndarray else x
+            int_array(x) if type(x) is int else copy(x) if cpu and type(x) is np.ndarray else x
             for x in leaves
         ]
 

@@ -30,6 +30,26 @@ ALIGNED_BYTES = 1 << 17
 ALIGNMENT = 64
 
 
+def _copied(x: np.ndarray) -> bool:
+    """Whether NumPy argument `x` is better copied aligned (see `aligned`)."""
+    if x.nbytes < ALIGNED_BYTES:
+        return False
+    if x.__array_interface__["data"][0] % ALIGNMENT == 0 and x.flags.c_contiguous:
+        return False
+    size = x.dtype.itemsize
+    # NumPy's own alignment (16 bytes) does not divide into other items.
+    return not (size > 16 or size & (size - 1) or x.dtype.hasobject)
+
+
+def _empty_aligned(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """An uninitialized C-contiguous array whose data is `ALIGNMENT`-byte aligned."""
+    size = np.dtype(dtype).itemsize
+    n = int(np.prod(shape))
+    buffer = np.empty(n + ALIGNMENT // size, dtype)
+    start = (-buffer.__array_interface__["data"][0] % ALIGNMENT) // size
+    return buffer[start : start + n].reshape(shape)
+
+
 def aligned(x: np.ndarray) -> np.ndarray:
     """NumPy argument `x`, or a copy of it that XLA's CPU client reads in place.
 
@@ -38,18 +58,46 @@ def aligned(x: np.ndarray) -> np.ndarray:
     often 16-byte aligned only). Myia makes that copy itself where it pays, into a fresh
     aligned array of its own, which nothing else writes.
     """
-    if x.nbytes < ALIGNED_BYTES:
+    if not _copied(x):
         return x
-    if x.__array_interface__["data"][0] % ALIGNMENT == 0 and x.flags.c_contiguous:
-        return x
-    size = x.dtype.itemsize
-    if size > 16 or size & (size - 1) or x.dtype.hasobject:
-        return x  # NumPy's own alignment (16 bytes) does not divide into such items
-    buffer = np.empty(x.size + ALIGNMENT // size, x.dtype)
-    start = (-buffer.__array_interface__["data"][0] % ALIGNMENT) // size
-    out = buffer[start : start + x.size].reshape(x.shape)
+    out = _empty_aligned(x.shape, x.dtype)
     np.copyto(out, x)
     return out
+
+
+class Staging:
+    """The aligned copies of one argument of a compiled signature, reused from call to call.
+
+    A fresh aligned copy of each large argument costs its allocation too: the pages of
+    megabytes of new memory, which the system maps at their first write (1.5 ms of
+    `mlp_step` large's 25 ms, whose weights are 7 MB). A call whose results are read back
+    before it returns (NumPy results: XLA has then read its arguments) gives its copy back
+    (`give`), and the next call copies its argument into it (`take`). Threads calling at once
+    take different copies.
+    """
+
+    __slots__ = ("free",)
+
+    def __init__(self) -> None:
+        self.free: list[np.ndarray] = []
+
+    def take(self, x: np.ndarray) -> np.ndarray:
+        """`aligned` of `x`, into a copy given back by an earlier call where there is one."""
+        if not _copied(x):
+            return x
+        try:
+            out = self.free.pop()
+        except IndexError:
+            out = None
+        if out is None or out.shape != x.shape or out.dtype != x.dtype:
+            out = _empty_aligned(x.shape, x.dtype)
+        np.copyto(out, x)
+        return out
+
+    def give(self, copy: np.ndarray, x: np.ndarray) -> None:
+        """Keep `copy`, taken for `x`, for a later call (once XLA has read it)."""
+        if copy is not x and not self.free:
+            self.free.append(copy)
 
 
 def leaf(a: Any) -> bool:
