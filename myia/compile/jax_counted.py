@@ -14,8 +14,9 @@ traced once, and its jaxpr is what the loop runs. It also finds, in any loop, wh
 records that XLA can compute once after the loop instead of in every iteration (on a CPU,
 each result of a loop's body is a kernel of its own): the stack size needed, where it is the
 last iteration's (`need_terms`), and the error flag, where it is that a state variable is
-not finite and stays so (`deferred_flags`, for a loop that ends whatever its values:
-`bounded`); and a test ``not (a == b)`` as one comparison (`comparison`).
+not finite and stays so, or that a counter steps past int64 (`deferred_flags`, for a loop
+that ends whatever its values: `bounded`); and a test ``not (a == b)`` as one comparison
+(`comparison`).
 """
 
 from __future__ import annotations
