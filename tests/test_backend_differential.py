@@ -43,6 +43,36 @@ def flip(k, n):
     return k
 
 
+def counting_three(k):
+    for _ in range(3):  # a trip count known when tracing: lax.fori_loop
+        k = k + 2
+    return k
+
+
+def up_to(k, n):
+    while k <= n:  # k wraps around past int64 in XLA: the loop must stop at the flag
+        k = k + 3
+    return k
+
+
+def doubling(k, n):
+    for _ in range(n):
+        k = k * 2
+    return k
+
+
+def summing(k, n):
+    for i in range(n):
+        k = k + k - i
+    return k
+
+
+def negating(k, n):
+    for i in range(n):
+        k = abs(-k + i)
+    return k
+
+
 def compare(n, x):
     return n == x, n < x, n > x, x <= n, x != n
 
@@ -103,6 +133,18 @@ PROGRAMS = [
     (counting_down, (2**63 - 2, 2)),
     (flip, (5, 3)),
     (flip, (-(2**63), 1)),
+    (counting_three, (5,)),
+    (counting_three, (2**63 - 5,)),
+    (up_to, (5, 12)),
+    (up_to, (2**63 - 5, 2**63 - 1)),
+    (doubling, (3, 5)),
+    (doubling, (-(2**61), 2)),  # -2**63 fits in int64
+    (doubling, (2**61, 2)),  # 2**63 does not
+    (doubling, (3, 70)),
+    (summing, (3, 5)),
+    (summing, (2**61, 3)),
+    (negating, (-5, 3)),
+    (negating, (-(2**63), 1)),
     (compare, (3, 3.0)),
     (compare, (2**53 + 1, float(2**53))),  # Python compares exactly (XLA: the int rounded)
     (compare, (-(2**53) - 1, -float(2**53))),
@@ -164,22 +206,9 @@ def _ids(table):
     return [f"{p[0].__name__}-{i}" for i, p in enumerate(table)]
 
 
-#: Known wrong on the JAX backend: a loop counter's step (``k + 1``) is computed in int64 by
-#: XLA, unchecked (a check per iteration would be a flag every loop carries), so a Python int
-#: counted past 2**63 wraps around where the NumPy backend's grows.
-JAX_COUNTERS = {
-    (counting, (2**63 - 2, 3)),
-    (counting_down, (-(2**63) + 1, 2)),
-    (flip, (-(2**63), 1)),
-}
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn,args", PROGRAMS, ids=_ids(PROGRAMS))
-def test_same_as_numpy(fn, args, backend, request):
-    if backend == "jax" and fn in (counting, counting_down, flip) and (fn, args) in JAX_COUNTERS:
-        reason = "JAX backend: a loop counter past int64 wraps around (its step is unchecked)"
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+def test_same_as_numpy(fn, args, backend):
     with np.errstate(all="ignore"):
         expected = outcome(myia(fn), args)
         f = compiled(myia, fn, backend)
@@ -201,8 +230,27 @@ def test_checks_keep_programs_compiled():
     loop are still XLA's (and the loop machine code)."""
     assert myia(compare, backend="jax").specialization(3, 3.0).executable.jitted
     assert myia(int_divide, backend="jax").specialization(7, 2).executable.jitted
+    for fn, args in [(doubling, (3, 5)), (summing, (3, 5)), (negating, (-5, 3))]:
+        assert myia(fn, backend="jax").specialization(*args).executable.jitted
     for args in [(5, 3), (2**63 - 2, 3)]:
         assert myia(counting, backend="jax").specialization(*args).executable.jitted
         f = myia(counting, backend="native", background=False)
         f(*args)
         assert f.specialization(*args).executable.native
+
+
+def _while_lines(fn, *args):
+    text = myia(fn, backend="jax").lowered_text(*args)
+    return [line for line in text.splitlines() if "stablehlo.while" in line]
+
+
+def test_a_counters_check_is_made_after_its_loop():
+    """A counter's step past int64 is tested once after the loop, carried by no iteration:
+    it wrapped around where it ends on the other side of its start."""
+    for fn, args in [(counting, (5, 3)), (counting_down, (5, 2))]:
+        (loop,) = _while_lines(fn, *args)
+        assert "tensor<i1>" not in loop
+    # The loop's own counter (``k <= n``, ``k += 3``) may wrap around and not end the loop:
+    # its flag is carried, and ends it.
+    (loop,) = _while_lines(up_to, 5, 12)
+    assert loop.count("tensor<i1>") == 1

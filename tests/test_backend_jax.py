@@ -202,8 +202,8 @@ TREE = Tree(1.0, Tree(2.0, None, None), Tree(3.0, Tree(4.0, None, None), None))
 # (function, arguments, whether it must run as one jitted XLA computation)
 PROGRAMS = [
     (scalar_arith, (1.5, 2.5), True),  # `/` by 0.0 is flagged: the host raises ZeroDivisionError
-    (int_arith, (3, 4), False),  # Python ints do not overflow, int64 does
-    (int_arith, (2**62, 4), False),
+    (int_arith, (3, 4), True),  # Python ints do not overflow: flagged past int64
+    (int_arith, (2**62, 4), True),  # flagged: the host computes 2**64 + 2**62 - 12
     (int_arith, (np.int64(3), np.int64(4)), True),
     (math_fns, (0.7,), True),
     (array_math, (A34,), True),
@@ -221,7 +221,7 @@ PROGRAMS = [
     (invert, (True,), False),  # ~True is -2 in Python, False in XLA
     (invert, (np.array([True, False]),), True),
     (tuples, (A34, 2.0), True),
-    (tuples, (1, 2), False),
+    (tuples, (1, 2), True),  # Python ints: flagged past int64
     (records_in, (Point(1.5, 2.0),), True),
     (records_out, (A34, V4), True),
     (layer_apply, (Layer(A34, V3), V4), True),

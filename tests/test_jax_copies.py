@@ -114,7 +114,7 @@ def test_a_function_binding_a_global_name_is_left_alone():
 
 def test_closures_of_one_code_in_a_union_join_as_one():
     pytest.importorskip("jax")
-    from myia.compile import jax_control as ctl
+    from myia.compile import jax_skeletons as sk
 
     def make(x):
         def f(y):
@@ -128,10 +128,10 @@ def test_closures_of_one_code_in_a_union_join_as_one():
 
         return g
 
-    union = ctl.merge(ctl.split(make(1.0), []), ctl.split(other(2.0), []))
+    union = sk.merge(sk.split(make(1.0), []), sk.split(other(2.0), []))
     assert union[0] == "union" and len(union[1]) == 2
     # A closure of f's code holding a value of another skeleton joins f's alternative.
-    joined = ctl.merge(union, ctl.split(make((1.0, 2.0)), []))
+    joined = sk.merge(union, sk.split(make((1.0, 2.0)), []))
     assert joined[0] == "union" and len(joined[1]) == 2
-    assert ctl._fits_in(ctl.split(make((1.0, 2.0)), []), joined)
-    assert ctl._fits_in(ctl.split(make(1.0), []), joined)
+    assert sk._fits_in(sk.split(make((1.0, 2.0)), []), joined)
+    assert sk._fits_in(sk.split(make(1.0), []), joined)

@@ -293,6 +293,18 @@ def float32(x):
     return np.float32(x), np.float64(x) * 2
 
 
+def by_dtype(x):
+    # A dtype is known at compile time: each comparison is a constant, one branch compiled.
+    if x.dtype == np.float32:
+        y = x * np.float32(2.0)
+    elif x.dtype != np.float64 or not np.issubdtype(x.dtype, np.floating):
+        y = x.undefined  # never inferred: the condition is a constant False
+    else:
+        y = x * x
+    z = np.zeros(x.shape, dtype=x.dtype) + y.astype(x.dtype)
+    return z, x.dtype == y.dtype, x.dtype == float, np.issubdtype(x.dtype, np.float32)
+
+
 def broadcast_to(x):
     return np.broadcast_to(x, (2, 3, 4))
 
@@ -537,6 +549,8 @@ TABLE = [
     Case("np.trunc", "math", trunc, [(f(3, 4),)], order=0),
     Case("np.float32(x) and other scalar types", "scalar types", float32, [(f(3),), (f(),)],
          order=0),
+    Case("x.dtype == np.float32, x.dtype != np.float64, np.issubdtype (constants)",
+         "scalar types", by_dtype, [(f(3),), (f32(2, 2),)]),
     # Creation and shapes
     Case("np.eye, np.identity", "creation", eye, [(f(2),)], order=0, prims=("eye",)),
     Case("np.eye", "creation", eye_mul, [(f(2, 3, 3),)]),
@@ -815,6 +829,35 @@ def test_special_functions_without_scipy_are_refused_at_compile_time(monkeypatch
     assert grad(lambda v: math.erf(v))(0.5) == pytest.approx(2 / math.sqrt(math.pi) / math.e**0.25)
     with pytest.raises(MyiaTypeError, match="digamma .the derivative of gammaln"):
         grad(lambda v: math.lgamma(v))(1.5)
+
+
+@pytest.mark.parametrize("backend", ["native"] + (["jax"] if jax is not None else []))
+def test_dtype_comparisons_are_constants_on_compiled_backends(backend: str) -> None:
+    # The comparisons fold at compile time: the native and XLA code keep one branch.
+    for x in (np.array([1.5, -2.0]), np.array([[1.5, 2.0]], np.float32)):
+        kw = {"background": False} if backend == "native" else {}
+        check_value(myia(by_dtype, backend=backend, **kw)(x), as_myia_result(by_dtype(x)), backend)
+    x = np.array([1.5, -2.0])
+    g = grad(lambda x: np.sum(by_dtype(x)[0]), backend=backend)
+    np.testing.assert_allclose(g(x), 2 * x, rtol=1e-12)
+
+
+def _dtype_ordered(x):
+    return x.dtype < np.float32
+
+
+def _dtype_of_a_number(x):
+    return np.issubdtype(x.dtype, 3)
+
+
+@pytest.mark.parametrize(
+    "fn, message",
+    [(_dtype_ordered, "'<' is not defined on dtypes"), (_dtype_of_a_number, "not dtypes")],
+)
+def test_dtype_misuses_are_refused_at_the_users_line(fn: Any, message: str) -> None:
+    with pytest.raises(MyiaTypeError, match=message) as info:
+        myia(fn)(np.ones(2))
+    assert "in " + fn.__name__ in str(info.value)
 
 
 def _erf_of_array(x):

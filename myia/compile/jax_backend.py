@@ -10,11 +10,11 @@ its own IR.
 `jittable` walks the graph and decides whether it can be one XLA computation: no effects
 (``print``, ``raise``, ``assert``), no lists or dicts, only primitives that cannot raise or
 whose Python errors the generated code flags (``1 / 0`` on Python floats must still raise
-``ZeroDivisionError``: the flagged call runs again on the host, which raises it), and no
-arithmetic that may overflow (on Python ints, which XLA computes in int64). Arguments and
-results are arrays, scalars, and tuples and dataclasses of them. Recursion, and any program
-whose tracing by JAX fails, runs on the host as the NumPy backend's generated code: every
-program that runs on ``backend="numpy"`` runs on ``backend="jax"``, with the same results.
+``ZeroDivisionError``: the flagged call runs again on the host, which raises it; so is
+arithmetic on Python ints past int64, where XLA's wraps around). Arguments and results are
+arrays, scalars, and tuples and dataclasses of them. Recursion, and any program whose tracing
+by JAX fails, runs on the host as the NumPy backend's generated code: every program that
+runs on ``backend="numpy"`` runs on ``backend="jax"``, with the same results.
 
 Values: NumPy arrays and Python or NumPy scalars in and out, as on the NumPy backend (the
 kinds of results are those of the NumPy backend). With ``keep_on_device=True``, array results
@@ -63,7 +63,6 @@ from .jax_values import (
     leaf,
     leaf_types,
     map_arrays,
-    python_int,
     to_host,
     unflatten,
 )
@@ -100,22 +99,9 @@ def _flat_type(a: Any) -> bool:
 _FLOAT_TOTAL = frozenset([P.pow_, P.floordiv, P.mod])
 
 
-#: Primitives whose results on Python ints may exceed int64.
-_INT_ARITH = frozenset([P.add, P.sub, P.mul, P.neg, P.abs_])
-
-
 def _is_switch(node: Any) -> bool:
     f = node.inputs[0] if node.is_apply else None
     return f is not None and f.is_constant and f.value is P.switch
-
-
-def _counter_step(node: Any) -> bool:
-    """Whether `node` adds or subtracts a small constant (a loop counter's step)."""
-    if node.inputs[0].value not in (P.add, P.sub) or len(node.inputs) != 3:
-        return False
-    return any(
-        i.is_constant and type(i.value) is int and abs(i.value) <= 2**16 for i in node.inputs[1:]
-    )
 
 
 #: Primitives that move values without computing on them.
@@ -198,8 +184,6 @@ def jittable(graph: Graph) -> str | None:
         strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None, "bool"}
         if len(strong) > 1 and prim not in _STRUCTURAL:
             return f"{prim.name} mixes dtypes {sorted(strong)} (JAX promotes them otherwise)"
-        if prim in _INT_ARITH and python_int(node.abstract) and not _counter_step(node):
-            return f"{prim.name} of Python ints has no overflow (int64 in XLA)"
     return None
 
 

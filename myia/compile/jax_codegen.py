@@ -88,6 +88,38 @@ def _weak(a: Any, kind: str) -> bool:
     return isinstance(a, AbstractScalar) and a.weak and np.dtype(a.dtype).kind in kind
 
 
+_INT64 = np.iinfo(np.int64)
+
+#: Arithmetic on Python ints, which XLA computes in int64 (`jax_runtime.check_int`).
+_INT_OPS = frozenset(["add", "sub", "mul", "neg", "abs"])
+
+
+def int_step(node: Any) -> tuple[Any, int | None, int | None] | None:
+    """``(x, lo, hi)`` of ``x + c``, ``c + x``, ``x - c``, ``c - x`` on Python ints, `c` small.
+
+    The result fits in int64 where ``lo <= x <= hi``; a bound that int64 always meets is None.
+    """
+    if node.inputs[0].value not in (P.add, P.sub) or len(node.inputs) != 3:
+        return None
+    if not _weak(node.abstract, "iu"):
+        return None
+    a, b = node.inputs[1:]
+    for x, c in ((a, b), (b, a)):
+        if c.is_constant and type(c.value) is int and abs(c.value) <= 2**16:
+            if not _weak(x.abstract, "iu"):
+                return None
+            if node.inputs[0].value is P.add:
+                lo, hi = _INT64.min - c.value, _INT64.max - c.value
+            elif c is b:  # x - c
+                lo, hi = _INT64.min + c.value, _INT64.max + c.value
+            else:  # c - x
+                lo, hi = c.value - _INT64.max, c.value - _INT64.min
+            lo = lo if lo > _INT64.min else None
+            hi = hi if hi < _INT64.max else None
+            return x, lo, hi
+    return None
+
+
 _COMPARISONS = frozenset(["eq", "ne", "lt", "le", "gt", "ge"])
 
 
@@ -110,7 +142,9 @@ def flagged(node: Any) -> str | None:
     (`jax_runtime.check_index`), ``"index_add"`` its gradient (`jax_lower.index_add`);
     ``"finite"``: a factorization or solve NumPy may refuse (`jax_lower.LINALG_ERRORS`);
     ``"exact"``: a comparison of a Python int with a Python float (`jax_runtime.check_exact`:
-    Python compares them exactly, XLA the int rounded to a float).
+    Python compares them exactly, XLA the int rounded to a float); ``"int"``: arithmetic on
+    Python ints (`jax_runtime.check_int`, `check_step` where a constant is added: past int64,
+    Python's int goes on where XLA's wraps around).
     """
     fn = node.inputs[0]
     if not (fn.is_constant and hasattr(fn.value, "name")):
@@ -119,6 +153,8 @@ def flagged(node: Any) -> str | None:
     ins = [i.abstract for i in node.inputs[1:]]
     if name in _COMPARISONS and _compared_int(node) is not None:
         return "exact"
+    if name in _INT_OPS and _weak(out, "iu") and all(_weak(a, "iub") for a in ins):
+        return "int"
     if name in _FLOAT_OPS and _weak(out, "f") and all(isinstance(a, AbstractScalar) for a in ins):
         return "float"
     if name in ("floordiv", "mod") and _weak(out, "iu") and all(_weak(a, "iub") for a in ins):
@@ -168,7 +204,7 @@ class Unsupported(Exception):
 class JaxGenerator(CodeGenerator):
     """The NumPy backend's generator, with stacks and tests as the JAX runtime's."""
 
-    #: JAX's control flow reads a closure's values in its cells (`jax_control.split`).
+    #: JAX's control flow reads a closure's values in its cells (`jax_skeletons.split`).
     closure_defaults = False
 
     def count_level(self, indent: int, tail: Any) -> None:
@@ -249,6 +285,14 @@ class JaxGenerator(CodeGenerator):
         if how == "exact":
             n = self.expr(_compared_int(node))
             return f"{self.global_value(rt.check_exact, 'check_exact')}({text}, {n})"
+        if how == "int":
+            step = int_step(node)
+            if step is not None:
+                x, lo, hi = step
+                check = self.global_value(rt.check_step, "check_step")
+                return f"{check}({text}, {self.expr(x)}, {lo}, {hi})"
+            a = ", ".join(self.expr(x) for x in args)
+            return f"{self.global_value(rt.check_int, 'check_int')}({v.name!r}, {text}, {a})"
         return text
 
     def inlined(self, node: Any) -> bool:
@@ -256,7 +300,7 @@ class JaxGenerator(CodeGenerator):
         if not super().inlined(node):
             return False
         user = self.uses[node][0][0]
-        return flagged(user) not in ("float", "divisor", "exact")
+        return flagged(user) not in ("float", "divisor", "exact", "int")
 
     def constant(self, node: Any) -> str:
         if node.value is EMPTY_STACK:

@@ -4,7 +4,7 @@ The optimizer copies a graph where it inlines the graph that makes it: the closu
 makes at its exit is a graph per place the exit was inlined at, and the code generator writes
 a function (a maker ``mk_g`` and its ``def``) per graph. The copies compute the same thing,
 but as Python functions they have different code: where the JAX code joins them (the
-backward passes of the exits of a loop, joined after the loop), `jax_control.merge` can only
+backward passes of the exits of a loop, joined after the loop), `jax_skeletons.merge` can only
 make them a union, holding the data of every alternative, and a call of the union traces
 every copy (each a loop, of loops...) in a ``lax.switch``. The second-order gradient of a
 loop with a branch in its body held 4 copies of each backward loop that way, and XLA took
@@ -17,7 +17,7 @@ functions that are copies of one another. This is the coarsest partition that th
 refines, computed by refining one class until it is stable (as a minimal automaton is): a
 function calling a copy of itself is a copy of a function calling it. Each copy is then
 dropped, and its uses call the first function of its class, so that the closures it makes
-are closures of one code, which `jax_control.merge` joins as values of one function.
+are closures of one code, which `jax_skeletons.merge` joins as values of one function.
 """
 
 from __future__ import annotations

@@ -14,14 +14,17 @@ traced once, and its jaxpr is what the loop runs. It also finds, in any loop, wh
 records that XLA can compute once after the loop instead of in every iteration (on a CPU,
 each result of a loop's body is a kernel of its own): the stack size needed, where it is the
 last iteration's (`need_terms`), and the error flag, where it is that a state variable is
-not finite and stays so (`deferred_flags`, for a loop that ends whatever its values:
-`bounded`); and a test ``not (a == b)`` as one comparison (`comparison`).
+not finite and stays so, or that a counter steps past int64 (`deferred_flags`, for a loop
+that ends whatever its values: `bounded`); and a test ``not (a == b)`` as one comparison
+(`comparison`).
 """
 
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from . import jax_runtime as rt
 
@@ -263,12 +266,28 @@ def need_after(need: Any, terms: Any, before: list[Any], after: list[Any]) -> An
     return need
 
 
-def flag_after(flag: Any, finite: list[int] | None, leaves: list[Any]) -> Any:
-    """`flag`, or where a leaf that `deferred_flags` tests after the loop is not finite."""
+def flag_after(
+    flag: Any, deferred: Deferred | None, before: list[Any], after: list[Any], bound: Any = None
+) -> Any:
+    """`flag`, or where what `deferred_flags` tests after the loop flags.
+
+    A leaf not finite; a counter that went past int64 (it wrapped around: it ends on the
+    other side of its start, from which fewer than 2 ** 64 steps lead back; a loop of a
+    counter `bound` that ran that many steps, 2 ** 46 iterations at least, is flagged too).
+    """
     import jax.numpy as jnp
 
-    for k in finite or ():
-        flag = flag | ~jnp.isfinite(leaves[k])
+    if deferred is None:
+        return flag
+    for k in deferred.finite:
+        flag = flag | ~jnp.isfinite(after[k])
+    for k, step in deferred.counters:
+        flag = flag | ((after[k] < before[k]) if step > 0 else (after[k] > before[k]))
+    if deferred.counters and bound is not None:
+        j, _, step_j = bound
+        ran = jnp.abs(after[j].astype("float64") - before[j].astype("float64")) / abs(step_j)
+        most = max(abs(step) for _, step in deferred.counters)
+        flag = flag | (ran * most >= 2.0**62)
     return flag
 
 
@@ -298,26 +317,73 @@ def _strict(body_jaxpr: Any, k: int) -> bool:
     return dtype is not None and dtype.kind == "f" and strict(jaxpr.outvars[k])
 
 
-def deferred_flags(body_jaxpr: Any) -> list[int] | None:
-    """The leaves whose finiteness after the loop is the body's error flag; else None.
+class Deferred(NamedTuple):
+    """What `deferred_flags` tests after a loop: `finite` leaves, `counters` ``(k, step)``."""
+
+    finite: list[int]
+    counters: list[tuple[int, int]]
+
+
+_INT64 = np.iinfo(np.int64)
+
+#: The largest step of a counter whose check past int64 is made after the loop.
+STEP_LIMIT = 2**16
+
+
+def _own_step(body_jaxpr: Any, eqn: Any, index: Any) -> int | None:
+    """The leaf `k` whose own step equation `eqn` checks (`jax_runtime.check_step`), else None.
+
+    The body adds a constant ``c`` to leaf `k` (at most `STEP_LIMIT`), and `eqn` is the
+    check that this does not pass int64: ``k > max - c`` (``k < min - c`` for ``c < 0``).
+    """
+    if eqn.primitive.name not in ("gt", "lt") or len(eqn.invars) != 2:
+        return None
+    k, bound = index(eqn.invars[0]), _literal(eqn.invars[1])
+    step = None if k is None else _step(body_jaxpr, k)
+    if bound is None or not step or abs(step) > STEP_LIMIT:
+        return None
+    if eqn.primitive.name == "gt" and step > 0 and bound == _INT64.max - step:
+        return k
+    if eqn.primitive.name == "lt" and step < 0 and bound == _INT64.min - step:
+        return k
+    return None
+
+
+def never_past(counter: Any) -> bool:
+    """Whether bounding `counter` ``(k, op, step)`` (`bounded`) never steps past int64.
+
+    ``k < n`` then ``k += 1``: `k` is below `n`, at most int64's largest, before each step.
+    """
+    _, op, step = counter
+    return (op, step) in (("lt", 1), ("gt", -1))
+
+
+def deferred_flags(body_jaxpr: Any, counter: Any = None) -> Deferred | None:
+    """What to test once after the loop for the body's error flag; None: the flag is carried.
 
     The body flags exactly where a leaf of the loop's state is not finite when an iteration
     starts (``math.sin(y)`` of the state's y), and each such leaf stays not finite through
     the body (``y = math.sin(y) * 0.5 + y``: sine, sums and products of a value that is not
-    finite are not). Some iteration then flags if and only if the leaf is not finite after
-    the loop, or the last iteration overflowed it (the call runs again on the host: the
-    same result, later): the test is made once after the loop, and no flag is computed nor
-    carried in its iterations (on a CPU, XLA runs each result of a body as a kernel of its
-    own). Named rewrite:
+    finite are not); or where a counter (a Python int the body adds a constant to, `k + 1`)
+    goes past int64 (`jax_runtime.check_step`). Some iteration then flags if and only if the
+    leaf is not finite after the loop, or the last iteration overflowed it (the call runs
+    again on the host: the same result, later), or the counter wrapped around (it ends on
+    the other side of its start): the test is made once after the loop, and no flag is
+    computed nor carried in its iterations (on a CPU, XLA runs each result of a body as a
+    kernel of its own). The loop must end whatever its values (a counted loop, or one that
+    `bounded` gives `counter`): the check of that counter's own step is dropped where it
+    never flags (`never_past`), else the flag is carried (a counter wrapped around would
+    not end the loop). Named rewrites:
 
         f = f | not isfinite(y) in every iteration  =>  f = not isfinite(y) after the loop
             (where y stays not finite once it is not)
+        f = f | (k > max - c); k = k + c in every iteration  =>  f = k_after < k_before
     """
     from jax.extend.core import Literal, jaxprs_in_params
 
     jaxpr = body_jaxpr.jaxpr
     defs, index = _defining(jaxpr), _index(jaxpr)
-    leaves: list[int] = []
+    found = Deferred([], [])
 
     def walk(v: Any) -> bool:
         if isinstance(v, Literal):
@@ -327,13 +393,19 @@ def deferred_flags(body_jaxpr: Any) -> list[int] | None:
             return False
         if eqn.primitive.name == "or":
             return all(map(walk, eqn.invars))
+        k = _own_step(body_jaxpr, eqn, index)
+        if k is not None:
+            if counter is not None and k == counter[0]:
+                return never_past(counter)  # its wrapping around would not end the loop
+            found.counters.append((k, _step(body_jaxpr, k)))
+            return True
         inner = defs(eqn.invars[0]) if eqn.primitive.name == "not" else None
         if inner is None or inner.primitive.name != "is_finite":
             return False
         k = index(inner.invars[0])
         if k is None or not _strict(body_jaxpr, k):
             return False
-        leaves.append(k)
+        found.finite.append(k)
         return True
 
     def loops(j: Any) -> bool:
@@ -342,21 +414,22 @@ def deferred_flags(body_jaxpr: Any) -> list[int] | None:
             for e in j.eqns
         )
 
-    if loops(jaxpr):
+    if loops(jaxpr) or not walk(jaxpr.outvars[-2]):
         return None  # an inner loop may read the leaf, and not end where it is not finite
-    return sorted(set(leaves)) if walk(jaxpr.outvars[-2]) and leaves else None
+    return Deferred(sorted(set(found.finite)), sorted(set(found.counters)))
 
 
-def bounded(test_jaxpr: Any, body_jaxpr: Any) -> bool:
-    """Whether the loop ends after a number of iterations fixed when it starts.
+def bounded(test_jaxpr: Any, body_jaxpr: Any) -> tuple[int, str, int] | None:
+    """``(k, op, step)`` where the loop ends after a number of iterations fixed when it starts.
 
-    Its test compares a counter that the body steps by a constant towards a bound that the
-    body does not change (``i < n``, ``i += 1``): the loop ends whatever its other values.
+    Its test is ``leaf_k op bound``: a counter that the body steps by a constant towards a
+    bound that the body does not change (``i < n``, ``i += 1``): the loop ends whatever its
+    other values (as long as the counter does not wrap around, `never_past`). Else None.
     """
     jaxpr = test_jaxpr.jaxpr
     eqn, negate = _compared(test_jaxpr)
     if eqn is None or eqn.primitive.name not in ("lt", "le", "gt", "ge"):
-        return False
+        return None
     defs, index = _defining(jaxpr), _index(jaxpr)
     op = _NEGATED[eqn.primitive.name] if negate else eqn.primitive.name
 
@@ -378,8 +451,8 @@ def bounded(test_jaxpr: Any, body_jaxpr: Any) -> bool:
             continue
         op_k = _MIRRORED[op] if mirror else op
         if (op_k in ("lt", "le") and step > 0) or (op_k in ("gt", "ge") and step < 0):
-            return True
-    return False
+            return k, op_k, step
+    return None
 
 
 def comparison(test_jaxpr: Any) -> Any:

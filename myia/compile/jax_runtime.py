@@ -135,7 +135,7 @@ def to_carry(value: Any, a: Any) -> Any:
     """
     jnp = _jnp()
     if isinstance(value, Union) or isinstance(a, AbstractFunction):
-        return value  # split by `jax_control.split`
+        return value  # split by `jax_skeletons.split`
     if isinstance(a, (AbstractScalar, AbstractArray)):
         out = jnp.asarray(value, dtype=_dtype(a))
         n = known(value) if isinstance(a, AbstractScalar) else None
@@ -154,7 +154,7 @@ def to_carry(value: Any, a: Any) -> Any:
     from ..abstract.data import ENV
 
     if a is ENV:
-        return value  # an environment of sensitivities: split by `jax_control.split`
+        return value  # an environment of sensitivities: split by `jax_skeletons.split`
     raise TypeError(f"a value of type {a} cannot be in a loop's state under XLA")
 
 
@@ -320,7 +320,7 @@ class JaxStack:
     Each buffer has `Trace.capacity` rows. Pushing writes row ``count`` and records the
     size needed (past the capacity, the call runs again with more rows); popping reads row
     ``count - 1``. The loops' states carry a stack as its buffers and counter
-    (`jax_control.split`). The element type is made of arrays and scalars in tuples, records
+    (`jax_skeletons.split`). The element type is made of arrays and scalars in tuples, records
     and stacks; stacks of other values (functions, environments) are `AnyStack`s.
     """
 
@@ -397,12 +397,12 @@ def _read(buffers: list[Any], i: Any) -> list[Any]:
 class AnyStack:
     """A stack of any values the generated code pushes: closures, environments, stacks.
 
-    Its rows hold the leaves (arrays) of the values pushed, split by `jax_control.split`;
+    Its rows hold the leaves (arrays) of the values pushed, split by `jax_skeletons.split`;
     their *layout* is the skeleton of those values (functions' code, environments' keys,
     tuples), fixed by the first push. A push of a value of another skeleton joins the two
-    layouts (`jax_control.merge`: functions of different code become a union, whose index
+    layouts (`jax_skeletons.merge`: functions of different code become a union, whose index
     is in the rows too) and refits the rows already pushed to the joined layout, one
-    ``vmap`` of `jax_control.fit` over the rows. Popping rebuilds the value from its row: a
+    ``vmap`` of `jax_skeletons.fit` over the rows. Popping rebuilds the value from its row: a
     union of functions is called by ``lax.switch`` on the index popped. A loop or a branch
     whose stacks' layouts differ is traced again with them joined, as for any value.
     """
@@ -412,28 +412,28 @@ class AnyStack:
 
     def push(self, x: Any) -> AnyStack:
         """The stack with `x` on top (the layout joined with `x`'s skeleton)."""
-        from . import jax_control as ctl
+        from . import jax_skeletons as sk
 
         leaves: list[Any] = []
-        skeleton = ctl.split(x, leaves)
+        skeleton = sk.split(x, leaves)
         stack = self
         if self.layout is None or skeleton != self.layout:
-            layout = skeleton if self.layout is None else ctl.merge(self.layout, skeleton)
-            stack = ctl.refit(self, layout)
+            layout = skeleton if self.layout is None else sk.merge(self.layout, skeleton)
+            stack = sk.refit(self, layout)
             fitted: list[Any] = []
-            ctl.fit(skeleton, iter(leaves), layout, fitted)
+            sk.fit(skeleton, iter(leaves), layout, fitted)
             leaves = fitted
         buffers = _write(stack.buffers, leaves, stack.count)
         return AnyStack(stack.layout, buffers, _plus(stack.count, 1))
 
     def pop(self) -> tuple[Any, AnyStack]:
         """The top and the rest (the generated code pops only a non-empty stack)."""
-        from . import jax_control as ctl
+        from . import jax_skeletons as sk
 
         if self.layout is None:
             raise Unreachable("a value popped from a stack nothing was pushed on")
         i = _plus(self.count, -1)
-        top = ctl.join(self.layout, iter(_read(self.buffers, i)))
+        top = sk.join(self.layout, iter(_read(self.buffers, i)))
         return top, AnyStack(self.layout, self.buffers, i)
 
     def __getitem__(self, k: int) -> Any:
@@ -489,14 +489,14 @@ def stack_unpush(d: Any, x_type: Any) -> tuple[Any, Any]:
     some = d.count > 0
     count = jnp.maximum(rest.count, 0)
     if isinstance(d, AnyStack):
-        from . import jax_control as ctl
+        from . import jax_skeletons as sk
 
         tops: list[Any] = []
-        ctl.split(top, tops)
+        sk.split(top, tops)
         zeros: list[Any] = []
-        ctl.zeros(d.layout, zeros)
+        sk.zeros(d.layout, zeros)
         leaves = [jnp.where(some, t, z) for t, z in zip(tops, zeros)]
-        return AnyStack(d.layout, rest.buffers, count), ctl.join(d.layout, iter(leaves))
+        return AnyStack(d.layout, rest.buffers, count), sk.join(d.layout, iter(leaves))
     zero = placeholder(x_type)
     tops = []
     zeros = []
@@ -569,6 +569,57 @@ def check_exact(result: Any, n: Any) -> Any:
     """
     n = _jnp().asarray(n)
     return check((n > 2**53) | (n < -(2**53)), result)
+
+
+def check_step(result: Any, x: Any, lo: int | None, hi: int | None) -> Any:
+    """`result` of ``x + c`` (or ``x - c``, ``c - x``) on Python ints, flagged past int64.
+
+    XLA's int64 wraps around where Python's int goes on: the result fits where
+    ``lo <= x <= hi`` (None: a bound int64 always meets). The test reads the operand, one
+    comparison, which a loop counter's step has after the loop instead of in each iteration
+    (`jax_counted.deferred_flags`).
+    """
+    from jax import lax
+
+    x = _jnp().asarray(x)
+    if hi is not None:
+        result = check(lax.gt(x, np.int64(hi)), result)
+    if lo is not None:
+        result = check(lax.lt(x, np.int64(lo)), result)
+    return result
+
+
+#: Products of at least this size, computed in float64, may be past int64 (`check_int`):
+#: the float product errs by less than 2 ** 12 there.
+_PRODUCT_BOUND = float(2**63 - 2**13)
+
+
+def check_int(name: str, result: Any, a: Any, b: Any = None) -> Any:
+    """`result` of ``a + b``, ``a - b``, ``a * b``, ``-a``, ``abs(a)`` on Python ints, checked.
+
+    Flagged where Python's result is past int64 (XLA's wraps around there). A sum or
+    difference overflowed where its sign differs from both operands' (from `a`'s and not
+    `b`'s); a product may have where its float64 value is near 2 ** 63 or past it (a few
+    products just below are flagged too: the host computes the same value); ``-a`` and
+    ``abs(a)`` where `a` is int64's least.
+    """
+    jnp = _jnp()
+    a = jnp.asarray(a, dtype=np.int64)
+    if name in ("neg", "abs"):
+        return check(a == _INT64_MIN, result)
+    b = jnp.asarray(b, dtype=np.int64)
+    r = jnp.asarray(result, dtype=np.int64)
+    if name == "add":
+        flag = ((a ^ r) & (b ^ r)) < 0
+    elif name == "sub":
+        flag = ((a ^ b) & (a ^ r)) < 0
+    else:
+        product = a.astype(np.float64) * b.astype(np.float64)
+        flag = jnp.abs(product) >= _PRODUCT_BOUND
+    return check(flag, result)
+
+
+_INT64_MIN = np.iinfo(np.int64).min
 
 
 def check_index(a: Any, index: Any) -> Any:

@@ -57,7 +57,8 @@ def kind_of(value: Any) -> type:
     """Return the dispatch kind of a runtime value.
 
     Scalars are their own type (``float``, ``np.float32``...), arrays `Array`, containers their
-    class, dataclass instances their class, classes ``type``, and functions `Function`.
+    class, dataclass instances their class, classes ``type``, dtypes their class (a subclass of
+    ``np.dtype``), and functions `Function`.
     """
     t = type(value)
     if t is float or t is int or t is bool or isinstance(value, np.generic):
@@ -72,6 +73,8 @@ def kind_of(value: Any) -> type:
         return t
     if isinstance(value, np.random.Generator):
         return np.random.Generator
+    if isinstance(value, np.dtype):
+        return t
     return Function
 
 

@@ -79,6 +79,15 @@ def _numpy_scalar(cls: type) -> Operation:
     return _typed(Operation(cls.__name__, dispatch, f"NumPy's ``{cls.__name__}``."), cls)
 
 
+def _issubdtype(a: Any, b: Any) -> Any:
+    """``np.issubdtype(x.dtype, np.floating)``: a constant, the dtypes known at compile time."""
+    try:
+        sub = np.issubdtype(python_class(a), python_class(b))
+    except TypeError:
+        raise NoMatch(f"np.issubdtype() of {a!r} and {b!r}: not dtypes") from None
+    return lib.true_2 if sub else lib.false_2
+
+
 BUILTINS: dict[Any, Any] = {
     builtins.len: ops.len_,
     builtins.abs: ops.abs_,
@@ -203,6 +212,7 @@ NUMPY: dict[Any, Any] = {
     np.shape: P.shape,
     np.ndim: P.ndim,
     np.size: P.size,
+    np.issubdtype: ops.StaticOperation("issubdtype", _issubdtype, static=(0, 1)),
 }
 
 NUMPY_SCALARS: dict[Any, Any] = {

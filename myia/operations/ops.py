@@ -228,12 +228,23 @@ lshift = _binary("lshift", P.left_shift)
 rshift = _binary("rshift", P.right_shift)
 
 
+def is_dtype(k: Any) -> bool:
+    """Whether a kind is that of a dtype (``x.dtype``, known at compile time)."""
+    return isinstance(k, type) and issubclass(k, np.dtype)
+
+
 def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
     def dispatch(a: Any, b: Any) -> Any:
         if is_numeric(a) and is_numeric(b):
             return prim
-        if tuple_fn and (a is str or b is str):
+        if tuple_fn and (a is str or b is str or is_dtype(a) or is_dtype(b)):
+            # Strings and dtypes are known at compile time: the comparison is a constant.
             return P.const_eq if name == "eq" else _lib().const_ne
+        if is_dtype(a) or is_dtype(b):
+            raise NoMatch(
+                f"'{SYMBOLS[name]}' is not defined on dtypes: compare them with == or != "
+                "(x.dtype == np.float32) or with np.issubdtype(x.dtype, np.floating)"
+            )
         if tuple_fn and a is tuple and b is tuple:
             return getattr(_lib(), tuple_fn)
         return _dunders(name, REFLECTED_COMPARISON[name], a, b, comparison=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import numpy as np
+
 from ..abstract.data import (
     ANYTHING,
     BOTTOM,
@@ -21,7 +23,7 @@ from ..abstract.lattice import STRING, TypeMismatch, broaden, join, union_option
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, linear, nondifferentiable, special
 from ..infer.registry import infer_rule
-from ..infer.rulelib import py_bool
+from ..infer.rulelib import as_dtype, py_bool
 from .core import primitive
 
 
@@ -152,10 +154,26 @@ def is_instance(x, classes):
     return isinstance(x, classes)
 
 
+def _same_constant(x, y):
+    """``x == y`` of values known at compile time, a dtype as NumPy compares it.
+
+    A dtype equals what ``np.dtype`` makes of the other value (``np.float32``, ``float``,
+    ``"float32"``, another dtype), and differs from what is no dtype.
+    """
+    if isinstance(x, np.dtype) or isinstance(y, np.dtype):
+        if x is None or y is None:
+            return False
+        try:
+            return as_dtype(x) == as_dtype(y)
+        except MyiaTypeError:
+            return False
+    return x == y
+
+
 @primitive
 def const_eq(x, y):
-    """``x == y`` for strings (and other values known at compile time)."""
-    return x == y
+    """``x == y`` for strings, dtypes (and other values known at compile time)."""
+    return _same_constant(x, y)
 
 
 @primitive
@@ -335,7 +353,7 @@ def _infer_is(x, y):
 def _infer_const_eq(x, y):
     a, b = _static(x), _static(y)
     if a is not ANYTHING and b is not ANYTHING:
-        return py_bool(bool(a == b))
+        return py_bool(bool(_same_constant(a, b)))
     if type(x) is not type(y):
         return py_bool(False)
     raise MyiaTypeError(
