@@ -10,6 +10,7 @@ import pytest
 
 from myia import grad, hessian, myia, value_and_grad
 from myia.errors import MyiaError
+from myia.testing import _grad as checked_grad
 from myia.testing import check_grad
 
 jax = pytest.importorskip("jax")
@@ -418,19 +419,21 @@ def rnn_loss(x, Wx, Wh, b):
     return np.sum(h * h)
 
 
-def _check_grad(fn, wrt, args, jitted):
-    expected = grad(fn, *wrt, backend="numpy")(*args)
-    g = grad(fn, *wrt, backend="jax")
-    _same(g(*args), expected)
-    _same(g(*args), expected)
-    assert _jitted(g, args) == jitted, g.specialization(*args).executable.reason
+def _check_grad(fn, wrt, jitted, *calls):
+    """Compile ``grad(fn, *wrt)`` once per backend; check it on each tuple of arguments."""
+    numpy, g = grad(fn, *wrt, backend="numpy"), grad(fn, *wrt, backend="jax")
+    for args in calls:
+        expected = numpy(*args)
+        _same(g(*args), expected)
+        _same(g(*args), expected)
+        assert _jitted(g, args) == jitted, g.specialization(*args).executable.reason
     return g
 
 
 @pytest.mark.parametrize("a", [2.0, 0.5, 1e6])
 def test_gradient_of_a_value_dependent_while_loop_is_jitted(a):
     # JAX refuses reverse-mode of lax.while_loop; Myia's stack is a buffer in the XLA code.
-    g = _check_grad(newton, ("a",), (a,), True)
+    g = _check_grad(newton, ("a",), True, (a,))
     assert g.specialization(a).executable.capacities == [64]
 
 
@@ -478,7 +481,7 @@ def test_second_order_of_a_loop_with_break_against_finite_differences():
 
 
 def test_loop_exceeding_its_first_stack_capacity():
-    g = _check_grad(decay, ("x",), (10.0,), True)  # 230 iterations: 64 rows are not enough
+    g = _check_grad(decay, ("x",), True, (10.0,))  # 230 iterations: 64 rows are not enough
     executable = g.specialization(10.0).executable
     assert executable.capacities == [64, 256]
     _same(g(5.0), grad(decay, "x", backend="numpy")(5.0))  # fewer iterations: same capacity
@@ -491,8 +494,7 @@ def test_nested_loops():
     assert _jitted(f, (0.3, 3))
     # The backward loop exits where the outer or the inner loop started: environments of
     # different keys and arguments, joined in one XLA computation.
-    _check_grad(nested_loops, ("x",), (0.3, 3), True)
-    _check_grad(nested_loops, ("x",), (0.3, 0), True)
+    _check_grad(nested_loops, ("x",), True, (0.3, 3), (0.3, 0))
 
 
 def test_break():
@@ -500,16 +502,14 @@ def test_break():
     _same(f(2.0), myia(with_break, backend="numpy")(2.0))
     assert _jitted(f, (2.0,))
     # The stack of the backpropagators holds their numbers; calling one is a lax.switch.
-    _check_grad(with_break, ("x",), (2.0,), True)
-    _check_grad(with_break, ("x",), (200.0,), True)  # no iteration after the first
+    # 200.0: no iteration after the first.
+    _check_grad(with_break, ("x",), True, (2.0,), (200.0,))
     # Two exits whose backward passes are different functions: a union, called by lax.switch.
-    _check_grad(loop_break, ("x",), (1.0, 10), True)
-    _check_grad(loop_break, ("x",), (1.0, 3), True)
+    _check_grad(loop_break, ("x",), True, (1.0, 10), (1.0, 3))
 
 
 def test_branch_in_loop_gradient():
-    _check_grad(branch_in_loop, ("x",), (1.5, 4), True)
-    _check_grad(branch_in_loop, ("x",), (1.5, 0), True)
+    _check_grad(branch_in_loop, ("x",), True, (1.5, 4), (1.5, 0))
 
 
 def test_python_errors_in_a_jitted_loop_are_raised():
@@ -531,7 +531,7 @@ def test_index_in_a_jitted_loop():
 def test_rnn_gradient_is_jitted():
     x = rng.standard_normal((6, 2, 3))
     Wx, Wh, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 4)), V4
-    _check_grad(rnn_loss, ("Wx", "Wh", "b"), (x, Wx, Wh, b), True)
+    _check_grad(rnn_loss, ("Wx", "Wh", "b"), True, (x, Wx, Wh, b))
 
 
 def test_gradient_of_newton_is_one_xla_computation():
@@ -606,10 +606,12 @@ LOOP_GRADIENTS = [
     ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(LOOP_GRADIENTS)],
 )
 def test_gradients_of_nested_loops_and_breaks_are_jitted(fn, wrt, args):
-    g = grad(fn, *wrt, backend="jax")
+    # The gradient that check_grad compiles (once per function): the cases of a function
+    # run the one compiled program, each on its own path through the loops.
+    g = checked_grad(fn, wrt, "jax")
     got = g(*args)
     assert _jitted(g, args), g.specialization(*args).executable.reason
-    expected = grad(fn, *wrt, backend="debug")(*args)
+    expected = checked_grad(fn, wrt, "debug")(*args)
     if len(wrt) == 1:
         got, expected = (got,), (expected,)
     for a, b in zip(got, expected):
