@@ -43,14 +43,8 @@ def _slice_args(args, axes, i):
 
 
 def _batch_of(y, n):
-    """Zeros for `n` results like `y`, the batch first."""
-    if isinstance(y, np.ndarray):
-        return np.zeros((n,) + y.shape, dtype=y.dtype)
-    if isinstance(y, bool):
-        return np.zeros((n,), dtype=np.bool_)
-    if isinstance(y, int):
-        return np.zeros((n,), dtype=np.int64)
-    return np.zeros((n,))
+    """Zeros for `n` results like `y` (an array or a scalar of any dtype), the batch first."""
+    return np.zeros((n,) + np.shape(y), dtype=P.dtype_of(y))
 
 
 def _put(rows, i, y):
