@@ -197,16 +197,17 @@ def _jacrev_first(f, args):
     x = args[0]
     y = f(*args)
     ks = np.arange(np.size(y))
-    rows = np.zeros((np.size(y), np.size(x)))
+    # In the dtypes of JAX's: the cotangents of `y`'s, the rows (gradients) `x`'s.
+    rows = np.zeros((np.size(y), np.size(x)), dtype=P.dtype_of(x))
 
     def picked(a, e):
         return np.sum(f(*a) * e)
 
     k = 0
     while k < np.size(y):
-        e = np.reshape((ks == k) * 1.0, np.shape(y))
+        e = np.reshape(P.astype(ks == k, P.dtype_of(y)), np.shape(y))
         row = grad(picked)(args, e)[0]
-        rows = rows + np.reshape((ks == k) * 1.0, (-1, 1)) * np.reshape(row, (1, -1))
+        rows = rows + np.reshape(ks == k, (-1, 1)) * np.reshape(row, (1, -1))
         k = k + 1
     return np.reshape(rows, np.shape(y) + np.shape(x))
 
@@ -219,20 +220,13 @@ def _jacfwd_first(f, args):
     """
     x = args[0]
     n = np.size(x)
-    basis = np.reshape(np.eye(n), (n,) + np.shape(x)) + 0.0 * x
+    basis = P.astype(np.reshape(np.eye(n), (n,) + np.shape(x)), P.dtype_of(x))
     rest = P.gmaterialize(P.gzeros(args[1:]))
     cols = P.vmap_of(lambda t: jvp_(f, args, (t,) + rest)[1], 0, 0)(basis)
-    y = np.reshape(cols, (n, -1))
-    return _second(f(*args), np.reshape(np.transpose(y), np.shape(cols)[1:] + np.shape(x)))
-
-
-def _second(a, b):
-    """`b`: ``_second(f(*args), jacobian)`` reads ``f`` where the Jacobian is computed.
-
-    When ``f`` is a closure, the tangent program of the columns then finds its variables in
-    scope (the optimizer removes the call, whose value is not used).
-    """
-    return b
+    # ``f(*args)`` read here: when ``f`` is a closure, the tangent program of the columns
+    # finds its variables in scope (only the value's size is used: the call is removed).
+    y = np.reshape(cols, (n, np.size(f(*args))))
+    return np.reshape(np.transpose(y), np.shape(cols)[1:] + np.shape(x))
 
 
 def _first_only(argnums):

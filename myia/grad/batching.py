@@ -21,6 +21,7 @@ example in a compiled loop.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ..abstract.data import (
@@ -40,6 +41,7 @@ from ..ir.analysis import Scopes, reachable_graphs, toposort
 from ..ir.node import Apply, Constant, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.batching import JvpSpec, TransformSpec, VmapSpec
+from ..primitives.grad import NO_ZERO, zero_of_type
 from . import batch_rules  # noqa: F401  (registers the rules)
 from .batch_lib import vmap_loop
 from .batch_registry import BATCH_RULES
@@ -395,7 +397,7 @@ class Batcher:
             axes.append(0 if batched(bt) else None)
             vals.append(self.full(v, bt, i.abstract) if batched(bt) else v)
         one.output = one.apply(f, *inputs)
-        out = self.apply(vmap_loop, one, tuple(axes), self.apply(P.make_tuple, *vals), self.n)
+        out = _looped(self.graph, one, tuple(axes), vals, self.n, node.abstract)
         return out, full(node.abstract)
 
     def select(self, c: tuple[Node, Any], xs: list[tuple[Node, Any]], nodes: Any, a: Any):
@@ -469,9 +471,11 @@ class Batcher:
         some = Graph(f"{branches[0].name}:some")
         sc = some.add_parameter("cond")
         sps = [some.add_parameter(n) for n in names]
-        anyc = some.apply(P.reduce_max, sc, None, False)
+        if self.n == 0:  # no example takes either side: the results are empty
+            return self.apply(cases[0], c, *[v for v, _ in args])
+        anyc = _any(some, sc)
         some.output = some.apply(some.apply(P.switch, anyc, cases[2], cases[1]), sc, *sps)
-        every = self.apply(P.reduce_min, c, None, False)
+        every = _any(self.graph, self.apply(P.logical_not, c), negated=True)
         return self.apply(self.apply(P.switch, every, cases[0], some), c, *[v for v, _ in args])
 
     def own(self, c: Node, ps: list[Node], args: list[Any], node: Apply) -> list[Node]:
@@ -529,10 +533,29 @@ class Batcher:
         nstate = len(g.parameters)
         again.output = again.apply(self.batch(g, gsig), *again.parameters[:nstate])
         done.output = done.apply(self.batch(after, sig), *done.parameters[nstate:])
-        anyc = self.apply(P.reduce_max, going, None, False)
+        anyc = _any(self.graph, going)
         return self.apply(self.apply(P.switch, anyc, again, done), *nxt, *vals), full(
             node.abstract
         )
+
+
+def _looped(g: Graph, f: Any, axes: tuple[Any, ...], vals: list[Node], n: int, a: Any) -> Node:
+    """`vmap_loop` of `f` (results of type `a`): empty results for an empty batch.
+
+    No example to run: `f` is not called (its first example, which gives the type of the
+    results in the loop, does not exist).
+    """
+    if n == 0:
+        empty = zero_of_type(batched_type(a, 0, 0))
+        if empty is not NO_ZERO:
+            return Constant(copy.deepcopy(empty))  # not the shared (read-only) zeros
+    return g.apply(vmap_loop, f, axes, g.apply(P.make_tuple, *vals), n)
+
+
+def _any(g: Graph, c: Node, negated: bool = False) -> Node:
+    """Whether some example's `c` holds (with `negated`: none does), for any batch size."""
+    count = g.apply(P.reduce_sum, c, None, False, None)
+    return g.apply(P.eq if negated else P.gt, count, 0)
 
 
 # The graph of ``vmap(f)(args)`` ---------------------------------------------------------------
@@ -588,7 +611,7 @@ def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -
             out = summed
         else:
             markers = tuple(0 if batched(bt) else None for bt in sig)
-            out = g.apply(vmap_loop, primal, markers, g.apply(P.make_tuple, *vals), n)
+            out = _looped(g, primal, markers, vals, n, primal.output.abstract)
     result = primal.output.abstract
     g.output = _moved(g, out, batched_type(result, n, 0), 0, spec.out_axes)
     return g
