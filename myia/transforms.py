@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import types
 import weakref
 from collections.abc import Callable
@@ -426,24 +427,63 @@ def vmap(f: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable
     """`f` mapped over an axis of its arguments, as JAX's ``vmap``.
 
     ``in_axes`` (an int, None, or one per argument, each a tuple of them for a tuple or record
-    argument) says which axis of each array is the batch (None: not batched); ``out_axes``
-    (an int, or a tuple of them for a tuple result) where the batch goes in the results.
+    argument, or a dict of them for a dict) says which axis of each array is the batch (None:
+    not batched); arguments passed by keyword are batched on their first axis. ``out_axes``
+    (an int, or a tuple of them for a tuple result) says where the batch goes in the results.
     ``f``'s graph is batched before running (`myia.grad.batching`): one program computes
     every example, with no loop over them.
     """
-    ins, outs = _axes_key(in_axes), _axes_key(out_axes)
-    compiled = _compiled(("vmap", f, ins, outs), lambda *args: vmap_(f, ins, outs)(*args))
+    return _Batched(f, in_axes, out_axes)
 
-    @functools.wraps(f)
-    def batched(*args: Any) -> Any:
-        return compiled(*args)
 
-    return batched
+class _Batched:
+    """``vmap(f, in_axes, out_axes)`` at the top level: one compiled entry per axes."""
+
+    def __init__(self, f: Callable[..., Any], in_axes: Any, out_axes: Any):
+        self.f, self.in_axes, self.outs = f, in_axes, _axes_key(out_axes)
+        for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+            if hasattr(f, name):
+                setattr(self, name, getattr(f, name))
+        self.__wrapped__ = f
+        ins, outs = _dicts(_axes_key(in_axes)), _dicts(self.outs)
+
+        def batched(*args):  # what it is in Myia code
+            return vmap_(f, ins, outs)(*args)
+
+        self.__myia_function__ = batched
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        f, axes = self.f, self.in_axes
+        if kwargs:  # keywords bound to their positions, batched on axis 0 (as JAX does)
+            bound = inspect.signature(getattr(f, "__myia_function__", f)).bind(*args, **kwargs)
+            if bound.kwargs:
+                raise TypeError("vmap: keyword-only arguments cannot be batched")
+            extra = len(bound.args) - len(args)
+            if not isinstance(axes, (tuple, list)):
+                axes = (axes,) * len(args)
+            axes, args = (*axes, *(0,) * extra), bound.args
+        ins, outs = _axes_key(axes), self.outs
+        ins_c, outs_c = _dicts(ins), _dicts(outs)
+        entry = _compiled(("vmap", f, ins, outs), lambda *xs: vmap_(f, ins_c, outs_c)(*xs))
+        return entry(*args)
 
 
 def _axes_key(ax: Any) -> Any:
-    """`ax` with its lists as tuples (a constant of the compiled entry, and a key)."""
+    """`ax` with its lists as tuples and its dicts as ``(key, axes)`` pairs (hashable)."""
+    if isinstance(ax, dict):
+        return _DictAxes((k, _axes_key(v)) for k, v in ax.items())
     return tuple(map(_axes_key, ax)) if isinstance(ax, (tuple, list)) else ax
+
+
+class _DictAxes(tuple):
+    """The axes of a dict, in a key (`_axes_key`)."""
+
+
+def _dicts(ax: Any) -> Any:
+    """The axes of key `ax`, with their dicts (the constant of the compiled entry)."""
+    if isinstance(ax, _DictAxes):
+        return {k: _dicts(v) for k, v in ax}
+    return tuple(map(_dicts, ax)) if isinstance(ax, tuple) else ax
 
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:

@@ -25,6 +25,8 @@ def _slice(a, ax, i):
         return a
     if isinstance(a, tuple):
         return _slice_tuple(a, i)
+    if isinstance(a, dict):
+        return P.dict_from_values(a, _slice_tuple(P.dict_values(a), i))
     if _is_record(a):
         return P.record_from_fields(a, _slice_tuple(P.record_fields(a), i))
     return a[i]

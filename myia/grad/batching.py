@@ -27,6 +27,7 @@ from typing import Any
 from ..abstract.data import (
     AbstractArray,
     AbstractConstant,
+    AbstractDict,
     AbstractList,
     AbstractRecord,
     AbstractScalar,
@@ -40,7 +41,7 @@ from ..errors import MyiaTypeError
 from ..ir.analysis import Scopes, reachable_graphs, toposort
 from ..ir.node import Apply, Constant, Graph, Node
 from ..primitives import P, Primitive
-from ..primitives.batching import JvpSpec, TransformSpec, VmapSpec
+from ..primitives.batching import DictAxes, JvpSpec, TransformSpec, VmapSpec
 from ..primitives.grad import NO_ZERO, zero_of_type
 from . import batch_rules  # noqa: F401  (registers the rules)
 from .batch_lib import vmap_loop
@@ -60,29 +61,46 @@ def _check_axes(ax: Any, what: str) -> None:
         for a in ax:
             _check_axes(a, what)
     elif ax is not None and (not isinstance(ax, int) or isinstance(ax, bool)):
-        raise MyiaTypeError(f"vmap: {what} are ints, None, or tuples of them, not {ax!r}")
+        shown = dict(ax.items) if isinstance(ax, DictAxes) else ax
+        raise MyiaTypeError(f"vmap: {what} are ints, None, or tuples of them, not {shown!r}")
 
 
 def _all_none(ax: Any) -> bool:
     return all(map(_all_none, ax)) if isinstance(ax, tuple) else ax is None
 
 
-def in_axes_of(spec: VmapSpec, nargs: int) -> tuple[Any, ...]:
+def in_axes_of(spec: VmapSpec, args: list[AbstractValue]) -> tuple[Any, ...]:
     """The batch axis of each argument (None: not batched; a tuple: one per element)."""
-    ax = spec.in_axes
+    ax, nargs = spec.in_axes, len(args)
     axes = tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) * nargs
     if len(axes) != nargs:
         raise MyiaTypeError(f"vmap: in_axes has {len(axes)} entries for {nargs} arguments")
+    axes = tuple(_resolved(x, a) for x, a in zip(axes, args))
     _check_axes(axes, "in_axes")
     if _all_none(axes):
         raise MyiaTypeError("vmap: at least one argument must be batched (in_axes not all None)")
     return axes
 
 
+def _resolved(ax: Any, a: Any) -> Any:
+    """Axes `ax` of a value of type `a`, those of a dict (`DictAxes`) in the order of its keys."""
+    if isinstance(ax, DictAxes):
+        axes = dict(ax.items)
+        if not isinstance(a, AbstractDict) or set(axes) != set(a.keys):
+            raise MyiaTypeError(f"vmap: in_axes {axes!r} do not match the argument {show(a)}")
+        return tuple(_resolved(axes[k], e) for k, e in zip(a.keys, a.values))
+    ps = parts(a)
+    if isinstance(ax, tuple) and ps is not None and len(ps) == len(ax):
+        return tuple(_resolved(x, e) for x, (_, _, e) in zip(ax, ps))
+    return ax
+
+
 def _retyped(a: Any, elements: list[Any]) -> Any:
-    """The tuple or record type `a` with these element types."""
+    """The tuple, dict or record type `a` with these element types."""
     if isinstance(a, AbstractTuple):
         return AbstractTuple(tuple(elements))
+    if isinstance(a, AbstractDict):
+        return AbstractDict(a.keys, tuple(elements))
     return AbstractRecord(a.cls, tuple(elements))
 
 
@@ -118,6 +136,8 @@ def example_type(a: AbstractValue, ax: int, sizes: list[int | None]) -> Abstract
         return AbstractTuple(tuple(example_type(e, ax, sizes) for e in a.elements))
     if isinstance(a, AbstractRecord) and not _recursive(a):
         return AbstractRecord(a.cls, tuple(example_type(e, ax, sizes) for e in a.fields))
+    if isinstance(a, AbstractDict):
+        return AbstractDict(a.keys, tuple(example_type(e, ax, sizes) for e in a.values))
     if isinstance(a, AbstractConstant) and a.value is None:
         return a
     if isinstance(a, AbstractList):
@@ -142,6 +162,8 @@ def batched_type(a: AbstractValue, n: int | None, ax: int) -> AbstractValue:
         return AbstractTuple(tuple(batched_type(e, n, ax) for e in a.elements))
     if isinstance(a, AbstractRecord) and not _recursive(a):
         return AbstractRecord(a.cls, tuple(batched_type(e, n, ax) for e in a.fields))
+    if isinstance(a, AbstractDict):
+        return AbstractDict(a.keys, tuple(batched_type(e, n, ax) for e in a.values))
     if isinstance(a, AbstractConstant) and a.value is None:
         return a
     if isinstance(a, AbstractList):
@@ -176,7 +198,7 @@ def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) ->
 
 def example_types(spec: VmapSpec, args: list[AbstractValue]) -> tuple[list[Any], int | None]:
     """The types of one example of the arguments, and the batch size."""
-    axes = in_axes_of(spec, len(args))
+    axes = in_axes_of(spec, args)
     sizes: list[int | None] = []
     out = [example_type(a, ax, sizes) for a, ax in zip(args, axes)]
     return out, _batch_size(sizes)
@@ -218,18 +240,22 @@ def rank(a: Any) -> int:
 
 
 def parts(a: Any) -> list[tuple[Any, Any, Any]] | None:
-    """The elements of a tuple or record of type `a`: (getter, key, type); None for a leaf."""
+    """The elements of a tuple, dict or record of type `a`: (getter, key, type); None for a leaf."""
     if isinstance(a, AbstractTuple):
         return [(P.tuple_getitem, i, e) for i, e in enumerate(a.elements)]
+    if isinstance(a, AbstractDict):
+        return [(P.dict_getitem, k, e) for k, e in zip(a.keys, a.values)]
     if isinstance(a, AbstractRecord):
         return [(P.record_getattr, name, a.field(name)) for name in a.names]
     return None
 
 
 def rebuild(g: Graph, a: Any, nodes: list[Node]) -> Node:
-    """The tuple or record of type `a` (its elements changed) made of `nodes` in `g`."""
+    """The tuple, dict or record of type `a` (its elements changed) made of `nodes` in `g`."""
     if isinstance(a, AbstractTuple):
         return g.apply(P.make_tuple, *nodes)
+    if isinstance(a, AbstractDict):
+        return g.apply(P.make_dict, a.keys, *nodes)
     return g.apply(P.make_record, a.cls, *nodes)
 
 
@@ -589,7 +615,7 @@ def _simplified(primal: Graph) -> Graph:
 
 def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -> Graph:
     """The graph computing ``vmap(primal)`` on arguments of types `args` (untyped)."""
-    axes = in_axes_of(spec, len(args))
+    axes = in_axes_of(spec, args)
     examples, n = example_types(spec, args)
     g = Graph(spec.name)
     params = [g.add_parameter(p.debug.find_name()) for p in primal.parameters]
@@ -712,7 +738,7 @@ def vmap_graph(
                 "it reads as arguments (with in_axes None)"
             )
     lifted = _lifted(closure, fvs)
-    axes = in_axes_of(spec, len(args)) + (None,) * len(fvs)
+    axes = in_axes_of(spec, args) + (None,) * len(fvs)
     call.inputs = [*call.inputs, *fvs]
     args = [*args, *(fv.abstract for fv in fvs)]
     return build_vmap_graph(lifted, VmapSpec(spec.fn, axes, spec.out_axes), args), args
