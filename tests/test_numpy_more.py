@@ -343,6 +343,9 @@ def shapes_more(x, y):
         np.vstack((x, x)),
         np.column_stack((y, y)),
         np.empty_like(x) * 0.0,
+        np.vstack((x, y)),  # vectors are rows, matrices mixed with them
+        np.hstack((y, 2.0)),  # scalars are vectors of one element
+        np.column_stack((x.T, y)),  # vectors are columns
     )
 
 

@@ -139,6 +139,20 @@ def batch_setitem(b, node, args, bts):
     return b.apply(node.inputs[0].value, *args), new
 
 
+@batch_rule(P.gadd)
+def batch_gadd(b, node, args, bts):
+    """Sensitivities added leaf by leaf: per example where both are batched alike."""
+    from .batching import full
+
+    if bts[0] == bts[1]:
+        return b.apply(P.gadd, *args), bts[0]
+    a = node.abstract
+    if full(a) is False:
+        return None  # an environment or a lazy sensitivity: once per example
+    x, y = (b.full(v, bt, a) for v, bt in zip(args, bts))
+    return b.apply(P.gadd, x, y), full(a)
+
+
 @batch_rule(P.gmaterialize)
 def batch_gmaterialize(b, node, args, bts):
     """A sensitivity built: its batched leaves are built already."""
