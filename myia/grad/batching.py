@@ -240,7 +240,7 @@ def rank(a: Any) -> int:
 
 
 def parts(a: Any) -> list[tuple[Any, Any, Any]] | None:
-    """The elements of a tuple, dict or record of type `a`: (getter, key, type); None for a leaf."""
+    """The elements of a tuple, dict or record of type `a`: (getter, key, type); None: a leaf."""
     if isinstance(a, AbstractTuple):
         return [(P.tuple_getitem, i, e) for i, e in enumerate(a.elements)]
     if isinstance(a, AbstractDict):
