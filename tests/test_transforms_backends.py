@@ -123,6 +123,13 @@ PROGRAMS = [
         (P, A),
         lambda: jax.vmap(jax.grad(j_layer), in_axes=(None, 0))(P, A),
     ),
+    # out_axes None for results that are not batched (it was refused for every array).
+    (
+        "vmap_out_axes_none",
+        lambda x, w: vmap(lambda u, w: (u * w, np.sum(w)), (0, None), (1, None))(x, w),
+        (A, A[0]),
+        lambda: jax.vmap(lambda u, w: (u * w, jnp.sum(w)), (0, None), (1, None))(A, A[0]),
+    ),
     # Found right.
     (
         "vmap_of_jvp",
@@ -181,3 +188,10 @@ def test_vmap_at_the_top_level_takes_dict_axes_and_keywords():
         vmap(lambda d: d["a"], in_axes=({"b": 0},))({"a": A})
     with pytest.raises(MyiaTypeError, match="out_axes are ints"):
         vmap(lambda x: x, out_axes={"a": 0})(A)
+
+
+def test_out_axes_none_for_a_batched_result_is_a_type_error():
+    with pytest.raises(MyiaTypeError, match="depends on the batched arguments"):
+        vmap(lambda x, w: (x, x * w), in_axes=(0, None), out_axes=(0, None))(A, A[0])
+    with pytest.raises(MyiaTypeError, match="runs once per example"):
+        vmap(steps, out_axes=None)(np.array([1.0, 8.0]))

@@ -150,8 +150,8 @@ def batched_type(a: AbstractValue, n: int | None, ax: int) -> AbstractValue:
     if isinstance(ax, tuple):
         elements = _per_element(a, ax, "out_axes")
         return _retyped(a, [batched_type(e, n, x) for e, x in zip(elements, ax)])
-    if ax is None and isinstance(a, (AbstractArray, AbstractScalar)):
-        raise MyiaTypeError("vmap: out_axes None is for results that are not batched")
+    if ax is None:
+        return a  # not batched (`Batcher.full_out` checks it)
     if isinstance(a, AbstractScalar):
         _axis(ax, 1, "out_axes")
         return AbstractArray(a.dtype, (n,))
@@ -308,13 +308,16 @@ class Batcher:
         """A node of the graph being built."""
         return self.graph.apply(fn, *args)
 
-    def batch(self, g: Graph, sig: tuple[Any, ...], tail_of: Graph | None = None) -> Graph:
+    def batch(
+        self, g: Graph, sig: tuple[Any, ...], tail_of: Graph | None = None, out_axes: Any = 0
+    ) -> Graph:
         """The batched graph of `g`, its parameters batched as `sig`, its result fully batched.
 
         With `tail_of`, `g` ends with a tail call to `tail_of` (a loop's body): the batched
-        graph returns the tuple of that call's arguments instead (the next state).
+        graph returns the tuple of that call's arguments instead (the next state). The parts
+        of the result whose `out_axes` are None are left unbatched (they must not be batched).
         """
-        key = (g, sig, tail_of)
+        key = (g, sig, tail_of, out_axes)
         if key in self.done:
             return self.done[key]
         ng = self.done[key] = Graph(f"vmap({g.name})")
@@ -345,7 +348,7 @@ class Batcher:
                 )
             else:
                 v, bt = self.value(out, env) if not out.is_apply else self.node(g, out, env)
-                ng.output = self.full(v, bt, out.abstract)
+                ng.output = self.full_out(v, bt, out.abstract, out_axes)
         finally:
             self.graph = outer
         return ng
@@ -377,6 +380,27 @@ class Batcher:
         if any(d is None for d in shape):
             raise CannotBatch("an unbatched array of unknown shape to broadcast")
         return self.apply(P.broadcast_to, v, (self.n, *shape))
+
+    def full_out(self, v: Node, bt: Any, a: Any, ax: Any) -> Node:
+        """`full`, but the parts of `v` of axis None (in the tree of axes `ax`) unbatched."""
+        if ax is None:
+            if batched(bt):
+                raise MyiaTypeError(
+                    f"vmap: out_axes None for a result of type {show(a)} that depends on the "
+                    "batched arguments (None is for results that are not batched)"
+                )
+            return v
+        ps = parts(a)
+        if isinstance(ax, tuple) and ps is not None and len(ps) == len(ax):
+            return rebuild(
+                self.graph,
+                a,
+                [
+                    self.full_out(self.apply(get, v, k), element(bt, i), e, x)
+                    for i, ((get, k, e), x) in enumerate(zip(ps, ax))
+                ],
+            )
+        return self.full(v, bt, a)
 
     def node(self, g: Graph, node: Apply, env: dict[Node, tuple[Node, Any]]) -> tuple[Node, Any]:
         """The batched node of `node` and its batchedness."""
@@ -565,6 +589,16 @@ class Batcher:
         )
 
 
+def _none_on_values(a: Any, ax: Any) -> bool:
+    """Whether the tree of axes `ax` has None for an array or a scalar of type `a`."""
+    if ax is None:
+        return full(a) is not False
+    ps = parts(a)
+    if isinstance(ax, tuple) and ps is not None and len(ps) == len(ax):
+        return any(_none_on_values(e, x) for (_, _, e), x in zip(ps, ax))
+    return False
+
+
 def _looped(g: Graph, f: Any, axes: tuple[Any, ...], vals: list[Node], n: int, a: Any) -> Node:
     """`vmap_loop` of `f` (results of type `a`): empty results for an empty batch.
 
@@ -625,8 +659,13 @@ def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -
     sig = tuple(_sig(e, ax) for e, ax in zip(examples, axes))
     batcher = Batcher(n)
     try:
-        out: Node = g.apply(batcher.batch(_simplified(primal), sig), *moved)
+        out: Node = g.apply(batcher.batch(_simplified(primal), sig, None, spec.out_axes), *moved)
     except CannotBatch:
+        if _none_on_values(primal.output.abstract, spec.out_axes):
+            raise MyiaTypeError(
+                "vmap: out_axes None where the function runs once per example (its control "
+                "flow cannot be batched): return the unbatched results from outside vmap"
+            ) from None
         # Once per example: the arguments batched in part are batched in whole.
         batcher.graph = g
         vals = [
