@@ -556,7 +556,7 @@ TABLE = [
          [(f(), f()), (f(3), f(3))]),
     Case("np.meshgrid", "creation", meshgrid, [(f(3), f(2), f(4))]),
     Case("np.cumprod, a.cumprod", "reductions", cumprod,
-         [(f(3, 4),), (A((2, 3), "int"),)], order=1),
+         [(f(3, 4),), (A((2, 3), "int"),), (A((2, 3), "int", "int32"),)], order=1),
     Case("np.sinc", "math", sinc, [(f(3, 4),)]),
     Case("np.nan_to_num", "math", nan_to_num, [(f(3, 4, kind="special"),)], order=0),
     Case("np.searchsorted", "sorting", searchsorted, [(f(6, kind="sep"), f(2, 3))], order=0,

@@ -121,8 +121,9 @@ def np_median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def np_cumprod(a, axis=None, dtype=None):
     """``np.cumprod`` and ``a.cumprod``: its gradient is exact with zeros (no division)."""
-    if dtype is not None:
-        a = P.astype(a, dtype)
+    if dtype is None:  # NumPy's: that of the product (small integers and bools as int64)
+        dtype = P.dtype_of(P.reduce_prod(a, None, False, None))
+    a = P.astype(a, dtype)
     if axis is None:
         flat = P.reshape(a, -1)
         return P.exclusive_cumprod(flat, 0, False) * flat
