@@ -200,7 +200,24 @@ def jittable(graph: Graph) -> str | None:
             return f"{prim.name} mixes dtypes {sorted(strong)} (JAX promotes them otherwise)"
         if prim in _INT_ARITH and python_int(node.abstract) and not _counter_step(node):
             return f"{prim.name} of Python ints has no overflow (int64 in XLA)"
+        if _int_out_of_range(node):
+            return f"{prim.name} of a Python int out of the range of its dtype (NumPy raises)"
     return None
+
+
+def _int_out_of_range(node: Any) -> bool:
+    """Whether a constant Python int of `node` does not fit its integer dtype.
+
+    NumPy raises ``OverflowError`` there (``np.int32(5) + 2**31``); XLA would wrap it.
+    """
+    dtype = _strong_dtype(node.abstract)
+    if dtype is None or np.dtype(dtype).kind not in "iu":
+        return False
+    info = np.iinfo(dtype)
+    return any(
+        i.is_constant and type(i.value) is int and not info.min <= i.value <= info.max
+        for i in node.inputs[1:]
+    )
 
 
 class JaxExecutable(Executable):
