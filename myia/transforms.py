@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import types
 import weakref
 from collections.abc import Callable
@@ -197,16 +198,17 @@ def _jacrev_first(f, args):
     x = args[0]
     y = f(*args)
     ks = np.arange(np.size(y))
-    rows = np.zeros((np.size(y), np.size(x)))
+    # In the dtypes of JAX's: the cotangents of `y`'s, the rows (gradients) `x`'s.
+    rows = np.zeros((np.size(y), np.size(x)), dtype=P.dtype_of(x))
 
     def picked(a, e):
         return np.sum(f(*a) * e)
 
     k = 0
     while k < np.size(y):
-        e = np.reshape((ks == k) * 1.0, np.shape(y))
+        e = np.reshape(P.astype(ks == k, P.dtype_of(y)), np.shape(y))
         row = grad(picked)(args, e)[0]
-        rows = rows + np.reshape((ks == k) * 1.0, (-1, 1)) * np.reshape(row, (1, -1))
+        rows = rows + np.reshape(ks == k, (-1, 1)) * np.reshape(row, (1, -1))
         k = k + 1
     return np.reshape(rows, np.shape(y) + np.shape(x))
 
@@ -219,20 +221,13 @@ def _jacfwd_first(f, args):
     """
     x = args[0]
     n = np.size(x)
-    basis = np.reshape(np.eye(n), (n,) + np.shape(x)) + 0.0 * x
+    basis = P.astype(np.reshape(np.eye(n), (n,) + np.shape(x)), P.dtype_of(x))
     rest = P.gmaterialize(P.gzeros(args[1:]))
     cols = P.vmap_of(lambda t: jvp_(f, args, (t,) + rest)[1], 0, 0)(basis)
-    y = np.reshape(cols, (n, -1))
-    return _second(f(*args), np.reshape(np.transpose(y), np.shape(cols)[1:] + np.shape(x)))
-
-
-def _second(a, b):
-    """`b`: ``_second(f(*args), jacobian)`` reads ``f`` where the Jacobian is computed.
-
-    When ``f`` is a closure, the tangent program of the columns then finds its variables in
-    scope (the optimizer removes the call, whose value is not used).
-    """
-    return b
+    # ``f(*args)`` read here: when ``f`` is a closure, the tangent program of the columns
+    # finds its variables in scope (only the value's size is used: the call is removed).
+    y = np.reshape(cols, (n, np.size(f(*args))))
+    return np.reshape(np.transpose(y), np.shape(cols)[1:] + np.shape(x))
 
 
 def _first_only(argnums):
@@ -432,24 +427,63 @@ def vmap(f: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable
     """`f` mapped over an axis of its arguments, as JAX's ``vmap``.
 
     ``in_axes`` (an int, None, or one per argument, each a tuple of them for a tuple or record
-    argument) says which axis of each array is the batch (None: not batched); ``out_axes``
-    (an int, or a tuple of them for a tuple result) where the batch goes in the results.
+    argument, or a dict of them for a dict) says which axis of each array is the batch (None:
+    not batched); arguments passed by keyword are batched on their first axis. ``out_axes``
+    (an int, or a tuple of them for a tuple result) says where the batch goes in the results.
     ``f``'s graph is batched before running (`myia.grad.batching`): one program computes
     every example, with no loop over them.
     """
-    ins, outs = _axes_key(in_axes), _axes_key(out_axes)
-    compiled = _compiled(("vmap", f, ins, outs), lambda *args: vmap_(f, ins, outs)(*args))
+    return _Batched(f, in_axes, out_axes)
 
-    @functools.wraps(f)
-    def batched(*args: Any) -> Any:
-        return compiled(*args)
 
-    return batched
+class _Batched:
+    """``vmap(f, in_axes, out_axes)`` at the top level: one compiled entry per axes."""
+
+    def __init__(self, f: Callable[..., Any], in_axes: Any, out_axes: Any):
+        self.f, self.in_axes, self.outs = f, in_axes, _axes_key(out_axes)
+        for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+            if hasattr(f, name):
+                setattr(self, name, getattr(f, name))
+        self.__wrapped__ = f
+        ins, outs = _dicts(_axes_key(in_axes)), _dicts(self.outs)
+
+        def batched(*args):  # what it is in Myia code
+            return vmap_(f, ins, outs)(*args)
+
+        self.__myia_function__ = batched
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        f, axes = self.f, self.in_axes
+        if kwargs:  # keywords bound to their positions, batched on axis 0 (as JAX does)
+            bound = inspect.signature(getattr(f, "__myia_function__", f)).bind(*args, **kwargs)
+            if bound.kwargs:
+                raise TypeError("vmap: keyword-only arguments cannot be batched")
+            extra = len(bound.args) - len(args)
+            if not isinstance(axes, (tuple, list)):
+                axes = (axes,) * len(args)
+            axes, args = (*axes, *(0,) * extra), bound.args
+        ins, outs = _axes_key(axes), self.outs
+        ins_c, outs_c = _dicts(ins), _dicts(outs)
+        entry = _compiled(("vmap", f, ins, outs), lambda *xs: vmap_(f, ins_c, outs_c)(*xs))
+        return entry(*args)
 
 
 def _axes_key(ax: Any) -> Any:
-    """`ax` with its lists as tuples (a constant of the compiled entry, and a key)."""
+    """`ax` with its lists as tuples and its dicts as ``(key, axes)`` pairs (hashable)."""
+    if isinstance(ax, dict):
+        return _DictAxes((k, _axes_key(v)) for k, v in ax.items())
     return tuple(map(_axes_key, ax)) if isinstance(ax, (tuple, list)) else ax
+
+
+class _DictAxes(tuple):
+    """The axes of a dict, in a key (`_axes_key`)."""
+
+
+def _dicts(ax: Any) -> Any:
+    """The axes of key `ax`, with their dicts (the constant of the compiled entry)."""
+    if isinstance(ax, _DictAxes):
+        return {k: _dicts(v) for k, v in ax}
+    return tuple(map(_dicts, ax)) if isinstance(ax, tuple) else ax
 
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:

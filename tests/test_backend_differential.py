@@ -125,6 +125,10 @@ def early_return(x, n):
     return -x
 
 
+def past_int32(x):
+    return x + 2**31
+
+
 # (function, arguments)
 PROGRAMS = [
     (counting, (5, 3)),
@@ -162,6 +166,8 @@ PROGRAMS = [
     (raise_in_loop, (3, 10)),
     (raise_in_loop, (3.0, 3)),
     (early_return, (1.1, 3)),
+    (past_int32, (np.int32(5),)),  # NumPy's OverflowError (XLA wrapped the constant around)
+    (past_int32, (np.array([1, 2], np.int32),)),
 ]
 
 GRADIENTS = [

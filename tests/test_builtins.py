@@ -48,6 +48,29 @@ def test_builtins_on_numbers(check, x, y):
     check(conversions, x)
 
 
+def rounded(x):
+    return round(x), round(-x), round(x / 4)
+
+
+@pytest.mark.parametrize("x", [2.5, 3.5, -0.5, 1.2, np.float32(0.5), 7, True])
+def test_round_halves_to_even_and_gives_an_int(check, x):
+    check(rounded, x)
+
+
+def round_digits(x):
+    return round(x, 2)
+
+
+def round_array(x):
+    return round(x)
+
+
+def test_round_of_an_array_or_to_digits_is_a_type_error(check):
+    check(round_array, np.array([0.5, 1.5]))  # as Python's
+    with pytest.raises(TypeError, match="use np.round"):
+        myia(round_digits)(1.2345)
+
+
 @examples
 @given(st.lists(floats, min_size=1, max_size=6))
 def test_builtins_on_sequences(check, xs):

@@ -355,6 +355,9 @@ def shapes_more(x, y):
         np.vstack((x, x)),
         np.column_stack((y, y)),
         np.empty_like(x) * 0.0,
+        np.vstack((x, y)),  # vectors are rows, matrices mixed with them
+        np.hstack((y, 2.0)),  # scalars are vectors of one element
+        np.column_stack((x.T, y)),  # vectors are columns
     )
 
 
@@ -567,7 +570,7 @@ TABLE = [
          [(f(), f()), (f(3), f(3))]),
     Case("np.meshgrid", "creation", meshgrid, [(f(3), f(2), f(4))]),
     Case("np.cumprod, a.cumprod", "reductions", cumprod,
-         [(f(3, 4),), (A((2, 3), "int"),)], order=1),
+         [(f(3, 4),), (A((2, 3), "int"),), (A((2, 3), "int", "int32"),)], order=1),
     Case("np.sinc", "math", sinc, [(f(3, 4),)]),
     Case("np.nan_to_num", "math", nan_to_num, [(f(3, 4, kind="special"),)], order=0),
     Case("np.searchsorted", "sorting", searchsorted, [(f(6, kind="sep"), f(2, 3))], order=0,

@@ -145,6 +145,8 @@ def constant_abstract(value: Any) -> AbstractValue:
         return AbstractScalar(dtype_name(value.dtype), False, value)
     if t is tuple:
         return AbstractTuple(tuple(constant_abstract(v) for v in value))
+    if t is dict and all(isinstance(k, str) for k in value):
+        return AbstractDict(tuple(value), tuple(constant_abstract(v) for v in value.values()))
     return to_abstract(value)
 
 

@@ -184,7 +184,24 @@ def jittable(graph: Graph) -> str | None:
         strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None, "bool"}
         if len(strong) > 1 and prim not in _STRUCTURAL:
             return f"{prim.name} mixes dtypes {sorted(strong)} (JAX promotes them otherwise)"
+        if _int_out_of_range(node):
+            return f"{prim.name} of a Python int out of the range of its dtype (NumPy raises)"
     return None
+
+
+def _int_out_of_range(node: Any) -> bool:
+    """Whether a constant Python int of `node` does not fit its integer dtype.
+
+    NumPy raises ``OverflowError`` there (``np.int32(5) + 2**31``); XLA would wrap it.
+    """
+    dtype = _strong_dtype(node.abstract)
+    if dtype is None or np.dtype(dtype).kind not in "iu":
+        return False
+    info = np.iinfo(dtype)
+    return any(
+        i.is_constant and type(i.value) is int and not info.min <= i.value <= info.max
+        for i in node.inputs[1:]
+    )
 
 
 class JaxExecutable(Executable):

@@ -25,6 +25,8 @@ def _slice(a, ax, i):
         return a
     if isinstance(a, tuple):
         return _slice_tuple(a, i)
+    if isinstance(a, dict):
+        return P.dict_from_values(a, _slice_tuple(P.dict_values(a), i))
     if _is_record(a):
         return P.record_from_fields(a, _slice_tuple(P.record_fields(a), i))
     return a[i]
@@ -43,14 +45,8 @@ def _slice_args(args, axes, i):
 
 
 def _batch_of(y, n):
-    """Zeros for `n` results like `y`, the batch first."""
-    if isinstance(y, np.ndarray):
-        return np.zeros((n,) + y.shape, dtype=y.dtype)
-    if isinstance(y, bool):
-        return np.zeros((n,), dtype=np.bool_)
-    if isinstance(y, int):
-        return np.zeros((n,), dtype=np.int64)
-    return np.zeros((n,))
+    """Zeros for `n` results like `y` (an array or a scalar of any dtype), the batch first."""
+    return np.zeros((n,) + np.shape(y), dtype=P.dtype_of(y))
 
 
 def _put(rows, i, y):

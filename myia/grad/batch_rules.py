@@ -95,6 +95,64 @@ def batch_record_getattr(b, node, args, bts):
     return b.apply(P.record_getattr, args[0], name), bt
 
 
+@batch_rule(P.make_dict)
+def batch_make_dict(b, node, args, bts):
+    return b.apply(P.make_dict, *args), tuple(bts[1:])
+
+
+@batch_rule(P.dict_getitem)
+def batch_dict_getitem(b, node, args, bts):
+    key = _const(node, 1)
+    d = node.inputs[1].abstract
+    if bts[1] or not isinstance(key, str) or not hasattr(d, "keys"):
+        return None
+    bt = bts[0][d.keys.index(key)] if isinstance(bts[0], tuple) else bts[0]
+    return b.apply(P.dict_getitem, args[0], key), bt
+
+
+@batch_rule(P.dict_values)
+def batch_dict_values(b, node, args, bts):
+    return b.apply(P.dict_values, args[0]), bts[0]
+
+
+@batch_rule(P.dict_from_values, P.record_from_fields)
+def batch_from_values(b, node, args, bts):
+    """A dict or record of the keys (the class) of the first, the values of the second."""
+    return b.apply(node.inputs[0].value, *args), bts[1]
+
+
+@batch_rule(P.record_fields)
+def batch_record_fields(b, node, args, bts):
+    return b.apply(P.record_fields, args[0]), bts[0]
+
+
+@batch_rule(P.dict_setitem, P.record_setattr)
+def batch_setitem(b, node, args, bts):
+    """``d`` with ``d[key]`` (``r`` with ``r.name``) replaced by ``v``, batched or not."""
+    key = _const(node, 2)
+    a = node.inputs[1].abstract
+    keys = getattr(a, "keys", None) or getattr(a, "names", None)
+    if bts[1] or not isinstance(key, str) or keys is None or key not in keys:
+        return None
+    old = bts[0] if isinstance(bts[0], tuple) else (bts[0],) * len(keys)
+    new = tuple(bts[2] if k == key else bt for k, bt in zip(keys, old))
+    return b.apply(node.inputs[0].value, *args), new
+
+
+@batch_rule(P.gadd)
+def batch_gadd(b, node, args, bts):
+    """Sensitivities added leaf by leaf: per example where both are batched alike."""
+    from .batching import full
+
+    if bts[0] == bts[1]:
+        return b.apply(P.gadd, *args), bts[0]
+    a = node.abstract
+    if full(a) is False:
+        return None  # an environment or a lazy sensitivity: once per example
+    x, y = (b.full(v, bt, a) for v, bt in zip(args, bts))
+    return b.apply(P.gadd, x, y), full(a)
+
+
 @batch_rule(P.gmaterialize)
 def batch_gmaterialize(b, node, args, bts):
     """A sensitivity built: its batched leaves are built already."""

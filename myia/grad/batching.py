@@ -21,11 +21,13 @@ example in a compiled loop.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ..abstract.data import (
     AbstractArray,
     AbstractConstant,
+    AbstractDict,
     AbstractList,
     AbstractRecord,
     AbstractScalar,
@@ -39,7 +41,8 @@ from ..errors import MyiaTypeError
 from ..ir.analysis import Scopes, reachable_graphs, toposort
 from ..ir.node import Apply, Constant, Graph, Node
 from ..primitives import P, Primitive
-from ..primitives.batching import JvpSpec, TransformSpec, VmapSpec
+from ..primitives.batching import DictAxes, JvpSpec, TransformSpec, VmapSpec
+from ..primitives.grad import NO_ZERO, zero_of_type
 from . import batch_rules  # noqa: F401  (registers the rules)
 from .batch_lib import vmap_loop
 from .batch_registry import BATCH_RULES
@@ -58,29 +61,46 @@ def _check_axes(ax: Any, what: str) -> None:
         for a in ax:
             _check_axes(a, what)
     elif ax is not None and (not isinstance(ax, int) or isinstance(ax, bool)):
-        raise MyiaTypeError(f"vmap: {what} are ints, None, or tuples of them, not {ax!r}")
+        shown = dict(ax.items) if isinstance(ax, DictAxes) else ax
+        raise MyiaTypeError(f"vmap: {what} are ints, None, or tuples of them, not {shown!r}")
 
 
 def _all_none(ax: Any) -> bool:
     return all(map(_all_none, ax)) if isinstance(ax, tuple) else ax is None
 
 
-def in_axes_of(spec: VmapSpec, nargs: int) -> tuple[Any, ...]:
+def in_axes_of(spec: VmapSpec, args: list[AbstractValue]) -> tuple[Any, ...]:
     """The batch axis of each argument (None: not batched; a tuple: one per element)."""
-    ax = spec.in_axes
+    ax, nargs = spec.in_axes, len(args)
     axes = tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) * nargs
     if len(axes) != nargs:
         raise MyiaTypeError(f"vmap: in_axes has {len(axes)} entries for {nargs} arguments")
+    axes = tuple(_resolved(x, a) for x, a in zip(axes, args))
     _check_axes(axes, "in_axes")
     if _all_none(axes):
         raise MyiaTypeError("vmap: at least one argument must be batched (in_axes not all None)")
     return axes
 
 
+def _resolved(ax: Any, a: Any) -> Any:
+    """Axes `ax` of a value of type `a`, those of a dict (`DictAxes`) in the order of its keys."""
+    if isinstance(ax, DictAxes):
+        axes = dict(ax.items)
+        if not isinstance(a, AbstractDict) or set(axes) != set(a.keys):
+            raise MyiaTypeError(f"vmap: in_axes {axes!r} do not match the argument {show(a)}")
+        return tuple(_resolved(axes[k], e) for k, e in zip(a.keys, a.values))
+    ps = parts(a)
+    if isinstance(ax, tuple) and ps is not None and len(ps) == len(ax):
+        return tuple(_resolved(x, e) for x, (_, _, e) in zip(ax, ps))
+    return ax
+
+
 def _retyped(a: Any, elements: list[Any]) -> Any:
-    """The tuple or record type `a` with these element types."""
+    """The tuple, dict or record type `a` with these element types."""
     if isinstance(a, AbstractTuple):
         return AbstractTuple(tuple(elements))
+    if isinstance(a, AbstractDict):
+        return AbstractDict(a.keys, tuple(elements))
     return AbstractRecord(a.cls, tuple(elements))
 
 
@@ -116,6 +136,8 @@ def example_type(a: AbstractValue, ax: int, sizes: list[int | None]) -> Abstract
         return AbstractTuple(tuple(example_type(e, ax, sizes) for e in a.elements))
     if isinstance(a, AbstractRecord) and not _recursive(a):
         return AbstractRecord(a.cls, tuple(example_type(e, ax, sizes) for e in a.fields))
+    if isinstance(a, AbstractDict):
+        return AbstractDict(a.keys, tuple(example_type(e, ax, sizes) for e in a.values))
     if isinstance(a, AbstractConstant) and a.value is None:
         return a
     if isinstance(a, AbstractList):
@@ -128,8 +150,8 @@ def batched_type(a: AbstractValue, n: int | None, ax: int) -> AbstractValue:
     if isinstance(ax, tuple):
         elements = _per_element(a, ax, "out_axes")
         return _retyped(a, [batched_type(e, n, x) for e, x in zip(elements, ax)])
-    if ax is None and isinstance(a, (AbstractArray, AbstractScalar)):
-        raise MyiaTypeError("vmap: out_axes None is for results that are not batched")
+    if ax is None:
+        return a  # not batched (`Batcher.full_out` checks it)
     if isinstance(a, AbstractScalar):
         _axis(ax, 1, "out_axes")
         return AbstractArray(a.dtype, (n,))
@@ -140,6 +162,8 @@ def batched_type(a: AbstractValue, n: int | None, ax: int) -> AbstractValue:
         return AbstractTuple(tuple(batched_type(e, n, ax) for e in a.elements))
     if isinstance(a, AbstractRecord) and not _recursive(a):
         return AbstractRecord(a.cls, tuple(batched_type(e, n, ax) for e in a.fields))
+    if isinstance(a, AbstractDict):
+        return AbstractDict(a.keys, tuple(batched_type(e, n, ax) for e in a.values))
     if isinstance(a, AbstractConstant) and a.value is None:
         return a
     if isinstance(a, AbstractList):
@@ -174,7 +198,7 @@ def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) ->
 
 def example_types(spec: VmapSpec, args: list[AbstractValue]) -> tuple[list[Any], int | None]:
     """The types of one example of the arguments, and the batch size."""
-    axes = in_axes_of(spec, len(args))
+    axes = in_axes_of(spec, args)
     sizes: list[int | None] = []
     out = [example_type(a, ax, sizes) for a, ax in zip(args, axes)]
     return out, _batch_size(sizes)
@@ -216,18 +240,22 @@ def rank(a: Any) -> int:
 
 
 def parts(a: Any) -> list[tuple[Any, Any, Any]] | None:
-    """The elements of a tuple or record of type `a`: (getter, key, type); None for a leaf."""
+    """The elements of a tuple, dict or record of type `a`: (getter, key, type); None: a leaf."""
     if isinstance(a, AbstractTuple):
         return [(P.tuple_getitem, i, e) for i, e in enumerate(a.elements)]
+    if isinstance(a, AbstractDict):
+        return [(P.dict_getitem, k, e) for k, e in zip(a.keys, a.values)]
     if isinstance(a, AbstractRecord):
         return [(P.record_getattr, name, a.field(name)) for name in a.names]
     return None
 
 
 def rebuild(g: Graph, a: Any, nodes: list[Node]) -> Node:
-    """The tuple or record of type `a` (its elements changed) made of `nodes` in `g`."""
+    """The tuple, dict or record of type `a` (its elements changed) made of `nodes` in `g`."""
     if isinstance(a, AbstractTuple):
         return g.apply(P.make_tuple, *nodes)
+    if isinstance(a, AbstractDict):
+        return g.apply(P.make_dict, a.keys, *nodes)
     return g.apply(P.make_record, a.cls, *nodes)
 
 
@@ -280,13 +308,16 @@ class Batcher:
         """A node of the graph being built."""
         return self.graph.apply(fn, *args)
 
-    def batch(self, g: Graph, sig: tuple[Any, ...], tail_of: Graph | None = None) -> Graph:
+    def batch(
+        self, g: Graph, sig: tuple[Any, ...], tail_of: Graph | None = None, out_axes: Any = 0
+    ) -> Graph:
         """The batched graph of `g`, its parameters batched as `sig`, its result fully batched.
 
         With `tail_of`, `g` ends with a tail call to `tail_of` (a loop's body): the batched
-        graph returns the tuple of that call's arguments instead (the next state).
+        graph returns the tuple of that call's arguments instead (the next state). The parts
+        of the result whose `out_axes` are None are left unbatched (they must not be batched).
         """
-        key = (g, sig, tail_of)
+        key = (g, sig, tail_of, out_axes)
         if key in self.done:
             return self.done[key]
         ng = self.done[key] = Graph(f"vmap({g.name})")
@@ -317,7 +348,7 @@ class Batcher:
                 )
             else:
                 v, bt = self.value(out, env) if not out.is_apply else self.node(g, out, env)
-                ng.output = self.full(v, bt, out.abstract)
+                ng.output = self.full_out(v, bt, out.abstract, out_axes)
         finally:
             self.graph = outer
         return ng
@@ -349,6 +380,27 @@ class Batcher:
         if any(d is None for d in shape):
             raise CannotBatch("an unbatched array of unknown shape to broadcast")
         return self.apply(P.broadcast_to, v, (self.n, *shape))
+
+    def full_out(self, v: Node, bt: Any, a: Any, ax: Any) -> Node:
+        """`full`, but the parts of `v` of axis None (in the tree of axes `ax`) unbatched."""
+        if ax is None:
+            if batched(bt):
+                raise MyiaTypeError(
+                    f"vmap: out_axes None for a result of type {show(a)} that depends on the "
+                    "batched arguments (None is for results that are not batched)"
+                )
+            return v
+        ps = parts(a)
+        if isinstance(ax, tuple) and ps is not None and len(ps) == len(ax):
+            return rebuild(
+                self.graph,
+                a,
+                [
+                    self.full_out(self.apply(get, v, k), element(bt, i), e, x)
+                    for i, ((get, k, e), x) in enumerate(zip(ps, ax))
+                ],
+            )
+        return self.full(v, bt, a)
 
     def node(self, g: Graph, node: Apply, env: dict[Node, tuple[Node, Any]]) -> tuple[Node, Any]:
         """The batched node of `node` and its batchedness."""
@@ -395,7 +447,7 @@ class Batcher:
             axes.append(0 if batched(bt) else None)
             vals.append(self.full(v, bt, i.abstract) if batched(bt) else v)
         one.output = one.apply(f, *inputs)
-        out = self.apply(vmap_loop, one, tuple(axes), self.apply(P.make_tuple, *vals), self.n)
+        out = _looped(self.graph, one, tuple(axes), vals, self.n, node.abstract)
         return out, full(node.abstract)
 
     def select(self, c: tuple[Node, Any], xs: list[tuple[Node, Any]], nodes: Any, a: Any):
@@ -469,9 +521,11 @@ class Batcher:
         some = Graph(f"{branches[0].name}:some")
         sc = some.add_parameter("cond")
         sps = [some.add_parameter(n) for n in names]
-        anyc = some.apply(P.reduce_max, sc, None, False)
+        if self.n == 0:  # no example takes either side: the results are empty
+            return self.apply(cases[0], c, *[v for v, _ in args])
+        anyc = _any(some, sc)
         some.output = some.apply(some.apply(P.switch, anyc, cases[2], cases[1]), sc, *sps)
-        every = self.apply(P.reduce_min, c, None, False)
+        every = _any(self.graph, self.apply(P.logical_not, c), negated=True)
         return self.apply(self.apply(P.switch, every, cases[0], some), c, *[v for v, _ in args])
 
     def own(self, c: Node, ps: list[Node], args: list[Any], node: Apply) -> list[Node]:
@@ -529,10 +583,39 @@ class Batcher:
         nstate = len(g.parameters)
         again.output = again.apply(self.batch(g, gsig), *again.parameters[:nstate])
         done.output = done.apply(self.batch(after, sig), *done.parameters[nstate:])
-        anyc = self.apply(P.reduce_max, going, None, False)
+        anyc = _any(self.graph, going)
         return self.apply(self.apply(P.switch, anyc, again, done), *nxt, *vals), full(
             node.abstract
         )
+
+
+def _none_on_values(a: Any, ax: Any) -> bool:
+    """Whether the tree of axes `ax` has None for an array or a scalar of type `a`."""
+    if ax is None:
+        return full(a) is not False
+    ps = parts(a)
+    if isinstance(ax, tuple) and ps is not None and len(ps) == len(ax):
+        return any(_none_on_values(e, x) for (_, _, e), x in zip(ps, ax))
+    return False
+
+
+def _looped(g: Graph, f: Any, axes: tuple[Any, ...], vals: list[Node], n: int, a: Any) -> Node:
+    """`vmap_loop` of `f` (results of type `a`): empty results for an empty batch.
+
+    No example to run: `f` is not called (its first example, which gives the type of the
+    results in the loop, does not exist).
+    """
+    if n == 0:
+        empty = zero_of_type(batched_type(a, 0, 0))
+        if empty is not NO_ZERO:
+            return Constant(copy.deepcopy(empty))  # not the shared (read-only) zeros
+    return g.apply(vmap_loop, f, axes, g.apply(P.make_tuple, *vals), n)
+
+
+def _any(g: Graph, c: Node, negated: bool = False) -> Node:
+    """Whether some example's `c` holds (with `negated`: none does), for any batch size."""
+    count = g.apply(P.reduce_sum, c, None, False, None)
+    return g.apply(P.eq if negated else P.gt, count, 0)
 
 
 # The graph of ``vmap(f)(args)`` ---------------------------------------------------------------
@@ -566,7 +649,7 @@ def _simplified(primal: Graph) -> Graph:
 
 def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -> Graph:
     """The graph computing ``vmap(primal)`` on arguments of types `args` (untyped)."""
-    axes = in_axes_of(spec, len(args))
+    axes = in_axes_of(spec, args)
     examples, n = example_types(spec, args)
     g = Graph(spec.name)
     params = [g.add_parameter(p.debug.find_name()) for p in primal.parameters]
@@ -576,8 +659,13 @@ def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -
     sig = tuple(_sig(e, ax) for e, ax in zip(examples, axes))
     batcher = Batcher(n)
     try:
-        out: Node = g.apply(batcher.batch(_simplified(primal), sig), *moved)
+        out: Node = g.apply(batcher.batch(_simplified(primal), sig, None, spec.out_axes), *moved)
     except CannotBatch:
+        if _none_on_values(primal.output.abstract, spec.out_axes):
+            raise MyiaTypeError(
+                "vmap: out_axes None where the function runs once per example (its control "
+                "flow cannot be batched): return the unbatched results from outside vmap"
+            ) from None
         # Once per example: the arguments batched in part are batched in whole.
         batcher.graph = g
         vals = [
@@ -588,7 +676,7 @@ def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -
             out = summed
         else:
             markers = tuple(0 if batched(bt) else None for bt in sig)
-            out = g.apply(vmap_loop, primal, markers, g.apply(P.make_tuple, *vals), n)
+            out = _looped(g, primal, markers, vals, n, primal.output.abstract)
     result = primal.output.abstract
     g.output = _moved(g, out, batched_type(result, n, 0), 0, spec.out_axes)
     return g
@@ -689,7 +777,7 @@ def vmap_graph(
                 "it reads as arguments (with in_axes None)"
             )
     lifted = _lifted(closure, fvs)
-    axes = in_axes_of(spec, len(args)) + (None,) * len(fvs)
+    axes = in_axes_of(spec, args) + (None,) * len(fvs)
     call.inputs = [*call.inputs, *fvs]
     args = [*args, *(fv.abstract for fv in fvs)]
     return build_vmap_graph(lifted, VmapSpec(spec.fn, axes, spec.out_axes), args), args

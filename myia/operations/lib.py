@@ -257,6 +257,16 @@ def list_(xs=()):
     return acc
 
 
+def round_(x, ndigits=None):
+    """``round(x)``: the integer nearest to scalar `x` (halves to even), an int."""
+    if ndigits is not None:
+        # Python rounds the exact decimal value of `x`, which a float computation does not.
+        raise TypeError("round(x, ndigits) is not supported in Myia code: use np.round")
+    if isinstance(x, np.ndarray):
+        raise TypeError("type numpy.ndarray doesn't define __round__ method")
+    return int(P.rint(x))
+
+
 def any_(xs):
     for x in xs:
         if x:

@@ -104,6 +104,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.tuple: _typed(_sequence("tuple", lib.tuple_), tuple),
     builtins.list: _typed(_sequence("list", lib.list_), list),
     builtins.any: lib.any_,
+    builtins.round: lib.round_,
     builtins.getattr: ops.getattr_builtin,
     builtins.hasattr: ops.hasattr_,
     dataclasses.is_dataclass: ops.is_dataclass_,

@@ -121,8 +121,9 @@ def np_median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def np_cumprod(a, axis=None, dtype=None):
     """``np.cumprod`` and ``a.cumprod``: its gradient is exact with zeros (no division)."""
-    if dtype is not None:
-        a = P.astype(a, dtype)
+    if dtype is None:  # NumPy's: that of the product (small integers and bools as int64)
+        dtype = P.dtype_of(P.reduce_prod(a, None, False, None))
+    a = P.astype(a, dtype)
     if axis is None:
         flat = P.reshape(a, -1)
         return P.exclusive_cumprod(flat, 0, False) * flat
@@ -403,10 +404,42 @@ def np_atleast_2d(a):
 
 
 def np_hstack(tup):
-    """``np.hstack`` of a tuple of arrays."""
+    """``np.hstack`` of a tuple of arrays (scalars are vectors of one element)."""
+    tup = _each_at_least_1d(tup)
     if P.ndim(tup[0]) == 1:
         return P.concatenate(tup, 0)
     return P.concatenate(tup, 1)
+
+
+def _at_least_1d(a):
+    if P.ndim(a) == 0:
+        return P.reshape(a, (1,))
+    return a
+
+
+def _each_at_least_1d(tup):
+    if len(tup) == 0:
+        return ()
+    return (_at_least_1d(tup[0]),) + _each_at_least_1d(tup[1:])
+
+
+def _each_at_least_2d(tup):
+    if len(tup) == 0:
+        return ()
+    return (np_atleast_2d(tup[0]),) + _each_at_least_2d(tup[1:])
+
+
+def _column(a):
+    """A column of ``np.column_stack``: a vector (or a scalar) as one column."""
+    if P.ndim(a) < 2:
+        return P.reshape(a, (-1, 1))
+    return a
+
+
+def _each_column(tup):
+    if len(tup) == 0:
+        return ()
+    return (_column(tup[0]),) + _each_column(tup[1:])
 
 
 def np_array_split(ary, indices_or_sections, axis=0):
@@ -436,17 +469,13 @@ def np_dsplit(ary, indices_or_sections):
 
 
 def np_vstack(tup):
-    """``np.vstack`` of a tuple of arrays (all vectors, or all of 2 or more dimensions)."""
-    if P.ndim(tup[0]) == 1:
-        return P.stack(tup, 0)
-    return P.concatenate(tup, 0)
+    """``np.vstack`` of a tuple of arrays: vectors (and scalars) are rows."""
+    return P.concatenate(_each_at_least_2d(tup), 0)
 
 
 def np_column_stack(tup):
-    """``np.column_stack`` of a tuple of arrays (all vectors, or all matrices)."""
-    if P.ndim(tup[0]) == 1:
-        return P.stack(tup, 1)
-    return P.concatenate(tup, 1)
+    """``np.column_stack`` of a tuple of arrays: vectors (and scalars) are columns."""
+    return P.concatenate(_each_column(tup), 1)
 
 
 def np_vdot(a, b):

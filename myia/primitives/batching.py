@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..abstract.data import ANYTHING, AbstractFunction, show
+from ..abstract.data import ANYTHING, AbstractDict, AbstractFunction, show
 from ..errors import MyiaTypeError
 from ..grad.registry import nondifferentiable
 from ..infer.registry import infer_rule
@@ -84,9 +84,18 @@ def vmap_of(fn, in_axes, out_axes):
     return VmapValue(VmapSpec(fn, in_axes, out_axes))
 
 
+@dataclass(frozen=True)
+class DictAxes:
+    """The axes of a dict argument of ``vmap``: ``(key, axes)`` pairs."""
+
+    items: tuple[tuple[str, Any], ...]
+
+
 def _static(a: Any, what: str) -> Any:
     if hasattr(a, "elements"):
         return tuple(_static(e, what) for e in a.elements)
+    if isinstance(a, AbstractDict):
+        return DictAxes(tuple((k, _static(v, what)) for k, v in zip(a.keys, a.values)))
     v = getattr(a, "value", ANYTHING)
     if v is ANYTHING:
         raise MyiaTypeError(f"vmap: {what} must be known at compile time, not {show(a)}")
