@@ -129,6 +129,10 @@ def past_int32(x):
     return x + 2**31
 
 
+def mixed_int32(x, k):
+    return x * k, x < k
+
+
 # (function, arguments)
 PROGRAMS = [
     (counting, (5, 3)),
@@ -168,6 +172,10 @@ PROGRAMS = [
     (early_return, (1.1, 3)),
     (past_int32, (np.int32(5),)),  # NumPy's OverflowError (XLA wrapped the constant around)
     (past_int32, (np.array([1, 2], np.int32),)),
+    (mixed_int32, (np.int32(5), 3)),
+    (mixed_int32, (np.int32(5), 2**31)),  # an argument past int32: NumPy's OverflowError
+    (mixed_int32, (np.array([1, 2], np.int32), -(2**31) - 1)),
+    (mixed_int32, (np.uint8(5), -1)),
 ]
 
 GRADIENTS = [

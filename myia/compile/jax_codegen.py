@@ -134,6 +134,37 @@ def _compared_int(node: Any) -> Any:
     return None
 
 
+#: Operations where NumPy converts a Python int to its other operand's integer dtype (and
+#: raises where it does not fit, or compares exactly).
+_NARROW_OPS = frozenset(["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", *_COMPARISONS])
+
+
+def narrow_int(node: Any) -> tuple[Any, int, int] | None:
+    """``(x, lo, hi)``: `node`'s Python int operand `x` fits its other operand's dtype.
+
+    The other operand is of an integer dtype narrower than int64 (``np.int32(5) + k``), which
+    `x` fits where ``lo <= x <= hi``. NumPy raises `OverflowError` where it does not (or
+    compares the values exactly); XLA would wrap `x` around into the dtype. None where
+    `node` is not such an operation (a constant `x` is checked when compiling:
+    `jax_backend`).
+    """
+    if len(node.inputs) != 3:
+        return None
+    a, b = node.inputs[1:]
+    for x, y in ((a, b), (b, a)):
+        if x.is_constant or not _weak(x.abstract, "iu"):
+            continue
+        t = y.abstract
+        if isinstance(t, AbstractScalar) and t.weak:
+            continue
+        dtype = getattr(t, "dtype", None)
+        if dtype is None or np.dtype(dtype).kind not in "iu" or np.dtype(dtype) == np.int64:
+            continue
+        info = np.iinfo(dtype)
+        return x, int(info.min), int(info.max)
+    return None
+
+
 def flagged(node: Any) -> str | None:
     """How the JAX code flags the Python errors of `node` (None if it does not).
 
@@ -144,7 +175,8 @@ def flagged(node: Any) -> str | None:
     ``"exact"``: a comparison of a Python int with a Python float (`jax_runtime.check_exact`:
     Python compares them exactly, XLA the int rounded to a float); ``"int"``: arithmetic on
     Python ints (`jax_runtime.check_int`, `check_step` where a constant is added: past int64,
-    Python's int goes on where XLA's wraps around).
+    Python's int goes on where XLA's wraps around); ``"narrow"``: a Python int with a value
+    of a narrower integer dtype (`narrow_int`, `jax_runtime.check_step`).
     """
     fn = node.inputs[0]
     if not (fn.is_constant and hasattr(fn.value, "name")):
@@ -165,6 +197,8 @@ def flagged(node: Any) -> str | None:
         return "index_add"
     if name in LINALG_ERRORS:
         return "finite"
+    if name in _NARROW_OPS and narrow_int(node) is not None:
+        return "narrow"
     return None
 
 
@@ -285,6 +319,10 @@ class JaxGenerator(CodeGenerator):
         if how == "exact":
             n = self.expr(_compared_int(node))
             return f"{self.global_value(rt.check_exact, 'check_exact')}({text}, {n})"
+        if how == "narrow":
+            x, lo, hi = narrow_int(node)
+            check = self.global_value(rt.check_step, "check_step")
+            return f"{check}({text}, {self.expr(x)}, {lo}, {hi})"
         if how == "int":
             step = int_step(node)
             if step is not None:
