@@ -80,34 +80,25 @@ def batch_tuple_getitem(b, node, args, bts):
     return b.apply(P.tuple_getitem, args[0], i), bt
 
 
-@batch_rule(P.make_record)
+@batch_rule(P.make_record, P.make_dict)
 def batch_make_record(b, node, args, bts):
-    return b.apply(P.make_record, *args), tuple(bts[1:])
+    """A record or dict, batched as its fields are (its first argument describes it)."""
+    return b.apply(node.inputs[0].value, *args), tuple(bts[1:])
 
 
-@batch_rule(P.record_getattr)
+@batch_rule(P.record_getattr, P.dict_getitem)
 def batch_record_getattr(b, node, args, bts):
+    """A field of a record (a value of a dict), by a constant name (key)."""
     name = _const(node, 1)
-    r = node.inputs[1].abstract
-    if bts[1] or not isinstance(name, str) or not hasattr(r, "names"):
+    names = getattr(
+        node.inputs[1].abstract,
+        "names" if node.inputs[0].value is P.record_getattr else "keys",
+        None,
+    )
+    if bts[1] or not isinstance(name, str) or names is None:
         return None
-    bt = bts[0][r.names.index(name)] if isinstance(bts[0], tuple) else bts[0]
-    return b.apply(P.record_getattr, args[0], name), bt
-
-
-@batch_rule(P.make_dict)
-def batch_make_dict(b, node, args, bts):
-    return b.apply(P.make_dict, *args), tuple(bts[1:])
-
-
-@batch_rule(P.dict_getitem)
-def batch_dict_getitem(b, node, args, bts):
-    key = _const(node, 1)
-    d = node.inputs[1].abstract
-    if bts[1] or not isinstance(key, str) or not hasattr(d, "keys"):
-        return None
-    bt = bts[0][d.keys.index(key)] if isinstance(bts[0], tuple) else bts[0]
-    return b.apply(P.dict_getitem, args[0], key), bt
+    bt = bts[0][names.index(name)] if isinstance(bts[0], tuple) else bts[0]
+    return b.apply(node.inputs[0].value, args[0], name), bt
 
 
 @batch_rule(P.dict_values)
