@@ -147,6 +147,57 @@ def test_large_results_are_writable_and_their_own():
     assert not first[0].any() and first[1][0, 0] == 123.0
 
 
+def step_results(w, v, k, big):
+    a = w * 2.0
+    return (
+        np.sum(a),  # a float64 scalar
+        (a, v.astype(np.float32) + 1.0, v.astype(np.float32)),
+        (k + 1, np.ones(3, dtype=np.int64) * k, k > 0),  # a Python int and bool, an int array
+        big + 1.0,  # large: handed over apart
+        v[::-1] * 3.0,
+    )
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_small_results_packed_by_dtype_come_back_as_their_own(keep):
+    # The small results of a call come back in one result per dtype (`jax_values.Packing`),
+    # where they come back to NumPy: the user gets the same values and kinds as on the
+    # NumPy backend, each array writable, apart from the others and from later calls.
+    w, v, big = rng.standard_normal((3, 4)), rng.standard_normal(5), rng.standard_normal(9000)
+    f = myia(step_results, backend="jax", keep_on_device=keep)
+    ref = myia(step_results, backend="numpy")
+    first = f(w, v, 4, big)
+    second = f(w, v, 4, big)
+    expected = ref(w, v, 4, big)
+    for got in (first, second):
+        flat, want = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(expected)
+        assert len(flat) == len(want)
+        for x, y in zip(flat, want):
+            np.testing.assert_allclose(np.asarray(x), y, rtol=1e-6)
+            assert np.asarray(x).dtype == np.asarray(y).dtype and np.shape(x) == np.shape(y)
+            if isinstance(y, np.ndarray):
+                assert isinstance(x, jax.Array if keep else np.ndarray)
+            else:
+                assert type(x) is type(y)
+    ex = f.specialization(w, v, 4, big).executable
+    assert ex.jitted, ex.reason
+    packing = ex.packing
+    if keep:
+        assert packing is None
+        return
+    assert len(packing.groups) == 3  # float64, float32 and int64 arrays
+    a, v32, v32b = first[1]
+    for x in (a, v32, v32b, first[2][1], first[4]):
+        assert x.flags.writeable
+    a[...] = 0.0
+    v32[...] = -7.0
+    np.testing.assert_array_equal(first[4], v[::-1] * 3.0)
+    np.testing.assert_array_equal(v32b, v.astype(np.float32))
+    np.testing.assert_array_equal(second[1][0], w * 2.0)
+    np.testing.assert_array_equal(f(w, v, 4, big)[1][1], v.astype(np.float32) + 1.0)
+    assert not a.any() and (v32 == -7.0).all()
+
+
 def weighted(params, x):
     (W, b), scale = params
     return np.sum(np.tanh(x @ W + b)) * scale

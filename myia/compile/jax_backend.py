@@ -54,6 +54,7 @@ from .codegen import CodeGenerator, generate
 from .jax_codegen import JaxGenerator, Unsupported, flagged
 from .jax_fast import fast_path
 from .jax_values import (
+    Packing,
     abstract,
     aligned,
     as_is,
@@ -227,6 +228,9 @@ class JaxExecutable(Executable):
         self.capacities: list[int] = []
         #: The call once the program is traced (`jax_fast.fast_path`), or None.
         self.fast: Any = None
+        #: Where results come back to NumPy, their small arrays by dtype (`Packing`, set
+        #: when JAX traces the program; None where nothing is packed).
+        self.packing: Packing | None = None
         #: The aligned copies of large NumPy arguments, by leaf (`jax_fast`, `Staging`).
         self.staging: dict[int, Any] = {}
         #: The call of the arguments themselves once traced, where results are Python
@@ -306,7 +310,7 @@ class JaxExecutable(Executable):
         out = graph.output.abstract
         self.params, self.out = params, out
 
-        def flat(capacity: int, *leaves: Any) -> Any:
+        def flat(capacity: int, *leaves: Any, pack: bool = True) -> Any:
             rt.Trace.start(capacity, leaves)
             it = iter(leaves)
             args = [unflatten(it, a, as_is) for a in params]
@@ -341,6 +345,11 @@ class JaxExecutable(Executable):
                 self.packed = "packed" if status is None else "packed+status"
                 return jnp.stack(parts), None
             self.packed = None
+            if pack and self.packs:
+                packing = Packing(f64)
+                self.packing = packing if packing else None
+                if packing:
+                    return packing.pack(f64, jnp), status
             return leaves_out, status
 
         self.flat = flat
@@ -348,6 +357,8 @@ class JaxExecutable(Executable):
         #: How results come back: None (as they are), "packed" (float64 scalars in one
         #: array), "packed+status" (and the status last); set when JAX traces the program.
         self.packed: str | None = None
+        #: Whether small results are packed (`Packing`): where they come back to NumPy.
+        self.packs = not self.backend.keep_on_device and self.backend.layout is None
         self.capacity = 64
         self.jitted = True
         self.traced = False
@@ -400,7 +411,7 @@ class JaxExecutable(Executable):
         has_status = []
 
         def computation(*leaves: Any) -> tuple[Any, ...]:
-            result, status = flat(capacity, *leaves)
+            result, status = flat(capacity, *leaves, pack=False)
             if self.packed is not None:  # float64 scalars (and the status) in one array
                 parts = [result[i] for i in range(result.shape[0])]
                 status = parts.pop().astype(np.int64) if self.packed != "packed" else None
@@ -427,13 +438,17 @@ class JaxExecutable(Executable):
                     return values, False
                 result, status = values[:-1], int(values[-1])
             elif status is None:
-                return result, False
+                return self._unpacked(result), False
             else:
                 status = int(np.asarray(status))
             need, flag = status >> 1, status & 1
             if need <= self.capacity:
-                return result, bool(flag)
+                return self._unpacked(result), bool(flag)
             self.capacity = 1 << (need - 1).bit_length()
+
+    def _unpacked(self, result: list[Any]) -> list[Any]:
+        """The leaves of the results of the XLA computation, in order (`Packing`)."""
+        return result if self.packing is None else self.packing.unpack(result)
 
     def direct(self) -> tuple[Any, bool]:
         """The call of the arguments themselves, where results are Python floats.

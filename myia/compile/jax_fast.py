@@ -187,6 +187,16 @@ def fast_path(ex: Any) -> tuple[Any, Any]:
                 return slow(args)
             return result if to_float64 is None else to_float64(result)
 
+    elif ex.packing is not None:
+        unpack = ex.packing.unpack
+
+        def fast(args: tuple[Any, ...]) -> Any:
+            try:
+                result = values(*args)
+            except GeneralWay:
+                return slow(args)
+            return unflatten(iter(unpack(result)), out, convert)
+
     else:
 
         def fast(args: tuple[Any, ...]) -> Any:
