@@ -112,6 +112,14 @@ _STRUCTURAL = frozenset(
      P.env_setitem, P.env_getitem, P.partial]
 )  # fmt: skip
 
+#: Primitives that raise only for shapes their type rules refuse (splits and the
+#: sensitivities of joins, tiles and pads: slices and sums of static shapes).
+_SHAPED = frozenset([P.split, P.unconcatenate, P.unstack, P.untile, P.unrepeat, P.unpad])
+
+#: Primitives that promote no dtypes: integer arguments that are indices, and the sum of a
+#: sensitivity cast to its argument's dtype (`unbroadcast`, `jax_lower._unbroadcast`).
+_UNPROMOTED = frozenset([P.take, P.take_along_axis, P.untake_along_axis, P.unbroadcast])
+
 
 def _strong_dtype(a: Any) -> str | None:
     if isinstance(a, AbstractArray) or (isinstance(a, AbstractScalar) and not a.weak):
@@ -124,7 +132,7 @@ _NONEMPTY_TOTAL = frozenset([P.reduce_max, P.reduce_min, P.argmax, P.argmin])
 
 
 def _may_raise(prim: Primitive, node: Any) -> bool:
-    if prim in TOTAL:
+    if prim in TOTAL or _checked_by_inference(prim, node):
         return False
     if prim in _NONEMPTY_TOTAL:
         x = node.inputs[1].abstract
@@ -137,6 +145,38 @@ def _may_raise(prim: Primitive, node: Any) -> bool:
     if prim in _FLOAT_TOTAL:
         return not (numpy and np.dtype(out.dtype).kind == "f")
     return True
+
+
+def _checked_by_inference(prim: Primitive, node: Any) -> bool:
+    """Whether `node` cannot raise: what would make it raise is known, and was checked.
+
+    ``np.arange`` of constants was computed by its type rule, and the `_SHAPED` primitives'
+    shapes checked by theirs; ``np.take`` of constant indices in range of the known axis;
+    ``np.take_along_axis`` of indices that ``np.argsort`` made (``np.sort``'s lowering).
+    """
+    args = node.inputs[1:]
+    if prim is P.arange:
+        return all(a.is_constant for a in args)
+    if prim in _SHAPED:
+        return True  # its type rule checked the (static) shapes of its arguments
+    if prim is P.take:
+        a, indices, axis = (x.abstract for x in args)
+        if not (args[1].is_constant and args[2].is_constant and isinstance(a, AbstractArray)):
+            return False
+        ax = args[2].value  # type: ignore[attr-defined]
+        n = int(np.prod(a.shape)) if ax is None else a.shape[ax]
+        idx = np.asarray(args[1].value)  # type: ignore[attr-defined]
+        return idx.dtype.kind in "iu" and bool(np.all((idx >= -n) & (idx < n)))
+    if prim in (P.take_along_axis, P.untake_along_axis):
+        indices = args[1] if prim is P.take_along_axis else args[2]
+        return (
+            indices.is_apply
+            and indices.inputs[0].is_constant
+            and (
+                indices.inputs[0].value is P.argsort  # type: ignore[attr-defined]
+            )
+        )
+    return False
 
 
 #: Primitives whose JAX code cannot raise (stacks are buffers, see `jax_runtime.JaxStack`;
@@ -183,7 +223,10 @@ def jittable(graph: Graph) -> str | None:
         if prim is not P.seq and _may_raise(prim, node):
             return f"{prim.name} may raise an exception here"
         strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None, "bool"}
-        if len(strong) > 1 and prim not in _STRUCTURAL:
+        # Floats of several widths promote to the widest in JAX as in NumPy; an int with a
+        # float does not (float32 in JAX, float64 in NumPy), nor signed with unsigned ints.
+        floats = all(np.dtype(d).kind == "f" for d in strong)
+        if len(strong) > 1 and not floats and prim not in _STRUCTURAL | _UNPROMOTED:
             return f"{prim.name} mixes dtypes {sorted(strong)} (JAX promotes them otherwise)"
         if _int_out_of_range(node):
             return f"{prim.name} of a Python int out of the range of its dtype (NumPy raises)"

@@ -20,7 +20,9 @@ import numpy as np
 
 from ..abstract.data import AbstractArray, AbstractScalar
 from ..primitives import P
+from ..primitives.array_grad import _back, _front
 from ..primitives.linalg import BLAS_SOLVES
+from ..primitives.tiling import _pad_widths, _repeat_map
 
 
 def _jax() -> Any:
@@ -290,11 +292,168 @@ def number_as(x: Any, dtype: str) -> Any:
 
 
 def _astype(args: list[str], node: Any, ctx: Any) -> str | None:
-    """``astype`` of a Python number: NumPy's functions make their arguments NumPy scalars."""
+    """``astype`` of a number or 0-d array: NumPy's functions make them NumPy scalars.
+
+    (Arrays of some dimensions have the NumPy lowering, the method.)
+    """
     a, out = node.inputs[1].abstract, node.abstract
-    if not (isinstance(a, AbstractScalar) and a.weak and isinstance(out, AbstractScalar)):
+    if not isinstance(out, (AbstractScalar, AbstractArray)):
         return None
-    return f"{ctx.global_value(number_as, 'jax_number_as')}({args[0]}, {out.dtype!r})"
+    if isinstance(a, AbstractScalar) and a.weak and isinstance(out, AbstractScalar):
+        return f"{ctx.global_value(number_as, 'jax_number_as')}({args[0]}, {out.dtype!r})"
+    if isinstance(a, AbstractArray) and a.shape:
+        return None
+    return f"np.asarray({args[0]}).astype({np.dtype(out.dtype).name!r})"
+
+
+def _numpy(template: str) -> Any:
+    """The lowering of a primitive that is a NumPy function (``np`` is ``jax.numpy``).
+
+    The primitive's own code makes its 0-d results NumPy or Python scalars, which a tracer
+    cannot be; under JAX a scalar is a 0-d array, and its kind is the result's type.
+    `template` is formatted with the argument expressions, and ``dtype`` with the name of
+    the result's dtype.
+    """
+
+    def lower(args: list[str], node: Any, ctx: Any) -> str | None:
+        out = node.abstract
+        if not isinstance(out, (AbstractScalar, AbstractArray)):
+            return None
+        return template.format(*args, dtype=np.dtype(out.dtype).name)
+
+    return lower
+
+
+def _split(args: list[str], node: Any, ctx: Any) -> str | None:
+    """``np.split`` (``np.array_split`` where not `even`) of constant sections, as a tuple."""
+    if not (node.inputs[2].is_constant and node.inputs[4].is_constant):
+        return None
+    fn = "split" if node.inputs[4].value else "array_split"
+    return f"tuple(np.{fn}({args[0]}, {args[1]}, axis={args[2]}))"
+
+
+def _einsum(args: list[str], node: Any, ctx: Any) -> str | None:
+    """``np.einsum`` of constant subscripts, with a 0-d result too (NumPy's lowering: not)."""
+    if not node.inputs[1].is_constant:
+        return None
+    return f"np.einsum({args[0]}, *{args[1]})"
+
+
+def unstack(d: Any, arrays: Any, axis: int) -> Any:
+    """`myia.primitives.array_grad.unstack` of traced values (the arrays' shapes are one)."""
+    jnp = _jax().numpy
+    out = []
+    for i, a in enumerate(arrays):
+        a = jnp.asarray(a)
+        if jnp.issubdtype(a.dtype, jnp.inexact):
+            out.append(jnp.take(d, i, axis=axis).astype(a.dtype))
+        else:
+            out.append(jnp.zeros_like(a))  # integers have no sensitivity
+    return tuple(out)
+
+
+def _add_along(d: Any, index: np.ndarray, n: int, axis: int) -> Any:
+    """`myia.primitives.tiling._add_along` of traced `d` (a static `index`)."""
+    jnp = _jax().numpy
+    moved = jnp.moveaxis(d, axis, 0)
+    out = jnp.zeros((n, *moved.shape[1:]), d.dtype).at[index].add(moved)
+    return jnp.moveaxis(out, 0, axis)
+
+
+def unrepeat(d: Any, a: Any, repeats: Any, axis: Any = None) -> Any:
+    """`myia.primitives.tiling.unrepeat` of traced values."""
+    jnp = _jax().numpy
+    d, shape = jnp.asarray(d), np.shape(a)
+    if axis is None:
+        n = int(np.prod(shape))
+        return _add_along(d, _repeat_map(n, repeats), n, 0).reshape(shape)
+    ax = axis % len(shape)
+    return _add_along(d, _repeat_map(shape[ax], repeats), shape[ax], ax)
+
+
+def unpad(d: Any, a: Any, pad_width: Any, mode: str = "constant") -> Any:
+    """`myia.primitives.tiling.unpad` of traced values."""
+    d = _jax().numpy.asarray(d)
+    widths = _pad_widths(pad_width, d.ndim)
+    if mode == "constant":
+        return d[tuple(slice(b, b + n) for (b, _), n in zip(widths, np.shape(a)))]
+    for ax, ((b, e), n) in enumerate(zip(widths, np.shape(a))):
+        d = _add_along(d, np.pad(np.arange(n), (b, e), mode), n, ax)
+    return d
+
+
+def _reshape(args: list[str], node: Any, ctx: Any) -> str | None:
+    """``reshape`` and ``expand_dims`` to the result's known shape (0-d arrays included)."""
+    out = node.abstract
+    if not isinstance(out, AbstractArray) or None in out.shape:
+        return None
+    return f"np.reshape({args[0]}, {out.shape!r})"
+
+
+def untake_along_axis(d: Any, a: Any, indices: Any, axis: int) -> Any:
+    """`myia.primitives.array_extra.untake_along_axis` of traced values."""
+    jnp = _jax().numpy
+    idx = jnp.asarray(indices)
+    full = [jnp.broadcast_to(g, idx.shape) for g in jnp.ix_(*(jnp.arange(n) for n in idx.shape))]
+    full[axis % len(np.shape(a))] = idx
+    return jnp.zeros(np.shape(a), jnp.result_type(d)).at[tuple(full)].add(d)
+
+
+def exclusive_cumprod_grad(a: Any, axis: Any, reverse: bool, dout: Any) -> Any:
+    """`myia.primitives.array_grad.exclusive_cumprod_grad` of traced values.
+
+    Its recurrence from the end is a reverse ``lax.scan``.
+    """
+    jax = _jax()
+    jnp = jax.numpy
+    x, perm, tshape = _front(a, axis, jnp)
+    g, _, _ = _front(jnp.broadcast_to(dout, np.shape(a)), axis, jnp)
+    if reverse:
+        x, g = x[::-1], g[::-1]
+    dtype = jnp.result_type(x, g)
+    out = jnp.zeros(x.shape, dtype)
+    if x.shape[0] > 1:
+        before = jnp.concatenate([jnp.ones_like(x[:1]), jnp.cumprod(x[:-2], axis=0)])
+
+        def step(acc: Any, gx: Any) -> Any:
+            acc = gx[0] + gx[1] * acc
+            return acc, acc
+
+        zero = jnp.zeros(x.shape[1:], dtype)
+        _, accs = jax.lax.scan(step, zero, (g[1:], x[1:]), reverse=True)
+        out = out.at[:-1].set(before * accs)
+    if reverse:
+        out = out[::-1]
+    return _back(out, perm, tshape, jnp).astype(jnp.result_type(a, dout))
+
+
+def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
+    """``np.repeat`` of traced `a` (``jax.numpy.repeat`` takes no tuple of repeats)."""
+    jnp = _jax().numpy
+    a = jnp.asarray(a)
+    if axis is None:
+        return jnp.take(a.reshape(-1), _repeat_map(a.size, repeats))
+    return jnp.take(a, _repeat_map(a.shape[axis], repeats), axis=axis)
+
+
+def _searchsorted(args: list[str], node: Any, ctx: Any) -> str | None:
+    """``np.searchsorted`` with NumPy's int64 positions (``jax.numpy``'s are int32)."""
+    if not node.inputs[3].is_constant:
+        return None
+    side = "right" if node.inputs[3].value else "left"
+    return f"np.searchsorted({args[0]}, {args[1]}, {side!r}).astype('int64')"
+
+
+def exclusive_cumprod(a: Any, axis: Any, reverse: bool) -> Any:
+    """`myia.primitives.array_grad.exclusive_cumprod` of traced values."""
+    jnp = _jax().numpy
+    x, perm, tshape = _front(a, axis, jnp)
+    if reverse:
+        x = x[::-1]
+    out = jnp.concatenate([jnp.ones_like(x[:1]), jnp.cumprod(x[:-1], axis=0)])
+    if reverse:
+        out = out[::-1]
+    return _back(out, perm, tshape, jnp)
 
 
 #: How the generated code computes each primitive under JAX (instead of its NumPy lowering):
@@ -317,6 +476,31 @@ JAX_LOWER: dict[Any, Any] = {
     P.array_index_add_inplace: _call(index_add),
     P.owned_copy: lambda args, node, ctx: args[0],  # XLA's arrays are never written
     P.astype: _astype,
+    P.where: _numpy("np.where({0}, {1}, {2})"),
+    P.clip: _numpy("np.clip({0}, {1}, {2})"),
+    P.dot: _numpy("np.dot({0}, {1})"),
+    P.stack: _numpy("np.stack({0}, axis={1})"),
+    P.zeros_like: _numpy("np.zeros_like({0}, dtype={dtype!r})"),
+    P.ones_like: _numpy("np.ones_like({0}, dtype={dtype!r})"),
+    P.full_like: _numpy("np.full_like({0}, {1}, dtype={dtype!r})"),
+    P.floor: _numpy("np.floor({0})"),
+    P.ceil: _numpy("np.ceil({0})"),
+    P.sign: _numpy("np.sign({0})"),
+    P.atan2: _numpy("np.arctan2({0}, {1})"),
+    P.exclusive_cumprod: _call(exclusive_cumprod),
+    P.einsum: _einsum,
+    P.unstack: _call(unstack),
+    P.unrepeat: _call(unrepeat),
+    P.unpad: _call(unpad),
+    P.untake_along_axis: _call(untake_along_axis),
+    P.exclusive_cumprod_grad: _call(exclusive_cumprod_grad),
+    P.reshape: _reshape,
+    P.repeat: _call(repeat),
+    P.searchsorted: _searchsorted,
+    P.expand_dims: _reshape,
+    P.split: _split,
+    P.take: _numpy("np.take({0}, {1}, axis={2})"),
+    P.take_along_axis: _numpy("np.take_along_axis({0}, {1}, axis={2})"),
     P.mod: _of_floats(python_mod),
     P.floordiv: _of_floats(python_floordiv),
 }

@@ -402,10 +402,12 @@ for _prim, _fn in [
 
 @lowering(P.astype)
 def _astype(args: list[str], node: Apply, ctx: Any) -> str | None:
-    a, dt = node.inputs[1].abstract, node.inputs[2]
-    if isinstance(a, AbstractArray) and a.shape and dt.is_constant:
-        if isinstance(dt.value, np.dtype):  # type: ignore[attr-defined]
-            return f"{args[0]}.astype(np.{dt.value})"  # type: ignore[attr-defined]
+    # The method, whatever spells the dtype (``np.float32``, ``float``, ``"float32"``): the
+    # primitive's own code makes a NumPy array of its argument, which no tracer passes.
+    a, out = node.inputs[1].abstract, node.abstract
+    if isinstance(a, AbstractArray) and a.shape and isinstance(out, AbstractArray):
+        name = np.dtype(out.dtype).name
+        return f"{args[0]}.astype(np.{'bool_' if name == 'bool' else name})"
     return None
 
 

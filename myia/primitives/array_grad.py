@@ -10,6 +10,8 @@ and its two transposes), so that gradients of any order are gradients of primiti
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..abstract.data import AbstractArray, AbstractTuple
@@ -111,26 +113,32 @@ nondifferentiable(invert_permutation)
 # products from both sides (as JAX does).
 
 
-def _front(a: np.ndarray, axis: object) -> tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]:
+def _front(
+    a: np.ndarray, axis: object, xp: Any = np
+) -> tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]:
     """`a` with the axes `axis` reduces flattened into the first of a 2-d array.
 
     Also the permutation of `a`'s axes and the shape of the permuted array, to undo it.
+    `xp` is the array module (``jax.numpy`` for the JAX backend's twin).
     """
-    a = np.asarray(a)
+    a = xp.asarray(a)
     nd = a.ndim
     if axis is None:
         axes = tuple(range(nd))
     else:
         axes = tuple(sorted(i % nd for i in (axis if isinstance(axis, tuple) else (axis,))))
     perm = axes + tuple(i for i in range(nd) if i not in axes)
-    t = np.transpose(a, perm)
+    t = xp.transpose(a, perm)
     n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
     return t.reshape(n, -1), perm, t.shape
 
 
-def _back(x: np.ndarray, perm: tuple[int, ...], tshape: tuple[int, ...]) -> np.ndarray:
+def _back(
+    x: np.ndarray, perm: tuple[int, ...], tshape: tuple[int, ...], xp: Any = np
+) -> np.ndarray:
     """Undo `_front`."""
-    return np.ascontiguousarray(np.transpose(x.reshape(tshape), np.argsort(perm)))
+    out = xp.transpose(x.reshape(tshape), tuple(np.argsort(perm)))
+    return np.ascontiguousarray(out) if xp is np else out
 
 
 @primitive
