@@ -158,3 +158,19 @@ def splits(x):
     e, f = np.dsplit(x, [1])
     (g,) = np.split(x, 1, axis=-1)
     return a, b, c, d, e, f, g, np.hsplit(x[0, 0], 2)[1]
+
+
+def differences(x):
+    return (
+        np.diff(x),
+        np.diff(x, 2, axis=0),
+        np.diff(x, n=3, axis=-1),
+        np.diff(x, 0),
+        np.diff(x, 9),
+        np.diff(x, prepend=0.5),
+        np.diff(x, axis=0, append=x[:1]),
+    )
+
+
+def differences_of_ints(x):
+    return np.diff(x), np.diff(x, 2, axis=0), np.diff(x > 0), np.diff(x > 0, 3)

@@ -26,6 +26,8 @@ from numpy_more_cases import (
     array_of_tuple,
     array_split,
     cumprod,
+    differences,
+    differences_of_ints,
     eigh,
     eigh_upper,
     eigvalsh,
@@ -580,6 +582,9 @@ TABLE = [
          [(f(2, 4, 2),)]),
     Case("np.broadcast_to", "shape", broadcast_to, [(f(3, 1),), (f(4),), (f(),)],
          prims=("broadcast_to",)),
+    Case("np.diff (n, axis, prepend, append)", "shape", differences, [(f(4, 5),), (f32(3, 4),)]),
+    Case("np.diff of integers and booleans", "shape", differences_of_ints,
+         [(A((4, 5), "int"),), (A((3, 4), "int", "int32"),)], order=0),
 ]  # fmt: skip
 
 CASES = [c for c in TABLE if sl is not None or not c.scipy]
