@@ -20,6 +20,7 @@ from ..primitives import P
 from . import cache, calls, comprehensions, defaults
 from .blocks import Block, Jump, Unbound
 from .branches import BranchExpressions
+from .indices import mask_positions
 from .resolve import functions_in_constant, is_namespace, lookup_global, resolve_global, to_node
 from .scope import attribute_chain, bound_names, walk_scope
 from .source import find_code, module_ast, no_source_error
@@ -148,15 +149,18 @@ class SourceFunction:
             )
         fp = FunctionParser(self, node, graph, parent=None)
         _flag_user_function(self.fn, graph)
-        defaults = list(self.fn.__defaults__ or ())
+        values = list(self.fn.__defaults__ or ())
         args = node.args
         positional = [*args.posonlyargs, *args.args]
-        for a, v in zip(positional[len(positional) - len(defaults) :], defaults):
-            graph.defaults[a.arg] = Constant(v, DebugInfo(a.arg, self.location(a)))
-        for a in args.kwonlyargs:
-            if self.fn.__kwdefaults__ and a.arg in self.fn.__kwdefaults__:
-                v = self.fn.__kwdefaults__[a.arg]
-                graph.defaults[a.arg] = Constant(v, DebugInfo(a.arg, self.location(a)))
+        given = list(zip(positional[len(positional) - len(values) :], values))
+        kwdefaults = self.fn.__kwdefaults__ or {}
+        given += [(a, kwdefaults[a.arg]) for a in args.kwonlyargs if a.arg in kwdefaults]
+        for a, v in given:
+            debug = DebugInfo(a.arg, self.location(a))
+            if defaults.is_function(v):  # its value where not passed (`myia.frontend.defaults`)
+                fp.late_defaults[a.arg] = to_node(v, a.arg, self.location(a), node.name)
+                v = defaults.NOT_GIVEN
+            graph.defaults[a.arg] = Constant(v, debug)
         fp.parse_body()
         if bound:
             graph.flags.pop("vararg", None)
@@ -217,7 +221,7 @@ class FunctionParser(BranchExpressions):
                 self.nested_defs[n.name] = Graph(n.name, source.location(n))
         self.loops: list[tuple[Block, Block]] = []
         self.narrowed: dict[str, str] = {}
-        self.late_defaults: dict[str, str] = {}
+        self.late_defaults: dict[str, str | Node] = {}
         self.block_count = 0
         self.global_cache: dict[str, Constant] = {}
         # Where the name being read is used (for the location of a `MyiaNameError`).
@@ -732,11 +736,21 @@ class FunctionParser(BranchExpressions):
                 return Constant(slice(*(p.value for p in parts)), self.dbg(node))
             return block.apply(P.make_slice, *parts, debug=self.dbg(node))
         if isinstance(node, ast.Tuple):
-            items = [self.index(block, e) for e in node.elts]
+            parts = [
+                self.index(block, e)
+                if isinstance(e, (ast.Slice, ast.Tuple))
+                else self.expr(block, e)
+                for e in node.elts
+            ]
+            items = [i for p in parts for i in mask_positions(p)]
             if all(i.is_constant for i in items):
                 return Constant(tuple(i.value for i in items), self.dbg(node))
             return block.apply(P.make_tuple, *items, debug=self.dbg(node))
-        return self.expr(block, node)
+        index = self.expr(block, node)
+        positions = mask_positions(index)
+        if positions[0] is not index:
+            return Constant(tuple(p.value for p in positions), index.debug)
+        return index
 
     def expr_Tuple(self, block: Block, node: ast.Tuple) -> Node:
         items = self._items(block, node.elts)

@@ -1,0 +1,165 @@
+"""Programs written as a researcher writes them, compared with NumPy on every backend.
+
+Found by differential testing of ordinary code against plain Python / NumPy (values) and
+finite differences (gradients, `myia.testing.check_grad`): constant boolean masks, modules
+and functions as default arguments, and what else such testing found wrong or refused.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from helpers import assert_same
+
+from myia import grad, myia
+from myia.errors import MyiaTypeError
+from myia.testing import check_grad
+
+try:
+    import jax  # noqa: F401
+except ImportError:  # pragma: no cover - depends on the environment
+    jax = None
+
+BACKENDS = ["numpy", "debug"] + (["jax"] if jax is not None else [])
+
+MASK = np.array([True, False, True])
+MASK4 = np.array([True, False, False, True])
+MASK23 = np.array([[True, False, True], [False, False, True]])
+NONE3 = np.zeros(3, dtype=bool)
+ROWS = [True, False]
+X3 = np.array([1.0, -2.0, 3.0])
+Y23 = np.arange(6.0).reshape(2, 3) - 2.5
+Z234 = np.linspace(-1.0, 1.0, 24).reshape(2, 3, 4)
+
+
+# Constant boolean masks: the shape of the result is known at compile time -----------------------
+
+
+def mask_vector(x):
+    return x[MASK]
+
+
+def mask_where(x):
+    return np.where(MASK, x, 0.0)
+
+
+def mask_matrix(y):
+    return y[MASK23]
+
+
+def mask_columns(y):
+    return y[:, MASK]
+
+
+def mask_with_ints_and_slices(z):
+    return z[0, MASK, 1:3]
+
+
+def mask_after_ellipsis(z):
+    return z[..., MASK4]
+
+
+def mask_twice(z):
+    return z[:, MASK, :][:, :, MASK4]
+
+
+def mask_all_false(x):
+    return x[NONE3]
+
+
+def mask_as_a_list(y):
+    return y[ROWS]
+
+
+MASKED = [
+    (mask_vector, X3),
+    (mask_where, X3),
+    (mask_matrix, Y23),
+    (mask_columns, Y23),
+    (mask_with_ints_and_slices, Z234),
+    (mask_after_ellipsis, Z234),
+    (mask_twice, Z234),
+    (mask_all_false, X3),
+    (mask_as_a_list, Y23),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("fn", "arg"), MASKED, ids=[f.__name__ for f, _ in MASKED])
+def test_constant_masks_index_as_numpy(fn, arg, backend):
+    assert_same(myia(fn, backend=backend)(arg), fn(arg))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_through_constant_masks(backend):
+    def loss(z):
+        return np.sum(np.sin(z[0, MASK, 1:3])) * np.sum(z[..., MASK4] ** 2)
+
+    check_grad(loss, Z234, backend=backend)
+
+
+def test_a_mask_known_only_at_run_time_is_refused_at_its_line():
+    def positives(x):
+        return x[x > 0]  # the mask's line
+
+    with pytest.raises(MyiaTypeError, match="known at compile time") as info:
+        myia(positives)(X3)
+    assert "the mask's line" in str(info.value)
+
+
+# Defaults that are modules or functions --------------------------------------------------------
+
+
+def with_np(y, np=np):
+    return np.sum(np.tanh(y))
+
+
+def with_math(y, m=math):
+    return m.sin(y) * m.pi
+
+
+def with_ufunc(y, act=np.tanh, scale=2.0):
+    return act(y) * scale
+
+
+def relu(x):
+    return np.maximum(x, 0.0)
+
+
+def with_function(y, act=relu):
+    return np.sum(act(y) ** 2)
+
+
+def calls_with_defaults(y):
+    return np.sum(with_ufunc(y)) + with_function(y, act=np.sin) + with_np(y)
+
+
+DEFAULTS = [
+    (with_np, (X3,), {}),
+    (with_math, (0.3,), {}),
+    (with_ufunc, (X3,), {}),
+    (with_ufunc, (X3,), {"scale": 3.0}),
+    (with_function, (X3,), {}),
+    (calls_with_defaults, (X3,), {}),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "args", "kwargs"), DEFAULTS, ids=[f"{f.__name__}-{len(k)}" for f, _, k in DEFAULTS]
+)
+def test_modules_and_functions_as_defaults(fn, args, kwargs, backend):
+    assert_same(myia(fn, backend=backend)(*args, **kwargs), fn(*args, **kwargs))
+
+
+def test_gradients_with_module_and_function_defaults():
+    check_grad(with_np, X3)
+    check_grad(calls_with_defaults, X3)
+    np.testing.assert_allclose(grad(with_ufunc)(0.4), 2.0 / np.cosh(0.4) ** 2)
+
+
+def test_another_module_passed_for_a_module_default_is_read_as_python_reads_it():
+    with pytest.raises(MyiaTypeError, match="module 'math' has no attribute 'sum'"):
+        myia(with_np)(X3, np=math)
