@@ -163,3 +163,28 @@ def test_gradients_with_module_and_function_defaults():
 def test_another_module_passed_for_a_module_default_is_read_as_python_reads_it():
     with pytest.raises(MyiaTypeError, match="module 'math' has no attribute 'sum'"):
         myia(with_np)(X3, np=math)
+
+
+# Builtins and math functions that were refused ---------------------------------------------------
+
+
+def integer_division(a, b):
+    return divmod(a, b), divmod(-a, b), divmod(float(a), -b)
+
+
+def math_remainders(x, y):
+    return math.trunc(x), math.trunc(-x), math.fmod(x, y), math.fmod(-x, y), math.hypot(x, y)
+
+
+def huge_hypot(x):
+    return math.hypot(x, x), np.hypot(x, -x)  # x * x overflows: not the result
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [(integer_division, (7, 2)), (math_remainders, (5.5, 2.0)), (huge_hypot, (1e200,))],
+    ids=["divmod", "math", "hypot"],
+)
+def test_remainders_as_python(fn, args, backend):
+    assert_same(myia(fn, backend=backend)(*args), fn(*args), promote=True)

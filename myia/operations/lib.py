@@ -257,6 +257,11 @@ def list_(xs=()):
     return acc
 
 
+def divmod_(a, b):
+    """``divmod(a, b)``: ``(a // b, a % b)``."""
+    return a // b, a % b
+
+
 def round_(x, ndigits=None):
     """``round(x)``: the integer nearest to scalar `x` (halves to even), an int."""
     if ndigits is not None:
@@ -523,6 +528,13 @@ def math_floor(x):
 
 def math_ceil(x):
     return P.to_int(P.ceil(x))
+
+
+def math_trunc(x):
+    """``math.trunc``: the integer towards zero."""
+    if isinstance(x, int):
+        return x
+    return P.to_int(P.where(x < 0, P.ceil(x), P.floor(x)))
 
 
 # Comprehensions (see `myia.frontend.comprehensions`) ------------------------------------------

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..primitives import P
 from . import lib, ops
+from . import numpy_division as nd
 from . import numpy_extra as nx
 from . import numpy_lib as nl
 from .core import NoMatch, Operation
@@ -105,6 +106,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.list: _typed(_sequence("list", lib.list_), list),
     builtins.any: lib.any_,
     builtins.round: lib.round_,
+    builtins.divmod: lib.divmod_,
     builtins.getattr: ops.getattr_builtin,
     builtins.hasattr: ops.hasattr_,
     dataclasses.is_dataclass: ops.is_dataclass_,
@@ -147,6 +149,9 @@ MATH: dict[Any, Any] = {
     math.isinf: lib.math_isinf,
     math.isfinite: lib.math_isfinite,
     math.ceil: lib.math_ceil,
+    math.trunc: lib.math_trunc,
+    math.fmod: lib.math_function2(nd.np_fmod),
+    math.hypot: lib.math_function2(nx.np_hypot),
 }
 
 NUMPY: dict[Any, Any] = {
@@ -239,6 +244,7 @@ MAPPING: dict[Any, Any] = {
     **_ufuncs(NUMPY),
     **NUMPY_SCALARS,
     **_ufuncs(nx.MAPPING),
+    **_ufuncs(nd.MAPPING),
     functools.partial: P.partial,
 }
 

@@ -353,8 +353,16 @@ def np_logaddexp2(x, y):
 
 
 def np_hypot(x, y):
-    """``np.hypot``."""
-    return P.sqrt(x * x + y * y)
+    """``np.hypot``: ``m * sqrt(1 + (n / m) ** 2)`` of the larger and smaller magnitudes.
+
+    Scaled by the larger, the squares neither overflow nor underflow (``hypot(1e200, 1e200)``
+    is finite); 0 where both are.
+    """
+    ax = P.abs_(x)
+    ay = P.abs_(y)
+    m = P.maximum(ax, ay)
+    r = P.minimum(ax, ay) / P.where(m == 0, 1, m)
+    return m * P.sqrt(1 + r * r)
 
 
 def np_heaviside(x1, x2):
