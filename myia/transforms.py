@@ -236,6 +236,8 @@ def _map_picks(h, y, pick):
         return None
     if isinstance(y, tuple):
         return _picks_tuple(h, y, pick)
+    if isinstance(y, list):
+        return [_map_picks(h, e, _pick_at(pick, i)) for i, e in enumerate(y)]
     if isinstance(y, dict):
         values = _picks_tuple(h, P.dict_values(y), lambda o: P.dict_values(pick(o)))
         return P.dict_from_values(y, values)
@@ -261,6 +263,8 @@ def _map_puts(h, x, put):
         return None
     if isinstance(x, tuple):
         return _puts_tuple(h, x, put)
+    if isinstance(x, list):
+        return [_map_puts(h, e, _put_at(put, x, i)) for i, e in enumerate(x)]
     if isinstance(x, dict):
         values = _puts_tuple(h, P.dict_values(x), lambda vs: put(P.dict_from_values(x, vs)))
         return P.dict_from_values(x, values)
@@ -275,6 +279,19 @@ def _puts_tuple(h, xs, put):
         return ()
     head = _map_puts(h, xs[0], lambda v: put((v,) + _zeros(xs[1:])))
     return (head,) + _puts_tuple(h, xs[1:], lambda vs: put((_zeros(xs[0]),) + vs))
+
+
+def _pick_at(pick, i):
+    return lambda o: pick(o)[i]
+
+
+def _put_at(put, xs, i):
+    return lambda v: put(_list_with(xs, i, v))
+
+
+def _list_with(xs, i, v):
+    """List `xs` of zeros but `v` at `i`."""
+    return [v if j == i else _zeros(e) for j, e in enumerate(xs)]
 
 
 def _zeros(x):

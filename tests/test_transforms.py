@@ -384,6 +384,39 @@ def test_jacobians_of_several_arguments_against_finite_differences():
         close(jr[1]["scale"][i], np.zeros(arg.shape))
 
 
+def test_jacrev_of_list_outputs_and_inputs_matches_jax():
+    jax = _jax()
+    jnp = jax.numpy
+    x = np.array([0.3, -0.2, 0.5])
+
+    def f(v):
+        return v, [np.sin(v), v**2]
+
+    def g(vs):
+        return np.sum(vs[0] * vs[1]) + np.sum(np.tanh(vs[1]))
+
+    with jax.enable_x64(True):
+        want_f = jax.jacrev(lambda v: (v, [jnp.sin(v), v**2]))(x)
+        want_g = jax.jacrev(lambda vs: jnp.sum(vs[0] * vs[1]) + jnp.sum(jnp.tanh(vs[1])))(
+            [x, 2 * x]
+        )
+    tree = jax.tree_util.tree_map
+    same_tree(jacrev(f)(x), tree(np.asarray, want_f))
+    got_g = jacrev(g)([x, 2 * x])
+    assert isinstance(got_g, list) and len(got_g) == 2
+    for a, b in zip(got_g, want_g):
+        close(a, b)
+
+
+def test_a_wrong_tangent_is_reported_at_the_users_line():
+    def f(x):
+        return jvp(lambda v: v * 2, (x,), (1,))  # the jvp's line
+
+    with pytest.raises(MyiaTypeError, match="tangent of argument 0") as info:
+        myia(f)(V3)
+    assert "the jvp's line" in str(info.value)
+
+
 def test_argnums_must_be_positions():
     with pytest.raises(TypeError, match="argnums"):
         jacrev(two_outputs, argnums=(0, "x"))

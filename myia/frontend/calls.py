@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..ir.clone import inline
+from ..ir.clone import Cloner
 from ..ir.node import Constant, Graph, Node
 from ..operations import ops
 from ..primitives import P
@@ -40,11 +40,26 @@ def parse_call(fp: Any, block: Any, node: ast.Call) -> Node:
         if bound is not None:
             # Its body goes where it is called (``jvp(lambda y: x * y, ...)``: the function
             # transformed may be a closure, whose transformation reads its variables there).
-            return inline(fn.value, bound, block.graph)
+            return _inline_at(fn.value, bound, block.graph, fp.dbg(node))
     for kw in node.keywords:
         value = fp.expr(block, kw.value)
         args.append(block.apply(P.make_kwarg, kw.arg, value, debug=fp.dbg(kw.value)))
     return block.apply(fn, *args, debug=fp.dbg(node))
+
+
+def _inline_at(graph: Graph, args: list[Node], into: Graph, call: Any) -> Node:
+    """`graph`'s body copied into `into` at the call of debug info `call`: its output.
+
+    The copies keep the call as their site (`myia.ir.node.DebugInfo`): an error in them
+    shows the user's line of the call.
+    """
+    cloner = Cloner()
+    out = cloner.inline(graph, args, into)
+    site = (call, into.name, graph.name)
+    for orig, copy in cloner.nodes.items():
+        if copy.graph is into and copy.debug.origin is orig.debug:
+            copy.debug.site = site
+    return out
 
 
 def _at_call_site(fn: Node) -> bool:
