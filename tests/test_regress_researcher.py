@@ -188,3 +188,32 @@ def huge_hypot(x):
 )
 def test_remainders_as_python(fn, args, backend):
     assert_same(myia(fn, backend=backend)(*args), fn(*args), promote=True)
+
+
+def backwards(n, xs, t):
+    return (
+        [i for i in reversed(range(n))],
+        [i for i in reversed(range(1, 10, 3))],
+        [i for i in reversed(range(0))],
+        [i for i in reversed(range(10, 0, -4))],
+        list(reversed(xs)),
+        tuple(reversed(t)),
+    )
+
+
+def layers_backwards(ws, x):
+    for w in reversed(ws):
+        x = np.tanh(w * x)
+    rows = 0.0
+    for k, row in enumerate(reversed(Y23)):
+        rows = rows + np.sum(row) * (k + 1)
+    return np.sum(x) + rows
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reversed_as_python(backend):
+    args = (5, [1.0, 2.0, 3.0], (1.0, 2, 3.0))
+    assert_same(myia(backwards, backend=backend)(*args), backwards(*args))
+    args = ([0.5, 1.5, -0.7], X3)
+    assert_same(myia(layers_backwards, backend=backend)(*args), layers_backwards(*args))
+    check_grad(layers_backwards, *args, backend=backend)

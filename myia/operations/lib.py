@@ -43,6 +43,14 @@ class Range:
         return P.maximum(n, 0)
 
 
+def reversed_(xs):
+    """``reversed(xs)``: a range backwards, or a tuple, list or array's rows in reverse order."""
+    if isinstance(xs, Range):
+        n = len(xs)
+        return Range(xs.start + (n - 1) * xs.step, xs.start - xs.step, -xs.step)
+    return xs[::-1]
+
+
 def _index(x):
     """`x` as an integer bound of a ``range``; Python's TypeError for a float."""
     if isinstance(x, float):

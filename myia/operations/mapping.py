@@ -95,6 +95,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.range: _by_arity("range", lib.range1, lib.range2, lib.range3),
     builtins.zip: lib.zip_,
     builtins.enumerate: lib.enumerate_,
+    builtins.reversed: lib.reversed_,
     builtins.sum: lib.sum_,
     builtins.max: _minmax("max", P.maximum, lib.max_iter, lib.max_n),
     builtins.min: _minmax("min", P.minimum, lib.min_iter, lib.min_n),
