@@ -7,6 +7,7 @@ and functions as default arguments, and what else such testing found wrong or re
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -14,7 +15,7 @@ import pytest
 from helpers import assert_same
 
 from myia import grad, myia
-from myia.errors import MyiaTypeError
+from myia.errors import MyiaSyntaxError, MyiaTypeError
 from myia.testing import check_grad
 
 try:
@@ -217,3 +218,33 @@ def test_reversed_as_python(backend):
     args = ([0.5, 1.5, -0.7], X3)
     assert_same(myia(layers_backwards, backend=backend)(*args), layers_backwards(*args))
     check_grad(layers_backwards, *args, backend=backend)
+
+
+# Refusals that say what to write ----------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Layer:
+    w: float
+    b: float = 0.5
+
+
+def replaced(p):
+    return dataclasses.replace(p, b=3.0)  # the replace's line
+
+
+def merged(x):
+    d = {"a": x}
+    return {**d, "b": x}  # the merge's line
+
+
+def test_dataclasses_replace_is_refused_with_what_to_write():
+    with pytest.raises(MyiaTypeError, match="build the new instance") as info:
+        myia(replaced)(Layer(1.0))
+    assert "the replace's line" in str(info.value)
+
+
+def test_unpacking_a_dict_into_a_dict_is_refused_at_its_line():
+    with pytest.raises(MyiaSyntaxError, match=r"\{\*\*d, \.\.\.\}") as info:
+        myia(merged)(1.0)
+    assert "the merge's line" in str(info.value)

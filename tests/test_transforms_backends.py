@@ -148,6 +148,20 @@ PROGRAMS = [
         (A[0], V32.astype(np.float64)),
         lambda: jax.jacfwd(lambda u, v: (u * v, jnp.sum(u)), (1, 0))(A[0], V32.astype(np.float64)),
     ),
+    # A literal tuple `argnums` with scalar arguments: it was captured, as a variable, by the
+    # function differentiated (refused: "grad of partial(picked, (i64, i64))").
+    (
+        "jacrev_argnums_of_scalars",
+        lambda a, b: jacrev(lambda s, t: (s * t, s + t), argnums=(0, 1))(a, b),
+        (2.0, 3.0),
+        lambda: jax.jacrev(lambda s, t: (s * t, s + t), argnums=(0, 1))(2.0, 3.0),
+    ),
+    (
+        "hessian_argnums_of_scalars",
+        lambda a, b: hessian(lambda s, t: s**2 * t**3, argnums=(0, 1))(a, b),
+        (2.0, 3.0),
+        lambda: jax.hessian(lambda s, t: s**2 * t**3, argnums=(0, 1))(2.0, 3.0),
+    ),
     # Found right.
     (
         "vmap_of_jvp",

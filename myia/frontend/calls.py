@@ -97,7 +97,20 @@ def _bind_at_call_site(
             return None
     if vararg:
         bound.append(block.apply(P.make_tuple, *args[len(params) :], debug=fp.dbg(node)))
-    return bound
+    return [_folded(b) for b in bound]
+
+
+def _folded(node: Node) -> Node:
+    """`node`, or the constant it is when it makes a tuple of constants (``argnums=(0, 1)``).
+
+    The body bound reads it as a constant: a closure it makes does not capture it.
+    """
+    if not (node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.make_tuple):
+        return node
+    items = [_folded(i) for i in node.inputs[1:]]
+    if not all(i.is_constant for i in items):
+        return node
+    return Constant(tuple(i.value for i in items), node.debug)
 
 
 def _late(graph: Graph, name: str) -> bool:

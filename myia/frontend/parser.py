@@ -771,8 +771,14 @@ class FunctionParser(BranchExpressions):
     def expr_Dict(self, block: Block, node: ast.Dict) -> Node:
         keys = []
         for k in node.keys:
+            if k is None:
+                raise self.error(
+                    node,
+                    "unpacking a dict into a dict ({**d, ...}) is not supported by Myia: "
+                    "write its keys, {'a': d['a'], ...}",
+                )
             if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
-                raise self.error(k or node, "dict keys must be constant strings in Myia")
+                raise self.error(k, "dict keys must be constant strings in Myia")
             keys.append(k.value)
         values = self._items(block, node.values)
         return block.apply(P.make_dict, tuple(keys), *values, debug=self.dbg(node))
