@@ -220,6 +220,16 @@ def test_reversed_as_python(backend):
     check_grad(layers_backwards, *args, backend=backend)
 
 
+def take_a_list(x):
+    return np.take(x, [2, 0]), np.take(Y23, [1, 0, 1], axis=1) * x[0], np.sum(np.take(x, [1, 1]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_take_of_a_literal_list(backend):
+    assert_same(myia(take_a_list, backend=backend)(X3), take_a_list(X3))
+    check_grad(lambda x: np.sum(take_a_list(x)[1] ** 2), X3, backend=backend)
+
+
 # Refusals that say what to write ----------------------------------------------------------------
 
 

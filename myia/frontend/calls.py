@@ -31,9 +31,9 @@ def parse_call(fp: Any, block: Any, node: ast.Call) -> Node:
     )
     if spread:
         return _spread_call(fp, block, node, fn)
+    sequences = _sequence_positions(fn)
     args: list[Node] = [
-        fp.expr(block, _as_tuple(a) if i == 0 and _reads_sequence(fn) else a)
-        for i, a in enumerate(node.args)
+        fp.expr(block, _as_tuple(a) if i in sequences else a) for i, a in enumerate(node.args)
     ]
     if _at_call_site(fn):
         bound = _bind_at_call_site(fp, block, fn.value, args, node)
@@ -120,11 +120,11 @@ def _late(graph: Graph, name: str) -> bool:
     return graph.defaults[name].value is NOT_GIVEN
 
 
-def _reads_sequence(fn: Node) -> bool:
-    """Whether `fn` only reads its first argument, a sequence (``np.concatenate``)."""
-    return (
-        fn.is_constant and isinstance(fn.value, Graph) and fn.value.flags.get("sequence_argument")
-    )
+def _sequence_positions(fn: Node) -> tuple[int, ...]:
+    """The positions of the arguments `fn` only reads, sequences (``np.concatenate``'s first)."""
+    if fn.is_constant and isinstance(fn.value, Graph):
+        return fn.value.flags.get("sequence_argument") or ()
+    return ()
 
 
 def _as_tuple(a: ast.expr) -> ast.expr:

@@ -59,8 +59,9 @@ def parse(fn: types.FunctionType) -> Graph:
         # (`myia.checkpoint`), "noinline", "at_call_site" (its body is parsed into its
         # callers: `myia.transforms.jvp_`, `vjp_`, `jacrev_`, `jacfwd_`, `hessian_`).
         graph.flags.update(getattr(fn, "__myia_flags__", {}))
-        if getattr(fn, "sequence_argument", False):
-            graph.flags["sequence_argument"] = True
+        positions = getattr(fn, "sequence_argument", False)
+        if positions:  # True: the first argument; else the positions of those arguments
+            graph.flags["sequence_argument"] = (0,) if positions is True else tuple(positions)
         cache.start(fn, graph)
         ok = False
         try:
