@@ -42,6 +42,27 @@ def hoist(parent: Any, fp: Any, block: Any, graph: Graph) -> None:
         fp.late_defaults[name] = hidden
 
 
+def of_function(fn: Any, node: Any, graph: Graph, fp: Any, location: Any) -> None:
+    """Give `graph`, parsed from ``def`` `node` of function `fn`, the defaults of `fn`.
+
+    They are constants; a function's is given where it is not passed (`NOT_GIVEN`).
+    """
+    from .resolve import to_node
+
+    values = list(fn.__defaults__ or ())
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    given = list(zip(positional[len(positional) - len(values) :], values))
+    kwdefaults = fn.__kwdefaults__ or {}
+    given += [(a, kwdefaults[a.arg]) for a in args.kwonlyargs if a.arg in kwdefaults]
+    for a, v in given:
+        debug = DebugInfo(a.arg, location(a))
+        if is_function(v):
+            fp.late_defaults[a.arg] = to_node(v, a.arg, location(a), node.name)
+            v = NOT_GIVEN
+        graph.defaults[a.arg] = Constant(v, debug)
+
+
 def is_function(value: Any) -> bool:
     """Whether default `value` is a function (a constant given only where not passed)."""
     return callable(value) and not isinstance(value, type) and not dataclasses.is_dataclass(value)

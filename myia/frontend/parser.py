@@ -150,18 +150,7 @@ class SourceFunction:
             )
         fp = FunctionParser(self, node, graph, parent=None)
         _flag_user_function(self.fn, graph)
-        values = list(self.fn.__defaults__ or ())
-        args = node.args
-        positional = [*args.posonlyargs, *args.args]
-        given = list(zip(positional[len(positional) - len(values) :], values))
-        kwdefaults = self.fn.__kwdefaults__ or {}
-        given += [(a, kwdefaults[a.arg]) for a in args.kwonlyargs if a.arg in kwdefaults]
-        for a, v in given:
-            debug = DebugInfo(a.arg, self.location(a))
-            if defaults.is_function(v):  # its value where not passed (`myia.frontend.defaults`)
-                fp.late_defaults[a.arg] = to_node(v, a.arg, self.location(a), node.name)
-                v = defaults.NOT_GIVEN
-            graph.defaults[a.arg] = Constant(v, debug)
+        defaults.of_function(self.fn, node, graph, fp, self.location)
         fp.parse_body()
         if bound:
             graph.flags.pop("vararg", None)
