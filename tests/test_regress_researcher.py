@@ -220,6 +220,19 @@ def test_reversed_as_python(backend):
     check_grad(layers_backwards, *args, backend=backend)
 
 
+def signed_remainder(x, y):
+    return np.fmod(x, y)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fmod_keeps_the_sign_of_a_zero(backend):
+    x = np.array([-0.0, 0.0, -6.0, 6.0, 5.5, -5.5])
+    y = np.array([3.0, 3.0, 3.0, -3.0, 2.0, -2.0])
+    got = myia(signed_remainder, backend=backend)(x, y)
+    assert_same(got, np.fmod(x, y))
+    assert np.array_equal(np.signbit(got), np.signbit(np.fmod(x, y)))
+
+
 def take_a_list(x):
     return np.take(x, [2, 0]), np.take(Y23, [1, 0, 1], axis=1) * x[0], np.sum(np.take(x, [1, 1]))
 

@@ -29,10 +29,10 @@ def np_fmod(x1, x2):
     """``np.fmod``: the remainder with the sign of the dividend, exact (as C's ``fmod``).
 
     ``|x1| % |x2|`` is exact (Python's and NumPy's remainder of positive numbers is C's),
-    and takes `x1`'s sign.
+    and takes `x1`'s sign, a zero too (``x1 * 0``: ``fmod(-0.0, 3.0)`` is ``-0.0``).
     """
     r = P.mod(P.abs_(x1), P.abs_(x2))
-    return P.where(x1 < 0, -r, r)
+    return P.where(r == 0, x1 * 0, P.where(x1 < 0, -r, r))
 
 
 def np_fmax(x1, x2):
