@@ -21,6 +21,7 @@ from .compile.backend import DEVICE_ARRAY_TYPES
 from .entry import Entry
 from .errors import MyiaError, MyiaInternalError, MyiaTypeError
 from .frontend.cache import new_compilation, record, recorded
+from .frontend.defaults import given_or_not
 from .infer.engine import Inferrer
 from .infer.lifting import LiftClosure, lift_closure
 from .infer.specialize import specialize
@@ -279,8 +280,10 @@ class MyiaFunction:
             raise MyiaTypeError(f"{self.entry.name}(): {exc}") from None
         bound.apply_defaults()
         # One value per parameter, as the graph has them: ``*args`` as a tuple, keyword-only
-        # parameters after it, ``**kwargs`` as a dict.
-        return tuple(bound.arguments.values())
+        # parameters after it, ``**kwargs`` as a dict. A function default not passed is the
+        # graph's to give.
+        params = self._signature.parameters
+        return tuple(given_or_not(v, params[k].default) for k, v in bound.arguments.items())
 
     def signature(self, *args: Any, **kwargs: Any) -> Signature:
         """The argument signature of a call (the key of the compilation cache)."""

@@ -15,7 +15,8 @@ Everything is a transformation of the typed IR before running, through every con
 - ``jacrev`` stacks one `vjp` per output element, in a loop that runs in compiled code;
   ``jacfwd`` is the `jvp` along each input element, batched by `vmap` (one program for
   every column where the tangent program can be batched, a compiled loop otherwise);
-  ``hessian`` is ``jacfwd(grad(f))`` (forward over reverse).
+  ``hessian`` is ``jacfwd(grad(f))`` (forward over reverse). Their ``argnums`` is a position
+  or a tuple of them; arguments and outputs may be structures (a block per pair of leaves).
 - ``checkpoint(f)`` is ``f``, whose forward pass a gradient runs again in its backward pass
   instead of keeping its intermediate values: calls go through `myia.grad.lib.checkpointed`,
   to which the J transform gives its own forward graph.
@@ -193,80 +194,245 @@ def _with_arg(args, i, x):
     return args[:i] + (x,) + args[i + 1 :]
 
 
-def _jacrev_first(f, args):
-    """The Jacobian of ``f`` w.r.t. its first argument: the gradient of each output element."""
-    x = args[0]
-    y = f(*args)
-    ks = np.arange(np.size(y))
-    # In the dtypes of JAX's: the cotangents of `y`'s, the rows (gradients) `x`'s.
-    rows = np.zeros((np.size(y), np.size(x)), dtype=P.dtype_of(x))
+def _picked_args(args, argnums):
+    """The arguments `argnums` of `args` (an int: that one; a tuple: the tuple of them)."""
+    if isinstance(argnums, tuple):
+        return _gather(args, argnums, argnums)
+    return args[argnums]
 
-    def picked(a, e):
-        return np.sum(f(*a) * e)
 
+def _gather(args, idx, todo):
+    # The position in `idx` is the length of what is done: the tuple `idx`, which the
+    # recursion passes on as it is, keeps its value at compile time.
+    if len(todo) == 0:
+        return ()
+    return (args[idx[len(idx) - len(todo)]],) + _gather(args, idx, todo[1:])
+
+
+def _put_args(args, argnums, xs):
+    """`args` with the arguments `argnums` replaced by `xs` (`_picked_args`'s inverse)."""
+    if isinstance(argnums, tuple):
+        return _scatter(args, argnums, xs, argnums)
+    return _with_arg(args, argnums, xs)
+
+
+def _scatter(args, idx, xs, todo):
+    if len(todo) == 0:
+        return args
+    k = len(idx) - len(todo)
+    return _scatter(_with_arg(args, idx[k], xs[k]), idx, xs, todo[1:])
+
+
+def _same(v):
+    return v
+
+
+def _map_picks(h, y, pick):
+    """`y`'s structure with ``h(p)`` at each leaf: ``p(out)`` is the leaf of ``out`` there.
+
+    `pick` takes a value of the structure of the whole to the part that `y` is.
+    """
+    if y is None:
+        return None
+    if isinstance(y, tuple):
+        return _picks_tuple(h, y, pick)
+    if isinstance(y, list):
+        return [_map_picks(h, e, _pick_at(pick, i)) for i, e in enumerate(y)]
+    if isinstance(y, dict):
+        values = _picks_tuple(h, P.dict_values(y), lambda o: P.dict_values(pick(o)))
+        return P.dict_from_values(y, values)
+    if _is_record(y):
+        fields = _picks_tuple(h, P.record_fields(y), lambda o: P.record_fields(pick(o)))
+        return P.record_from_fields(y, fields)
+    return h(pick)
+
+
+def _picks_tuple(h, ys, pick):
+    if len(ys) == 0:
+        return ()
+    head = _map_picks(h, ys[0], lambda o: pick(o)[0])
+    return (head,) + _picks_tuple(h, ys[1:], lambda o: pick(o)[1:])
+
+
+def _map_puts(h, x, put):
+    """`x`'s structure with ``h(leaf, p)`` at each leaf: ``p(v)`` is the whole, `v` there.
+
+    `put` takes a value of the structure of `x` to the whole, with zeros everywhere else.
+    """
+    if x is None:
+        return None
+    if isinstance(x, tuple):
+        return _puts_tuple(h, x, put)
+    if isinstance(x, list):
+        return [_map_puts(h, e, _put_at(put, x, i)) for i, e in enumerate(x)]
+    if isinstance(x, dict):
+        values = _puts_tuple(h, P.dict_values(x), lambda vs: put(P.dict_from_values(x, vs)))
+        return P.dict_from_values(x, values)
+    if _is_record(x):
+        fields = _puts_tuple(h, P.record_fields(x), lambda vs: put(P.record_from_fields(x, vs)))
+        return P.record_from_fields(x, fields)
+    return h(x, put)
+
+
+def _puts_tuple(h, xs, put):
+    if len(xs) == 0:
+        return ()
+    head = _map_puts(h, xs[0], lambda v: put((v,) + _zeros(xs[1:])))
+    return (head,) + _puts_tuple(h, xs[1:], lambda vs: put((_zeros(xs[0]),) + vs))
+
+
+def _pick_at(pick, i):
+    return lambda o: pick(o)[i]
+
+
+def _put_at(put, xs, i):
+    return lambda v: put(_list_with(xs, i, v))
+
+
+def _list_with(xs, i, v):
+    """List `xs` of zeros but `v` at `i`."""
+    return [v if j == i else _zeros(e) for j, e in enumerate(xs)]
+
+
+def _zeros(x):
+    return P.gmaterialize(P.gzeros(x))
+
+
+def _jacrev_block(picked, a, y, put):
+    """The Jacobian of the output leaf `y` w.r.t. ``a[0]`` (any structure), a gradient per element.
+
+    ``grad(picked)(a, put(e))[0]`` is the gradient of ``<out, e>``, `e` at `y`'s place in
+    the output. Each leaf of ``a[0]`` gets its block, shaped as `y` followed by the leaf, in
+    the dtype of the leaf (as JAX's).
+    """
+    x = a[0]
+    n = np.size(y)
+    ks = np.arange(n)
+    rows = tree_map_(lambda v: np.zeros((n, np.size(v)), dtype=P.dtype_of(v)), x)
     k = 0
-    while k < np.size(y):
+    while k < n:
         e = np.reshape(P.astype(ks == k, P.dtype_of(y)), np.shape(y))
-        row = grad(picked)(args, e)[0]
-        rows = rows + np.reshape(ks == k, (-1, 1)) * np.reshape(row, (1, -1))
+        row = grad(picked)(a, put(e))[0]
+        rows = _add_row(rows, row, np.reshape(ks == k, (-1, 1)))
         k = k + 1
-    return np.reshape(rows, np.shape(y) + np.shape(x))
+    return tree_map_(lambda r, v: np.reshape(r, np.shape(y) + np.shape(v)), rows, x)
+
+
+def _add_row(rows, row, hit):
+    """`rows` (a structure of ``n x size`` arrays) plus `row` at the row where `hit` is."""
+    return tree_map_(lambda r, d: r + hit * np.reshape(d, (1, -1)), rows, row)
+
+
+def _paired(f):
+    """The function whose gradients give `f`'s Jacobian: ``<f(*b), e>`` of ``(b, e)``."""
+
+    def picked(b, e):
+        return _vdot(f(*b), e)
+
+    return picked
+
+
+def _jacrev_of(picked, args, y):
+    """The Jacobian of output `y` w.r.t. ``args[0]``: a block per leaf of output and input."""
+    return _map_puts(lambda v, put: _jacrev_block(picked, args, v, put), y, _same)
 
 
 def _jacfwd_first(f, args):
     """The Jacobian of ``f`` w.r.t. its first argument: the `jvp` along each element, batched.
 
-    ``vmap`` of the `jvp` over the basis of the argument: one program computes every column
-    where the tangent program can be batched, else a compiled loop runs one `jvp` per element.
+    ``vmap`` of the `jvp` over the basis of the argument (of its leaves, one after the other):
+    one program computes every column where the tangent program can be batched, else a
+    compiled loop runs one `jvp` per element. The columns are then cut into a block per leaf
+    of the output and of the argument, as JAX's.
     """
     x = args[0]
-    n = np.size(x)
-    basis = P.astype(np.reshape(np.eye(n), (n,) + np.shape(x)), P.dtype_of(x))
-    rest = P.gmaterialize(P.gzeros(args[1:]))
+    n = np.size(np.concatenate(tree_leaves_(tree_map_(np.ravel, x))))
+    basis = tree_map_(lambda b, v: P.astype(b, P.dtype_of(v)), _split(np.eye(n), x)[0], x)
+    rest = _zeros(args[1:])
     cols = P.vmap_of(lambda t: jvp_(f, args, (t,) + rest)[1], 0, 0)(basis)
     # ``f(*args)`` read here: when ``f`` is a closure, the tangent program of the columns
-    # finds its variables in scope (only the value's size is used: the call is removed).
-    y = np.reshape(cols, (n, np.size(f(*args))))
-    return np.reshape(np.transpose(y), np.shape(cols)[1:] + np.shape(x))
+    # finds its variables in scope (only the value's structure and shapes are used).
+    y = f(*args)
 
-
-def _first_only(argnums):
-    if argnums != 0:
-        raise ValueError(
-            "jacfwd, jacrev and hessian inside Myia code differentiate the first argument "
-            "(argnums=0): put the argument first"
+    def block(p):
+        c = np.transpose(np.reshape(p(cols), (n, np.size(p(y)))))
+        return tree_map_(
+            lambda b, v: np.reshape(b, np.shape(p(y)) + np.shape(v)), _split(c, x)[0], x
         )
+
+    return _map_picks(block, y, _same)
+
+
+def _split(c, x):
+    """``(t, rest)``: `t` the leaves of `x` cut from the columns of ``n x m`` array `c`, in order.
+
+    Each leaf ``v`` of `t` is ``n x v.shape``; `rest` the columns left over.
+    """
+    if x is None:
+        return None, c
+    if isinstance(x, tuple):
+        return _split_tuple(c, x)
+    if isinstance(x, dict):
+        values, c = _split_tuple(c, P.dict_values(x))
+        return P.dict_from_values(x, values), c
+    if _is_record(x):
+        fields, c = _split_tuple(c, P.record_fields(x))
+        return P.record_from_fields(x, fields), c
+    m = np.size(x)
+    return np.reshape(c[:, :m], np.shape(c)[:1] + np.shape(x)), c[:, m:]
+
+
+def _split_tuple(c, xs):
+    if len(xs) == 0:
+        return (), c
+    head, c = _split(c, xs[0])
+    tail, c = _split_tuple(c, xs[1:])
+    return (head,) + tail, c
+
+
+def _moved(f, argnums):
+    """`f` of the arguments `argnums` (one, or a tuple of them) and of all of its arguments."""
+
+    def moved(xs, a):
+        return f(*_put_args(a, argnums, xs))
+
+    return moved
 
 
 def jacrev_(f, argnums=0):
+    moved = _moved(f, argnums)
+
+    picked = _paired(moved)
+
     def jac(*args):
-        _first_only(argnums)
-        return _jacrev_first(f, args)
+        return _jacrev_of(picked, (_picked_args(args, argnums), args), f(*args))
 
     return jac
 
 
 def jacfwd_(f, argnums=0):
+    moved = _moved(f, argnums)
+
     def jac(*args):
-        _first_only(argnums)
-        return _jacfwd_first(f, args)
+        return _jacfwd_first(moved, (_picked_args(args, argnums), args))
 
     return jac
 
 
 def hessian_(f, argnums=0):
+    moved = _moved(f, argnums)
+
+    def gradient(xs, a):  # it reads `f`: when `f` is a closure, so is it
+        return grad(moved)(xs, a)
+
     def hess(*args):
-        _first_only(argnums)
-
-        def gradient(x, rest):  # it reads `f`: when `f` is a closure, so is it
-            return grad(f)(x, *rest)
-
-        return _jacfwd_first(gradient, (args[0], args[1:]))
+        return _jacfwd_first(gradient, (_picked_args(args, argnums), args))
 
     return hess
 
 
-for _fn in (vjp_, _vjp_tuple, jvp_, _jacrev_first, _jacfwd_first, jacrev_, jacfwd_, hessian_):
+_LIB = (vjp_, _vjp_tuple, jvp_, _jacfwd_first, _moved, _paired, jacrev_, jacfwd_, hessian_)
+for _fn in _LIB:
     _fn.__myia_flags__ = _AT_CALL_SITE  # type: ignore[attr-defined]
 
 
@@ -380,45 +546,51 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
     return _compiled(("jvp", f), lambda xs, ts: jvp_(f, xs, ts))(tuple(primals), tuple(tangents))
 
 
-def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums: int) -> Any:
-    if not isinstance(argnums, int) or isinstance(argnums, bool):
-        raise TypeError(f"{kind}: argnums is one position (an int), not {argnums!r}")
+def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums: Any) -> Any:
+    argnums = tuple(argnums) if isinstance(argnums, (tuple, list)) else argnums
+    positions = argnums if isinstance(argnums, tuple) else (argnums,)
+    for i in positions:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise TypeError(f"{kind}: argnums is a position or a tuple of them, not {argnums!r}")
+        if i < 0:
+            raise ValueError(f"{kind}: argnums is a position counted from 0, not {i}")
 
-    def first(x: Any, *rest: Any) -> Any:  # `f` with argument `argnums` first
-        return f(*(rest[:argnums] + (x,) + rest[argnums:]))
-
-    if argnums < 0:
-        raise ValueError(f"{kind}: argnums is a position counted from 0, not {argnums}")
-
-    compiled = _compiled((kind, f, argnums), lambda *args: lib(first)(*args))
+    compiled = _compiled((kind, f, argnums), lambda *args: lib(f, argnums)(*args))
 
     @functools.wraps(f)
     def jac(*args: Any) -> Any:
-        if not -len(args) <= argnums < len(args):
-            raise ValueError(f"{kind}: no argument at position {argnums}")
-        i = argnums % len(args)
-        return compiled(args[i], *args[:i], *args[i + 1 :])
+        for i in positions:
+            if i >= len(args):
+                raise ValueError(f"{kind}: no argument at position {i}")
+        return compiled(*args)
 
     return jac
 
 
-def jacrev(f: Callable[..., Any], argnums: int = 0) -> Callable[..., Any]:
+def jacrev(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
     """The Jacobian of `f` w.r.t. argument `argnums`, one reverse pass per output element.
 
-    Its shape is the output's followed by the argument's, as in JAX.
+    Its shape is the output's followed by the argument's, as in JAX. As in JAX too, a tuple
+    `argnums` gives a tuple (one Jacobian per argument), an argument that is a structure
+    (tuple, dict, dataclass) a structure alike, and an output that is a structure a structure
+    alike of them: a block per leaf of the output and leaf of the arguments.
     """
     return _jacobian("jacrev", jacrev_, f, argnums)
 
 
-def jacfwd(f: Callable[..., Any], argnums: int = 0) -> Callable[..., Any]:
-    """The Jacobian of `f` w.r.t. argument `argnums`, one `jvp` per input element."""
+def jacfwd(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+    """The Jacobian of `f` w.r.t. argument `argnums`, one `jvp` per input element.
+
+    Structured as `jacrev`'s (a position or a tuple of them, structured arguments and outputs).
+    """
     return _jacobian("jacfwd", jacfwd_, f, argnums)
 
 
-def hessian(f: Callable[..., Any], argnums: int = 0) -> Callable[..., Any]:
+def hessian(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
     """The Hessian of scalar function `f` w.r.t. argument `argnums`: ``jacfwd(grad(f))``.
 
-    Forward over reverse: one forward-mode derivative of the gradient per input element.
+    Forward over reverse: one forward-mode derivative of the gradient per input element. A
+    tuple `argnums` gives a tuple of tuples (the block of each pair of arguments), as in JAX.
     """
     return _jacobian("hessian", hessian_, f, argnums)
 

@@ -158,3 +158,39 @@ def splits(x):
     e, f = np.dsplit(x, [1])
     (g,) = np.split(x, 1, axis=-1)
     return a, b, c, d, e, f, g, np.hsplit(x[0, 0], 2)[1]
+
+
+def differences(x):
+    return (
+        np.diff(x),
+        np.diff(x, 2, axis=0),
+        np.diff(x, n=3, axis=-1),
+        np.diff(x, 0),
+        np.diff(x, 9),
+        np.diff(x, prepend=0.5),
+        np.diff(x, axis=0, append=x[:1]),
+    )
+
+
+def differences_of_ints(x):
+    return np.diff(x), np.diff(x, 2, axis=0), np.diff(x > 0), np.diff(x > 0, 3)
+
+
+def remainders(x, y):
+    return (
+        np.remainder(x, y),
+        np.mod(x, -y),
+        np.floor_divide(x, y),
+        np.fmod(x, y),
+        np.fmod(-x, y),
+        np.hypot(x, y),
+    )
+
+
+def nan_extrema(x):
+    y = np.where(x > 0.5, np.nan, x)  # NaN where x > 0.5
+    return np.fmax(y, 0.1), np.fmin(0.1, y), np.fmax(x, y), np.count_nonzero(y > 0, axis=0)
+
+
+def remainders_of_ints(a, b):
+    return np.remainder(a, b), np.floor_divide(a, -b), np.fmod(-a, b), np.count_nonzero(a)

@@ -26,6 +26,8 @@ from numpy_more_cases import (
     array_of_tuple,
     array_split,
     cumprod,
+    differences,
+    differences_of_ints,
     eigh,
     eigh_upper,
     eigvalsh,
@@ -34,6 +36,7 @@ from numpy_more_cases import (
     lstsq_rank,
     matrix_power,
     meshgrid,
+    nan_extrema,
     nan_to_num,
     norm_spectral,
     pad,
@@ -41,6 +44,8 @@ from numpy_more_cases import (
     qr,
     qr_r,
     quantiles,
+    remainders,
+    remainders_of_ints,
     repeat,
     searchsorted,
     sinc,
@@ -580,6 +585,15 @@ TABLE = [
          [(f(2, 4, 2),)]),
     Case("np.broadcast_to", "shape", broadcast_to, [(f(3, 1),), (f(4),), (f(),)],
          prims=("broadcast_to",)),
+    Case("np.diff (n, axis, prepend, append)", "shape", differences, [(f(4, 5),), (f32(3, 4),)]),
+    Case("np.diff of integers and booleans", "shape", differences_of_ints,
+         [(A((4, 5), "int"),), (A((3, 4), "int", "int32"),)], order=0),
+    Case("np.remainder, np.mod, np.floor_divide, np.fmod, np.hypot", "math", remainders,
+         [(f(3, 4), f(3, 4, kind="pos")), (f32(5), f32(5, kind="pos"))], order=1),
+    Case("np.fmax, np.fmin, np.count_nonzero", "math", nan_extrema, [(A((3, 4), "unit01"),)]),
+    Case("np.remainder, np.floor_divide, np.fmod, np.count_nonzero of integers", "math",
+         remainders_of_ints, [(A((3, 4), "int"), A((3, 4), "pos").make(np.random.default_rng(0))
+         .astype(int) + 1)], order=0),
 ]  # fmt: skip
 
 CASES = [c for c in TABLE if sl is not None or not c.scipy]

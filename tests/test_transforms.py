@@ -294,6 +294,136 @@ def test_jacobians_match_jax(jac):
     close(got_x, want_x)
 
 
+def two_outputs(w, x, s):
+    y = np.tanh(x @ w) * s
+    return y, {"energy": np.sum(y**2), "scale": s}
+
+
+def _j_two_outputs(jnp):
+    def f(w, x, s):
+        y = jnp.tanh(x @ w) * s
+        return y, {"energy": jnp.sum(y**2), "scale": s}
+
+    return f
+
+
+def same_tree(got, want):
+    """`got` has `want`'s structure (tuples, dicts), and its leaves its shapes and values."""
+    if isinstance(want, (tuple, dict)):
+        assert type(got) is type(want) and len(got) == len(want), (got, want)
+        for k in want.keys() if isinstance(want, dict) else range(len(want)):
+            same_tree(got[k], want[k])
+        return
+    assert np.shape(got) == np.shape(want), (np.shape(got), np.shape(want))
+    close(got, want)
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+@pytest.mark.parametrize("argnums", [(0, 1), (2, 0), (1,), 2])
+def test_jacobians_of_several_arguments_and_structured_outputs_match_jax(jac, argnums):
+    # A tuple `argnums` gives a tuple of Jacobians; a tuple or dict output, a Jacobian per leaf.
+    jax = _jax()
+    got = jac(two_outputs, argnums=argnums)(W, X, 0.7)
+    with jax.enable_x64(True):
+        jfn = getattr(jax, jac.__name__)
+        want = jfn(_j_two_outputs(jax.numpy), argnums=argnums)(W, X, 0.7)
+    same_tree(got, jax.tree_util.tree_map(np.asarray, want))
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_jacobians_with_respect_to_a_dict_inside_myia_code_match_jax(jac):
+    jax = _jax()
+    params = {"w": W, "b": np.array([0.1, -0.2])}
+
+    def layer(p, x):
+        return {"out": np.tanh(x @ p["w"] + p["b"]), "norm": np.sum(p["b"] ** 2)}
+
+    def j_layer(p, x):
+        jnp = jax.numpy
+        return {"out": jnp.tanh(x @ p["w"] + p["b"]), "norm": jnp.sum(p["b"] ** 2)}
+
+    got = myia(lambda p, x: jac(layer, argnums=(0, 1))(p, x))(params, X)
+    with jax.enable_x64(True):
+        want = getattr(jax, jac.__name__)(j_layer, argnums=(0, 1))(params, X)
+    same_tree(got, jax.tree_util.tree_map(np.asarray, want))
+
+
+def test_hessian_of_several_arguments_is_a_nested_tuple_as_jax():
+    jax = _jax()
+
+    def loss(w, x, s):
+        return np.sum(np.tanh(x @ w) ** 2) * s
+
+    got = hessian(loss, argnums=(0, 2))(W, X, 0.7)
+    with jax.enable_x64(True):
+        jnp = jax.numpy
+        want = jax.hessian(lambda w, x, s: jnp.sum(jnp.tanh(x @ w) ** 2) * s, argnums=(0, 2))(
+            W, X, 0.7
+        )
+    same_tree(got, jax.tree_util.tree_map(np.asarray, want))
+    inside = myia(lambda w, x, s: hessian(loss, argnums=(0, 2))(w, x, s))(W, X, 0.7)
+    same_tree(inside, got)
+
+
+def test_jacobians_of_several_arguments_against_finite_differences():
+    # JAX aside: each block of jacrev((0, 1)) is the finite-difference Jacobian of that argument.
+    jr = jacrev(two_outputs, argnums=(0, 1))(W, X, 0.7)
+    jf = jacfwd(two_outputs, argnums=(0, 1))(W, X, 0.7)
+    eps = 1e-6
+    for i, arg in enumerate((W, X)):
+        cols = []
+        for e in np.eye(arg.size):
+            up = [W, X, 0.7]
+            down = [W, X, 0.7]
+            up[i] = arg + eps * e.reshape(arg.shape)
+            down[i] = arg - eps * e.reshape(arg.shape)
+            cols.append((two_outputs(*up)[0] - two_outputs(*down)[0]) / (2 * eps))
+        fd = np.moveaxis(np.array(cols), 0, -1).reshape((2, 2) + arg.shape)
+        close(jr[0][i], fd, rtol=1e-6, atol=1e-8)
+        close(jf[0][i], fd, rtol=1e-6, atol=1e-8)
+        close(jr[1]["scale"][i], np.zeros(arg.shape))
+
+
+def test_jacrev_of_list_outputs_and_inputs_matches_jax():
+    jax = _jax()
+    jnp = jax.numpy
+    x = np.array([0.3, -0.2, 0.5])
+
+    def f(v):
+        return v, [np.sin(v), v**2]
+
+    def g(vs):
+        return np.sum(vs[0] * vs[1]) + np.sum(np.tanh(vs[1]))
+
+    with jax.enable_x64(True):
+        want_f = jax.jacrev(lambda v: (v, [jnp.sin(v), v**2]))(x)
+        want_g = jax.jacrev(lambda vs: jnp.sum(vs[0] * vs[1]) + jnp.sum(jnp.tanh(vs[1])))(
+            [x, 2 * x]
+        )
+    tree = jax.tree_util.tree_map
+    same_tree(jacrev(f)(x), tree(np.asarray, want_f))
+    got_g = jacrev(g)([x, 2 * x])
+    assert isinstance(got_g, list) and len(got_g) == 2
+    for a, b in zip(got_g, want_g):
+        close(a, b)
+
+
+def test_a_wrong_tangent_is_reported_at_the_users_line():
+    def f(x):
+        return jvp(lambda v: v * 2, (x,), (1,))  # the jvp's line
+
+    with pytest.raises(MyiaTypeError, match="tangent of argument 0") as info:
+        myia(f)(V3)
+    assert "the jvp's line" in str(info.value)
+
+
+def test_argnums_must_be_positions():
+    with pytest.raises(TypeError, match="argnums"):
+        jacrev(two_outputs, argnums=(0, "x"))
+    with pytest.raises(ValueError, match="no argument at position 3"):
+        jacfwd(two_outputs, argnums=(0, 3))(W, X, 0.7)
+
+
 def test_jacobian_of_a_scalar_function_is_its_gradient():
     close(jacrev(scalar_loss)(W, X), grad(scalar_loss)(W, X))
     close(jacfwd(scalar_loss)(W, X), grad(scalar_loss)(W, X))

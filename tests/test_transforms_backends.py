@@ -130,6 +130,38 @@ PROGRAMS = [
         (A, A[0]),
         lambda: jax.vmap(lambda u, w: (u * w, jnp.sum(w)), (0, None), (1, None))(A, A[0]),
     ),
+    # Several arguments (a tuple `argnums`) and structured outputs: a tuple of Jacobians per
+    # output leaf (they were refused).
+    (
+        "jacrev_argnums_dict_out",
+        lambda p, x: jacrev(lambda q, v: {"y": np.tanh(v @ q["w"]), "l": layer(q, v)}, (0, 1))(
+            p, x
+        ),
+        (P, A),
+        lambda: jax.jacrev(lambda q, v: {"y": jnp.tanh(v @ q["w"]), "l": j_layer(q, v)}, (0, 1))(
+            P, A
+        ),
+    ),
+    (
+        "jacfwd_argnums_tuple_out",
+        lambda x, y: jacfwd(lambda u, v: (u * v, np.sum(u)), (1, 0))(x, y),
+        (A[0], V32.astype(np.float64)),
+        lambda: jax.jacfwd(lambda u, v: (u * v, jnp.sum(u)), (1, 0))(A[0], V32.astype(np.float64)),
+    ),
+    # A literal tuple `argnums` with scalar arguments: it was captured, as a variable, by the
+    # function differentiated (refused: "grad of partial(picked, (i64, i64))").
+    (
+        "jacrev_argnums_of_scalars",
+        lambda a, b: jacrev(lambda s, t: (s * t, s + t), argnums=(0, 1))(a, b),
+        (2.0, 3.0),
+        lambda: jax.jacrev(lambda s, t: (s * t, s + t), argnums=(0, 1))(2.0, 3.0),
+    ),
+    (
+        "hessian_argnums_of_scalars",
+        lambda a, b: hessian(lambda s, t: s**2 * t**3, argnums=(0, 1))(a, b),
+        (2.0, 3.0),
+        lambda: jax.hessian(lambda s, t: s**2 * t**3, argnums=(0, 1))(2.0, 3.0),
+    ),
     # Found right.
     (
         "vmap_of_jvp",

@@ -91,6 +91,7 @@ def dtype_name(dtype: np.dtype) -> str:
 
 
 _ndarray = np.ndarray
+_Module = type(np)  # a module passed (a default ``np=np``): a constant, as a class is
 
 
 #: The kinds of NumPy dtypes Myia takes (bool, integers, floats, complex numbers).
@@ -124,7 +125,7 @@ def to_abstract(value: Any) -> AbstractValue:
         return record_abstract(value)
     if value is None:
         return NONE
-    if isinstance(value, (str, type, slice)) or value is Ellipsis:
+    if isinstance(value, (str, type, slice, _Module)) or value is Ellipsis:
         return AbstractConstant(value)
     if isinstance(value, np.random.Generator):
         return GENERATOR

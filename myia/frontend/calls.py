@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..ir.clone import inline
+from ..ir.clone import Cloner
 from ..ir.node import Constant, Graph, Node
 from ..operations import ops
 from ..primitives import P
@@ -31,20 +31,35 @@ def parse_call(fp: Any, block: Any, node: ast.Call) -> Node:
     )
     if spread:
         return _spread_call(fp, block, node, fn)
+    sequences = _sequence_positions(fn)
     args: list[Node] = [
-        fp.expr(block, _as_tuple(a) if i == 0 and _reads_sequence(fn) else a)
-        for i, a in enumerate(node.args)
+        fp.expr(block, _as_tuple(a) if i in sequences else a) for i, a in enumerate(node.args)
     ]
     if _at_call_site(fn):
         bound = _bind_at_call_site(fp, block, fn.value, args, node)
         if bound is not None:
             # Its body goes where it is called (``jvp(lambda y: x * y, ...)``: the function
             # transformed may be a closure, whose transformation reads its variables there).
-            return inline(fn.value, bound, block.graph)
+            return _inline_at(fn.value, bound, block.graph, fp.dbg(node))
     for kw in node.keywords:
         value = fp.expr(block, kw.value)
         args.append(block.apply(P.make_kwarg, kw.arg, value, debug=fp.dbg(kw.value)))
     return block.apply(fn, *args, debug=fp.dbg(node))
+
+
+def _inline_at(graph: Graph, args: list[Node], into: Graph, call: Any) -> Node:
+    """`graph`'s body copied into `into` at the call of debug info `call`: its output.
+
+    The copies keep the call as their site (`myia.ir.node.DebugInfo`): an error in them
+    shows the user's line of the call.
+    """
+    cloner = Cloner()
+    out = cloner.inline(graph, args, into)
+    site = (call, into.name, graph.name)
+    for orig, copy in cloner.nodes.items():
+        if copy.graph is into and copy.debug.origin is orig.debug:
+            copy.debug.site = site
+    return out
 
 
 def _at_call_site(fn: Node) -> bool:
@@ -82,7 +97,20 @@ def _bind_at_call_site(
             return None
     if vararg:
         bound.append(block.apply(P.make_tuple, *args[len(params) :], debug=fp.dbg(node)))
-    return bound
+    return [_folded(b) for b in bound]
+
+
+def _folded(node: Node) -> Node:
+    """`node`, or the constant it is when it makes a tuple of constants (``argnums=(0, 1)``).
+
+    The body bound reads it as a constant: a closure it makes does not capture it.
+    """
+    if not (node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.make_tuple):
+        return node
+    items = [_folded(i) for i in node.inputs[1:]]
+    if not all(i.is_constant for i in items):
+        return node
+    return Constant(tuple(i.value for i in items), node.debug)
 
 
 def _late(graph: Graph, name: str) -> bool:
@@ -92,11 +120,11 @@ def _late(graph: Graph, name: str) -> bool:
     return graph.defaults[name].value is NOT_GIVEN
 
 
-def _reads_sequence(fn: Node) -> bool:
-    """Whether `fn` only reads its first argument, a sequence (``np.concatenate``)."""
-    return (
-        fn.is_constant and isinstance(fn.value, Graph) and fn.value.flags.get("sequence_argument")
-    )
+def _sequence_positions(fn: Node) -> tuple[int, ...]:
+    """The positions of the arguments `fn` only reads, sequences (``np.concatenate``'s first)."""
+    if fn.is_constant and isinstance(fn.value, Graph):
+        return fn.value.flags.get("sequence_argument") or ()
+    return ()
 
 
 def _as_tuple(a: ast.expr) -> ast.expr:

@@ -20,6 +20,7 @@ from ..primitives import P
 from . import cache, calls, comprehensions, defaults
 from .blocks import Block, Jump, Unbound
 from .branches import BranchExpressions
+from .indices import mask_positions
 from .resolve import functions_in_constant, is_namespace, lookup_global, resolve_global, to_node
 from .scope import attribute_chain, bound_names, walk_scope
 from .source import find_code, module_ast, no_source_error
@@ -58,8 +59,9 @@ def parse(fn: types.FunctionType) -> Graph:
         # (`myia.checkpoint`), "noinline", "at_call_site" (its body is parsed into its
         # callers: `myia.transforms.jvp_`, `vjp_`, `jacrev_`, `jacfwd_`, `hessian_`).
         graph.flags.update(getattr(fn, "__myia_flags__", {}))
-        if getattr(fn, "sequence_argument", False):
-            graph.flags["sequence_argument"] = True
+        positions = getattr(fn, "sequence_argument", False)
+        if positions:  # True: the first argument; else the positions of those arguments
+            graph.flags["sequence_argument"] = (0,) if positions is True else tuple(positions)
         cache.start(fn, graph)
         ok = False
         try:
@@ -148,15 +150,7 @@ class SourceFunction:
             )
         fp = FunctionParser(self, node, graph, parent=None)
         _flag_user_function(self.fn, graph)
-        defaults = list(self.fn.__defaults__ or ())
-        args = node.args
-        positional = [*args.posonlyargs, *args.args]
-        for a, v in zip(positional[len(positional) - len(defaults) :], defaults):
-            graph.defaults[a.arg] = Constant(v, DebugInfo(a.arg, self.location(a)))
-        for a in args.kwonlyargs:
-            if self.fn.__kwdefaults__ and a.arg in self.fn.__kwdefaults__:
-                v = self.fn.__kwdefaults__[a.arg]
-                graph.defaults[a.arg] = Constant(v, DebugInfo(a.arg, self.location(a)))
+        defaults.of_function(self.fn, node, graph, fp, self.location)
         fp.parse_body()
         if bound:
             graph.flags.pop("vararg", None)
@@ -217,7 +211,7 @@ class FunctionParser(BranchExpressions):
                 self.nested_defs[n.name] = Graph(n.name, source.location(n))
         self.loops: list[tuple[Block, Block]] = []
         self.narrowed: dict[str, str] = {}
-        self.late_defaults: dict[str, str] = {}
+        self.late_defaults: dict[str, str | Node] = {}
         self.block_count = 0
         self.global_cache: dict[str, Constant] = {}
         # Where the name being read is used (for the location of a `MyiaNameError`).
@@ -732,11 +726,21 @@ class FunctionParser(BranchExpressions):
                 return Constant(slice(*(p.value for p in parts)), self.dbg(node))
             return block.apply(P.make_slice, *parts, debug=self.dbg(node))
         if isinstance(node, ast.Tuple):
-            items = [self.index(block, e) for e in node.elts]
+            parts = [
+                self.index(block, e)
+                if isinstance(e, (ast.Slice, ast.Tuple))
+                else self.expr(block, e)
+                for e in node.elts
+            ]
+            items = [i for p in parts for i in mask_positions(p)]
             if all(i.is_constant for i in items):
                 return Constant(tuple(i.value for i in items), self.dbg(node))
             return block.apply(P.make_tuple, *items, debug=self.dbg(node))
-        return self.expr(block, node)
+        index = self.expr(block, node)
+        positions = mask_positions(index)
+        if positions[0] is not index:
+            return Constant(tuple(p.value for p in positions), index.debug)
+        return index
 
     def expr_Tuple(self, block: Block, node: ast.Tuple) -> Node:
         items = self._items(block, node.elts)
@@ -757,8 +761,14 @@ class FunctionParser(BranchExpressions):
     def expr_Dict(self, block: Block, node: ast.Dict) -> Node:
         keys = []
         for k in node.keys:
+            if k is None:
+                raise self.error(
+                    node,
+                    "unpacking a dict into a dict ({**d, ...}) is not supported by Myia: "
+                    "write its keys, {'a': d['a'], ...}",
+                )
             if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
-                raise self.error(k or node, "dict keys must be constant strings in Myia")
+                raise self.error(k, "dict keys must be constant strings in Myia")
             keys.append(k.value)
         values = self._items(block, node.values)
         return block.apply(P.make_dict, tuple(keys), *values, debug=self.dbg(node))

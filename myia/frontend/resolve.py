@@ -121,6 +121,13 @@ def to_node(
         value = mapped
     if isinstance(value, (Graph, Primitive, Operation)):
         return Constant(value, debug)
+    why = refusal(value) if callable(value) else None
+    if why is not None and is_parsable(value):  # Python's own code that Myia cannot run
+        raise MyiaTypeError(
+            f"{value.__module__}.{value.__qualname__} is not supported in Myia code (used as "
+            f"{name!r}): {why}",
+            at(location, function),
+        )
     if is_parsable(value):
         return Constant(parse(value), debug)
     if isinstance(value, types.FunctionType) and value.__code__.co_filename.startswith("<"):

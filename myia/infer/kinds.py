@@ -6,6 +6,7 @@ kind its runtime values will have, so that the interpreter and inference resolve
 
 from __future__ import annotations
 
+import types
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -75,6 +76,8 @@ def abstract_kind(a: AbstractValue, op: Any = None, calls: Any = ()) -> Any:
         return Function
     if t is AbstractConstant:
         v = a.value
+        if isinstance(v, types.ModuleType):
+            return v  # its attributes are known (``np.sum`` where ``np`` is an argument)
         return type if isinstance(v, type) else type(v)
     if t is AbstractUnion:
         return UnionKind(tuple(_option_class(o) for o in union_options(a)))

@@ -50,7 +50,13 @@ def error_frames(calls: Any) -> list[Frame]:
         if loc is None:
             loc = ctx.graph.debug.find_location()
         if loc is not None and is_internal(loc.filename):
-            continue
+            # Myia's own code parsed into a user's function (``jvp(f, ...)``'s body, at its
+            # call site): the user's function is the frame, at the call (or its own line).
+            chain = node.debug.call_chain(name) if node is not None else []
+            users = [where for _, where in chain if not is_internal(where.filename)]
+            loc = users[-1] if users else ctx.graph.debug.find_location()
+            if loc is None or is_internal(loc.filename):
+                continue
         frame = Frame(name, loc, _arguments(node, values))
         if name == last_fn and frames and ":" in ctx.graph.name:
             frames[-1] = frame

@@ -43,6 +43,14 @@ class Range:
         return P.maximum(n, 0)
 
 
+def reversed_(xs):
+    """``reversed(xs)``: a range backwards, or a tuple, list or array's rows in reverse order."""
+    if isinstance(xs, Range):
+        n = len(xs)
+        return Range(xs.start + (n - 1) * xs.step, xs.start - xs.step, -xs.step)
+    return xs[::-1]
+
+
 def _index(x):
     """`x` as an integer bound of a ``range``; Python's TypeError for a float."""
     if isinstance(x, float):
@@ -255,6 +263,11 @@ def list_(xs=()):
     for x in xs:
         acc = acc + [x]
     return acc
+
+
+def divmod_(a, b):
+    """``divmod(a, b)``: ``(a // b, a % b)``."""
+    return a // b, a % b
 
 
 def round_(x, ndigits=None):
@@ -523,6 +536,13 @@ def math_floor(x):
 
 def math_ceil(x):
     return P.to_int(P.ceil(x))
+
+
+def math_trunc(x):
+    """``math.trunc``: the integer towards zero."""
+    if isinstance(x, int):
+        return x
+    return P.to_int(P.where(x < 0, P.ceil(x), P.floor(x)))
 
 
 # Comprehensions (see `myia.frontend.comprehensions`) ------------------------------------------

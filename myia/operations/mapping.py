@@ -17,6 +17,7 @@ import numpy as np
 
 from ..primitives import P
 from . import lib, ops
+from . import numpy_division as nd
 from . import numpy_extra as nx
 from . import numpy_lib as nl
 from .core import NoMatch, Operation
@@ -94,6 +95,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.range: _by_arity("range", lib.range1, lib.range2, lib.range3),
     builtins.zip: lib.zip_,
     builtins.enumerate: lib.enumerate_,
+    builtins.reversed: lib.reversed_,
     builtins.sum: lib.sum_,
     builtins.max: _minmax("max", P.maximum, lib.max_iter, lib.max_n),
     builtins.min: _minmax("min", P.minimum, lib.min_iter, lib.min_n),
@@ -105,6 +107,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.list: _typed(_sequence("list", lib.list_), list),
     builtins.any: lib.any_,
     builtins.round: lib.round_,
+    builtins.divmod: lib.divmod_,
     builtins.getattr: ops.getattr_builtin,
     builtins.hasattr: ops.hasattr_,
     dataclasses.is_dataclass: ops.is_dataclass_,
@@ -147,6 +150,9 @@ MATH: dict[Any, Any] = {
     math.isinf: lib.math_isinf,
     math.isfinite: lib.math_isfinite,
     math.ceil: lib.math_ceil,
+    math.trunc: lib.math_trunc,
+    math.fmod: lib.math_function2(nd.np_fmod),
+    math.hypot: lib.math_function2(nx.np_hypot),
 }
 
 NUMPY: dict[Any, Any] = {
@@ -239,6 +245,7 @@ MAPPING: dict[Any, Any] = {
     **_ufuncs(NUMPY),
     **NUMPY_SCALARS,
     **_ufuncs(nx.MAPPING),
+    **_ufuncs(nd.MAPPING),
     functools.partial: P.partial,
 }
 
@@ -282,10 +289,18 @@ def python_class(value: Any) -> Any:
     return _CLASSES.get(id(value), value)
 
 
+#: Functions of Python's library that Myia code cannot run, with what to write instead.
+REFUSED: dict[Any, str] = {
+    dataclasses.replace: "it sets the fields of a copy one by one, and Myia values are "
+    "immutable: build the new instance, Params(w=p.w, b=3.0), or give the class a method "
+    "that does",
+}
+
+
 def refusal(obj: Any) -> str | None:
-    """Why `obj` (a NumPy function Myia refuses) is refused, and what to use instead, or None."""
+    """Why `obj` (a function Myia refuses) is refused, and what to use instead, or None."""
     try:
-        return nx.REFUSED.get(obj)
+        return nx.REFUSED.get(obj) or REFUSED.get(obj)
     except TypeError:
         return None
 

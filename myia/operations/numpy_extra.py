@@ -353,8 +353,16 @@ def np_logaddexp2(x, y):
 
 
 def np_hypot(x, y):
-    """``np.hypot``."""
-    return P.sqrt(x * x + y * y)
+    """``np.hypot``: ``m * sqrt(1 + (n / m) ** 2)`` of the larger and smaller magnitudes.
+
+    Scaled by the larger, the squares neither overflow nor underflow (``hypot(1e200, 1e200)``
+    is finite); 0 where both are.
+    """
+    ax = P.abs_(x)
+    ay = P.abs_(y)
+    m = P.maximum(ax, ay)
+    r = P.minimum(ax, ay) / P.where(m == 0, 1, m)
+    return m * P.sqrt(1 + r * r)
 
 
 def np_heaviside(x1, x2):
@@ -502,6 +510,46 @@ def np_flip(m, axis=None):
 def np_roll(a, shift, axis=None):
     """``np.roll`` (an int or a tuple of shifts)."""
     return P.roll(a, shift, axis)
+
+
+def np_diff(a, n=1, axis=-1, prepend=None, append=None):
+    """``np.diff``: the `n`-th differences along `axis` (`n` known at compile time).
+
+    ``sum_k (-1)**(n - k) * C(n, k) * a[i + k]`` for k from 0 to `n`, one gathered shift of
+    `a` per term (bools: their parity, NumPy's repeated ``!=``); `prepend` and `append`
+    (scalars are broadcast) are joined to `a` first.
+    """
+    if n < 0:
+        raise ValueError("order must be non-negative but got " + repr(n))
+    if prepend is not None:
+        a = P.concatenate((_diff_edge(prepend, a, axis), a), axis)
+    if append is not None:
+        a = P.concatenate((a, _diff_edge(append, a, axis)), axis)
+    if n == 0:
+        return a
+    boolean = P.dtype_of(a) == np.bool_
+    if boolean:
+        a = P.astype(a, np.int64)
+    m = P.shape(a)[axis] - n
+    idx = P.arange(0, m if m > 0 else 0, None, None)
+    out = P.take(a, idx, axis) * (-1 if n % 2 else 1)
+    c = -1 if n % 2 else 1
+    k = 0
+    while k < n:
+        c = -c * (n - k) // (k + 1)  # (-1)**(n - k - 1) * C(n, k + 1)
+        k = k + 1
+        out = out + P.take(a, idx + k, axis) * (c % 2 if boolean else c)
+    if boolean:
+        return out % 2 == 1
+    return out
+
+
+def _diff_edge(v, a, axis):
+    """`np.diff`'s `prepend` or `append`: a scalar broadcast to `a`'s shape, 1 along `axis`."""
+    if P.ndim(v) == 0:
+        ax = axis % P.ndim(a)
+        return P.broadcast_to(v, P.shape(a)[:ax] + (1,) + P.shape(a)[ax + 1 :])
+    return v
 
 
 def np_moveaxis(a, source, destination):
@@ -654,6 +702,7 @@ MAPPING: dict[Any, Any] = {
     np.linspace: np_linspace,
     np.flip: np_flip,
     np.roll: np_roll,
+    np.diff: np_diff,
     np.moveaxis: np_moveaxis,
     np.rint: np_rint,
     np.round: np_round,

@@ -156,6 +156,9 @@ def np_take(a, indices, axis=None):
     return P.take(a, indices, axis)
 
 
+np_take.sequence_argument = (1,)  # type: ignore[attr-defined]  # np.take(x, [2, 0])
+
+
 def np_where(condition, x, y):
     """``np.where(condition, x, y)`` (the one-argument form has a data-dependent shape)."""
     return P.where(condition, x, y)

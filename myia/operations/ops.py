@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import types
 from typing import Any
 
 import numpy as np
@@ -466,6 +467,11 @@ def _getattr(a: Any, name: str) -> Any:
         if has_source(attr):
             return _method_getter(attr)
         raise NoMatch
+    if isinstance(a, types.ModuleType):  # a module passed (a default ``np=np``)
+        try:
+            return _static_getter(getattr(a, name))
+        except AttributeError:
+            raise NoMatch(f"module {a.__name__!r} has no attribute {name!r}") from None
     if a is Array or (is_number(a) and a not in (bool, int, float)):
         return _array_attribute(name)  # NumPy scalars too; Python's have no ``shape``
     if a is dict and name in ("keys", "values", "items", "get"):

@@ -506,7 +506,8 @@ def _index_probe(index):
         if index.dtype == "bool":
             raise MyiaTypeError(
                 "indexing with a boolean array gives a shape known only at run time; "
-                "use np.where instead"
+                "use np.where instead, or a mask known at compile time (a module-level "
+                "constant array)"
             )
         if not index.dtype.startswith(("int", "uint")):
             raise MyiaTypeError(f"array indices must be integers, not {show(index)}")

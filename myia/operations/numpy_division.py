@@ -1,0 +1,60 @@
+"""NumPy's remainders and NaN-aware extrema, written in Myia's Python subset.
+
+``np.remainder`` (``np.mod``) and ``np.floor_divide`` are Python's ``%`` and ``//`` (the
+primitives), ``np.fmod`` the remainder with the sign of the dividend (C's), ``np.fmax`` and
+``np.fmin`` the extrema that ignore a NaN operand, ``np.count_nonzero`` a sum of a test.
+`MAPPING` says what the NumPy names mean; `mapping.py` merges it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..primitives import P
+
+
+def np_remainder(x1, x2):
+    """``np.remainder`` and ``np.mod``: the remainder with the sign of the divisor."""
+    return P.mod(x1, x2)
+
+
+def np_floor_divide(x1, x2):
+    """``np.floor_divide``: the quotient rounded towards minus infinity."""
+    return P.floordiv(x1, x2)
+
+
+def np_fmod(x1, x2):
+    """``np.fmod``: the remainder with the sign of the dividend, exact (as C's ``fmod``).
+
+    ``|x1| % |x2|`` is exact (Python's and NumPy's remainder of positive numbers is C's),
+    and takes `x1`'s sign, a zero too (``x1 * 0``: ``fmod(-0.0, 3.0)`` is ``-0.0``).
+    """
+    r = P.mod(P.abs_(x1), P.abs_(x2))
+    return P.where(r == 0, x1 * 0, P.where(x1 < 0, -r, r))
+
+
+def np_fmax(x1, x2):
+    """``np.fmax``: the larger, or the operand that is not NaN (NaN only where both are)."""
+    return P.where(x2 != x2, x1, P.where(x1 != x1, x2, P.maximum(x1, x2)))
+
+
+def np_fmin(x1, x2):
+    """``np.fmin``: the smaller, or the operand that is not NaN (NaN only where both are)."""
+    return P.where(x2 != x2, x1, P.where(x1 != x1, x2, P.minimum(x1, x2)))
+
+
+def np_count_nonzero(a, axis=None, keepdims=False):
+    """``np.count_nonzero``: how many elements are not zero (along `axis`)."""
+    return P.reduce_sum(a != 0, axis, keepdims, None)
+
+
+MAPPING: dict[Any, Any] = {
+    np.remainder: np_remainder,
+    np.floor_divide: np_floor_divide,
+    np.fmod: np_fmod,
+    np.fmax: np_fmax,
+    np.fmin: np_fmin,
+    np.count_nonzero: np_count_nonzero,
+}
