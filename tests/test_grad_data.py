@@ -360,6 +360,7 @@ def _best_time(fn, *args):
     return min(times)
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("backend", ["numpy", "debug"])
 @pytest.mark.parametrize(
     "fn, make", [(list_sum, lambda n: [1.0] * n), (chain_sum, _chain)], ids=["list", "tree"]

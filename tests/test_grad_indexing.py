@@ -295,6 +295,7 @@ SCALING = [
 ]
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn, make", SCALING, ids=[p[0].__name__ for p in SCALING])
 def test_reads_in_a_loop_take_time_linear_in_the_reads(fn, make, backend):
