@@ -4,9 +4,10 @@ Nothing is written to the user's cache: the native backend's modules go to a dir
 the tests, and compiled programs are not cached on disk (test_disk_cache.py turns that cache
 on in directories of its own).
 
-The tests run in parallel processes with pytest-xdist (``-n 2``, as in the README): each
-process has a cache directory of its own and BLAS on one thread, and a test marked
-``serial`` (it compares timings) runs while the other processes wait (`serial_lock`).
+The tests run in parallel processes with pytest-xdist (``-n 2 --dist loadgroup``, as in the
+README): each process has a cache directory of its own and BLAS on one thread, a test marked
+``serial`` (it compares timings) runs while the other processes wait (`_SerialLock`), and
+the tests of a module marked ``xdist_group`` (they share compiled programs) run in one process.
 """
 
 import fcntl
