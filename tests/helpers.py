@@ -6,6 +6,7 @@ import dataclasses
 import inspect
 import math
 import os
+import time
 from typing import Any
 
 import numpy as np
@@ -171,3 +172,15 @@ def own_cache_dir(tmp_path_factory):
         del os.environ["MYIA_CACHE_DIR"]
     else:
         os.environ["MYIA_CACHE_DIR"] = old
+
+
+def time_ratio(fn: Any, large: tuple[Any, ...], small: tuple[Any, ...], rounds: int = 5) -> float:
+    """The least time of ``fn(*large)`` over the least time of ``fn(*small)``, measured in
+    turns (large, small, large...), so that a machine busy for a while slows both alike."""
+    best = {0: math.inf, 1: math.inf}
+    for _ in range(rounds):
+        for k, args in enumerate((large, small)):
+            start = time.perf_counter()
+            fn(*args)
+            best[k] = min(best[k], time.perf_counter() - start)
+    return best[0] / best[1]

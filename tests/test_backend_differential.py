@@ -18,6 +18,9 @@ from helpers import own_cache_dir  # noqa: F401 (a fixture)
 
 from myia import grad, myia
 
+# Its tests share the module's disk cache of machine code: one xdist worker runs them all.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 pytest.importorskip("jax")
 pytest.importorskip("numba")
 

@@ -27,6 +27,9 @@ from test_loops import (
 from myia import grad, myia, value_and_grad
 from myia.testing import check_grad
 
+# Its tests share the module's disk cache of machine code: one xdist worker runs them all.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 numba = pytest.importorskip("numba")
 
 
@@ -381,6 +384,7 @@ def _best(f, *args):
     return min(times)
 
 
+@pytest.mark.serial
 def test_outlined_loops_push_in_place():
     """A loop outlined alone (not in a whole program) pushes on its stack's buffer in place.
 

@@ -21,6 +21,10 @@ from helpers import assert_same, line_of, own_cache_dir  # noqa: F401 (a fixture
 from myia import grad
 from myia.testing import check_grad
 
+# Its tests share compiled programs (`_gradients`) and the module's disk cache of machine code:
+# one xdist worker runs them all.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 numba = pytest.importorskip("numba")
 
 

@@ -16,6 +16,9 @@ from helpers import own_cache_dir  # noqa: F401 (a fixture)
 from myia import grad, myia
 from myia.testing import check_grad
 
+# Its tests share the module's disk cache of machine code: one xdist worker runs them all.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 numba = pytest.importorskip("numba")
 
 

@@ -12,6 +12,9 @@ from myia import grad, myia
 from myia.compile import native_backend
 from myia.testing import check_grad
 
+# Its tests share the module's disk cache of machine code: one xdist worker runs them all.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 numba = pytest.importorskip("numba")
 
 

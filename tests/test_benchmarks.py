@@ -31,6 +31,9 @@ WORKLOADS = [
 ]
 PEERS = {"torch": "torch", "jax": "jax", "autograd": "autograd"}
 
+# Its tests share one quick run (a child process): one xdist worker runs them all.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):

@@ -20,6 +20,9 @@ from myia.testing import check_grad
 
 BACKENDS = [None, "debug", "jax", "native"]
 
+# Its tests share compiled programs (`_unchunked`): one xdist worker runs them all.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 
 def close(a, b, rtol=1e-9, atol=1e-12):
     np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol, atol)

@@ -10,6 +10,7 @@ from typing import Optional
 import numpy as np
 import pytest
 from grad_helpers import check_grad_at
+from helpers import time_ratio
 
 from myia import grad, value_and_grad
 
@@ -349,17 +350,7 @@ def _chain(n):
     return t
 
 
-def _best_time(fn, *args):
-    import time
-
-    times = []
-    for _ in range(5):
-        start = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
+@pytest.mark.serial
 @pytest.mark.parametrize("backend", ["numpy", "debug"])
 @pytest.mark.parametrize(
     "fn, make", [(list_sum, lambda n: [1.0] * n), (chain_sum, _chain)], ids=["list", "tree"]
@@ -372,7 +363,7 @@ def test_grad_through_list_or_tree_takes_linear_time(fn, make, backend):
     assert g(make(3), 2.0) == 3.0
     small, large = make(100), make(400)
     assert g(large, 2.0) == 400.0
-    ratio = _best_time(g, large, 2.0) / _best_time(g, small, 2.0)
+    ratio = time_ratio(g, (large, 2.0), (small, 2.0))
     assert ratio < 8, f"400 elements take {ratio:.1f}x the time of 100"
     # The gradient with respect to the structure itself is built in linear time too.
     d = grad(fn, 0, backend=backend)(make(1000), 2.0)

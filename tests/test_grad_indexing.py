@@ -7,10 +7,10 @@ an n-element array has a gradient costing O(k) (and one O(n) buffer), not O(k * 
 from __future__ import annotations
 
 import gc
-import time
 
 import numpy as np
 import pytest
+from helpers import time_ratio
 
 from myia import grad, load, save
 from myia.abstract.data import AbstractFunction, AbstractList, AbstractTuple
@@ -277,15 +277,6 @@ def test_reads_in_loops(fn, args):
 # Time: O(k) for k reads, whatever the size of the array -----------------------------------------
 
 
-def _best_time(fn, *args):
-    times = []
-    for _ in range(5):
-        start = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 SCALING = [
     (scalar_reads, lambda n: (np.ones(n), 100)),
     (pair_reads, lambda n: (np.ones((n // 4, 4)), 100)),
@@ -295,6 +286,7 @@ SCALING = [
 ]
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn, make", SCALING, ids=[p[0].__name__ for p in SCALING])
 def test_reads_in_a_loop_take_time_linear_in_the_reads(fn, make, backend):
@@ -304,7 +296,7 @@ def test_reads_in_a_loop_take_time_linear_in_the_reads(fn, make, backend):
     g = grad(fn, 0, backend=backend)
     small, large = make(1000), make(100_000)
     g(*small), g(*large)
-    ratio = _best_time(g, *large) / _best_time(g, *small)
+    ratio = time_ratio(g, large, small)
     assert ratio < 10, f"10^5 elements take {ratio:.1f}x the time of 10^3"
 
 

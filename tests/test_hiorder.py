@@ -69,6 +69,7 @@ def sin_sum_derivatives(x, order):
 POINTS = [0.7, -1.3, 2.5]
 
 
+@pytest.mark.serial
 def test_fourth_derivative_of_a_polynomial_compiles_fast_and_is_exact():
     d4 = derivative(poly, 4)
     value, seconds = first_call(d4, 0.7)
@@ -83,6 +84,7 @@ def test_fifth_and_sixth_derivatives_of_a_polynomial():
     assert derivative(poly, 6)(0.7) == 0.0
 
 
+@pytest.mark.serial
 def test_sixth_derivative_of_the_inverse_compiles_fast_and_is_exact():
     d6 = derivative(inverse, 6)
     value, seconds = first_call(d6, 0.7)
@@ -100,6 +102,7 @@ def test_every_order_of_the_inverse_is_exact():
             assert dk(x) == pytest.approx(expected, rel=1e-13)
 
 
+@pytest.mark.serial
 def test_fifth_derivative_of_sin_of_sums_of_sines_is_exact():
     d5 = derivative(sin_sum, 5)
     value, seconds = first_call(d5, 0.7)

@@ -15,6 +15,9 @@ from helpers import own_cache_dir  # noqa: F401 (a fixture)
 
 from myia import MyiaTypeError, grad, hessian, jacfwd, jacrev, jvp, myia, vjp, vmap
 
+# Its tests share the module's disk cache of machine code: one xdist worker runs them all.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 pytest.importorskip("numba")
