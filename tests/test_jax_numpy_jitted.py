@@ -9,6 +9,8 @@ to run on the host (`jax_backend._checked_by_inference`).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -85,7 +87,24 @@ def float_widths(x, y):
     return np.sum(x * y) + np.sum(x.astype(np.float32)) * np.float32(0.5), x + y.astype(np.float16)
 
 
+def python_extrema(x, y):
+    # Python's max and min: the first argument unless the second is greater (smaller).
+    return max(x, y) + min(x, 0.5) + max(3, 4) + min(y, math.nan), max(math.nan, x)
+
+
+def float_of(x):
+    return float(np.sum(x)) * 2.0 + math.exp(float(np.mean(x))), float(x[1, 2])
+
+
+def mean_of_bools(x):
+    return np.mean(x > 0), np.mean((x > 0).astype(np.int32), axis=0)
+
+
 PROGRAMS = [
+    (python_extrema, (0.3, 0.7)),
+    (python_extrema, (0.7, math.nan)),
+    (float_of, (A,)),
+    (mean_of_bools, (A,)),
     (float_widths, (V, V.astype(np.float32))),
     (where, (A,)),
     (clip, (A,)),
@@ -112,7 +131,7 @@ def _same(got, want):
     assert type(got) is type(want), (got, want)
     assert np.asarray(got).dtype == np.asarray(want).dtype and np.shape(got) == np.shape(want)
     rtol = 1e-6 if np.asarray(want).dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-12)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-12, equal_nan=True)
 
 
 @pytest.mark.parametrize("fn,args", PROGRAMS, ids=[p[0].__name__ for p in PROGRAMS])

@@ -150,13 +150,18 @@ def _may_raise(prim: Primitive, node: Any) -> bool:
 def _checked_by_inference(prim: Primitive, node: Any) -> bool:
     """Whether `node` cannot raise: what would make it raise is known, and was checked.
 
-    ``np.arange`` of constants was computed by its type rule, and the `_SHAPED` primitives'
+    ``float`` of a number or 0-d array; ``np.arange`` of constants was computed by its
+    type rule, and the `_SHAPED` primitives'
     shapes checked by theirs; ``np.take`` of constant indices in range of the known axis;
     ``np.take_along_axis`` of indices that ``np.argsort`` made (``np.sort``'s lowering).
     """
     args = node.inputs[1:]
     if prim is P.arange:
         return all(a.is_constant for a in args)
+    if prim is P.to_float:  # ``float`` of a number, or of a 0-d array
+        a = args[0].abstract
+        numeric = isinstance(a, (AbstractScalar, AbstractArray)) and a.dtype != "str"
+        return numeric and not (isinstance(a, AbstractArray) and a.shape)
     if prim in _SHAPED:
         return True  # its type rule checked the (static) shapes of its arguments
     if prim is P.take:

@@ -444,6 +444,43 @@ def _searchsorted(args: list[str], node: Any, ctx: Any) -> str | None:
     return f"np.searchsorted({args[0]}, {args[1]}, {side!r}).astype('int64')"
 
 
+def _python_extremum(pick: str) -> Any:
+    """``max``/``min`` of two Python numbers: the first unless the second is `pick` than it.
+
+    (Python's own rule, NaNs included: ``max(nan, 1.0)`` is nan, ``max(1.0, nan)`` 1.0;
+    ``np.maximum`` would give nan for both. NumPy values have NumPy's lowering.)
+    """
+
+    def lower(args: list[str], node: Any, ctx: Any) -> str | None:
+        a, b = (x.abstract for x in node.inputs[1:3])
+        if not all(isinstance(x, AbstractScalar) and x.weak for x in (a, b)):
+            return None
+        if a.dtype != b.dtype:
+            return None  # max(1, 2.5) is an int or a float, by value
+        return f"np.where({args[1]} {pick} {args[0]}, {args[1]}, {args[0]})"
+
+    return lower
+
+
+def _to_float(args: list[str], node: Any, ctx: Any) -> str | None:
+    """``float(x)`` of a number or 0-d array: the same number as a (traced) float64."""
+    a = node.inputs[1].abstract
+    if isinstance(a, AbstractScalar) or (isinstance(a, AbstractArray) and not a.shape):
+        return f"np.asarray({args[0]}, 'float64')"
+    return None
+
+
+def _mean(args: list[str], node: Any, ctx: Any) -> str | None:
+    """``np.mean`` of integers or booleans, computed in NumPy's float64 (JAX's is float32)."""
+    a, out = node.inputs[1].abstract, node.abstract
+    if not (isinstance(a, AbstractArray) and isinstance(out, (AbstractArray, AbstractScalar))):
+        return None
+    if np.dtype(a.dtype).kind == "f" or not all(i.is_constant for i in node.inputs[2:4]):
+        return None
+    axis, keepdims = node.inputs[2].value, node.inputs[3].value
+    return f"np.mean({args[0]}, axis={axis!r}, keepdims={keepdims!r}, dtype={out.dtype!r})"
+
+
 def exclusive_cumprod(a: Any, axis: Any, reverse: bool) -> Any:
     """`myia.primitives.array_grad.exclusive_cumprod` of traced values."""
     jnp = _jax().numpy
@@ -495,6 +532,10 @@ JAX_LOWER: dict[Any, Any] = {
     P.untake_along_axis: _call(untake_along_axis),
     P.exclusive_cumprod_grad: _call(exclusive_cumprod_grad),
     P.reshape: _reshape,
+    P.maximum: _python_extremum(">"),
+    P.minimum: _python_extremum("<"),
+    P.to_float: _to_float,
+    P.reduce_mean: _mean,
     P.repeat: _call(repeat),
     P.searchsorted: _searchsorted,
     P.expand_dims: _reshape,
