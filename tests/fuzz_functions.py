@@ -124,7 +124,7 @@ class Generator:
             g = self.fresh("step")
             outer = dict(scope)
             outer["i"] = ()
-            inner = {"a": shape, **outer}
+            inner = {**outer, "a": shape}
             lines = first + [
                 f"for i in range({n}):",
                 f"    def {g}(a):",
@@ -132,7 +132,7 @@ class Generator:
                 f"    {t} = {g}({t})",
             ]
         elif r < 0.52:  # a function passed as an argument
-            fn = f"lambda a: np.tanh(a + {self.expr(shape, {'a': shape, **scope}, 2)})"
+            fn = f"lambda a: np.tanh(a + {self.expr(shape, {**scope, 'a': shape}, 2)})"
             lines = first + [f"{t} = apply({fn}, {t}, {n})"]
         elif r < 0.62:  # recursion
             lines = first + [f"{t} = {self.recursion(shape, t, scope)}"]
@@ -142,7 +142,7 @@ class Generator:
                 f"for i in range({n}):",
                 f"    if {self.cond(scope)}:",
                 f"        {word}",
-                f"    {t} = np.tanh({t} + {self.expr(shape, {'i': (), **scope})})",
+                f"    {t} = np.tanh({t} + {self.expr(shape, {**scope, 'i': ()})})",
             ]
         elif r < 0.82:  # a trip count that depends on values
             k = self.fresh("k")
@@ -183,7 +183,7 @@ class Generator:
     def carried(self, t: str, shape: Shape, scope: dict[str, Shape], n: int) -> list[str]:
         other = self.rng.choice([(), shape])
         s = self.fresh("s")
-        inner = {"p": shape, "q": other, **scope}
+        inner = {**scope, "p": shape, "q": other}
         step_a = f"np.tanh(p * {self.ex.const()} + {self.expr(shape, inner)})"
         step_b = f"np.tanh(q + {self.expr(other, inner)})"
         if self.rng.random() < 0.5:
