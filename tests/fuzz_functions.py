@@ -136,13 +136,21 @@ class Generator:
             lines = first + [f"{t} = apply({fn}, {t}, {n})"]
         elif r < 0.62:  # recursion
             lines = first + [f"{t} = {self.recursion(shape, t, scope)}"]
-        elif r < 0.74:  # break / continue on values
+        elif r < 0.74:  # break / continue on values, maybe calling a closure
             word = self.rng.choice(["break", "continue"])
-            lines = first + [
+            step = f"np.tanh({t} + {self.expr(shape, {**scope, 'i': ()})})"
+            lines = list(first)
+            if self.rng.random() < 0.5:
+                g = self.fresh("g")
+                inner = {**scope, "a": shape}
+                lines.append(f"def {g}(a):")
+                lines.append(f"    return np.tanh(a * {self.expr(shape, inner)})")
+                step = f"{g}({t}) + {step}"
+            lines += [
                 f"for i in range({n}):",
                 f"    if {self.cond(scope)}:",
                 f"        {word}",
-                f"    {t} = np.tanh({t} + {self.expr(shape, {**scope, 'i': ()})})",
+                f"    {t} = {step}",
             ]
         elif r < 0.82:  # a trip count that depends on values
             k = self.fresh("k")
