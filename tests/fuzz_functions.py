@@ -142,7 +142,8 @@ class Generator:
             lines = list(first)
             if self.rng.random() < 0.5:
                 g = self.fresh("g")
-                inner = {**scope, "a": shape}
+                # (Not reading `t`, which the loop assigns: a closure captures values.)
+                inner = {**{k: v for k, v in scope.items() if k != t}, "a": shape}
                 lines.append(f"def {g}(a):")
                 lines.append(f"    return np.tanh(a * {self.expr(shape, inner)})")
                 step = f"{g}({t}) + {step}"

@@ -69,7 +69,7 @@ FOUND = [106, 126, 341, 347, 349, 351]
 
 @pytest.mark.parametrize("seed", [*range(30), *FOUND])
 def test_fuzz(tmp_path, seed):
-    check_program(tmp_path, seed, order=2 if seed % 5 == 0 else 1)
+    check_program(tmp_path, seed, order=2 if seed in (10, 20) else 1)
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
-from . import cache, calls, comprehensions, defaults
+from . import cache, calls, comprehensions, defaults, late_reads
 from .blocks import Block, Jump, Unbound
 from .branches import BranchExpressions
 from .resolve import functions_in_constant, is_namespace, lookup_global, resolve_global, to_node
@@ -304,6 +304,16 @@ class FunctionParser(BranchExpressions):
             self.graph.flags["kwarg"] = True
         entry.sealed = True
         defaults.bind(self, entry)
+        late = late_reads.check(self.node)
+        if late is not None:
+            use, g, name = late
+            raise self.error(
+                use,
+                f"{g} reads {name!r}, which is assigned again after {g} is defined, and {g} is "
+                f"used after that: Myia closures capture the values variables have where they "
+                f"are defined, not when called (pass {name!r} as an argument, or "
+                f"define {g} again after assigning {name!r})",
+            )
         if isinstance(self.node, ast.Lambda):
             value = self.expr(entry, self.node.body)
             entry.finish(value)
