@@ -11,9 +11,9 @@ the closure reads and then uses the closure again, without defining it anew:
         v = v + 1.0
         return g(1.0)                # Python reads the new v
 
-`check(fn_node)` finds such a use in a function's body (and in the functions it defines)
-and returns it with the names involved, so that the parser raises `MyiaSyntaxError` at the
-user's line instead of computing with the old value.
+`check(fn_node)` finds such a use in a function's body and returns it with a message, so
+that the parser raises `MyiaSyntaxError` at the user's line instead of computing with the
+old value (each function's body is checked when it is parsed, nested ones too).
 """
 
 from __future__ import annotations
@@ -110,8 +110,8 @@ def _late_use(stmts: list[ast.stmt], g: str, free: set[str], changed: set[str]):
     return None, changed
 
 
-def check(node: ast.FunctionDef | ast.Lambda) -> tuple[ast.Name, str, str] | None:
-    """``(use, closure, variable)``: a use of a closure after `variable` changed, or None."""
+def check(node: ast.FunctionDef | ast.Lambda) -> tuple[ast.Name, str] | None:
+    """``(use, message)``: a use of a closure after a variable it reads changed, or None."""
     if isinstance(node, ast.Lambda):
         return None
     scope = walk_scope(node.body)
@@ -128,5 +128,14 @@ def check(node: ast.FunctionDef | ast.Lambda) -> tuple[ast.Name, str, str] | Non
                     continue
                 use, name = _late_use(body[k + 1 :], g, free, set())
                 if use is not None:
-                    return use, g, name
+                    return use, _message(g, name)
     return None
+
+
+def _message(g: str, name: str) -> str:
+    return (
+        f"{g} reads {name!r}, which is assigned again after {g} is defined, and {g} is used "
+        "after that: Myia closures capture the values variables have where they are defined, "
+        f"not when called (pass {name!r} as an argument, or define {g} again after assigning "
+        f"{name!r})"
+    )

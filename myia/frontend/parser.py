@@ -306,14 +306,7 @@ class FunctionParser(BranchExpressions):
         defaults.bind(self, entry)
         late = late_reads.check(self.node)
         if late is not None:
-            use, g, name = late
-            raise self.error(
-                use,
-                f"{g} reads {name!r}, which is assigned again after {g} is defined, and {g} is "
-                f"used after that: Myia closures capture the values variables have where they "
-                f"are defined, not when called (pass {name!r} as an argument, or "
-                f"define {g} again after assigning {name!r})",
-            )
+            raise self.error(*late)
         if isinstance(self.node, ast.Lambda):
             value = self.expr(entry, self.node.body)
             entry.finish(value)
