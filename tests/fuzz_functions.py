@@ -54,6 +54,9 @@ class Generator:
         self.y = self.rng.choice([(n,), (m, 1), (m, n), (n, k), ()])
         self.helpers: list[str] = []
         self.count = 0
+        # The loop counter as an operand: an int is a strong type to NumPy's functions
+        # (`np.maximum(i, i)` is int64), which would make float32 values float64.
+        self.i = "i" if self.dtype == "float64" else "np.float32(i)"
 
     def fresh(self, prefix: str) -> str:
         self.count += 1
@@ -123,7 +126,7 @@ class Generator:
         elif r < 0.44:  # a closure capturing the loop variable and an outer value
             g = self.fresh("step")
             outer = dict(scope)
-            outer["i"] = ()
+            outer[self.i] = ()
             inner = {**outer, "a": shape}
             lines = first + [
                 f"for i in range({n}):",
@@ -138,7 +141,7 @@ class Generator:
             lines = first + [f"{t} = {self.recursion(shape, t, scope)}"]
         elif r < 0.74:  # break / continue on values, maybe calling a closure
             word = self.rng.choice(["break", "continue"])
-            step = f"np.tanh({t} + {self.expr(shape, {**scope, 'i': ()})})"
+            step = f"np.tanh({t} + {self.expr(shape, {**scope, self.i: ()})})"
             lines = list(first)
             if self.rng.random() < 0.5:
                 g = self.fresh("g")
