@@ -181,7 +181,20 @@ PROGRAMS = [
     (mixed_int32, (np.uint8(5), -1)),
 ]
 
+
+def closure_in_broken_loop(x, y):
+    def g(a):
+        return a * y
+
+    for _ in range(3):
+        if x > 5.0:
+            break
+        x = g(x)
+    return x
+
+
 GRADIENTS = [
+    (closure_in_broken_loop, (0.3, -0.7)),  # XLA's gradient was 0: `y` read as a placeholder
     (early_return, (1.1, 3)),
     (early_return, (1.1, 30)),
     (mod_in_loop, (4.5, 5)),

@@ -178,6 +178,26 @@ def closure_reads_later_variable(x):
     return g()
 
 
+def closure_used_after_variable_changes(x):
+    v = x
+
+    def g(a):
+        return a * v
+
+    v = v + 1.0
+    return g(1.0)  # MARK
+
+
+def closure_used_in_loop_changing_variable(x):
+    v = x
+    g = lambda a: a * v  # noqa: E731
+    for _ in range(2):
+        if v > 10.0:
+            break
+        v = g(1.0) + 1.0  # MARK
+    return v
+
+
 def calls_bad_function(x):
     return set_attribute(x)
 
@@ -206,6 +226,10 @@ CASES = [
     uses_match,
     nested_error,
     closure_reads_later_variable,
+    # Python reads `v` when `g` is called, Myia captured it where `g` is defined: refused,
+    # where Myia computed with the old value (found by tests/fuzz_functions.py).
+    closure_used_after_variable_changes,
+    closure_used_in_loop_changing_variable,
 ]
 
 

@@ -3,7 +3,9 @@
 Each program's ``f`` is compiled with ``myia`` and compared with Python at a few points
 (same value, same kind of result, same exception class where Python raises), and ``grad(f)``
 is compared with central differences (points where two step sizes disagree are kinks or
-branch boundaries, and skipped). Seeds are fixed: a bounded number run in CI, more under
+branch boundaries, and skipped). Some seeds also run on the reference interpreter and the JAX
+and native backends, and check ``grad(grad(f))`` with `myia.testing.check_grad` where second
+differences at two step sizes agree. Seeds are fixed: a bounded number run in CI, more under
 ``-m slow``.
 """
 
@@ -13,6 +15,9 @@ import math
 
 import pytest
 from fuzz_programs import load_program
+
+from myia import myia
+from myia.testing import check_grad
 
 POINTS = [(0.3, -0.7), (-1.1, 0.45), (0.9, 1.3)]
 
@@ -24,18 +29,25 @@ def central(f, x, y, h):
     )
 
 
-def check_program(tmp_path, seed):
+def second(f, x, y, h):
+    return (f(x + h, y) - 2 * f(x, y) + f(x - h, y)) / (h * h)
+
+
+def check_program(tmp_path, seed, backends=(), order=1):
     f, mf, df = load_program(seed, tmp_path)
+    others = [myia(f, backend=b) for b in backends]
     for x, y in POINTS:
         try:
             expected = f(x, y)
         except Exception as exc:  # Python raises: Myia must raise the same class
-            with pytest.raises(type(exc)):
-                mf(x, y)
+            for m in [mf, *others]:
+                with pytest.raises(type(exc)):
+                    m(x, y)
             continue
-        got = mf(x, y)
-        assert type(got) is type(expected), (seed, got, expected)
-        assert math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12), (seed, x, y)
+        for m in [mf, *others]:
+            got = m(x, y)
+            assert type(got) is type(expected), (seed, got, expected)
+            assert math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12), (seed, x, y)
         fd1 = central(f, x, y, 1e-5)
         fd2 = central(f, x, y, 1e-6)
         if not all(math.isclose(a, b, rel_tol=1e-3, abs_tol=1e-5) for a, b in zip(fd1, fd2)):
@@ -43,6 +55,9 @@ def check_program(tmp_path, seed):
         g = df(x, y)
         for a, b in zip(g, fd1):
             assert math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-6), (seed, x, y, g, fd1)
+        s1, s2 = second(f, x, y, 1e-3), second(f, x, y, 1e-4)
+        if order > 1 and math.isclose(s1, s2, rel_tol=1e-3, abs_tol=1e-4):
+            check_grad(f, x, y, wrt=0, order=order)
 
 
 #: Seeds of the slow run that found bugs, run in CI too: a returned value read before the
@@ -54,10 +69,18 @@ FOUND = [106, 126, 341, 347, 349, 351]
 
 @pytest.mark.parametrize("seed", [*range(30), *FOUND])
 def test_fuzz(tmp_path, seed):
-    check_program(tmp_path, seed)
+    check_program(tmp_path, seed, order=2 if seed in (10, 20) else 1)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(30, 400))
 def test_fuzz_more(tmp_path, seed):
-    check_program(tmp_path, seed)
+    check_program(tmp_path, seed, order=2 if seed % 3 == 0 else 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(400))
+def test_fuzz_backends(tmp_path, seed):
+    pytest.importorskip("jax")
+    pytest.importorskip("numba")
+    check_program(tmp_path, seed, backends=("debug", "jax", "native"))

@@ -511,8 +511,15 @@ class _Structure:
         ast.fix_missing_locations(tree)
         return ast.unparse(tree) + "\n"
 
-    def function(self, fn: ast.FunctionDef) -> ast.FunctionDef:
-        fn.body = self.stmts(fn.body, {a.arg for a in fn.args.args})
+    def function(self, fn: ast.FunctionDef, outer: set[str] | None = None) -> ast.FunctionDef:
+        """`fn` with its control flow rewritten; `outer`: the names bound where it is defined.
+
+        A closure reads the names of its enclosing function that it does not assign: they
+        are defined, and must not start as placeholders (which would make them local).
+        """
+        params = {a.arg for a in fn.args.args}
+        free = (outer or set()) - _stores(fn.body) - params
+        fn.body = self.stmts(fn.body, params | free)
         return fn
 
     # Statements -----------------------------------------------------------------------------
@@ -532,7 +539,7 @@ class _Structure:
                 bound |= _stores(s.body)
                 continue
             if isinstance(s, ast.FunctionDef):
-                s = self.function(s)
+                s = self.function(s, bound)
             out.append(s)
             bound |= _stores([s])
         return out

@@ -17,7 +17,7 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
-from . import cache, calls, comprehensions, defaults
+from . import cache, calls, comprehensions, defaults, late_reads
 from .blocks import Block, Jump, Unbound
 from .branches import BranchExpressions
 from .indices import mask_positions
@@ -298,6 +298,9 @@ class FunctionParser(BranchExpressions):
             self.graph.flags["kwarg"] = True
         entry.sealed = True
         defaults.bind(self, entry)
+        late = late_reads.check(self.node)
+        if late is not None:
+            raise self.error(*late)
         if isinstance(self.node, ast.Lambda):
             value = self.expr(entry, self.node.body)
             entry.finish(value)
