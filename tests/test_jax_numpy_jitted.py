@@ -100,7 +100,13 @@ def mean_of_bools(x):
     return np.mean(x > 0), np.mean((x > 0).astype(np.int32), axis=0)
 
 
+def extrema_of_numbers(x):
+    # np.max of a number cannot raise (of an empty array it would).
+    return np.max(np.sum(x)) * 2.0 + np.max(np.sum(x, axis=0)), np.argmax(np.sum(x))
+
+
 PROGRAMS = [
+    (extrema_of_numbers, (A,)),
     (python_extrema, (0.3, 0.7)),
     (python_extrema, (0.7, math.nan)),
     (float_of, (A,)),

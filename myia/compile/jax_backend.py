@@ -136,6 +136,8 @@ def _may_raise(prim: Primitive, node: Any) -> bool:
         return False
     if prim in _NONEMPTY_TOTAL:
         x = node.inputs[1].abstract
+        if isinstance(x, AbstractScalar):
+            return False  # ``np.max`` of a number is that number
         return not (isinstance(x, AbstractArray) and all(d is not None and d > 0 for d in x.shape))
     out = node.abstract
     # On NumPy values these only warn; on Python scalars they raise.
