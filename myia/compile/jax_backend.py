@@ -152,37 +152,34 @@ def _may_raise(prim: Primitive, node: Any) -> bool:
 def _checked_by_inference(prim: Primitive, node: Any) -> bool:
     """Whether `node` cannot raise: what would make it raise is known, and was checked.
 
-    ``float`` of a number or 0-d array; ``np.arange`` of constants was computed by its
-    type rule, and the `_SHAPED` primitives'
-    shapes checked by theirs; ``np.take`` of constant indices in range of the known axis;
-    ``np.take_along_axis`` of indices that ``np.argsort`` made (``np.sort``'s lowering).
+    ``float`` of a number or 0-d array; ``np.arange`` of constants (its type rule computed
+    it); the `_SHAPED` primitives (their type rules checked the static shapes); ``np.take``
+    of constant indices in range; the gathers of ``np.sort`` (indices ``np.argsort`` made).
     """
     args = node.inputs[1:]
+    if prim is P.to_float:
+        a = args[0].abstract
+        if isinstance(a, AbstractScalar):
+            return a.dtype != "str"
+        return isinstance(a, AbstractArray) and not a.shape
     if prim is P.arange:
         return all(a.is_constant for a in args)
-    if prim is P.to_float:  # ``float`` of a number, or of a 0-d array
-        a = args[0].abstract
-        numeric = isinstance(a, (AbstractScalar, AbstractArray)) and a.dtype != "str"
-        return numeric and not (isinstance(a, AbstractArray) and a.shape)
     if prim in _SHAPED:
-        return True  # its type rule checked the (static) shapes of its arguments
+        return True
     if prim is P.take:
-        a, indices, axis = (x.abstract for x in args)
-        if not (args[1].is_constant and args[2].is_constant and isinstance(a, AbstractArray)):
+        a, indices, axis = args
+        if not (
+            indices.is_constant and axis.is_constant and isinstance(a.abstract, AbstractArray)
+        ):
             return False
-        ax = args[2].value  # type: ignore[attr-defined]
-        n = int(np.prod(a.shape)) if ax is None else a.shape[ax]
-        idx = np.asarray(args[1].value)  # type: ignore[attr-defined]
+        shape = a.abstract.shape
+        n = int(np.prod(shape)) if axis.value is None else shape[axis.value]  # type: ignore[attr-defined]
+        idx = np.asarray(indices.value)  # type: ignore[attr-defined]
         return idx.dtype.kind in "iu" and bool(np.all((idx >= -n) & (idx < n)))
     if prim in (P.take_along_axis, P.untake_along_axis):
         indices = args[1] if prim is P.take_along_axis else args[2]
-        return (
-            indices.is_apply
-            and indices.inputs[0].is_constant
-            and (
-                indices.inputs[0].value is P.argsort  # type: ignore[attr-defined]
-            )
-        )
+        made_by = indices.inputs[0] if indices.is_apply else None
+        return made_by is not None and made_by.is_constant and made_by.value is P.argsort  # type: ignore[attr-defined]
     return False
 
 

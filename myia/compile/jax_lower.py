@@ -22,7 +22,7 @@ from ..abstract.data import AbstractArray, AbstractScalar
 from ..primitives import P
 from ..primitives.array_grad import _back, _front
 from ..primitives.linalg import BLAS_SOLVES
-from ..primitives.tiling import _pad_widths, _repeat_map
+from ..primitives.tiling import _repeat_map, unpad_of, unrepeat_of
 
 
 def _jax() -> Any:
@@ -362,24 +362,12 @@ def _add_along(d: Any, index: np.ndarray, n: int, axis: int) -> Any:
 
 def unrepeat(d: Any, a: Any, repeats: Any, axis: Any = None) -> Any:
     """`myia.primitives.tiling.unrepeat` of traced values."""
-    jnp = _jax().numpy
-    d, shape = jnp.asarray(d), np.shape(a)
-    if axis is None:
-        n = int(np.prod(shape))
-        return _add_along(d, _repeat_map(n, repeats), n, 0).reshape(shape)
-    ax = axis % len(shape)
-    return _add_along(d, _repeat_map(shape[ax], repeats), shape[ax], ax)
+    return unrepeat_of(_jax().numpy.asarray(d), a, repeats, axis, _add_along)
 
 
 def unpad(d: Any, a: Any, pad_width: Any, mode: str = "constant") -> Any:
     """`myia.primitives.tiling.unpad` of traced values."""
-    d = _jax().numpy.asarray(d)
-    widths = _pad_widths(pad_width, d.ndim)
-    if mode == "constant":
-        return d[tuple(slice(b, b + n) for (b, _), n in zip(widths, np.shape(a)))]
-    for ax, ((b, e), n) in enumerate(zip(widths, np.shape(a))):
-        d = _add_along(d, np.pad(np.arange(n), (b, e), mode), n, ax)
-    return d
+    return unpad_of(_jax().numpy.asarray(d), a, pad_width, mode, _add_along)
 
 
 def _reshape(args: list[str], node: Any, ctx: Any) -> str | None:
@@ -513,6 +501,10 @@ JAX_LOWER: dict[Any, Any] = {
     P.array_index_add_inplace: _call(index_add),
     P.owned_copy: lambda args, node, ctx: args[0],  # XLA's arrays are never written
     P.astype: _astype,
+    P.to_float: _to_float,
+    P.reshape: _reshape,
+    P.expand_dims: _reshape,
+    # NumPy's functions, whose primitives make 0-d results NumPy scalars.
     P.where: _numpy("np.where({0}, {1}, {2})"),
     P.clip: _numpy("np.clip({0}, {1}, {2})"),
     P.dot: _numpy("np.dot({0}, {1})"),
@@ -524,24 +516,22 @@ JAX_LOWER: dict[Any, Any] = {
     P.ceil: _numpy("np.ceil({0})"),
     P.sign: _numpy("np.sign({0})"),
     P.atan2: _numpy("np.arctan2({0}, {1})"),
-    P.exclusive_cumprod: _call(exclusive_cumprod),
+    P.take: _numpy("np.take({0}, {1}, axis={2})"),
+    P.take_along_axis: _numpy("np.take_along_axis({0}, {1}, axis={2})"),
     P.einsum: _einsum,
+    P.split: _split,
+    P.searchsorted: _searchsorted,
+    P.reduce_mean: _mean,
+    P.maximum: _python_extremum(">"),
+    P.minimum: _python_extremum("<"),
+    # Twins written with jax.numpy.
+    P.repeat: _call(repeat),
+    P.exclusive_cumprod: _call(exclusive_cumprod),
+    P.exclusive_cumprod_grad: _call(exclusive_cumprod_grad),
     P.unstack: _call(unstack),
     P.unrepeat: _call(unrepeat),
     P.unpad: _call(unpad),
     P.untake_along_axis: _call(untake_along_axis),
-    P.exclusive_cumprod_grad: _call(exclusive_cumprod_grad),
-    P.reshape: _reshape,
-    P.maximum: _python_extremum(">"),
-    P.minimum: _python_extremum("<"),
-    P.to_float: _to_float,
-    P.reduce_mean: _mean,
-    P.repeat: _call(repeat),
-    P.searchsorted: _searchsorted,
-    P.expand_dims: _reshape,
-    P.split: _split,
-    P.take: _numpy("np.take({0}, {1}, axis={2})"),
-    P.take_along_axis: _numpy("np.take_along_axis({0}, {1}, axis={2})"),
     P.mod: _of_floats(python_mod),
     P.floordiv: _of_floats(python_floordiv),
 }

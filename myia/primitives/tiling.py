@@ -85,25 +85,32 @@ def untile(d, a, reps):
 @primitive
 def unrepeat(d, a, repeats, axis=None):
     """The sensitivity of `a` in ``repeat(a, repeats, axis)`` whose output's is `d`."""
-    d = np.asarray(d)
+    return unrepeat_of(np.asarray(d), a, repeats, axis, _add_along)
+
+
+def unrepeat_of(d, a, repeats, axis, add_along):
+    """`unrepeat` of array `d`, its sums made by `add_along` (the JAX backend's, traced)."""
     if axis is None:
-        return np.reshape(
-            _add_along(d, _repeat_map(np.size(a), repeats), np.size(a), 0), np.shape(a)
-        )
+        n = int(np.prod(np.shape(a)))
+        return add_along(d, _repeat_map(n, repeats), n, 0).reshape(np.shape(a))
     ax = axis % np.ndim(a)
     n = np.shape(a)[ax]
-    return _add_along(d, _repeat_map(n, repeats), n, ax)
+    return add_along(d, _repeat_map(n, repeats), n, ax)
 
 
 @primitive
 def unpad(d, a, pad_width, mode="constant"):
     """The sensitivity of `a` in ``pad(a, pad_width, mode, c)`` whose output's is `d`."""
-    d = np.asarray(d)
+    return unpad_of(np.asarray(d), a, pad_width, mode, _add_along)
+
+
+def unpad_of(d, a, pad_width, mode, add_along):
+    """`unpad` of array `d`, its sums made by `add_along` (the JAX backend's, traced)."""
     widths = _pad_widths(pad_width, d.ndim)
     if mode == "constant":
         return d[tuple(slice(b, b + n) for (b, _), n in zip(widths, np.shape(a)))].copy()
     for ax, ((b, e), n) in enumerate(zip(widths, np.shape(a))):
-        d = _add_along(d, np.pad(np.arange(n), (b, e), mode), n, ax)
+        d = add_along(d, np.pad(np.arange(n), (b, e), mode), n, ax)
     return d
 
 
