@@ -82,6 +82,7 @@ def main(
             x, y = x_train[batch], onehot[batch]
             start = time.perf_counter()
             loss, model = parallel(model, x, y, lr)
+            loss = float(loss)  # a 0-d jax.Array: read back, the step done
             times.append(time.perf_counter() - start)
             loss1, reference = single(reference, x, y, lr)
             losses.append(loss)

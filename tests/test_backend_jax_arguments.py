@@ -175,8 +175,10 @@ def test_small_results_packed_by_dtype_come_back_as_their_own(keep):
         for x, y in zip(flat, want):
             np.testing.assert_allclose(np.asarray(x), y, rtol=1e-6)
             assert np.asarray(x).dtype == np.asarray(y).dtype and np.shape(x) == np.shape(y)
-            if isinstance(y, np.ndarray):
-                assert isinstance(x, jax.Array if keep else np.ndarray)
+            if keep:  # scalars too: 0-d arrays, as JAX returns them
+                assert isinstance(x, jax.Array)
+            elif isinstance(y, np.ndarray):
+                assert isinstance(x, np.ndarray)
             else:
                 assert type(x) is type(y)
     ex = f.specialization(w, v, 4, big).executable
@@ -224,3 +226,56 @@ def test_misaligned_arguments_are_copied_into_copies_reused_from_call_to_call():
     k = myia(weighted, backend="jax", keep_on_device=True)
     assert float(k(((W, b), 2.0), x)) == pytest.approx(weighted(((W, b), 2.0), x), rel=1e-12)
     assert not any(s.free for s in k.specialization(((W, b), 2.0), x).executable.staging.values())
+
+
+def train(W, x, step):
+    # A step whose scalar results (the loss, the step count) a training loop feeds back.
+    loss = np.mean(np.tanh(x @ W) ** 2)
+    return W - 0.1 * grad(lambda V: np.mean(np.tanh(x @ V) ** 2))(W), loss, step + 1
+
+
+def count_down(x, n):
+    s = x
+    for _ in range(n):
+        s = s * 1.5
+    return s, n - 1, n > 1
+
+
+def test_scalar_results_kept_on_the_device_and_taken_back_as_scalars():
+    # With `keep_on_device=True`, scalar results are 0-d `jax.Array`s (the call does not
+    # wait to read them back); fed back, each is the scalar of its dtype, as a NumPy
+    # scalar is: one more signature than the Python scalar it replaces, then none.
+    W, x = rng.standard_normal((4, 3)), rng.standard_normal((5, 4))
+    f = myia(train, backend="jax", keep_on_device=True)
+    ref = myia(train, backend="numpy")
+    state, expected = (W, 0.0, 0), (W, 0.0, 0)
+    for _ in range(4):
+        state = f(state[0], x, state[2])
+        expected = ref(expected[0], x, expected[2])
+        assert all(isinstance(v, jax.Array) for v in state)
+        assert state[1].shape == state[2].shape == ()
+        np.testing.assert_allclose(np.asarray(state[0]), expected[0], rtol=1e-12)
+        assert float(state[1]) == pytest.approx(expected[1], rel=1e-12)
+        assert int(state[2]) == expected[2]
+    assert state[2].dtype == np.int64 and state[1].dtype == np.float64
+    assert len(f.compiled_signatures()) == 2  # the int 0, then int64 scalars
+    g = myia(count_down, backend="jax", keep_on_device=True)
+    s, n, more = g(2.0, 3)
+    while more:  # a kept int is a loop's trip count, a kept bool a Python test
+        s, n, more = g(s, n)
+    assert float(s) == pytest.approx(2.0 * 1.5**6) and int(n) == 0
+    assert g.specialization(s, n).executable.jitted
+    # In a tuple, and into host code: NumPy scalars there.
+    h = myia(weighted, backend="jax", keep_on_device=True)
+    Wb = (jax.numpy.asarray(W[:, :3]), jax.numpy.asarray(np.ones(3)))  # float32 here
+    got = h((Wb, jax.numpy.asarray(2.0)), x)
+    assert isinstance(got, jax.Array) and got.shape == ()
+    assert float(got) == pytest.approx(weighted(((W[:, :3], np.ones(3)), 2.0), x), rel=1e-5)
+    p = myia(print_scaled, backend="jax", keep_on_device=True)
+    assert p(jax.numpy.asarray(3.0)) == 6.0
+    assert not p.specialization(jax.numpy.asarray(3.0)).executable.jitted
+
+
+def print_scaled(a):
+    print(a)
+    return a * 2.0

@@ -17,8 +17,9 @@ by JAX fails, runs on the host as the NumPy backend's generated code: every prog
 runs on ``backend="numpy"`` runs on ``backend="jax"``, with the same results.
 
 Values: NumPy arrays and Python or NumPy scalars in and out, as on the NumPy backend (the
-kinds of results are those of the NumPy backend). With ``keep_on_device=True``, array results
-are ``jax.Array``s, and ``jax.Array`` arguments are passed to XLA as they are. float64 is kept:
+kinds of results are those of the NumPy backend). With ``keep_on_device=True``, results are
+``jax.Array``s (scalars 0-d, as in JAX), and ``jax.Array`` arguments are passed to XLA as they
+are (a 0-d one as a scalar of its dtype). float64 is kept:
 tracing and calls run inside ``jax.enable_x64()``, a context manager, so JAX's global
 configuration is the user's own outside Myia's calls. With ``mesh=``, the arguments are
 placed over the devices of a JAX mesh and XLA partitions the program (`jax_sharding`).
@@ -383,6 +384,7 @@ class JaxExecutable(Executable):
             scalars = all(isinstance(a, AbstractScalar) for a in leaf_types(out))
             if (
                 scalars
+                and not self.backend.keep_on_device
                 and leaves_out
                 and all(x.dtype == np.float64 and x.shape == () for x in f64)
             ):
@@ -685,14 +687,19 @@ class JaxBackend(Backend):
         """
         array = self.jax.Array
         if any(isinstance(a, array) for a in args):
-            return tuple(np.asarray(a) if isinstance(a, array) else a for a in args)
+            return tuple(_from_device(a) if isinstance(a, array) else a for a in args)
         if self.nested_arrays and any(holds(a, array) for a in args):
-            return tuple(map_arrays(a, array, np.asarray) for a in args)
+            return tuple(map_arrays(a, array, _from_device) for a in args)
         return args
 
     def convert(self, value: Any, a: Any) -> Any:
-        """A leaf of a result as the user gets it (a ``jax.Array`` if kept on the device)."""
-        if self.keep_on_device and isinstance(a, AbstractArray):
+        """A leaf of a result as the user gets it (a ``jax.Array`` if kept on the device).
+
+        Kept on the device, a scalar is a 0-d ``jax.Array``, as JAX returns it: the call
+        does not wait for the device to read it back (a later call takes it back as the
+        scalar, `jax_values.abstract`).
+        """
+        if self.keep_on_device:
             return value
         if self.layout is not None and isinstance(a, AbstractArray):
             return self.layout.to_host(value)
@@ -711,3 +718,8 @@ class JaxBackend(Backend):
         if not self.nested_arrays and not isinstance(value, array) and holds(value, array):
             self.nested_arrays = True
         return abstract(value, array)
+
+
+def _from_device(x: Any) -> Any:
+    """A ``jax.Array`` argument as the host code takes it: a NumPy array, or scalar if 0-d."""
+    return np.asarray(x) if x.ndim else np.asarray(x)[()]

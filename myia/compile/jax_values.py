@@ -245,8 +245,14 @@ def to_host(value: Any, a: Any) -> Any:
 
 
 def abstract(value: Any, array: type) -> Any:
-    """`to_abstract` of `value`, whose tuples and records may hold `array`s."""
+    """`to_abstract` of `value`, whose tuples and records may hold `array`s.
+
+    A 0-d `array` is a scalar of its dtype, as a NumPy scalar is (``np.float64``): what
+    ``keep_on_device=True`` returns for a scalar result is taken back as that scalar.
+    """
     if isinstance(value, array):
+        if not value.ndim:
+            return AbstractScalar(np.dtype(value.dtype).name)
         return AbstractArray(np.dtype(value.dtype).name, tuple(value.shape))
     if type(value) is tuple:
         return AbstractTuple(tuple(abstract(v, array) for v in value))
@@ -290,6 +296,10 @@ def map_arrays(value: Any, array: type, fn: Any) -> Any:
     return value
 
 
-def _stand_in(x: Any) -> np.ndarray:
-    """A NumPy array of the shape and dtype of `x`, without memory (for `to_abstract`)."""
-    return np.broadcast_to(np.zeros((), dtype=x.dtype), x.shape)
+def _stand_in(x: Any) -> Any:
+    """A NumPy array of the shape and dtype of `x`, without memory (for `to_abstract`).
+
+    A 0-d `x` stands for a NumPy scalar (`abstract`).
+    """
+    zero = np.zeros((), dtype=x.dtype)
+    return np.broadcast_to(zero, x.shape) if x.ndim else zero[()]
