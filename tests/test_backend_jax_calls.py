@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import traceback
 
+import numpy as np
 import pytest
 
 from benchmarks.newton_sqrt import newton_sqrt
@@ -164,6 +165,53 @@ def test_a_gradients_loops_carry_no_flag_or_size():
     text = g.specialization(0.3, 10).executable.compiled_text((0.3, 10))
     # The backward loop's test ``not stack_empty(s)`` is one comparison: ``count != 0``.
     assert "direction=NE" in text and "direction=EQ" not in text
+
+
+def rows_sum(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x[i] * x[i + 1]
+    return s
+
+
+def rows_from(x, k, n):
+    s = 0.0
+    i = k
+    while i < n:
+        s = s + x[i]
+        i += 1
+    return s
+
+
+def rows_back(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x[i - 1]  # x[-1] first: carried (the index does not step like the counter)
+    return s
+
+
+def test_a_counters_index_is_checked_at_its_first_and_last_values():
+    # ``x[i]`` and ``x[i + 1]`` flag where out of bounds (XLA would clamp): over a loop the
+    # index moves one way, so it is out of bounds in some iteration if and only if in the
+    # first or the last. The test is made after the loop (`jax_counted._ray`): the loop
+    # carries no flag, and Python's IndexError is raised at the user's line all the same.
+    x = np.arange(1.0, 6.0)
+    cases = [(rows_sum, lambda n: (x[:4], n)), (rows_from, lambda n: (x, n - 4, n))]
+    cases.append((rows_back, lambda n: (x, n)))
+    for fn, args_of in cases:
+        (loop,) = _loops(fn, *args_of(3))
+        assert ("tensor<i1>" in loop) == (fn is rows_back)
+        for make in (myia, lambda fn, backend: grad(fn, "x", backend=backend)):
+            f, ref = make(fn, backend="jax"), make(fn, backend="numpy")
+            for n in [0, 1, 3, 4, 5, 9]:
+                try:
+                    expected = ref(*args_of(n))
+                except IndexError:
+                    with pytest.raises(IndexError, match="out of bounds|out of range"):
+                        f(*args_of(n))
+                    continue
+                np.testing.assert_allclose(f(*args_of(n)), expected, rtol=1e-12)
+            assert f.specialization(*args_of(3)).executable.jitted
 
 
 @pytest.mark.parametrize(

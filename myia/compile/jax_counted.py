@@ -283,6 +283,9 @@ def flag_after(
         flag = flag | ~jnp.isfinite(after[k])
     for k, step in deferred.counters:
         flag = flag | ((after[k] < before[k]) if step > 0 else (after[k] > before[k]))
+    for k, step, test in deferred.rays:
+        ran = after[k] != before[k]
+        flag = flag | (ran & (test(before[k]) | test(after[k] - step)))
     if deferred.counters and bound is not None:
         j, _, step_j = bound
         ran = jnp.abs(after[j].astype("float64") - before[j].astype("float64")) / abs(step_j)
@@ -318,10 +321,15 @@ def _strict(body_jaxpr: Any, k: int) -> bool:
 
 
 class Deferred(NamedTuple):
-    """What `deferred_flags` tests after a loop: `finite` leaves, `counters` ``(k, step)``."""
+    """What `deferred_flags` tests after a loop.
+
+    `finite` leaves, `counters` ``(k, step)``, `rays` ``(k, step, test)``: a test of counter
+    `k` made at its first and last values.
+    """
 
     finite: list[int]
     counters: list[tuple[int, int]]
+    rays: list[tuple[int, int, Any]] = []
 
 
 _INT64 = np.iinfo(np.int64)
@@ -383,7 +391,8 @@ def deferred_flags(body_jaxpr: Any, counter: Any = None) -> Deferred | None:
 
     jaxpr = body_jaxpr.jaxpr
     defs, index = _defining(jaxpr), _index(jaxpr)
-    found = Deferred([], [])
+    found = Deferred([], [], [])
+    stepped: set[int] = set()  # counters that cannot wrap around unflagged
 
     def walk(v: Any) -> bool:
         if isinstance(v, Literal):
@@ -393,11 +402,19 @@ def deferred_flags(body_jaxpr: Any, counter: Any = None) -> Deferred | None:
             return False
         if eqn.primitive.name == "or":
             return all(map(walk, eqn.invars))
+        if eqn.primitive.name == "reduce_or" and not getattr(eqn.invars[0].aval, "shape", 1):
+            return walk(eqn.invars[0])  # ``any`` of one value
         k = _own_step(body_jaxpr, eqn, index)
         if k is not None:
             if counter is not None and k == counter[0]:
+                stepped.add(k)
                 return never_past(counter)  # its wrapping around would not end the loop
             found.counters.append((k, _step(body_jaxpr, k)))
+            stepped.add(k)
+            return True
+        ray = _ray(body_jaxpr, eqn, defs, index)
+        if ray is not None:
+            found.rays.append(ray)
             return True
         inner = defs(eqn.invars[0]) if eqn.primitive.name == "not" else None
         if inner is None or inner.primitive.name != "is_finite":
@@ -416,7 +433,65 @@ def deferred_flags(body_jaxpr: Any, counter: Any = None) -> Deferred | None:
 
     if loops(jaxpr) or not walk(jaxpr.outvars[-2]):
         return None  # an inner loop may read the leaf, and not end where it is not finite
-    return Deferred(sorted(set(found.finite)), sorted(set(found.counters)))
+    if any(k not in stepped for k, _, _ in found.rays):
+        return None  # a counter that may wrap around is not monotonic
+    return Deferred(sorted(set(found.finite)), sorted(set(found.counters)), found.rays)
+
+
+def _ray(body_jaxpr: Any, eqn: Any, defs: Any, index: Any) -> tuple[int, int, Any] | None:
+    """``(k, step, test)`` where `eqn` compares ``k + c`` with a constant, else None.
+
+    `k` is a counter the body steps by a constant `step`, and `c` lies between 0 and `step`
+    (so that ``k + c`` wraps around only where stepping `k` does, which is flagged). Over the
+    iterations ``k + c`` is monotonic, so the comparison (a ray: ``i < a``, ``i >= b``) holds
+    in some iteration if and only if it holds in the first or the last: an index of a
+    counter out of bounds (`jax_runtime.check_bounds`). ``test(k)`` makes it for a value
+    of `k`. Named rewrite:
+
+        f = f | (k + c < a) in every iteration  =>  f = (k0 + c < a) | (k_last + c < a)
+    """
+    if eqn.primitive.name not in ("lt", "le", "gt", "ge") or len(eqn.invars) != 2:
+        return None
+    x, y = eqn.invars
+    v = x if _literal(y) is not None else y if _literal(x) is not None else None
+    chain: list[Any] = []  # the additions of constants, innermost first
+    while v is not None and index(v) is None:
+        e = defs(v)
+        if e is None or e.primitive.name not in ("add", "sub") or len(e.invars) != 2:
+            return None
+        a, b = e.invars
+        if _literal(b) is not None:
+            chain.insert(0, (e, 0, _literal(b) * (1 if e.primitive.name == "add" else -1)))
+            v = a
+        elif e.primitive.name == "add" and _literal(a) is not None:
+            chain.insert(0, (e, 1, _literal(a)))
+            v = b
+        else:
+            return None
+    k = None if v is None else index(v)
+    step = None if k is None else _step(body_jaxpr, k)
+    c = sum(add for _, _, add in chain)
+    if not step or abs(step) > STEP_LIMIT or not (0 <= c * step <= step * step):
+        return None
+    if any(add * step < 0 for _, _, add in chain):
+        return None
+
+    def test(value: Any) -> Any:
+        for e, slot, _ in chain:
+            operands = list(e.invars)
+            operands[slot] = value
+            value = e.primitive.bind(*(_value(o) for o in operands), **e.params)
+        operands = [value if _literal(o) is None else _value(o) for o in eqn.invars]
+        return eqn.primitive.bind(*operands, **eqn.params)
+
+    return k, step, test
+
+
+def _value(v: Any) -> Any:
+    """The value of a literal variable, or `v` itself (a value already)."""
+    from jax.extend.core import Literal
+
+    return v.val if isinstance(v, Literal) else v
 
 
 def bounded(test_jaxpr: Any, body_jaxpr: Any) -> tuple[int, str, int] | None:
