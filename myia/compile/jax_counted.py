@@ -454,44 +454,37 @@ def _ray(body_jaxpr: Any, eqn: Any, defs: Any, index: Any) -> tuple[int, int, An
         return None
     x, y = eqn.invars
     v = x if _literal(y) is not None else y if _literal(x) is not None else None
-    chain: list[Any] = []  # the additions of constants, innermost first
+    chain: list[int] = []  # the constants added
     while v is not None and index(v) is None:
         e = defs(v)
         if e is None or e.primitive.name not in ("add", "sub") or len(e.invars) != 2:
             return None
         a, b = e.invars
         if _literal(b) is not None:
-            chain.insert(0, (e, 0, _literal(b) * (1 if e.primitive.name == "add" else -1)))
+            chain.append(_literal(b) * (1 if e.primitive.name == "add" else -1))
             v = a
         elif e.primitive.name == "add" and _literal(a) is not None:
-            chain.insert(0, (e, 1, _literal(a)))
+            chain.append(_literal(a))
             v = b
         else:
             return None
     k = None if v is None else index(v)
     step = None if k is None else _step(body_jaxpr, k)
-    c = sum(add for _, _, add in chain)
+    c = sum(chain)
     if not step or abs(step) > STEP_LIMIT or not (0 <= c * step <= step * step):
         return None
-    if any(add * step < 0 for _, _, add in chain):
+    if any(add * step < 0 for add in chain):
         return None
 
+    compare = getattr(operator, eqn.primitive.name)
+
     def test(value: Any) -> Any:
-        for e, slot, _ in chain:
-            operands = list(e.invars)
-            operands[slot] = value
-            value = e.primitive.bind(*(_value(o) for o in operands), **e.params)
-        operands = [value if _literal(o) is None else _value(o) for o in eqn.invars]
-        return eqn.primitive.bind(*operands, **eqn.params)
+        value = value + c if c else value
+        a, b = (value if _literal(o) is None else _literal(o) for o in eqn.invars)
+        return compare(a, b)
 
     return k, step, test
 
-
-def _value(v: Any) -> Any:
-    """The value of a literal variable, or `v` itself (a value already)."""
-    from jax.extend.core import Literal
-
-    return v.val if isinstance(v, Literal) else v
 
 
 def bounded(test_jaxpr: Any, body_jaxpr: Any) -> tuple[int, str, int] | None:
