@@ -486,7 +486,6 @@ def _ray(body_jaxpr: Any, eqn: Any, defs: Any, index: Any) -> tuple[int, int, An
     return k, step, test
 
 
-
 def bounded(test_jaxpr: Any, body_jaxpr: Any) -> tuple[int, str, int] | None:
     """``(k, op, step)`` where the loop ends after a number of iterations fixed when it starts.
 

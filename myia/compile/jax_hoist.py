@@ -131,16 +131,19 @@ def outside(closed: Any, n: int, known: list[int | None], wanted: list[Any]) -> 
 
     Those that need no product and depend only on the counters and the invariants: a loop
     need not stack them (`jax_sums`: the rows a backward loop pops from a stack are read
-    from the stack's buffer after the loop). Returns ``(values, fn)``; ``fn(leaves)`` gives
-    their values at every iteration (stacked on a first axis).
+    from the stack's buffer after the loop). Returns ``(values, fn, descending)``;
+    ``fn(leaves, reverse)`` gives their values at every iteration (stacked on a first axis,
+    the last iteration's first where `reverse`); `descending`: every counter steps down (a
+    backward loop popping: its rows, last iteration's first, are one slice in order).
     """
     if not wanted:
-        return [], None
+        return [], None, False
     a = _Analysis(closed, known)
     values = [v for v in wanted if v in a.varying and v not in a.heavy]
     if not values:
-        return [], None
-    return values, _stacked(closed, values, n, known, a.steps)
+        return [], None, False
+    descending = bool(a.steps) and all(step < 0 for step in a.steps.values())
+    return values, _stacked(closed, values, n, known, a.steps), descending
 
 
 def _needed(jaxpr: Any, given: list[Any], effects: bool = True) -> list[Any]:
@@ -164,9 +167,10 @@ def _needed(jaxpr: Any, given: list[Any], effects: bool = True) -> list[Any]:
 def _stacked(
     closed: Any, values: list[Any], n: int, known: list[int | None], steps: dict[int, int]
 ) -> Any:
-    """``leaves -> rows``: `values` of the body `closed` at each of the `n` iterations.
+    """``(leaves, reverse) -> rows``: `values` of the body `closed` at each of the `n` iterations.
 
-    Stacked on a first axis (`jax_rows`: rows read at the counters are slices).
+    Stacked on a first axis (`jax_rows`: rows read at the counters are slices), the last
+    iteration's first where `reverse`.
     """
     from jax.extend.core import ClosedJaxpr
 
@@ -176,7 +180,12 @@ def _stacked(
     before = ClosedJaxpr(jaxpr.replace(eqns=_needed(jaxpr, [], effects=False)), closed.consts)
     counters = {k: (known[k], step) for k, step in steps.items()}
 
-    def run(leaves: list[Any]) -> list[Any]:
+    def run(leaves: list[Any], reverse: bool = False) -> list[Any]:
+        if reverse:  # iteration i is n - 1 - i: each counter from its last value, back
+            backward = {
+                k: (start + (n - 1) * step, -step) for k, (start, step) in counters.items()
+            }
+            return jax_rows.evaluate(before.jaxpr, before.consts, list(leaves), backward, n)
         return jax_rows.evaluate(before.jaxpr, before.consts, list(leaves), counters, n)
 
     return run

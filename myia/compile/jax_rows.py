@@ -179,20 +179,9 @@ def evaluate(
     its value at iteration ``i`` is ``start + step * i``, whatever `leaves` holds there.
     """
     import jax.numpy as jnp
-    from jax.extend.core import Literal
 
-    env: dict[Any, Any] = dict(zip(jaxpr.constvars, consts))
-    for k, (v, x) in enumerate(zip(jaxpr.invars, leaves)):
-        env[v] = Affine(*counters[k]) if k in counters else x
-
-    def read(v: Any) -> Any:
-        return v.val if isinstance(v, Literal) else env[v]
-
-    for e in jaxpr.eqns:
-        ins = [read(v) for v in e.invars]
-        sym = _symbolic(e, ins, n)
-        outs = [sym] if sym is not None else _batched_eqn(e, ins, n)
-        env.update(zip(e.outvars, outs))
+    ins = [Affine(*counters[k]) if k in counters else x for k, x in enumerate(leaves)]
+    outs = _evaluated(jaxpr, consts, ins, n)
 
     def stacked(x: Any, v: Any) -> Any:
         if isinstance(x, Batched):
@@ -201,4 +190,30 @@ def evaluate(
             return x.array(n, v.aval.dtype)
         return jnp.broadcast_to(x, (n, *jnp.shape(x)))
 
-    return [stacked(read(v), v) for v in jaxpr.outvars]
+    return [stacked(x, v) for x, v in zip(outs, jaxpr.outvars)]
+
+
+def _evaluated(jaxpr: Any, consts: list[Any], ins: list[Any], n: int) -> list[Any]:
+    """The outputs of `jaxpr` on `ins` (counters, rows or values), as symbolic as they go.
+
+    A nested ``jit`` (`lax.dynamic_index_in_dim`'s) is evaluated inside, so that a row read
+    at a counter stays a slice.
+    """
+    from jax.extend.core import Literal
+
+    env: dict[Any, Any] = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, ins))
+
+    def read(v: Any) -> Any:
+        return v.val if isinstance(v, Literal) else env[v]
+
+    for e in jaxpr.eqns:
+        args = [read(v) for v in e.invars]
+        if e.primitive.name in ("jit", "pjit") and any(isinstance(x, Affine) for x in args):
+            inner = e.params["jaxpr"]
+            outs = _evaluated(inner.jaxpr, inner.consts, args, n)
+        else:
+            sym = _symbolic(e, args, n)
+            outs = [sym] if sym is not None else _batched_eqn(e, args, n)
+        env.update(zip(e.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]

@@ -313,7 +313,7 @@ def run(
 
     jnp = _jnp()
     found = find(jaxpr, n)
-    outside, rows_of = hoist.outside(jaxpr, n, known, _operands(found))
+    outside, rows_of, descending = hoist.outside(jaxpr, n, known, _operands(found))
     closed, extra = body(jaxpr, found, outside) if found else (jaxpr, [])
     hoisted = hoist.split(closed, n, known)
     if hoisted is not None:
@@ -331,7 +331,37 @@ def run(
     if not found and hoisted is None:
         return jax.lax.fori_loop(0, n, lambda _, c: body_(c, None)[0], carry)
     rows = None if hoisted is None else before(carry[0])
-    read = [] if rows_of is None else rows_of(carry[0])
-    (leaves, flag, need), stacked = jax.lax.scan(body_, carry, rows, length=n)
+    # The rows a backward loop pops, read after it, are in order last iteration first: the
+    # loop stacks its operands so too, and the products read both as they lie.
+    reverse = descending and bool(outside)
+    read = [] if rows_of is None else rows_of(carry[0], reverse)
+    (leaves, flag, need), stacked = _scan(body_, carry, rows, n, reverse)
     finish(found, [*extra, *outside], [*stacked, *read], leaves)
     return leaves, flag, need
+
+
+def _scan(body_: Any, carry: Any, rows: Any, n: int, reverse: bool) -> Any:
+    """``lax.scan(body_, carry, rows, length=n)``, outputs last iteration first if `reverse`.
+
+    Each output is then written at row ``n - 1 - i``; the iterations run in order.
+    """
+    import jax
+    from jax import lax
+
+    if not reverse:
+        return lax.scan(body_, carry, rows, length=n)
+    jnp = _jnp()
+
+    def row(i: Any) -> Any:
+        return None if rows is None else [lax.dynamic_index_in_dim(r, i, 0, False) for r in rows]
+
+    shapes = jax.eval_shape(lambda c: body_(c, row(0))[1], carry)
+    outs = [jnp.zeros((n, *s.shape), s.dtype) for s in shapes]
+
+    def step(i: Any, state: Any) -> Any:
+        c, outs = state
+        c, got = body_(c, row(i))
+        j = n - 1 - i
+        return c, [lax.dynamic_update_index_in_dim(b, x, j, 0) for b, x in zip(outs, got)]
+
+    return lax.fori_loop(0, n, step, (carry, outs))
