@@ -20,6 +20,12 @@ jax = pytest.importorskip("jax")
 import myia.compile.jax_sums as sums  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def as_on_a_gpu(monkeypatch):
+    """The sums are made after the loop as on a GPU (on XLA's CPU, not by default)."""
+    monkeypatch.setattr(sums, "ON_CPU", True)
+
+
 @pytest.fixture
 def found(monkeypatch):
     """The kinds of the sums found in each counted loop traced."""
@@ -106,6 +112,18 @@ def test_rnn_gradient_sums_its_weights_gradients_after_the_backward_loop(found):
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
     assert ["dot", "dot", "sum"] in found  # dWx, dWh and db
+
+
+def test_on_the_cpu_the_products_stay_in_the_loop(found, monkeypatch):
+    # `sums.ON_CPU`: on XLA's CPU, rnn's gradient ran faster with its products in the loop.
+    monkeypatch.setattr(sums, "ON_CPU", False)
+    x, Wx, Wh = _rng_arrays((9, 4, 3), (3, 5), (5, 5))
+    b = np.linspace(-0.1, 0.1, 5)
+    got = grad(rnn_loss, "Wx", "Wh", "b", backend="jax")(x, Wx, Wh, b)
+    want = grad(rnn_loss, "Wx", "Wh", "b", backend="numpy")(x, Wx, Wh, b)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    assert found == []  # no loop's sums looked for
 
 
 def test_rnn_gradient_checks():
