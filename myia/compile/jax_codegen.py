@@ -196,7 +196,7 @@ def flagged(node: Any) -> str | None:
         return "index"
     if name in ("array_index_add", "array_index_add_inplace"):
         return "index_add"
-    if name in ("dynamic_window", "window_add"):
+    if name in ("dynamic_window", "window_add", "window_add_inplace"):
         return "window"  # flagged by their lowerings (`jax_lower.dynamic_window`)
     if name in LINALG_ERRORS:
         return "finite"

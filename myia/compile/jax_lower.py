@@ -535,6 +535,7 @@ JAX_LOWER: dict[Any, Any] = {
     P.array_index_add_inplace: _call(index_add),
     P.dynamic_window: _call(dynamic_window),
     P.window_add: _call(window_add),
+    P.window_add_inplace: _call(window_add),
     P.owned_copy: lambda args, node, ctx: args[0],  # XLA's arrays are never written
     P.astype: _astype,
     P.to_float: _to_float,

@@ -167,15 +167,15 @@ WINDOW_START_SOURCE = """def _window_start(start, size, n):
 """
 
 
-def window_source(axis: int, add: bool) -> tuple[str, str]:
+def window_source(axis: int, add: bool, inplace: bool = False) -> tuple[str, str]:
     """The name and source of the helper of a window along `axis` (or of its sensitivity)."""
     colons = ":, " * axis
     if add:
-        name = f"_window_add_{axis}"
+        name = f"_window_add{'_inplace' if inplace else ''}_{axis}"
         body = (
             f"    size = v.shape[{axis}]\n"
             f"    s = _window_start(start, size, a.shape[{axis}])\n"
-            "    out = np.copy(a)\n"
+            f"    out = {'a' if inplace else 'np.copy(a)'}\n"
             f"    out[{colons}s:s + size] += v\n"
             "    return out\n"
         )

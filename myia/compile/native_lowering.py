@@ -86,17 +86,19 @@ def _window(gen: Any, node: Apply) -> str | None:
     """A window ``x[i:i + k]``, or its sensitivity: a basic slice at an offset checked.
 
     dynamic_window(a, i, k, axis) => _window_<axis>(a, i, k)
-    window_add(a, i, v, axis) => _window_add_<axis>(a, i, v)
+    window_add(a, i, v, axis) => _window_add_<axis>(a, i, v)  (a copy of a)
+    window_add_inplace(a, i, v, axis) => _window_add_inplace_<axis>(a, i, v)
     """
     a, start, _, axis = node.inputs[1:]
     if not (native_array(node.abstract) and native_array(a.abstract) and axis.is_constant):
         return None
     if not isinstance(start.abstract, AbstractScalar) or start.abstract.dtype != "int64":
         return None
-    add = node.inputs[0].value is P.window_add  # type: ignore[attr-defined]
+    prim = node.inputs[0].value  # type: ignore[attr-defined]
+    add = prim is not P.dynamic_window
     if add and not native_array(node.inputs[3].abstract):
         return None
-    name, source = window_source(axis.value, add)  # type: ignore[attr-defined]
+    name, source = window_source(axis.value, add, prim is P.window_add_inplace)  # type: ignore[attr-defined]
     for helper in (WINDOW_START_SOURCE, source):
         if helper not in gen.helper_source:
             gen.helper_source.append(helper)
@@ -123,6 +125,7 @@ _LOWERINGS = {
     P.owned_copy: _owned_copy,
     P.dynamic_window: _window,
     P.window_add: _window,
+    P.window_add_inplace: _window,
 }
 
 

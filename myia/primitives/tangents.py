@@ -36,6 +36,7 @@ for _p in (T.tile, T.repeat, T.untile, T.unrepeat, T.unpad):
 linear(T.pad, 0, 3)  # the padding's constant value too
 linear(W.dynamic_window, 0)
 linear(W.window_add, 0, 2)
+linear(W.window_add_inplace, 0, 2)
 linear(A.full, 1)
 linear(A.full_like, 1)
 

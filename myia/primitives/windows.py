@@ -72,6 +72,15 @@ def window_add(a, start, v, axis):
     return out
 
 
+@primitive
+def window_add_inplace(a, start, v, axis):
+    """`window_add` written into `a`, which nothing else reads (`myia.opt.inplace`)."""
+    size = np.shape(v)[axis]
+    s = window_start(start, size, a.shape[axis], axis)
+    a[_window_index(axis, s, size)] += v
+    return a
+
+
 def _start(start: Any) -> None:
     if not (isinstance(start, AbstractScalar) and start.dtype.startswith(("int", "uint"))):
         raise MyiaTypeError(f"the start of a window must be an integer, not {show(start)}")
@@ -90,7 +99,7 @@ def _infer_dynamic_window(a, start, size, axis):
     return AbstractArray(a.dtype, a.shape[:ax] + (k,) + a.shape[ax + 1 :])
 
 
-@infer_rule(window_add)
+@infer_rule(window_add, window_add_inplace)
 def _infer_window_add(a, start, v, axis):
     a = as_array(a, "window_add")
     v = as_array(v, "window_add")
@@ -110,7 +119,7 @@ def bprop_dynamic_window(a, start, size, axis, out, dout):
     return (window_add(gzeros(a), start, dout, axis), gzeros(start), gzeros(size), gzeros(axis))
 
 
-@bprop(window_add)
+@bprop(window_add, window_add_inplace)
 def bprop_window_add(a, start, v, axis, out, dout):
     dv = dynamic_window(dout, start, shape(v)[axis], axis)
     return (dout, gzeros(start), dv, gzeros(axis))
