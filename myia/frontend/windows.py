@@ -9,8 +9,9 @@ and the rest, ``k`` here, is the length, computed by nodes of its own. Its value
 at compile time where it is a constant, or where type inference knows it (a constant
 argument, a closure's constant, ``w.shape[0]``). ``make_slice`` receives it.
 
-Nodes are compared by identity: a variable read twice in a block is one node, and
-``j = i + k; x[i:j]`` is the same as ``x[i:i + k]``.
+Terms are compared by structure: a variable read twice in a block is one node
+(``j = i + k; x[i:j]`` is ``x[i:i + k]``), and two computations of one pure operation on
+the same terms are one term (``x[i * s:i * s + k]``, ``w.shape[0]``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from typing import Any
 from ..ir.node import Constant, DebugInfo, Node
 from ..operations import ops
 
-#: A sum of integer multiples of terms, and a constant: ``({node: coefficient}, constant)``.
-Linear = tuple[dict[Node, int], int]
+#: A sum of integer multiples of terms, and a constant: ``({term: coefficient}, constant)``.
+Linear = tuple[dict[Any, int], int]
 
 
 def _int(node: Node) -> int | None:
@@ -33,6 +34,28 @@ def _op(node: Node) -> Any:
     if not node.is_apply or not node.inputs[0].is_constant:
         return None
     return node.inputs[0].value
+
+
+#: The operations whose calls on equal terms are equal (pure, and of no effect).
+_PURE = (
+    ops.add, ops.sub, ops.mul, ops.floordiv, ops.mod, ops.neg, ops.pos, ops.getattr_,
+    ops.getitem, ops.len_,
+)  # fmt: skip
+
+
+def _key(node: Node, depth: int = 0) -> Any:
+    """What identifies the value of `node`: its structure where it is pure, else itself."""
+    if node.is_constant:
+        v = node.value
+        try:
+            hash(v)
+        except TypeError:
+            return node
+        return ("constant", type(v), v)
+    op = _op(node)
+    if depth < 32 and any(op is p for p in _PURE):
+        return (op, *(_key(i, depth + 1) for i in node.inputs[1:]))
+    return node
 
 
 def linear(node: Node, depth: int = 0) -> Linear:
@@ -55,10 +78,26 @@ def linear(node: Node, depth: int = 0) -> Linear:
             if k is not None:
                 t, c = linear(y, depth + 1)
                 return {n: k * v for n, v in t.items() if k * v}, k * c
-    return {node: 1}, 0
+    return {_Term(node): 1}, 0
 
 
-def _combine(a: dict[Node, int], b: dict[Node, int], sign: int) -> dict[Node, int]:
+class _Term:
+    """A term of a sum: a node, equal to another of the same structure (`_key`)."""
+
+    __slots__ = ("key", "node")
+
+    def __init__(self, node: Node):
+        self.node = node
+        self.key = _key(node)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Term) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+def _combine(a: dict[Any, int], b: dict[Any, int], sign: int) -> dict[Any, int]:
     out = dict(a)
     for n, v in b.items():
         out[n] = out.get(n, 0) + sign * v
@@ -74,7 +113,8 @@ def window_length(graph: Any, start: Node, stop: Node, debug: DebugInfo) -> Node
     diff = _combine(tt, ts, -1)
     node: Node | None = None
     for term, k in diff.items():
-        part = term if k == 1 else graph.apply(ops.mul, Constant(k), term, debug=debug)
+        n = term.node
+        part = n if k == 1 else graph.apply(ops.mul, Constant(k), n, debug=debug)
         node = part if node is None else graph.apply(ops.add, node, part, debug=debug)
     c = ct - cs
     if node is None:
