@@ -305,12 +305,7 @@ def partial_fn(p, k=-1):
 
 @primitive
 def make_slice(start, stop, step, length=None):
-    """``slice(start, stop, step)``.
-
-    `length`, where the frontend gives it, is ``stop - start`` computed from what the
-    bounds have in common (``x[i:i + k]``: ``k``): known at compile time, the slice of an
-    array is a window of that length (`myia.primitives.windows`).
-    """
+    """``slice(start, stop, step)``; `length`: stop - start (``x[i:i + k]``, `windows`)."""
     return slice(start, stop, step)
 
 
@@ -622,20 +617,10 @@ def _infer_make_slice(start, stop, step, length=NONE):
             raise MyiaTypeError(f"a slice bound must be an integer or None, not {show(b)}")
     values = [static_value(b) for b in bounds]
     if any(v is ANYTHING_ for v in values):
-        return AbstractSlice(*bounds, length=_window_length(length, step))
+        from .windows import window_length
+
+        return AbstractSlice(*bounds, length=window_length(length, step))
     return AbstractConstant(slice(*values))
-
-
-def _window_length(length: AbstractValue, step: AbstractValue) -> int | None:
-    """The length of a slice (stop - start), if known at compile time, an int, with no step."""
-    if step != NONE or not isinstance(length, AbstractScalar):
-        return None
-    k = static_value(length)
-    if not length.dtype.startswith(("int", "uint")) or isinstance(k, (bool, np.bool_)):
-        return None
-    if not isinstance(k, (int, np.integer)) or k < 0:
-        return None
-    return int(k)
 
 
 # Backpropagators ------------------------------------------------------------------------------

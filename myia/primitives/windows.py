@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..abstract.data import AbstractArray, AbstractScalar, show
+from ..abstract.data import AbstractArray, AbstractConstant, AbstractScalar, show
 from ..errors import MyiaShapeError, MyiaTypeError
 from ..grad.registry import bprop
 from ..infer.registry import infer_rule
@@ -79,6 +79,22 @@ def window_add_inplace(a, start, v, axis):
     s = window_start(start, size, a.shape[axis], axis)
     a[_window_index(axis, s, size)] += v
     return a
+
+
+def window_length(length: Any, step: Any) -> int | None:
+    """The length of a slice (stop - start) if known at compile time, an int, with no step.
+
+    `length` is the abstract value of ``make_slice``'s fourth input, which the frontend
+    gives where the bounds share terms (`myia.frontend.windows`).
+    """
+    if not (isinstance(step, AbstractConstant) and step.value is None):
+        return None
+    if not isinstance(length, AbstractScalar) or not length.dtype.startswith(("int", "uint")):
+        return None
+    k = length.value
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 0:
+        return None
+    return int(k)
 
 
 def _start(start: Any) -> None:
