@@ -637,19 +637,18 @@ class Inferrer(LoopTypes):
 
         None where the index has no window, or its slices are not visible in the code.
         """
-        plan = window_plan(*args)
-        if plan is None:
-            return None
         ctx, node, values = self.calls[-1]
-        if node is None or not node.is_apply or values.get(node.inputs[-1]) != args[1]:
+        if node is None or not node.is_apply:
             return None
-        key = (node, plan)
-        made = self.window_calls.get(key)
+        plan = window_plan(*args)
+        made = None
+        if plan is not None and values.get(node.inputs[-1]) == args[1]:
+            made = self.window_calls.get((node, plan)) or window_nodes(node, plan)  # type: ignore[arg-type]
         if made is None:
-            made = window_nodes(node, plan)  # type: ignore[arg-type]
-            if made is None:
-                return None
-            self.window_calls[key] = made
+            # (Inferred again without windows: an approximation of a recursion changed.)
+            self.window_made.pop((ctx, node), None)
+            return None
+        self.window_calls[(node, plan)] = made
         self.window_made[(ctx, node)] = made
         try:
             for m in made:
