@@ -194,3 +194,8 @@ def nan_extrema(x):
 
 def remainders_of_ints(a, b):
     return np.remainder(a, b), np.floor_divide(a, -b), np.fmod(-a, b), np.count_nonzero(a)
+
+
+def windows(x, i):
+    # Sliding windows: the start known at run time, the length at compile time.
+    return x[i - 2 : i] * x[i - 3 : i - 1, ::-1], x[:, i - 2 : i]

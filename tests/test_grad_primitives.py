@@ -348,6 +348,13 @@ def index_add_inplace(a, v):
     return P.array_index_add_inplace(b, (1, P.make_slice(None, None, 2)), v * a[0, :2])
 
 
+def windows(a, v, i):
+    # A window, its sensitivity added into an array, and in place into a fresh copy.
+    w = P.dynamic_window(a * a, i, 2, 1)
+    b = P.window_add(a, i - 1, v * w, 1)
+    return P.window_add_inplace(P.owned_copy(b * a), -3, w * a[:, :2], 1)
+
+
 def gadd(x, y):
     return P.gadd((x * y, y), (x, y))[0]
 
@@ -627,6 +634,7 @@ CASES = [
     case("unbroadcast broadcast_like", broadcasts, [(f(2, 3), f(3))]),
     case("array_index_add", index_add, [(f(3, 4), f(2))]),
     case("array_index_add_inplace owned_copy", index_add_inplace, [(f(3, 4), f(2))]),
+    case("dynamic_window window_add window_add_inplace", windows, [(f(3, 4), f(3, 2), 1)], 2),
     case("gadd", gadd, [(PY(), PY()), (f(2), f(2))]),
     case("gadd_owned", gadd_owned, [(f(3), f(3))], order=2),
     case("partial_arg", partial_two_types, SCALARS, order=2),

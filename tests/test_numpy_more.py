@@ -55,6 +55,7 @@ from numpy_more_cases import (
     svd_values,
     tensordot,
     tile,
+    windows,
 )
 from test_arrays import RecordingInferrer, as_myia_result, check_abstract, check_value
 
@@ -526,6 +527,8 @@ TABLE = [
     Case("np.sort(axis=None)", "sorting", sort_flat, [(f(3, 4, kind="sep"),)]),
     Case("np.argsort, a.argsort", "sorting", argsort, [(f(3, 4),)], order=0),
     Case("np.take_along_axis", "indexing", take_along_axis, [(f(3, 4, kind="sep"),)]),
+    Case("x[i:i + k] (windows: k known at compile time, i at run time)", "indexing", windows,
+         [(f(5, 3), 3), (f(4, 4), -1)], prims=("dynamic_window",)),
     Case("np.any, np.all, a.any, a.all", "tests", any_all, [(f(3, 4),)], order=0),
     Case("np.isnan, np.isinf, np.isfinite", "tests", nan_tests,
          [(f(3, 4, kind="special"),), (f(),), (A((3,), "int"),)], order=0),

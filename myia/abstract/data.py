@@ -234,11 +234,16 @@ class AbstractOpaque(AbstractValue):
 
 @dataclass(frozen=True, repr=False)
 class AbstractSlice(AbstractValue):
-    """A slice whose bounds are not all known at compile time (fine for lists)."""
+    """A slice whose bounds are not all known at compile time (fine for lists).
+
+    `length` is ``stop - start`` where it is known at compile time (``x[i:i + k]``): of an
+    array, the slice is then a window of that length (`myia.primitives.windows`).
+    """
 
     start: AbstractValue
     stop: AbstractValue
     step: AbstractValue
+    length: int | None = None
 
     def __repr__(self) -> str:
         return show(self)

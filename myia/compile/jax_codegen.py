@@ -170,7 +170,8 @@ def flagged(node: Any) -> str | None:
 
     ``"float"``: an operation on Python floats (`jax_runtime.check_float`); ``"divisor"``:
     an integer division (`jax_runtime.check_divisor`); ``"index"``: array indexing
-    (`jax_runtime.check_index`), ``"index_add"`` its gradient (`jax_lower.index_add`);
+    (`jax_runtime.check_index`), ``"index_add"`` its gradient (`jax_lower.index_add`),
+    ``"window"`` a window ``x[i:i + k]`` or its gradient (`jax_lower.dynamic_window`);
     ``"finite"``: a factorization or solve NumPy may refuse (`jax_lower.LINALG_ERRORS`);
     ``"exact"``: a comparison of a Python int with a Python float (`jax_runtime.check_exact`:
     Python compares them exactly, XLA the int rounded to a float); ``"int"``: arithmetic on
@@ -195,6 +196,8 @@ def flagged(node: Any) -> str | None:
         return "index"
     if name in ("array_index_add", "array_index_add_inplace"):
         return "index_add"
+    if name in ("dynamic_window", "window_add", "window_add_inplace"):
+        return "window"  # flagged by their lowerings (`jax_lower.dynamic_window`)
     if name in LINALG_ERRORS:
         return "finite"
     if name in _NARROW_OPS and narrow_int(node) is not None:

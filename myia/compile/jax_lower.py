@@ -229,6 +229,40 @@ def index_add(a: Any, index: Any, v: Any) -> Any:
     return a.at[index].add(_jax().numpy.asarray(v, a.dtype))
 
 
+def _window_offset(n: int, start: Any, size: int) -> Any:
+    """The offset of a window in an axis of `n` (`windows.window_start`), its misfit flagged.
+
+    XLA's ``dynamic_slice`` clamps a start that does not fit where NumPy's slice is
+    shorter and Myia raises: the host runs the call again and raises at the user's line.
+    """
+    from .jax_runtime import check
+
+    jnp = _jax().numpy
+    s = jnp.asarray(start)
+    if size == 0:
+        return jnp.zeros((), s.dtype)
+    fits = ((s >= 0) & (s + size <= n)) | ((s < 0) & (s >= -n) & (s + size < 0))
+    check(~fits, None)
+    return jnp.where(s < 0, s + n, s)
+
+
+def dynamic_window(a: Any, start: Any, size: int, axis: int) -> Any:
+    """`myia.primitives.windows.dynamic_window` of traced values: ``lax.dynamic_slice``."""
+    a = _jax().numpy.asarray(a)
+    off = _window_offset(a.shape[axis], start, size)
+    return _jax().lax.dynamic_slice_in_dim(a, off, size, axis)
+
+
+def window_add(a: Any, start: Any, v: Any, axis: int) -> Any:
+    """`myia.primitives.windows.window_add` of traced values: a dynamic update of a slice."""
+    jnp, lax = _jax().numpy, _jax().lax
+    a = jnp.asarray(a)
+    size = jnp.shape(v)[axis]
+    off = _window_offset(a.shape[axis], start, size)
+    part = lax.dynamic_slice_in_dim(a, off, size, axis) + jnp.asarray(v, a.dtype)
+    return lax.dynamic_update_slice_in_dim(a, part, off, axis)
+
+
 def _call(fn: Any) -> Any:
     def lower(args: list[str], node: Any, ctx: Any) -> str:
         name = ctx.global_value(fn, f"jax_{fn.__name__}")
@@ -499,6 +533,9 @@ JAX_LOWER: dict[Any, Any] = {
     P.unbroadcast: _unbroadcast,
     P.array_index_add: _call(index_add),
     P.array_index_add_inplace: _call(index_add),
+    P.dynamic_window: _call(dynamic_window),
+    P.window_add: _call(window_add),
+    P.window_add_inplace: _call(window_add),
     P.owned_copy: lambda args, node, ctx: args[0],  # XLA's arrays are never written
     P.astype: _astype,
     P.to_float: _to_float,

@@ -154,6 +154,39 @@ def creation(name: str, a: Any, args: list[str]) -> str | None:
 ADD_AT_SOURCE = "def _add_at(a, i, v):\n    a[i] += v\n    return a\n"
 
 
+#: The offset of a window (`myia.primitives.windows.window_start`), or IndexError.
+WINDOW_START_SOURCE = """def _window_start(start, size, n):
+    if size == 0:
+        return 0
+    if start >= 0:
+        if start + size <= n:
+            return start
+    elif start >= -n and start + size < 0:
+        return start + n
+    raise IndexError("a window does not fit in its axis")
+"""
+
+
+def window_source(axis: int, add: bool, inplace: bool = False) -> tuple[str, str]:
+    """The name and source of the helper of a window along `axis` (or of its sensitivity)."""
+    colons = ":, " * axis
+    if add:
+        name = f"_window_add{'_inplace' if inplace else ''}_{axis}"
+        body = (
+            f"    size = v.shape[{axis}]\n"
+            f"    s = _window_start(start, size, a.shape[{axis}])\n"
+            f"    out = {'a' if inplace else 'np.copy(a)'}\n"
+            f"    out[{colons}s:s + size] += v\n"
+            "    return out\n"
+        )
+        return name, f"def {name}(a, start, v):\n{body}"
+    name = f"_window_{axis}"
+    body = (
+        f"    s = _window_start(start, size, a.shape[{axis}])\n    return a[{colons}s:s + size]\n"
+    )
+    return name, f"def {name}(a, start, size):\n{body}"
+
+
 def basic_index(node: Any) -> bool:
     """Whether index `node` is a constant slice of ints, or an int (one element each time)."""
     if node.is_constant:

@@ -11,10 +11,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..abstract.data import AbstractScalar
 from ..ir.analysis import graph_constants
 from ..ir.node import Apply, Graph
 from ..primitives import P
-from .native_arrays import ADD_AT_SOURCE, basic_index, creation, native_array
+from .native_arrays import (
+    ADD_AT_SOURCE,
+    WINDOW_START_SOURCE,
+    basic_index,
+    creation,
+    native_array,
+    window_source,
+)
 from .native_source import _weak_leaf
 
 
@@ -74,6 +82,29 @@ def _add_at(gen: Any, node: Apply) -> str | None:
     return f"_add_at({into}, {i}, {v})"
 
 
+def _window(gen: Any, node: Apply) -> str | None:
+    """A window ``x[i:i + k]``, or its sensitivity: a basic slice at an offset checked.
+
+    dynamic_window(a, i, k, axis) => _window_<axis>(a, i, k)
+    window_add(a, i, v, axis) => _window_add_<axis>(a, i, v)  (a copy of a)
+    window_add_inplace(a, i, v, axis) => _window_add_inplace_<axis>(a, i, v)
+    """
+    a, start, _, axis = node.inputs[1:]
+    if not (native_array(node.abstract) and native_array(a.abstract) and axis.is_constant):
+        return None
+    if not isinstance(start.abstract, AbstractScalar) or start.abstract.dtype != "int64":
+        return None
+    prim = node.inputs[0].value  # type: ignore[attr-defined]
+    add = prim is not P.dynamic_window
+    if add and not native_array(node.inputs[3].abstract):
+        return None
+    name, source = window_source(axis.value, add, prim is P.window_add_inplace)  # type: ignore[attr-defined]
+    for helper in (WINDOW_START_SOURCE, source):
+        if helper not in gen.helper_source:
+            gen.helper_source.append(helper)
+    return f"{name}({', '.join(gen.expr(x) for x in node.inputs[1:4])})"
+
+
 def _owned_copy(gen: Any, node: Apply) -> str | None:
     """A copy that an addition at an index may write.
 
@@ -92,6 +123,9 @@ _LOWERINGS = {
     P.array_index_add: _add_at,
     P.array_index_add_inplace: _add_at,
     P.owned_copy: _owned_copy,
+    P.dynamic_window: _window,
+    P.window_add: _window,
+    P.window_add_inplace: _window,
 }
 
 

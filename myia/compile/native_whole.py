@@ -143,6 +143,12 @@ def whole_source(gen: Any, entry: str, checked: set[str]) -> tuple[str | None, s
     types = gen._local_types()
     helpers = {f"_s{op}_{k}" for k in gen.stack_types.values() for op in ("new", "push", "pop")}
     helpers.add("_add_at")
+    helpers |= {  # the windows' (`native_lowering._window`)
+        f.name
+        for h in gen.helper_source
+        for f in ast.parse(h).body
+        if isinstance(f, ast.FunctionDef) and f.name.startswith("_window")
+    }
     helpers |= {f"_fnew_{k}" for k, _ in gen.closures.env_lists.values()}
     helpers |= checked
     # The constants the program reads: numbers and small arrays, in the module's source.

@@ -25,6 +25,7 @@ from .resolve import functions_in_constant, is_namespace, lookup_global, resolve
 from .scope import attribute_chain, bound_names, walk_scope
 from .source import find_code, module_ast, no_source_error
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
+from .windows import window_length
 
 BINOPS: dict[type, Any] = {
     ast.Add: ops.add,
@@ -727,6 +728,11 @@ class FunctionParser(BranchExpressions):
             ]
             if all(p.is_constant for p in parts):
                 return Constant(slice(*(p.value for p in parts)), self.dbg(node))
+            if node.lower is not None and node.upper is not None and node.step is None:
+                # ``x[i:i + k]``: a window, where its length is known at compile time.
+                length = window_length(block.graph, parts[0], parts[1], self.dbg(node))
+                if length is not None:
+                    parts.append(length)
             return block.apply(P.make_slice, *parts, debug=self.dbg(node))
         if isinstance(node, ast.Tuple):
             parts = [

@@ -252,6 +252,33 @@ def batch_array_getitem(b, node, args, bts):
     return b.apply(P.array_getitem, args[0], (slice(None), *index)), True
 
 
+@batch_rule(P.dynamic_window)
+def batch_dynamic_window(b, node, args, bts):
+    """A window at a start every example shares: along its axis past the batch axis."""
+    axis = _const(node, 3)
+    if any(bts[1:]) or bts[0] is not True or not isinstance(axis, int):
+        return None  # one start per example: run once per example
+    r = _rank(node.inputs[1].abstract)
+    return b.apply(P.dynamic_window, args[0], args[1], args[2], axis % r + 1), True
+
+
+@batch_rule(P.window_add)
+def batch_window_add(b, node, args, bts):
+    """``window_add(a, i, v, axis)``, `i` shared: `a` and `v` batched, the axis shifted."""
+    axis = _const(node, 3)
+    if bts[1] or bts[3] or not isinstance(axis, int) or not (bts[0] or bts[2]):
+        return None
+    a_abs, v_abs = node.inputs[1].abstract, node.inputs[3].abstract
+    if not all(isinstance(t, AbstractArray) and None not in t.shape for t in (a_abs, v_abs)):
+        return None
+    a, v = args[0], args[2]
+    if not bts[0]:
+        a = b.apply(P.broadcast_to, a, (b.n, *a_abs.shape))
+    if not bts[2]:
+        v = b.apply(P.broadcast_to, v, (b.n, *v_abs.shape))
+    return b.apply(P.window_add, a, args[1], v, axis % len(a_abs.shape) + 1), True
+
+
 @batch_rule(P.concatenate, P.stack)
 def batch_join(b, node, args, bts):
     """``concatenate(xs, axis)``: every array batched, the axis shifted."""

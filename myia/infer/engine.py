@@ -71,6 +71,7 @@ from .loop_types import LoopTypes
 from .narrow import branch_refinements
 from .registry import INFER_RULES
 from .traceback import error_frames, user_name
+from .windows import window_nodes, window_plan
 
 MAX_DEPTH = 3000
 
@@ -121,6 +122,10 @@ class Inferrer(LoopTypes):
         self.partial_contexts: dict[PartialFunction, dict[Context, None]] = {}
         self.narrowed: dict[tuple[Graph, tuple[AbstractValue, ...]], dict[int, Any]] = {}
         self.star_calls: dict[tuple[Node, Any], list[Apply]] = {}
+        #: The windows a node indexing an array with ``x[i:i + k]`` stands for, by plan,
+        #: and those of each context (`window_call`).
+        self.window_calls: dict[tuple[Node, Any], list[Apply]] = {}
+        self.window_made: dict[tuple[Any, Node], list[Apply]] = {}
         #: The calls made once per length of a union of tuples (`myia.infer.cases`): by node
         #: and union, and the one each context's node stands for (read by specialization).
         self.case_calls: dict[tuple[Node, int, Any], Apply] = {}
@@ -513,6 +518,10 @@ class Inferrer(LoopTypes):
         self._record(prim)
         if prim is P.apply_star:
             return self.star_call(args)
+        if prim is P.array_getitem and len(args) == 2:
+            out = self.window_call(args)
+            if out is not None:
+                return out
         if prim is not P.switch:
             self.check_bound(args)
         args = bind_primitive_args(prim, args, self.calls)
@@ -618,6 +627,32 @@ class Inferrer(LoopTypes):
         try:
             for m in made:
                 self.calls[-1] = (ctx, m, values)  # (an error shows the call written out)
+                values[m] = self.infer_apply(m, ctx, values)
+        finally:
+            self.calls[-1] = (ctx, node, values)
+        return values[made[-1]]
+
+    def window_call(self, args: list[AbstractValue]) -> AbstractValue | None:
+        """``a[i:i + k]``, inferred as the windows it stands for (`myia.infer.windows`).
+
+        None where the index has no window, or its slices are not visible in the code.
+        """
+        ctx, node, values = self.calls[-1]
+        if node is None or not node.is_apply:
+            return None
+        plan = window_plan(*args)
+        made = None
+        if plan is not None and values.get(node.inputs[-1]) == args[1]:
+            made = self.window_calls.get((node, plan)) or window_nodes(node, plan)  # type: ignore[arg-type]
+        if made is None:
+            # (Inferred again without windows: an approximation of a recursion changed.)
+            self.window_made.pop((ctx, node), None)
+            return None
+        self.window_calls[(node, plan)] = made
+        self.window_made[(ctx, node)] = made
+        try:
+            for m in made:
+                self.calls[-1] = (ctx, m, values)
                 values[m] = self.infer_apply(m, ctx, values)
         finally:
             self.calls[-1] = (ctx, node, values)

@@ -288,6 +288,13 @@ class Specializer(FunctionValues):
             return m
         if fn_node.is_constant and fn_node.value is P.apply_star:
             return self.star_call(node, ctx, values)
+        made = self.inf.window_made.get((ctx, node))
+        if made is not None:
+            # ``x[i:i + k]``: the windows inference made of it (`myia.infer.windows`).
+            m = self.maps[ctx]
+            for x in made:
+                m[x] = self.apply(x, ctx, values)
+            return m[made[-1]]
         if isinstance(fn_abs, AbstractConstant) and isinstance(fn_abs.value, type):
             fn_abs = AbstractFunction(frozenset([fn_abs.value]))
         if isinstance(fn_abs, AbstractRecord) and callable_record(fn_abs.cls) is not None:

@@ -110,16 +110,18 @@ def gadd_index_add(node: Apply, opt: Any) -> Node | None:
     """Add a sensitivity to one element of an array into the other sensitivity directly.
 
     gadd(a, array_index_add(zero, i, v)) => array_index_add(a, i, v)  (and symmetrically)
+    gadd(a, window_add(zero, i, v, axis)) => window_add(a, i, v, axis)  (``x[i:i + k]``)
 
     The sensitivity of ``x[i]`` is zero but at ``i``: summed into a loop's accumulated
     sensitivity, it costs one copy of ``a``, not a zero array, a copy and a sum.
     """
     for a, b in (node.inputs[1:], node.inputs[2:0:-1]):
-        parts = args_of(b, P.array_index_add)
-        if parts is None or not is_zero(parts[0]):
-            continue
-        if same_type(a.abstract, node.abstract) and same_type(b.abstract, node.abstract):
-            return opt.apply(P.array_index_add, a, *parts[1:], like=node)
+        for prim in (P.array_index_add, P.window_add):
+            parts = args_of(b, prim)
+            if parts is None or not is_zero(parts[0]):
+                continue
+            if same_type(a.abstract, node.abstract) and same_type(b.abstract, node.abstract):
+                return opt.apply(prim, a, *parts[1:], like=node)
     return None
 
 

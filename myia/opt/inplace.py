@@ -6,6 +6,7 @@ nothing else can see the array updated, the update may write it instead
 (`myia.primitives.inplace`):
 
     array_index_add(a, i, v) => array_index_add_inplace(a, i, v)   (a owned, read here alone)
+    window_add(a, i, v, axis) => window_add_inplace(a, i, v, axis)  (``x[i:i + k]``'s)
 
 A value is *owned* when no other reference to it exists: the result of ``array_index_add``
 (a copy), of ``zeros`` or ``gzeros`` (a new array), of ``array_index_add_inplace`` on an
@@ -35,7 +36,12 @@ from .callsites import CallSites, Group
 from .matcher import prim_of
 from .sweep import typed_constant
 
-_UPDATES = (P.array_index_add, P.array_index_add_inplace)
+_UPDATES = (P.array_index_add, P.array_index_add_inplace, P.window_add, P.window_add_inplace)
+#: Each update, and the one writing into its first argument.
+_IN_PLACE = {
+    P.array_index_add: P.array_index_add_inplace,
+    P.window_add: P.window_add_inplace,
+}
 #: The primitives whose result is owned: a new array, or an owned array updated.
 _FRESH = (*_UPDATES, P.owned_copy, P.zeros, P.gzeros, P.gadd_owned)
 
@@ -130,12 +136,13 @@ def accumulate_in_place(root: Graph) -> Graph:
     # Updates of owned values read there alone write them.
     for g in graphs:
         for n in list(sites.scopes.nodes[g]):
-            if prim_of(n) is not P.array_index_add:
+            inplace = _IN_PLACE.get(prim_of(n))
+            if inplace is None:
                 continue
             a = n.inputs[1]
             if _array_sum(a) and sole_use(a) == (n, 1):
                 a.inputs = [typed_constant(P.gadd_owned, debug=a.inputs[0].debug), *a.inputs[1:]]
             if fresh(a) and sole_use(a) == (n, 1):
-                fn = typed_constant(P.array_index_add_inplace, debug=n.inputs[0].debug)
+                fn = typed_constant(inplace, debug=n.inputs[0].debug)
                 n.inputs = [fn, *n.inputs[1:]]
     return root

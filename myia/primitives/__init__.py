@@ -21,6 +21,7 @@ from . import (
     structure,
     tangents,
     tiling,
+    windows,
 )
 from .core import PRIMITIVES, Primitive, primitive
 from .structure import KeywordArgument, Partial
@@ -46,6 +47,7 @@ P = SimpleNamespace(
             tiling,
             batching,
             special,
+            windows,
         )
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
@@ -77,4 +79,5 @@ __all__ = [
     "structure",
     "tangents",
     "tiling",
+    "windows",
 ]

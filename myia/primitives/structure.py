@@ -304,8 +304,8 @@ def partial_fn(p, k=-1):
 
 
 @primitive
-def make_slice(start, stop, step):
-    """``slice(start, stop, step)``."""
+def make_slice(start, stop, step, length=None):
+    """``slice(start, stop, step)``; `length`: stop - start (``x[i:i + k]``, `windows`)."""
     return slice(start, stop, step)
 
 
@@ -610,14 +610,16 @@ def _infer_convert(x, typ):
 
 
 @infer_rule(make_slice)
-def _infer_make_slice(start, stop, step):
+def _infer_make_slice(start, stop, step, length=NONE):
     bounds = (start, stop, step)
     for b in bounds:
         if not (b == NONE or isinstance(b, AbstractScalar)):
             raise MyiaTypeError(f"a slice bound must be an integer or None, not {show(b)}")
     values = [static_value(b) for b in bounds]
     if any(v is ANYTHING_ for v in values):
-        return AbstractSlice(*bounds)
+        from .windows import window_length
+
+        return AbstractSlice(*bounds, length=window_length(length, step))
     return AbstractConstant(slice(*values))
 
 

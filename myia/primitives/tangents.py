@@ -17,6 +17,7 @@ from . import grad as G
 from . import inplace as IP
 from . import linalg as L
 from . import tiling as T
+from . import windows as W
 
 # Arrays: linear in the array(s) they move --------------------------------------------------------
 
@@ -33,6 +34,9 @@ for _p in (X.broadcast_to, X.flip, X.roll, X.moveaxis, L.tril, L.triu, L.lower_h
 for _p in (T.tile, T.repeat, T.untile, T.unrepeat, T.unpad):
     linear(_p, 0)
 linear(T.pad, 0, 3)  # the padding's constant value too
+linear(W.dynamic_window, 0)
+linear(W.window_add, 0, 2)
+linear(W.window_add_inplace, 0, 2)
 linear(A.full, 1)
 linear(A.full_like, 1)
 
