@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import inspect
 import math
 import os
+import threading
 import time
+import tracemalloc
 from typing import Any
 
 import numpy as np
@@ -184,3 +187,83 @@ def time_ratio(fn: Any, large: tuple[Any, ...], small: tuple[Any, ...], rounds: 
             fn(*args)
             best[k] = min(best[k], time.perf_counter() - start)
     return best[0] / best[1]
+
+
+# The collector's work of a call, apart from other threads' ------------------------------------
+#
+# The process of a test run has other threads: machine code that earlier tests' programs
+# load or compile in the background (`myia.compile.native_backend`), JAX's. They allocate
+# while a test watches the collector, and their objects may be in reference cycles: these
+# helpers count only what the calls of the test do, in its thread.
+
+
+def background_done() -> None:
+    """Wait until the machine code that earlier programs compile in threads is ready."""
+    from myia.compile.native_backend import wait_all
+
+    wait_all()
+
+
+def collector_passes(fn: Any, *args: Any) -> list[int]:
+    """The generations of the collector's passes that started in this thread during
+    ``fn(*args)`` (a pass runs in the thread whose allocation triggers it)."""
+    me, seen = threading.get_ident(), []
+
+    def spy(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and threading.get_ident() == me:
+            seen.append(info["generation"])
+
+    gc.callbacks.append(spy)
+    try:
+        fn(*args)
+    finally:
+        gc.callbacks.remove(spy)
+    return seen
+
+
+# The frame under which `cycles_made_by` runs the calls, of a file name of its own: an object
+# whose allocation (tracemalloc's traceback) went through it was made by the calls.
+_CALLS = "<cycles_made_by>"
+_namespace: dict[str, Any] = {}
+exec(compile("def run(calls):\n    calls()\n", _CALLS, "exec"), _namespace)
+_run_calls = _namespace["run"]
+_FRAMES = 500  # (deeper, a traceback is cut: such an object counts, whichever its thread)
+
+
+def cycles_made_by(calls: Any) -> list[Any]:
+    """The objects that ``calls()`` left in reference cycles, run with the collector paused.
+
+    The collector's pass after the calls finds every unreachable cycle of the process; only
+    the objects that the calls allocated (in this thread) are returned. (An object that
+    CPython takes from a free list, a list or a tuple, keeps the traceback of its first
+    allocation: a cycle of such objects alone may be missed; a closure's, of a function and
+    a cell, is not.)
+    """
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    tracing = tracemalloc.is_tracing()  # (as with PYTHONTRACEMALLOC: its frames then)
+    if not tracing:
+        tracemalloc.start(_FRAMES)
+    try:
+        _run_calls(calls)
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        first = len(gc.garbage)
+        gc.collect()
+        found = gc.garbage[first:]
+        del gc.garbage[first:]
+        gc.set_debug(0)
+        ours = []
+        for o in found:
+            tb = tracemalloc.get_object_traceback(o)
+            if tb is not None and (
+                (tb.total_nframe or 0) > len(tb) or any(f.filename == _CALLS for f in tb)
+            ):
+                ours.append(o)
+    finally:
+        gc.set_debug(0)
+        if not tracing:
+            tracemalloc.stop()
+        if enabled:
+            gc.enable()
+    return ours
