@@ -20,12 +20,11 @@ from ..primitives import P
 from . import cache, calls, comprehensions, defaults, late_reads
 from .blocks import Block, Jump, Unbound
 from .branches import BranchExpressions
-from .indices import mask_positions
+from .data_expressions import DataExpressions
 from .resolve import functions_in_constant, is_namespace, lookup_global, resolve_global, to_node
 from .scope import attribute_chain, bound_names, walk_scope
 from .source import find_code, module_ast, no_source_error
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
-from .windows import window_length
 
 BINOPS: dict[type, Any] = {
     ast.Add: ops.add,
@@ -181,7 +180,7 @@ def _is_len_call(node: ast.expr) -> bool:
     )
 
 
-class FunctionParser(BranchExpressions):
+class FunctionParser(BranchExpressions, DataExpressions):
     """Parses one function (top-level, nested ``def`` or ``lambda``) into a graph."""
 
     def __init__(
@@ -715,73 +714,6 @@ class FunctionParser(BranchExpressions):
             )
         return block.apply(ops.getattr_, value, node.attr, debug=self.dbg(node, node.attr))
 
-    def expr_Subscript(self, block: Block, node: ast.Subscript) -> Node:
-        value = self.expr(block, node.value)
-        index = self.index(block, node.slice)
-        return block.apply(ops.getitem, value, index, debug=self.dbg(node))
-
-    def index(self, block: Block, node: ast.expr) -> Node:
-        if isinstance(node, ast.Slice):
-            parts = [
-                self.expr(block, p) if p is not None else Constant(None)
-                for p in (node.lower, node.upper, node.step)
-            ]
-            if all(p.is_constant for p in parts):
-                return Constant(slice(*(p.value for p in parts)), self.dbg(node))
-            if node.lower is not None and node.upper is not None and node.step is None:
-                # ``x[i:i + k]``: a window, where its length is known at compile time.
-                length = window_length(block.graph, parts[0], parts[1], self.dbg(node))
-                if length is not None:
-                    parts.append(length)
-            return block.apply(P.make_slice, *parts, debug=self.dbg(node))
-        if isinstance(node, ast.Tuple):
-            parts = [
-                self.index(block, e)
-                if isinstance(e, (ast.Slice, ast.Tuple))
-                else self.expr(block, e)
-                for e in node.elts
-            ]
-            items = [i for p in parts for i in mask_positions(p)]
-            if all(i.is_constant for i in items):
-                return Constant(tuple(i.value for i in items), self.dbg(node))
-            return block.apply(P.make_tuple, *items, debug=self.dbg(node))
-        index = self.expr(block, node)
-        positions = mask_positions(index)
-        if positions[0] is not index:
-            return Constant(tuple(p.value for p in positions), index.debug)
-        return index
-
-    def expr_Tuple(self, block: Block, node: ast.Tuple) -> Node:
-        items = self._items(block, node.elts)
-        return block.apply(P.make_tuple, *items, debug=self.dbg(node))
-
-    def expr_List(self, block: Block, node: ast.List) -> Node:
-        items = self._items(block, node.elts)
-        return block.apply(P.make_list, *items, debug=self.dbg(node))
-
-    def _items(self, block: Block, elts: list[ast.expr]) -> list[Node]:
-        out = []
-        for e in elts:
-            if isinstance(e, ast.Starred):
-                raise self.error(e, "starred expressions are not supported by Myia")
-            out.append(self.expr(block, e))
-        return out
-
-    def expr_Dict(self, block: Block, node: ast.Dict) -> Node:
-        keys = []
-        for k in node.keys:
-            if k is None:
-                raise self.error(
-                    node,
-                    "unpacking a dict into a dict ({**d, ...}) is not supported by Myia: "
-                    "write its keys, {'a': d['a'], ...}",
-                )
-            if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
-                raise self.error(k, "dict keys must be constant strings in Myia")
-            keys.append(k.value)
-        values = self._items(block, node.values)
-        return block.apply(P.make_dict, tuple(keys), *values, debug=self.dbg(node))
-
     def expr_Lambda(self, block: Block, node: ast.Lambda) -> Node:
         graph = Graph(f"{self.graph.name}:lambda", self.loc(node))
         self.parse_nested(node, block, graph)
@@ -792,28 +724,6 @@ class FunctionParser(BranchExpressions):
         return comprehensions.parse(self, block, node)
 
     expr_GeneratorExp = expr_DictComp = expr_SetComp = expr_ListComp
-
-    def expr_JoinedStr(self, block: Block, node: ast.JoinedStr) -> Node:
-        """An f-string: its replacement fields formatted (`format_`) and concatenated."""
-        parts: list[Node] = []
-        for v in node.values:
-            if isinstance(v, ast.Constant):
-                parts.append(Constant(v.value, self.dbg(v)))
-                continue
-            assert isinstance(v, ast.FormattedValue)
-            value = self.expr(block, v.value)
-            spec = (
-                self.expr(block, v.format_spec)
-                if v.format_spec is not None
-                else Constant("", self.dbg(v))
-            )
-            conversion = chr(v.conversion) if v.conversion > 0 else ""
-            parts.append(block.apply(P.format_, value, conversion, spec, debug=self.dbg(v)))
-        if all(p.is_constant for p in parts):
-            return Constant("".join(p.value for p in parts), self.dbg(node))
-        if len(parts) == 1:
-            return parts[0]
-        return block.apply(P.str_concat, *parts, debug=self.dbg(node))
 
     def expr_Starred(self, block: Block, node: ast.Starred) -> Node:
         raise self.error(node, "starred expressions are not supported by Myia")
