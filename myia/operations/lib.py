@@ -271,10 +271,10 @@ def divmod_(a, b):
 
 
 def round_(x, ndigits=None):
-    """``round(x)``: the integer nearest to scalar `x` (halves to even), an int."""
-    if ndigits is not None:
-        # Python rounds the exact decimal value of `x`, which a float computation does not.
-        raise TypeError("round(x, ndigits) is not supported in Myia code: use np.round")
+    """``round(x)``: the integer nearest to scalar `x` (halves to even), an int.
+
+    `ndigits` is None here: the operation ``round`` refuses the other calls at compile time.
+    """
     if isinstance(x, np.ndarray):
         raise TypeError("type numpy.ndarray doesn't define __round__ method")
     return int(P.rint(x))
