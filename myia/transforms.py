@@ -40,6 +40,8 @@ import numpy as np
 from .api import MyiaFunction, grad
 from .grad.forward_lib import interleave
 from .grad.lib import checkpointed
+from .operations.core import NoMatch
+from .operations.ops import StaticOperation
 from .primitives import P
 
 # Myia code: structures ------------------------------------------------------------------------
@@ -390,6 +392,32 @@ def _split_tuple(c, xs):
     return (head,) + tail, c
 
 
+def _leaf_checked(kind, dtype, v):
+    return v
+
+
+def _float_leaf(kind: str, dtype: Any, v: Any) -> Any:
+    """``v``, a leaf of an argument `kind` (a Jacobian) differentiates, if its dtype is a float.
+
+    As JAX's, a Jacobian with respect to integers or booleans is a TypeError (its rows
+    would be zeros from `jacrev`, derivatives on the reals from `jacfwd`): at compile time.
+    """
+    if np.dtype(dtype).kind not in "fc":
+        raise NoMatch(
+            f"{kind} requires float arguments, as JAX's, but one differentiated holds "
+            f"{np.dtype(dtype).name} values: convert it first (x.astype(float), float(n))"
+        )
+    return _leaf_checked
+
+
+float_leaf = StaticOperation("float_leaf", _float_leaf, static=(0, 1))
+
+
+def _float_args(kind, x):
+    """`x`, each of its leaves checked by `float_leaf`."""
+    return tree_map_(lambda v: float_leaf(kind, P.dtype_of(v), v), x)
+
+
 def _moved(f, argnums):
     """`f` of the arguments `argnums` (one, or a tuple of them) and of all of its arguments."""
 
@@ -405,7 +433,8 @@ def jacrev_(f, argnums=0):
     picked = _paired(moved)
 
     def jac(*args):
-        return _jacrev_of(picked, (_picked_args(args, argnums), args), f(*args))
+        x = _float_args("jacrev", _picked_args(args, argnums))
+        return _jacrev_of(picked, (x, args), f(*args))
 
     return jac
 
@@ -414,7 +443,7 @@ def jacfwd_(f, argnums=0):
     moved = _moved(f, argnums)
 
     def jac(*args):
-        return _jacfwd_first(moved, (_picked_args(args, argnums), args))
+        return _jacfwd_first(moved, (_float_args("jacfwd", _picked_args(args, argnums)), args))
 
     return jac
 
@@ -426,7 +455,8 @@ def hessian_(f, argnums=0):
         return grad(moved)(xs, a)
 
     def hess(*args):
-        return _jacfwd_first(gradient, (_picked_args(args, argnums), args))
+        x = _float_args("hessian", _picked_args(args, argnums))
+        return _jacfwd_first(gradient, (x, args))
 
     return hess
 
