@@ -224,3 +224,25 @@ def test_misaligned_arguments_are_copied_into_copies_reused_from_call_to_call():
     k = myia(weighted, backend="jax", keep_on_device=True)
     assert float(k(((W, b), 2.0), x)) == pytest.approx(weighted(((W, b), 2.0), x), rel=1e-12)
     assert not any(s.free for s in k.specialization(((W, b), 2.0), x).executable.staging.values())
+
+
+def doubled_dict(d):
+    return {"w": d["w"] * 2.0, "n": np.sum(d["w"])}
+
+
+def doubled_list(xs):
+    return [x * 2.0 for x in xs]
+
+
+def test_dicts_and_lists_of_results_kept_on_the_device_and_fed_back():
+    # The host code computes them: they came back as NumPy arrays, and a dict or a list
+    # holding jax.Arrays was refused as an argument ("no Myia type").
+    f = myia(doubled_dict, backend="jax", keep_on_device=True)
+    out = f({"w": np.ones(3)})
+    assert isinstance(out["w"], jax.Array) and isinstance(out["n"], np.float64)
+    np.testing.assert_allclose(f(out)["w"], np.full(3, 4.0))
+    g = myia(doubled_list, backend="jax", keep_on_device=True)
+    out = g([np.ones(3), np.zeros(3)])
+    assert all(isinstance(x, jax.Array) for x in out)
+    np.testing.assert_allclose(g(out)[0], np.full(3, 4.0))
+    assert len(g.compiled_signatures()) == 1  # jax.Arrays or not: one signature
