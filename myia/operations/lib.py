@@ -638,3 +638,8 @@ def dict_comp_add(acc, k, v):
 
 def dict_comp_make(acc):
     return P.dict_from_items(acc[0], acc[1])
+
+
+def dict_contains(key, d):
+    """``key in d``: whether `key` is one of the keys of `d` (constants)."""
+    return key in P.dict_keys(d)
