@@ -40,7 +40,7 @@ import numpy as np
 from .api import MyiaFunction, grad
 from .grad.forward_lib import interleave
 from .grad.lib import checkpointed
-from .operations.core import NoMatch
+from .operations.core import NoMatch, Operation
 from .operations.ops import StaticOperation
 from .primitives import P
 
@@ -135,11 +135,25 @@ def tree_leaves_(tree):
         return ()
     if isinstance(tree, tuple):
         return _leaves_tuple(tree)
+    if isinstance(tree, list):
+        return leaves_of_a_list(tree)
     if isinstance(tree, dict):
         return _leaves_tuple(P.dict_values(tree))
     if _is_record(tree):
         return _leaves_tuple(P.record_fields(tree))
     return (tree,)
+
+
+def _leaves_of_a_list(kind: Any) -> Any:
+    raise NoMatch(
+        "the leaves of a list inside Myia code (tree_leaves, jacfwd or hessian with respect "
+        "to a list): a list's length is known at run time only, and the leaves are a tuple; "
+        "pass a tuple instead (or use jacrev)"
+    )
+
+
+#: A list in `tree_leaves_`: a type error at compile time (it was taken for a leaf).
+leaves_of_a_list = Operation("tree_leaves", _leaves_of_a_list)
 
 
 def _leaves_tuple(xs):
@@ -671,9 +685,14 @@ class _Batched:
 
 
 def _axes_key(ax: Any) -> Any:
-    """`ax` with its lists as tuples and its dicts as ``(key, axes)`` pairs (hashable)."""
+    """`ax` with its lists as tuples and its dicts as ``(key, axes)`` pairs (hashable).
+
+    A dataclass instance (the axes of an argument of its class) is the tuple of its fields.
+    """
     if isinstance(ax, dict):
         return _DictAxes((k, _axes_key(v)) for k, v in ax.items())
+    if dataclasses.is_dataclass(ax) and not isinstance(ax, type):
+        return tuple(_axes_key(getattr(ax, f.name)) for f in dataclasses.fields(ax))
     return tuple(map(_axes_key, ax)) if isinstance(ax, (tuple, list)) else ax
 
 

@@ -551,6 +551,19 @@ def test_tree_map_updates_dicts_and_dataclasses_everywhere():
     assert isinstance(inside, tuple) and len(inside) == 3
 
 
+def test_the_leaves_of_a_list_inside_myia_code_are_a_type_error():
+    # A list was one leaf (tree_leaves((1.0, [2.0, 3.0])) gave (1.0, [2.0, 3.0])), and
+    # jacfwd with respect to a list failed on that leaf inside its own code.
+    for fn in (
+        lambda t: tree_leaves((1.0, t)),
+        lambda t: jacfwd(lambda xs: xs[0] * xs[1])(t),
+        lambda t: hessian(lambda xs: xs[0] * xs[1])(t),
+    ):
+        with pytest.raises(MyiaTypeError, match="pass a tuple instead"):
+            myia(fn)([2.0, 3.0])
+    assert myia(lambda t: jacrev(lambda xs: xs[0] * xs[1])(t))([2.0, 3.0]) == [3.0, 2.0]
+
+
 def test_a_vjp_fn_returned_from_myia_code_is_a_clear_error():
     # As under jax.jit, a function made in compiled code does not come back to Python.
     with pytest.raises(MyiaTypeError, match="cannot be returned to Python"):

@@ -9,6 +9,8 @@ batches, dicts), and a few it found right.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from helpers import own_cache_dir  # noqa: F401 (a fixture)
@@ -244,6 +246,27 @@ def _expected(make):
 def test_same_as_jax(name, fn, args, expected, backend):
     options = {"background": False} if backend == "native" else {}
     same(myia(fn, backend=backend, **options)(*args), _expected(expected))
+
+
+@dataclasses.dataclass
+class Affine:
+    w: np.ndarray
+    b: np.ndarray
+
+
+def affine(m, x):
+    return x @ m.w + m.b
+
+
+def test_vmap_at_the_top_level_takes_dataclass_axes():
+    # As JAX's in_axes=(Affine(None, 0), None): the dataclass was unhashable (a TypeError).
+    m = Affine(P["w"], np.stack([P["b"], 2 * P["b"]]))
+    got = vmap(affine, in_axes=(Affine(None, 0), None))(m, A)
+    for k in range(2):
+        np.testing.assert_allclose(got[k], A @ P["w"] + m.b[k])
+    out = vmap(lambda r: Affine(r, r * 2.0), out_axes=Affine(1, 0))(A)
+    np.testing.assert_allclose(out.w, A.T)
+    np.testing.assert_allclose(out.b, A * 2.0)
 
 
 def test_vmap_at_the_top_level_takes_dict_axes_and_keywords():
