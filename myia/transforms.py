@@ -40,6 +40,8 @@ import numpy as np
 from .api import MyiaFunction, grad
 from .grad.forward_lib import interleave
 from .grad.lib import checkpointed
+from .operations.core import NoMatch, Operation
+from .operations.ops import StaticOperation
 from .primitives import P
 
 # Myia code: structures ------------------------------------------------------------------------
@@ -133,11 +135,25 @@ def tree_leaves_(tree):
         return ()
     if isinstance(tree, tuple):
         return _leaves_tuple(tree)
+    if isinstance(tree, list):
+        return leaves_of_a_list(tree)
     if isinstance(tree, dict):
         return _leaves_tuple(P.dict_values(tree))
     if _is_record(tree):
         return _leaves_tuple(P.record_fields(tree))
     return (tree,)
+
+
+def _leaves_of_a_list(kind: Any) -> Any:
+    raise NoMatch(
+        "the leaves of a list inside Myia code (tree_leaves, jacfwd or hessian with respect "
+        "to a list): a list's length is known at run time only, and the leaves are a tuple; "
+        "pass a tuple instead (or use jacrev)"
+    )
+
+
+#: A list in `tree_leaves_`: a type error at compile time (it was taken for a leaf).
+leaves_of_a_list = Operation("tree_leaves", _leaves_of_a_list)
 
 
 def _leaves_tuple(xs):
@@ -390,6 +406,32 @@ def _split_tuple(c, xs):
     return (head,) + tail, c
 
 
+def _leaf_checked(kind, dtype, v):
+    return v
+
+
+def _float_leaf(kind: str, dtype: Any, v: Any) -> Any:
+    """``v``, a leaf of an argument `kind` (a Jacobian) differentiates, if its dtype is a float.
+
+    As JAX's, a Jacobian with respect to integers or booleans is a TypeError (its rows
+    would be zeros from `jacrev`, derivatives on the reals from `jacfwd`): at compile time.
+    """
+    if np.dtype(dtype).kind not in "fc":
+        raise NoMatch(
+            f"{kind} requires float arguments, as JAX's, but one differentiated holds "
+            f"{np.dtype(dtype).name} values: convert it first (x.astype(float), float(n))"
+        )
+    return _leaf_checked
+
+
+float_leaf = StaticOperation("float_leaf", _float_leaf, static=(0, 1))
+
+
+def _float_args(kind, x):
+    """`x`, each of its leaves checked by `float_leaf`."""
+    return tree_map_(lambda v: float_leaf(kind, P.dtype_of(v), v), x)
+
+
 def _moved(f, argnums):
     """`f` of the arguments `argnums` (one, or a tuple of them) and of all of its arguments."""
 
@@ -405,7 +447,8 @@ def jacrev_(f, argnums=0):
     picked = _paired(moved)
 
     def jac(*args):
-        return _jacrev_of(picked, (_picked_args(args, argnums), args), f(*args))
+        x = _float_args("jacrev", _picked_args(args, argnums))
+        return _jacrev_of(picked, (x, args), f(*args))
 
     return jac
 
@@ -414,7 +457,7 @@ def jacfwd_(f, argnums=0):
     moved = _moved(f, argnums)
 
     def jac(*args):
-        return _jacfwd_first(moved, (_picked_args(args, argnums), args))
+        return _jacfwd_first(moved, (_float_args("jacfwd", _picked_args(args, argnums)), args))
 
     return jac
 
@@ -426,7 +469,8 @@ def hessian_(f, argnums=0):
         return grad(moved)(xs, a)
 
     def hess(*args):
-        return _jacfwd_first(gradient, (_picked_args(args, argnums), args))
+        x = _float_args("hessian", _picked_args(args, argnums))
+        return _jacfwd_first(gradient, (x, args))
 
     return hess
 
@@ -641,9 +685,14 @@ class _Batched:
 
 
 def _axes_key(ax: Any) -> Any:
-    """`ax` with its lists as tuples and its dicts as ``(key, axes)`` pairs (hashable)."""
+    """`ax` with its lists as tuples and its dicts as ``(key, axes)`` pairs (hashable).
+
+    A dataclass instance (the axes of an argument of its class) is the tuple of its fields.
+    """
     if isinstance(ax, dict):
         return _DictAxes((k, _axes_key(v)) for k, v in ax.items())
+    if dataclasses.is_dataclass(ax) and not isinstance(ax, type):
+        return tuple(_axes_key(getattr(ax, f.name)) for f in dataclasses.fields(ax))
     return tuple(map(_axes_key, ax)) if isinstance(ax, (tuple, list)) else ax
 
 

@@ -265,17 +265,41 @@ def test_scalar_results_kept_on_the_device_and_taken_back_as_scalars():
         s, n, more = g(s, n)
     assert float(s) == pytest.approx(2.0 * 1.5**6) and int(n) == 0
     assert g.specialization(s, n).executable.jitted
-    # In a tuple, and into host code: NumPy scalars there.
+    # In a tuple, and into host code (NumPy scalars there; its results kept too).
     h = myia(weighted, backend="jax", keep_on_device=True)
     Wb = (jax.numpy.asarray(W[:, :3]), jax.numpy.asarray(np.ones(3)))  # float32 here
     got = h((Wb, jax.numpy.asarray(2.0)), x)
     assert isinstance(got, jax.Array) and got.shape == ()
     assert float(got) == pytest.approx(weighted(((W[:, :3], np.ones(3)), 2.0), x), rel=1e-5)
     p = myia(print_scaled, backend="jax", keep_on_device=True)
-    assert p(jax.numpy.asarray(3.0)) == 6.0
+    got = p(jax.numpy.asarray(3.0))
+    assert isinstance(got, jax.Array) and got.shape == () and float(got) == 6.0
     assert not p.specialization(jax.numpy.asarray(3.0)).executable.jitted
 
 
 def print_scaled(a):
     print(a)
     return a * 2.0
+
+
+def doubled_dict(d):
+    return {"w": d["w"] * 2.0, "n": np.sum(d["w"])}
+
+
+def doubled_list(xs):
+    return [x * 2.0 for x in xs]
+
+
+def test_dicts_and_lists_of_results_kept_on_the_device_and_fed_back():
+    # The host code computes them: they came back as NumPy arrays, and a dict or a list
+    # holding jax.Arrays was refused as an argument ("no Myia type").
+    f = myia(doubled_dict, backend="jax", keep_on_device=True)
+    out = f({"w": np.ones(3)})
+    assert isinstance(out["w"], jax.Array) and isinstance(out["n"], jax.Array)
+    assert out["n"].shape == () and float(out["n"]) == 3.0
+    np.testing.assert_allclose(f(out)["w"], np.full(3, 4.0))
+    g = myia(doubled_list, backend="jax", keep_on_device=True)
+    out = g([np.ones(3), np.zeros(3)])
+    assert all(isinstance(x, jax.Array) for x in out)
+    np.testing.assert_allclose(g(out)[0], np.full(3, 4.0))
+    assert len(g.compiled_signatures()) == 1  # jax.Arrays or not: one signature

@@ -67,8 +67,13 @@ def round_array(x):
 
 def test_round_of_an_array_or_to_digits_is_a_type_error(check):
     check(round_array, np.array([0.5, 1.5]))  # as Python's
-    with pytest.raises(TypeError, match="use np.round"):
+    # At compile time, at the user's line (it was a plain TypeError at run time).
+    with pytest.raises(MyiaTypeError, match="use np.round") as info:
         myia(round_digits)(1.2345)
+    assert "return round(x, 2)" in str(info.value)
+    with pytest.raises(MyiaTypeError, match="use np.round"):
+        myia(lambda x: round(x, ndigits=1))(7)
+    assert myia(lambda x: round(x, None))(2.5) == 2
 
 
 @examples

@@ -271,3 +271,23 @@ def test_unpacking_a_dict_into_a_dict_is_refused_at_its_line():
     with pytest.raises(MyiaSyntaxError, match=r"\{\*\*d, \.\.\.\}") as info:
         myia(merged)(1.0)
     assert "the merge's line" in str(info.value)
+
+
+# `in` on a dict: its keys are constants ------------------------------------------------------
+
+
+def optional_terms(d, key):
+    out = 0.0
+    if "a" in d:
+        out = out + np.sum(d["a"])
+    if "z" not in d:
+        out = out + 1.0
+    return out, key in d, 1 in d
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_in_a_dict_tests_its_keys(backend):
+    d = {"a": X3, "b": 2.0}
+    for key in ("b", "q"):
+        assert_same(myia(optional_terms, backend=backend)(d, key), optional_terms(d, key))
+    check_grad(lambda a: optional_terms({"a": a}, "a")[0], X3, backend=backend)

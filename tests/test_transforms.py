@@ -424,6 +424,26 @@ def test_argnums_must_be_positions():
         jacfwd(two_outputs, argnums=(0, 3))(W, X, 0.7)
 
 
+@pytest.mark.parametrize("jac", [jacrev, jacfwd, hessian], ids=lambda j: j.__name__)
+def test_jacobians_with_respect_to_integers_are_type_errors_as_in_jax(jac):
+    # jacrev gave zeros, jacfwd the derivative on the reals: JAX raises a TypeError.
+    def f(n, x):
+        return np.sum(jac(lambda m, y: m * y)(n, x))  # the jacobian's line
+
+    for n in (np.arange(3), 2, True):
+        with pytest.raises(MyiaTypeError, match="requires float arguments") as info:
+            myia(f)(n, V3)
+        assert "the jacobian's line" in str(info.value)
+    with pytest.raises(MyiaTypeError, match="holds int64 values"):
+        jac(lambda t: t[0] * t[1])((2.0, 3))
+    close(jac(lambda m, y: np.sum(m * y), 1)(np.arange(3), V3), jax_like(jac, np.arange(3)))
+
+
+def jax_like(jac, n):
+    """The Jacobian of ``sum(n * y)`` w.r.t. float ``y`` (`n` an integer array)."""
+    return np.zeros((3, 3)) if jac is hessian else n.astype(float)
+
+
 def test_jacobian_of_a_scalar_function_is_its_gradient():
     close(jacrev(scalar_loss)(W, X), grad(scalar_loss)(W, X))
     close(jacfwd(scalar_loss)(W, X), grad(scalar_loss)(W, X))
@@ -529,6 +549,19 @@ def test_tree_map_updates_dicts_and_dataclasses_everywhere():
     assert len(leaves) == 3 and leaves[1] == 1.0 and leaves[2] == 2.0
     inside = myia(lambda p: tree_leaves(p))(params)
     assert isinstance(inside, tuple) and len(inside) == 3
+
+
+def test_the_leaves_of_a_list_inside_myia_code_are_a_type_error():
+    # A list was one leaf (tree_leaves((1.0, [2.0, 3.0])) gave (1.0, [2.0, 3.0])), and
+    # jacfwd with respect to a list failed on that leaf inside its own code.
+    for fn in (
+        lambda t: tree_leaves((1.0, t)),
+        lambda t: jacfwd(lambda xs: xs[0] * xs[1])(t),
+        lambda t: hessian(lambda xs: xs[0] * xs[1])(t),
+    ):
+        with pytest.raises(MyiaTypeError, match="pass a tuple instead"):
+            myia(fn)([2.0, 3.0])
+    assert myia(lambda t: jacrev(lambda xs: xs[0] * xs[1])(t))([2.0, 3.0]) == [3.0, 2.0]
 
 
 def test_a_vjp_fn_returned_from_myia_code_is_a_clear_error():

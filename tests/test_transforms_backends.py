@@ -9,6 +9,8 @@ batches, dicts), and a few it found right.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from helpers import own_cache_dir  # noqa: F401 (a fixture)
@@ -78,6 +80,7 @@ def j_layer(p, x):
 
 
 P = {"w": RNG.normal(size=(3, 2)), "b": RNG.normal(size=2)}
+W = RNG.normal(size=(3, 3))
 
 
 # (name, program, arguments, expected (a function of JAX's numpy, and JAX))
@@ -165,6 +168,38 @@ PROGRAMS = [
         (2.0, 3.0),
         lambda: jax.hessian(lambda s, t: s**2 * t**3, argnums=(0, 1))(2.0, 3.0),
     ),
+    # A transformation of a transformation of a closure inside Myia code: the closure that
+    # ``jacrev`` batches calls the ``jvp`` of ``jacfwd``, which was not built yet (an
+    # internal error).
+    (
+        "jacrev_of_jacfwd",
+        lambda x: jacrev(jacfwd(lambda a: np.sin(a) * a[0]))(x),
+        (A[0],),
+        lambda: jax.jacrev(jax.jacfwd(lambda a: jnp.sin(a) * a[0]))(A[0]),
+    ),
+    # A transformation of a closure inside a function that is transformed in turn: the
+    # function (the lambda of ``grad``, ``vmap``) did not see the closure's variables, and the
+    # call was refused ("called away from where it is defined").
+    (
+        "grad_of_vmap_of_a_closure",
+        lambda x, m: grad(lambda a: np.sum(vmap(lambda r: np.tanh(m @ r))(a)))(x),
+        (A, W),
+        lambda: jax.grad(lambda a: jnp.sum(jax.vmap(lambda r: jnp.tanh(W @ r))(a)))(A),
+    ),
+    (
+        "vmap_of_vmap_of_a_closure",
+        lambda x, m: vmap(lambda a: vmap(lambda r: m @ r)(a))(x),
+        (A[None], W),
+        lambda: jax.vmap(lambda a: jax.vmap(lambda r: W @ r)(a))(A[None]),
+    ),
+    (
+        "grad_of_jvp_of_a_closure",
+        lambda x, m: grad(lambda a: np.sum(jvp(lambda b: np.sin(m @ b), (a,), (a,))[1]))(x),
+        (A[0], W),
+        lambda: jax.grad(lambda a: jnp.sum(jax.jvp(lambda b: jnp.sin(W @ b), (a,), (a,))[1]))(
+            A[0]
+        ),
+    ),
     # Found right.
     (
         "vmap_of_jvp",
@@ -213,6 +248,27 @@ def test_same_as_jax(name, fn, args, expected, backend):
     same(myia(fn, backend=backend, **options)(*args), _expected(expected))
 
 
+@dataclasses.dataclass
+class Affine:
+    w: np.ndarray
+    b: np.ndarray
+
+
+def affine(m, x):
+    return x @ m.w + m.b
+
+
+def test_vmap_at_the_top_level_takes_dataclass_axes():
+    # As JAX's in_axes=(Affine(None, 0), None): the dataclass was unhashable (a TypeError).
+    m = Affine(P["w"], np.stack([P["b"], 2 * P["b"]]))
+    got = vmap(affine, in_axes=(Affine(None, 0), None))(m, A)
+    for k in range(2):
+        np.testing.assert_allclose(got[k], A @ P["w"] + m.b[k])
+    out = vmap(lambda r: Affine(r, r * 2.0), out_axes=Affine(1, 0))(A)
+    np.testing.assert_allclose(out.w, A.T)
+    np.testing.assert_allclose(out.b, A * 2.0)
+
+
 def test_vmap_at_the_top_level_takes_dict_axes_and_keywords():
     d = {"b": A, "a": 2 * A.T}
     got = vmap(lambda d, c: d["a"] * c - d["b"], in_axes=({"a": 1, "b": 0}, None))(d, 3.0)
@@ -223,6 +279,20 @@ def test_vmap_at_the_top_level_takes_dict_axes_and_keywords():
         vmap(lambda d: d["a"], in_axes=({"b": 0},))({"a": A})
     with pytest.raises(MyiaTypeError, match="out_axes are ints"):
         vmap(lambda x: x, out_axes={"a": 0})(A)
+
+
+def closure_of(m):
+    return lambda r: np.sin(m * r)
+
+
+def test_a_closure_made_elsewhere_is_still_refused_clearly():
+    for fn in (
+        lambda x, m: vmap(closure_of(m))(x),
+        lambda x, m: grad(lambda a: np.sum(vmap(closure_of(m))(a)))(x),
+        lambda x, m: jvp(closure_of(m), (x,), (x,)),
+    ):
+        with pytest.raises(MyiaTypeError, match="called away from where it is defined"):
+            myia(fn)(A[0], 2.0)
 
 
 def test_out_axes_none_for_a_batched_result_is_a_type_error():

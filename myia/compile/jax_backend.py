@@ -518,8 +518,17 @@ class JaxExecutable(Executable):
         return out
 
     def _call(self, args: tuple[Any, ...]) -> Any:
+        out, on_host = self._computed(args)
+        if on_host and self.backend.keep_on_device:
+            # The host code computed NumPy arrays: as the XLA computation's results, they stay
+            # on the device (a dict or a list of results, a call the host code runs).
+            return self.backend.on_device(out)
+        return out
+
+    def _computed(self, args: tuple[Any, ...]) -> tuple[Any, bool]:
+        """The result of a call, and whether the host code computed it."""
         if not self.jitted:
-            return self._on_host(args)
+            return self._on_host(args), True
         leaves = self._leaves(args)
         if self.traced:
             result, flag = self._run(leaves)
@@ -532,7 +541,7 @@ class JaxExecutable(Executable):
                 self.jitted = False
                 self.reason = f"JAX could not trace it ({type(exc).__name__}: {exc})"
                 self._outline()
-                return self._on_host(args)
+                return self._on_host(args), True
             self.traced = True
             expected = [np.dtype(a.dtype) for a in leaf_types(self.out)]
             got = [np.dtype(getattr(v, "dtype", type(v))) for v in result]
@@ -540,12 +549,12 @@ class JaxExecutable(Executable):
                 # JAX computed other dtypes than NumPy's rules: the host code is the reference.
                 self.jitted = False
                 self.reason = f"XLA's result dtypes {got} are not NumPy's {expected}"
-                return self.host(self.backend.on_host(args))
+                return self.host(self.backend.on_host(args)), True
         if flag:
             # Python raises an error here (or computes what XLA cannot): the host code runs
             # the call, and raises the error at the user's line.
-            return self.host(self.backend.on_host(args))
-        return unflatten(iter(result), self.out, self.backend.convert)
+            return self.host(self.backend.on_host(args)), True
+        return unflatten(iter(result), self.out, self.backend.convert), False
 
 
 #: The most Python ints a backend keeps as device arrays (`JaxBackend.int_array`).
@@ -692,6 +701,14 @@ class JaxBackend(Backend):
             return tuple(map_arrays(a, array, _from_device) for a in args)
         return args
 
+    def on_device(self, value: Any) -> Any:
+        """`value` (a result of the host code) with its arrays and numbers as ``jax.Array``s.
+
+        Numbers are 0-d ``jax.Array``s, as the XLA computation's scalar results (`convert`).
+        """
+        with self.context():
+            return map_arrays(value, _NUMBERS, self.jnp.asarray)
+
     def convert(self, value: Any, a: Any) -> Any:
         """A leaf of a result as the user gets it (a ``jax.Array`` if kept on the device).
 
@@ -718,6 +735,10 @@ class JaxBackend(Backend):
         if not self.nested_arrays and not isinstance(value, array) and holds(value, array):
             self.nested_arrays = True
         return abstract(value, array)
+
+
+#: The leaves of results that `JaxBackend.on_device` puts on the device.
+_NUMBERS = (np.ndarray, np.number, np.bool_, bool, int, float)
 
 
 def _from_device(x: Any) -> Any:

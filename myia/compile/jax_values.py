@@ -256,15 +256,17 @@ def abstract(value: Any, array: type) -> Any:
         return AbstractArray(np.dtype(value.dtype).name, tuple(value.shape))
     if type(value) is tuple:
         return AbstractTuple(tuple(abstract(v, array) for v in value))
-    if holds(value, array):  # a record
+    if holds(value, array):  # a list, dict or record
         return to_abstract(map_arrays(value, array, _stand_in))
     return to_abstract(value)
 
 
 def holds(value: Any, array: type) -> bool:
-    """Whether tuple or record `value` holds an `array` (at any depth)."""
-    if type(value) is tuple:
+    """Whether tuple, list, dict or record `value` holds an `array` (at any depth)."""
+    if type(value) is tuple or type(value) is list:
         return any(isinstance(v, array) or holds(v, array) for v in value)
+    if type(value) is dict:
+        return any(isinstance(v, array) or holds(v, array) for v in value.values())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return any(
             isinstance(v, array) or holds(v, array)

@@ -242,7 +242,7 @@ def simplified(primal: Graph) -> Graph:
     differentiated as it was: differentiated, the type of such a stack would grow at every
     iteration.
     """
-    from ..ir.analysis import Scopes, reachable_graphs
+    from ..ir.analysis import reachable_graphs
 
     if not SIMPLIFY or Scopes(primal).free_variables_total[primal]:
         return primal
@@ -357,19 +357,17 @@ def jvp_call_graph(
     differentiates with respect to ``y`` only: the tangent of ``x`` belongs to the caller's
     derivative, if any, which differentiates this call in turn).
     """
-    from .batching import _in_scope, _lifted
+    from .batching import _lifted, pass_free_variables
 
     if closure is None:
         return build_jvp_graph(_jvp_primal(spec, args[0::2]), len(args) // 2), args
-    fvs = list(Scopes(closure).free_variables_total[closure])
-    for fv in fvs:
-        if not _in_scope(fv, call.graph):
-            raise MyiaTypeError(
-                "jvp of a closure called away from where it is defined: pass the values it "
-                "reads as arguments"
-            )
+    fvs = pass_free_variables(
+        call,
+        closure,
+        "jvp of a closure called away from where it is defined: pass the values it reads as "
+        "arguments",
+    )
     n = len(args) // 2
-    call.inputs = [*call.inputs, *fvs]
     args = [*args, *(fv.abstract for fv in fvs)]
     return build_jvp_graph(_lifted(closure, fvs), n), args
 

@@ -769,18 +769,32 @@ def vmap_graph(
     if closure is None:
         primal = vmap_primal(spec, example_types(spec, args)[0])
         return build_vmap_graph(primal, spec, args), args
+    fvs = pass_free_variables(
+        call,
+        closure,
+        "vmap of a closure called away from where it is defined: pass the values it reads "
+        "as arguments (with in_axes None)",
+    )
+    lifted = _lifted(closure, fvs)
+    axes = in_axes_of(spec, args) + (None,) * len(fvs)
+    args = [*args, *(fv.abstract for fv in fvs)]
+    return build_vmap_graph(lifted, VmapSpec(spec.fn, axes, spec.out_axes), args), args
+
+
+def pass_free_variables(call: Apply, closure: Graph, error: str) -> list[Node]:
+    """The free variables of `closure`, which `call` (of its transformation) now passes.
+
+    They replace the closure itself, which the call passed until then where it is made in the
+    caller or around it (`Specializer.grad_call`).
+    """
     fvs = list(Scopes(closure).free_variables_total[closure])
     for fv in fvs:
         if not _in_scope(fv, call.graph):
-            raise MyiaTypeError(
-                "vmap of a closure called away from where it is defined: pass the values "
-                "it reads as arguments (with in_axes None)"
-            )
-    lifted = _lifted(closure, fvs)
-    axes = in_axes_of(spec, args) + (None,) * len(fvs)
-    call.inputs = [*call.inputs, *fvs]
-    args = [*args, *(fv.abstract for fv in fvs)]
-    return build_vmap_graph(lifted, VmapSpec(spec.fn, axes, spec.out_axes), args), args
+            raise MyiaTypeError(error)
+    last = call.inputs[-1]
+    passed = call.inputs[:-1] if last.is_constant and last.value is closure else call.inputs
+    call.inputs = [*passed, *fvs]
+    return fvs
 
 
 def _in_scope(fv: Node, g: Graph) -> bool:

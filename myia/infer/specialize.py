@@ -101,7 +101,11 @@ class Specializer(FunctionValues):
         from ..ir.analysis import reachable_graphs
 
         const, spec, primal = self.pending.pop(placeholder)
-        for g in reachable_graphs(primal) if isinstance(primal, Graph) else ():
+        # What the gradient transforms: its primal graph, or the closure that a transformation
+        # (``vmap``, ``jvp_of``) of a closure batches (``jacrev(jacfwd(f))``: the closure
+        # calls the placeholder of its own ``jvp_of``).
+        root = primal[1] if isinstance(spec, TransformSpec) else primal
+        for g in reachable_graphs(root) if isinstance(root, Graph) else ():
             for node in toposort(g):
                 for i in node.inputs if node.is_apply else ():
                     v = i.value if i.is_constant else None
@@ -411,11 +415,19 @@ class Specializer(FunctionValues):
             from ..grad.batching import is_closure
 
             closure = None
+            inputs = refs
             if is_closure(fn):
                 target = self.target(fn, spec.examples(arg_abs), node, ctx, values)
                 closure = self.graph_for(target)
+                if _encloses(fn.context, ctx):
+                    # The call reads the closure until it is built (`pass_free_variables`),
+                    # so that the graph making the call has the closure's free variables as
+                    # its own: it is nested where the closure is defined (``grad(lambda a:
+                    # vmap(lambda r: m @ r)(a))``: the lambda differentiated reads ``m``).
+                    marker = Constant(closure)
+                    marker.abstract = AbstractFunction(frozenset([GraphFunction(closure)]))
+                    inputs = [*refs, marker]
             primal = [arg_abs, closure, None]
-            inputs = refs
         elif isinstance(fn, GradSpec) and _grad_of_top_level(fn):
             # grad of a gradient (``grad(grad(f))`` in Myia code): the inner gradient's graph.
             primal = _specialized_grad_value(fn, arg_abs)
@@ -724,6 +736,15 @@ def _abstract_of(value: Any) -> AbstractValue | None:
         return constant_abstract(value)
     except TypeError:
         return AbstractConstant(value)
+
+
+def _encloses(outer: Context | None, ctx: Context | None) -> bool:
+    """Whether context `outer` is `ctx` or one of its parents (a closure made there is seen)."""
+    while ctx is not None:
+        if ctx is outer:
+            return True
+        ctx = ctx.parent
+    return False
 
 
 def specialize(inferrer: Inferrer, entry: Context) -> Graph:

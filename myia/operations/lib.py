@@ -271,10 +271,10 @@ def divmod_(a, b):
 
 
 def round_(x, ndigits=None):
-    """``round(x)``: the integer nearest to scalar `x` (halves to even), an int."""
-    if ndigits is not None:
-        # Python rounds the exact decimal value of `x`, which a float computation does not.
-        raise TypeError("round(x, ndigits) is not supported in Myia code: use np.round")
+    """``round(x)``: the integer nearest to scalar `x` (halves to even), an int.
+
+    `ndigits` is None here: the operation ``round`` refuses the other calls at compile time.
+    """
     if isinstance(x, np.ndarray):
         raise TypeError("type numpy.ndarray doesn't define __round__ method")
     return int(P.rint(x))
@@ -638,3 +638,8 @@ def dict_comp_add(acc, k, v):
 
 def dict_comp_make(acc):
     return P.dict_from_items(acc[0], acc[1])
+
+
+def dict_contains(key, d):
+    """``key in d``: whether `key` is one of the keys of `d` (constants)."""
+    return key in P.dict_keys(d)

@@ -44,6 +44,26 @@ def _minmax(name: str, prim: Any, fold: Any, fold_n: Any) -> Operation:
     return Operation(name, dispatch, f"Python's ``{name}``.")
 
 
+_NONE = type(None)
+
+
+def _round(x: Any, ndigits: Any = _NONE) -> Any:
+    """``round(x)``; ``round(x, ndigits)`` is refused here (of an array: a TypeError, as Python).
+
+    Python rounds the exact decimal value of a float to `ndigits` digits, which a float
+    computation does not (``np.round`` does that): a compile-time error at the user's line
+    says so, rather than one at run time.
+    """
+    if ndigits is not _NONE:
+        raise NoMatch(
+            "round(x, ndigits) is not supported in Myia code (Python rounds the exact decimal "
+            "value of x): use np.round(x, ndigits)"
+        )
+    if not ops.is_numeric(x):  # (an array is: Python's TypeError at run time)
+        raise NoMatch(f"type {ops._kind_name(x)} doesn't define __round__ method")
+    return lib.round_
+
+
 def _scalar_conversion(name: str, prim: Any, strings: bool = False) -> Operation:
     def dispatch(*kinds: Any) -> Any:
         if len(kinds) == 1 and (ops.is_numeric(kinds[0]) or (strings and kinds[0] is str)):
@@ -106,7 +126,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.tuple: _typed(_sequence("tuple", lib.tuple_), tuple),
     builtins.list: _typed(_sequence("list", lib.list_), list),
     builtins.any: lib.any_,
-    builtins.round: lib.round_,
+    builtins.round: Operation("round", _round, "Python's ``round``."),
     builtins.divmod: lib.divmod_,
     builtins.getattr: ops.getattr_builtin,
     builtins.hasattr: ops.hasattr_,

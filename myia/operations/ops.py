@@ -362,6 +362,8 @@ def _contains(x: Any, xs: Any) -> Any:
     """``x in xs``."""
     if xs in (tuple, list):
         return _lib().contains
+    if xs is dict:  # its keys, constants: known at compile time
+        return _lib().dict_contains
     if xs is str:
         return P.const_contains
     raise NoMatch

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..abstract.data import ANYTHING, AbstractDict, AbstractFunction, show
+from ..abstract.data import ANYTHING, AbstractDict, AbstractFunction, AbstractRecord, show
 from ..errors import MyiaTypeError
 from ..grad.registry import nondifferentiable
 from ..infer.registry import infer_rule
@@ -96,6 +96,8 @@ def _static(a: Any, what: str) -> Any:
         return tuple(_static(e, what) for e in a.elements)
     if isinstance(a, AbstractDict):
         return DictAxes(tuple((k, _static(v, what)) for k, v in zip(a.keys, a.values)))
+    if isinstance(a, AbstractRecord):  # an instance of the argument's class: its fields' axes
+        return tuple(_static(f, what) for f in a.fields)
     v = getattr(a, "value", ANYTHING)
     if v is ANYTHING:
         raise MyiaTypeError(f"vmap: {what} must be known at compile time, not {show(a)}")
