@@ -52,7 +52,7 @@ class VmapSpec(TransformSpec):
     out_axes: Any
 
     def examples(self, args: list[Any]) -> list[Any]:
-        from ..grad.batching import example_types
+        from ..grad.batch_types import example_types
 
         return example_types(self, args)[0]
 
