@@ -5,7 +5,8 @@ read at every iteration: ``dW = dW + x_i.T @ d_i`` (``rnn``: two matrix products
 each on a few tens of rows). Where the trip count is known (`jax_counted`), such a sum is
 one product of the iterations' operands stacked: the loop stores ``x_i`` and ``d_i`` and
 no longer adds, and after it ``dW = dW + X.T @ D``, the iterations one more contracted
-axis. XLA runs one large product far faster than many small ones. Named rewrite:
+axis. On a GPU, where each small product is a kernel launch, XLA runs one large product far
+faster. Named rewrite:
 
     acc = acc + dot_general(a_i, b_i) for i < n  =>  acc = acc + dot_general(A, B)
         (A, B: the n values of a_i, b_i; their first axes contracted too)
@@ -241,8 +242,8 @@ def _operands(sums: list[_Sum]) -> list[Any]:
     return list(dict.fromkeys(o.var for s in sums for o in s.operands))
 
 
-def _matrix(x: Any, op: _Operand, first: bool) -> tuple[Any, bool]:
-    """The stacked `x` as a matrix, and whether its axes had to be moved.
+def _matrix(x: Any, op: _Operand, first: bool) -> Any:
+    """The stacked `x` as a matrix.
 
     The left operand of a product (`first`) is ``free × contracted``, the right one
     ``contracted × free``; the iterations are the first contracted axis.
@@ -253,7 +254,7 @@ def _matrix(x: Any, op: _Operand, first: bool) -> tuple[Any, bool]:
     order = free + contracted if first else contracted + free
     size = math.prod(x.shape[a] for a in free)
     x = jnp.transpose(x, order)
-    return x.reshape((size, -1) if first else (-1, size)), order != sorted(order)
+    return x.reshape((size, -1) if first else (-1, size))
 
 
 def _jnp() -> Any:
@@ -266,8 +267,6 @@ def finish(sums: list[_Sum], extra: list[Any], stacked: list[Any], leaves: list[
     """Add each sum, from the operands `stacked` by the loop, to its leaf of `leaves`."""
     from jax import lax
 
-    from .jax_lower import _laid_out
-
     jnp = _jnp()
     value = dict(zip(extra, stacked))
     for s in sums:
@@ -278,12 +277,7 @@ def finish(sums: list[_Sum], extra: list[Any], stacked: list[Any], leaves: list[
             total = jnp.sum(x, axis=(0, *[a + 1 for a in op.contracted]))
         else:
             lhs, rhs = s.operands
-            (a, moved), (b, _) = (
-                _matrix(value[lhs.var], lhs, True),
-                _matrix(value[rhs.var], rhs, False),
-            )
-            if moved:  # XLA's CPU multiplies a transposed left operand slowly: copy it
-                a = _laid_out(a, b)
+            a, b = _matrix(value[lhs.var], lhs, True), _matrix(value[rhs.var], rhs, False)
             total = lax.dot_general(
                 a,
                 b,
@@ -345,17 +339,18 @@ def run(
     # loop stacks its operands so too, and the products read both as they lie.
     reverse = descending and bool(outside)
     read = [] if rows_of is None else rows_of(carry[0], reverse)
-    (leaves, flag, need), stacked = _scan(body_, carry, rows, n, reverse)
+    shapes = [v.aval for v in closed.jaxpr.outvars[size + 2 :]]
+    (leaves, flag, need), stacked = _scan(body_, carry, rows, n, reverse, shapes)
     finish(found, [*extra, *outside], [*stacked, *read], leaves)
     return leaves, flag, need
 
 
-def _scan(body_: Any, carry: Any, rows: Any, n: int, reverse: bool) -> Any:
+def _scan(body_: Any, carry: Any, rows: Any, n: int, reverse: bool, shapes: list[Any]) -> Any:
     """``lax.scan(body_, carry, rows, length=n)``, outputs last iteration first if `reverse`.
 
-    Each output is then written at row ``n - 1 - i``; the iterations run in order.
+    Each output (of the types `shapes`) is then written at row ``n - 1 - i``; the
+    iterations run in order.
     """
-    import jax
     from jax import lax
 
     if not reverse:
@@ -365,7 +360,6 @@ def _scan(body_: Any, carry: Any, rows: Any, n: int, reverse: bool) -> Any:
     def row(i: Any) -> Any:
         return None if rows is None else [lax.dynamic_index_in_dim(r, i, 0, False) for r in rows]
 
-    shapes = jax.eval_shape(lambda c: body_(c, row(0))[1], carry)
     outs = [jnp.zeros((n, *s.shape), s.dtype) for s in shapes]
 
     def step(i: Any, state: Any) -> Any:
