@@ -24,12 +24,14 @@ attribute) keeps the program off machine code whole
 from __future__ import annotations
 
 import ast
+import inspect
 import math
 from typing import Any
 
 import numpy as np
 
 from ..abstract.data import AbstractArray, AbstractScalar, AbstractTuple
+from ..primitives.windows import window_offset
 from .native_source import _Kernel
 
 #: The dtypes of the arrays a whole program may hold.
@@ -155,16 +157,16 @@ ADD_AT_SOURCE = "def _add_at(a, i, v):\n    a[i] += v\n    return a\n"
 
 
 #: The offset of a window (`myia.primitives.windows.window_start`), or IndexError.
-WINDOW_START_SOURCE = """def _window_start(start, size, n):
-    if size == 0:
-        return 0
-    if start >= 0:
-        if start + size <= n:
-            return start
-    elif start >= -n and start + size < 0:
-        return start + n
-    raise IndexError("a window does not fit in its axis")
+WINDOW_START_SOURCE = (
+    inspect.getsource(window_offset)
+    + """
+def _window_start(start, size, n):
+    s = window_offset(start, size, n)
+    if s < 0:
+        raise IndexError("a window does not fit in its axis")
+    return s
 """
+)
 
 
 def window_source(axis: int, add: bool, inplace: bool = False) -> tuple[str, str]:

@@ -29,13 +29,12 @@ from ..infer.rulelib import as_array, const_value, normalize_axis, shape_str
 from .core import primitive
 
 
-def window_start(start: Any, size: int, n: int, axis: int = 0) -> int:
-    """The offset of the window ``[start:start + size]`` in an axis of `n` elements.
+def window_offset(start: int, size: int, n: int) -> int:
+    """The offset of the window ``[start:start + size]`` in an axis of `n` elements, or -1.
 
-    As NumPy reads the slice (a negative start counts from the end); `IndexError` where
-    NumPy's slice would not have `size` elements.
+    As NumPy reads the slice (a negative start counts from the end); -1 where NumPy's slice
+    would not have `size` elements. Numba compiles it as it is (`native_arrays`).
     """
-    start = int(start)
     if size == 0:
         return 0
     if start >= 0:
@@ -43,6 +42,15 @@ def window_start(start: Any, size: int, n: int, axis: int = 0) -> int:
             return start
     elif start >= -n and start + size < 0:
         return start + n
+    return -1
+
+
+def window_start(start: Any, size: int, n: int, axis: int = 0) -> int:
+    """`window_offset`, with `IndexError` where the window does not fit."""
+    start = int(start)
+    offset = window_offset(start, size, n)
+    if offset >= 0:
+        return offset
     stop = start + size
     got = len(range(n)[start:stop])
     raise IndexError(
