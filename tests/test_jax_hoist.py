@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import rnn_gradient_as_numpy
 
-from benchmarks.rnn import rnn_loss
-from myia import grad, myia
+from myia import myia
 from myia.testing import check_grad
 
 jax = pytest.importorskip("jax")
@@ -124,19 +124,13 @@ def test_an_index_past_the_end_still_raises():
 
 def test_rnn_gradient_reads_popped_rows_after_the_backward_loop(hoisted, read_after, monkeypatch):
     monkeypatch.setattr(jax_sums, "ON_CPU", True)  # the weights' sums after the loop, as on a GPU
-    x, Wx, Wh = _rng_arrays((9, 4, 3), (3, 5), (5, 5))
-    b = np.linspace(-0.1, 0.1, 5)
-    got = grad(rnn_loss, "Wx", "Wh", "b", backend="jax")(x, Wx, Wh, b)
-    want = grad(rnn_loss, "Wx", "Wh", "b", backend="numpy")(x, Wx, Wh, b)
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    g, args = rnn_gradient_as_numpy()
     assert 1 in hoisted  # the forward loop's x[t] @ Wx
     assert 2 in read_after  # the backward loop's x[t] and h[t - 1], popped
     # Popped last first, the rows are read in order, one slice of each stack's buffer: the
     # backward loop stacks its own operands last iteration first too, and nothing is
     # gathered nor reversed.
-    g = grad(rnn_loss, "Wx", "Wh", "b", backend="jax")
-    text = g.specialization(x, Wx, Wh, b).executable.compiled_text((x, Wx, Wh, b))
+    text = g.specialization(*args).executable.compiled_text(args)
     assert " gather(" not in text and " reverse(" not in text
 
 
