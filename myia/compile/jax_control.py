@@ -28,6 +28,7 @@ from ..abstract.data import ENV, AbstractArray, AbstractRecord, AbstractScalar, 
 from ..primitives.grad import EnvInstance
 from . import jax_counted as counted
 from . import jax_induction as induction
+from . import jax_lags as lags
 from . import jax_runtime as rt
 from . import jax_sums as sums
 from .jax_runtime import (
@@ -96,9 +97,10 @@ def jax_while(cond: Any, body: Any, state: Any, types_: Any) -> Any:
     skeleton = first
     owner = object()
     varied: set[int] = set()  # the leaves not assumed uniform buffers (`rt.uniform`)
+    unlinked: set[int] = set()  # the buffers not assumed lagging (`jax_lags`)
     for _ in range(8):
         try:
-            return _while(cond, body, types_, first, init, skeleton, owner, varied)
+            return _while(cond, body, types_, first, init, skeleton, owner, varied, unlinked)
         except _Widen as exc:
             if exc.owner is not owner:
                 raise
@@ -115,12 +117,17 @@ def _while(
     skeleton: Any,
     owner: object,
     varied: set[int],
+    unlinked: set[int],
 ) -> Any:
     import jax
 
     jnp = _jnp()
     leaves: list[Any] = []
     fit(first, iter(init), skeleton, leaves)
+    # A buffer pushing the value the state carries, one iteration behind another
+    # (`jax_lags`), and buffers doing so since an earlier loop, popped here.
+    links = [k for k in lags.candidates(leaves, rt.known) if k.p not in unlinked]
+    lagged = {p: x for p, x in lags.lags(leaves).items() if p not in unlinked}
     # A stack buffer whose rows are one value stays so where the body passes it on (not
     # assumed where that value is in the state: it is then likely to change).
     rows = {
@@ -129,22 +136,38 @@ def _while(
         if u and j not in varied and not any(u[0] is x for x in leaves)
     }
 
-    def unflat(xs: Any) -> Any:
+    def unflat(xs: Any, inside: bool = False) -> Any:
         for j, u in rows.items():
             rt.same(xs[j], *u)
+        lags.relag(lagged, xs)
+        if inside:
+            lags.mark(links, xs)
         return join(skeleton, iter(xs))
+
+    used: list[lags.Link] = []
 
     def flat_body(xs: Any) -> Any:
         out: list[Any] = []
         try:
-            got = split(to_carry(body(unflat(xs)), types_), out)
+            got = split(to_carry(body(unflat(xs, True)), types_), out)
         except Unreachable:
             # The body pops a stack nothing was pushed on: it never runs.
             return [jnp.asarray(x) for x in xs]
         changed = {j for j in rows if got != skeleton or out[j] is not xs[j]}
-        if changed:
+        kept, broken = lags.kept(links, xs, out)
+        if got != skeleton:
+            kept, broken = [], kept + broken
+        # A lagging buffer is read from its Q only where the body pushes on neither.
+        broken += [
+            lags.Link(p, q, -1, 0)
+            for p, (q, *_) in lagged.items()
+            if got != skeleton or out[p] is not xs[p] or out[q] is not xs[q]
+        ]
+        if changed or broken:
             varied.update(changed)
+            unlinked.update(k.p for k in broken)
             raise _Widen(owner, skeleton)
+        used[:] = kept
         if got == skeleton:
             return [jnp.asarray(x) for x in out]
         joined = merge(skeleton, got)
@@ -160,6 +183,9 @@ def _while(
     leaves = [jnp.asarray(x) for x in leaves]
     _, flag0, need0 = test(leaves)
     step_fn, jaxpr, n = counted.traced(test, step, leaves, known)
+    if any(not lags.passes_through(jaxpr.jaxpr, k.p) for k in used):
+        unlinked.update(k.p for k in used if not lags.passes_through(jaxpr.jaxpr, k.p))
+        raise _Widen(owner, skeleton)
     # What the body records: an error flag, a stack size (constants where it records none,
     # and then the loop's state does not carry them).
     flags, needs = (not counted.zero(v) for v in jaxpr.jaxpr.outvars[-2:])
@@ -193,7 +219,9 @@ def _while(
             counted.flag_after(flag0, deferred, before, leaves),
             counted.need_after(need0, terms, before, leaves),
         )
-        return unflat(list(leaves))
+        leaves = list(leaves)
+        lags.lagging(before, leaves, used)
+        return unflat(leaves)
 
     # Counters that step together are carried as one (`jax_induction`).
     shared = induction.shared(jaxpr, test_jaxpr, leaves, known)
@@ -223,7 +251,9 @@ def _while(
         counted.flag_after(flag, deferred, before, leaves, bound),
         counted.need_after(need, terms, before, leaves),
     )
-    return unflat(list(leaves))
+    leaves = list(leaves)
+    lags.lagging(before, leaves, used)
+    return unflat(leaves)
 
 
 def jax_switch(index: Any, branches: list[Any]) -> Any:

@@ -7,7 +7,8 @@ one equation at a time and keeps a counter's values as what they are, ``a + b * 
 iteration ``k``, so that a row read at them is one strided slice. Named rewrite:
 
     dynamic_slice(x, a + b*k) for k < n  =>  slice(x, a, a + b*(n-1) + 1, b)
-        (where every a + b*k is in bounds: dynamic_slice would clamp none)
+        (the iterations whose start is past an edge read that edge's row, as
+         dynamic_slice clamps it: the slice's rows are concatenated to copies of it)
 
 Index arithmetic on counters (``convert_element_type``, ``+``/``-`` of a constant, ``<``
 against a constant and ``select_n`` on its result: a negative index's normalization) stays
@@ -136,18 +137,31 @@ def _row_slice(ins: list[Any], sizes: tuple[int, ...], n: int) -> Any:
         return None
     aff = starts[d]
     dim = x.shape[d]
-    if aff.b <= 0 or not all(0 <= v < dim for v in aff.values(n)):
+    if aff.b <= 0:
         return None
     if not all(0 <= f and f + s <= x.shape[k] for k, (f, s) in enumerate(zip(fixed, sizes))):
         return None
-    lo = [f if k != d else aff.a for k, f in enumerate(fixed)]
-    hi = [
-        f + s if k != d else aff.a + aff.b * (n - 1) + 1
-        for k, (f, s) in enumerate(zip(fixed, sizes))
-    ]
-    strides = [aff.b if k == d else 1 for k in range(len(sizes))]
-    rows = lax.slice(x, lo, hi, strides)
-    return Batched(jnp.expand_dims(jnp.moveaxis(rows, d, 0), d + 1))
+    values = list(aff.values(n))
+    inside = [k for k, v in enumerate(values) if 0 <= v < dim]
+    if not inside:
+        return None
+    k0, k1 = inside[0], inside[-1] + 1
+
+    def rows_at(first: int, last: int, step: int) -> Any:
+        lo = [f if k != d else first for k, f in enumerate(fixed)]
+        hi = [f + s if k != d else last + 1 for k, (f, s) in enumerate(zip(fixed, sizes))]
+        strides = [step if k == d else 1 for k in range(len(sizes))]
+        return jnp.moveaxis(lax.slice(x, lo, hi, strides), d, 0)
+
+    rows = rows_at(values[k0], values[k1 - 1], aff.b)
+    # XLA clamps a start past an edge to the edge: those iterations read the edge's row.
+    if k0:
+        edge = rows_at(0, 0, 1)
+        rows = jnp.concatenate([jnp.broadcast_to(edge, (k0, *edge.shape[1:])), rows])
+    if k1 < n:
+        edge = rows_at(dim - 1, dim - 1, 1)
+        rows = jnp.concatenate([rows, jnp.broadcast_to(edge, (n - k1, *edge.shape[1:]))])
+    return Batched(jnp.expand_dims(rows, d + 1))
 
 
 def _batched_eqn(e: Any, ins: list[Any], n: int) -> list[Any]:

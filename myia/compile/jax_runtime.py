@@ -31,6 +31,7 @@ from ..abstract.data import (
     AbstractStack,
     AbstractTuple,
 )
+from . import jax_lags as lags
 from .lower import record_constructor
 
 
@@ -59,6 +60,7 @@ class Trace:
         cls.known = {}
         cls.uniform = {}
         cls.arguments = {id(x): x for x in arguments}
+        lags.reset()
 
 
 def remember(x: Any, n: int) -> Any:
@@ -344,15 +346,26 @@ class JaxStack:
         """The stack with `x` on top."""
         leaves: list[Any] = []
         _leaves(x, self.element, leaves)
+        count = _plus(self.count, 1)
         buffers = _write(self.buffers, leaves, self.count, keep=True)
-        return JaxStack(self.element, buffers, _plus(self.count, 1))
+        for b, v in zip(buffers, leaves):
+            lags.pushed(b, v, count)
+        return JaxStack(self.element, buffers, count)
 
     def pop(self) -> tuple[Any, JaxStack]:
         """The top and the rest (the generated code pops only a non-empty stack)."""
         i = _plus(self.count, -1)
         rows = [uniform(b) for b in self.buffers]
-        read = iter(_read([b for b, u in zip(self.buffers, rows) if u is None], i))
-        top = _rebuild(iter([next(read) if u is None else u[1] for u in rows]), self.element)
+        lagged = [lags.row(b, self.buffers, i) for b in self.buffers]
+        unread = [u is None and r is None for u, r in zip(rows, lagged)]
+        read = iter(_read([b for b, x in zip(self.buffers, unread) if x], i))
+        top = _rebuild(
+            iter(
+                next(read) if x else u[1] if u is not None else r
+                for u, r, x in zip(rows, lagged, unread)
+            ),
+            self.element,
+        )
         return top, JaxStack(self.element, self.buffers, i)
 
     def __getitem__(self, k: int) -> Any:
@@ -381,6 +394,8 @@ def _write(buffers: list[Any], leaves: list[Any], count: Any, keep: bool = False
         u = uniform(b) if keep else None
         if u is not None and u[0] is v:
             out.append(b)
+        elif keep and lags.skip(buffers, leaves, len(out)):
+            out.append(b)  # the row is another buffer's last (`jax_lags`)
         elif keep and known(count) == 0 and Trace.arguments.get(id(v)) is v:
             out.append(same(jnp.broadcast_to(row, b.shape), v, row))
         else:
