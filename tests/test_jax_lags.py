@@ -29,9 +29,9 @@ def linked(monkeypatch):
     seen: list = []
     lagging = jax_lags.lagging
 
-    def spy(before, after, links):
+    def spy(before, after, links, sources):
         seen.append(len(links))
-        return lagging(before, after, links)
+        return lagging(before, after, links, sources)
 
     monkeypatch.setattr(jax_lags, "lagging", spy)
     return seen
@@ -80,6 +80,30 @@ def branching(x, n):
     return np.sum(x)
 
 
+def shifted_reads(x, W):
+    """Rows read at the counter, one ahead and one behind (``x[-1]`` first: the last row)."""
+    h = np.zeros((x.shape[1], W.shape[1]))
+    for t in range(x.shape[0] - 1):
+        h = np.tanh(x[t] @ W + x[t + 1] @ W * 0.5 + x[t - 1] * h)
+    return np.sum(h * h)
+
+
+def strided(x, W):
+    """Rows read every other step: the stack grows by one as the counter by two."""
+    h = np.zeros((x.shape[1], W.shape[1]))
+    for t in range(1, x.shape[0], 2):
+        h = np.tanh(x[t] @ W + h)
+    return np.sum(h * h)
+
+
+def from_k(x, W, k):
+    """A counter starting where an argument says."""
+    h = np.zeros((x.shape[1], W.shape[1]))
+    for t in range(k, x.shape[0]):
+        h = np.tanh(x[t] @ W + h)
+    return np.sum(h * h)
+
+
 def _same_as_numpy(fn, args, wrt):
     got = grad(fn, *wrt, backend="jax")(*args)
     want = grad(fn, *wrt, backend="numpy")(*args)
@@ -96,16 +120,34 @@ def _states_buffers(g, args, shape):
 
 def test_rnn_forward_loop_writes_one_buffer_of_its_states(linked):
     g, args = rnn_gradient_as_numpy()
-    assert 1 in linked
-    # Before: the loops carried the states before and after each step, two buffers.
+    assert 2 in linked  # the states before each step, and the inputs' rows
+    # Before: the loops carried the states before and after each step, two buffers, and a
+    # buffer of the inputs' rows x[t].
     assert _states_buffers(g, args, "f64[64,4,5]") == 1
+    assert _states_buffers(g, args, "f64[64,4,3]") == 0
+
+
+@pytest.mark.parametrize("fn", [shifted_reads, strided])
+def test_rows_read_at_the_counter(fn):
+    rng = np.random.default_rng(4)
+    x, W = rng.normal(size=(7, 2, 3)), rng.normal(size=(3, 3))
+    _same_as_numpy(fn, (x, W), ("x", "W"))
+    check_grad(fn, x, W, backend="jax")
+
+
+@pytest.mark.parametrize("k", [0, 2, 6])
+def test_rows_from_a_counter_starting_at_an_argument(k):
+    rng = np.random.default_rng(5)
+    x, W = rng.normal(size=(6, 2, 3)), rng.normal(size=(3, 3))
+    _same_as_numpy(from_k, (x, W, k), ("x", "W"))
+    check_grad(from_k, x, W, k, wrt=("x", "W"), backend="jax")
 
 
 def test_two_carried_values_each_one_buffer(linked):
     rng = np.random.default_rng(2)
     x, W, U = rng.normal(size=(6, 2, 3)), rng.normal(size=(3, 4)), rng.normal(size=(4, 4))
     _same_as_numpy(two_states, (x, W, U), ("W", "U"))
-    assert max(linked) == 2
+    assert max(linked) == 3  # h and c before each step, and the inputs' rows
     check_grad(two_states, x, W, U, wrt=("W", "U"), backend="jax")
 
 

@@ -145,6 +145,7 @@ def _while(
         return join(skeleton, iter(xs))
 
     used: list[lags.Link] = []
+    sources: list[Any] = []  # by link used: the array whose rows P holds, or None
 
     def flat_body(xs: Any) -> Any:
         out: list[Any] = []
@@ -161,13 +162,13 @@ def _while(
         broken += [
             lags.Link(p, q, -1, 0)
             for p, (q, *_) in lagged.items()
-            if got != skeleton or out[p] is not xs[p] or out[q] is not xs[q]
+            if got != skeleton or out[p] is not xs[p] or (q >= 0 and out[q] is not xs[q])
         ]
         if changed or broken:
             varied.update(changed)
             unlinked.update(k.p for k in broken)
             raise _Widen(owner, skeleton)
-        used[:] = kept
+        used[:], sources[:] = kept, lags.sources(kept, xs)
         if got == skeleton:
             return [jnp.asarray(x) for x in out]
         joined = merge(skeleton, got)
@@ -183,8 +184,8 @@ def _while(
     leaves = [jnp.asarray(x) for x in leaves]
     _, flag0, need0 = test(leaves)
     step_fn, jaxpr, n = counted.traced(test, step, leaves, known)
-    if any(not lags.passes_through(jaxpr.jaxpr, k.p) for k in used):
-        unlinked.update(k.p for k in used if not lags.passes_through(jaxpr.jaxpr, k.p))
+    if any(not lags.holds(jaxpr, k) for k in used):
+        unlinked.update(k.p for k in used if not lags.holds(jaxpr, k))
         raise _Widen(owner, skeleton)
     # What the body records: an error flag, a stack size (constants where it records none,
     # and then the loop's state does not carry them).
@@ -220,7 +221,7 @@ def _while(
             counted.need_after(need0, terms, before, leaves),
         )
         leaves = list(leaves)
-        lags.lagging(before, leaves, used)
+        lags.lagging(before, leaves, used, sources)
         return unflat(leaves)
 
     # Counters that step together are carried as one (`jax_induction`).
@@ -252,7 +253,7 @@ def _while(
         counted.need_after(need, terms, before, leaves),
     )
     leaves = list(leaves)
-    lags.lagging(before, leaves, used)
+    lags.lagging(before, leaves, used, sources)
     return unflat(leaves)
 
 

@@ -1,24 +1,33 @@
-"""A loop's carried value stacked before and after each iteration: one buffer written.
+"""Stacks whose rows a loop has elsewhere: pushed once, or not at all.
 
-The forward pass of a loop ``h = f(h, ...)`` pushes, for its backward pass, both the value
-an iteration starts from and the one it ends with (``rnn``: the product ``h @ Wh`` reads
-the first, the gradient of ``tanh`` its result): two buffers of a stack whose rows are the
-same values, shifted by one row. Named rewrite:
+The forward loop of a gradient pushes, for its backward pass, values it has elsewhere:
+
+- **A carried value, before and after.** The loop ``h = f(h, ...)`` pushes both the value
+  an iteration starts from and the one it ends with (``rnn``: the product ``h @ Wh`` reads
+  the first, the gradient of ``tanh`` its result): two buffers of a stack whose rows are the
+  same values, one row apart.
+- **Rows of an array.** ``x[t]`` at the loop's counter (``rnn``'s inputs): the buffer's rows
+  are ``x``'s.
+
+Named rewrites:
 
     loop: push(P <- h, Q <- h'); h = h'  =>  loop: push(Q <- h'); h = h'
-        (after the loop, P's rows from the loop's start on are Q's, one row down;
-         popping reads them from Q)
+        (after the loop, P's rows from the loop's start on are Q's, one row down)
+    loop i: push(P <- x[i])  =>  loop i: (nothing)
+        (after the loop, P's rows from the loop's start on are x's, from i's start)
 
-The loop writes one buffer an iteration instead of two: one kernel fewer an iteration on a
-GPU, and the buffer P is not zeroed and written on a CPU. After the loop P is computed
-from Q (`lagging`), so that code that reads it whole reads the right rows, but popping
-reads Q (`row`), so that XLA drops that computation where nothing else reads P.
+Popping reads them where they are (`row`). The loop writes fewer buffers each iteration (on
+a GPU, a kernel fewer each), and the buffer P is neither zeroed nor written on a CPU. After
+the loop P is computed from where its rows are (`lagging`), so that code reading it whole
+reads the right rows; but popping does not read it, and XLA drops that computation where
+nothing else reads P.
 
-It holds where the loop starts with the value ``h`` on top of Q (the last row pushed there,
-at a size known when tracing), and each iteration pushes on P the ``h`` it starts from and
-on Q the one it ends with, which it carries on; and it does nothing else with P. The body is
-traced assuming it (`candidates`, `mark`) and checked (`kept`, `passes_through`); a loop
-where it fails is traced again without it (`myia.compile.jax_control`).
+It holds where the loop starts with that ``h`` on top of Q (the last row pushed there) or
+with the counter at a value known when tracing, the stack's size known too, and each
+iteration pushes on P the ``h`` it starts from (``x`` at the counter), carries on what it
+pushed on Q (steps the counter as the stack's size), and does nothing else with P. The body
+is traced assuming it (`candidates`, `mark`) and checked (`kept`, `holds`); a loop where it
+fails is traced again without it (`myia.compile.jax_control`).
 """
 
 from __future__ import annotations
@@ -31,29 +40,41 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Link:
-    """Leaves of a loop's state: buffer `p` lags buffer `q` (same stack), `h` is Q's top."""
+    """Leaves of a loop's state: the rows of buffer `p` are elsewhere.
+
+    With `q` (>= 0) they are buffer Q's, one row down, and leaf `h` is Q's top; with `q` -1
+    they are an array's read at the counter `h`, ``off`` rows from the stack's size (leaf
+    `count`). `size`: the stack's size at the start.
+    """
 
     p: int
     q: int
     h: int
-    size: int  # the stack's size when the loop starts
+    size: int
+    count: int = -1
+    off: int = -1
 
 
 #: Per buffer (by id): ``(buffer, value last pushed, the stack's size after that push)``.
 _pushed: dict[int, tuple[Any, Any, Any]] = {}
-#: Values a loop's body starts from that are the top row of a buffer Q, by id:
-#: ``(value, Q, the buffers P that may lag Q)``.
+#: Rows read at a traced index: ``id -> (row, array, index)``.
+_reads: dict[int, tuple[Any, Any, Any]] = {}
+#: In a body, the values it starts from that are Q's top row: ``id -> (value, Q, [P])``,
+#: for the buffers P that may leave out a push.
 _tops: dict[int, tuple[Any, Any, list[Any]]] = {}
-#: Buffers whose push a body left out, the value being Q's top: ``id -> (P, Q)``.
-_skipped: dict[int, tuple[Any, Any]] = {}
-#: Buffers whose rows from `size` on are Q's one row down: ``id -> (P, Q, head, size)``,
-#: `head` being P's rows below `size`.
-_lags: dict[int, tuple[Any, Any, Any, int]] = {}
+#: In a body, the counters it starts from: ``id -> (counter, [P])``.
+_counters: dict[int, tuple[Any, list[Any]]] = {}
+#: Buffers whose push a body left out: ``id -> (P, Q or None, the array, the index)``.
+_skipped: dict[int, tuple[Any, Any, Any, Any]] = {}
+#: Buffers whose rows from `size` on are elsewhere: ``id -> (P, source, head, size, off,
+#: stacked)``: row ``i`` is ``source[i + off]`` (Q's where `stacked`, `off` -1; else an
+#: array's), `head` P's rows below `size`.
+_lags: dict[int, tuple[Any, Any, Any, int, int, bool]] = {}
 
 
 def reset() -> None:
     """Forget everything recorded (a new trace)."""
-    for d in (_pushed, _tops, _skipped, _lags):
+    for d in (_pushed, _reads, _tops, _counters, _skipped, _lags):
         d.clear()
 
 
@@ -67,52 +88,77 @@ def pushed(buffer: Any, value: Any, count: Any) -> None:
     _pushed[id(buffer)] = (buffer, value, count)
 
 
+def read(row: Any, array: Any, index: Any) -> Any:
+    """Record that `row` is ``array[index]``, an integer index; return `row`."""
+    if getattr(index, "shape", None) == () and not isinstance(index, (int, np.integer)):
+        _reads[id(row)] = (row, array, index)
+    return row
+
+
 def skip(buffers: list[Any], leaves: list[Any], i: int) -> bool:
     """Whether the push of ``leaves[i]`` on ``buffers[i]`` (P) is left out.
 
-    It is where the value is the top row of another buffer of the stack (`mark`): P lags it.
+    It is where the value is the top row of another buffer of the stack, or a row of an array
+    read at a counter (`mark`).
     """
-    top = _get(_tops, leaves[i])
-    if top is None:
+    b, v = buffers[i], leaves[i]
+    entry = _get(_tops, v)
+    if entry is not None and any(b is p for p in entry[2]):  # Q's top
+        q = entry[1]
+        if not any(q is other for k, other in enumerate(buffers) if k != i):
+            return False
+        if getattr(b, "shape", None) != getattr(q, "shape", None) or b.dtype != q.dtype:
+            return False
+        _skipped[id(b)] = (b, q, None, None)
+        return True
+    got = _get(_reads, v)
+    counter = got and _get(_counters, got[2])
+    if not counter or not any(b is p for p in counter[1]):
         return False
-    b, q = buffers[i], top[1]
-    if not any(b is p for p in top[2]):
+    x = got[1]
+    if getattr(x, "dtype", None) != b.dtype or tuple(x.shape[1:]) != tuple(b.shape[1:]):
         return False
-    if not any(q is other for k, other in enumerate(buffers) if k != i):
-        return False
-    if getattr(b, "shape", None) != getattr(q, "shape", None) or b.dtype != q.dtype:
-        return False
-    _skipped[id(b)] = (b, q)
+    _skipped[id(b)] = (b, None, x, got[2])
     return True
 
 
 def candidates(leaves: list[Any], known: Any) -> list[Link]:
     """The links a loop starting from `leaves` may keep (`known`: an int's value or None)."""
     links = []
+    counters = [k for k, x in enumerate(leaves) if known(x) is not None]
     for q, x in enumerate(leaves):
         entry = _get(_pushed, x)
         if entry is None:
             continue
         _, value, count = entry
         size = known(count)
-        if size is None or size < 1:
+        where = [c for c, y in enumerate(leaves) if y is count]
+        if size is None or not where:
             continue
+        group = [p for p, y in enumerate(leaves) if (o := _get(_pushed, y)) and o[2] is count]
+        if q == min(group):  # the stack's buffers, once: rows of an array at a counter
+            links += [
+                Link(p, -1, k, size, where[0], known(leaves[k]) - size)
+                for p in group
+                for k in counters
+                if k != where[0]
+            ]
         hs = [j for j, y in enumerate(leaves) if y is value]
-        if not hs or not any(count is c for c in leaves):
-            continue
-        for p, y in enumerate(leaves):
-            other = _get(_pushed, y)
-            if p != q and other is not None and other[2] is count:
-                links.append(Link(p, q, hs[0], size))
+        if size >= 1 and hs:
+            links += [Link(p, q, hs[0], size) for p in group if p != q]
     return links
 
 
 def mark(links: list[Link], xs: list[Any]) -> None:
-    """In a body starting from `xs`: each link's ``h`` is the top row of its Q."""
+    """In a body starting from `xs`: each link's ``h`` is its Q's top row, or a counter."""
     for link in links:
-        entry = _get(_tops, xs[link.h])
+        h = xs[link.h]
+        if link.q < 0:
+            _counters.setdefault(id(h), (h, []))[1].append(xs[link.p])
+            continue
+        entry = _get(_tops, h)
         if entry is None or entry[1] is not xs[link.q]:
-            entry = _tops[id(xs[link.h])] = (xs[link.h], xs[link.q], [])
+            entry = _tops[id(h)] = (h, xs[link.q], [])
         entry[2].append(xs[link.p])
 
 
@@ -120,16 +166,24 @@ def kept(links: list[Link], xs: list[Any], out: list[Any]) -> tuple[list[Link], 
     """``(kept, broken)``: the links a body from `xs` to `out` used, kept or broken.
 
     A body uses a link where it left out its push on P; it keeps it where it also passes P
-    on, carries on the value it pushed on Q, and wrote Q.
+    on, and, for Q's rows, carries on the value it pushed on Q and wrote Q; for an array's,
+    the array is not part of the state (`holds` checks the counter's step).
     """
     used, broken = [], []
     for link in links:
         s = _get(_skipped, xs[link.p])
-        if s is None or s[1] is not xs[link.q]:
+        if s is None:
             continue
-        top = _get(_pushed, out[link.q])
-        ok = out[link.p] is xs[link.p] and top is not None and top[1] is out[link.h]
-        (used if ok else broken).append(link)
+        if link.q >= 0:
+            if s[1] is not xs[link.q]:
+                continue
+            top = _get(_pushed, out[link.q])
+            ok = top is not None and top[1] is out[link.h]
+        else:
+            if s[1] is not None or s[3] is not xs[link.h]:
+                continue
+            ok = not any(s[2] is x for x in xs)
+        (used if ok and out[link.p] is xs[link.p] else broken).append(link)
     # A Q left unwritten itself (``a, b = b, f(a, b)``: each lags the other's previous row)
     # holds no rows to read: the loop is traced again without that link.
     unwritten = {link.p for link in used}
@@ -137,68 +191,105 @@ def kept(links: list[Link], xs: list[Any], out: list[Any]) -> tuple[list[Link], 
     return [link for link in used if link.q not in unwritten], broken
 
 
-def passes_through(jaxpr: Any, p: int) -> bool:
-    """Whether the body's jaxpr passes its leaf `p` on unchanged and reads it nowhere else."""
-    v = jaxpr.invars[p]
-    if jaxpr.outvars[p] is not v:
+def holds(jaxpr: Any, link: Link) -> bool:
+    """Whether the body's jaxpr passes P on unchanged and reads it nowhere else.
+
+    For an array's rows, also whether it steps the counter as the stack's size, by one.
+    """
+    from .jax_counted import _step
+
+    v = jaxpr.jaxpr.invars[link.p]
+    if jaxpr.jaxpr.outvars[link.p] is not v:
         return False
-    if any(v is o for k, o in enumerate(jaxpr.outvars) if k != p):
+    if any(v is o for k, o in enumerate(jaxpr.jaxpr.outvars) if k != link.p):
         return False
-    return not any(v is x for e in jaxpr.eqns for x in e.invars)
+    if any(v is x for e in jaxpr.jaxpr.eqns for x in e.invars):
+        return False
+    return link.q >= 0 or _step(jaxpr, link.h) == _step(jaxpr, link.count) == 1
 
 
-def lagging(before: list[Any], after: list[Any], links: list[Link]) -> None:
-    """Set each link's P in the loop's final leaves `after` (from `before`): Q's rows one down.
+def lagging(before: list[Any], after: list[Any], links: list[Link], sources: list[Any]) -> None:
+    """Set each link's P in the loop's final leaves `after` (from `before`).
 
-    P's rows below the size at the start stay those it had; `row` reads it from Q.
+    P's rows below the size at the start stay those it had; those above are where they are
+    (Q's one row down, or the array's: `sources`, by link); `row` reads them there.
     """
     import jax.numpy as jnp
     from jax import lax
 
-    for link in links:
-        p0, q = before[link.p], after[link.q]
-        n = link.size
+    for link, x in zip(links, sources):
+        p0, n = before[link.p], link.size
         first = _get(_pushed, p0)
         if n == 1 and first is not None:
             head = jnp.expand_dims(jnp.asarray(first[1], p0.dtype), 0)
         else:
             head = lax.slice_in_dim(p0, 0, n, axis=0)
         rows = lax.broadcasted_iota(np.int32, p0.shape, 0)
-        p = jnp.where(rows < n, p0, jnp.roll(q, 1, axis=0))
-        _lags[id(p)] = (p, q, head, n)
+        if link.q >= 0:
+            x = after[link.q]
+            elsewhere = jnp.roll(x, 1, axis=0)
+        else:
+            at = jnp.arange(p0.shape[0]) + link.off
+            at = jnp.clip(jnp.where(at < 0, at + x.shape[0], at), 0, x.shape[0] - 1)
+            elsewhere = jnp.take(x, at, axis=0)
+        p = jnp.where(rows < n, p0, elsewhere)
+        _lags[id(p)] = (p, x, head, n, link.off, link.q >= 0)
         after[link.p] = p
 
 
-def lags(leaves: list[Any]) -> dict[int, tuple[int, Any, int]]:
-    """The lagging buffers among `leaves` whose Q is one too: ``p -> (q, head, size)``."""
+def sources(links: list[Link], xs: list[Any]) -> list[Any]:
+    """The arrays whose rows each link's P holds (None for Q's rows), as the body read them."""
+    out = []
+    for link in links:
+        s = _get(_skipped, xs[link.p])
+        out.append(None if link.q >= 0 or s is None else s[2])
+    return out
+
+
+def lags(leaves: list[Any]) -> dict[int, tuple[int, Any, Any, int, int]]:
+    """The buffers among `leaves` whose rows are elsewhere: ``p -> (q, source, head, size, off)``.
+
+    Q is among the leaves too (`q` its index), or the rows are an array's (`q` -1).
+    """
     out = {}
     for p, x in enumerate(leaves):
         entry = _get(_lags, x)
         if entry is None:
             continue
-        for q, y in enumerate(leaves):
-            if y is entry[1] and q != p:
-                out[p] = (q, entry[2], entry[3])
-                break
+        _, source, head, n, off, stacked = entry
+        qs = [q for q, y in enumerate(leaves) if y is source and q != p]
+        if stacked and qs:
+            out[p] = (qs[0], source, head, n, off)
+        elif not stacked:
+            out[p] = (-1, source, head, n, off)
     return out
 
 
-def relag(found: dict[int, tuple[int, Any, int]], xs: list[Any]) -> None:
-    """Record the lagging buffers `found` (`lags`) again for the leaves `xs` of a loop."""
-    for p, (q, head, n) in found.items():
-        _lags[id(xs[p])] = (xs[p], xs[q], head, n)
+def relag(found: dict[int, tuple[int, Any, Any, int, int]], xs: list[Any]) -> None:
+    """Record the buffers `found` (`lags`) again for the leaves `xs` of a loop."""
+    for p, (q, source, head, n, off) in found.items():
+        _lags[id(xs[p])] = (xs[p], xs[q] if q >= 0 else source, head, n, off, q >= 0)
 
 
 def row(buffer: Any, buffers: list[Any], i: Any) -> Any:
-    """Row `i` of a lagging `buffer` of a stack of `buffers`, read from its Q; else None."""
+    """Row `i` of a `buffer` of a stack of `buffers` whose rows are elsewhere; else None."""
     entry = _get(_lags, buffer)
-    if entry is None or not any(entry[1] is b for b in buffers):
+    if entry is None:
         return None
     import jax.numpy as jnp
     from jax import lax
 
-    _, q, head, n = entry
-    above = lax.dynamic_index_in_dim(q, i - 1, 0, keepdims=False, allow_negative_indices=False)
+    _, source, head, n, off, stacked = entry
+    if stacked:  # Q's, one row down (clamped at row 0, which reads `head`)
+        if not any(source is b for b in buffers):
+            return None
+        above = lax.dynamic_index_in_dim(
+            source, i - 1, 0, keepdims=False, allow_negative_indices=False
+        )
+    else:  # the array's, as the loop read them
+        above = lax.dynamic_index_in_dim(source, i + off, 0, keepdims=False)
+    if n == 0:
+        return above
     if n == 1:
         below = head[0]
     else:

@@ -640,7 +640,7 @@ _INT64_MIN = np.iinfo(np.int64).min
 def check_index(a: Any, index: Any) -> Any:
     """``a[index]``, flagged where an integer index is out of bounds (Python raises)."""
     check_bounds(a, index)
-    return a[index]
+    return lags.read(a[index], a, index)
 
 
 def check_bounds(a: Any, index: Any) -> None:
