@@ -8,6 +8,7 @@ Myia parses them like user code, so they cost nothing after optimization.
 from __future__ import annotations
 
 from ..primitives import P
+from .lib import numpy_scalar
 
 # Reductions -----------------------------------------------------------------------------------
 
@@ -165,8 +166,12 @@ def np_where(condition, x, y):
 
 
 def np_clip(a, a_min=None, a_max=None):
-    """``np.clip`` and ``a.clip``."""
-    return P.clip(a, a_min, a_max)
+    """``np.clip`` and ``a.clip``.
+
+    A Python number `a` is a NumPy scalar first, as NumPy makes it an array: ``np.clip(5, 0, 2)``
+    is ``np.int64(2)``, not ``2``.
+    """
+    return P.clip(numpy_scalar(a), a_min, a_max)
 
 
 # Products -------------------------------------------------------------------------------------

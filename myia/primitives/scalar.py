@@ -357,9 +357,14 @@ def _infer_arith(x, y):
     return elementwise("an arithmetic operation", x, y)
 
 
-@infer_rule(truediv, atan2)
+@infer_rule(truediv)
 def _infer_div(x, y):
     return elementwise("a division", x, y, float_=True)
+
+
+@infer_rule(atan2)
+def _infer_atan2(y, x):
+    return elementwise("a math function", y, x, float_=True, math=True)
 
 
 @infer_rule(eq, ne, lt, le, gt, ge, logical_and, logical_or)
@@ -410,7 +415,7 @@ def _infer_same(x):
 @infer_rule(exp, log, log_ieee, log1p, expm1, sqrt, sin, cos, tan, asin, acos, atan)
 @infer_rule(sinh, cosh, tanh)
 def _infer_float_unary(x):
-    return elementwise("a math function", x, float_=True)
+    return elementwise("a math function", x, float_=True, math=True)
 
 
 @infer_rule(floor, ceil)
