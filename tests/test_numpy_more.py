@@ -346,6 +346,7 @@ def math_of_ints(x):
         np.reciprocal(np.where(x == 0, 2, x)),
         np.sqrt(x * x),
         np.exp(b),
+        np.exp2(x),
         np.arctan2(x, b),
         np.hypot(x, b),
         np.hypot(x, 3),
@@ -367,6 +368,11 @@ def of_python_numbers(x, n):
         np.square(n > 0),
         np.square(x > np.array([0.0, 3.0])),
     )
+
+
+def item(x):
+    # a.item(): a Python float, int or bool (loss.item() in a training loop).
+    return x[0].item() * 2, np.sum(x).item(), (x > 0)[:1].item(), (x * 10).astype(int)[1:2].item()
 
 
 def heaviside(x):
@@ -573,6 +579,7 @@ TABLE = [
          (A((2, 3), "int"),)], order=0),
     Case("np.clip, np.square of Python numbers and booleans", "math", of_python_numbers,
          [(2.5, 3), (0.25, -4)], order=0),
+    Case("a.item()", "scalar types", item, [(f(3),)]),
     Case("np.heaviside", "math", heaviside, [(f(3, 4),)], order=0),
     Case("np.isclose, np.allclose", "tests", close, [(f(3, 4), f(4))], order=0),
     Case("np.ptp, a.ptp, np.average (weights)", "reductions", ptp_average,

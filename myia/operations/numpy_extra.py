@@ -354,7 +354,9 @@ def np_log10(x):
 
 
 def np_exp2(x):
-    """``np.exp2``."""
+    """``np.exp2`` (of integers and booleans: computed in float64, in the float of ``np.exp``)."""
+    if not np.issubdtype(P.dtype_of(x), np.inexact):
+        return P.astype(P.exp(P.astype(x, np.float64) * _LN2), P.dtype_of(P.exp(x)))
     return P.exp(x * _LN2)
 
 

@@ -7,6 +7,8 @@ Myia parses them like user code, so they cost nothing after optimization.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..primitives import P
 from .lib import numpy_scalar
 
@@ -233,6 +235,16 @@ def array_astype(a, dtype):
 def array_copy(a):
     """``a.copy()``: arrays are immutable in Myia, so the array itself."""
     return a
+
+
+def array_item(a):
+    """``a.item()``: the one element of `a` (of any shape of size 1) as a Python number."""
+    x = P.reshape(a, ())
+    if P.dtype_of(a) == np.bool_:
+        return bool(x)
+    if np.issubdtype(P.dtype_of(a), np.integer):
+        return int(x)
+    return float(x)
 
 
 # Attributes (called with the array and the attribute's name) ---------------------------------
