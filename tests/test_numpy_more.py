@@ -347,6 +347,8 @@ def math_of_ints(x):
         np.sqrt(x * x),
         np.exp(b),
         np.exp2(x),
+        np.logaddexp(x, b),
+        np.logaddexp(b, b),
         np.arctan2(x, b),
         np.hypot(x, b),
         np.hypot(x, 3),
@@ -574,7 +576,8 @@ TABLE = [
     Case("np.square", "math", square, [(f(3, 4),), (A((3,), "int"),)]),
     Case("np.reciprocal, np.log2, np.log10, np.exp2, np.logaddexp2, np.hypot", "math",
          math_more, [(f(3, 4, kind="pos"), f(4))]),
-    Case("np.reciprocal, np.sqrt, np.exp, np.arctan2, np.hypot, np.round of integers and booleans",
+    Case("np.reciprocal, np.sqrt, np.exp, np.logaddexp, np.arctan2, np.hypot, np.round "
+         "of integers and booleans",
          "math", math_of_ints, [(A((3, 4), "int", "int8"),), (A((5,), "int", "int16"),),
          (A((2, 3), "int"),)], order=0),
     Case("np.clip, np.square of Python numbers and booleans", "math", of_python_numbers,

@@ -181,7 +181,14 @@ def np_square(x):
 
 
 def np_logaddexp(x, y):
-    """``np.logaddexp``: ``log(exp(x) + exp(y))`` without overflow."""
+    """``np.logaddexp``: ``log(exp(x) + exp(y))`` without overflow.
+
+    Integers and booleans are computed in float64, rounded to the float NumPy's math
+    functions give them (float16 for int8 and bool), as NumPy does.
+    """
+    if not np.issubdtype(P.dtype_of(x + y), np.inexact):
+        dt = P.dtype_of(P.atan2(x, y))
+        return P.astype(np_logaddexp(P.astype(x, np.float64), P.astype(y, np.float64)), dt)
     ge = x >= y
     hi = P.where(ge, x, y)
     lo = P.where(ge, y, x)
