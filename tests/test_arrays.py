@@ -151,6 +151,10 @@ def pow_ieee(x, y):
     return P.pow_ieee(x, y)  # ``**`` as NumPy computes it (the derivatives of ``**`` use it)
 
 
+def log_ieee(x):
+    return P.log_ieee(x)  # log as NumPy computes it, nan below 0 (the derivatives of ``**``)
+
+
 def compare(x, y):
     return x == y, x != y, x < y, x <= y, x > y, x >= y
 
@@ -588,6 +592,7 @@ CASES = [
     Case("floor_ceil", floor_ceil, ("floor", "ceil"), unary_args(dtypes=NUMBERS)),
     Case("exp", exp_fns, ("exp", "expm1", "tanh", "sinh", "cosh"), unary_args()),
     Case("log", log_fns, ("log", "log1p", "sqrt"), unary_args("pos")),
+    Case("log_ieee", log_ieee, ("log_ieee",), unary_args("normal", NUMBERS), reference=np.log),
     Case("trig", trig, ("sin", "cos", "tan", "asin", "acos", "atan"), unary_args("unit")),
     Case(
         "where",

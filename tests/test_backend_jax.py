@@ -681,3 +681,31 @@ def test_second_order_of_nested_loops_and_branches_is_one_xla_computation(fn, ar
     expected = grad(grad(fn, 0), 0, backend="debug")(*args)
     assert got == pytest.approx(expected, rel=1e-10, abs=1e-12)
     assert got == pytest.approx(_second_by_finite_differences(fn, args), rel=1e-5, abs=1e-6)
+
+
+def test_cumsum_of_small_integers_has_numpys_dtype():
+    # jax.numpy's cumsum keeps uint8 and int32 (and wrapped around: 250 + 3 + 7 was 4) where
+    # NumPy's gives uint64 and int64; the values then computed on were those.
+    def f(x):
+        return np.cumsum(x) * 1.0, np.cumsum(x) + 1
+
+    for x in (np.array([250, 3, 7], np.uint8), np.array([100, 100, 100], np.int8)):
+        got, want = myia(f, backend="jax")(x), f(x)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+
+
+def test_a_loop_counter_times_small_integers_wraps_as_numpy():
+    # Under JAX the counter is a strong int64, which widened x * i of an int8 x: 100 * 2
+    # was 200, not NumPy's -56, once read as floats.
+    def f(x):
+        s = 0.0
+        for i in range(3):
+            s = s + np.sum((x * i).astype(np.float64)) + np.sum((x + i * 50) * 1.0)
+        return s
+
+    x = np.array([100, 100], np.int8)
+    with np.errstate(over="ignore"):
+        want = f(x)
+    assert myia(f, backend="jax")(x) == want

@@ -325,3 +325,12 @@ def test_jvp_of_a_numpy_function():
     assert jvp(np.sin, (1.0,), (2.0,)) == pytest.approx((np.sin(1.0), 2.0 * np.cos(1.0)))
     out = myia(lambda x: jvp(np.tanh, (x,), (np.ones(3),)))(X)
     np.testing.assert_allclose(out[1], 1 - np.tanh(X) ** 2)
+
+
+def test_a_constant_factor_or_divisor_has_no_tangent_term():
+    # As JAX's symbolic zeros: the tangent of exp(x) * 2.0 where exp(x) is inf is inf, not
+    # inf + inf * 0 (nan); so for 2.0 * exp(x) and exp(x) / 2.0.
+    x, t = np.array([1000.0, 0.0]), np.ones(2)
+    for f in (lambda v: np.exp(v) * 2.0, lambda v: 2.0 * np.exp(v), lambda v: np.exp(v) / 2.0):
+        _, d = jvp(f, (x,), (t,))
+        assert d[0] == np.inf and np.isfinite(d[1])

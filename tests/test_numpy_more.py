@@ -338,6 +338,45 @@ def math_more(x, y):
     )
 
 
+def math_of_ints(x):
+    # NumPy's math of integers and booleans computes in the smallest float that holds them
+    # (float16 for int8 and bool), np.reciprocal and np.round keep integers.
+    b = x > 0
+    return (
+        np.reciprocal(np.where(x == 0, 2, x)),
+        np.sqrt(x * x),
+        np.exp(b),
+        np.exp2(x),
+        np.logaddexp(x, b),
+        np.logaddexp(b, b),
+        np.arctan2(x, b),
+        np.hypot(x, b),
+        np.hypot(x, 3),
+        np.hypot(b, 3),
+        np.round(x),
+        np.round(x * 7, -1),
+        np.round(x[0, ...], 2),
+    )
+
+
+def of_python_numbers(x, n):
+    # NumPy makes a Python number an array first: np.clip(3, -1, 2) is np.int64(2), and
+    # its dtype then mixes as an array's (np.minimum(np.int32(5), that) is an int64).
+    return (
+        np.clip(x, 0.0, 1.0),
+        np.clip(n, -1, 2),
+        np.minimum(np.int32(5), np.clip(-n, -1, 2)),
+        np.clip(n, -1, 2.5),
+        np.square(n > 0),
+        np.square(x > np.array([0.0, 3.0])),
+    )
+
+
+def item(x):
+    # a.item(): a Python float, int or bool (loss.item() in a training loop).
+    return x[0].item() * 2, np.sum(x).item(), (x > 0)[:1].item(), (x * 10).astype(int)[1:2].item()
+
+
 def heaviside(x):
     return np.heaviside(x, 0.5)
 
@@ -537,6 +576,13 @@ TABLE = [
     Case("np.square", "math", square, [(f(3, 4),), (A((3,), "int"),)]),
     Case("np.reciprocal, np.log2, np.log10, np.exp2, np.logaddexp2, np.hypot", "math",
          math_more, [(f(3, 4, kind="pos"), f(4))]),
+    Case("np.reciprocal, np.sqrt, np.exp, np.logaddexp, np.arctan2, np.hypot, np.round "
+         "of integers and booleans",
+         "math", math_of_ints, [(A((3, 4), "int", "int8"),), (A((5,), "int", "int16"),),
+         (A((2, 3), "int"),)], order=0),
+    Case("np.clip, np.square of Python numbers and booleans", "math", of_python_numbers,
+         [(2.5, 3), (0.25, -4)], order=0),
+    Case("a.item()", "scalar types", item, [(f(3),)]),
     Case("np.heaviside", "math", heaviside, [(f(3, 4),)], order=0),
     Case("np.isclose, np.allclose", "tests", close, [(f(3, 4), f(4))], order=0),
     Case("np.ptp, a.ptp, np.average (weights)", "reductions", ptp_average,

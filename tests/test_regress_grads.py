@@ -261,3 +261,35 @@ def test_exponent_gradient():
     assert grad(lambda x, y: x**y, 1)(0.0, 2.0) == 0.0
     assert grad(lambda x, y: x**y, 1)(2.0, 0.5) == pytest.approx(2.0**0.5 * math.log(2.0))
     check_grad(lambda x, y: x**y, 1.3, 0.7, order=2)
+
+
+@pytest.mark.parametrize("backend", [*BACKENDS, "jax"])
+def test_exponent_gradient_of_a_negative_base_is_nan(backend):
+    # As NumPy and JAX: log(-2) is nan there, not Python's ValueError.
+    if backend == "jax":
+        pytest.importorskip("jax")
+    assert math.isnan(grad(lambda x, y: x**y, 1, backend=backend)(-2.0, 2.0))
+    _, (_, dy) = value_and_grad(lambda x, y: x**y, "x", "y", backend=backend)(-2.0, 3.0)
+    assert math.isnan(dy)
+    dy = grad(lambda x, y: np.sum(x**y), 1, backend=backend)(np.array([-2.0, 3.0]), 2.0)
+    assert math.isnan(dy)
+    assert grad(lambda x, y: x**y, 0, backend=backend)(-2.0, 2.0) == -4.0
+
+
+@pytest.mark.parametrize("backend", [*BACKENDS, "jax"])
+def test_constant_float_power_of_a_negative_base_in_forward_mode(backend):
+    # x ** 3.0 has no log(x) term in its tangent: it was 0 * log(-1), a ValueError on floats
+    # and nan on arrays (so was the Hessian, forward over reverse).
+    if backend == "jax":
+        pytest.importorskip("jax")
+    from myia import hessian, jacfwd, jvp
+
+    f = myia(lambda x: x**3.0, backend=backend)
+    assert jvp(f, (-1.0,), (1.0,)) == (-1.0, 3.0)
+    assert jacfwd(f)(-2.0) == 12.0
+    assert hessian(f)(-1.0) == -6.0
+    a = np.array([-1.0, 2.0])
+    g = myia(lambda x: np.sum(x**3.0), backend=backend)
+    np.testing.assert_allclose(hessian(g)(a), np.diag(6 * a))
+    # A tangent given for the exponent is used: its log(x) term is nan, as in JAX.
+    assert math.isnan(jvp(myia(lambda x, y: x**y, backend=backend), (-1.0, 3.0), (1.0, 0.0))[1])

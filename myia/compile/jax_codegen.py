@@ -325,6 +325,12 @@ class JaxGenerator(CodeGenerator):
         if how == "narrow":
             x, lo, hi = narrow_int(node)
             check = self.global_value(rt.check_step, "check_step")
+            dtype = getattr(node.abstract, "dtype", None)
+            if dtype is not None and np.dtype(dtype).kind in "iu":
+                # A Python int traced (a loop's counter) is a strong int64 under JAX, which
+                # widens ``x * k`` of an int8 `x`; NumPy computes in int8, wrapping around.
+                # The int64 result cast back is NumPy's: integer + - * wrap alike.
+                text = f"({text}).astype({dtype!r})"
             return f"{check}({text}, {self.expr(x)}, {lo}, {hi})"
         if how == "int":
             step = int_step(node)

@@ -550,6 +550,7 @@ JAX_LOWER: dict[Any, Any] = {
     P.ones_like: _numpy("np.ones_like({0}, dtype={dtype!r})"),
     P.full_like: _numpy("np.full_like({0}, {1}, dtype={dtype!r})"),
     P.floor: _numpy("np.floor({0})"),
+    P.log_ieee: _numpy("np.log({0})"),
     P.ceil: _numpy("np.ceil({0})"),
     P.sign: _numpy("np.sign({0})"),
     P.atan2: _numpy("np.arctan2({0}, {1})"),

@@ -733,7 +733,10 @@ def _einsum(args: list[str], node: Apply, ctx: Any) -> str | None:
 def _cumsum(args: list[str], node: Apply, ctx: Any) -> str | None:
     if not _const_args(node, 2) or node.inputs[3].value:  # type: ignore[attr-defined]
         return None
-    return f"np.cumsum({args[0]}, axis={args[1]})"
+    # The dtype is NumPy's, written out: that of small integers is int64 (uint64), which
+    # jax.numpy's cumsum, also run from this code, keeps (wrapping around in int8).
+    dtype = node.abstract.dtype  # type: ignore[union-attr]
+    return f"np.cumsum({args[0]}, axis={args[1]}, dtype={dtype!r})"
 
 
 @lowering(P.argsort)

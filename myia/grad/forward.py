@@ -34,7 +34,7 @@ from ..ir.node import Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import NO_ZERO, no_gradient, sens_type, zero_of_type
 from .jtransform import _closed_graph, _is_function
-from .registry import BPROPS, JVPS, LINEAR, NONDIFFERENTIABLE
+from .registry import BPROPS, JVPS, JVPS_ZERO, LINEAR, NONDIFFERENTIABLE
 
 _tangents: dict[Graph, Graph] = {}
 
@@ -230,7 +230,12 @@ class _ScopeTangent:
         elif prim is P.convert:
             d = t.apply(P.convert, tans[0], Constant(sens_type(args[1].value)))
         elif prim in JVPS:
-            d = t.apply(parse(JVPS[prim]), *vals, out, *tans)
+            rule = JVPS[prim]
+            for i, d in enumerate(tans):  # a known zero's term left out (`JVPS_ZERO`)
+                if d in self.zeros and (prim, i) in JVPS_ZERO:
+                    rule = JVPS_ZERO[prim, i]
+                    break
+            d = t.apply(parse(rule), *vals, out, *tans)
         elif prim in LINEAR:
             pos, after = LINEAR[prim]
             ins = [

@@ -267,7 +267,9 @@ class _ScopeTransform:
         if closed is not None:
             # A function that captures nothing: its forward graph, as for a graph constant.
             return Constant(fprop(closed), node.debug.derive())
-        if node.abstract is not None and _is_function(node.abstract):
+        if node.abstract is not None and (
+            _is_function(node.abstract) or _holds_closure(node.abstract)
+        ):
             raise MyiaTypeError(
                 "differentiating a function that calls a function-valued free variable "
                 f"({node.debug.find_name()}) is not supported yet"
@@ -525,6 +527,42 @@ def _closed_graph(a: Any) -> Graph | None:
     if not isinstance(f, GraphFunction) or captures(f.graph):
         return None
     return f.graph
+
+
+def _holds_closure(a: Any, seen: set[int] | None = None) -> bool:
+    """Whether a value of type `a` holds a function that captures variables.
+
+    A tuple (list, dict, record) of closures, free in a function differentiated, is refused as
+    a closure is (it was an internal error when the function called one of them).
+    """
+    from ..abstract.data import (
+        AbstractDict,
+        AbstractFunction,
+        AbstractList,
+        AbstractRecord,
+        AbstractUnion,
+        GraphFunction,
+    )
+
+    seen = set() if seen is None else seen
+    if id(a) in seen:
+        return False
+    seen.add(id(a))
+    if isinstance(a, AbstractFunction):
+        return any(isinstance(f, GraphFunction) and captures(f.graph) for f in a.options)
+    if isinstance(a, AbstractTuple):
+        parts: Any = a.elements
+    elif isinstance(a, AbstractList):
+        parts = (a.element,)
+    elif isinstance(a, AbstractDict):
+        parts = a.values
+    elif isinstance(a, AbstractRecord):
+        parts = a.fields
+    elif isinstance(a, AbstractUnion):
+        parts = a.options
+    else:
+        return False
+    return any(_holds_closure(p, seen) for p in parts)
 
 
 def _is_function(a: Any) -> bool:

@@ -106,11 +106,30 @@ JVPS: dict[Any, Callable[..., Any]] = {}
 LINEAR: dict[Any, tuple[tuple[int, ...], int | None]] = {}
 
 
-def jvp(*prims: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated function as the tangent rule of each of `prims`."""
+#: Tangent rules for the calls where the tangent at one position is a known zero (that of a
+#: constant or of an integer): ``JVPS_ZERO[prim, i]``, with the signature of ``JVPS[prim]``.
+#: They leave that tangent's term out, as JAX's symbolic zeros do, where the term would be a
+#: zero times a value that is not finite: ``0 * log(x)`` of ``x ** 3.0`` at ``x < 0`` is NaN
+#: (and a ``ValueError`` on Python floats), while the derivative is ``3 * x ** 2``.
+JVPS_ZERO: dict[tuple[Any, int], Callable[..., Any]] = {}
+
+
+def jvp(
+    *prims: Any, zero: int | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated function as the tangent rule of each of `prims`.
+
+    With `zero`, it is the rule for the calls whose tangent at position `zero` is a known zero
+    (`JVPS_ZERO`); the general rule is registered on its own.
+    """
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         for p in prims:
+            if zero is not None:
+                if (p, zero) in JVPS_ZERO:
+                    raise ValueError(f"tangent rule of {p} with a zero at {zero} registered twice")
+                JVPS_ZERO[p, zero] = fn
+                continue
             if p in JVPS or p in LINEAR:
                 raise ValueError(f"tangent rule of {p} registered twice")
             JVPS[p] = fn

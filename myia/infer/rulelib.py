@@ -87,16 +87,37 @@ def numeric(a: AbstractValue, what: str) -> AbstractScalar | AbstractArray:
     raise MyiaTypeError(f"{what} expects numbers or arrays, not {show(a)}")
 
 
-def elementwise(what: str, *args: AbstractValue, dtype: str | None = None, float_: bool = False):
+def _weak(a: AbstractValue) -> bool:
+    return isinstance(a, AbstractScalar) and a.weak
+
+
+def elementwise(
+    what: str,
+    *args: AbstractValue,
+    dtype: str | None = None,
+    float_: bool = False,
+    math: bool = False,
+):
     """The result of an elementwise operation with NumPy's broadcasting and promotion.
 
     `dtype` forces the result's dtype (``"bool"`` for comparisons); `float_` makes integer
-    and boolean inputs give floats (true division, ``exp``...).
+    and boolean inputs give floats: float64 (true division, SciPy's special functions), or
+    with `math` the smallest float that holds them, as NumPy's math functions (``np.sqrt``,
+    ``np.exp``, ``np.arctan2``...) do: float16 for int8, uint8 and bool, float32 for 16-bit
+    integers.
     """
     nums = [numeric(a, what) for a in args]
     dt, weak = promote(*((a.dtype, isinstance(a, AbstractScalar) and a.weak) for a in nums))
     if float_ and not dt.startswith("float"):
-        dt = promote((dt, weak), ("float64", True))[0] if weak else "float64"
+        if weak:
+            dt = promote((dt, weak), ("float64", True))[0]
+        elif math and dt.startswith(("int", "uint", "bool")):
+            # The first of NumPy's float loops to which each operand casts safely (a Python
+            # number as the promoted dtype: int64 with a bool).
+            floats = [np.result_type(dt if _weak(a) else a.dtype, np.float16) for a in nums]
+            dt = np.result_type(*floats).name
+        else:
+            dt = "float64"
         if dt.startswith(("int", "uint", "bool")):
             dt = "float64"
     if dtype is not None:

@@ -296,6 +296,7 @@ ARRAY_METHODS: dict[str, Any] = {
     "dot": nl.np_dot,
     "astype": nl.array_astype,
     "copy": nl.array_copy,
+    "item": nl.array_item,
     **nx.METHODS,
 }
 

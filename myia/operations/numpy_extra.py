@@ -174,12 +174,21 @@ def np_take_along_axis(arr, indices, axis):
 
 
 def np_square(x):
-    """``np.square``."""
+    """``np.square`` (of booleans: int8, as NumPy, which has no boolean loop)."""
+    if P.dtype_of(x) == np.bool_:
+        x = P.astype(x, np.int8)
     return x * x
 
 
 def np_logaddexp(x, y):
-    """``np.logaddexp``: ``log(exp(x) + exp(y))`` without overflow."""
+    """``np.logaddexp``: ``log(exp(x) + exp(y))`` without overflow.
+
+    Integers and booleans are computed in float64, rounded to the float NumPy's math
+    functions give them (float16 for int8 and bool), as NumPy does.
+    """
+    if not np.issubdtype(P.dtype_of(x + y), np.inexact):
+        dt = P.dtype_of(P.atan2(x, y))
+        return P.astype(np_logaddexp(P.astype(x, np.float64), P.astype(y, np.float64)), dt)
     ge = x >= y
     hi = P.where(ge, x, y)
     lo = P.where(ge, y, x)
@@ -328,8 +337,17 @@ _LN2 = 0.6931471805599453
 
 
 def np_reciprocal(x):
-    """``np.reciprocal`` (of floats)."""
-    return 1.0 / x
+    """``np.reciprocal``: ``1 / x`` of floats; of integers, NumPy's integer division.
+
+    ``np.reciprocal(2)`` is 0 and ``np.reciprocal(-1)`` is -1, in the integer's dtype (int8 for
+    booleans), as NumPy's C division of 1 by each element truncates; 0 at 0 (NumPy's value
+    there is undefined, with a warning).
+    """
+    if np.issubdtype(P.dtype_of(x), np.inexact):
+        return 1.0 / x
+    a = P.astype(x, np.int8) if P.dtype_of(x) == np.bool_ else x
+    one = P.ones((), P.dtype_of(a))
+    return P.where(a == 1, one, P.where(a == -1, -one, one - one))
 
 
 def np_log2(x):
@@ -343,7 +361,9 @@ def np_log10(x):
 
 
 def np_exp2(x):
-    """``np.exp2``."""
+    """``np.exp2`` (of integers and booleans: computed in float64, in the float of ``np.exp``)."""
+    if not np.issubdtype(P.dtype_of(x), np.inexact):
+        return P.astype(P.exp(P.astype(x, np.float64) * _LN2), P.dtype_of(P.exp(x)))
     return P.exp(x * _LN2)
 
 
@@ -358,6 +378,16 @@ def np_hypot(x, y):
     Scaled by the larger, the squares neither overflow nor underflow (``hypot(1e200, 1e200)``
     is finite); 0 where both are.
     """
+    if not np.issubdtype(P.dtype_of(x + y), np.inexact):
+        # Integers and booleans: computed in float64, rounded to the float NumPy's math
+        # functions give them (float16 for int8 and bool, as np.arctan2), as NumPy does.
+        dt = P.dtype_of(P.atan2(x, y))
+        return P.astype(_hypot(P.astype(x, np.float64), P.astype(y, np.float64)), dt)
+    return _hypot(x, y)
+
+
+def _hypot(x, y):
+    """The scaled formula of `np_hypot` on floats."""
     ax = P.abs_(x)
     ay = P.abs_(y)
     m = P.maximum(ax, ay)
@@ -563,7 +593,16 @@ def np_rint(x):
 
 
 def np_round(a, decimals=0):
-    """``np.round`` and ``np.around`` (halves to even; no derivative)."""
+    """``np.round`` and ``np.around`` (halves to even; no derivative).
+
+    Integers stay integers of their dtype, as in NumPy: themselves, or with negative
+    `decimals` the nearest multiple of ``10 ** -decimals``.
+    """
+    if np.issubdtype(P.dtype_of(a), np.integer):
+        if decimals >= 0:
+            return a + P.zeros((), P.dtype_of(a))  # (a Python int: a NumPy integer, as NumPy)
+        m = 10 ** (-decimals)
+        return P.astype(P.rint(a / m) * m, P.dtype_of(a))
     if decimals == 0:
         return P.rint(a)
     scale = 10.0**decimals

@@ -7,7 +7,10 @@ Myia parses them like user code, so they cost nothing after optimization.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..primitives import P
+from .lib import numpy_scalar
 
 # Reductions -----------------------------------------------------------------------------------
 
@@ -165,8 +168,12 @@ def np_where(condition, x, y):
 
 
 def np_clip(a, a_min=None, a_max=None):
-    """``np.clip`` and ``a.clip``."""
-    return P.clip(a, a_min, a_max)
+    """``np.clip`` and ``a.clip``.
+
+    A Python number `a` is a NumPy scalar first, as NumPy makes it an array: ``np.clip(5, 0, 2)``
+    is ``np.int64(2)``, not ``2``.
+    """
+    return P.clip(numpy_scalar(a), a_min, a_max)
 
 
 # Products -------------------------------------------------------------------------------------
@@ -228,6 +235,16 @@ def array_astype(a, dtype):
 def array_copy(a):
     """``a.copy()``: arrays are immutable in Myia, so the array itself."""
     return a
+
+
+def array_item(a):
+    """``a.item()``: the one element of `a` (of any shape of size 1) as a Python number."""
+    x = P.reshape(a, ())
+    if P.dtype_of(a) == np.bool_:
+        return bool(x)
+    if np.issubdtype(P.dtype_of(a), np.integer):
+        return int(x)
+    return float(x)
 
 
 # Attributes (called with the array and the attribute's name) ---------------------------------

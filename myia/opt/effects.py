@@ -36,7 +36,7 @@ TOTAL: frozenset[Primitive] = frozenset(
         P.env_new, P.env_setitem, P.env_getitem, P.env_add, P.gzeros, P.gzeros_unread, P.gadd,
         P.unbroadcast, P.broadcast_like, P.shape, P.ndim, P.size, P.dtype_of, P.grad_of,
         P.vmap_of, P.jvp_of,
-        P.erf, P.erfc, P.digamma, P.polygamma,
+        P.erf, P.erfc, P.digamma, P.polygamma, P.log_ieee,
     ]
 )  # fmt: skip
 

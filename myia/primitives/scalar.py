@@ -228,6 +228,21 @@ def _unary(name: str, mathfn: Any, npfn: Any, doc: str) -> Any:
     return primitive(impl, name=name)
 
 
+@primitive
+def log_ieee(x):
+    """Elementwise natural logarithm with NumPy's IEEE semantics on Python floats too.
+
+    ``log(-2.0)`` is ``nan`` and ``log(0.0)`` is ``-inf`` (Python raises). The derivative of
+    ``x ** y`` in ``y`` uses it: that of ``(-2.0) ** y`` is ``nan``, as in NumPy and JAX, and
+    not an error.
+    """
+    if _is_py(x):
+        with np.errstate(all="ignore"):
+            return float(np.log(float(x)))
+    with np.errstate(all="ignore"):
+        return np.log(x)
+
+
 def _sign(x: Any) -> Any:
     return type(x)((x > 0) - (x < 0))
 
@@ -342,9 +357,14 @@ def _infer_arith(x, y):
     return elementwise("an arithmetic operation", x, y)
 
 
-@infer_rule(truediv, atan2)
+@infer_rule(truediv)
 def _infer_div(x, y):
     return elementwise("a division", x, y, float_=True)
+
+
+@infer_rule(atan2)
+def _infer_atan2(y, x):
+    return elementwise("a math function", y, x, float_=True, math=True)
 
 
 @infer_rule(eq, ne, lt, le, gt, ge, logical_and, logical_or)
@@ -392,10 +412,10 @@ def _infer_same(x):
     return elementwise("a unary operation", x)
 
 
-@infer_rule(exp, log, log1p, expm1, sqrt, sin, cos, tan, asin, acos, atan)
+@infer_rule(exp, log, log_ieee, log1p, expm1, sqrt, sin, cos, tan, asin, acos, atan)
 @infer_rule(sinh, cosh, tanh)
 def _infer_float_unary(x):
-    return elementwise("a math function", x, float_=True)
+    return elementwise("a math function", x, float_=True, math=True)
 
 
 @infer_rule(floor, ceil)
@@ -464,7 +484,7 @@ def bprop_pow(x, y, out, dout):
         return (unbroadcast(dout * y * pow_ieee(x, y - 1), x), gzeros(y))
     dx = unbroadcast(dout * y * pow_ieee(x, y - 1), x)
     # d x ** y / d y = x ** y * log(x), and 0 at x = 0 (where x ** y is 0 or 1), as in JAX.
-    return (dx, unbroadcast(dout * out * log(x + (x == 0)), y))
+    return (dx, unbroadcast(dout * out * log_ieee(x + (x == 0)), y))
 
 
 @bprop(mod)
@@ -489,7 +509,7 @@ def bprop_exp(x, out, dout):
     return (dout * out,)
 
 
-@bprop(log)
+@bprop(log, log_ieee)
 def bprop_log(x, out, dout):
     return (unbroadcast(dout / x, x),)
 
@@ -631,7 +651,33 @@ def jvp_pow(x, y, out, dx, dy):
         if y == 0:
             return gzeros(out)
         return dx * y * pow_ieee(x, y - 1)
-    return dx * y * pow_ieee(x, y - 1) + dy * out * log(x + (x == 0))
+    return dx * y * pow_ieee(x, y - 1) + dy * out * log_ieee(x + (x == 0))
+
+
+@jvp(pow_, pow_ieee, zero=1)
+def jvp_pow_constant_exponent(x, y, out, dx, dy):
+    """``x ** c``: no ``log(x)`` term, which is NaN (or a ValueError) where ``x < 0``."""
+    if isinstance(y, (int, np.integer)) and y == 0:
+        return gzeros(out)
+    return dx * y * pow_ieee(x, y - 1)
+
+
+@jvp(mul, zero=1)
+def jvp_mul_constant_right(x, y, out, dx, dy):
+    """``x * c``: no ``x * 0`` term, which is NaN where ``x`` is infinite."""
+    return dx * y
+
+
+@jvp(mul, zero=0)
+def jvp_mul_constant_left(x, y, out, dx, dy):
+    """``c * y``: no ``0 * y`` term, which is NaN where ``y`` is infinite."""
+    return x * dy
+
+
+@jvp(truediv, zero=1)
+def jvp_truediv_constant_divisor(x, y, out, dx, dy):
+    """``x / c``: no ``out * 0`` term, which is NaN where ``out`` is infinite."""
+    return dx / y
 
 
 @jvp(mod)
@@ -649,7 +695,7 @@ def jvp_exp(x, out, dx):
     return dx * out
 
 
-@jvp(log)
+@jvp(log, log_ieee)
 def jvp_log(x, out, dx):
     return dx / x
 
