@@ -184,8 +184,9 @@ def _while(
     leaves = [jnp.asarray(x) for x in leaves]
     _, flag0, need0 = test(leaves)
     step_fn, jaxpr, n = counted.traced(test, step, leaves, known)
-    if any(not lags.holds(jaxpr, k) for k in used):
-        unlinked.update(k.p for k in used if not lags.holds(jaxpr, k))
+    failing = [k.p for k, x in zip(used, sources) if not lags.holds(jaxpr, k, x)]
+    if failing:
+        unlinked.update(failing)
         raise _Widen(owner, skeleton)
     # What the body records: an error flag, a stack size (constants where it records none,
     # and then the loop's state does not carry them).

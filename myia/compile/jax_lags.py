@@ -191,10 +191,12 @@ def kept(links: list[Link], xs: list[Any], out: list[Any]) -> tuple[list[Link], 
     return [link for link in used if link.q not in unwritten], broken
 
 
-def holds(jaxpr: Any, link: Link) -> bool:
+def holds(jaxpr: Any, link: Link, source: Any) -> bool:
     """Whether the body's jaxpr passes P on unchanged and reads it nowhere else.
 
-    For an array's rows, also whether it steps the counter as the stack's size, by one.
+    For an array's rows (`source`), also whether the array is a value from outside the body
+    (one of the jaxpr's constants: the same in every iteration, and there after the loop)
+    and the body steps the counter as the stack's size, by one.
     """
     from .jax_counted import _step
 
@@ -205,7 +207,11 @@ def holds(jaxpr: Any, link: Link) -> bool:
         return False
     if any(v is x for e in jaxpr.jaxpr.eqns for x in e.invars):
         return False
-    return link.q >= 0 or _step(jaxpr, link.h) == _step(jaxpr, link.count) == 1
+    if link.q >= 0:
+        return True
+    if not any(source is c for c in jaxpr.consts):
+        return False
+    return _step(jaxpr, link.h) == _step(jaxpr, link.count) == 1
 
 
 def lagging(before: list[Any], after: list[Any], links: list[Link], sources: list[Any]) -> None:
