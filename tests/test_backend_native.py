@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import math
 import os
 import re
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import traceback
 
@@ -509,6 +512,41 @@ def test_background_first_call_runs_the_host_code():
     ex.wait()
     assert ex.ready
     assert g(0.3, 20) == grad(scalar_loop)(0.3, 20)
+
+
+def prints_and_doubles(x):
+    print("x =", x)
+    return 2 * x
+
+
+def test_numba_messages_in_a_thread_leave_the_stream_set_meanwhile():
+    # Numba builds its error messages in colorama's ``ColorShell`` (where colorama is
+    # installed): ``init()`` wraps sys.stdout, ``deinit()`` puts back the stream it saw. Myia
+    # compiles in threads: a message built across the main thread's redirection put back the
+    # older stream, and the program's print went there (numba/numba#3027).
+    from myia.compile.native_backend import NativeBackend
+
+    errors = NativeBackend().numba.core.errors
+    if not hasattr(errors, "ColorShell"):
+        pytest.skip("Numba without colorama touches no stream")
+    entered, leave = threading.Event(), threading.Event()
+
+    def numba_message():
+        with errors.ColorShell():
+            entered.set()
+            leave.wait(30)
+
+    older, newer = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(older):
+        thread = threading.Thread(target=numba_message)
+        thread.start()
+        assert entered.wait(30)
+        with contextlib.redirect_stdout(newer):
+            leave.set()
+            thread.join()
+            assert myia(prints_and_doubles, backend="debug")(3) == 6
+    assert (older.getvalue(), newer.getvalue()) == ("", "x = 3\n")
+    assert "refused" in errors.termcolor().errmsg("refused")  # (its messages still made)
 
 
 def _run_twice(tmp_path, script: str) -> list[dict]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
+from helpers import line_of
 
 from myia import grad, profile
 
@@ -19,6 +21,7 @@ W = np.random.default_rng(0).normal(size=(200, 200)) / 20
 X = np.ones((200, 200))
 
 
+@pytest.mark.serial
 def test_the_hottest_line_is_the_heavy_one(capsys):
     p = profile(one_heavy_line)
     assert p(W, X) == one_heavy_line(W, X)
@@ -28,12 +31,16 @@ def test_the_hottest_line_is_the_heavy_one(capsys):
     assert "the heavy line" in capsys.readouterr().out
 
 
+@pytest.mark.serial
 def test_the_backward_pass_of_a_line_is_its_own_row():
     p = profile(grad(one_heavy_line), show=False)
     np.testing.assert_allclose(p(W, X), grad(one_heavy_line)(W, X))
-    p(W, X)  # the rows of a call after the first (no first-call costs)
-    top = {(r.line, r.backward) for r in p.last.rows[:2]}
-    heavy = p.last.rows[0].line
+    heavy = line_of(one_heavy_line, "the heavy line")
+    for _ in range(3):  # calls after the first (no first-call costs); one the load spared
+        p(W, X)
+        top = {(r.line, r.backward) for r in p.last.rows[:2]}
+        if top == {(heavy, False), (heavy, True)}:
+            break
     assert top == {(heavy, False), (heavy, True)}
     assert p.last.overhead > 0
     assert "backward" in p.last.table()

@@ -258,6 +258,33 @@ _IMPORT_LOCK = threading.Lock()
 _LOAD_LOCK = threading.Lock()
 
 
+class _StreamsKept:
+    """Numba's ``ColorShell`` without colorama's ``init()`` and ``deinit()``: a no-op."""
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+
+def _keep_streams(numba: Any) -> None:
+    """Keep Numba's error messages from replacing ``sys.stdout`` and ``sys.stderr``.
+
+    Where colorama is installed, Numba builds every error message (a loop it refuses, a
+    warning, some of its modules' imports) inside ``ColorShell``, whose colorama ``init()``
+    puts wrappers in ``sys.stdout`` and ``sys.stderr`` and whose ``deinit()`` puts back the
+    streams that ``init()`` saw (numba/numba#3027). Myia compiles in background threads while
+    the program and the user's code run: a stream set meanwhile in the main thread
+    (``contextlib.redirect_stdout``, pytest's ``capsys``) was replaced by the older one, and
+    the program's ``print`` wrote there. ``ColorShell`` only prepares a Windows console for
+    the escape codes, which the messages keep; without it Numba touches no stream.
+    """
+    errors = numba.core.errors
+    if hasattr(errors, "ColorShell"):
+        errors.ColorShell = _StreamsKept
+
+
 def wait_all() -> None:
     """Wait until all machine code being loaded or compiled in the background is ready."""
     while _THREADS:
@@ -286,6 +313,7 @@ class NativeBackend(Backend):
             with _IMPORT_LOCK:
                 import numba
 
+                _keep_streams(numba)
                 self._numba = numba
         return self._numba
 
