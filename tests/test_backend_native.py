@@ -377,16 +377,20 @@ def test_gradient_loops_count_no_references(tmp_path):
 
 def _least_times(*calls):
     """The least time of each `(f, *args)` call, in seconds, over batches of calls taken in
-    turns, so that a change of the machine's load or clock weighs on all of them alike."""
+    turns, so that a change of the machine's clock weighs on all of them alike.
+
+    The times are this thread's CPU time (the machine code runs in it), which other
+    processes on a loaded machine do not lengthen as they do the wall clock's.
+    """
     for f, *args in calls:
         f(*args)
     least = [math.inf] * len(calls)
     for _ in range(40):
         for k, (f, *args) in enumerate(calls):
-            t0 = time.perf_counter()
+            t0 = time.thread_time()
             for _ in range(10):
                 f(*args)
-            least[k] = min(least[k], (time.perf_counter() - t0) / 10)
+            least[k] = min(least[k], (time.thread_time() - t0) / 10)
     return least
 
 
