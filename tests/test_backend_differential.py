@@ -229,7 +229,18 @@ def closure_in_broken_loop(x, y):
     return x
 
 
+def float_of_a_carried_sum(w, b, x):
+    for _ in range(2):
+        x = w * x
+        b = b + float(np.sum(x))
+    return b
+
+
 GRADIENTS = [
+    # The start values of `x` (an argument) were read as one row, `x`'s first: the loop left
+    # out their push (they are the end values one iteration behind, `jax_lags`) and passed
+    # the buffer on, which made it look like an argument's broadcast row (`rt.uniform`).
+    (float_of_a_carried_sum, (np.array([0.5, -0.3]), 0.2, np.array([1.0, 2.0]))),
     (closure_in_broken_loop, (0.3, -0.7)),  # XLA's gradient was 0: `y` read as a placeholder
     (early_return, (1.1, 3)),
     (early_return, (1.1, 30)),
