@@ -136,6 +136,25 @@ def mixed_int32(x, k):
     return x * k, x < k
 
 
+def int_power(k, x):
+    return np.power(k, x), x**k
+
+
+def bitwise_with_int(k, x):
+    return k & x, x | k, x ^ k, np.maximum(x, k), np.minimum(k, x)
+
+
+def clip_to_int(x, k):
+    return np.clip(x, 0, k)
+
+
+def powers_in_loop(x, n):
+    s = x
+    for i in range(n):
+        s = s + x ** (i - 2)  # negative at first: NumPy's ValueError at the user's line
+    return s
+
+
 # (function, arguments)
 PROGRAMS = [
     (counting, (5, 3)),
@@ -179,6 +198,23 @@ PROGRAMS = [
     (mixed_int32, (np.int32(5), 2**31)),  # an argument past int32: NumPy's OverflowError
     (mixed_int32, (np.array([1, 2], np.int32), -(2**31) - 1)),
     (mixed_int32, (np.uint8(5), -1)),
+    # A negative exponent of NumPy integers: NumPy's ValueError (XLA's power returned garbage);
+    # exponents of 64 and more: XLA's multiplied six squares only, NumPy's wraps around.
+    (int_power, (3, np.array([3, -4], np.int32))),
+    (int_power, (3, np.array([3, 4], np.int32))),
+    (int_power, (70, np.array([3, 5], np.int32))),
+    (int_power, (-1, np.int8(3))),
+    (int_power, (300, np.int8(3))),  # 300 is past int8: NumPy's OverflowError
+    (powers_in_loop, (np.array([2, 3], np.int64), 4)),
+    (powers_in_loop, (np.array([2, 3], np.int64), 1)),
+    # A Python int past a narrower dtype in & | ^, maximum, minimum, clip: NumPy's
+    # OverflowError (XLA wrapped it around: -2 & uint8 was ``254 & x``).
+    (bitwise_with_int, (-2, np.array([250, 3], np.uint8))),
+    (bitwise_with_int, (300, np.int8(5))),
+    (bitwise_with_int, (6, np.array([250, 3], np.uint8))),
+    (clip_to_int, (np.array([250, 3], np.uint8), 300)),  # NumPy clips to 255 here
+    (clip_to_int, (np.array([250, 3], np.uint8), -1)),  # and raises here
+    (clip_to_int, (np.array([250, 3], np.uint8), 7)),
 ]
 
 
@@ -193,7 +229,18 @@ def closure_in_broken_loop(x, y):
     return x
 
 
+def float_of_a_carried_sum(w, b, x):
+    for _ in range(2):
+        x = w * x
+        b = b + float(np.sum(x))
+    return b
+
+
 GRADIENTS = [
+    # The start values of `x` (an argument) were read as one row, `x`'s first: the loop left
+    # out their push (they are the end values one iteration behind, `jax_lags`) and passed
+    # the buffer on, which made it look like an argument's broadcast row (`rt.uniform`).
+    (float_of_a_carried_sum, (np.array([0.5, -0.3]), 0.2, np.array([1.0, 2.0]))),
     (closure_in_broken_loop, (0.3, -0.7)),  # XLA's gradient was 0: `y` read as a placeholder
     (early_return, (1.1, 3)),
     (early_return, (1.1, 30)),
@@ -260,6 +307,9 @@ def test_checks_keep_programs_compiled():
     loop are still XLA's (and the loop machine code)."""
     assert myia(compare, backend="jax").specialization(3, 3.0).executable.jitted
     assert myia(int_divide, backend="jax").specialization(7, 2).executable.jitted
+    x = np.array([3, 4], np.int32)
+    for fn, args in [(int_power, (3, x)), (bitwise_with_int, (6, x)), (clip_to_int, (x, 7))]:
+        assert myia(fn, backend="jax").specialization(*args).executable.jitted
     for fn, args in [(doubling, (3, 5)), (summing, (3, 5)), (negating, (-5, 3))]:
         assert myia(fn, backend="jax").specialization(*args).executable.jitted
     for args in [(5, 3), (2**63 - 2, 3)]:

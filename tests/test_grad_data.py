@@ -375,3 +375,33 @@ def test_grad_through_list_or_tree_takes_linear_time(fn, make, backend):
             assert type(d) is Tree and d.value == 2.0 and d.right is None
             d, depth = d.left, depth + 1
         assert depth == 1000
+
+
+def _power_times(k, a):
+    return lambda v: v**k * a
+
+
+def sum_of_closures_built_by_a_comprehension(a, x):
+    fs = [_power_times(k, a) for k in range(1, 4)]
+    s = 0.0
+    for f in fs:
+        s = s + f(x)
+    return s
+
+
+def chain_of_closures_in_a_list(a, x):
+    fs = [_power_times(1, a), _power_times(2, a)]
+    for f in fs:
+        x = f(x)
+    return x
+
+
+@pytest.mark.parametrize(
+    "fn", [sum_of_closures_built_by_a_comprehension, chain_of_closures_in_a_list]
+)
+def test_grad_through_a_loop_over_a_list_of_closures(fn):
+    # The comprehension's ``[]``, converted to a list of closures, had its function types
+    # erased ("branches return incompatible types"); the sensitivity of the loop's iterator
+    # over closures held closures, not their environments (with respect to `a`).
+    check_grad_at(fn, [(2.0, 1.5), (-0.5, 0.7)], 0, 1)
+    assert grad(sum_of_closures_built_by_a_comprehension, 1)(2.0, 1.5) == pytest.approx(21.5)

@@ -564,6 +564,17 @@ def test_the_leaves_of_a_list_inside_myia_code_are_a_type_error():
     assert myia(lambda t: jacrev(lambda xs: xs[0] * xs[1])(t))([2.0, 3.0]) == [3.0, 2.0]
 
 
+def test_jacfwd_of_a_list_at_the_top_level_is_a_type_error_of_the_users_call():
+    # The message said "inside Myia code" for a call at the top level.
+    for kind in (jacfwd, hessian):
+        for arg in ([1.0, 2.0], ([1.0, 2.0], 3.0), {"w": [1.0]}):
+            with pytest.raises(MyiaTypeError, match="with respect to a list") as info:
+                kind(lambda xs: 1.0)(arg)
+            assert "inside Myia code" not in str(info.value)
+    assert jacfwd(lambda xs: xs[0] * xs[1])((1.0, 2.0)) == (2.0, 1.0)
+    assert jacrev(lambda xs: xs[0] * xs[1])([1.0, 2.0]) == [2.0, 1.0]
+
+
 def test_a_vjp_fn_returned_from_myia_code_is_a_clear_error():
     # As under jax.jit, a function made in compiled code does not come back to Python.
     with pytest.raises(MyiaTypeError, match="cannot be returned to Python"):

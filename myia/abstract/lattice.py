@@ -545,9 +545,27 @@ def erase_functions(a: AbstractValue) -> AbstractValue:
 
 
 def merge_data(data: AbstractValue, like: AbstractValue) -> AbstractValue:
-    """The data types of `data`, with the function types of `like` where it has functions."""
+    """The data types of `data`, with the function types of `like` where it has functions.
+
+    An erased function type (`FUNCTION`) where `like` has no value (the elements of ``[]``
+    converted to a list of closures) is no value either: the list holds no function.
+    """
     if isinstance(like, AbstractFunction):
         return like
+    if data == FUNCTION and like is BOTTOM:
+        return BOTTOM
     if isinstance(data, AbstractTuple) and isinstance(like, AbstractTuple):
         return AbstractTuple(tuple(merge_data(d, x) for d, x in zip(data.elements, like.elements)))
+    if isinstance(data, AbstractList) and isinstance(like, AbstractList):
+        return AbstractList(merge_data(data.element, like.element), data.value)
+    if isinstance(data, AbstractStack) and isinstance(like, AbstractStack):
+        return AbstractStack(merge_data(data.element, like.element))
+    if (
+        isinstance(data, AbstractDict)
+        and isinstance(like, AbstractDict)
+        and data.keys == like.keys
+    ):
+        return AbstractDict(
+            data.keys, tuple(merge_data(d, x) for d, x in zip(data.values, like.values))
+        )
     return data

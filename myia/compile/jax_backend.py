@@ -223,9 +223,13 @@ def jittable(graph: Graph) -> str | None:
         if prim is P.tuple_len_is:
             # XLA's values have one structure: a tuple's length must be known.
             return "a tuple's length is known at run time only (tuples of different lengths)"
-        if prim in _JAX_SAFE or flagged(node):
+        how = None if prim in _JAX_SAFE else flagged(node)
+        if how in ("narrow", "power") and _int_out_of_range(node):
+            # A constant Python int besides the one flagged (``np.clip(a, -1, k)``).
+            return f"{prim.name} of a Python int out of the range of its dtype (NumPy raises)"
+        if prim in _JAX_SAFE or how not in (None, "power"):
             continue
-        if prim is not P.seq and _may_raise(prim, node):
+        if prim is not P.seq and how is None and _may_raise(prim, node):
             return f"{prim.name} may raise an exception here"
         strong = {_strong_dtype(i.abstract) for i in node.inputs[1:]} - {None, "bool"}
         # Floats of several widths promote to the widest in JAX as in NumPy; an int with a

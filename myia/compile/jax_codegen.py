@@ -134,35 +134,48 @@ def _compared_int(node: Any) -> Any:
     return None
 
 
-#: Operations where NumPy converts a Python int to its other operand's integer dtype (and
-#: raises where it does not fit, or compares exactly).
-_NARROW_OPS = frozenset(["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", *_COMPARISONS])
+#: Operations where NumPy converts a Python int to its other operands' integer dtype (and
+#: raises where it does not fit, or compares exactly). ``np.clip`` raises for some bounds
+#: past the dtype and clips to others: the host, which runs a flagged call again, knows which.
+_NARROW_OPS = frozenset(
+    ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "bitwise_and", "bitwise_or",
+     "bitwise_xor", "maximum", "minimum", "clip", *_COMPARISONS]
+)  # fmt: skip
 
 
-def narrow_int(node: Any) -> tuple[Any, int, int] | None:
-    """``(x, lo, hi)``: `node`'s Python int operand `x` fits its other operand's dtype.
+def narrow_ints(node: Any) -> list[tuple[Any, int, int]]:
+    """``(x, lo, hi)`` for each Python int operand `x` of `node` that must fit a narrower dtype.
 
-    The other operand is of an integer dtype narrower than int64 (``np.int32(5) + k``), which
-    `x` fits where ``lo <= x <= hi``. NumPy raises `OverflowError` where it does not (or
-    compares the values exactly); XLA would wrap `x` around into the dtype. None where
-    `node` is not such an operation (a constant `x` is checked when compiling:
-    `jax_backend`).
+    Another operand is of an integer dtype narrower than int64 (``np.int32(5) + k``,
+    ``np.maximum(a, k)``), which `x` fits where ``lo <= x <= hi``. NumPy raises
+    `OverflowError` where it does not (or compares the values exactly); XLA would wrap `x`
+    around into the dtype. Empty where `node` has no such operand (a constant `x` is checked
+    when compiling: `jax_backend`).
     """
-    if len(node.inputs) != 3:
-        return None
-    a, b = node.inputs[1:]
-    for x, y in ((a, b), (b, a)):
-        if x.is_constant or not _weak(x.abstract, "iu"):
-            continue
+    args = node.inputs[1:]
+    dtypes = []
+    for y in args:
         t = y.abstract
         if isinstance(t, AbstractScalar) and t.weak:
             continue
         dtype = getattr(t, "dtype", None)
-        if dtype is None or np.dtype(dtype).kind not in "iu" or np.dtype(dtype) == np.int64:
-            continue
-        info = np.iinfo(dtype)
-        return x, int(info.min), int(info.max)
-    return None
+        if dtype is not None and np.dtype(dtype).kind in "iu" and np.dtype(dtype) != np.int64:
+            dtypes.append(np.dtype(dtype))
+    if not dtypes:
+        return []
+    info = np.iinfo(dtypes[0])
+    return [
+        (x, int(info.min), int(info.max))
+        for x in args
+        if not x.is_constant and _weak(x.abstract, "iu")
+    ]
+
+
+def _int_power(node: Any) -> bool:
+    """Whether `node` is ``a ** b`` of NumPy integers (not Python ints: their ``**`` is exact)."""
+    out = node.abstract
+    strong = isinstance(out, AbstractArray) or (isinstance(out, AbstractScalar) and not out.weak)
+    return strong and np.dtype(out.dtype).kind in "iu"
 
 
 def flagged(node: Any) -> str | None:
@@ -177,7 +190,10 @@ def flagged(node: Any) -> str | None:
     Python compares them exactly, XLA the int rounded to a float); ``"int"``: arithmetic on
     Python ints (`jax_runtime.check_int`, `check_step` where a constant is added: past int64,
     Python's int goes on where XLA's wraps around); ``"narrow"``: a Python int with a value
-    of a narrower integer dtype (`narrow_int`, `jax_runtime.check_step`).
+    of a narrower integer dtype (`narrow_ints`, `jax_runtime.check_step`); ``"power"``:
+    ``a ** b`` of NumPy integers (`jax_runtime.check_power`: NumPy raises for a negative
+    exponent, and XLA's power is NumPy's for exponents under 64 only), where a Python int
+    operand is also checked as a ``"narrow"`` one is.
     """
     fn = node.inputs[0]
     if not (fn.is_constant and hasattr(fn.value, "name")):
@@ -200,7 +216,9 @@ def flagged(node: Any) -> str | None:
         return "window"  # flagged by their lowerings (`jax_lower.dynamic_window`)
     if name in LINALG_ERRORS:
         return "finite"
-    if name in _NARROW_OPS and narrow_int(node) is not None:
+    if name == "pow" and _int_power(node):
+        return "power"
+    if name in _NARROW_OPS and narrow_ints(node):
         return "narrow"
     return None
 
@@ -322,16 +340,23 @@ class JaxGenerator(CodeGenerator):
         if how == "exact":
             n = self.expr(_compared_int(node))
             return f"{self.global_value(rt.check_exact, 'check_exact')}({text}, {n})"
-        if how == "narrow":
-            x, lo, hi = narrow_int(node)
+        if how == "power":
+            check = self.global_value(rt.check_power, "check_power")
+            text = f"{check}({text}, {self.expr(args[1])})"
+        if how in ("narrow", "power") and narrow_ints(node):
             check = self.global_value(rt.check_step, "check_step")
             dtype = getattr(node.abstract, "dtype", None)
             if dtype is not None and np.dtype(dtype).kind in "iu":
                 # A Python int traced (a loop's counter) is a strong int64 under JAX, which
                 # widens ``x * k`` of an int8 `x`; NumPy computes in int8, wrapping around.
-                # The int64 result cast back is NumPy's: integer + - * wrap alike.
+                # The int64 result cast back is NumPy's: integer + - * ** & | ^ wrap alike,
+                # and the maximum, minimum or clip of values in range is in range.
                 text = f"({text}).astype({dtype!r})"
-            return f"{check}({text}, {self.expr(x)}, {lo}, {hi})"
+            for x, lo, hi in narrow_ints(node):
+                text = f"{check}({text}, {self.expr(x)}, {lo}, {hi})"
+            return text
+        if how == "power":
+            return text
         if how == "int":
             step = int_step(node)
             if step is not None:
@@ -347,7 +372,7 @@ class JaxGenerator(CodeGenerator):
         if not super().inlined(node):
             return False
         user = self.uses[node][0][0]
-        return flagged(user) not in ("float", "divisor", "exact", "int")
+        return flagged(user) not in ("float", "divisor", "exact", "int", "power")
 
     def constant(self, node: Any) -> str:
         if node.value is EMPTY_STACK:

@@ -130,10 +130,13 @@ def _while(
     lagged = {p: x for p, x in lags.lags(leaves).items() if p not in unlinked}
     # A stack buffer whose rows are one value stays so where the body passes it on (not
     # assumed where that value is in the state: it is then likely to change).
+    # Nor where its rows are elsewhere (a link's P, whose push the body leaves out: it passes
+    # P on, and P's rows are no longer its first one).
+    elsewhere = {k.p for k in links} | set(lagged)
     rows = {
         j: u
         for j, u in enumerate(map(rt.uniform, leaves))
-        if u and j not in varied and not any(u[0] is x for x in leaves)
+        if u and j not in varied and j not in elsewhere and not any(u[0] is x for x in leaves)
     }
 
     def unflat(xs: Any, inside: bool = False) -> Any:

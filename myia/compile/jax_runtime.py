@@ -604,6 +604,21 @@ def check_step(result: Any, x: Any, lo: int | None, hi: int | None) -> Any:
     return result
 
 
+def check_power(result: Any, exponent: Any) -> Any:
+    """`result` of ``a ** exponent`` of NumPy integers, flagged where NumPy's may differ.
+
+    NumPy raises ``ValueError`` for a negative exponent. XLA's power of integers by an
+    exponent it does not know when compiling multiplies six squares (any base but -1, 0 and
+    1 overflows by then), where NumPy's wraps around ``a ** 64`` and past: the host runs a
+    call with an exponent of 64 or more again.
+    """
+    jnp = _jnp()
+    e = jnp.asarray(exponent)
+    if e.dtype.kind == "u":
+        return check(jnp.any(e >= 64), result)
+    return check(jnp.any((e < 0) | (e >= 64)), result)
+
+
 #: Products of at least this size, computed in float64, may be past int64 (`check_int`):
 #: the float product errs by less than 2 ** 12 there.
 _PRODUCT_BOUND = float(2**63 - 2**13)

@@ -10,8 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..abstract.data import BOTTOM, AbstractValue, show
-from ..abstract.lattice import TypeMismatch, broaden, erase_functions, join
+from ..abstract.data import (
+    BOTTOM,
+    AbstractDict,
+    AbstractList,
+    AbstractStack,
+    AbstractTuple,
+    AbstractValue,
+    show,
+)
+from ..abstract.lattice import FUNCTION, TypeMismatch, broaden, erase_functions, join
 from ..errors import MyiaError
 from ..ir.node import Graph, Node
 from ..ir.verify import verify
@@ -19,8 +27,36 @@ from ..primitives import P, Primitive
 from .registry import INFER_RULES
 
 
+def _no_functions_as_erased(expected: AbstractValue, actual: AbstractValue) -> AbstractValue:
+    """`expected` with no value (``[]``'s elements) where `actual` has an erased function.
+
+    A ``convert`` to a list of closures has the erased type of its elements; its rule gives
+    no value for the elements of ``[]`` (`myia.abstract.lattice.merge_data`).
+    """
+    if expected is BOTTOM and actual == FUNCTION:
+        return FUNCTION
+    if isinstance(expected, AbstractList) and isinstance(actual, AbstractList):
+        return AbstractList(
+            _no_functions_as_erased(expected.element, actual.element), expected.value
+        )
+    if isinstance(expected, AbstractStack) and isinstance(actual, AbstractStack):
+        return AbstractStack(_no_functions_as_erased(expected.element, actual.element))
+    if isinstance(expected, AbstractTuple) and isinstance(actual, AbstractTuple):
+        if len(expected.elements) == len(actual.elements):
+            pairs = zip(expected.elements, actual.elements)
+            return AbstractTuple(tuple(_no_functions_as_erased(e, a) for e, a in pairs))
+    if isinstance(expected, AbstractDict) and isinstance(actual, AbstractDict):
+        if expected.keys == actual.keys:
+            pairs = zip(expected.values, actual.values)
+            return AbstractDict(
+                expected.keys, tuple(_no_functions_as_erased(e, a) for e, a in pairs)
+            )
+    return expected
+
+
 def _compatible(expected: AbstractValue, actual: AbstractValue) -> bool:
     expected, actual = erase_functions(expected), erase_functions(actual)
+    expected = _no_functions_as_erased(expected, actual)
     if expected == actual or expected is BOTTOM or actual is BOTTOM:
         return True
     try:

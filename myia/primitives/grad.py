@@ -28,6 +28,7 @@ from ..abstract.data import (
     AbstractScalar,
     AbstractStack,
     AbstractTuple,
+    SelfRef,
     show,
 )
 from ..abstract.lattice import FUNCTION, TypeMismatch, broaden, join
@@ -302,6 +303,12 @@ def sens_type(a: Any) -> Any:
         return AbstractStack(sens_type(a.element))
     if isinstance(a, AbstractDict):
         return AbstractDict(a.keys, tuple(sens_type(v) for v in a.values))
+    if isinstance(a, AbstractRecord):
+        # Each field's sensitivity: a list of closures held (a loop's `SequenceIter` over
+        # them) has a list of their environments, as a list alone has.
+        return AbstractRecord(
+            a.cls, tuple(f if isinstance(f, SelfRef) else sens_type(f) for f in a.fields)
+        )
     if isinstance(a, AbstractArray) and a.shape == ():
         # NumPy's arithmetic on 0-d arrays gives NumPy scalars: so are their sensitivities,
         # until the gradient is handed back (as a 0-d array, `myia.grad.api`).
