@@ -124,20 +124,21 @@ def _while(
     jnp = _jnp()
     leaves: list[Any] = []
     fit(first, iter(init), skeleton, leaves)
-    # A buffer pushing the value the state carries, one iteration behind another
-    # (`jax_lags`), and buffers doing so since an earlier loop, popped here.
-    links = [k for k in lags.candidates(leaves, rt.known) if k.p not in unlinked]
-    lagged = {p: x for p, x in lags.lags(leaves).items() if p not in unlinked}
     # A stack buffer whose rows are one value stays so where the body passes it on (not
-    # assumed where that value is in the state: it is then likely to change).
-    # Nor where its rows are elsewhere (a link's P, whose push the body leaves out: it passes
-    # P on, and P's rows are no longer its first one).
-    elsewhere = {k.p for k in links} | set(lagged)
+    # assumed where that value is in the state: it is then likely to change), nor where its
+    # rows are elsewhere since an earlier loop (`jax_lags`, below).
+    lagged = {p: x for p, x in lags.lags(leaves).items() if p not in unlinked}
     rows = {
         j: u
         for j, u in enumerate(map(rt.uniform, leaves))
-        if u and j not in varied and j not in elsewhere and not any(u[0] is x for x in leaves)
+        if u and j not in varied and j not in lagged and not any(u[0] is x for x in leaves)
     }
+    # A buffer pushing the value the state carries one iteration behind another, or rows of
+    # an array at a counter (`jax_lags`): not one assumed to hold one row, which the body
+    # would then seem to pass on as it is (its first push an argument's).
+    links = [
+        k for k in lags.candidates(leaves, rt.known) if k.p not in unlinked and k.p not in rows
+    ]
 
     def unflat(xs: Any, inside: bool = False) -> Any:
         for j, u in rows.items():
