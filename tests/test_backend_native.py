@@ -414,8 +414,16 @@ def test_outlined_loops_push_in_place():
     assert pushed[1] == 1999
     primal = myia(scalar_loop, backend="native", background=False)
     primal(*args)
-    pushing, plain = _least_times((forward, 1, 2000, new(), 0.3, 0.3), (primal, *args))
-    assert pushing / plain < 2.1, (pushing, plain)
+    # The least ratio of three measures: another process's work on the machine's shared
+    # caches can lengthen one (2.27 under CI's two processes); a push that counts
+    # references lengthens all three.
+    ratios = []
+    for _ in range(3):
+        pushing, plain = _least_times((forward, 1, 2000, new(), 0.3, 0.3), (primal, *args))
+        ratios.append(pushing / plain)
+        if ratios[-1] < 2.1:
+            break
+    assert min(ratios) < 2.1, ratios
 
 
 def test_python_ints_past_int64_are_computed_by_the_host():
