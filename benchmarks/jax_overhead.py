@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import gp_nll, mlp_step, scalar_loop
+from benchmarks.harness import Options
 from benchmarks.peers import jax_module
 
 
@@ -46,14 +47,14 @@ def _workload(args: argparse.Namespace) -> tuple[Any, list[tuple[str, Any]], Any
             ("loss", myia(scalar_loop.scalar_loop, **options)),
             ("grad", grad(scalar_loop.scalar_loop, "x", **options)),
         ]
-        return p.inputs[0], fns, scalar_loop.build_jax(p, None)[0]
+        return p.inputs[0], fns, scalar_loop.build_jax(p, Options())[0]
     if args.workload == "gp_nll":
         p = gp_nll.problem(False)
         fns = [
             ("loss", myia(gp_nll.gp_nll, **options)),
             ("grad", grad(gp_nll.gp_nll, "log_ls", "log_noise", **options)),
         ]
-        return p.inputs[0], fns, gp_nll.build_jax(p, None)[0]
+        return p.inputs[0], fns, gp_nll.build_jax(p, Options())[0]
     p = mlp_step.problem(False, args.size)
     params, x, y = p.inputs[0]
     if args.batch:
@@ -64,7 +65,7 @@ def _workload(args: argparse.Namespace) -> tuple[Any, list[tuple[str, Any]], Any
         ("loss", myia(mlp_step.mlp_loss, **options)),
         ("step", myia(mlp_step.mlp_step, **options)),
     ]
-    return (params, x, y), fns, mlp_step.build_jax(p, None)[0]
+    return (params, x, y), fns, mlp_step.build_jax(p, Options())[0]
 
 
 def main() -> None:

@@ -117,3 +117,72 @@ def test_an_error_in_a_counted_loop_is_raised_at_its_line():
     assert f(10.5, 3) == pytest.approx(divides(10.5, 3))
     with pytest.raises(ZeroDivisionError):
         f(2.0, 5)
+
+
+# Statuses known when tracing -----------------------------------------------------------------
+#
+# After each call the status (an error flagged, the stack size needed) is read back from the
+# device: a wait for the whole computation. Where it is known when tracing, there is none.
+
+
+def _status(f, *args):
+    ex = f.specialization(*args).executable
+    with ex.backend.context():
+        return ex.fn(ex.capacity, *ex._leaves(args))[1]
+
+
+def test_a_gradient_of_known_sizes_and_indices_reads_no_status_back():
+    g = grad(rnn_loss, "Wx", "Wh", "b", backend="jax", keep_on_device=True)
+    got = g(*RNN)  # 90 rows: past the stacks' first capacity, then traced again
+    expected = grad(rnn_loss, "Wx", "Wh", "b", backend="numpy")(*RNN)
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(np.asarray(a), b, rtol=1e-12, atol=1e-14)
+    assert _status(g, *RNN) is None
+
+
+def powers(x, n):
+    y = x
+    for i in range(n):
+        y = y * x
+    return y
+
+
+def test_a_loop_of_unknown_trip_count_grows_its_stacks_from_its_status():
+    g = grad(powers, "x", backend="jax", keep_on_device=True)
+    assert g(1.01, 100) == pytest.approx(101 * 1.01**100, rel=1e-12)
+    assert _status(g, 1.01, 100) is not None
+
+
+def past_the_end(x):
+    s = 0.0
+    for t in range(x.shape[0] + 1):
+        s = s + np.sum(x[t])
+    return s
+
+
+def test_an_index_known_out_of_bounds_still_raises():
+    for options in ({}, {"keep_on_device": True}):
+        with pytest.raises(IndexError, match="index 3 is out of bounds"):
+            myia(past_the_end, backend="jax", **options)(np.ones((3, 2)))
+
+
+def wraps(x, n):
+    j = 0
+    for _ in range(n):
+        j = j + 2**62
+    return x * j
+
+
+def test_a_counter_known_past_int64_is_still_flagged():
+    # Myia's ints are Python's: the call runs on the host, where 4 * 2**62 does not wrap.
+    assert myia(wraps, backend="jax")(1.0, 4) == wraps(1.0, 4) == 2.0**64
+
+
+def branches(x):
+    return x * x if x > 0 else -x
+
+
+def test_branches_that_flag_nothing_leave_no_status():
+    g = grad(branches, backend="jax")
+    assert g(3.0) == 6.0 and g(-3.0) == -1.0
+    assert g.specialization(3.0).executable.packed == "packed"

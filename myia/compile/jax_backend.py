@@ -374,6 +374,12 @@ class JaxExecutable(Executable):
                 flags, needs = rt.Trace.flags.pop(), rt.Trace.needs.pop()
             leaves_out: list[Any] = []
             flatten(result, out, leaves_out)
+            # What is known when tracing is no status to read back: flags known to be down,
+            # stack sizes known to fit (a size past the capacity is kept: the call then runs
+            # again with larger stacks).
+            flags = [f for f in flags if rt.concrete(f) is not False]
+            known = [rt.concrete(n) for n in needs]
+            needs = [n for n, k in zip(needs, known) if k is None or k > capacity]
             status = None
             if flags or needs:
                 # One number: the stack size needed, times 2, plus the error flag.

@@ -47,8 +47,10 @@ def _jnp() -> Any:
 
 
 def recorded(fn: Any) -> Any:
-    """`fn`, returning also its error flag and the stack size it needed, as arrays."""
-    jnp = _jnp()
+    """`fn`, returning also its error flag and the stack size it needed.
+
+    Each is an array, or a Python value where it is known when tracing (`jax_runtime.either`).
+    """
 
     def run(*args: Any) -> Any:
         Trace.flags.append([])
@@ -57,12 +59,12 @@ def recorded(fn: Any) -> Any:
             out = fn(*args)
         finally:
             flags, needs = Trace.flags.pop(), Trace.needs.pop()
-        flag = jnp.asarray(False)
+        flag: Any = False  # Python values where known when tracing (`jax_runtime.either`)
         for f in flags:
-            flag = flag | jnp.asarray(f, dtype=bool)
-        need = jnp.asarray(0, dtype=np.int64)
+            flag = rt.either(flag, f)
+        need: Any = 0
         for n in needs:
-            need = jnp.maximum(need, jnp.asarray(n, dtype=np.int64))
+            need = rt.larger(need, n)
         return out, flag, need
 
     return run
@@ -214,7 +216,11 @@ def _while(
         need = jnp.maximum(need, carry[2]) if needs else None
         return out, flag, need
 
-    carry = (leaves, flag0 if flags else None, need0 if needs else None)
+    carry = (
+        leaves,
+        jnp.asarray(flag0, dtype=bool) if flags else None,
+        jnp.asarray(need0, dtype=np.int64) if needs else None,
+    )
     if n is not None:
         # A counted loop: no test, no stop at the first error (it ends all the same).
         if n:
@@ -246,12 +252,13 @@ def _while(
             return compare(*full(carry[0]))
         out, flag, _ = test(full(carry[0]))
         out = jnp.asarray(out, dtype=bool)
-        return out & ~(flag | carry[1]) if flags else out & ~flag
+        stop = rt.either(flag, carry[1]) if flags else flag
+        return out if rt.concrete(stop) is False else out & ~jnp.asarray(stop, dtype=bool)
 
     leaves, flag, need = jax.lax.while_loop(cond_, body_, carry)
     leaves = full(leaves)
     # The last test, which ended the loop, may have flagged an error (``1 / y`` with y = 0).
-    flag = (flag if flags else flag0) | test(leaves)[1]
+    flag = rt.either(flag if flags else flag0, test(leaves)[1])
     need = need if needs else need0
     _report(
         counted.flag_after(flag, deferred, before, leaves, bound),
@@ -334,6 +341,10 @@ def jax_switch(index: Any, branches: list[Any]) -> Any:
         *leaves, flag, need = [_select(which, xs) for xs in zip(*outs)]
     else:
         leaves, flag, need = jax.lax.switch(i, runs)
+    # Where no branch flags an error or pushes, neither does the switch: none to report (a
+    # constant in its place would be a status read back after each call, see `recorded`).
+    if all(counted.zero(v) for closed, _ in traced for v in closed.jaxpr.outvars[-2:]):
+        flag, need = False, 0
     _report(flag, need)
     return join(target, iter(leaves))
 

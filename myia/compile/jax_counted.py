@@ -261,9 +261,27 @@ def need_after(need: Any, terms: Any, before: list[Any], after: list[Any]) -> An
     import jax.numpy as jnp
 
     for k, c, step in terms or ():
+        a, b = _known_or(after[k]), _known_or(before[k])
+        if _ints(a, b):  # known when tracing: no status to read back
+            need = rt.larger(need, a - step + c if a != b else 0)
+            continue
         ran = after[k] != before[k]
-        need = jnp.maximum(need, jnp.where(ran, after[k] - step + c, 0).astype("int64"))
+        need = rt.larger(need, jnp.where(ran, after[k] - step + c, 0).astype("int64"))
     return need
+
+
+def _known_or(x: Any) -> Any:
+    """Integer `x` as a Python int where it is known when tracing, else as it is.
+
+    A known value past int64 is left as it is: the traced counter wrapped around there, as
+    the tests after the loop must see.
+    """
+    k = rt.known(x)
+    return x if k is None or not -(2**63) <= k < 2**63 else k
+
+
+def _ints(*xs: Any) -> bool:
+    return all(type(x) is int for x in xs)
 
 
 def flag_after(
@@ -280,12 +298,19 @@ def flag_after(
     if deferred is None:
         return flag
     for k in deferred.finite:
-        flag = flag | ~jnp.isfinite(after[k])
+        flag = rt.either(flag, ~jnp.isfinite(after[k]))
     for k, step in deferred.counters:
-        flag = flag | ((after[k] < before[k]) if step > 0 else (after[k] > before[k]))
+        a, b = _known_or(after[k]), _known_or(before[k])
+        flag = rt.either(flag, (a < b) if step > 0 else (a > b))
     for k, step, test in deferred.rays:
-        ran = after[k] != before[k]
-        flag = flag | (ran & (test(before[k]) | test(after[k] - step)))
+        a, b = _known_or(after[k]), _known_or(before[k])
+        ran = a != b
+        flag = rt.either(
+            flag,
+            ran and (test(b) or test(a - step))
+            if _ints(a, b)
+            else ran & (test(b) | test(a - step)),
+        )
     if deferred.counters and bound is not None:
         j, _, step_j = bound
         ran = jnp.abs(after[j].astype("float64") - before[j].astype("float64")) / abs(step_j)

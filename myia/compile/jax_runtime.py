@@ -112,14 +112,70 @@ def _jnp() -> Any:
 
 def check(cond: Any, value: Any) -> Any:
     """Record that the call must run on the host if `cond` holds; return `value`."""
-    if Trace.flags:
+    if Trace.flags and concrete(cond) is not False:
         Trace.flags[-1].append(cond)
     return value
 
 
 def _need(size: Any) -> None:
     if Trace.needs:
-        Trace.needs[-1].append(size)
+        k = known(size)
+        Trace.needs[-1].append(size if k is None else k)
+
+
+# Error flags and stack sizes, folded when tracing where they are known -----------------------
+#
+# A program's status (`JaxExecutable`) is read back from the device after each call, a wait
+# for the whole computation: a status known when tracing (a loop of known trip count pushing
+# a known number of rows, indices known in bounds) leaves no status to read.
+
+
+def concrete(x: Any) -> bool | int | None:
+    """The value of scalar flag or size `x` where it is known when tracing, else None."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    k = known(x)
+    if k is not None or getattr(x, "shape", None) != () or _traced(x):
+        return k
+    value = np.asarray(x)  # a constant computed when tracing (`eager`)
+    return bool(value) if value.dtype == bool else int(value) if value.dtype.kind in "iu" else None
+
+
+def _traced(x: Any) -> bool:
+    from jax.core import Tracer
+
+    return isinstance(x, Tracer)
+
+
+def eager() -> Any:
+    """A context where a flag's test is computed when tracing if its operands are constants.
+
+    ``1.0 / 2`` tests ``2 == 0``: a constant False, not a status to read back (`concrete`).
+    Tests of traced values are traced as elsewhere.
+    """
+    import jax
+
+    return jax.ensure_compile_time_eval()
+
+
+def either(a: Any, b: Any) -> Any:
+    """``a | b`` of two error flags, a Python bool where both are known."""
+    ka, kb = concrete(a), concrete(b)
+    if ka is not None and kb is not None:
+        return bool(ka or kb)
+    if ka is False or kb is False:
+        return b if ka is False else a
+    jnp = _jnp()
+    return jnp.asarray(a, dtype=bool) | jnp.asarray(b, dtype=bool)
+
+
+def larger(a: Any, b: Any) -> Any:
+    """``max(a, b)`` of two stack sizes, a Python int where both are known."""
+    ka, kb = concrete(a), concrete(b)
+    if ka is not None and kb is not None:
+        return max(ka, kb)
+    jnp = _jnp()
+    return jnp.maximum(jnp.asarray(a, dtype=np.int64), jnp.asarray(b, dtype=np.int64))
 
 
 # Values of Myia's types as arrays -----------------------------------------------------------
@@ -386,7 +442,7 @@ def _write(buffers: list[Any], leaves: list[Any], count: Any, keep: bool = False
 
     # Past the capacity the write is clamped to the last row: the call is then run again
     # with larger buffers (`_need`), so that row is never read.
-    _need(count + 1)
+    _need(_plus(count, 1))
     jnp = _jnp()
     out = []
     for b, v in zip(buffers, leaves):
@@ -550,7 +606,9 @@ def check_divide(result: Any, a: Any, b: Any) -> Any:
     Elsewhere Python and XLA compute the same ``inf`` or ``nan`` (an overflow, a ``nan``
     operand). The test reads the operand only: XLA need not compute the quotient twice.
     """
-    return check(_jnp().asarray(b) == 0, result)
+    with eager():
+        flag = _jnp().asarray(b) == 0
+    return check(flag, result)
 
 
 def check_bounded(result: Any, x: Any) -> Any:
@@ -569,10 +627,11 @@ def check_divisor(result: Any, divisor: Any, dividend: Any = None) -> Any:
     quotient ``2 ** 63`` is past int64 (XLA's wraps around).
     """
     jnp = _jnp()
-    divisor = jnp.asarray(divisor)
-    flag = divisor == 0
-    if dividend is not None:
-        flag = flag | ((divisor == -1) & (jnp.asarray(dividend) == np.iinfo(np.int64).min))
+    with eager():
+        divisor = jnp.asarray(divisor)
+        flag = divisor == 0
+        if dividend is not None:
+            flag = flag | ((divisor == -1) & (jnp.asarray(dividend) == np.iinfo(np.int64).min))
     return check(flag, result)
 
 
@@ -582,8 +641,10 @@ def check_exact(result: Any, n: Any) -> Any:
     Python compares an int and a float exactly; XLA rounds the int to a float first, which
     changes nothing where ``|n| <= 2 ** 53`` (every such int is a float).
     """
-    n = _jnp().asarray(n)
-    return check((n > 2**53) | (n < -(2**53)), result)
+    with eager():
+        n = _jnp().asarray(n)
+        flag = (n > 2**53) | (n < -(2**53))
+    return check(flag, result)
 
 
 def check_step(result: Any, x: Any, lo: int | None, hi: int | None) -> Any:
@@ -596,11 +657,13 @@ def check_step(result: Any, x: Any, lo: int | None, hi: int | None) -> Any:
     """
     from jax import lax
 
-    x = _jnp().asarray(x)
-    if hi is not None:
-        result = check(lax.gt(x, np.int64(hi)), result)
-    if lo is not None:
-        result = check(lax.lt(x, np.int64(lo)), result)
+    with eager():
+        x = _jnp().asarray(x)
+        above = None if hi is None else lax.gt(x, np.int64(hi))
+        below = None if lo is None else lax.lt(x, np.int64(lo))
+    for flag in (above, below):
+        if flag is not None:
+            result = check(flag, result)
     return result
 
 
@@ -613,10 +676,10 @@ def check_power(result: Any, exponent: Any) -> Any:
     call with an exponent of 64 or more again.
     """
     jnp = _jnp()
-    e = jnp.asarray(exponent)
-    if e.dtype.kind == "u":
-        return check(jnp.any(e >= 64), result)
-    return check(jnp.any((e < 0) | (e >= 64)), result)
+    with eager():
+        e = jnp.asarray(exponent)
+        flag = jnp.any(e >= 64) if e.dtype.kind == "u" else jnp.any((e < 0) | (e >= 64))
+    return check(flag, result)
 
 
 #: Products of at least this size, computed in float64, may be past int64 (`check_int`):
@@ -634,18 +697,21 @@ def check_int(name: str, result: Any, a: Any, b: Any = None) -> Any:
     ``abs(a)`` where `a` is int64's least.
     """
     jnp = _jnp()
-    a = jnp.asarray(a, dtype=np.int64)
-    if name in ("neg", "abs"):
-        return check(a == _INT64_MIN, result)
-    b = jnp.asarray(b, dtype=np.int64)
-    r = jnp.asarray(result, dtype=np.int64)
-    if name == "add":
-        flag = ((a ^ r) & (b ^ r)) < 0
-    elif name == "sub":
-        flag = ((a ^ b) & (a ^ r)) < 0
-    else:
-        product = a.astype(np.float64) * b.astype(np.float64)
-        flag = jnp.abs(product) >= _PRODUCT_BOUND
+    with eager():
+        a = jnp.asarray(a, dtype=np.int64)
+        if name in ("neg", "abs"):
+            return check(a == _INT64_MIN, result)
+        b = jnp.asarray(b, dtype=np.int64)
+        r = jnp.asarray(result, dtype=np.int64)
+        if not (_traced(a) or _traced(b)) and name in ("add", "sub"):
+            r = a + b if name == "add" else a - b  # as XLA's, wrapping around
+        if name == "add":
+            flag = ((a ^ r) & (b ^ r)) < 0
+        elif name == "sub":
+            flag = ((a ^ b) & (a ^ r)) < 0
+        else:
+            product = a.astype(np.float64) * b.astype(np.float64)
+            flag = jnp.abs(product) >= _PRODUCT_BOUND
     return check(flag, result)
 
 
