@@ -142,7 +142,7 @@ def test_a_gradient_of_known_sizes_and_indices_reads_no_status_back():
 
 def powers(x, n):
     y = x
-    for i in range(n):
+    for _ in range(n):
         y = y * x
     return y
 
