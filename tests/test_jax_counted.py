@@ -138,6 +138,14 @@ def test_a_gradient_of_known_sizes_and_indices_reads_no_status_back():
     for a, b in zip(got, expected):
         np.testing.assert_allclose(np.asarray(a), b, rtol=1e-12, atol=1e-14)
     assert _status(g, *RNN) is None
+    # 90 rows, known when tracing: traced for 128 at once, compiled once.
+    assert g.specialization(*RNN).executable.capacities == [128]
+
+
+def test_the_text_of_a_program_whose_stacks_outgrow_the_first_capacity():
+    g = grad(rnn_loss, "Wx", "Wh", "b", backend="jax")
+    assert "stablehlo" in g.lowered_text(*RNN)
+    assert g.specialization(*RNN).executable.capacity == 128
 
 
 def powers(x, n):

@@ -53,7 +53,7 @@ from . import jax_runtime as rt
 from .backend import DEVICE_ARRAY_TYPES, Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate
 from .jax_codegen import JaxGenerator, Unsupported, flagged
-from .jax_fast import fast_path
+from .jax_fast import Outgrown, fast_path
 from .jax_values import (
     Packing,
     abstract,
@@ -265,6 +265,7 @@ class JaxExecutable(Executable):
     `jax_runtime.check`) and the size the stacks of loop gradients needed. Stacks have a
     capacity per compilation (64 rows first); a call that needed more is compiled again with
     the next power of two that is enough, and runs again: `capacities` lists those compiled.
+    A size known when tracing (a loop of known trip count) is traced for at once.
     """
 
     def __init__(self, graph: Graph, backend: JaxBackend):
@@ -375,11 +376,13 @@ class JaxExecutable(Executable):
             leaves_out: list[Any] = []
             flatten(result, out, leaves_out)
             # What is known when tracing is no status to read back: flags known to be down,
-            # stack sizes known to fit (a size past the capacity is kept: the call then runs
-            # again with larger stacks).
+            # stack sizes known to fit (a known size past the capacity traces the program
+            # again with larger stacks, before XLA compiles it: `Outgrown`).
             flags = [f for f in flags if rt.concrete(f) is not False]
             known = [rt.concrete(n) for n in needs]
-            needs = [n for n, k in zip(needs, known) if k is None or k > capacity]
+            if any(k is not None and k > capacity for k in known):
+                raise Outgrown(max(k for k in known if k is not None))
+            needs = [n for n, k in zip(needs, known) if k is None]
             status = None
             if flags or needs:
                 # One number: the stack size needed, times 2, plus the error flag.
@@ -440,15 +443,24 @@ class JaxExecutable(Executable):
         """The StableHLO text XLA receives for a call with `args`."""
         if not self.jitted:
             raise ValueError(f"this program runs on the host: {self.reason}")
-        with self.backend.context():
-            return self.fn.lower(self.capacity, *self._leaves(args)).as_text()
+        return self._lowered(self._leaves(args)).as_text()
 
     def compiled_text(self, args: tuple[Any, ...]) -> str:
         """The HLO text XLA compiled for a call with `args` (partitioned over a mesh)."""
         if not self.jitted:
             raise ValueError(f"this program runs on the host: {self.reason}")
+        lowered = self._lowered(self._leaves(args))
         with self.backend.context():
-            return self.fn.lower(self.capacity, *self._leaves(args)).compile().as_text()
+            return lowered.compile().as_text()
+
+    def _lowered(self, leaves: list[Any]) -> Any:
+        """The XLA computation lowered for `leaves`, with stacks as large as tracing says."""
+        while True:
+            try:
+                with self.backend.context():
+                    return self.fn.lower(self.capacity, *leaves)
+            except Outgrown as grown:
+                self.capacity = 1 << (grown.need - 1).bit_length()
 
     def export(self, args: tuple[Any, ...]) -> tuple[Any, list[Any], bool]:
         """The XLA computation of calls like ``self(args)``, exported with ``jax.export``.
@@ -487,8 +499,12 @@ class JaxExecutable(Executable):
     def _run(self, leaves: list[Any]) -> Any:
         """Run the XLA computation, compiled again with larger stacks while they overflow."""
         while True:
-            with self.backend.context():
-                result, status = self.fn(self.capacity, *leaves)
+            try:
+                with self.backend.context():
+                    result, status = self.fn(self.capacity, *leaves)
+            except Outgrown as grown:  # known when tracing: grown before compiling
+                self.capacity = 1 << (grown.need - 1).bit_length()
+                continue
             if self.capacity not in self.capacities:
                 self.capacities.append(self.capacity)
             if self.packed is not None:

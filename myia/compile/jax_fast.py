@@ -22,12 +22,60 @@ from typing import Any
 
 import numpy as np
 
-from ..abstract.data import AbstractArray
-from .jax_values import Staging, aligned, as_is, leaf, leaf_types, python_int, unflatten
+from ..abstract.data import AbstractArray, AbstractTuple
+from .jax_values import Staging, aligned, leaf, leaf_types, python_int
+from .lower import record_constructor
 
 
 class GeneralWay(Exception):
     """A fast call flagged an error or outgrew its stacks: the call goes the general way."""
+
+
+class Outgrown(GeneralWay):
+    """Tracing found that the stacks need `need` rows, past the capacity traced for.
+
+    A loop of known trip count pushes a known number of rows: the program is traced again
+    with stacks large enough before XLA compiles it, not compiled and run first to learn it.
+    """
+
+    def __init__(self, need: int):
+        super().__init__(need)
+        self.need = need
+
+
+def leaf_paths(a: Any, path: str) -> list[tuple[str, Any]]:
+    """``(expression, type)`` of each leaf of the value `path` of abstract type `a`, in order.
+
+    The expressions read tuples and records (``a0[1].W``), as `jax_values.flatten` does.
+    """
+    if leaf(a):
+        return [(path, a)]
+    if isinstance(a, AbstractTuple):
+        return [p for k, e in enumerate(a.elements) for p in leaf_paths(e, f"{path}[{k}]")]
+    return [p for name, f in zip(a.names, a.fields) for p in leaf_paths(f, f"{path}.{name}")]
+
+
+def result_source(a: Any, convert: bool, names: dict[str, Any]) -> str:
+    """An expression of the value of abstract type `a` made of the leaves ``r[0]``, ``r[1]``...
+
+    Each leaf is ``convert(r[i], t{i})`` where `convert`, else as it is; the types and the
+    records' constructors are added to `names` (as `jax_values.unflatten` makes it).
+    """
+    count = iter(range(1 << 62))
+
+    def build(a: Any) -> str:
+        if leaf(a):
+            i = next(count)
+            names[f"t{i}"] = a
+            return f"convert(r[{i}], t{i})" if convert else f"r[{i}]"
+        if isinstance(a, AbstractTuple):
+            parts = [build(e) for e in a.elements]
+            return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
+        name = f"record{len(names)}"
+        names[name] = record_constructor(a.cls)
+        return f"{name}({', '.join(build(f) for f in a.fields)})"
+
+    return build(a)
 
 
 def _source(
@@ -40,12 +88,13 @@ def _source(
 ) -> str:
     """The source of ``values``: the call of the computation on the arguments, its results.
 
-    `params` are the abstract types of the arguments where each is one leaf (else None: the
-    leaves are `leaves_of` the arguments); Python ints are passed as device arrays where
-    `ints`, large NumPy arrays aligned where `cpu`, into copies reused from call to call
-    where `staged` (`jax_values.Staging`: the results are then waited for before the copies
-    are given back). Packed results are a list of Python floats (the first where `single`),
-    others the list of leaves.
+    `params` are the abstract types of the arguments (None: the leaves are `leaves_of` the
+    arguments); their leaves are read where they lie in tuples and records (`leaf_paths`).
+    Python ints are passed as device arrays where `ints`, large NumPy arrays aligned where
+    `cpu`, into copies reused from call to call where `staged` (`jax_values.Staging`, one
+    per leaf, by position: the results are then waited for before the copies are given
+    back). Packed results are a list of Python floats (the first where `single`), others
+    the list of leaves.
     """
     gives: list[str] = []
     if params is None and staged:
@@ -55,20 +104,25 @@ def _source(
         signature, lines, names = "*args", ["leaves = leaves_of(args)"], "*leaves"
     else:
         lines, leaves = [], []
-        for k, a in enumerate(params):
+        paths = [p for k, a in enumerate(params) for p in leaf_paths(a, f"a{k}")]
+        for k, (x, a) in enumerate(paths):
+            nested = "[" in x or "." in x
+            if nested and (ints and python_int(a) or cpu and isinstance(a, AbstractArray)):
+                lines.append(f"x{k} = {x}")  # read once
+                x = f"x{k}"
             if ints and python_int(a):
                 lines += [
-                    f"b{k} = ints_get(a{k})",
+                    f"b{k} = ints_get({x})",
                     f"if b{k} is None:",
-                    f"    b{k} = int_of(a{k})",
+                    f"    b{k} = int_of({x})",
                 ]
             elif cpu and isinstance(a, AbstractArray) and staged:
-                lines.append(f"b{k} = stage{k}.take(a{k}) if type(a{k}) is ndarray else a{k}")
-                gives.append(f"stage{k}.give(b{k}, a{k})")
+                lines.append(f"b{k} = stage{k}.take({x}) if type({x}) is ndarray else {x}")
+                gives.append(f"stage{k}.give(b{k}, {x})")
             elif cpu and isinstance(a, AbstractArray):
-                lines.append(f"b{k} = aligned(a{k}) if type(a{k}) is ndarray else a{k}")
+                lines.append(f"b{k} = aligned({x}) if type({x}) is ndarray else {x}")
             else:
-                leaves.append(f"a{k}")
+                leaves.append(x)
                 continue
             leaves.append(f"b{k}")
         signature = ", ".join(f"a{k}" for k in range(len(params)))
@@ -141,7 +195,7 @@ def fast_path(ex: Any) -> tuple[Any, Any]:
     mesh = backend.layout is not None
     # Over a mesh, `JaxExecutable._leaves` places the leaves on its devices; float64 scalar
     # results pass the arguments as they are.
-    own_leaves = all(leaf(a) for a in ex.params) and (not mesh or packed is not None)
+    own_leaves = not mesh or packed is not None
     namespace = {
         "fn": ex.fn,
         "ex": ex,
@@ -160,7 +214,8 @@ def fast_path(ex: Any) -> tuple[Any, Any]:
     # results anyway (NumPy results, not kept on the device).
     staged = backend.cpu and not mesh and not backend.keep_on_device
     #: The copies of each leaf, by its position (`jax_values.Staging`).
-    ex.staging = {k: Staging() for k in range(len(ex.params))} if own_leaves else {}
+    count = sum(len(leaf_types(a)) for a in ex.params)
+    ex.staging = {k: Staging() for k in range(count)} if own_leaves else {}
     namespace.update((f"stage{k}", s) for k, s in ex.staging.items())
     namespace["staged_leaves"], namespace["give_back"] = _staged_leaves(ex, ex.staging)
     single = leaf(out)
@@ -174,7 +229,12 @@ def fast_path(ex: Any) -> tuple[Any, Any]:
     )
     exec(compile(source, "<myia>", "exec"), namespace)
     values = namespace["values"]
-    slow, convert = ex._call, backend.convert
+    slow = ex._call
+    # The results as the user gets them, from the list of leaves `r` (`result_source`).
+    names = {"convert": backend.convert}
+    result = result_source(out, not backend.keep_on_device, names)
+    exec(compile(f"def build(r):\n    return {result}\n", "<myia>", "exec"), names)
+    build = names["build"]
     # Float64 scalars: Python floats (tolist) as the NumPy backend returns them.
     to_float = [None if a.weak else np.float64 for a in leaf_types(out)] if packed else None
     if packed and single:
@@ -195,7 +255,7 @@ def fast_path(ex: Any) -> tuple[Any, Any]:
                 result = values(*args)
             except GeneralWay:
                 return slow(args)
-            return unflatten(iter(unpack(result)), out, convert)
+            return build(unpack(result))
 
     else:
 
@@ -204,14 +264,23 @@ def fast_path(ex: Any) -> tuple[Any, Any]:
                 result = values(*args)
             except GeneralWay:
                 return slow(args)
-            return unflatten(iter(result), out, convert)
+            return build(result)
 
     if not (packed and own_leaves and all(c is None for c in to_float)):
         return fast, None
     if single:
         return fast, values  # Python floats out: the call of the arguments themselves
 
+    names = {}
+    exec(
+        compile(
+            f"def build(r):\n    return {result_source(out, False, names)}\n", "<myia>", "exec"
+        ),
+        names,
+    )
+    as_they_are = names["build"]
+
     def direct(*args: Any) -> Any:
-        return unflatten(iter(values(*args)), out, as_is)
+        return as_they_are(values(*args))
 
     return fast, direct

@@ -147,15 +147,13 @@ def _traced(x: Any) -> bool:
     return isinstance(x, Tracer)
 
 
-def eager() -> Any:
-    """A context where a flag's test is computed when tracing if its operands are constants.
+def tests(*operands: Any) -> Any:
+    """The array module of a flag's test of `operands`: NumPy where none is traced.
 
-    ``1.0 / 2`` tests ``2 == 0``: a constant False, not a status to read back (`concrete`).
-    Tests of traced values are traced as elsewhere.
+    ``1.0 / 2`` tests ``2 == 0``: computed when tracing, a constant False, not a status to
+    read back (`concrete`), and no work for the device. Tests of traced values are traced.
     """
-    import jax
-
-    return jax.ensure_compile_time_eval()
+    return _jnp() if any(map(_traced, operands)) else np
 
 
 def either(a: Any, b: Any) -> Any:
@@ -606,9 +604,7 @@ def check_divide(result: Any, a: Any, b: Any) -> Any:
     Elsewhere Python and XLA compute the same ``inf`` or ``nan`` (an overflow, a ``nan``
     operand). The test reads the operand only: XLA need not compute the quotient twice.
     """
-    with eager():
-        flag = _jnp().asarray(b) == 0
-    return check(flag, result)
+    return check(tests(b).asarray(b) == 0, result)
 
 
 def check_bounded(result: Any, x: Any) -> Any:
@@ -626,12 +622,11 @@ def check_divisor(result: Any, divisor: Any, dividend: Any = None) -> Any:
     Where `dividend` is given, also where it is int64's least and the divisor -1: Python's
     quotient ``2 ** 63`` is past int64 (XLA's wraps around).
     """
-    jnp = _jnp()
-    with eager():
-        divisor = jnp.asarray(divisor)
-        flag = divisor == 0
-        if dividend is not None:
-            flag = flag | ((divisor == -1) & (jnp.asarray(dividend) == np.iinfo(np.int64).min))
+    xp = tests(divisor, dividend)
+    divisor = xp.asarray(divisor)
+    flag = divisor == 0
+    if dividend is not None:
+        flag = flag | ((divisor == -1) & (xp.asarray(dividend) == np.iinfo(np.int64).min))
     return check(flag, result)
 
 
@@ -641,10 +636,8 @@ def check_exact(result: Any, n: Any) -> Any:
     Python compares an int and a float exactly; XLA rounds the int to a float first, which
     changes nothing where ``|n| <= 2 ** 53`` (every such int is a float).
     """
-    with eager():
-        n = _jnp().asarray(n)
-        flag = (n > 2**53) | (n < -(2**53))
-    return check(flag, result)
+    n = tests(n).asarray(n)
+    return check((n > 2**53) | (n < -(2**53)), result)
 
 
 def check_step(result: Any, x: Any, lo: int | None, hi: int | None) -> Any:
@@ -655,15 +648,12 @@ def check_step(result: Any, x: Any, lo: int | None, hi: int | None) -> Any:
     comparison, which a loop counter's step has after the loop instead of in each iteration
     (`jax_counted.deferred_flags`).
     """
-    from jax import lax
-
-    with eager():
-        x = _jnp().asarray(x)
-        above = None if hi is None else lax.gt(x, np.int64(hi))
-        below = None if lo is None else lax.lt(x, np.int64(lo))
-    for flag in (above, below):
-        if flag is not None:
-            result = check(flag, result)
+    xp = tests(x)
+    x = xp.asarray(x)
+    if hi is not None:
+        result = check(xp.greater(x, np.int64(hi)), result)
+    if lo is not None:
+        result = check(xp.less(x, np.int64(lo)), result)
     return result
 
 
@@ -675,11 +665,11 @@ def check_power(result: Any, exponent: Any) -> Any:
     1 overflows by then), where NumPy's wraps around ``a ** 64`` and past: the host runs a
     call with an exponent of 64 or more again.
     """
-    jnp = _jnp()
-    with eager():
-        e = jnp.asarray(exponent)
-        flag = jnp.any(e >= 64) if e.dtype.kind == "u" else jnp.any((e < 0) | (e >= 64))
-    return check(flag, result)
+    xp = tests(exponent)
+    e = xp.asarray(exponent)
+    if e.dtype.kind == "u":
+        return check(xp.any(e >= 64), result)
+    return check(xp.any((e < 0) | (e >= 64)), result)
 
 
 #: Products of at least this size, computed in float64, may be past int64 (`check_int`):
@@ -696,22 +686,23 @@ def check_int(name: str, result: Any, a: Any, b: Any = None) -> Any:
     products just below are flagged too: the host computes the same value); ``-a`` and
     ``abs(a)`` where `a` is int64's least.
     """
-    jnp = _jnp()
-    with eager():
-        a = jnp.asarray(a, dtype=np.int64)
+    xp = tests(a, b)
+    with np.errstate(over="ignore"):  # int64 wraps around, as XLA's does
+        a = xp.asarray(a, dtype=np.int64)
         if name in ("neg", "abs"):
             return check(a == _INT64_MIN, result)
-        b = jnp.asarray(b, dtype=np.int64)
-        r = jnp.asarray(result, dtype=np.int64)
-        if not (_traced(a) or _traced(b)) and name in ("add", "sub"):
-            r = a + b if name == "add" else a - b  # as XLA's, wrapping around
+        b = xp.asarray(b, dtype=np.int64)
+        if xp is np:  # known operands: the result computed now, as XLA does
+            r = a + b if name == "add" else a - b
+        else:
+            r = xp.asarray(result, dtype=np.int64)
         if name == "add":
             flag = ((a ^ r) & (b ^ r)) < 0
         elif name == "sub":
             flag = ((a ^ b) & (a ^ r)) < 0
         else:
             product = a.astype(np.float64) * b.astype(np.float64)
-            flag = jnp.abs(product) >= _PRODUCT_BOUND
+            flag = xp.abs(product) >= _PRODUCT_BOUND
     return check(flag, result)
 
 
