@@ -237,3 +237,30 @@ def test_derivatives_of_integer_powers_at_zero_are_exact():
         g = grad(g)
         got.append(g(0.0))
     assert got == [0.0, 2.0, -12.0, 72.0]
+
+
+def test_the_j_transform_indexes_each_graph_it_transforms_once(monkeypatch):
+    # The loop analysis and the transform of a graph share one `Scopes` of what it reaches
+    # (each built its own: two walks of the program below each graph differentiated).
+    import importlib
+
+    from myia.ir.analysis import Scopes
+
+    roots = []
+
+    class Counting(Scopes):
+        def __init__(self, root=()):
+            roots.append(root)
+            super().__init__(root)
+
+    for name in ("myia.grad.jtransform", "myia.grad.loops"):
+        monkeypatch.setattr(importlib.import_module(name), "Scopes", Counting)
+
+    def square(x):
+        return x * x
+
+    def f(x):
+        return square(x) + square(2.0 * x) * x
+
+    assert grad(grad(f))(0.5) == pytest.approx(2.0 + 24.0 * 0.5)  # f = x**2 + 4 x**3
+    assert roots and len(roots) == len(set(roots))

@@ -6,8 +6,10 @@ import pytest
 
 from myia.frontend import parse
 from myia.frontend.defaults import NOT_GIVEN
+from myia.ir import analysis
 from myia.ir.analysis import (
     Scopes,
+    captures,
     direct_free_variables,
     reachable_graphs,
     toposort,
@@ -213,6 +215,23 @@ def nest() -> tuple[Graph, Graph, Graph, dict[str, Node]]:
     return outer, mid, inner, {"a": a, "b": b, "c": c, "ab": ab, "b1": b1, "a2": a2}
 
 
+def through_a_closure() -> tuple[Graph, Graph, Graph]:
+    """e(y) = s; s() = k, where n = y + 1; k() = n.
+
+    ``s`` reads ``y`` only in ``n``, a node of its own that only the closure ``k`` uses: it is
+    not reachable from ``s``'s output.
+    """
+    e = Graph("e")
+    y = e.add_parameter("y")
+    s = Graph("s")
+    n = s.apply(P.add, y, 1)
+    k = Graph("k")
+    k.return_(n)
+    s.return_(Constant(k))
+    e.return_(Constant(s))
+    return e, s, k
+
+
 def chain(n: int) -> Graph:
     """f(x) = x + 1 + 1 + ... (n additions): a very deep chain of nodes."""
     g = Graph("chain")
@@ -288,6 +307,35 @@ def test_scopes_of_parsed_closures():
     # Loop blocks are closed graphs.
     loop_scopes = Scopes(parse(while_sum))
     assert all(p is None for p in loop_scopes.parents.values())
+
+
+def test_captures():
+    outer, mid, inner, _ = nest()
+    assert captures(inner)  # reads a and b itself
+    assert captures(mid)  # reads nothing itself, but makes inner, which reads a
+    assert not captures(outer)
+    e, s, k = through_a_closure()
+    assert captures(k) and captures(s)
+    assert not captures(e)
+
+
+def test_captures_is_what_scopes_say():
+    roots = [parse(fn) for fn, _ in FUNCTIONS] + [nest()[0], through_a_closure()[0]]
+    for root in roots:
+        for g in Scopes(root).graphs:
+            assert captures(g) == bool(Scopes(g).free_variables_total[g]), g
+
+
+def test_captures_of_a_closure_reading_a_variable_walks_it_alone(monkeypatch):
+    # Indexing everything reachable (and the enclosing graphs) for each closure asked about
+    # made the second-order gradient of np.diff spend most of its time in `Scopes`.
+    outer, mid, inner, _ = nest()
+
+    def no_scopes(*args):
+        raise AssertionError("Scopes built")
+
+    monkeypatch.setattr(analysis, "Scopes", no_scopes)
+    assert captures(inner)
 
 
 def test_uses():

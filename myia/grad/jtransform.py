@@ -37,7 +37,7 @@ from ..ir.node import BackwardInfo, Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import NO_ZERO, EnvKey, no_gradient, zero_of_type
 from .activity import activity_key, current_activity
-from .loops import Loop, flush, loop_entry, loop_of, register_core
+from .loops import Loop, flush, loop_entry, loop_known, loop_of, register_core
 from .loops import forget as forget_loops
 from .registry import BPROPS, NONDIFFERENTIABLE, REFUSED, SPECIAL
 
@@ -91,19 +91,26 @@ def fprop(g: Graph) -> Graph:
         if g.flags.get("bprop") is not None:
             f = _fprops[key] = _custom_fprop(g)
             return f
-        if g.flags.get("checkpoint") and loop_of(g) is None:
-            f = _fprops[key] = _checkpoint_fprop(g)
+        # One `Scopes` of what `g` reaches serves the loop analysis and the transform (each
+        # built its own: two walks of every graph below each graph transformed).
+        scopes = None if loop_known(g) else Scopes(g)
+        loop = loop_of(g, scopes)
+        if g.flags.get("checkpoint") and loop is None:
+            f = _fprops[key] = _checkpoint_fprop(g, scopes)
             return f
-        if loop_of(g) is not None:
+        if loop is not None:
             return loop_entry(g)
-        transform_scope(g)
+        transform_scope(g, scopes)
         f = _fprops[key]
     return f
 
 
-def transform_scope(g: Graph) -> None:
-    """Transform `g` and the graphs nested in it (free variables outside are constants)."""
-    _ScopeTransform(g).run()
+def transform_scope(g: Graph, scopes: Scopes | None = None) -> None:
+    """Transform `g` and the graphs nested in it (free variables outside are constants).
+
+    `scopes`, if given, is a `Scopes` of `g` made since the graphs last changed.
+    """
+    _ScopeTransform(g, scopes).run()
 
 
 def _custom_fprop(g: Graph) -> Graph:
@@ -121,7 +128,7 @@ def _custom_fprop(g: Graph) -> Graph:
     return f
 
 
-def _checkpoint_fprop(g: Graph) -> Graph:
+def _checkpoint_fprop(g: Graph, scopes: Scopes | None = None) -> Graph:
     """The forward graph of `g`, a checkpointed call (`myia.checkpoint`).
 
     ``J(g)(*args)`` is ``jcheckpoint(F, *args)``, where ``F`` is `g`'s ordinary forward graph:
@@ -140,7 +147,7 @@ def _checkpoint_fprop(g: Graph) -> Graph:
             "in as arguments",
             [Frame(*site)],
         )
-    t = _ScopeTransform(g)
+    t = _ScopeTransform(g, scopes)
     t.run()
     ordinary = t.forward[g]
     f = Graph()
@@ -204,9 +211,9 @@ def _may_have_effect(node: Node) -> bool:
 class _ScopeTransform:
     """Transforms a graph and every graph nested in it, together."""
 
-    def __init__(self, root: Graph):
+    def __init__(self, root: Graph, scopes: Scopes | None = None):
         self.root = root
-        self.scopes = Scopes(root)
+        self.scopes = scopes if scopes is not None else Scopes(root)
         self.members = self.scopes.scope(root)
         self.forward: dict[Graph, Graph] = {}
         self.backward: dict[Graph, Graph] = {}

@@ -140,6 +140,11 @@ def forget() -> None:
 # Analysis -----------------------------------------------------------------------------------
 
 
+def loop_known(g: Graph) -> bool:
+    """Whether `loop_of` knows `g` already (it then needs no `Scopes`)."""
+    return not ENABLED or g in _loops
+
+
 def loop_of(g: Graph, scopes: Scopes | None = None) -> Loop | None:
     """Return the loop SCC of `g`, or None (not recursive, or not by tail calls only)."""
     if not ENABLED:

@@ -379,11 +379,50 @@ _CAPTURES: weakref.WeakKeyDictionary[Graph, bool] = weakref.WeakKeyDictionary()
 
 
 def captures(g: Graph) -> bool:
-    """Whether `g` reads variables of the graphs it is nested in (a closure), cached."""
+    """Whether `g` reads variables of the graphs it is nested in (a closure), cached.
+
+    That is, whether ``Scopes(g).free_variables_total[g]`` is not empty. Most closures read
+    such a variable in their own body (`_uses_free_variable`): that is enough, and costs a
+    walk of `g` alone. Only the others need `Scopes(g)`, which walks every graph `g` reaches
+    and, through free variables, the graphs it is nested in and all they reach: done for
+    each closure of a gradient program, that was quadratic in the size of the program.
+
+    The answer is cached by graph, so `g` must not gain or lose free variables once asked
+    about. It is asked about by inference, specialization and the J transform, none of which
+    changes what a graph captures (the optimizer changes specialized graphs later, or copies
+    of them; `myia.infer.lifting` changes where a closure is made, not what it captures).
+    """
     out = _CAPTURES.get(g)
     if out is None:
-        out = _CAPTURES[g] = bool(Scopes(g).free_variables_total[g])
+        out = _uses_free_variable(g) or bool(Scopes(g).free_variables_total[g])
+        _CAPTURES[g] = out
     return out
+
+
+def _uses_free_variable(g: Graph) -> bool:
+    """Whether a node of `g` reachable from its output (or a default) is a node of another graph.
+
+    Such a node is a direct free variable of `g` in any `Scopes` holding `g` (its own nodes
+    include those reachable from its output), so `g` captures; False says nothing.
+    """
+    roots = [n for n in (g.output, *g.defaults.values()) if n is not None]
+    if any(n.graph is not None and n.graph is not g for n in roots):
+        return True
+    seen: set[Node] = set()
+    stack = [n for n in roots if n.graph is g]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.is_apply:
+            for inp in node.inputs:  # type: ignore[attr-defined]
+                owner = inp.graph
+                if owner is g:
+                    stack.append(inp)
+                elif owner is not None:
+                    return True
+    return False
 
 
 def _is_switch_node(node: Node) -> bool:
