@@ -15,7 +15,7 @@ import pytest
 from helpers import rnn_gradient_as_numpy
 
 from myia import grad, myia
-from myia.compile import jax_rows
+from myia.compile import jax_rows, jax_sums
 from myia.testing import check_grad
 
 jax = pytest.importorskip("jax")
@@ -84,6 +84,16 @@ def with_the_counter(x, W):
     return np.sum(h * h)
 
 
+def accumulated(x, W):
+    """A window's product read in the loop, and a sum of products of its rows made after it."""
+    h = np.zeros((x.shape[1], W.shape[1]))
+    acc = np.zeros((x.shape[2], W.shape[1]))
+    for t in range(1, x.shape[0]):
+        h = np.tanh(x[t] @ W + h)
+        acc = acc + x[t].T @ h
+    return np.sum(h * h) + np.sum(acc * acc)
+
+
 def _args(rows=9):
     rng = np.random.default_rng(7)
     return rng.normal(size=(rows, 2, 3)), rng.normal(size=(3, 4))
@@ -141,6 +151,29 @@ def test_rows_of_windows_that_meet(fn):
     args = _args()
     _same_as_numpy(fn, args)
     check_grad(fn, *args, backend="jax")
+
+
+def test_a_window_with_sums_made_after_the_loop(monkeypatch):
+    """As on a GPU: the loop stacks `h` for the sum, and reads its product at the offset.
+
+    The sum's other operand is the 8 rows of `x` the loop reads, a slice: a product of all
+    of `x` with `h`'s rows and zeros would be NaN where an unread row of `x` is infinite.
+    """
+    monkeypatch.setattr(jax_sums, "ON_CPU", True)
+    args = _args()
+    _same_as_numpy(accumulated, args)
+    check_grad(accumulated, *args, backend="jax")
+    assert "18,4" in _shapes(_text(myia(accumulated, backend="jax"), args))
+
+
+@pytest.mark.parametrize("fn,on_cpu", [(from_one, False), (accumulated, True)])
+def test_a_row_the_loop_does_not_read_is_not_read(monkeypatch, fn, on_cpu):
+    """Infinite values in the rows before a window's iterations stay out of the results."""
+    monkeypatch.setattr(jax_sums, "ON_CPU", on_cpu)
+    x, W = _args()
+    x[0] = np.inf
+    _same_as_numpy(fn, (x, W))
+    assert np.isfinite(myia(fn, backend="jax")(x, W))
 
 
 def test_few_rows_of_a_long_input_are_a_slice():
