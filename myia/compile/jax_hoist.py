@@ -98,7 +98,8 @@ def split(closed: Any, n: int, known: list[int | None]) -> tuple[Any, Any] | Non
     `closed` is the loop's body (a closed jaxpr) of `n` iterations, `known` its leaves' known
     starts. Returns ``(body, before)``: `body` takes the leaves then the hoisted values of
     one iteration; ``before(leaves)`` returns those values for every iteration (stacked on a
-    first axis). None where nothing is worth computing before the loop.
+    first axis, ``before(leaves, windows=True)`` as ``(rows, offset)`` pairs: iteration
+    ``i``'s at row ``offset + i``). None where nothing is worth computing before the loop.
     """
     from jax.extend.core import ClosedJaxpr, Literal
 
@@ -167,10 +168,11 @@ def _needed(jaxpr: Any, given: list[Any], effects: bool = True) -> list[Any]:
 def _stacked(
     closed: Any, values: list[Any], n: int, known: list[int | None], steps: dict[int, int]
 ) -> Any:
-    """``(leaves, reverse) -> rows``: `values` of the body `closed` at each of the `n` iterations.
+    """``(leaves, reverse, windows) -> rows``: `values` of the body `closed` at each iteration.
 
     Stacked on a first axis (`jax_rows`: rows read at the counters are slices), the last
-    iteration's first where `reverse`.
+    iteration's first where `reverse`; with `windows`, each as ``(rows, offset)``, its
+    iteration ``i`` at row ``offset + i`` (`jax_rows.windows`: no copy of the rows read).
     """
     from jax.extend.core import ClosedJaxpr
 
@@ -180,12 +182,11 @@ def _stacked(
     before = ClosedJaxpr(jaxpr.replace(eqns=_needed(jaxpr, [], effects=False)), closed.consts)
     counters = {k: (known[k], step) for k, step in steps.items()}
 
-    def run(leaves: list[Any], reverse: bool = False) -> list[Any]:
+    def run(leaves: list[Any], reverse: bool = False, windows: bool = False) -> list[Any]:
+        by = counters
         if reverse:  # iteration i is n - 1 - i: each counter from its last value, back
-            backward = {
-                k: (start + (n - 1) * step, -step) for k, (start, step) in counters.items()
-            }
-            return jax_rows.evaluate(before.jaxpr, before.consts, list(leaves), backward, n)
-        return jax_rows.evaluate(before.jaxpr, before.consts, list(leaves), counters, n)
+            by = {k: (start + (n - 1) * step, -step) for k, (start, step) in counters.items()}
+        evaluate = jax_rows.windows if windows else jax_rows.evaluate
+        return evaluate(before.jaxpr, before.consts, list(leaves), by, n)
 
     return run

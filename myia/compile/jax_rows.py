@@ -13,6 +13,17 @@ iteration ``k``, so that a row read at them is one strided slice. Named rewrite:
 Index arithmetic on counters (``convert_element_type``, ``+``/``-`` of a constant, ``<``
 against a constant and ``select_n`` on its result: a negative index's normalization) stays
 symbolic; every other equation is ``vmap``-ed on the batched operands.
+
+A slice is a copy in XLA: where the rows read are consecutive rows of ``x``'s first axis,
+all but a few of them (``x[t]`` for ``t`` in ``range(1, T)``, ``x[t + 1]``), the rows are
+``x`` itself, a *window* whose iteration ``k`` is row ``offset + k`` (`Batched.offset`).
+What is computed from it alone is computed over all the window's rows (a few more rows
+of a product, no copy of ``x``), and the loop reads its rows at the offset. Named rewrite:
+
+    slice(x, a, a + n) for k < n  =>  x, its iteration k at row a + k
+        (x's first axis, few rows past the n iterations': `_narrow_enough`; the window is
+         cut to its n rows, a slice, where it meets other batched values or the caller
+         wants the rows only)
 """
 
 from __future__ import annotations
@@ -39,11 +50,44 @@ class Affine:
         return jnp.asarray(self.values(n), dtype)
 
 
-class Batched:
-    """An array holding a value at every iteration, on its first axis."""
+#: The most rows a window may hold past the iterations', as a fraction of its rows (each is
+#: a row of every product computed from it, against a copy of the rows read), or
+#: `MIN_EXTRA` rows: a gradient's forward loop, its first iteration taken out of it, runs
+#: from ``t = 1`` or ``2`` (``rnn``).
+MAX_EXTRA = 1 / 8
+MIN_EXTRA = 2
 
-    def __init__(self, value: Any):
+
+class Batched:
+    """An array holding a value at every iteration, on its first axis.
+
+    Iteration ``k``'s value is row ``offset + k``; the rows past the iterations' (a
+    window's) are computed and never read. A value computed from counters only has
+    `remake`: ``remake(offset, rows)`` computes it over another window (None where it
+    cannot), so that it meets a window without cutting it.
+    """
+
+    def __init__(self, value: Any, offset: int = 0, remake: Any = None):
         self.value = value
+        self.offset = offset
+        self.remake = remake
+
+    def window(self) -> tuple[int, int]:
+        """Its offset and its number of rows."""
+        return self.offset, self.value.shape[0]
+
+    def rows(self, n: int) -> Any:
+        """The `n` iterations' values, the rows of the window cut out (a slice)."""
+        return cut(self.value, self.offset, n)
+
+
+def cut(rows: Any, offset: int, n: int) -> Any:
+    """Rows ``offset`` to ``offset + n`` of `rows` (a window's iterations): a slice, or `rows`."""
+    from jax import lax
+
+    if (offset, rows.shape[0]) == (0, n):
+        return rows
+    return lax.slice_in_dim(rows, offset, offset + n, axis=0)
 
 
 def _static_int(v: Any) -> int | None:
@@ -153,6 +197,9 @@ def _row_slice(ins: list[Any], sizes: tuple[int, ...], n: int) -> Any:
         strides = [step if k == d else 1 for k in range(len(sizes))]
         return jnp.moveaxis(lax.slice(x, lo, hi, strides), d, 0)
 
+    full = all(f == 0 and s == x.shape[k] for k, (f, s) in enumerate(zip(fixed, sizes)) if k != d)
+    if d == 0 and aff.b == 1 and (k0, k1) == (0, n) and full and _narrow_enough(n, dim):
+        return Batched(jnp.expand_dims(x, 1), values[0])  # x's rows, read at the offset
     rows = rows_at(values[k0], values[k1 - 1], aff.b)
     # XLA clamps a start past an edge to the edge: those iterations read the edge's row.
     if k0:
@@ -164,14 +211,49 @@ def _row_slice(ins: list[Any], sizes: tuple[int, ...], n: int) -> Any:
     return Batched(jnp.expand_dims(rows, d + 1))
 
 
+def _narrow_enough(n: int, rows: int) -> bool:
+    """Whether a window of `rows` rows for `n` iterations holds few enough rows past them."""
+    return rows - n <= max(MIN_EXTRA, MAX_EXTRA * rows)
+
+
 def _batched_eqn(e: Any, ins: list[Any], n: int) -> list[Any]:
-    """Equation `e` at every iteration: a ``vmap`` of it on its batched operands."""
+    """Equation `e` at every iteration: a ``vmap`` of it on its batched operands.
+
+    Computed over the window of its batched operands where they share one (what counters
+    alone give computed at its rows too), else on the iterations' rows of each.
+    """
+    dtypes = [v.aval.dtype for v in e.invars]
+    fixed = {x.window() for x in ins if isinstance(x, Batched) and x.remake is None}
+    offset, rows = next(iter(fixed)) if len(fixed) == 1 else (0, n)
+    args = _aligned(ins, dtypes, offset, rows, n)
+    if args is None:
+        offset, rows = 0, n
+        args = _aligned(ins, dtypes, offset, rows, n)
+    outs = _vmapped(e, args)
+    if not any(isinstance(x, Batched) for x in args):
+        return outs
+    if fixed:
+        return [Batched(o, offset) for o in outs]
+    # From counters only: computed again for another window where one asks (each once).
+    made: dict[tuple[int, int], Any] = {(offset, rows): outs}
+
+    def remake(k: int) -> Any:
+        def at(offset: int, rows: int) -> Any:
+            if (offset, rows) not in made:
+                args = _aligned(ins, dtypes, offset, rows, n)
+                made[offset, rows] = None if args is None else _vmapped(e, args)
+            outs = made[offset, rows]
+            return None if outs is None else Batched(outs[k], offset, at)
+
+        return at
+
+    return [Batched(o, offset, remake(k)) for k, o in enumerate(outs)]
+
+
+def _vmapped(e: Any, args: list[Any]) -> list[Any]:
+    """Equation `e` on `args`, a ``vmap`` on the first axis of the batched ones."""
     import jax
 
-    def concrete(x: Any, v: Any) -> Any:
-        return Batched(x.array(n, v.aval.dtype)) if isinstance(x, Affine) else x
-
-    args = [concrete(x, v) for x, v in zip(ins, e.invars)]
     axes = [0 if isinstance(x, Batched) else None for x in args]
     vals = [x.value if isinstance(x, Batched) else x for x in args]
 
@@ -181,7 +263,36 @@ def _batched_eqn(e: Any, ins: list[Any], n: int) -> list[Any]:
 
     if not any(a == 0 for a in axes):
         return one(*vals)
-    return [Batched(o) for o in jax.vmap(one, in_axes=axes)(*vals)]
+    return list(jax.vmap(one, in_axes=axes)(*vals))
+
+
+def _aligned(ins: list[Any], dtypes: list[Any], offset: int, rows: int, n: int) -> Any:
+    """`ins` with the batched ones as `rows` rows, iteration 0 at row `offset`.
+
+    A counter's values, and what counters alone give, are computed at every row (those
+    outside the iterations' too); a window that is not the one asked for is cut to the
+    `n` iterations' rows where those are asked for. None where a counter's values do not
+    fit its type, or a window is not the one asked for.
+    """
+    import numpy as np
+
+    out = []
+    for x, dtype in zip(ins, dtypes):
+        if isinstance(x, Affine):
+            x = Affine(x.a - x.b * offset, x.b)
+            values = x.values(rows)
+            if np.dtype(dtype).kind in "iu" and values:
+                info, ends = np.iinfo(dtype), (values[0], values[-1])
+                if not info.min <= min(ends) <= max(ends) <= info.max:
+                    return None
+            x = Batched(x.array(rows, dtype), offset)
+        elif isinstance(x, Batched) and x.window() != (offset, rows):
+            remade = None if x.remake is None else x.remake(offset, rows)
+            if remade is None and (offset, rows) != (0, n):
+                return None
+            x = remade or Batched(x.rows(n))
+        out.append(x)
+    return out
 
 
 def evaluate(
@@ -192,17 +303,28 @@ def evaluate(
     `leaves` are its inputs; the leaf ``k`` of `counters` is a counter ``(start, step)``:
     its value at iteration ``i`` is ``start + step * i``, whatever `leaves` holds there.
     """
+    return [cut(rows, o, n) for rows, o in windows(jaxpr, consts, leaves, counters, n)]
+
+
+def windows(
+    jaxpr: Any, consts: list[Any], leaves: list[Any], counters: dict[int, tuple[int, int]], n: int
+) -> list[tuple[Any, int]]:
+    """The outputs of `jaxpr` at each of `n` iterations, each as ``(rows, offset)``.
+
+    As `evaluate`, but an output computed over a window is all its rows: iteration ``i``'s
+    value is ``rows[offset + i]``, and ``rows`` may hold rows past the iterations'.
+    """
     import jax.numpy as jnp
 
     ins = [Affine(*counters[k]) if k in counters else x for k, x in enumerate(leaves)]
     outs = _evaluated(jaxpr, consts, ins, n)
 
-    def stacked(x: Any, v: Any) -> Any:
+    def stacked(x: Any, v: Any) -> tuple[Any, int]:
         if isinstance(x, Batched):
-            return x.value
+            return x.value, x.offset
         if isinstance(x, Affine):
-            return x.array(n, v.aval.dtype)
-        return jnp.broadcast_to(x, (n, *jnp.shape(x)))
+            return x.array(n, v.aval.dtype), 0
+        return jnp.broadcast_to(x, (n, *jnp.shape(x))), 0
 
     return [stacked(x, v) for x, v in zip(outs, jaxpr.outvars)]
 

@@ -334,7 +334,7 @@ def run(
 
     if not found and hoisted is None:
         return jax.lax.fori_loop(0, n, lambda _, c: body_(c, None)[0], carry)
-    rows = None if hoisted is None else before(carry[0])
+    rows = None if hoisted is None else before(carry[0], windows=True)
     # The rows a backward loop pops, read after it, are in order last iteration first: the
     # loop stacks its operands so too, and the products read both as they lie.
     reverse = descending and bool(outside)
@@ -348,17 +348,32 @@ def run(
 def _scan(body_: Any, carry: Any, rows: Any, n: int, reverse: bool, shapes: list[Any]) -> Any:
     """``lax.scan(body_, carry, rows, length=n)``, outputs last iteration first if `reverse`.
 
-    Each output (of the types `shapes`) is then written at row ``n - 1 - i``; the
-    iterations run in order.
+    `rows` are ``(rows, offset)`` pairs (`jax_rows.windows`): iteration ``i`` reads row
+    ``offset + i``, of all the rows computed before the loop (a slice of them would be a
+    copy). Where `reverse`, each output (of the types `shapes`) is written at row
+    ``n - 1 - i``; the iterations run in order.
     """
     from jax import lax
 
-    if not reverse:
-        return lax.scan(body_, carry, rows, length=n)
+    whole = rows is None or all((o, r.shape[0]) == (0, n) for r, o in rows)
+    if not reverse and whole:
+        return lax.scan(body_, carry, None if rows is None else [r for r, _ in rows], length=n)
     jnp = _jnp()
 
     def row(i: Any) -> Any:
-        return None if rows is None else [lax.dynamic_index_in_dim(r, i, 0, False) for r in rows]
+        if rows is None:
+            return None
+        return [lax.dynamic_index_in_dim(r, i + o, 0, False) for r, o in rows]
+
+    if not reverse:
+
+        def counted(state: Any, _: Any) -> Any:
+            c, i = state
+            c, out = body_(c, row(i))
+            return (c, i + 1), out
+
+        (carry, _), outs = lax.scan(counted, (carry, jnp.array(0)), None, length=n)
+        return carry, outs
 
     outs = [jnp.zeros((n, *s.shape), s.dtype) for s in shapes]
 
