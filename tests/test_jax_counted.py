@@ -194,3 +194,20 @@ def test_branches_that_flag_nothing_leave_no_status():
     g = grad(branches, backend="jax")
     assert g(3.0) == 6.0 and g(-3.0) == -1.0
     assert g.specialization(3.0).executable.packed == "packed"
+
+
+def test_on_a_gpu_only_programs_with_loops_take_cuda_graphs_of_any_size():
+    # XLA launches a loop body of fewer than 5 kernels one by one (rnn's primal on an H200:
+    # 10.8 ms, 5.0 ms as one CUDA graph per iteration); a straight-line program is slower so.
+    from types import SimpleNamespace
+
+    from myia.compile.jax_backend import JaxExecutable
+
+    gpu, cpu = (SimpleNamespace(backend=SimpleNamespace(cpu=c)) for c in (False, True))
+    loop, straight = "s = jax_while(cond, body, s, types)", "y = np.tanh(x @ W)"
+    assert JaxExecutable._options(gpu, loop) == {"xla_gpu_graph_min_graph_size": "1"}
+    assert JaxExecutable._options(gpu, straight) is None
+    assert JaxExecutable._options(cpu, loop) is None
+    g = grad(rnn_loss, "Wx", "Wh", "b", backend="jax")
+    g(*RNN)
+    assert "jax_while(" in g.specialization(*RNN).executable.jax_source
