@@ -33,7 +33,7 @@ from ..ir.analysis import Scopes
 from ..ir.node import Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import NO_ZERO, no_gradient, sens_type, zero_of_type
-from .jtransform import _closed_graph, _is_function
+from .jtransform import _closed_graph, _closed_union, _is_function
 from .registry import BPROPS, JVPS, JVPS_ZERO, LINEAR, NONDIFFERENTIABLE
 
 _tangents: dict[Graph, Graph] = {}
@@ -102,9 +102,15 @@ class _ScopeTangent:
         types = [p.abstract for p in g.parameters]
         if any(a is not None and has_unknown_dims(a) for a in types):
             t.flags["param_types"] = tuple(x for a in types for x in (a, sens_type(a)))
+        from .jtransform import _sites
+
         for node in self.scopes.toposort(g):
             if node.is_apply:
-                self.apply(node, t)
+                _sites.append((g.name, node.debug.find_location()))  # the line of an error
+                try:
+                    self.apply(node, t)
+                finally:
+                    _sites.pop()
         assert g.output is not None
         t.output = self.pair(g.output, t)
 
@@ -127,10 +133,13 @@ class _ScopeTangent:
         # A free variable from outside the transformed scope: a constant of the tangent.
         if _is_function(node.abstract):
             closed = _closed_graph(node.abstract)
+            if _closed_union(node.abstract):
+                return node  # calls of it test which it is (`dispatch`)
             if closed is None:
+                from .jtransform import free_function_frames, free_function_message
+
                 raise MyiaTypeError(
-                    "jvp of a function that calls a function-valued free variable "
-                    f"({node.debug.find_name()}) is not supported yet"
+                    free_function_message("jvp of", node), free_function_frames(t)
                 )
             return Constant(tangent_graph(closed), node.debug.derive())
         return node

@@ -267,12 +267,15 @@ class _ScopeTransform:
         if closed is not None:
             # A function that captures nothing: its forward graph, as for a graph constant.
             return Constant(fprop(closed), node.debug.derive())
+        if _closed_union(node.abstract):
+            # One of several functions that capture nothing: calls of it test which it is
+            # (`myia.infer.fnvalues.dispatch`) and call that one's forward graph.
+            return node
         if node.abstract is not None and (
             _is_function(node.abstract) or _holds_closure(node.abstract)
         ):
             raise MyiaTypeError(
-                "differentiating a function that calls a function-valued free variable "
-                f"({node.debug.find_name()}) is not supported yet"
+                free_function_message("differentiating", node), free_function_frames(g)
             )
         return node
 
@@ -288,7 +291,11 @@ class _ScopeTransform:
             if not node.is_apply or node in skip:
                 continue
             fn, *args = node.inputs
-            jargs = [self.jref(a, g, f) for a in args]
+            _sites.append((g.name, node.debug.find_location()))  # the line of an error
+            try:
+                jargs = [self.jref(a, g, f) for a in args]
+            finally:
+                _sites.pop()
             if fn.is_constant and (_nondifferentiable(fn.value) or self.plain(node, fn.value)):
                 # No derivative: the forward pass computes the value alone, and the backward
                 # pass gives the arguments no sensitivity.
@@ -517,6 +524,27 @@ def _nondifferentiable(v: Any) -> bool:
 _sites: list[Any] = []
 
 
+def free_function_message(what: str, node: Node) -> str:
+    """Why a function-valued free variable (`node`) of a function differentiated is refused."""
+    name = node.debug.find_name() or "a function"
+    return (
+        f"{what} a function that calls {name}, a function made outside it and read as a "
+        "variable (passed through a loop, or a parameter of the function it is in), is not "
+        f"supported yet: define {name} inside the function differentiated, or pass the "
+        "values it reads as arguments of a function defined at the top level"
+    )
+
+
+def free_function_frames(g: Graph) -> list[Any]:
+    """The user's line where a transformation of `g` (or of a call it makes) is refused."""
+    from ..errors import Frame
+    from ..infer.traceback import is_internal
+
+    sites = [*_sites, (g.name, g.debug.find_location())]
+    user = [(n, loc) for n, loc in sites if loc and not is_internal(loc.filename)]
+    return [Frame(n.split(":")[0].lstrip("▶◀"), loc) for n, loc in user[-1:]]
+
+
 def _closed_graph(a: Any) -> Graph | None:
     """The graph of a function value of type `a`, if it is one graph that captures nothing."""
     from ..abstract.data import AbstractFunction, GraphFunction
@@ -527,6 +555,17 @@ def _closed_graph(a: Any) -> Graph | None:
     if not isinstance(f, GraphFunction) or captures(f.graph):
         return None
     return f.graph
+
+
+def _closed_union(a: Any) -> bool:
+    """Whether `a` is the type of one of several functions that capture nothing."""
+    from ..abstract.data import AbstractFunction, GraphFunction
+
+    return (
+        isinstance(a, AbstractFunction)
+        and len(a.options) > 1
+        and all(isinstance(o, GraphFunction) and not captures(o.graph) for o in a.options)
+    )
 
 
 def _holds_closure(a: Any, seen: set[int] | None = None) -> bool:
