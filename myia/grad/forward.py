@@ -33,7 +33,7 @@ from ..ir.analysis import Scopes
 from ..ir.node import Constant, DebugInfo, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import NO_ZERO, no_gradient, sens_type, zero_of_type
-from .jtransform import _closed_graph, _closed_union, _is_function
+from .jtransform import _closed_graph, _is_function
 from .registry import BPROPS, JVPS, JVPS_ZERO, LINEAR, NONDIFFERENTIABLE
 
 _tangents: dict[Graph, Graph] = {}
@@ -133,14 +133,10 @@ class _ScopeTangent:
         # A free variable from outside the transformed scope: a constant of the tangent.
         if _is_function(node.abstract):
             closed = _closed_graph(node.abstract)
-            if _closed_union(node.abstract):
-                return node  # calls of it test which it is (`dispatch`)
             if closed is None:
                 from .jtransform import free_function_frames, free_function_message
 
-                raise MyiaTypeError(
-                    free_function_message("jvp of", node), free_function_frames(t)
-                )
+                raise MyiaTypeError(free_function_message("jvp of", node), free_function_frames(t))
             return Constant(tangent_graph(closed), node.debug.derive())
         return node
 

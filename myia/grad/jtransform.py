@@ -267,10 +267,6 @@ class _ScopeTransform:
         if closed is not None:
             # A function that captures nothing: its forward graph, as for a graph constant.
             return Constant(fprop(closed), node.debug.derive())
-        if _closed_union(node.abstract):
-            # One of several functions that capture nothing: calls of it test which it is
-            # (`myia.infer.fnvalues.dispatch`) and call that one's forward graph.
-            return node
         if node.abstract is not None and (
             _is_function(node.abstract) or _holds_closure(node.abstract)
         ):
@@ -526,12 +522,14 @@ _sites: list[Any] = []
 
 def free_function_message(what: str, node: Node) -> str:
     """Why a function-valued free variable (`node`) of a function differentiated is refused."""
-    name = node.debug.find_name() or "a function"
+    name = node.debug.find_name()
+    var = f"the variable {name}" if name else "a variable"
     return (
-        f"{what} a function that calls {name}, a function made outside it and read as a "
-        "variable (passed through a loop, or a parameter of the function it is in), is not "
-        f"supported yet: define {name} inside the function differentiated, or pass the "
-        "values it reads as arguments of a function defined at the top level"
+        f"{what} a function that calls a function it reads from {var}, made outside it "
+        "(a closure passed through a loop, a parameter of the function it is in, or one of "
+        "several functions chosen at run time), is not supported yet: make the function "
+        "inside the function transformed, or pass the values it reads as arguments of a "
+        "function defined at the top level"
     )
 
 
@@ -555,17 +553,6 @@ def _closed_graph(a: Any) -> Graph | None:
     if not isinstance(f, GraphFunction) or captures(f.graph):
         return None
     return f.graph
-
-
-def _closed_union(a: Any) -> bool:
-    """Whether `a` is the type of one of several functions that capture nothing."""
-    from ..abstract.data import AbstractFunction, GraphFunction
-
-    return (
-        isinstance(a, AbstractFunction)
-        and len(a.options) > 1
-        and all(isinstance(o, GraphFunction) and not captures(o.graph) for o in a.options)
-    )
 
 
 def _holds_closure(a: Any, seen: set[int] | None = None) -> bool:
