@@ -27,6 +27,7 @@ from typing import Any
 from ..abstract.data import (
     AbstractArray,
     AbstractDict,
+    AbstractList,
     AbstractScalar,
     AbstractTuple,
     AbstractValue,
@@ -271,6 +272,10 @@ class Batcher:
             raise CannotBatch(f"a call of {f!r}")
         if f is P.switch:
             return self.select(args[0], args[1:], node.inputs[2:], node.abstract)
+        if _holds_list(node.abstract):
+            # A list of batched values (``list(xs)`` of a tuple of batched leaves: ``jacfwd``
+            # with respect to a list) has no batched form: once per example.
+            raise CannotBatch("a list made of batched values")
         rule = BATCH_RULES.get(f)
         out = rule(self, node, [v for v, _ in args], [bt for _, bt in args]) if rule else None
         if out is not None:
@@ -641,11 +646,39 @@ def pass_free_variables(call: Apply, closure: Graph, error: str) -> list[Node]:
     fvs = list(Scopes(closure).free_variables_total[closure])
     for fv in fvs:
         if not _in_scope(fv, call.graph):
-            raise MyiaTypeError(error)
+            raise MyiaTypeError(error, call_frames(call, closure))
     last = call.inputs[-1]
     passed = call.inputs[:-1] if last.is_constant and last.value is closure else call.inputs
     call.inputs = [*passed, *fvs]
     return fvs
+
+
+def _holds_list(a: Any) -> bool:
+    """Whether a value of type `a` is or holds a list."""
+    if isinstance(a, AbstractList):
+        return True
+    ps = getattr(a, "elements", None) or getattr(a, "values", None)
+    return isinstance(ps, tuple) and any(map(_holds_list, ps))
+
+
+def call_frames(call: Apply, *fallbacks: Any) -> list[Any]:
+    """A traceback of one frame: the user's line of `call` (or of the call it was inlined at).
+
+    Where `call` is in Myia's library (``jacfwd`` calls ``jvp``), the line of the first of
+    `fallbacks` (the function transformed, the value refused: nodes or graphs) in user code.
+    """
+    from ..errors import Frame
+    from ..infer.traceback import is_internal
+
+    name = call.graph.name if call.graph is not None else "?"
+    where = [(name, call.debug.find_location()), *call.debug.call_chain(name)]
+    for x in reversed(fallbacks):
+        g = x if isinstance(x, Graph) else x.graph
+        where.insert(0, (g.name if g is not None else "?", x.debug.find_location()))
+    user = [(n, loc) for n, loc in where if loc is not None and not is_internal(loc.filename)]
+    if not user:
+        return []
+    return [Frame(user[-1][0].split(":")[0].lstrip("▶◀∂"), user[-1][1])]
 
 
 def _in_scope(fv: Node, g: Graph) -> bool:
