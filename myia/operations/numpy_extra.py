@@ -720,6 +720,7 @@ MAPPING: dict[Any, Any] = {
     np.searchsorted: np_searchsorted,
     np.nan_to_num: np_nan_to_num,
     np.array: np_array,
+    np.asarray: np_array,  # (a value is never changed in place: a copy is no different)
     np.repeat: np_repeat,
     np.pad: np_pad,
     np.reciprocal: np_reciprocal,
