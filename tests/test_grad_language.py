@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from grad_helpers import check_grad_at
 
-from myia import MyiaTypeError, grad, myia, value_and_grad
+from myia import MyiaTypeError, grad, jacrev, myia, value_and_grad
 from myia.testing import check_grad
 
 # Selecting what to differentiate ------------------------------------------------------------
@@ -928,3 +928,29 @@ def test_partial_or_chosen_function_as_argument_of_a_gradient_is_refused():
             myia(fn)(2.0, 3.0)
     # One function that captures nothing is still a constant of the gradient.
     assert myia(lambda x: grad(_use)(x, _sq))(2.0) == 12.0
+
+
+def _jacrev_of_closure_in_loop(w, x):
+    def loss(q):
+        return np.sum((q * x - 1.0) ** 2)
+
+    i = 0
+    while i < 3:  # MARK loop
+        w = w - 0.1 * jacrev(loss)(w)
+        i += 1
+    return loss(w)
+
+
+def test_jacrev_of_a_closure_passed_through_a_loop_is_refused_at_the_users_line():
+    # jacrev's own closures read the loss: the refusal had no frame at all.
+    with pytest.raises(MyiaTypeError, match="reads from the variable loss") as info:
+        myia(_jacrev_of_closure_in_loop)(np.array([0.5, 1.0]), np.array([1.0, 2.0]))
+    frames = [(f.function, f.location.line) for f in info.value.frames]
+    assert frames == [("_jacrev_of_closure_in_loop", _line(_jacrev_of_closure_in_loop, "MARK"))]
+
+
+def _line(fn, text):
+    import inspect
+
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, t in enumerate(lines) if text in t)

@@ -136,7 +136,9 @@ class _ScopeTangent:
             if closed is None:
                 from .jtransform import free_function_frames, free_function_message
 
-                raise MyiaTypeError(free_function_message("jvp of", node), free_function_frames(t))
+                raise MyiaTypeError(
+                    free_function_message("jvp of", node), free_function_frames(t, node)
+                )
             return Constant(tangent_graph(closed), node.debug.derive())
         return node
 

@@ -271,7 +271,7 @@ class _ScopeTransform:
             _is_function(node.abstract) or _holds_closure(node.abstract)
         ):
             raise MyiaTypeError(
-                free_function_message("differentiating", node), free_function_frames(g)
+                free_function_message("differentiating", node), free_function_frames(g, node)
             )
         return node
 
@@ -533,12 +533,21 @@ def free_function_message(what: str, node: Node) -> str:
     )
 
 
-def free_function_frames(g: Graph) -> list[Any]:
-    """The user's line where a transformation of `g` (or of a call it makes) is refused."""
+def free_function_frames(g: Graph, value: Node | None = None) -> list[Any]:
+    """The user's line where a transformation of `g` (or of a call it makes) is refused.
+
+    Where every site is Myia's library (``jacrev``'s own closures), the line of `value`, the
+    function value refused, where the user made it.
+    """
     from ..errors import Frame
     from ..infer.traceback import is_internal
 
     sites = [*_sites, (g.name, g.debug.find_location())]
+    if value is not None:
+        made = value.graph.name if value.graph is not None else g.name
+        sites.insert(0, (made, value.debug.find_location()))
+        if value.graph is not None:  # (a parameter: the loop or function it is passed to)
+            sites.insert(0, (made, value.graph.debug.find_location()))
     user = [(n, loc) for n, loc in sites if loc and not is_internal(loc.filename)]
     return [Frame(n.split(":")[0].lstrip("▶◀"), loc) for n, loc in user[-1:]]
 
