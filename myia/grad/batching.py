@@ -632,9 +632,61 @@ def vmap_graph(
         "as arguments (with in_axes None)",
     )
     lifted = _lifted(closure, fvs)
+    k = _star_parameter(closure, example_types(spec, args)[0])
+    if k is not None:
+        # A closure taking ``*args`` (``jacfwd(f)`` of a closure `f`): its specialization
+        # takes them as one tuple, which the free variables follow ("tuple indexing
+        # expects a tuple", with no user line, before).
+        lifted = _fixed_arity(lifted, k, len(args), len(fvs))
     axes = in_axes_of(spec, args) + (None,) * len(fvs)
     args = [*args, *(fv.abstract for fv in fvs)]
     return build_vmap_graph(lifted, VmapSpec(spec.fn, axes, spec.out_axes), args), args
+
+
+def _star_parameter(g: Graph, examples: list[AbstractValue]) -> int | None:
+    """The position of the tuple of ``*args`` among `g`'s parameters, called on `examples`.
+
+    A specialized graph has no flag left for ``*args``: its last parameter is the tuple of
+    the arguments left over, which the examples' types tell.
+    """
+    k = len(g.parameters) - 1
+    if k < 0 or k > len(examples):
+        return None
+    star = g.parameters[k].abstract
+    rest = tuple(examples[k:])
+    if not isinstance(star, AbstractTuple) or star.elements != rest:
+        return None
+    if k < len(examples) and len(rest) == 1 and examples[k] == star:
+        return None  # a tuple argument, passed as it is
+    return k
+
+
+def _fixed_arity(g: Graph, k: int, m: int, nfv: int) -> Graph:
+    """``(x1...xm, fv...) -> g(x1...xk, (xk+1...xm), fv...)``, typed.
+
+    `g` is the specialization of a function taking ``*args`` (after `k` parameters), lifted:
+    `build_vmap_graph` passes one parameter per argument.
+    """
+    from ..abstract.data import AbstractFunction
+
+    star = g.parameters[k]
+    w = Graph(f"{g.name}:arity")
+    w.debug = g.debug.derive()
+    types = [p.abstract for p in g.parameters[:k]]
+    types += list(star.abstract.elements)  # type: ignore[union-attr]
+    types += [p.abstract for p in g.parameters[k + 1 :]]
+    ps = [w.add_parameter(debug=g.debug.derive()) for _ in types]
+    for p, a in zip(ps, types):
+        p.abstract = a
+    t = Apply([Constant(P.make_tuple), *ps[k:m]], w)
+    t.abstract = star.abstract
+    fn = Constant(g)
+    fn.abstract = AbstractFunction(frozenset([GraphFunction(g, None)]))
+    out = Apply([fn, *ps[:k], t, *ps[m:]], w)
+    out.abstract = g.output.abstract
+    w.output = out
+    w.abstract = g.output.abstract
+    return w
 
 
 def pass_free_variables(call: Apply, closure: Graph, error: str) -> list[Node]:
