@@ -383,13 +383,14 @@ class MyiaFunction:
         lifted: set[Graph] = set()
         while True:
             inferrer = Inferrer()
-            ctx, result = inferrer.infer(self.graph(), tuple(sig))
-            if _holds_function(result):
-                raise self._returns_function_error(ctx.graph, result)
+            root = self.graph()
             try:
+                ctx, result = inferrer.infer(root, tuple(sig))
+                if _holds_function(result):
+                    raise self._returns_function_error(ctx.graph, result)
                 return specialize(inferrer, ctx), result
             except LiftClosure as exc:
-                if exc.graph in lifted or not lift_closure(exc.graph, ctx.graph):
+                if exc.graph in lifted or not lift_closure(exc.graph, root):
                     raise exc.error from None
                 lifted.add(exc.graph)
 

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from . import jac_lists
 from .api import MyiaFunction, grad
 from .errors import MyiaTypeError
 from .grad.forward_lib import interleave
@@ -591,19 +592,6 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
     return _compiled(("jvp", f), lambda xs, ts: jvp_(f, xs, ts))(tuple(primals), tuple(tangents))
 
 
-def _holds_list(x: Any) -> bool:
-    """Whether argument `x` is or holds a list (through tuples, dicts and dataclasses)."""
-    if isinstance(x, list):
-        return True
-    if isinstance(x, tuple):
-        return any(map(_holds_list, x))
-    if isinstance(x, dict):
-        return any(map(_holds_list, x.values()))
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return any(_holds_list(getattr(x, f.name)) for f in dataclasses.fields(x))
-    return False
-
-
 def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums: Any) -> Any:
     argnums = tuple(argnums) if isinstance(argnums, (tuple, list)) else argnums
     positions = argnums if isinstance(argnums, tuple) else (argnums,)
@@ -617,18 +605,32 @@ def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums
 
     @functools.wraps(f)
     def jac(*args: Any) -> Any:
+        lists = []
         for i in positions:
             if i >= len(args):
                 raise ValueError(f"{kind}: no argument at position {i}")
-            if kind != "jacrev" and _holds_list(args[i]):
-                # Refused inside the compiled code too, where the message said "inside Myia
-                # code" (`leaves_of_a_list`): this is the user's call.
-                raise MyiaTypeError(
-                    f"{kind} with respect to a list is not supported: compiled code has one "
-                    f"type for a list of any length, and {kind} needs the argument's leaves "
-                    f"one by one; pass a tuple instead ({kind}(f)(tuple(xs))), or use jacrev"
-                )
-        return compiled(*args)
+            if kind == "jacrev" or not jac_lists.holds_list(args[i]):
+                continue
+            if jac_lists.convertible(args[i]) and (kind == "jacfwd" or len(positions) == 1):
+                lists.append(i)  # passed as a tuple (`myia.jac_lists`)
+                continue
+            # Refused inside the compiled code too, where the message said "inside Myia
+            # code" (`leaves_of_a_list`): this is the user's call.
+            raise MyiaTypeError(
+                f"{kind} with respect to a list inside a tuple, dict, dataclass or list"
+                f"{' (or with several argnums)' if kind == 'hessian' else ''} is not "
+                f"supported: compiled code has one type for a list of any length, and {kind} "
+                "needs the argument's leaves one by one; pass tuples instead "
+                f"({kind}(f)(tuple(xs))), or use jacrev"
+            )
+        if not lists:
+            return compiled(*args)
+        key = (kind, f, argnums, tuple(lists))
+        entry = jac_lists.with_lists(lib, f, argnums, key[3])
+        out, y = _compiled(key, entry)(
+            *(tuple(a) if k in lists else a for k, a in enumerate(args))
+        )
+        return jac_lists.relisted(out, y, argnums, key[3], kind == "hessian")
 
     return jac
 

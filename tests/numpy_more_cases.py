@@ -119,7 +119,13 @@ def kron(a, b):
 
 
 def array_of_tuple(x, y):
-    return np.array((x, y)), np.array(((x, 2.0 * y), (y, x))), np.array((x, y), dtype=np.float32)
+    return (
+        np.array((x, y)),
+        np.array(((x, 2.0 * y), (y, x))),
+        np.array((x, y), dtype=np.float32),
+        np.asarray((x, y)) * np.asarray(x),
+        np.asarray([x, y], dtype=np.float32),
+    )
 
 
 def meshgrid(x, y, z):

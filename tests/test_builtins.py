@@ -402,3 +402,32 @@ def test_traceback_through_loops_and_calls(run):
     ]
     assert "f64" in err.message
     assert "myia/" not in str(err).replace(__file__, "")
+
+
+def max_of_arrays(a, b):
+    return max(a, b)  # MARK max
+
+
+def min_of_array_and_scalar(a):
+    return min(a, 0.5)  # MARK min
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug", "jax", "native"])
+def test_max_min_of_arrays_is_the_truth_value_error_at_the_users_line(backend):
+    # Python compares the arrays and takes the truth value of the result (a ValueError for
+    # more than one element); Myia computed np.maximum elementwise, silently.
+    if backend in ("jax", "native"):
+        pytest.importorskip({"jax": "jax", "native": "numba"}[backend])
+    a, b = np.array([1.0, 5.0]), np.array([3.0, 2.0])
+    for fn, args, mark in (
+        (max_of_arrays, (a, b), "MARK max"),
+        (min_of_array_and_scalar, (a,), "MARK min"),
+    ):
+        with pytest.raises(ValueError, match="truth value of an array"):
+            fn(*args)
+        with pytest.raises(MyiaTypeError, match="truth value of an array with more") as info:
+            myia(fn, backend=backend)(*args)
+        assert [f.location.line for f in info.value.frames] == [line_of(fn, mark)]
+    # One element: Python's comparison is a bool, and so is Myia's.
+    one = (np.array([1.0]), np.array([3.0]))
+    np.testing.assert_array_equal(myia(max_of_arrays, backend=backend)(*one), max_of_arrays(*one))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from helpers import background_done, collector_passes, cycles_made_by, scalar_loop
 
-from myia import grad, myia
+from myia import grad, jacfwd, myia
 from myia.errors import MyiaTypeError
 from myia.testing import check_grad
 
@@ -319,3 +319,23 @@ def test_a_dropped_program_frees_its_graphs(backend):
 
 def check_grad_value(x, h=1e-6):
     return (_loop_with_branches(x + h) - _loop_with_branches(x - h)) / (2 * h)
+
+
+def _jacfwd_of_closure_in_loop(x):
+    y = x
+    for i in range(2):
+        y = jacfwd(lambda v: np.tanh(v) * (i + 1.0))(y) @ y  # noqa: B023
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_a_variable_only_closures_read_through_a_stack_is_defined(backend):
+    # The gradient's stack of the per-example loop of jacfwd was pushed where the forward pass
+    # computes it, a node no graph's toposort reaches: its closure's graph was not among the
+    # generator's graphs, the variable it reads was written as a statement whose value was
+    # dropped, and the closure read an undefined name (NameError: name 'rest' is not defined).
+    from myia.testing import check_grad
+
+    if backend == "jax":
+        pytest.importorskip("jax")
+    check_grad(_jacfwd_of_closure_in_loop, np.array([0.3, 0.7]), backend=backend)

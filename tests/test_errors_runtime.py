@@ -163,3 +163,31 @@ def test_forward_error_is_at_its_line(backend):
     with pytest.raises(ZeroDivisionError) as info:
         compile_(reciprocal, backend=backend)(0.0)
     check_note(info.value, [("reciprocal", line_of(reciprocal, "1.0 / x"))])
+
+
+def int_power(a, b):
+    return np.power(a, b)  # MARK power
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_numpy_value_error_on_arrays_is_itself_not_a_shape_error(backend):
+    # ``np.power`` of integers to a negative integer power: NumPy's ValueError, raised as
+    # itself with the Myia traceback as a note, as a math domain error is. It was a
+    # MyiaShapeError (every ValueError on arrays was taken for a shape mismatch).
+    a, b = np.array([2, 3]), np.array([-1, 2])
+    with pytest.raises(ValueError, match="negative integer powers") as info:
+        compile_(int_power, backend=backend)(a, b)
+    assert not isinstance(info.value, myia.MyiaError)
+    check_note(info.value, [("int_power", line_of(int_power, "MARK power"))])
+
+
+def reshape_to(x, c):
+    y = x if c else np.concatenate((x, x[:1]))
+    return np.reshape(y, (2, -1))  # MARK reshape
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_shape_error_at_run_time_is_still_a_shape_error(backend):
+    # The length of ``y`` is known at run time only (6 or 7): its reshape fails there.
+    with pytest.raises(myia.MyiaShapeError, match="reshape"):
+        compile_(reshape_to, backend=backend)(np.arange(6.0), False)

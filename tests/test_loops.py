@@ -423,9 +423,6 @@ def test_loop_in_closure(check, n):
     check(loop_in_closure, n)
 
 
-@pytest.mark.xfail_pipeline(
-    "inference: a list of closures grown in a loop never reaches a fixpoint", run=False
-)
 @pytest.mark.parametrize("n", [0, 1, 4])
 def test_list_of_closures_built_in_loop(check, n):
     check(loop_with_closure, n)

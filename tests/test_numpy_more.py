@@ -620,7 +620,8 @@ TABLE = [
          prims=("repeat",)),
     Case("np.pad (constant, edge, reflect, symmetric, wrap)", "shape", pad, [(f(3, 2),)],
          prims=("pad",)),
-    Case("np.array of a tuple (nested) of scalars or arrays", "creation", array_of_tuple,
+    Case("np.array, np.asarray of a tuple (nested) of scalars or arrays", "creation",
+         array_of_tuple,
          [(f(), f()), (f(3), f(3))]),
     Case("np.meshgrid", "creation", meshgrid, [(f(3), f(2), f(4))]),
     Case("np.cumprod, a.cumprod", "reductions", cumprod,
@@ -1022,6 +1023,24 @@ def _error_of(fn, *args):
     except Exception as exc:  # noqa: BLE001 - the error NumPy's backend raises
         return exc
     raise AssertionError("no error")
+
+
+def _quantiles_of_a_sequence(x):
+    return (
+        np.quantile(x, [0.1, 0.9]),
+        np.percentile(x, (10, 90)),
+        np.percentile(x, [25.0, 50.0], axis=0),
+    )
+
+
+def test_quantiles_given_as_a_list_or_tuple():
+    # A literal list or a tuple of quantiles, as NumPy takes them: "unsupported operation
+    # mul on ([f64], f64)" before.
+    x = np.array([[3.0, -1.0], [2.5, 0.0], [7.0, 1.5]])
+    got, want = myia(_quantiles_of_a_sequence)(x), _quantiles_of_a_sequence(x)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    check_grad(lambda v: np.sum(np.quantile(v, [0.1, 0.9]) ** 2), x[:, 0])
 
 
 # docs/numpy.md: generated from the table --------------------------------------------------------

@@ -427,3 +427,98 @@ def _tangent_of_closure_ifexp(x, y):
 @pytest.mark.parametrize("x", [2.0, -2.0])
 def test_grad_of_jvp_of_closures_called_with_two_types(x):
     check_grad(_tangent_of_closure_ifexp, x, 3.0)
+
+
+# Closures kept from one iteration of a loop for the next ------------------------------------
+# A closure is typed by the context it is made in, so one made in an iteration and kept for
+# the next (in a list, by a comprehension) never had a settled type (inference recursed
+# 3000 levels, with no user line). It is lifted to a partial application of the values it
+# captures; one reading a variable that the loop assigns is refused at its line, as Python
+# would read the variable's value when the closure is called (late binding).
+
+
+def lambdas_bound_by_default(w, x):
+    fs = [lambda v, k=k: np.tanh(v * w) * k for k in range(3)]
+    s = 0.0
+    for g in fs:
+        s = s + np.sum(g(x))
+    return s
+
+
+def defs_appended_in_loop(w, x):
+    fs = []
+    for k in range(3):
+
+        def h(v, k=k):
+            return np.sum(v * w**k)
+
+        fs = fs + [h]
+    return fs[0](x) + fs[2](x)
+
+
+@pytest.mark.parametrize("fn", [lambdas_bound_by_default, defs_appended_in_loop])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_closures_kept_across_iterations(fn, backend):
+    w, x = np.array([0.5, -0.3]), np.array([1.0, 2.0])
+    assert np.allclose(myia(fn, backend=_backend(backend))(w, x), fn(w, x), rtol=1e-12)
+    if backend == "numpy":
+        check_grad(fn, w, x, order=2)
+
+
+def lambdas_late_bound(x):
+    fs = [(lambda v: v * k) for k in range(3)]  # noqa: B023
+    s = 0.0
+    for g in fs:
+        s = s + g(x)
+    return s
+
+
+def def_reads_loop_variable(x):
+    fs = []
+    for k in range(3):
+
+        def h(v):
+            return v * k  # noqa: B023
+
+        fs = fs + [h]
+    return fs[0](x)
+
+
+def closure_kept_from_first_iteration(x):
+    g = None
+    for k in range(3):
+        if k == 0:
+            g = lambda v: v * k  # noqa: E731, B023
+    return g(x)
+
+
+@pytest.mark.parametrize(
+    "fn, line",
+    [
+        (lambdas_late_bound, "fs = [(lambda v: v * k) for k in range(3)]  # noqa: B023"),
+        (def_reads_loop_variable, "def h(v):"),
+        (closure_kept_from_first_iteration, "g = lambda v: v * k  # noqa: E731, B023"),
+    ],
+)
+def test_closure_reading_loop_variable_kept_for_later_is_refused(fn, line):
+    # Python: 12.0 (every lambda reads k == 2 when called); Myia would read 0, 1, 2.
+    from myia import MyiaSyntaxError
+
+    with pytest.raises(MyiaSyntaxError, match="reads 'k', which the loop") as info:
+        myia(fn)(2.0)
+    assert line in str(info.value) and __file__ in str(info.value)
+    with pytest.raises(MyiaSyntaxError, match="reads 'k'"):
+        grad(fn)(2.0)
+
+
+def closure_nested_each_iteration(x):
+    f = lambda v: v  # noqa: E731
+    for _ in range(3):
+        f = lambda v, f=f: f(v) * 2.0  # noqa: E731
+    return f(x)
+
+
+def test_closure_growing_each_iteration_is_an_error_at_its_line():
+    with pytest.raises(MyiaTypeError, match="loop variable f in closure_nested_each") as info:
+        myia(closure_nested_each_iteration)(2.0)
+    assert "f = lambda v, f=f: f(v) * 2.0" in str(info.value)

@@ -564,15 +564,39 @@ def test_the_leaves_of_a_list_inside_myia_code_are_a_type_error():
     assert myia(lambda t: jacrev(lambda xs: xs[0] * xs[1])(t))([2.0, 3.0]) == [3.0, 2.0]
 
 
-def test_jacfwd_of_a_list_at_the_top_level_is_a_type_error_of_the_users_call():
+def test_jacfwd_of_a_list_nested_at_the_top_level_is_a_type_error_of_the_users_call():
     # The message said "inside Myia code" for a call at the top level.
     for kind in (jacfwd, hessian):
-        for arg in ([1.0, 2.0], ([1.0, 2.0], 3.0), {"w": [1.0]}):
+        for arg in (([1.0, 2.0], 3.0), {"w": [1.0]}, [[1.0], [2.0]]):
             with pytest.raises(MyiaTypeError, match="with respect to a list") as info:
                 kind(lambda xs: 1.0)(arg)
             assert "inside Myia code" not in str(info.value)
     assert jacfwd(lambda xs: xs[0] * xs[1])((1.0, 2.0)) == (2.0, 1.0)
     assert jacrev(lambda xs: xs[0] * xs[1])([1.0, 2.0]) == [2.0, 1.0]
+
+
+def _pair_product(xs, c):
+    return (xs[0] * xs[1] * c, np.sum(xs[1]) * len(xs))
+
+
+def test_jacfwd_and_hessian_of_a_list_at_the_top_level_give_lists_as_jax():
+    # Refused before (vmap has no batched lists): the list is passed as a tuple, received
+    # as a list, and its blocks of the Jacobian are lists again, as JAX's.
+    got = jacfwd(lambda xs: xs[0] * xs[1])([1.0, 2.0])
+    assert isinstance(got, list) and got == [2.0, 1.0]
+    xs = [np.array([1.0, 2.0]), np.array([3.0, 4.0])]
+    jf, jr = jacfwd(_pair_product)(xs, 2.0), jacrev(_pair_product)(xs, 2.0)
+    assert isinstance(jf, tuple) and all(isinstance(b, list) and len(b) == 2 for b in jf)
+    for bf, br in zip(jf, jr):
+        for f_, r_ in zip(bf, br):
+            close(f_, r_)
+    close(jf[0][0], np.diag([6.0, 8.0]))
+    both = jacfwd(lambda xs, c: xs[0] * c + xs[1], (0, 1))([1.0, 2.0], 3.0)
+    assert both == ([3.0, 1.0], 1.0)
+    h = hessian(lambda xs: xs[0] ** 2 * xs[1])([1.0, 2.0])
+    assert h == [[4.0, 2.0], [2.0, 0.0]]
+    # A function that needs a list (``xs + [...]``) receives one.
+    assert jacfwd(lambda xs: len(xs + [1.0]) * xs[0])([2.0]) == [2.0]
 
 
 def test_a_vjp_fn_returned_from_myia_code_is_a_clear_error():

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from myia import grad, myia, vmap
+from myia import grad, hessian, jacfwd, jacrev, myia, vmap
 from myia.errors import MyiaTypeError
 from myia.testing import check_grad
 
@@ -352,3 +352,30 @@ def test_each_side_of_a_branch_sees_only_its_own_examples(backend):
     _close(g(np.arange(3.0), is_), [0.0, -1.0, 4.0, -1.0])
     # every example on one side: only that side runs
     _close(g(np.arange(3.0), np.array([0, 1])), [0.0, 2.0])
+
+
+def _per_example_jacobians(x, c):
+    return (
+        vmap(jacfwd(lambda v: np.tanh(v * c)))(x),
+        vmap(jacrev(lambda v: np.tanh(v * c)))(x),
+        vmap(hessian(lambda v: np.sum(np.tanh(v * c) ** 2)))(x),
+    )
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_vmap_of_a_jacobian_of_a_closure(backend):
+    # jacfwd(f) of a closure is a closure taking *args: its specialization takes them as one
+    # tuple, which its free variables (lifted) follow. Batched, the arguments were passed
+    # one by one ("tuple indexing expects a tuple", with no user line).
+    x = np.array([[0.3, 0.7], [0.1, 0.2]])
+    got = myia(_per_example_jacobians, backend=backend)(x, 2.0)
+    for i, row in enumerate(x):
+        d = 2.0 * (1.0 - np.tanh(2.0 * row) ** 2)
+        np.testing.assert_allclose(got[0][i], np.diag(d), rtol=1e-12)
+        np.testing.assert_allclose(got[1][i], np.diag(d), rtol=1e-12)
+    t = np.tanh(2.0 * x)
+    np.testing.assert_allclose(
+        np.diagonal(got[2], axis1=1, axis2=2), 8.0 * (1 - t**2) * (1 - 3 * t**2), rtol=1e-10
+    )
+    if backend == "numpy":
+        check_grad(lambda x, c: np.sum(_per_example_jacobians(x, c)[0] ** 2), x, 2.0)

@@ -138,6 +138,24 @@ def _tail_targets(call: Node) -> list[Graph] | None:
     return None
 
 
+def _program_graphs(entry: Graph) -> list[Graph]:
+    """Every graph of the program of `entry`: those its graph constants reach, and more.
+
+    A node of a graph that only closures read (a backpropagator's stack, pushed where the
+    forward pass computes it) is no part of its graph's toposort, so the graphs its constants
+    hold are not reached through them (`reachable_graphs`); `Scopes` follows free variables
+    too. Missing, their uses of a variable were not counted: it was computed as a statement
+    whose value was dropped, and the closure read an undefined name (a `NameError`).
+    """
+    graphs = reachable_graphs(entry)
+    known = set(graphs)
+    for g in Scopes(graphs).graphs:
+        if g not in known:
+            known.add(g)
+            graphs.append(g)
+    return graphs
+
+
 def _forget_unread(graphs: list[Graph]) -> set[Node]:
     """Replace the inputs whose values the lowerings never read (`UNREAD`) by constants.
 
@@ -195,7 +213,7 @@ class CodeGenerator:
         #: Whether a node of one user's line is never written inside the expression of a node
         #: of another (`myia.profiling` times generated lines).
         self.split_lines = split_lines
-        self.graphs = reachable_graphs(entry)
+        self.graphs = _program_graphs(entry)
         #: Nodes only a lowering that does not read them uses, computed for their errors.
         self.kept = _forget_unread(self.graphs)
         self.scopes = Scopes(self.graphs)

@@ -3,9 +3,11 @@
 A Python exception raised inside generated code is turned into what the reference interpreter
 raises for it (`myia.vm.debug_vm`): an exception the program raised (``raise``, ``assert``)
 or a run-time error (division by zero, an index out of range) propagates as itself with the
-Myia traceback as a note; a `TypeError` is a `MyiaTypeError`, a `ValueError` on arrays a
-`MyiaShapeError`. The traceback is read off the generated frames: each generated line knows
-the node it computes, and each node where it came from in the user's source.
+Myia traceback as a note; a `TypeError` is a `MyiaTypeError`, a `ValueError` on arrays about
+their shapes a `MyiaShapeError` (`is_shape_error`; one about their values, ``np.power`` of
+integers to a negative power, propagates as itself). The traceback is read off the generated
+frames: each generated line knows the node it computes, and each node where it came from in
+the user's source.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..vm.tracebacks import (
     RECURSION_LIMIT,
     _format_traceback,
     _in_package,
+    is_shape_error,
     recursion_error,
     user_frames,
 )
@@ -113,7 +116,7 @@ def translate_error(exc: Exception, modules: dict[str, Any]) -> Exception:
         return MyiaTypeError(f"{type(exc).__name__}: {exc}", frames)
     if not effect and isinstance(exc, ValueError) and last is not None and last.is_apply:
         # A line may inline scalar calls (``v * math.sqrt(s)``): their errors stay themselves.
-        scalar_error = str(exc) in _SCALAR_VALUE_ERRORS
+        scalar_error = str(exc) in _SCALAR_VALUE_ERRORS or not is_shape_error(exc)
         if not scalar_error and any(
             isinstance(i.abstract, AbstractArray) for i in last.inputs[1:]
         ):

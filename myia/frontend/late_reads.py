@@ -19,6 +19,7 @@ old value (each function's body is checked when it is parsed, nested ones too).
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from .scope import walk_scope
 
@@ -130,6 +131,26 @@ def check(node: ast.FunctionDef | ast.Lambda) -> tuple[ast.Name, str] | None:
                 if use is not None:
                     return use, _message(g, name)
     return None
+
+
+def loop_reads(node: ast.FunctionDef | ast.Lambda, fp: Any) -> list[str]:
+    """The variables that function `node` reads and that a loop it is defined in assigns.
+
+    `fp` is the parser of the function `node` is defined in (its enclosing parsers hold the
+    loops being parsed). A closure made in one iteration of such a loop and kept for a
+    later one (``fs = fs + [lambda v: v * k]``, ``[lambda v: v * k for k in ...]``) would
+    read, in Python, the values of the later iteration; inference refuses it
+    (`myia.infer.loop_types`). Defaults (``lambda v, k=k: ...``) are read where the
+    function is defined, in Myia as in Python: they are not reads.
+    """
+    names = _free_reads(node)
+    out: set[str] = set()
+    while fp is not None and names:
+        for loop in fp.loop_stmts:
+            out |= names & _stores([loop])
+        names = {n for n in names if not fp.is_local(n)}
+        fp = fp.parent
+    return sorted(out)
 
 
 def _message(g: str, name: str) -> str:

@@ -210,6 +210,8 @@ class FunctionParser(BranchExpressions, DataExpressions):
             if isinstance(n, ast.FunctionDef) and n.name not in self.nested_defs:
                 self.nested_defs[n.name] = Graph(n.name, source.location(n))
         self.loops: list[tuple[Block, Block]] = []
+        #: The loop statements being parsed, outermost first (`late_reads.loop_reads`).
+        self.loop_stmts: list[ast.While | ast.For] = []
         self.narrowed: dict[str, str] = {}
         self.late_defaults: dict[str, str | Node] = {}
         self.block_count = 0
@@ -322,6 +324,9 @@ class FunctionParser(BranchExpressions, DataExpressions):
             if d is not None:
                 graph.defaults[a.arg] = self.expr(block, d)
         defaults.hoist(self, fp, block, graph)
+        late = late_reads.loop_reads(node, self)
+        if late:
+            graph.flags["loop_reads"] = late
         fp.parse_body()
 
     # Statements -----------------------------------------------------------------------------
@@ -566,9 +571,11 @@ class FunctionParser(BranchExpressions, DataExpressions):
         prepare(header, body, exit_block)
         body.seal()
         self.loops.append((header, after))
+        self.loop_stmts.append(stmt)
         start = body_start(body)
         end = self.statements(start, stmt.body)
         self.loops.pop()
+        self.loop_stmts.pop()
         if end is not None and not end.terminated:
             end.jump(header, debug=self.dbg(stmt))
         header.seal()

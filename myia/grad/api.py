@@ -25,6 +25,7 @@ from ..abstract.data import (
     AbstractTuple,
     AbstractValue,
     GraphFunction,
+    PartialFunction,
     show,
 )
 from ..errors import Frame, MyiaTypeError
@@ -121,9 +122,10 @@ def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) ->
             from ..infer.traceback import error_frames
 
             raise MyiaTypeError(
-                "differentiating a function that receives a closure as an argument "
-                f"({show(a)}) is not supported yet: pass a function defined at the top level "
-                "and the values it closes over as arguments",
+                "differentiating a function that receives a closure, a partial application or "
+                f"a function chosen at run time as an argument ({show(a)}) is not supported "
+                "yet: pass a function defined at the top level, and the values it closes over "
+                "as arguments",
                 error_frames(inferrer.calls),
             )
     grads = [grad_type(args[i]) for i in positions(spec, len(args))]
@@ -138,7 +140,14 @@ def _has_closure(a: Any) -> bool:
     from ..abstract.data import AbstractFunction
 
     if isinstance(a, AbstractFunction):
-        return any(isinstance(f, GraphFunction) and captures(f.graph) for f in a.options)
+        # A partial application, or one of several graphs chosen at run time, passed as it
+        # is, would be called as its forward function (it was an error in ``use``'s body,
+        # "tuple indexing expects a tuple"); one graph that captures nothing is a constant.
+        graphs = [f for f in a.options if isinstance(f, (GraphFunction, PartialFunction))]
+        return any(
+            isinstance(f, PartialFunction) or captures(f.graph) or len(a.options) > 1
+            for f in graphs
+        )
     return any(_has_closure(e) for e in getattr(a, "elements", ()))
 
 
@@ -326,9 +335,13 @@ def infer_jvp_call(inferrer: Any, spec: Any, args: list[AbstractValue]) -> Abstr
         )
     for a in primals:
         if _has_closure(a):
+            from ..infer.traceback import error_frames
+
             raise MyiaTypeError(
-                f"jvp of a function that receives a closure as an argument ({show(a)}) is not "
-                "supported yet: pass the values it closes over as arguments"
+                "jvp of a function that receives a closure, a partial application or a "
+                f"function chosen at run time as an argument ({show(a)}) is not supported yet: "
+                "pass the values it closes over as arguments",
+                error_frames(inferrer.calls),
             )
     for i, (p, t) in enumerate(zip(primals, tangents)):
         want = sens_type(p)
@@ -357,7 +370,7 @@ def jvp_call_graph(
     differentiates with respect to ``y`` only: the tangent of ``x`` belongs to the caller's
     derivative, if any, which differentiates this call in turn).
     """
-    from .batching import _lifted, pass_free_variables
+    from .batching import _lifted, call_frames, pass_free_variables
 
     if closure is None:
         return build_jvp_graph(_jvp_primal(spec, args[0::2]), len(args) // 2), args
@@ -367,6 +380,15 @@ def jvp_call_graph(
         "jvp of a closure called away from where it is defined: pass the values it reads as "
         "arguments",
     )
+    from .jtransform import _closed_graph, _holds_closure, _is_function, free_function_message
+
+    for fv in fvs:
+        a = fv.abstract
+        if (_is_function(a) and _closed_graph(a) is None) or _holds_closure(a):
+            # (Passed as it is, a function value would be called as its tangent function.)
+            raise MyiaTypeError(
+                free_function_message("jvp of", fv), call_frames(call, fv, closure)
+            )
     n = len(args) // 2
     args = [*args, *(fv.abstract for fv in fvs)]
     return build_jvp_graph(_lifted(closure, fvs), n), args

@@ -102,9 +102,15 @@ class _ScopeTangent:
         types = [p.abstract for p in g.parameters]
         if any(a is not None and has_unknown_dims(a) for a in types):
             t.flags["param_types"] = tuple(x for a in types for x in (a, sens_type(a)))
+        from .jtransform import _sites
+
         for node in self.scopes.toposort(g):
             if node.is_apply:
-                self.apply(node, t)
+                _sites.append((g.name, node.debug.find_location()))  # the line of an error
+                try:
+                    self.apply(node, t)
+                finally:
+                    _sites.pop()
         assert g.output is not None
         t.output = self.pair(g.output, t)
 
@@ -128,9 +134,10 @@ class _ScopeTangent:
         if _is_function(node.abstract):
             closed = _closed_graph(node.abstract)
             if closed is None:
+                from .jtransform import free_function_frames, free_function_message
+
                 raise MyiaTypeError(
-                    "jvp of a function that calls a function-valued free variable "
-                    f"({node.debug.find_name()}) is not supported yet"
+                    free_function_message("jvp of", node), free_function_frames(t, node)
                 )
             return Constant(tangent_graph(closed), node.debug.derive())
         return node

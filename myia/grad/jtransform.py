@@ -278,8 +278,7 @@ class _ScopeTransform:
             _is_function(node.abstract) or _holds_closure(node.abstract)
         ):
             raise MyiaTypeError(
-                "differentiating a function that calls a function-valued free variable "
-                f"({node.debug.find_name()}) is not supported yet"
+                free_function_message("differentiating", node), free_function_frames(g, node)
             )
         return node
 
@@ -295,7 +294,11 @@ class _ScopeTransform:
             if not node.is_apply or node in skip:
                 continue
             fn, *args = node.inputs
-            jargs = [self.jref(a, g, f) for a in args]
+            _sites.append((g.name, node.debug.find_location()))  # the line of an error
+            try:
+                jargs = [self.jref(a, g, f) for a in args]
+            finally:
+                _sites.pop()
             if fn.is_constant and (_nondifferentiable(fn.value) or self.plain(node, fn.value)):
                 # No derivative: the forward pass computes the value alone, and the backward
                 # pass gives the arguments no sensitivity.
@@ -522,6 +525,38 @@ def _nondifferentiable(v: Any) -> bool:
 
 #: The locations of the calls whose callees `jref` is transforming, outermost first.
 _sites: list[Any] = []
+
+
+def free_function_message(what: str, node: Node) -> str:
+    """Why a function-valued free variable (`node`) of a function differentiated is refused."""
+    name = node.debug.find_name()
+    var = f"the variable {name}" if name else "a variable"
+    return (
+        f"{what} a function that calls a function it reads from {var}, made outside it "
+        "(a closure passed through a loop, a parameter of the function it is in, or one of "
+        "several functions chosen at run time), is not supported yet: make the function "
+        "inside the function transformed, or pass the values it reads as arguments of a "
+        "function defined at the top level"
+    )
+
+
+def free_function_frames(g: Graph, value: Node | None = None) -> list[Any]:
+    """The user's line where a transformation of `g` (or of a call it makes) is refused.
+
+    Where every site is Myia's library (``jacrev``'s own closures), the line of `value`, the
+    function value refused, where the user made it.
+    """
+    from ..errors import Frame
+    from ..infer.traceback import is_internal
+
+    sites = [*_sites, (g.name, g.debug.find_location())]
+    if value is not None:
+        made = value.graph.name if value.graph is not None else g.name
+        sites.insert(0, (made, value.debug.find_location()))
+        if value.graph is not None:  # (a parameter: the loop or function it is passed to)
+            sites.insert(0, (made, value.graph.debug.find_location()))
+    user = [(n, loc) for n, loc in sites if loc and not is_internal(loc.filename)]
+    return [Frame(n.split(":")[0].lstrip("▶◀"), loc) for n, loc in user[-1:]]
 
 
 def _closed_graph(a: Any) -> Graph | None:

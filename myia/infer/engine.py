@@ -88,6 +88,11 @@ class Context:
         return f"{self.graph.name}({', '.join(map(show, self.args))})"
 
 
+def _ends(frames: list[Frame], n: int = 6) -> list[Frame]:
+    """The first and last `n` of `frames` (a recursion thousands of calls deep)."""
+    return frames if len(frames) <= 2 * n else [*frames[:n], *frames[-n:]]
+
+
 class Inferrer(LoopTypes):
     """Infers the abstract value of every node of every graph reachable from an entry point.
 
@@ -190,8 +195,10 @@ class Inferrer(LoopTypes):
             raise MyiaTypeError(
                 f"type inference of {user_name(ctx.graph.name)} recursed {MAX_DEPTH} levels "
                 "deep: "
-                "a recursive function whose argument types change at every call?"
+                "a recursive function whose argument types change at every call?",
+                _ends(error_frames(self.calls)),
             )
+        self._carried_closure(ctx)
         growth = self._growth(ctx)
         prev = self._previous(ctx)
         if prev is not None and prev.args != ctx.args and self.calls:

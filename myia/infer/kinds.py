@@ -27,6 +27,7 @@ from ..abstract.data import (
     AbstractTuple,
     AbstractUnion,
     AbstractValue,
+    PartialFunction,
     SelfRef,
     show,
 )
@@ -121,7 +122,18 @@ def abstract_size(a: Any) -> int:
         return 1 + sum(abstract_size(e) for e in a.options)
     if isinstance(a, AbstractArray):
         return 1 + len(a.shape)  # (a rank that grows at every iteration never joins)
+    if isinstance(a, AbstractFunction):
+        # A partial application binding the previous one (``f = partial(g, f)`` in a loop).
+        return 1 + max((_callee_size(o) for o in a.options), default=0)
     return 1
+
+
+def _callee_size(o: Any) -> int:
+    size = 0
+    while isinstance(o, PartialFunction):
+        size += 1 + sum(abstract_size(e) for e in o.args)
+        o = o.fn
+    return size
 
 
 def _fold(prim: Primitive, args: list[AbstractValue], result: AbstractScalar) -> AbstractValue:

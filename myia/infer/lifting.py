@@ -65,7 +65,11 @@ def lift_closure(g: Graph, root: Graph) -> bool:
     lifted.debug = g.debug.derive()
     params = []
     for n in free:
-        p = lifted.add_parameter(debug=n.debug.derive())
+        # Named apart from the graph's own parameters (``lambda v, k=k: ...`` captures
+        # the ``k`` of its loop): arguments and defaults are bound by name.
+        debug = n.debug.derive()
+        debug.name = f"$captured:{n.debug.find_name() or len(params)}"
+        p = lifted.add_parameter(debug=debug)
         params.append(p)
     # The captured values come first, bound by the partial application.
     lifted.parameters[:] = [*params, *lifted.parameters[: len(lifted.parameters) - len(free)]]

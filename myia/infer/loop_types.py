@@ -9,13 +9,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..abstract.data import AbstractTuple, AbstractValue, show
+from ..abstract.data import (
+    AbstractDict,
+    AbstractFunction,
+    AbstractKeyword,
+    AbstractList,
+    AbstractRecord,
+    AbstractStack,
+    AbstractTuple,
+    AbstractUnion,
+    AbstractValue,
+    GraphFunction,
+    PartialFunction,
+    show,
+)
 from ..abstract.lattice import TypeMismatch, join
-from ..errors import MyiaTypeError
+from ..errors import MyiaSyntaxError, MyiaTypeError, at
 from ..ir.node import Node
 from .calls import untyped_fields_hint
 from .kinds import GROWTH_LIMIT, abstract_size
-from .traceback import error_frames
+from .traceback import error_frames, user_name
 
 if TYPE_CHECKING:
     from .engine import Context
@@ -35,6 +48,36 @@ def _shrinks(a: AbstractValue, b: AbstractValue) -> bool:
     if type(a) is not type(b) or getattr(a, "cls", None) is not getattr(b, "cls", None):
         return False
     return abstract_size(b) < abstract_size(a)
+
+
+def _closures(values: Any) -> Any:
+    """The closures (`GraphFunction`s with a context) held in abstract values `values`."""
+    todo = list(values)
+    seen: set[int] = set()
+    while todo:
+        a = todo.pop()
+        if id(a) in seen:
+            continue
+        seen.add(id(a))
+        if isinstance(a, AbstractFunction):
+            for o in a.options:
+                while isinstance(o, PartialFunction):
+                    todo.extend(o.args)
+                    o = o.fn
+                if isinstance(o, GraphFunction) and o.context is not None:
+                    yield o
+        elif isinstance(a, AbstractTuple):
+            todo.extend(a.elements)
+        elif isinstance(a, (AbstractList, AbstractStack)):
+            todo.append(a.element)
+        elif isinstance(a, AbstractDict):
+            todo.extend(a.values)
+        elif isinstance(a, AbstractRecord):
+            todo.extend(a.fields)
+        elif isinstance(a, AbstractUnion):
+            todo.extend(a.options)
+        elif isinstance(a, AbstractKeyword):
+            todo.append(a.value)
 
 
 class LoopTypes:
@@ -74,6 +117,52 @@ class LoopTypes:
         if count >= GROWTH_LIMIT:
             raise self._growth_error(ctx, prev, grew[0])
         return count
+
+    def _carried_closure(self, ctx: Context) -> None:
+        """Refuse a closure made in an earlier call of `ctx`'s recursive graph, passed back in.
+
+        A closure is typed by the context it was made in, so a closure made in one iteration
+        of a loop and carried into the next (``fs = fs + [lambda v: v * k]``, or a list of
+        such lambdas made by a comprehension) has a type that holds the previous iteration's
+        and never settles. Such a closure is lifted to the partial application of a closed
+        graph to the values it captures (`LiftClosure`), whose type is that of those values;
+        the error is raised if it cannot be.
+        """
+        if not self.is_recursive(ctx.graph):
+            return
+        for fn in _closures(ctx.args):
+            c = fn.context
+            while c is not None and c.graph is not ctx.graph:
+                c = c.parent
+            if c is None:
+                continue
+            from .lifting import LiftClosure
+
+            loc = fn.graph.debug.find_location()
+            late = fn.graph.flags.get("loop_reads")
+            if late:
+                last = fn.graph.name.split(":")[-1]
+                name = "a lambda" if last == "lambda" else f"the function {last}"
+                raise MyiaSyntaxError(
+                    f"{name} reads {late[0]!r}, which the loop it is made in assigns, and is "
+                    "kept for a later iteration (in a list, or a variable): Python's closure "
+                    f"would read the value {late[0]!r} has when it is called, Myia's the one "
+                    f"it has where the closure is made. Bind it where the closure is made "
+                    f"with a default (lambda v, {late[0]}={late[0]}: ...), or pass it as an "
+                    "argument",
+                    at(loc, user_name(fn.graph.name)),
+                )
+            where = f" (defined at {loc.filename}:{loc.line})" if loc is not None else ""
+            error = MyiaTypeError(
+                f"the function {user_name(fn.graph.name)}{where} is made in a loop (or a "
+                "recursive call) and passed on to its next iteration, capturing values of "
+                "ever new types: Myia needs one type per loop variable; pass the values it "
+                "captures instead of the function",
+                error_frames(self.calls),
+            )
+            if hasattr(fn.graph, "abstract"):  # a graph Myia made, not one parsed
+                raise error
+            raise LiftClosure(fn.graph, error)
 
     def _previous_index(self, ctx: Context) -> int | None:
         """Where the stack holds the last context of `ctx`'s recursive graph (a loop's)."""

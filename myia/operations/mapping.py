@@ -37,8 +37,10 @@ def _minmax(name: str, prim: Any, fold: Any, fold_n: Any) -> Operation:
     def dispatch(first: Any, *rest: Any) -> Any:  # (at least one argument, as in Python)
         if not rest:
             return fold
-        if len(rest) == 1 and ops.is_numeric(first) and ops.is_numeric(rest[0]):
+        if len(rest) == 1 and ops.is_number(first) and ops.is_number(rest[0]):
             return prim
+        # Of arrays, Python compares (``b > a``) and takes the truth value of the result,
+        # which is an error for more than one element: no elementwise ``np.maximum``.
         return fold_n
 
     return Operation(name, dispatch, f"Python's ``{name}``.")

@@ -80,6 +80,8 @@ def np_quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     """
     if method != "linear":
         raise NotImplementedError("np.quantile: only method='linear' is supported")
+    if isinstance(q, (tuple, list)):
+        q = np_array(q)  # (a literal list is a tuple: `sequence_argument`)
     if axis is None:
         x, ax = P.reshape(a, -1), 0
     else:
@@ -111,6 +113,8 @@ def np_percentile(
     a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False
 ):
     """``np.percentile`` (method "linear"): ``np.quantile(a, q / 100)``."""
+    if isinstance(q, (tuple, list)):
+        q = np_array(q)
     return np_quantile(a, q / 100.0, axis, None, False, method, keepdims)
 
 
@@ -673,6 +677,9 @@ def softmax(x, axis=None):
 # A literal list as their first argument is read as a tuple (its length is known).
 for _fn in (np_array, np_hstack, np_vstack, np_column_stack):
     _fn.sequence_argument = True  # type: ignore[attr-defined]
+# ``np.quantile(x, [0.1, 0.9])``: the quantiles, an array of known length.
+np_quantile.sequence_argument = (1,)  # type: ignore[attr-defined]
+np_percentile.sequence_argument = (1,)  # type: ignore[attr-defined]
 
 
 MAPPING: dict[Any, Any] = {
@@ -713,6 +720,7 @@ MAPPING: dict[Any, Any] = {
     np.searchsorted: np_searchsorted,
     np.nan_to_num: np_nan_to_num,
     np.array: np_array,
+    np.asarray: np_array,  # (a value is never changed in place: a copy is no different)
     np.repeat: np_repeat,
     np.pad: np_pad,
     np.reciprocal: np_reciprocal,

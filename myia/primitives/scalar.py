@@ -441,6 +441,13 @@ def _scalar_conversion(name, dtype):
             isinstance(x, AbstractArray) and x.shape in ((), (1,))
         ):
             return AbstractScalar(dtype, True)
+        if isinstance(x, AbstractArray) and None not in x.shape and np.prod(x.shape) > 1:
+            # (A test of an array in ``if``, ``while``, ``max(a, b)``... as NumPy's ValueError.)
+            raise MyiaTypeError(
+                f"the truth value of an array with more than one element is ambiguous "
+                f"({name}() of a value of type {x}): use a.any() or a.all(), or np.maximum / "
+                "np.minimum for the elementwise max(a, b) / min(a, b)"
+            )
         raise MyiaTypeError(f"{name}() of a value of type {x} is not supported")
 
     return rule

@@ -43,6 +43,7 @@ from .tracebacks import (
     _format_traceback,
     _in_package,
     _unbound_error,
+    is_shape_error,
     recursion_error,
     user_frames,
 )
@@ -607,7 +608,8 @@ class DebugVM:
         """Return the error to raise for an exception that a primitive raised.
 
         A `TypeError` or `AttributeError` means an operation on values of the wrong types, a
-        `ValueError` on arrays incompatible shapes: Myia errors, which type inference reports
+        `ValueError` on arrays about their shapes (`is_shape_error`) incompatible shapes: Myia
+        errors, which type inference reports
         before running. Other exceptions (division by zero, an index out of range, a math
         domain error) are run-time errors of the program, raised as themselves, as Python
         would, with the Myia traceback as a note.
@@ -616,7 +618,7 @@ class DebugVM:
         message = f"{type(exc).__name__}: {exc}"
         if isinstance(exc, (TypeError, AttributeError)):
             return MyiaTypeError(message, frames)
-        if isinstance(exc, ValueError) and _on_arrays(frame):
+        if isinstance(exc, ValueError) and _on_arrays(frame) and is_shape_error(exc):
             return MyiaShapeError(message, frames)
         if isinstance(exc, RecursionError):
             return recursion_error(exc, frames)

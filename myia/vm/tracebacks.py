@@ -41,6 +41,23 @@ def _unbound_error(value: Unbound) -> UnboundLocalError:
 RECURSION_LIMIT = 200_000
 
 
+#: Words of the messages of NumPy's `ValueError`s about shapes ("operands could not be
+#: broadcast together with shapes...", "cannot reshape array of size 6 into shape (4,)").
+_SHAPE_WORDS = ("shape", "broadcast", "dimension", "axis", "axes", "size", "aligned", "operand")
+
+
+def is_shape_error(exc: BaseException) -> bool:
+    """Whether `exc`, a `ValueError` raised by an operation on arrays, is about their shapes.
+
+    Those are `MyiaShapeError`s (inference reports them before running where shapes are
+    known); a `ValueError` about the values (``np.power`` of integers to a negative power,
+    ``np.linalg.LinAlgError: Singular matrix``) is a run-time error of the program, raised
+    as itself, as NumPy does.
+    """
+    message = str(exc).lower()
+    return isinstance(exc, ValueError) and any(w in message for w in _SHAPE_WORDS)
+
+
 def recursion_error(exc: RecursionError, frames: list[ErrorFrame]) -> MyiaRecursionError:
     """The `MyiaRecursionError` of a recursion that went past `RECURSION_LIMIT` levels."""
     hint = f"(Myia's limit is {RECURSION_LIMIT} levels: does the recursion reach its base case?)"
