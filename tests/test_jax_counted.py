@@ -194,3 +194,22 @@ def test_branches_that_flag_nothing_leave_no_status():
     g = grad(branches, backend="jax")
     assert g(3.0) == 6.0 and g(-3.0) == -1.0
     assert g.specialization(3.0).executable.packed == "packed"
+
+
+def one_step_ahead(x, h):
+    for t in range(x.shape[0]):
+        h = h * 0.9 + np.sum(x[t + 1])
+    return h
+
+
+def test_an_index_made_constant_by_the_optimizer_is_still_checked():
+    # One iteration: the optimizer peels it, and ``x[t + 1]`` is ``x[1]``, a constant index
+    # that inference never saw (found by differential fuzzing against the NumPy backend).
+    for options in ({}, {"keep_on_device": True}):
+        with pytest.raises(IndexError, match="index 1 is out of bounds for axis 0 with size 1"):
+            myia(one_step_ahead, backend="jax", **options)(np.ones((1, 3)), 0.5)
+        with pytest.raises(IndexError, match="index 1 is out of bounds"):
+            grad(one_step_ahead, "h", backend="jax", **options)(np.ones((1, 3)), 0.5)
+    # In bounds, the constant index leaves no status to read back.
+    f = myia(lambda x, h: h * np.sum(x[0 + 1]), backend="jax")
+    assert f(np.ones((2, 3)), 0.5) == 1.5

@@ -728,8 +728,13 @@ def check_bounds(a: Any, index: Any) -> None:
     for k, i in enumerate(axes):
         if isinstance(i, slice):
             continue
-        if isinstance(i, (int, np.integer)):
-            continue  # a constant index: inference checked it
         n = a.shape[k]
+        if isinstance(i, (int, np.integer)):
+            # A constant index of the source is checked by inference, but not one that the
+            # optimizer made constant (``x[t + 1]`` of a loop's first iteration, peeled, at
+            # ``t = 0``): flagged here, known when tracing (no status read back if in bounds).
+            if not -n <= int(i) < n:
+                check(True, None)
+            continue
         i = jnp.asarray(i)
         check(jnp.any((i < -n) | (i >= n)), None)
