@@ -213,3 +213,23 @@ def test_an_index_made_constant_by_the_optimizer_is_still_checked():
     # In bounds, the constant index leaves no status to read back.
     f = myia(lambda x, h: h * np.sum(x[0 + 1]), backend="jax")
     assert f(np.ones((2, 3)), 0.5) == 1.5
+
+
+def breaks_at(x, h, k):
+    for t in range(k):
+        h = h * 0.9 + np.sum(x[t]) * 0.1
+        if t == 3:
+            break
+    return h
+
+
+def test_loops_after_an_error_do_not_run():
+    # The forward loop stops at x[2]'s error; the backward loop, from the state it left,
+    # counted down past zero (2 ** 64 iterations: the call never returned). Found by
+    # differential fuzzing against the NumPy backend.
+    x = np.arange(6.0).reshape(2, 3)
+    for options in ({}, {"keep_on_device": True}):
+        g = grad(breaks_at, "h", backend="jax", **options)
+        with pytest.raises(IndexError, match="index 2 is out of bounds for axis 0 with size 2"):
+            g(x, 0.5, 5)
+        assert float(g(np.ones((5, 3)), 0.5, 5)) == pytest.approx(0.9**4, abs=1e-12)

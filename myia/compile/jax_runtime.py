@@ -117,6 +117,19 @@ def check(cond: Any, value: Any) -> Any:
     return value
 
 
+def flagged() -> Any:
+    """Whether an error is flagged so far in the bodies being traced (False where none is).
+
+    A loop of unknown trip count after an error does not run: the call runs again on the
+    host, and the state the error left (a loop stopped at it) may never end the loop.
+    """
+    flag: Any = False
+    for level in Trace.flags:
+        for f in level:
+            flag = either(flag, f)
+    return flag
+
+
 def _need(size: Any) -> None:
     if Trace.needs:
         k = known(size)
