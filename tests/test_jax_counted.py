@@ -246,9 +246,13 @@ def doubles_inside(x, h, k):
     return h
 
 
-@pytest.mark.xfail(strict=True, reason="open: the gradient's error flag is lost (returns 0.0)")
 def test_an_error_beside_an_inner_loop_that_branches_is_raised_in_the_gradient():
-    # Found by differential fuzzing: the NumPy backend raises, the JAX backend's gradient
-    # returned 0.0 (the value alone raises). Not fixed yet.
+    # The loop's state held a variable no path had assigned yet (UNSET): reading its
+    # ``shape`` raised `Unreachable`, and the whole branch holding the loop was traced as
+    # never taken: the gradient returned 0.0 where the NumPy backend raises. Found by
+    # differential fuzzing against the NumPy backend.
+    g = grad(doubles_inside, "h", backend="jax")
     with pytest.raises(IndexError, match="index 3 is out of bounds"):
-        grad(doubles_inside, "h", backend="jax")(np.ones(2), 1.7, 5)
+        g(np.ones(2), 1.7, 5)
+    x = np.linspace(-1.0, 1.0, 9)
+    assert g(x, 1.7, 5) == pytest.approx(grad(doubles_inside, "h", backend="numpy")(x, 1.7, 5))
