@@ -211,3 +211,65 @@ def test_on_a_gpu_only_programs_with_loops_take_cuda_graphs_of_any_size():
     g = grad(rnn_loss, "Wx", "Wh", "b", backend="jax")
     g(*RNN)
     assert "jax_while(" in g.specialization(*RNN).executable.jax_source
+
+
+def one_step_ahead(x, h):
+    for t in range(x.shape[0]):
+        h = h * 0.9 + np.sum(x[t + 1])
+    return h
+
+
+def test_an_index_made_constant_by_the_optimizer_is_still_checked():
+    # One iteration: the optimizer peels it, and ``x[t + 1]`` is ``x[1]``, a constant index
+    # that inference never saw (found by differential fuzzing against the NumPy backend).
+    for options in ({}, {"keep_on_device": True}):
+        with pytest.raises(IndexError, match="index 1 is out of bounds for axis 0 with size 1"):
+            myia(one_step_ahead, backend="jax", **options)(np.ones((1, 3)), 0.5)
+        with pytest.raises(IndexError, match="index 1 is out of bounds"):
+            grad(one_step_ahead, "h", backend="jax", **options)(np.ones((1, 3)), 0.5)
+    # In bounds, the constant index leaves no status to read back.
+    f = myia(lambda x, h: h * np.sum(x[0 + 1]), backend="jax")
+    assert f(np.ones((2, 3)), 0.5) == 1.5
+
+
+def breaks_at(x, h, k):
+    for t in range(k):
+        h = h * 0.9 + np.sum(x[t]) * 0.1
+        if t == 3:
+            break
+    return h
+
+
+def test_loops_after_an_error_do_not_run():
+    # The forward loop stops at x[2]'s error; the backward loop, from the state it left,
+    # counted down past zero (2 ** 64 iterations: the call never returned). Found by
+    # differential fuzzing against the NumPy backend.
+    x = np.arange(6.0).reshape(2, 3)
+    for options in ({}, {"keep_on_device": True}):
+        g = grad(breaks_at, "h", backend="jax", **options)
+        with pytest.raises(IndexError, match="index 2 is out of bounds for axis 0 with size 2"):
+            g(x, 0.5, 5)
+        assert float(g(np.ones((5, 3)), 0.5, 5)) == pytest.approx(0.9**4, abs=1e-12)
+
+
+def doubles_inside(x, h, k):
+    for t in range(k):
+        s = 0
+        while s < 2:
+            s = s + 1
+            if h > 0:
+                h = h * 2.0
+        h = h * 0.9 + x[t + 3] * 0.1
+    return h
+
+
+def test_an_error_beside_an_inner_loop_that_branches_is_raised_in_the_gradient():
+    # The loop's state held a variable no path had assigned yet (UNSET): reading its
+    # ``shape`` raised `Unreachable`, and the whole branch holding the loop was traced as
+    # never taken: the gradient returned 0.0 where the NumPy backend raises. Found by
+    # differential fuzzing against the NumPy backend.
+    g = grad(doubles_inside, "h", backend="jax")
+    with pytest.raises(IndexError, match="index 3 is out of bounds"):
+        g(np.ones(2), 1.7, 5)
+    x = np.linspace(-1.0, 1.0, 9)
+    assert g(x, 1.7, 5) == pytest.approx(grad(doubles_inside, "h", backend="numpy")(x, 1.7, 5))

@@ -247,12 +247,19 @@ def _while(
 
         carry = (shared.reduce(leaves), *carry[1:])
 
+    # An error flagged before the loop stops it at once: the state that error left (a loop
+    # of the forward pass stopped at it, a stack popped back past its start) may never end
+    # it, and the call runs again on the host anyway. Named rewrite:
+    #     while test(x): ...  =>  while test(x) and not flagged_before: ...
+    earlier = rt.flagged()
+
     def cond_(carry: Any) -> Any:
         if compare is not None:
-            return compare(*full(carry[0]))
-        out, flag, _ = test(full(carry[0]))
-        out = jnp.asarray(out, dtype=bool)
-        stop = rt.either(flag, carry[1]) if flags else flag
+            out, stop = compare(*full(carry[0])), earlier
+        else:
+            out, flag, _ = test(full(carry[0]))
+            out = jnp.asarray(out, dtype=bool)
+            stop = rt.either(rt.either(flag, carry[1]) if flags else flag, earlier)
         return out if rt.concrete(stop) is False else out & ~jnp.asarray(stop, dtype=bool)
 
     leaves, flag, need = jax.lax.while_loop(cond_, body_, carry)

@@ -117,6 +117,19 @@ def check(cond: Any, value: Any) -> Any:
     return value
 
 
+def flagged() -> Any:
+    """Whether an error is flagged so far in the bodies being traced (False where none is).
+
+    A loop of unknown trip count after an error does not run: the call runs again on the
+    host, and the state the error left (a loop stopped at it) may never end the loop.
+    """
+    flag: Any = False
+    for level in Trace.flags:
+        for f in level:
+            flag = either(flag, f)
+    return flag
+
+
 def _need(size: Any) -> None:
     if Trace.needs:
         k = known(size)
@@ -728,8 +741,13 @@ def check_bounds(a: Any, index: Any) -> None:
     for k, i in enumerate(axes):
         if isinstance(i, slice):
             continue
-        if isinstance(i, (int, np.integer)):
-            continue  # a constant index: inference checked it
         n = a.shape[k]
+        if isinstance(i, (int, np.integer)):
+            # A constant index of the source is checked by inference, but not one that the
+            # optimizer made constant (``x[t + 1]`` of a loop's first iteration, peeled, at
+            # ``t = 0``): flagged here, known when tracing (no status read back if in bounds).
+            if not -n <= int(i) < n:
+                check(True, None)
+            continue
         i = jnp.asarray(i)
         check(jnp.any((i < -n) | (i >= n)), None)

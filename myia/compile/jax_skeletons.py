@@ -87,11 +87,11 @@ def split(value: Any, leaves: list[Any]) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         names = [f.name for f in dataclasses.fields(value)]
         return ("record", type(value), tuple(split(getattr(value, n), leaves) for n in names))
+    if value is UNSET:  # before ``hasattr``: reading its attributes raises `Unreachable`
+        return ("static", UNSET)
     if isinstance(value, (bool, int, float, np.ndarray, np.generic)) or hasattr(value, "shape"):
         leaves.append(value)
         return ("leaf", tuple(np.shape(value)), _leaf_dtype(value))
-    if value is UNSET:
-        return ("static", UNSET)
     if isinstance(value, types.FunctionType):
         # A closure: its code is known while tracing, the values it closes over are data.
         cells = value.__closure__ or ()
