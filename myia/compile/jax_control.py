@@ -247,22 +247,28 @@ def _while(
 
         carry = (shared.reduce(leaves), *carry[1:])
 
-    # An error flagged before the loop stops it at once: the state that error left (a loop
-    # of the forward pass stopped at it, a stack popped back past its start) may never end
-    # it, and the call runs again on the host anyway. Named rewrite:
-    #     while test(x): ...  =>  while test(x) and not flagged_before: ...
-    earlier = rt.flagged()
-
     def cond_(carry: Any) -> Any:
         if compare is not None:
-            out, stop = compare(*full(carry[0])), earlier
-        else:
-            out, flag, _ = test(full(carry[0]))
-            out = jnp.asarray(out, dtype=bool)
-            stop = rt.either(rt.either(flag, carry[1]) if flags else flag, earlier)
+            return compare(*full(carry[0]))
+        out, flag, _ = test(full(carry[0]))
+        out = jnp.asarray(out, dtype=bool)
+        stop = rt.either(flag, carry[1]) if flags else flag
         return out if rt.concrete(stop) is False else out & ~jnp.asarray(stop, dtype=bool)
 
-    leaves, flag, need = jax.lax.while_loop(cond_, body_, carry)
+    def loop(carry: Any) -> Any:
+        return jax.lax.while_loop(cond_, body_, carry)
+
+    # An error flagged before a loop tested by ``a != b`` (a backward loop popping its stack
+    # down to where the forward loop started) skips it: the state that error left (a forward
+    # loop stopped at it) may never make ``a == b``, and the call runs again on the host
+    # anyway. A loop tested otherwise (``i < n``) ends all the same. Named rewrite:
+    #     while a != b: ...  =>  if not flagged_before: while a != b: ...
+    earlier = rt.flagged() if compare is not None else False
+    if rt.concrete(earlier) is False:
+        leaves, flag, need = loop(carry)
+    else:
+        skip = jnp.asarray(earlier, dtype=bool)
+        leaves, flag, need = jax.lax.cond(skip, lambda c: c, loop, carry)
     leaves = full(leaves)
     # The last test, which ended the loop, may have flagged an error (``1 / y`` with y = 0).
     flag = rt.either(flag if flags else flag0, test(leaves)[1])
