@@ -76,6 +76,11 @@ _MATH_NAMES = (
 ).split()
 
 
+def _bucket(need: int) -> int:
+    """The stacks' capacity for `need` rows: the next power of two."""
+    return 1 << (need - 1).bit_length()
+
+
 class _JaxMath:
     """``math`` for the generated code under JAX: each function is its ``jax.numpy`` twin."""
 
@@ -474,7 +479,7 @@ class JaxExecutable(Executable):
                 with self.backend.context():
                     return self.fn.lower(self.capacity, *leaves)
             except Outgrown as grown:
-                self.capacity = 1 << (grown.need - 1).bit_length()
+                self.capacity = _bucket(grown.need)
 
     def export(self, args: tuple[Any, ...]) -> tuple[Any, list[Any], bool]:
         """The XLA computation of calls like ``self(args)``, exported with ``jax.export``.
@@ -517,7 +522,7 @@ class JaxExecutable(Executable):
                 with self.backend.context():
                     result, status = self.fn(self.capacity, *leaves)
             except Outgrown as grown:  # known when tracing: grown before compiling
-                self.capacity = 1 << (grown.need - 1).bit_length()
+                self.capacity = _bucket(grown.need)
                 continue
             if self.capacity not in self.capacities:
                 self.capacities.append(self.capacity)
@@ -533,7 +538,7 @@ class JaxExecutable(Executable):
             need, flag = status >> 1, status & 1
             if need <= self.capacity:
                 return self._unpacked(result), bool(flag)
-            self.capacity = 1 << (need - 1).bit_length()
+            self.capacity = _bucket(need)
 
     def _unpacked(self, result: list[Any]) -> list[Any]:
         """The leaves of the results of the XLA computation, in order (`Packing`)."""

@@ -78,6 +78,17 @@ def result_source(a: Any, convert: bool, names: dict[str, Any]) -> str:
     return build(a)
 
 
+def _builder(out: Any, convert: Any) -> Any:
+    """The function of the list of result leaves building the result (`result_source`).
+
+    Each leaf goes through ``convert(leaf, type)`` where `convert` is given, else as it is.
+    """
+    names: dict[str, Any] = {"convert": convert}
+    body = result_source(out, convert is not None, names)
+    exec(compile(f"def build(r):\n    return {body}\n", "<myia>", "exec"), names)
+    return names["build"]
+
+
 def _source(
     params: list[Any] | None,
     ints: bool,
@@ -231,10 +242,7 @@ def fast_path(ex: Any) -> tuple[Any, Any]:
     values = namespace["values"]
     slow = ex._call
     # The results as the user gets them, from the list of leaves `r` (`result_source`).
-    names = {"convert": backend.convert}
-    result = result_source(out, not backend.keep_on_device, names)
-    exec(compile(f"def build(r):\n    return {result}\n", "<myia>", "exec"), names)
-    build = names["build"]
+    build = _builder(out, None if backend.keep_on_device else backend.convert)
     # Float64 scalars: Python floats (tolist) as the NumPy backend returns them.
     to_float = [None if a.weak else np.float64 for a in leaf_types(out)] if packed else None
     if packed and single:
@@ -271,14 +279,7 @@ def fast_path(ex: Any) -> tuple[Any, Any]:
     if single:
         return fast, values  # Python floats out: the call of the arguments themselves
 
-    names = {}
-    exec(
-        compile(
-            f"def build(r):\n    return {result_source(out, False, names)}\n", "<myia>", "exec"
-        ),
-        names,
-    )
-    as_they_are = names["build"]
+    as_they_are = build if backend.keep_on_device else _builder(out, None)
 
     def direct(*args: Any) -> Any:
         return as_they_are(values(*args))
