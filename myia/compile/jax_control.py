@@ -258,12 +258,11 @@ def _while(
     def loop(carry: Any) -> Any:
         return jax.lax.while_loop(cond_, body_, carry)
 
-    # An error flagged before a loop tested by ``a != b`` (a backward loop popping its stack
-    # down to where the forward loop started) skips it: the state that error left (a forward
-    # loop stopped at it) may never make ``a == b``, and the call runs again on the host
-    # anyway. A loop tested otherwise (``i < n``) ends all the same. Named rewrite:
-    #     while a != b: ...  =>  if not flagged_before: while a != b: ...
-    earlier = rt.flagged() if compare is not None else False
+    # An error flagged before a loop skips it: the state that error left (a forward loop
+    # stopped at it, a stack popped back past its start) may never end it, and the call
+    # runs again on the host anyway. Named rewrite:
+    #     while test(x): ...  =>  if not flagged_before: while test(x): ...
+    earlier = rt.flagged()
     if rt.concrete(earlier) is False:
         leaves, flag, need = loop(carry)
     else:
