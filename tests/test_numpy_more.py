@@ -59,7 +59,7 @@ from numpy_more_cases import (
 )
 from test_arrays import RecordingInferrer, as_myia_result, check_abstract, check_value
 
-from myia import grad, myia
+from myia import grad, myia, vmap
 from myia.abstract import to_abstract
 from myia.errors import MyiaShapeError, MyiaTypeError
 from myia.frontend import parse
@@ -229,6 +229,10 @@ def einsum_outer_sum(x, y):
 
 def einsum_trace(x):
     return np.einsum("ii->", x), np.einsum("ii->i", x)
+
+
+def einsum_repeats(x, y):
+    return np.einsum("iij,jj->ij", x, y) + np.einsum("iii->i", x[:, :, :3])[:, None]
 
 
 def cumsum(x):
@@ -545,8 +549,8 @@ TABLE = [
     Case("np.einsum", "products", einsum_reduce, [(f(2, 3, 4),)]),
     Case("np.einsum", "products", einsum_three, [(f(3), f(3, 4), f(4))]),
     Case("np.einsum", "products", einsum_outer_sum, [(f(3), f(3))]),
-    Case("np.einsum (repeated index: no gradient)", "products", einsum_trace, [(f(3, 3),)],
-         order=0),
+    Case("np.einsum (repeated index)", "products", einsum_trace, [(f(3, 3),)]),
+    Case("np.einsum (repeated index)", "products", einsum_repeats, [(f(3, 3, 3), f(3, 3))]),
     Case("np.tensordot", "products", tensordot, [(f(3, 4, 2), f(4, 2, 3))],
          prims=("product_spec",)),
     Case("np.kron", "products", kron, [(f(2, 3, 2), f(3, 2)), (f(2, 2, 1), f(2))]),
@@ -852,9 +856,24 @@ def test_vsplit_and_dsplit_of_too_few_dimensions_raise_as_numpy(fn: Any, arg: An
         myia(fn)(arg)
 
 
-def test_einsum_gradient_with_a_repeated_index_is_refused() -> None:
-    with pytest.raises(MyiaTypeError, match="repeated index"):
-        grad(lambda x: np.einsum("ii->", x))(np.eye(3))
+def test_einsum_gradient_of_a_repeated_index_under_vmap() -> None:
+    def f(m):
+        return np.einsum("ii->", m) ** 2 + np.sum(np.einsum("iij->ij", m[:, :, None] * m) ** 3)
+
+    xs = np.arange(18.0).reshape(2, 3, 3) / 7
+    batched = myia(lambda xs: vmap(grad(f))(xs))(xs)
+    np.testing.assert_allclose(batched, np.stack([grad(f)(x) for x in xs]), rtol=1e-12)
+
+
+def test_einsum_gradient_with_many_repeated_indices_is_refused() -> None:
+    # One identity matrix per repeated occurrence, up to three ("iiii" is three).
+    x = np.arange(16.0).reshape(2, 2, 2, 2)
+    assert np.array_equal(
+        grad(lambda x: np.einsum("iiii->", x))(x),
+        np.einsum("ijkl,ij,ik,il->ijkl", np.ones_like(x), *[np.eye(2)] * 3),
+    )
+    with pytest.raises(MyiaTypeError, match="more than 3 repeated indices"):
+        grad(lambda x: np.einsum("iiiii->", x))(np.ones((2,) * 5))
 
 
 # Coverage -------------------------------------------------------------------------------------

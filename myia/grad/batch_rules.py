@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..abstract.data import ANYTHING, AbstractArray
+from ..ir.node import Constant
 from ..primitives import PRIMITIVES, P
 from .batch_registry import batch_rule
 
@@ -376,6 +377,18 @@ def batch_broadcast_like(b, node, args, bts):
     d = _lifted(b, args[0], ad, len(shape)) if bts[0] else args[0]
     d = b.apply(P.broadcast_to, d, (b.n, *shape))
     return b.apply(P.astype, d, np.dtype(al.dtype)), True
+
+
+@batch_rule(P.einsum_grad_spec)
+def batch_einsum_grad_spec(b, node, args, bts):
+    """``einsum_grad_spec(subscripts, xs, i)``: a constant of the examples' ranks, unbatched."""
+    from ..primitives.array_extra import einsum_grad_spec
+
+    sub, xs, i = _const(node, 0), node.inputs[2].abstract, _const(node, 2)
+    if bts[0] or bts[2] or not isinstance(sub, str) or not hasattr(xs, "elements"):
+        return None
+    probes = tuple(np.empty((1,) * _rank(x)) for x in xs.elements)
+    return Constant(einsum_grad_spec.impl(sub, probes, i)), False
 
 
 @batch_rule(P.einsum)

@@ -87,22 +87,45 @@ def einsum(subscripts, operands):
     return _scalar(np.einsum(subscripts, *operands, optimize=len(operands) > 1))
 
 
+#: The most repeated occurrences of indices in one operand whose gradient is an einsum
+#: (``"ii"`` has one, ``"iii"`` and ``"iijj"`` two): each is one identity matrix.
+REPEATS = 3
+
+
 @primitive
 def einsum_grad_spec(subscripts, operands, i):
-    """The subscripts of the sensitivity of operand `i` of ``einsum(subscripts, operands)``.
+    """How the sensitivity of operand `i` of ``einsum(subscripts, operands)`` is an einsum.
 
-    It is the einsum of the other operands, the output's sensitivity and ones of the shape of
-    operand `i` (which stand for the indices that only it has): ``"jk,ik,ij->ij"`` for
-    operand 0 of ``"ij,jk->ik"``. A compile-time constant.
+    ``(spec, ties)``: ``spec`` is the einsum of the other operands, the output's sensitivity
+    and a mask of the shape of operand `i` (which stands for the indices that only it has):
+    ``"jk,ik,ij->ij"`` for operand 0 of ``"ij,jk->ik"``. An index repeated in operand `i`
+    is a fresh one at each occurrence after its first (at axis q); the mask is then zero
+    where axis q's index differs from that of the first occurrence's axis p, and ``ties``
+    holds for each such pair ``(p, q, axes)``, where ``axes`` are the others (the identity
+    matrix of axes p and q is expanded there): ``",ia->ia"`` and ``((0, 1, ()),)`` for the
+    trace ``"ii->"``. Without repeated indices the mask is ones. A compile-time constant.
     """
     ins, out = parse_einsum(subscripts, tuple(np.ndim(x) for x in operands))
     sub = ins[i]
-    if len(set(sub)) != len(sub):
-        raise MyiaTypeError(
-            f"the gradient of einsum with a repeated index in one operand ({subscripts!r}) "
-            "is not supported: take np.diagonal first"
-        )
-    return ",".join(ins[:i] + ins[i + 1 :] + [out, sub]) + "->" + sub
+    used = set("".join(ins)) | set(out)
+    fresh = (c for c in string.ascii_letters if c not in used)
+    mask, ties = [], []
+    for q, c in enumerate(sub):
+        if c not in mask:
+            mask.append(c)
+            continue
+        f = next(fresh, None)
+        if f is None or len(ties) == REPEATS:
+            raise MyiaTypeError(
+                f"the gradient of einsum with more than {REPEATS} repeated indices in one "
+                f"operand ({subscripts!r}) is not supported: take np.diagonal first"
+            )
+        mask.append(f)
+        p = sub.index(c)
+        ties.append((p, q, tuple(k for k in range(len(sub)) if k not in (p, q))))
+    mask_sub = "".join(mask)
+    spec = ",".join(ins[:i] + ins[i + 1 :] + [out, mask_sub]) + "->" + mask_sub
+    return spec, tuple(ties)
 
 
 def _einsum_shape(subscripts, arrays):
@@ -210,10 +233,28 @@ nondifferentiable(product_spec)
 
 
 def _einsum_sens(subscripts, operands, dout, i):
-    spec = einsum_grad_spec(subscripts, operands, i)
+    spec, ties = einsum_grad_spec(subscripts, operands, i)
     x = operands[i]
-    d = einsum(spec, operands[:i] + operands[i + 1 :] + (dout, ones_like(x)))
+    n = len(ties)
+    if n == 0:
+        mask = ones_like(x)
+    elif n == 1:
+        mask = ones_like(x) * _tie(x, ties[0])
+    elif n == 2:
+        mask = ones_like(x) * _tie(x, ties[0]) * _tie(x, ties[1])
+    else:
+        mask = ones_like(x) * _tie(x, ties[0]) * _tie(x, ties[1]) * _tie(x, ties[2])
+    d = einsum(spec, operands[:i] + operands[i + 1 :] + (dout, mask))
     return unbroadcast(d, x)
+
+
+def _tie(x, tie):
+    """Ones where axes p and q of `x` have the same index, else zeros (``tie = (p, q, axes)``).
+
+    The identity matrix of their sizes, with axes of size 1 at ``axes``, the others.
+    """
+    p, q, axes = tie
+    return expand_dims(eye(shape(x)[p], shape(x)[q], 0, dtype_of(x)), axes)
 
 
 @bprop(einsum)
@@ -547,5 +588,6 @@ def bprop_moveaxis(a, source, destination, out, dout):
 nondifferentiable(rint)
 
 
-from .array import ones_like  # noqa: E402
+from .array import dtype_of, expand_dims, ones_like, shape  # noqa: E402
 from .grad import gzeros, unbroadcast  # noqa: E402
+from .linalg import eye  # noqa: E402
