@@ -273,3 +273,19 @@ def test_an_error_beside_an_inner_loop_that_branches_is_raised_in_the_gradient()
         g(np.ones(2), 1.7, 5)
     x = np.linspace(-1.0, 1.0, 9)
     assert g(x, 1.7, 5) == pytest.approx(grad(doubles_inside, "h", backend="numpy")(x, 1.7, 5))
+
+
+def test_an_unassigned_alternative_does_not_hide_the_others():
+    # A union whose first alternative is a variable no path has assigned yet (UNSET): the
+    # others are still read (its attributes raise Unreachable, which made the whole value
+    # unreachable: a branch traced as never taken).
+    import jax.numpy as jnp
+
+    from myia.abstract import to_abstract
+    from myia.compile import jax_control
+    from myia.compile import jax_runtime as rt
+
+    union = rt.Union(jnp.asarray(1), [rt.UNSET, 2.0])
+    assert jax_control.resolve(union, to_abstract(1.0)) == 2.0
+    with pytest.raises(rt.Unreachable):
+        jax_control.resolve(rt.UNSET, to_abstract(1.0))

@@ -438,6 +438,8 @@ def jax_not(x: Any) -> Any:
 
 def _fits_type(value: Any, a: Any) -> bool:
     """Whether `value` may be a value of abstract type `a` (its structure and shapes)."""
+    if value is rt.UNSET:  # before ``hasattr``: reading its attributes raises `Unreachable`
+        return False
     if isinstance(value, Union):
         return any(_fits_type(v, a) for v in value.alts)
     if isinstance(a, AbstractTuple):
