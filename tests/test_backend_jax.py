@@ -154,6 +154,15 @@ def loop_break(x, n):
     return y
 
 
+def stepped_range(x, n):
+    # No iteration returns the Python float x, the others a NumPy float64 (np.sin): x is
+    # converted, in the XLA computation.
+    y = x
+    for _ in range(0, n, 2):
+        y = np.sin(y) * 0.5 + y * 0.5
+    return y
+
+
 def loss(W, b, x, y):
     h = np.tanh(W @ x + b)
     return np.sum((h - y) ** 2)
@@ -237,6 +246,8 @@ PROGRAMS = [
     (branch_in_loop, (V4, 4), True),  # lax.cond in a lax.while_loop
     (loop_break, (1.0, 10), True),  # two exits: by the break, by the end of the range
     (loop_break, (1.0, 3), True),
+    (stepped_range, (0.3, 7), True),
+    (stepped_range, (0.3, 0), True),
     (tree_sum, (TREE,), False),
     (printing, (2.0,), False),
 ]

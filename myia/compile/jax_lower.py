@@ -340,6 +340,20 @@ def _astype(args: list[str], node: Any, ctx: Any) -> str | None:
     return f"np.asarray({args[0]}).astype({np.dtype(out.dtype).name!r})"
 
 
+def _convert(args: list[str], node: Any, ctx: Any) -> str | None:
+    """``convert(x, typ)`` of a number or an array: an array of `typ`'s dtype.
+
+    Where branches return a Python float and a NumPy float64, the Python float is converted
+    (NumPy's lowering calls the implementation, which dispatches on Python types).
+    """
+    a, out = node.inputs[1].abstract, node.abstract
+    if a == out:
+        return args[0]
+    if not (isinstance(a, (AbstractScalar, AbstractArray)) and isinstance(out, type(a))):
+        return None
+    return f"np.asarray({args[0]}, {np.dtype(out.dtype).name!r})"
+
+
 def _numpy(template: str) -> Any:
     """The lowering of a primitive that is a NumPy function (``np`` is ``jax.numpy``).
 
@@ -538,6 +552,7 @@ JAX_LOWER: dict[Any, Any] = {
     P.window_add_inplace: _call(window_add),
     P.owned_copy: lambda args, node, ctx: args[0],  # XLA's arrays are never written
     P.astype: _astype,
+    P.convert: _convert,
     P.to_float: _to_float,
     P.reshape: _reshape,
     P.expand_dims: _reshape,
