@@ -163,6 +163,14 @@ def stepped_range(x, n):
     return y
 
 
+def cross_entropy(W, x, y):
+    # np.take_along_axis and np.take with indices known at run time only: flagged where out
+    # of bounds (NumPy raises, XLA clamps), in the XLA computation.
+    z = x @ W
+    logp = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+    return -np.mean(np.take_along_axis(logp, y[:, None], axis=1)) + np.sum(np.take(W, y[:2]))
+
+
 def loss(W, b, x, y):
     h = np.tanh(W @ x + b)
     return np.sum((h - y) ** 2)
@@ -248,6 +256,7 @@ PROGRAMS = [
     (loop_break, (1.0, 3), True),
     (stepped_range, (0.3, 7), True),
     (stepped_range, (0.3, 0), True),
+    (cross_entropy, (A34.T, A34, np.array([0, 2, -1])), True),
     (tree_sum, (TREE,), False),
     (printing, (2.0,), False),
 ]
@@ -293,6 +302,17 @@ def test_effects_run_on_the_host(capsys):
     f = myia(printing, backend="jax")
     assert f(2.0) == 3.0
     assert capsys.readouterr().out == "2.0\n"
+
+
+def test_take_out_of_bounds_raises_as_numpy():
+    g = grad(cross_entropy, backend="jax")
+    expected = grad(cross_entropy)(A34.T, A34, np.array([0, 2, -1]))
+    np.testing.assert_allclose(g(A34.T, A34, np.array([0, 2, -1])), expected, rtol=1e-12)
+    for y, bad in (([0, 3, 1], 3), ([0, 1, -4], -4), ([12, 0, 0], 12)):
+        with pytest.raises(IndexError, match=f"index {bad} is out of bounds"):
+            myia(cross_entropy, backend="jax")(A34.T, A34, np.array(y))
+        with pytest.raises(IndexError, match=f"index {bad} is out of bounds"):
+            g(A34.T, A34, np.array(y))
 
 
 def test_host_errors_are_the_numpy_backends():

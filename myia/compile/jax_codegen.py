@@ -184,6 +184,7 @@ def flagged(node: Any) -> str | None:
     ``"float"``: an operation on Python floats (`jax_runtime.check_float`); ``"divisor"``:
     an integer division (`jax_runtime.check_divisor`); ``"index"``: array indexing
     (`jax_runtime.check_index`), ``"index_add"`` its gradient (`jax_lower.index_add`),
+    ``"take"``: ``np.take`` and ``np.take_along_axis`` (`jax_runtime.check_take`),
     ``"window"`` a window ``x[i:i + k]`` or its gradient (`jax_lower.dynamic_window`);
     ``"finite"``: a factorization or solve NumPy may refuse (`jax_lower.LINALG_ERRORS`);
     ``"exact"``: a comparison of a Python int with a Python float (`jax_runtime.check_exact`:
@@ -210,6 +211,11 @@ def flagged(node: Any) -> str | None:
         return "divisor"
     if name == "array_getitem":
         return "index"
+    if name in ("take", "take_along_axis"):
+        # Not the gathers of ``np.sort`` (indices that ``np.argsort`` made are in bounds).
+        made = node.inputs[2].inputs[0] if node.inputs[2].is_apply else None
+        by_argsort = made is not None and made.is_constant and made.value is P.argsort
+        return None if by_argsort and name == "take_along_axis" else "take"
     if name in ("array_index_add", "array_index_add_inplace"):
         return "index_add"
     if name in ("dynamic_window", "window_add", "window_add_inplace"):
@@ -291,6 +297,10 @@ class JaxGenerator(CodeGenerator):
             if v is P.stack_empty:
                 return f"{self.global_value(rt.stack_empty, 'stack_empty')}({a[0]})"
             return f"{self.global_value(rt.check_index, 'check_index')}({a[0]}, {a[1]})"
+        if flagged(node) == "take":
+            a = [self.expr(x) for x in args]
+            along = ", True" if v is P.take_along_axis else ""
+            return f"{self.global_value(rt.check_take, 'check_take')}({', '.join(a)}{along})"
         if v is P.stack_unpush:
             d = self.expr(args[0])
             t = self.global_value(args[1].abstract, "T_sens")

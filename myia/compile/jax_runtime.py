@@ -728,6 +728,20 @@ def check_index(a: Any, index: Any) -> Any:
     return lags.read(a[index], a, index)
 
 
+def check_take(a: Any, indices: Any, axis: Any, along: bool = False) -> Any:
+    """``np.take(a, indices, axis)`` (``np.take_along_axis`` where `along`), flagged.
+
+    Flagged where an index is out of bounds: NumPy raises where XLA's gather clamps.
+    """
+    jnp = _jnp()
+    n = int(np.prod(np.shape(a))) if axis is None else np.shape(a)[axis]
+    xp = np if isinstance(indices, (int, np.integer, np.ndarray)) else jnp  # known: NumPy
+    i = xp.asarray(indices)
+    check(xp.any((i < -n) | (i >= n)), None)
+    i = xp.where(i < 0, i + n, i)
+    return (jnp.take_along_axis if along else jnp.take)(a, i, axis=axis, mode="clip")
+
+
 def check_bounds(a: Any, index: Any) -> None:
     """Flag an integer index of `a` out of bounds (XLA clamps it where Python raises)."""
     jnp = _jnp()
