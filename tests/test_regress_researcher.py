@@ -305,6 +305,13 @@ def count_flags(x, y):
     return n, n * x
 
 
+def bools_accumulated(a, b):
+    s = a
+    s += b
+    s *= 3
+    return s, -b * 2, abs(a) + 1
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_python_bools_add_as_ints(backend):
     # True + True is 2 (the JAX backend gave True: XLA adds booleans as a logical or).
@@ -312,6 +319,8 @@ def test_python_bools_add_as_ints(backend):
         for b in (True, False):
             assert_same(myia(bool_arithmetic, backend=backend)(a, b), bool_arithmetic(a, b))
     assert_same(myia(count_flags, backend=backend)(1.0, 2.0), (2, 2.0))
+    # Traced by JAX as one computation: the bools are cast to ints before XLA adds them.
+    assert_same(myia(bools_accumulated, backend=backend)(True, True), (6, -2, 2))
     # NumPy's booleans stay booleans.
     nb = np.True_
     assert_same(myia(lambda a, b: (a + b, a * b), backend=backend)(nb, nb), (nb, nb))
