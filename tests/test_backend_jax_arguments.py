@@ -277,6 +277,21 @@ def test_scalar_results_kept_on_the_device_and_taken_back_as_scalars():
     assert not p.specialization(jax.numpy.asarray(3.0)).executable.jitted
 
 
+def squared_and_halved(n):
+    return n * n, n // 2
+
+
+def test_python_int_too_large_for_int64_kept_on_the_device_is_the_exact_int():
+    # XLA flags the overflow and the host computes Python's exact int, which no jax.Array
+    # holds: it comes back as that int (putting it on the device raised OverflowError).
+    f = myia(squared_and_halved, backend="jax", keep_on_device=True)
+    big, half = f(2**40)
+    assert type(big) is int and big == 2**80
+    assert isinstance(half, jax.Array) and int(half) == 2**39
+    small, _ = f(3)
+    assert isinstance(small, jax.Array) and int(small) == 9
+
+
 def print_scaled(a):
     print(a)
     return a * 2.0

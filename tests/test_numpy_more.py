@@ -1062,6 +1062,31 @@ def test_quantiles_given_as_a_list_or_tuple():
     check_grad(lambda v: np.sum(np.quantile(v, [0.1, 0.9]) ** 2), x[:, 0])
 
 
+def _averages_along_an_axis(x, w2, w3):
+    return np.average(x, axis=0, weights=w2), np.average(x, axis=-1, weights=w3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_average_with_1d_weights_along_an_axis(backend):
+    # 1-D weights apply along `axis`, as in NumPy: they were broadcast against the last axis
+    # (axis=0 refused, axis=1 right by chance), and with no axis NumPy's TypeError.
+    x, w2, w3 = np.array([[3.0, -1.0, 0.5], [2.5, 0.0, 4.0]]), np.array([1.0, 3.0]), np.ones(3)
+    w3 = w3 + np.arange(3.0)
+    got, want = (
+        myia(_averages_along_an_axis, backend=backend)(x, w2, w3),
+        _averages_along_an_axis(x, w2, w3),
+    )
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    check_grad(
+        lambda v, u: np.sum(_averages_along_an_axis(v, u, w3)[0] ** 2), x, w2, backend=backend
+    )
+    with pytest.raises(TypeError, match="Axis must be specified"):
+        myia(lambda v, u: np.average(v, weights=u), backend=backend)(x, w3)
+    with pytest.raises(ValueError, match="Shape of weights must be consistent"):
+        myia(lambda v, u: np.average(v, axis=0, weights=u), backend=backend)(x, w3)
+
+
 # docs/numpy.md: generated from the table --------------------------------------------------------
 
 

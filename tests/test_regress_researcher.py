@@ -291,3 +291,52 @@ def test_in_a_dict_tests_its_keys(backend):
     for key in ("b", "q"):
         assert_same(myia(optional_terms, backend=backend)(d, key), optional_terms(d, key))
     check_grad(lambda a: optional_terms({"a": a}, "a")[0], X3, backend=backend)
+
+
+# Python booleans in arithmetic are ints ---------------------------------------------------------
+
+
+def bool_arithmetic(a, b):
+    return a + b, a * b, a - b, -a, +a, abs(b), a // True, a**b, max(a, b)
+
+
+def count_flags(x, y):
+    n = (x > 0.0) + (y > 0.0)  # Python's bools: an int
+    return n, n * x
+
+
+def bools_accumulated(a, b):
+    s = a
+    s += b
+    s *= 3
+    return s, -b * 2, abs(a) + 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_python_bools_add_as_ints(backend):
+    # True + True is 2 (the JAX backend gave True: XLA adds booleans as a logical or).
+    for a in (True, False):
+        for b in (True, False):
+            assert_same(myia(bool_arithmetic, backend=backend)(a, b), bool_arithmetic(a, b))
+    assert_same(myia(count_flags, backend=backend)(1.0, 2.0), (2, 2.0))
+    # Traced by JAX as one computation: the bools are cast to ints before XLA adds them.
+    assert_same(myia(bools_accumulated, backend=backend)(True, True), (6, -2, 2))
+    # NumPy's booleans stay booleans.
+    nb = np.True_
+    assert_same(myia(lambda a, b: (a + b, a * b), backend=backend)(nb, nb), (nb, nb))
+
+
+# The gradient of a 0-d array broadcast against an array ------------------------------------------
+
+
+def scaled_by_0d(x, z):
+    return np.sum(np.sin(x * z)) * z + np.sum(x + z)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_of_a_0d_array_broadcast(backend):
+    # The JAX backend returned the sensitivity of x * z unsummed, of x's shape.
+    x, z = Y23[:1], np.array(0.7)
+    g = grad(scaled_by_0d, "z", backend=backend)(x, z)
+    assert np.shape(g) == () and np.isclose(g, grad(scaled_by_0d, "z")(x, np.float64(0.7)))
+    check_grad(scaled_by_0d, x, z, backend=backend, order=2)

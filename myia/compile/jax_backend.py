@@ -749,10 +749,19 @@ class JaxBackend(Backend):
     def on_device(self, value: Any) -> Any:
         """`value` (a result of the host code) with its arrays and numbers as ``jax.Array``s.
 
-        Numbers are 0-d ``jax.Array``s, as the XLA computation's scalar results (`convert`).
+        Numbers are 0-d ``jax.Array``s, as the XLA computation's scalar results (`convert`),
+        but a Python int that no int64 holds (``2 ** 70``, computed on the host after the
+        device flagged the overflow) stays the exact Python int.
         """
+        asarray = self.jnp.asarray
+
+        def put(x: Any) -> Any:
+            if type(x) is int and not _INT64_MIN <= x <= _INT64_MAX:
+                return x
+            return asarray(x)
+
         with self.context():
-            return map_arrays(value, _NUMBERS, self.jnp.asarray)
+            return map_arrays(value, _NUMBERS, put)
 
     def convert(self, value: Any, a: Any) -> Any:
         """A leaf of a result as the user gets it (a ``jax.Array`` if kept on the device).
@@ -784,6 +793,7 @@ class JaxBackend(Backend):
 
 #: The leaves of results that `JaxBackend.on_device` puts on the device.
 _NUMBERS = (np.ndarray, np.number, np.bool_, bool, int, float)
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _from_device(x: Any) -> Any:

@@ -258,6 +258,31 @@ def _zeros_by_type(a: Any) -> bool:
     return False
 
 
+#: Arithmetic that Python computes on bools as on ints (``True + True`` is 2), where XLA's
+#: is logical (``True + True`` is True): its boolean operands are cast to int64 first.
+_BOOL_ARITH = {
+    P.add: "({0} + {1})",
+    P.sub: "({0} - {1})",
+    P.mul: "({0} * {1})",
+    P.floordiv: "({0} // {1})",
+    P.mod: "({0} % {1})",
+    P.pow_: "({0} ** {1})",
+    P.neg: "(-{0})",
+    P.abs_: "abs({0})",
+}
+
+
+def _bools_as_ints(node: Any) -> bool:
+    """Whether `node` computes an int from bools only (Python's ``True + True``)."""
+    out = node.abstract
+    if not isinstance(out, AbstractScalar) or out.dtype == "bool":
+        return False
+    return all(
+        isinstance(x.abstract, AbstractScalar) and x.abstract.dtype == "bool"
+        for x in node.inputs[1:]
+    )
+
+
 class Unsupported(Exception):
     """The generated code has a form the rewriting into JAX's control flow does not know."""
 
@@ -325,6 +350,8 @@ class JaxGenerator(CodeGenerator):
         how = flagged(node)
         lower = JAX_LOWER.get(v) if isinstance(v, Primitive) else None
         text = lower([self.expr(x) for x in args], node, self) if lower else None
+        if v in _BOOL_ARITH and _bools_as_ints(node):
+            text = _BOOL_ARITH[v].format(*(f"np.asarray({self.expr(x)}, 'int64')" for x in args))
         if text is None:
             text = super().call(node)
         if isinstance(v, Primitive) and v not in _IMPL_TRACEABLE:

@@ -305,13 +305,35 @@ def _of_floats(fn: Any) -> Any:
     return lower
 
 
+def unbroadcast_array(d: Any, x: Any) -> Any:
+    """`myia.primitives.grad.unbroadcast` of traced float arrays: `d` summed to `x`'s shape.
+
+    (Shapes are known while JAX traces, unknown dimensions included.)
+    """
+    jnp = _jax().numpy
+    xs, ds = jnp.shape(x), jnp.shape(d)
+    if ds != xs:
+        lead = len(ds) - len(xs)
+        axes = tuple(range(lead)) + tuple(
+            i + lead for i, n in enumerate(xs) if n == 1 and ds[i + lead] != 1
+        )
+        d = jnp.reshape(jnp.sum(d, axis=axes), xs)
+    return jnp.asarray(d, x.dtype)
+
+
 def _unbroadcast(args: list[str], node: Any, ctx: Any) -> str | None:
     """The sensitivity of a float scalar (Python's or NumPy's), in the scalar's dtype.
 
-    From an array's, its sum; from a scalar's, that value. (The implementation would return a
-    traced array as it is.)
+    From an array's, its sum; from a scalar's, that value. A float array's whose shapes the
+    NumPy lowering does not sum at compile time (a 0-d array's, or unknown dimensions) is
+    `unbroadcast_array`'s. (The implementation would return a traced array as it is.)
     """
     d, x = node.inputs[1].abstract, node.inputs[2].abstract
+    if isinstance(d, AbstractArray) and isinstance(x, AbstractArray) and x.dtype[0] == "f":
+        if not x.shape or None in d.shape + x.shape:
+            name = ctx.global_value(unbroadcast_array, "jax_unbroadcast_array")
+            return f"{name}({args[0]}, {args[1]})"
+        return None
     if not (isinstance(d, (AbstractArray, AbstractScalar)) and isinstance(x, AbstractScalar)):
         return None
     if x.dtype[0] != "f" or d.dtype[0] != "f":

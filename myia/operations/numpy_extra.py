@@ -420,9 +420,25 @@ def np_ptp(a, axis=None, keepdims=False):
 
 
 def np_average(a, axis=None, weights=None):
-    """``np.average``; `weights` of the shape of `a`."""
+    """``np.average``: `weights` of the shape of `a`, or 1-D along an int `axis`, as NumPy.
+
+    (1-D weights were broadcast against `a`'s last axis whatever `axis`: a wrong average, or
+    one over all of `a` divided by the sum of the weights alone.)
+    """
     if weights is None:
         return P.reduce_mean(a, axis, False, None)
+    if P.shape(weights) != P.shape(a):
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        if not isinstance(axis, int):
+            raise NotImplementedError("np.average: weights not of a's shape need an int axis")
+        if P.ndim(weights) != 1 or P.shape(weights)[0] != P.shape(a)[axis]:
+            raise ValueError(
+                "Shape of weights must be consistent with shape of a along specified axis."
+            )
+        # The weights along `axis`, the same for every other index.
+        moved = P.shape(P.moveaxis(a, axis, -1))
+        weights = P.moveaxis(P.broadcast_to(weights, moved), -1, axis)
     return P.reduce_sum(a * weights, axis, False, None) / P.reduce_sum(weights, axis, False, None)
 
 

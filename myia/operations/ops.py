@@ -261,10 +261,12 @@ gt = _compare("gt", P.gt)
 ge = _compare("ge", P.ge)
 
 
-def _unary(name: str, prim: Any) -> Operation:
+def _unary(name: str, prim: Any, of_python_bool: Any = None) -> Operation:
     dunder = f"__{name}__"
 
     def dispatch(a: Any) -> Any:
+        if a is bool and of_python_bool is not None:
+            return of_python_bool
         if is_numeric(a):
             return prim
         if is_record(a) and (m := _user_method(a, dunder)):
@@ -275,7 +277,8 @@ def _unary(name: str, prim: Any) -> Operation:
 
 
 neg = _unary("neg", P.neg)
-pos = _unary("pos", P.identity)
+# +True is 1, a Python int (NumPy's booleans have no unary plus).
+pos = _unary("pos", P.identity, of_python_bool=P.to_int)
 abs_ = _unary("abs", P.abs_)
 invert = _unary("invert", P.invert)
 

@@ -352,9 +352,24 @@ def to_bool(x):
 # Type and shape rules -----------------------------------------------------------------------
 
 
-@infer_rule(add, sub, mul, floordiv, mod, pow_, pow_ieee, maximum, minimum)
+def _python_int(r: Any) -> Any:
+    """A Python bool's arithmetic result is a Python int: ``True + True`` is 2, ``-True`` -1.
+
+    (NumPy's booleans stay booleans: ``np.True_ + np.True_`` is ``np.True_``.)
+    """
+    if isinstance(r, AbstractScalar) and r.weak and r.dtype == "bool":
+        return AbstractScalar("int64", True)
+    return r
+
+
+@infer_rule(add, sub, mul, floordiv, mod, pow_, pow_ieee)
 def _infer_arith(x, y):
-    return elementwise("an arithmetic operation", x, y)
+    return _python_int(elementwise("an arithmetic operation", x, y))
+
+
+@infer_rule(maximum, minimum)
+def _infer_extremum(x, y):
+    return elementwise("an arithmetic operation", x, y)  # max(True, False) is True
 
 
 @infer_rule(truediv)
@@ -407,8 +422,13 @@ def _infer_not(x):
     return elementwise("not", x, dtype="bool")
 
 
-@infer_rule(neg, abs_, sign)
+@infer_rule(neg, abs_)
 def _infer_same(x):
+    return _python_int(elementwise("a unary operation", x))
+
+
+@infer_rule(sign)
+def _infer_sign(x):
     return elementwise("a unary operation", x)
 
 
