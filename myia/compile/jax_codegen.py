@@ -309,7 +309,8 @@ class JaxGenerator(CodeGenerator):
         v = fn.value
         if v in (P.stack_new, P.stack_of_functions):
             return self.global_value(rt.EMPTY, "EMPTY_STACK")
-        if v in (P.stack_push, P.stack_pop, P.stack_empty) or flagged(node) == "index":
+        how = flagged(node)
+        if v in (P.stack_push, P.stack_pop, P.stack_empty) or how == "index":
             a = [self.expr(x) for x in args]
             if v is P.stack_push:
                 element = (
@@ -322,7 +323,7 @@ class JaxGenerator(CodeGenerator):
             if v is P.stack_empty:
                 return f"{self.global_value(rt.stack_empty, 'stack_empty')}({a[0]})"
             return f"{self.global_value(rt.check_index, 'check_index')}({a[0]}, {a[1]})"
-        if flagged(node) == "take":
+        if how == "take":
             a = [self.expr(x) for x in args]
             along = ", True" if v is P.take_along_axis else ""
             return f"{self.global_value(rt.check_take, 'check_take')}({', '.join(a)}{along})"
@@ -347,11 +348,11 @@ class JaxGenerator(CodeGenerator):
                 # ``bool(x)`` of a NumPy value, as a traced boolean.
                 x = self.expr(args[0])
                 return x if args[0].abstract.dtype == "bool" else f"np.not_equal({x}, 0)"
-        how = flagged(node)
         lower = JAX_LOWER.get(v) if isinstance(v, Primitive) else None
-        text = lower([self.expr(x) for x in args], node, self) if lower else None
         if v in _BOOL_ARITH and _bools_as_ints(node):
             text = _BOOL_ARITH[v].format(*(f"np.asarray({self.expr(x)}, 'int64')" for x in args))
+        else:
+            text = lower([self.expr(x) for x in args], node, self) if lower else None
         if text is None:
             text = super().call(node)
         if isinstance(v, Primitive) and v not in _IMPL_TRACEABLE:
