@@ -258,7 +258,9 @@ class FunctionParser(BranchExpressions, DataExpressions):
         A tracked variable's flag is tested (`myia.frontend.blocks`): where it is known true
         the value is read as it is; where it is known false no path assigns the variable
         (an `Unbound`, which type inference reports at this read); else the read is
-        ``switch(flag, λ: value, λ: raise UnboundLocalError(...))()``.
+        ``switch(flag, λ v: v, λ v: raise UnboundLocalError(...))(value)``. A closure that
+        reads a variable some paths leave unassigned where it is defined is refused, as one
+        that reads a variable assigned after it is (`read_nonlocal`).
         """
         value = block.read(name)
         if not self.tracks(name):
@@ -269,24 +271,23 @@ class FunctionParser(BranchExpressions, DataExpressions):
             return value
         if flag.is_constant:
             return Constant(Unbound(name, where, self.name), DebugInfo(name, where))
-        if self.is_local(name):
-            error = UnboundLocalError
-            message = (
-                f"cannot access local variable {name!r} where it is not associated with a value"
+        if not self.is_local(name):
+            raise MyiaSyntaxError(
+                f"{self.name} reads {name!r}, which some paths have not assigned where "
+                f"{self.name} is defined: Myia closures capture the values variables have where "
+                f"they are defined (assign {name!r} on every path before defining {self.name})",
+                at(where, self.name),
             )
-        else:
-            error = NameError
-            message = (
-                f"cannot access free variable {name!r} where it is not associated with a value "
-                "in enclosing scope"
-            )
+        error = UnboundLocalError
+        message = f"cannot access local variable {name!r} where it is not associated with a value"
         dbg = DebugInfo(name, where)
         assigned = Graph(f"{self.graph.name}:{name}_assigned", where)
-        assigned.output = value
+        assigned.output = assigned.add_parameter(name)
         unassigned = Graph(f"{self.graph.name}:{name}_unassigned", where)
+        unassigned.add_parameter(name)
         unassigned.output = unassigned.apply(P.raise_, error, message, debug=dbg)
         choice = block.apply(P.switch, flag, assigned, unassigned, debug=dbg)
-        return block.apply(choice, debug=dbg)
+        return block.apply(choice, value, debug=dbg)
 
     def read_nonlocal(self, name: str) -> Node:
         """Return the value of a name this function does not bind (enclosing or global)."""
