@@ -54,6 +54,12 @@ class MyiaLoadError(MyiaError):
 _objects: dict[str, tuple[frozenset[str], dict[int, str]]] = {}
 
 
+def _dead() -> Any:
+    from .infer.fnvalues import DEAD
+
+    return DEAD
+
+
 def _myia_objects(package: str = "myia") -> dict[int, str]:
     """Objects of Myia's own modules that constants refer to by name: ``module:attribute``.
 
@@ -209,6 +215,11 @@ class _Writer:
         if name == "FreeVariableKey":
             k = self.keys.setdefault(id(v), len(self.keys))
             return {"fvkey": k, "name": v.node.debug.find_name()}
+        if name == "Dead" and v is not _dead():
+            # A function never called (the backward pass of a path that raises), one object
+            # per function: ``is_`` tells them apart.
+            k = self.keys.setdefault(id(v), len(self.keys))
+            return {"dead": k, "name": v.name}
         if self.refs is None:
             self.refs = _myia_objects()
         ref = self.refs.get(id(v))
@@ -403,6 +414,13 @@ class _Reader:
             return PRIMITIVES[body]
         if tag == "class":
             return self.find_class(body)
+        if tag == "dead":
+            dead = self.keys.get(("dead", body))
+            if dead is None:
+                from .infer.fnvalues import Dead
+
+                dead = self.keys[("dead", body)] = Dead(v["name"])
+            return dead
         if tag == "fvkey":
             key = self.keys.get(body)
             if key is None:

@@ -8,13 +8,16 @@ operators; assignment and unpacking. Loops are in ``test_loops.py``, data struct
 from __future__ import annotations
 
 import math
+import traceback
 
+import numpy as np
 import pytest
 from helpers import examples, interpret, line_of, numbers, small_ints
 from hypothesis import given
 from hypothesis import strategies as st
 
-from myia import MyiaNameError, MyiaTypeError, myia
+from myia import MyiaTypeError, myia
+from myia.testing import check_grad
 
 # Functions ------------------------------------------------------------------------------------
 
@@ -353,9 +356,6 @@ def if_on_values(x):
     return r
 
 
-@pytest.mark.xfail_pipeline(
-    "inference: a variable unbound on one path cannot be typed (a MyiaNameError at the read)"
-)
 @pytest.mark.parametrize("x", [-1, 0, 2])
 def test_variable_unbound_on_one_path(check, x):
     check(if_unbound_on_one_path, x)
@@ -761,13 +761,58 @@ def test_unbound_local_in_interpreter(fn):
 
 
 @pytest.mark.parametrize("fn", [unbound_read, unbound_used])
-def test_unbound_local_is_a_name_error_at_the_read_when_compiled(fn):
-    # Through type inference, a variable unbound on some path has no type: the error is
-    # the read's, at the read, as Python's UnboundLocalError is.
-    with pytest.raises(MyiaNameError, match="'y' may be read here before it is assigned") as info:
-        myia(fn)(1)
-    loc = info.value.location
-    assert (loc.filename, loc.line) == (__file__, fn.__code__.co_firstlineno + 3)
+def test_unbound_local_when_compiled(fn):
+    # A variable assigned on some paths only is tracked (`myia.frontend.blocks`): its value
+    # where a path assigned it, Python's UnboundLocalError at the read where none did.
+    assert myia(fn)(1) == fn(1)
+    with pytest.raises(UnboundLocalError) as expected:
+        fn(-1)
+    with pytest.raises(UnboundLocalError) as got:
+        myia(fn)(-1)
+    assert str(got.value) == str(expected.value)
+    text = "".join(traceback.format_exception(got.value))
+    assert f'File "{__file__}", line {fn.__code__.co_firstlineno + 3}' in text, text
+
+
+def last_of(xs, n):
+    for i in range(n):
+        last = xs[i] * 2.0
+    return last
+
+
+def first_positive(xs, n):
+    for i in range(n):
+        if xs[i] > 0:
+            found = xs[i]
+            break
+    return found * found
+
+
+def previous_step(x, n):
+    for t in range(n):
+        if t > 0:
+            x = x + 0.5 * prev  # noqa: F821 (the previous iteration's)
+        prev = x * x  # noqa: F841
+    return x
+
+
+@pytest.mark.parametrize("fn", [last_of, first_positive, previous_step])
+@pytest.mark.parametrize("backend", ["numpy", "debug", "jax"])
+def test_variables_assigned_in_a_loop(fn, backend):
+    """A loop's last value read after it, or a value of the previous iteration."""
+    xs = np.array([-1.0, 2.0, 3.0])
+    cases = [(xs, 3), (xs, 0), (xs, 1)] if fn is not previous_step else [(0.3, 3), (0.3, 0)]
+    f = myia(fn, backend=backend)
+    for args in cases:
+        try:
+            expected = fn(*args)
+        except UnboundLocalError as exc:
+            with pytest.raises(UnboundLocalError, match=str(exc)):
+                f(*args)
+            continue
+        assert f(*args) == expected
+    if fn is previous_step:
+        check_grad(fn, 0.3, 4, wrt=0, order=2)
 
 
 def wrong_arity(x):

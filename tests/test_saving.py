@@ -232,3 +232,26 @@ def test_a_loaded_gradient_reports_errors_in_the_gradient_of_the_users_line(tmp_
         load(tmp_path / "g.myia")(0.0)
     note = "\n".join(info.value.__notes__)
     assert "(in the gradient of this line)" in note and "y = math.sqrt(x)" in note
+
+
+def _never_converges():
+    raise RuntimeError("no convergence")
+
+
+def powers_or_raise(x, n):
+    s = x
+    for i in range(n):
+        if i > 4:
+            s = _never_converges()
+        s = s * 1.5
+    return s
+
+
+def test_a_gradient_with_a_path_that_raises_round_trips(tmp_path):
+    """The backward pass of a path that raises is a function never called (`Dead`)."""
+    g = grad(powers_or_raise)
+    save(g, tmp_path / "g.myia", 2.0, 3)
+    loaded = load(tmp_path / "g.myia")
+    assert loaded(2.0, 3) == g(2.0, 3) == 1.5**3
+    with pytest.raises(RuntimeError, match="no convergence"):
+        loaded(2.0, 7)

@@ -353,6 +353,25 @@ BOTTOM: Any = _Bottom()
 NONE = AbstractConstant(None)
 
 
+class _Unassigned:
+    """The value of a local variable on the paths where it is not assigned yet.
+
+    The frontend gives it to a variable that some read may find unassigned (Python raises
+    ``UnboundLocalError`` there), beside a flag that says whether it is assigned; each such
+    read tests the flag first (`myia.frontend.blocks`). It joins with any value as that value
+    (`myia.abstract.lattice.join`): no read ever uses it.
+    """
+
+    def __repr__(self) -> str:
+        return "UNASSIGNED"
+
+    def __reduce__(self) -> str:
+        return "UNASSIGNED"
+
+
+UNASSIGNED: Any = _Unassigned()
+
+
 def known(shape: tuple[int | None, ...]) -> bool:
     """Whether every dimension of `shape` is known at compile time."""
     return None not in shape

@@ -22,6 +22,7 @@ from .data import (
     ANYTHING,
     BOTTOM,
     NONE,
+    UNASSIGNED,
     AbstractArray,
     AbstractConstant,
     AbstractDict,
@@ -397,9 +398,9 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
     """The least abstract value that covers both `a` and `b`; raise `TypeMismatch`."""
     if a == b:
         return a
-    if a is BOTTOM:
-        return b
-    if b is BOTTOM:
+    if a is BOTTOM or (type(a) is AbstractConstant and a.value is UNASSIGNED):
+        return b  # (an unassigned variable's value is never read: `UNASSIGNED`)
+    if b is BOTTOM or (type(b) is AbstractConstant and b.value is UNASSIGNED):
         return a
     ta, tb = type(a), type(b)
     if ta is AbstractScalar and tb is AbstractScalar:

@@ -209,8 +209,10 @@ def jittable(graph: Graph) -> str | None:
         return "an argument is not made of arrays and scalars"
     if not _flat_type(graph.output.abstract):
         return "its result is not made of arrays and scalars"
-    for node in (n for g in graphs for n in scopes.toposort(g)):
-        if not node.is_apply:
+    nodes = [n for g in graphs for n in scopes.toposort(g)]
+    messages = _messages(nodes)
+    for node in nodes:
+        if not node.is_apply or node in messages:
             continue
         if has_unknown_dims(node.abstract):
             # XLA's shapes are static: a loop's state or a branch's result may not change.
@@ -223,7 +225,8 @@ def jittable(graph: Graph) -> str | None:
         prim = fn.value
         if prim is P.switch:
             continue
-        if prim.effect:  # type: ignore[attr-defined]
+        if prim.effect and prim not in (P.raise_, P.assert_):  # type: ignore[attr-defined]
+            # (An error is flagged: the host runs the call again and raises it.)
             return f"it calls {prim.name} (an effect)"
         if prim is P.tuple_len_is:
             # XLA's values have one structure: a tuple's length must be known.
@@ -245,6 +248,38 @@ def jittable(graph: Graph) -> str | None:
         if _int_out_of_range(node):
             return f"{prim.name} of a Python int out of the range of its dtype (NumPy raises)"
     return None
+
+
+#: Primitives that make strings at run time (f-strings).
+_STRINGS = frozenset([P.format_, P.str_concat])
+
+
+def _messages(nodes: list[Any]) -> set[Any]:
+    """The strings made at run time among `nodes` that only messages of errors read.
+
+    An error is flagged, and the host raises it, with its message, from its own code: the
+    XLA computation makes no string (`jax_lower.JAX_LOWER`: an empty one).
+    """
+    made = {n for n in nodes if n.is_apply and _calls(n, _STRINGS)}
+    read_elsewhere: set[Any] = set()
+    for n in nodes:
+        if n.is_apply and not _calls(n, _STRINGS | {P.raise_, P.assert_}):
+            read_elsewhere.update(i for i in n.inputs if i in made)
+    # What another string reads is read where that string is.
+    changed = True
+    while changed:
+        changed = False
+        for n in made & read_elsewhere:
+            for i in n.inputs:
+                if i in made and i not in read_elsewhere:
+                    read_elsewhere.add(i)
+                    changed = True
+    return made - read_elsewhere
+
+
+def _calls(node: Any, prims: Any) -> bool:
+    f = node.inputs[0]
+    return f.is_constant and f.value in prims
 
 
 def _int_out_of_range(node: Any) -> bool:

@@ -178,6 +178,19 @@ def _int_power(node: Any) -> bool:
     return strong and np.dtype(out.dtype).kind in "iu"
 
 
+def _thunks(exits: list[ast.expr]) -> ast.List:
+    """``[lambda: e0, lambda: e1, ...]``: the values of a loop's exits.
+
+    Each is computed in the branch of its exit (`jax_control.jax_select`), where what
+    another exit's path assigns is unset.
+    """
+    noargs = ast.arguments(
+        posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None
+    )
+    noargs.defaults = []
+    return ast.List([ast.Lambda(noargs, e) for e in exits], ast.Load())
+
+
 def flagged(node: Any) -> str | None:
     """How the JAX code flags the Python errors of `node` (None if it does not).
 
@@ -194,12 +207,15 @@ def flagged(node: Any) -> str | None:
     of a narrower integer dtype (`narrow_ints`, `jax_runtime.check_step`); ``"power"``:
     ``a ** b`` of NumPy integers (`jax_runtime.check_power`: NumPy raises for a negative
     exponent, and XLA's power is NumPy's for exponents under 64 only), where a Python int
-    operand is also checked as a ``"narrow"`` one is.
+    operand is also checked as a ``"narrow"`` one is; ``"raise"``: ``raise`` and ``assert``
+    (their lowerings flag: `jax_runtime.raise_flagged`, `assert_flagged`).
     """
     fn = node.inputs[0]
     if not (fn.is_constant and hasattr(fn.value, "name")):
         return None
     name, out = fn.value.name, node.abstract
+    if name in ("raise", "assert"):
+        return "raise"
     ins = [i.abstract for i in node.inputs[1:]]
     if name in _COMPARISONS and _compared_int(node) is not None:
         return "exact"
@@ -564,7 +580,7 @@ class _Structure:
             out.append(ast.Return(exits[0]))
         elif exits:
             index = ast.BinOp(_name("_state"), ast.Sub(), ast.Constant(len(states)))
-            out.append(ast.Return(_call("jax_select", index, ast.List(exits, ast.Load()))))
+            out.append(ast.Return(_call("jax_select", index, _thunks(exits))))
         return out
 
     def types_global(self, names: list[str], head: list[Any]) -> str:
@@ -820,6 +836,5 @@ class _Structure:
         if len(exits) == 1:
             out.append(ast.Return(exits[0]))
         elif exits:
-            values = ast.List(exits, ast.Load())
-            out.append(ast.Return(_call("jax_select", _name(ex), values)))
+            out.append(ast.Return(_call("jax_select", _name(ex), _thunks(exits))))
         return out

@@ -294,12 +294,19 @@ def jax_switch(index: Any, branches: list[Any]) -> Any:
     if isinstance(index, (bool, int, np.integer, np.bool_)):
         return branches[int(index)]()
     skeletons: list[Any] = []
+    raised: list[bool] = []
 
     def flat(branch: Any) -> Any:
         def run() -> Any:
             leaves: list[Any] = []
             try:
-                got = split(branch(), leaves)
+                value = branch()
+                if value is rt.RAISED:
+                    # A branch that raises (its flag is up where it is taken): zeros.
+                    raised.append(True)
+                    skeletons.append(None)
+                    return []
+                got = split(value, leaves)
             except Unreachable:
                 # A branch never taken (it pops a stack nothing was pushed on): zeros.
                 skeletons.append(None)
@@ -319,6 +326,9 @@ def jax_switch(index: Any, branches: list[Any]) -> Any:
         closed, shape = jax.make_jaxpr(flat(b), return_shape=True)()
         traced.append((closed, jax.tree_util.tree_structure(shape)))
     live = [s for s in skeletons if s is not None]
+    if not live and raised:
+        # Every branch that may be taken raises: so does this path.
+        return rt.raise_flagged(Exception)
     if not live:
         raise Unreachable("every branch pops a stack nothing was pushed on")
     target = live[0]
@@ -408,15 +418,17 @@ def _select(which: Any, values: tuple[Any, ...]) -> Any:
 
 
 def jax_select(index: Any, values: list[Any]) -> Any:
-    """The value ``values[index]`` (computed while tracing), which may hold functions.
+    """The value ``values[index]()`` (computed while tracing), which may hold functions.
 
     A loop that exits at several places returns one of several values (each exit's): their
     data is chosen by ``lax.switch``, and a function among them is a union of the functions
-    of the exits (the backward pass of a loop's gradient), called by ``lax.switch``.
+    of the exits (the backward pass of a loop's gradient), called by ``lax.switch``. Each
+    value is computed in its branch: an exit may read what only its own path assigned
+    (`Unreachable` elsewhere: that branch gives zeros).
     """
     if isinstance(index, (bool, int, np.integer, np.bool_)):
-        return values[int(index)]
-    return jax_switch(index, [lambda v=v: v for v in values])
+        return values[int(index)]()
+    return jax_switch(index, values)
 
 
 def jax_cond(c: Any, then: Any, other: Any) -> Any:

@@ -609,7 +609,19 @@ JAX_LOWER: dict[Any, Any] = {
     P.untake_along_axis: _call(untake_along_axis),
     P.mod: _of_floats(python_mod),
     P.floordiv: _of_floats(python_floordiv),
+    # Python's errors, which XLA cannot raise: flagged (the host raises them).
+    P.raise_: lambda args, node, ctx: _call(_runtime().raise_flagged)(args, node, ctx),
+    P.assert_: lambda args, node, ctx: _call(_runtime().assert_flagged)(args, node, ctx),
+    # The messages of errors (`jax_backend._messages`): the host makes them when it raises.
+    P.format_: lambda args, node, ctx: "''",
+    P.str_concat: lambda args, node, ctx: "''",
 }
+
+
+def _runtime() -> Any:
+    from . import jax_runtime
+
+    return jax_runtime
 
 
 def check_finite(result: Any) -> Any:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..abstract.data import (
+    BOTTOM,
     AbstractArray,
     AbstractFunction,
     AbstractRecord,
@@ -115,6 +116,18 @@ def check(cond: Any, value: Any) -> Any:
     if Trace.flags and concrete(cond) is not False:
         Trace.flags[-1].append(cond)
     return value
+
+
+def raise_flagged(exc_class: Any, *args: Any) -> Any:
+    """``raise exc_class(*args)``: flagged (XLA cannot raise), the end of its path (`RAISED`)."""
+    check(True, None)
+    return RAISED
+
+
+def assert_flagged(cond: Any, msg: Any) -> None:
+    """``assert cond, msg``: flagged where `cond` is false (the host raises `AssertionError`)."""
+    c = concrete(cond)
+    check(not c if c is not None else _jnp().logical_not(cond), None)
 
 
 def flagged() -> Any:
@@ -224,6 +237,8 @@ def to_carry(value: Any, a: Any) -> Any:
 
     if a is ENV:
         return value  # an environment of sensitivities: split by `jax_skeletons.split`
+    if a is BOTTOM:
+        return UNSET  # the value of a path that raised (`RAISED`): never read
     raise TypeError(f"a value of type {a} cannot be in a loop's state under XLA")
 
 
@@ -271,6 +286,22 @@ class _Unset:
 
 
 UNSET = _Unset()
+
+
+class _Raised(_Unset):
+    """What a path that raises gives under XLA (`raise_flagged`): the path ends there.
+
+    `jax_control.jax_switch` fits a branch that gives it as zeros of the other branches'
+    join; a use of it is `Unreachable`, as `UNSET`'s (the enclosing branch gives zeros, its
+    flag up); a loop carries nothing for it. The flag raised makes the host run the call
+    again, and raise the error at the user's line.
+    """
+
+    def __repr__(self) -> str:
+        return "RAISED"
+
+
+RAISED = _Raised()
 
 
 class Unreachable(Exception):

@@ -7,6 +7,14 @@ parameters. Parameters are created on demand when a block reads a variable it di
 (the phi nodes of SSA form); a block whose predecessors are not all known yet (a loop header
 while its body is being parsed) is *unsealed* and fills in the arguments of its incoming jumps
 when it is sealed.
+
+A variable that a read may find unassigned on some path (``for x in xs: last = x`` then
+``return last``; Python raises ``UnboundLocalError`` there) is *tracked*: it starts as
+`UNASSIGNED`, and beside it a flag (the variable ``BOUND + name``) says whether a path
+assigned it: false at the entry, true in a block that assigns it, a parameter where paths
+meet. Each read of a tracked variable tests the flag (`FunctionParser.read_variable`). The
+parser learns which variables to track by parsing once (`Unbound` values are made where a
+read may find one unassigned) and parses again tracking them.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..abstract.data import UNASSIGNED
 from ..ir.node import Apply, Constant, DebugInfo, Graph, Location, Node, Parameter
 from ..primitives import P
 
@@ -32,6 +41,10 @@ class Unbound:
 
     def __repr__(self) -> str:
         return f"<unbound {self.name}>"
+
+
+#: The prefix of the name of the flag that says whether a tracked variable is assigned.
+BOUND = "?bound "
 
 
 class Jump:
@@ -72,6 +85,8 @@ class Block:
         self.function = function
         self.graph = graph
         self.variables: dict[str, Node] = {}
+        #: The variables this block assigns (so far).
+        self.assigned: set[str] = set()
         self.phis: dict[str, Parameter] = {}
         self.preds: list[Jump] = []
         self.sealed = False
@@ -82,24 +97,44 @@ class Block:
 
     def write(self, name: str, node: Node) -> None:
         self.variables[name] = node
+        self.assigned.add(name)
 
     def read(self, name: str) -> Node:
         """Return the SSA value of `name` at the current end of this block."""
+        if name.startswith(BOUND):
+            return self._read_flag(name)
         if name in self.variables:
             return self.variables[name]
         if not self.function.is_local(name):
             return self.function.read_nonlocal(name)
         if self.sealed and not self.preds:
             where = self.function.use_location
+            if name in self.function.tracked:
+                return Constant(UNASSIGNED, DebugInfo(name, where))
+            self.function.unassigned_read(name)
             unbound = Unbound(name, where, self.function.name)
             return Constant(unbound, DebugInfo(name, where))
+        return self.add_phi(name)
+
+    def _read_flag(self, name: str) -> Node:
+        """Whether tracked variable ``name[len(BOUND):]`` is assigned at the end of this block."""
+        var = name[len(BOUND) :]
+        if var in self.assigned:
+            return Constant(True)
+        if name in self.variables:
+            return self.variables[name]
+        if not self.function.is_local(var):
+            return self.function.read_nonlocal(name)
+        if self.sealed and not self.preds:
+            return Constant(False)
         return self.add_phi(name)
 
     def ensure_param(self, name: str) -> Parameter:
         """Make this block take variable `name` as a parameter."""
         if name in self.phis:
             return self.phis[name]
-        p = self.graph.add_parameter(name)
+        shown = f"{name[len(BOUND) :]}_assigned" if name.startswith(BOUND) else name
+        p = self.graph.add_parameter(shown)
         self.phis[name] = p
         self.variables.setdefault(name, p)
         if self.sealed:

@@ -13,12 +13,13 @@ import ast
 import types
 from typing import Any
 
+from ..abstract.data import UNASSIGNED
 from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
 from . import cache, calls, comprehensions, defaults, late_reads
-from .blocks import Block, Jump, Unbound
+from .blocks import BOUND, Block, Jump, Unbound
 from .branches import BranchExpressions
 from .data_expressions import DataExpressions
 from .resolve import functions_in_constant, is_namespace, lookup_global, resolve_global, to_node
@@ -125,6 +126,10 @@ class SourceFunction:
         if node is None:
             raise no_source_error(fn)
         self.node = node
+        #: The variables each function (its AST node) tracks (`myia.frontend.blocks`).
+        self.tracked: dict[ast.AST, set[str]] = {}
+        #: The variables a read may find unassigned, by function, found by the last parse.
+        self.found: dict[ast.AST, set[str]] = {}
 
     def location(self, node: ast.AST) -> Location:
         return Location(
@@ -148,10 +153,21 @@ class SourceFunction:
                 "async functions (and await) are not supported by Myia",
                 at(self.location(node), node.name),
             )
-        fp = FunctionParser(self, node, graph, parent=None)
-        _flag_user_function(self.fn, graph)
-        defaults.of_function(self.fn, node, graph, fp, self.location)
-        fp.parse_body()
+        flags = dict(graph.flags)
+        while True:
+            self.found = {}
+            fp = FunctionParser(self, node, graph, parent=None)
+            _flag_user_function(self.fn, graph)
+            defaults.of_function(self.fn, node, graph, fp, self.location)
+            fp.parse_body()
+            new = {f: names - self.tracked.get(f, set()) for f, names in self.found.items()}
+            if not any(new.values()):
+                break
+            # Some reads may find a variable unassigned: parse again, tracking those.
+            for f, names in new.items():
+                self.tracked.setdefault(f, set()).update(names)
+            graph.parameters, graph.output, graph.defaults, graph.kwonly = [], None, {}, 0
+            graph.flags = dict(flags)
         if bound:
             graph.flags.pop("vararg", None)
             graph.flags.pop("kwarg", None)
@@ -197,6 +213,8 @@ class FunctionParser(BranchExpressions, DataExpressions):
         self.parent = parent
         self.def_block = def_block
         self.name = getattr(node, "name", "<lambda>")
+        #: The variables that some read may find unassigned (`myia.frontend.blocks`).
+        self.tracked = source.tracked.get(node, set())
         args = node.args
         scope = walk_scope(node.body)
         self.bindings = bound_names(scope)
@@ -224,10 +242,60 @@ class FunctionParser(BranchExpressions, DataExpressions):
     def is_local(self, name: str) -> bool:
         return name in self.locals
 
+    def unassigned_read(self, name: str) -> None:
+        """Note that a read may find local variable `name` unassigned (see `tracked`)."""
+        self.source.found.setdefault(self.node, set()).add(name)
+
+    def tracks(self, name: str) -> bool:
+        """Whether variable `name` (of this function or one enclosing it) is tracked."""
+        if self.is_local(name):
+            return name in self.tracked
+        return self.parent is not None and self.parent.tracks(name)
+
+    def read_variable(self, block: Block, name: str, node: ast.AST) -> Node:
+        """The value of variable `name` read by `node` in `block`: Python's error if unassigned.
+
+        A tracked variable's flag is tested (`myia.frontend.blocks`): where it is known true
+        the value is read as it is; where it is known false no path assigns the variable
+        (an `Unbound`, which type inference reports at this read); else the read is
+        ``switch(flag, λ v: v, λ v: raise UnboundLocalError(...))(value)``. A closure that
+        reads a variable some paths leave unassigned where it is defined is refused, as one
+        that reads a variable assigned after it is (`read_nonlocal`).
+        """
+        value = block.read(name)
+        if not self.tracks(name):
+            return value
+        flag = block.read(BOUND + name)
+        where = self.loc(node)
+        if flag.is_constant and flag.value:
+            return value
+        if flag.is_constant:
+            return Constant(Unbound(name, where, self.name), DebugInfo(name, where))
+        if not self.is_local(name):
+            raise MyiaSyntaxError(
+                f"{self.name} reads {name!r}, which some paths have not assigned where "
+                f"{self.name} is defined: Myia closures capture the values variables have where "
+                f"they are defined (assign {name!r} on every path before defining {self.name})",
+                at(where, self.name),
+            )
+        error = UnboundLocalError
+        message = f"cannot access local variable {name!r} where it is not associated with a value"
+        dbg = DebugInfo(name, where)
+        assigned = Graph(f"{self.graph.name}:{name}_assigned", where)
+        assigned.output = assigned.add_parameter(name)
+        unassigned = Graph(f"{self.graph.name}:{name}_unassigned", where)
+        unassigned.add_parameter(name)
+        unassigned.output = unassigned.apply(P.raise_, error, message, debug=dbg)
+        choice = block.apply(P.switch, flag, assigned, unassigned, debug=dbg)
+        return block.apply(choice, value, debug=dbg)
+
     def read_nonlocal(self, name: str) -> Node:
         """Return the value of a name this function does not bind (enclosing or global)."""
-        if self.parent is not None and self.parent.binds(name):
-            if name in self.parent.nested_defs and self.parent.def_count(name) == 1:
+        var = name[len(BOUND) :] if name.startswith(BOUND) else name
+        if self.parent is not None and self.parent.binds(var):
+            if var in self.parent.nested_defs and self.parent.def_count(var) == 1:
+                if var != name:
+                    return Constant(True)
                 return Constant(self.parent.nested_defs[name], DebugInfo(name))
             assert self.def_block is not None
             location = self.use_location
@@ -238,7 +306,9 @@ class FunctionParser(BranchExpressions, DataExpressions):
                 value = self.def_block.read(name)
             finally:
                 outer.use_location = saved
-            if value.is_constant and isinstance(value.value, Unbound):
+            if value.is_constant and (
+                isinstance(value.value, Unbound) or value.value is UNASSIGNED
+            ):
                 # Python would read the variable when the closure is called; Myia captures
                 # its value where the closure is defined, and there it has none.
                 raise MyiaSyntaxError(
@@ -393,7 +463,7 @@ class FunctionParser(BranchExpressions, DataExpressions):
                 "which Myia does not allow (augmented assignment is supported on names)",
             )
         self.use_location = self.loc(stmt.target)
-        current = block.read(stmt.target.id)
+        current = self.read_variable(block, stmt.target.id, stmt.target)
         value = self.expr(block, stmt.value)
         op = BINOPS.get(type(stmt.op))
         if op is None:
@@ -667,7 +737,7 @@ class FunctionParser(BranchExpressions, DataExpressions):
 
     def expr_Name(self, block: Block, node: ast.Name) -> Node:
         self.use_location = self.loc(node)
-        value = block.read(node.id)
+        value = self.read_variable(block, node.id, node)
         if value.is_constant:
             return self.constant(block, value.value, node.id, node)
         return value

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..abstract.data import (
+    BOTTOM,
     AbstractArray,
     AbstractConstant,
     AbstractOpaque,
@@ -100,6 +101,13 @@ def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) ->
     if not is_float_scalar(loss):
         inferrer.check_bound([loss])  # it returns a variable that no path assigned
         what = "its loss (has_aux=True) must be" if spec.aux else "must return"
+        if loss is BOTTOM:
+            # (Python would raise the error of the path it takes: it has no gradient.)
+            raise MyiaTypeError(
+                "the function differentiated never returns: every path raises an error "
+                "(or never ends), so it has no gradient",
+                _not_scalar_frames(inferrer, spec, result),
+            )
         raise MyiaTypeError(
             f"the function differentiated {what} a float scalar, not {show(loss)}",
             _not_scalar_frames(inferrer, spec, result),
