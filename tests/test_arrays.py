@@ -196,7 +196,7 @@ def exp_fns(x):
 
 
 def log_fns(x):
-    return np.log(x), np.log1p(x), np.sqrt(x)
+    return np.log(x), np.log1p(x), np.sqrt(x), np.log2(x), np.log10(x)
 
 
 def trig(x):
@@ -591,7 +591,7 @@ CASES = [
     Case("neg_abs_sign", neg_abs_sign, ("neg", "abs", "sign"), unary_args(dtypes=NUMBERS)),
     Case("floor_ceil", floor_ceil, ("floor", "ceil"), unary_args(dtypes=NUMBERS)),
     Case("exp", exp_fns, ("exp", "expm1", "tanh", "sinh", "cosh"), unary_args()),
-    Case("log", log_fns, ("log", "log1p", "sqrt"), unary_args("pos")),
+    Case("log", log_fns, ("log", "log1p", "sqrt", "log2", "log10"), unary_args("pos")),
     Case("log_ieee", log_ieee, ("log_ieee",), unary_args("normal", NUMBERS), reference=np.log),
     Case("trig", trig, ("sin", "cos", "tan", "asin", "acos", "atan"), unary_args("unit")),
     Case(

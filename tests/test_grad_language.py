@@ -202,12 +202,23 @@ def test_grad_math_functions():
     check_grad_at(math_funcs, [(0.5,), (-0.7,), (1.3,)])
 
 
-@pytest.mark.xfail(reason="math.log2/math.log10 are not mapped to Myia operations", strict=True)
 def test_grad_math_log2_log10():
     def f(x):
         return math.log2(x) + math.log10(x)
 
     check_grad_at(f, [(1.5,)])
+
+
+def digits(x):
+    return int(math.log10(x)) + 1, int(np.log10(x)) + 1, int(np.log2(x))
+
+
+def test_log2_log10_are_exact_at_powers():
+    """``log10(1000.0)`` is 3.0, as Python's and NumPy's (``log(x) / log(10)`` is 2.9999...)."""
+    f = myia(digits)
+    for k in range(-5, 16):
+        assert f(10.0**k) == digits(10.0**k), k
+        assert f(2.0**k) == digits(2.0**k), k
 
 
 def test_grad_builtin_abs_min_max_float():

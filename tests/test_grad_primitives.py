@@ -548,7 +548,7 @@ CASES = [
     *(scalar_math(p) for p in (P.erf, P.erfc) if SCIPY),
     *(scalar_math(p, "pos") for p in (P.gammaln, P.digamma) if SCIPY),
     *([case("polygamma", polygammas, [(PY("pos"),), (f(2, 3, kind="pos"),)], 2)] if SCIPY else []),
-    *(scalar_math(p, "pos") for p in (P.log, P.log_ieee, P.log1p, P.sqrt)),
+    *(scalar_math(p, "pos") for p in (P.log, P.log_ieee, P.log1p, P.log2, P.log10, P.sqrt)),
     *(scalar_math(p, "unit") for p in (P.asin, P.acos)),
     case("reduce_sum", reduction(np.sum, (0, 2)), [(f(2, 3, 4),)]),
     case("reduce_sum", reduction(np.sum, 1, True), [(f(2, 3, 4),)]),

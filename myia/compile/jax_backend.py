@@ -71,7 +71,7 @@ from .jax_values import (
 
 #: Primitives whose lowering a jitted program may hold besides `TOTAL` and `ARRAY_TOTAL`.
 _MATH_NAMES = (
-    "exp log log1p expm1 sqrt sin cos tan asin acos atan sinh cosh tanh floor ceil "
+    "exp log log1p log2 log10 expm1 sqrt sin cos tan asin acos atan sinh cosh tanh floor ceil "
     "atan2 fabs copysign hypot"
 ).split()
 

@@ -123,6 +123,8 @@ _MATH = {
     "exp": ("math.exp", "np.exp"),
     "log": ("math.log", "np.log"),
     "log1p": ("math.log1p", "np.log1p"),
+    "log2": ("math.log2", "np.log2"),
+    "log10": ("math.log10", "np.log10"),
     "expm1": ("math.expm1", "np.expm1"),
     "sqrt": ("math.sqrt", "np.sqrt"),
     "sin": ("math.sin", "np.sin"),

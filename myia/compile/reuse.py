@@ -62,6 +62,8 @@ UFUNCS: dict[Primitive, str] = {
     P.exp: "np.exp",
     P.log: "np.log",
     P.log1p: "np.log1p",
+    P.log2: "np.log2",
+    P.log10: "np.log10",
     P.expm1: "np.expm1",
     P.sqrt: "np.sqrt",
     P.sin: "np.sin",

@@ -148,6 +148,8 @@ MATH: dict[Any, Any] = {
             ("exp", P.exp),
             ("log", P.log),
             ("log1p", P.log1p),
+            ("log2", P.log2),
+            ("log10", P.log10),
             ("expm1", P.expm1),
             ("sqrt", P.sqrt),
             ("sin", P.sin),

@@ -354,16 +354,6 @@ def np_reciprocal(x):
     return P.where(a == 1, one, P.where(a == -1, -one, one - one))
 
 
-def np_log2(x):
-    """``np.log2``."""
-    return P.log(x) / _LN2
-
-
-def np_log10(x):
-    """``np.log10``."""
-    return P.log(x) / 2.302585092994046
-
-
 def np_exp2(x):
     """``np.exp2`` (of integers and booleans: computed in float64, in the float of ``np.exp``)."""
     if not np.issubdtype(P.dtype_of(x), np.inexact):
@@ -740,8 +730,8 @@ MAPPING: dict[Any, Any] = {
     np.repeat: np_repeat,
     np.pad: np_pad,
     np.reciprocal: np_reciprocal,
-    np.log2: np_log2,
-    np.log10: np_log10,
+    np.log2: P.log2,
+    np.log10: P.log10,
     np.exp2: np_exp2,
     np.logaddexp2: np_logaddexp2,
     np.hypot: np_hypot,

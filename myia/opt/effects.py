@@ -44,7 +44,7 @@ TOTAL: frozenset[Primitive] = frozenset(
 #: exceptions on arithmetic, shapes checked at compile time). Indexing is not among them.
 ARRAY_TOTAL: frozenset[Primitive] = frozenset(
     [
-        P.truediv, P.exp, P.log, P.log1p, P.expm1, P.sqrt, P.sin, P.cos, P.tan,
+        P.truediv, P.exp, P.log, P.log1p, P.log2, P.log10, P.expm1, P.sqrt, P.sin, P.cos, P.tan,
         P.asin, P.acos, P.sinh, P.cosh, P.floor, P.ceil, P.atan2,
         P.zeros, P.ones, P.full, P.zeros_like, P.ones_like, P.full_like, P.astype,
         P.where, P.clip, P.reshape, P.transpose, P.swapaxes, P.expand_dims, P.squeeze,

@@ -257,7 +257,8 @@ def broadcast_like_same(node: Apply, opt: Any) -> Node | None:
 _FRESH = frozenset(
     getattr(P, name)
     for name in (
-        "add sub mul truediv neg pow_ exp log log1p expm1 sqrt sin cos tan tanh sinh cosh "
+        "add sub mul truediv neg pow_ exp log log1p log2 log10 expm1 sqrt sin cos tan tanh sinh "
+        "cosh "
         "abs_ maximum minimum matmul dot reduce_sum reduce_mean reduce_max reduce_min "
         "reduce_prod concatenate stack"
     ).split()

@@ -247,9 +247,15 @@ def _sign(x: Any) -> Any:
     return type(x)((x > 0) - (x < 0))
 
 
+#: ``log(2)`` and ``log(10)``: the derivatives of `log2` and `log10` divide by them.
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
 exp = _unary("exp", math.exp, np.exp, "Elementwise exponential.")
 log = _unary("log", math.log, np.log, "Elementwise natural logarithm.")
 log1p = _unary("log1p", math.log1p, np.log1p, "Elementwise ``log(1 + x)``.")
+log2 = _unary("log2", math.log2, np.log2, "Elementwise base-2 logarithm (exact at 2**k).")
+log10 = _unary("log10", math.log10, np.log10, "Elementwise base-10 logarithm (exact at 10**k).")
 expm1 = _unary("expm1", math.expm1, np.expm1, "Elementwise ``exp(x) - 1``.")
 sqrt = _unary("sqrt", math.sqrt, np.sqrt, "Elementwise square root.")
 sin = _unary("sin", math.sin, np.sin, "Elementwise sine.")
@@ -432,7 +438,7 @@ def _infer_sign(x):
     return elementwise("a unary operation", x)
 
 
-@infer_rule(exp, log, log_ieee, log1p, expm1, sqrt, sin, cos, tan, asin, acos, atan)
+@infer_rule(exp, log, log_ieee, log1p, log2, log10, expm1, sqrt, sin, cos, tan, asin, acos, atan)
 @infer_rule(sinh, cosh, tanh)
 def _infer_float_unary(x):
     return elementwise("a math function", x, float_=True, math=True)
@@ -544,6 +550,16 @@ def bprop_log(x, out, dout):
 @bprop(log1p)
 def bprop_log1p(x, out, dout):
     return (unbroadcast(dout / (1 + x), x),)
+
+
+@bprop(log2)
+def bprop_log2(x, out, dout):
+    return (unbroadcast(dout / (x * _LN2), x),)
+
+
+@bprop(log10)
+def bprop_log10(x, out, dout):
+    return (unbroadcast(dout / (x * _LN10), x),)
 
 
 @bprop(expm1)
@@ -730,6 +746,16 @@ def jvp_log(x, out, dx):
 @jvp(log1p)
 def jvp_log1p(x, out, dx):
     return dx / (1 + x)
+
+
+@jvp(log2)
+def jvp_log2(x, out, dx):
+    return dx / (x * _LN2)
+
+
+@jvp(log10)
+def jvp_log10(x, out, dx):
+    return dx / (x * _LN10)
 
 
 @jvp(expm1)
