@@ -601,9 +601,11 @@ def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums
         if i < 0:
             raise ValueError(f"{kind}: argnums is a position counted from 0, not {i}")
 
-    compiled = _compiled((kind, f, argnums), lambda *args: lib(f, argnums)(*args))
+    def jacobian(*args: Any) -> Any:  # what it is in Myia code
+        return lib(f, argnums)(*args)
 
-    @functools.wraps(f)
+    compiled = _compiled((kind, f, argnums), jacobian)
+
     def jac(*args: Any) -> Any:
         lists = []
         for i in positions:
@@ -632,7 +634,25 @@ def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums
         )
         return jac_lists.relisted(out, y, argnums, key[3], kind == "hessian")
 
-    return jac
+    return _Transformed(f, jac, jacobian)
+
+
+class _Transformed:
+    """A transformation of `f` at the top level (``jacfwd(f)``, ...).
+
+    Python calling it runs `call`; Myia code calling or transforming it (``vmap(jacfwd(f))``,
+    ``jacfwd(jacrev(f))``) parses `body`, the transformation written in Myia, instead.
+    """
+
+    def __init__(self, f: Callable[..., Any], call: Callable[..., Any], body: Callable[..., Any]):
+        # Names and `__wrapped__` only: `f`'s own `__myia_function__` or `__myia_graph__`
+        # (`f` compiled by `myia`) would make Myia code call `f` untransformed.
+        functools.update_wrapper(self, f, updated=())
+        self._call = call
+        self.__myia_function__ = body
+
+    def __call__(self, *args: Any) -> Any:
+        return self._call(*args)
 
 
 def jacrev(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
