@@ -314,6 +314,19 @@ def test_top_level_jacobians_compose_with_transformations():
     close(vmap(hessian(f))(rows), np.stack([hessian(f)(r) for r in rows]))
 
 
+def test_a_top_level_vjp_fn_is_usable_in_myia_code():
+    # `vmap(vjp_fn)` (the rows of a Jacobian, as in JAX) and Myia code calling `vjp_fn`
+    # parsed its Python wrapper: a MyiaSyntaxError shown inside the package.
+    def f(x):
+        return np.sin(x) * np.sum(x**2)
+
+    y, fn = vjp(f, V3)
+    close(y, f(V3))
+    (rows,) = vmap(fn)(np.eye(3))
+    close(rows, jacrev(f)(V3))
+    close(myia(lambda c: fn(c)[0] * 2.0)(V3), 2.0 * fn(V3)[0])
+
+
 def two_outputs(w, x, s):
     y = np.tanh(x @ w) * s
     return y, {"energy": np.sum(y**2), "scale": s}
