@@ -530,10 +530,9 @@ def checkpoint(f: Callable[..., Any] | None = None, *, loops: str | None = None)
         # A copy of the function, which Myia parses into a graph of its own, flagged: one per
         # function, so that the gradients using it are compiled once.
         copy = _CHECKPOINTS.get(fn)
-        if copy is not None:
-            return copy
-        copy = _CHECKPOINTS[fn] = _flagged_copy(fn, {"checkpoint": True})
-        return copy
+        if copy is None:
+            copy = _CHECKPOINTS[fn] = _flagged_copy(fn, {"checkpoint": True})
+        return _as_called(f, fn, copy)
 
     def checkpointed_f(*args: Any) -> Any:  # a callable object: checkpointed as a call
         return checkpointed(f, *args)
@@ -560,7 +559,18 @@ def _checkpoint_loops(f: Any, loops: str) -> Any:
     copy = _CHUNKED.get(fn)
     if copy is None:
         copy = _CHUNKED[fn] = _flagged_copy(fn, {"checkpoint_loops": loops})
-    return copy
+    return _as_called(f, fn, copy)
+
+
+def _as_called(f: Any, fn: types.FunctionType, copy: types.FunctionType) -> Any:
+    """The flagged `copy` of `fn`, the Myia code of `f`, as Python and Myia code call it.
+
+    A plain function `f` is its own Myia code: its copy is called from Python too. Where `f`
+    is compiled or transformed (``checkpoint(vmap(g))``, ``checkpoint(jacfwd(g))``, a
+    ``@myia`` function), its Myia code is not Python that runs (``vmap_`` is an operation
+    of Myia code): Python calling the result calls `f`, and Myia code parses `copy`.
+    """
+    return copy if fn is f else _Transformed(f, f, copy)
 
 
 def _flagged_copy(fn: types.FunctionType, flags: dict[str, Any]) -> types.FunctionType:
@@ -582,7 +592,10 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]
     def vjp_fn(ct: Any) -> Any:
         return _compiled(("vjp", f), lambda xs, c: _vjp_tuple(f, xs)[1](c))(primals, ct)
 
-    return out, vjp_fn
+    def pullback(ct: Any) -> Any:  # what it is in Myia code (`vmap(vjp_fn)`): the primals
+        return _vjp_tuple(f, primals)[1](ct)  # are constants there, as a closure's values
+
+    return out, _Transformed(f, vjp_fn, pullback)
 
 
 def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
@@ -601,9 +614,11 @@ def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums
         if i < 0:
             raise ValueError(f"{kind}: argnums is a position counted from 0, not {i}")
 
-    compiled = _compiled((kind, f, argnums), lambda *args: lib(f, argnums)(*args))
+    def jacobian(*args: Any) -> Any:  # what it is in Myia code
+        return lib(f, argnums)(*args)
 
-    @functools.wraps(f)
+    compiled = _compiled((kind, f, argnums), jacobian)
+
     def jac(*args: Any) -> Any:
         lists = []
         for i in positions:
@@ -632,7 +647,25 @@ def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums
         )
         return jac_lists.relisted(out, y, argnums, key[3], kind == "hessian")
 
-    return jac
+    return _Transformed(f, jac, jacobian)
+
+
+class _Transformed:
+    """A transformation of `f` at the top level (``jacfwd(f)``, ...).
+
+    Python calling it runs `call`; Myia code calling or transforming it (``vmap(jacfwd(f))``,
+    ``jacfwd(jacrev(f))``) parses `body`, the transformation written in Myia, instead.
+    """
+
+    def __init__(self, f: Callable[..., Any], call: Callable[..., Any], body: Callable[..., Any]):
+        # Names and `__wrapped__` only: `f`'s own `__myia_function__` or `__myia_graph__`
+        # (`f` compiled by `myia`) would make Myia code call `f` untransformed.
+        functools.update_wrapper(self, f, updated=())
+        self._call = call
+        self.__myia_function__ = body
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call(*args, **kwargs)
 
 
 def jacrev(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:

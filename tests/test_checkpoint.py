@@ -20,6 +20,7 @@ from myia import (
     checkpoint,
     grad,
     hessian,
+    jacfwd,
     jvp,
     myia,
     value_and_grad,
@@ -99,6 +100,23 @@ def test_checkpoint_computes_the_function_at_the_top_level_and_in_myia_code():
     close(myia(closure_inside)(X, Y), closure_inside_plain(X, Y))
     assert checkpoint(block) is checkpoint(block)  # one function: gradients compile once
     assert checkpoint(block).__name__ == "block"
+
+
+def test_checkpoint_of_a_transformed_or_compiled_function_at_the_top_level():
+    # `checkpoint(vmap(f))` called from Python ran the Myia code of `vmap` as Python (a
+    # TypeError from inside Myia): it calls the transformed function, and Myia code (a
+    # gradient) still recomputes it.
+    def f(x):
+        return np.sin(x) * np.sum(x**2)
+
+    rows = np.stack([X, Y])
+    close(checkpoint(vmap(f))(rows), np.stack([f(X), f(Y)]))
+    close(checkpoint(jacfwd(f))(X), jacfwd(f)(X))
+    close(checkpoint(myia(f))(X), f(X))
+    close(checkpoint(vmap(f), loops="sqrt")(rows), np.stack([f(X), f(Y)]))
+    want = grad(lambda r: np.sum(vmap(f)(r) ** 2))(rows)
+    close(grad(lambda r: np.sum(checkpoint(vmap(f))(r) ** 2))(rows), want)
+    assert checkpoint(vmap(f)).__name__ == "f"
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -294,6 +294,39 @@ def test_jacobians_match_jax(jac):
     close(got_x, want_x)
 
 
+def test_top_level_jacobians_compose_with_transformations():
+    # `jacfwd(jacrev(f))`, `vmap(jacfwd(f))` at the top level: the inner Jacobian is
+    # transformed as Myia code (it was parsed as its Python wrapper, a MyiaSyntaxError).
+    def f(x):
+        return np.sum(np.exp(x) * x[1])
+
+    def row(x):
+        return np.sin(x) * x[0]
+
+    close(jacfwd(jacrev(f))(V3), hessian(f)(V3))
+    close(jacrev(jacfwd(f))(V3), hessian(f)(V3))
+    rows = np.stack([V3, -2 * V3])
+    for inner in (row, myia(row)):  # a compiled `f` too: its Jacobian, not `f` itself, batched
+        for jac in (jacfwd, jacrev):
+            got = vmap(jac(inner))(rows)
+            close(got, np.stack([jac(row)(r) for r in rows]))
+            assert got.shape == (2, 3, 3)
+    close(vmap(hessian(f))(rows), np.stack([hessian(f)(r) for r in rows]))
+
+
+def test_a_top_level_vjp_fn_is_usable_in_myia_code():
+    # `vmap(vjp_fn)` (the rows of a Jacobian, as in JAX) and Myia code calling `vjp_fn`
+    # parsed its Python wrapper: a MyiaSyntaxError shown inside the package.
+    def f(x):
+        return np.sin(x) * np.sum(x**2)
+
+    y, fn = vjp(f, V3)
+    close(y, f(V3))
+    (rows,) = vmap(fn)(np.eye(3))
+    close(rows, jacrev(f)(V3))
+    close(myia(lambda c: fn(c)[0] * 2.0)(V3), 2.0 * fn(V3)[0])
+
+
 def two_outputs(w, x, s):
     y = np.tanh(x @ w) * s
     return y, {"energy": np.sum(y**2), "scale": s}
