@@ -651,6 +651,16 @@ def check_bounded(result: Any, x: Any) -> Any:
     return check(~_finite(x), result)
 
 
+def check_to_int(result: Any, x: Any) -> Any:
+    """`result` of ``int(x)`` of a float, flagged where Python's int is not XLA's int64.
+
+    Python raises for ``nan`` and ``inf`` (ValueError, OverflowError), and gives an int past
+    int64 for ``abs(x) >= 2 ** 63``; XLA's cast is undefined there. The test reads `x` only.
+    """
+    jnp = _jnp()
+    return check(~(jnp.abs(x) < 2.0**63), result)
+
+
 def check_divisor(result: Any, divisor: Any, dividend: Any = None) -> Any:
     """`result` of an integer division or modulo, flagged where the divisor is 0.
 
