@@ -117,6 +117,7 @@ def int_of(x, y):
 PROGRAMS = [
     (int_of, (A, 0.9)),
     (int_of, (A, -2.6)),
+    (int_of, (A, np.float16(2.6))),
     (extrema_of_numbers, (A,)),
     (python_extrema, (0.3, 0.7)),
     (python_extrema, (0.7, math.nan)),
@@ -209,7 +210,7 @@ def test_their_gradients_are_jitted_and_right(fn, args):
     check_grad(fn, *args, backend="jax")
 
 
-@pytest.mark.parametrize("y", [math.nan, math.inf, -math.inf, 1e20, -1e19])
+@pytest.mark.parametrize("y", [math.nan, math.inf, -math.inf, 1e20, -1e19, np.float16(np.inf)])
 def test_int_of_a_float_that_int64_does_not_hold_is_flagged(y):
     # Python raises for nan (ValueError) and inf (OverflowError), and its int of 1e20 is
     # past int64, where XLA's cast is undefined: the call is flagged, and the host runs it.
