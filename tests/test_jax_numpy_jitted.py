@@ -105,7 +105,19 @@ def extrema_of_numbers(x):
     return np.max(np.sum(x)) * 2.0 + np.max(np.sum(x, axis=0)), np.argmax(np.sum(x))
 
 
+def int_of(x, y):
+    # ``int`` truncates towards zero: of Python floats in a loop, of a NumPy float, of a
+    # NumPy bool and of an int.
+    s = 0
+    for i in range(3):
+        s = s + int(y * i - 1.7)
+    return int(np.sum(x) * 3.0) + int(x[0, 1] > 0) + int(s)
+
+
 PROGRAMS = [
+    (int_of, (A, 0.9)),
+    (int_of, (A, -2.6)),
+    (int_of, (A, np.float16(2.6))),
     (extrema_of_numbers, (A,)),
     (python_extrema, (0.3, 0.7)),
     (python_extrema, (0.7, math.nan)),
@@ -196,3 +208,18 @@ def test_their_gradients_are_jitted_and_right(fn, args):
     np.testing.assert_allclose(got, myia(grad(fn), backend="numpy")(*args), rtol=1e-12)
     assert g.specialization(*args).executable.jitted, g.specialization(*args).executable.reason
     check_grad(fn, *args, backend="jax")
+
+
+@pytest.mark.parametrize("y", [math.nan, math.inf, -math.inf, 1e20, -1e19, np.float16(np.inf)])
+def test_int_of_a_float_that_int64_does_not_hold_is_flagged(y):
+    # Python raises for nan (ValueError) and inf (OverflowError), and its int of 1e20 is
+    # past int64, where XLA's cast is undefined: the call is flagged, and the host runs it.
+    f = myia(int_of, backend="jax")
+    try:
+        want = myia(int_of, backend="numpy")(A, y)
+    except (ValueError, OverflowError) as exc:
+        with pytest.raises(type(exc)):
+            f(A, y)
+    else:
+        assert f(A, y) == want
+    assert f.specialization(A, y).executable.jitted

@@ -158,9 +158,10 @@ def _may_raise(prim: Primitive, node: Any) -> bool:
 def _checked_by_inference(prim: Primitive, node: Any) -> bool:
     """Whether `node` cannot raise: what would make it raise is known, and was checked.
 
-    ``float`` of a number or 0-d array; ``np.arange`` of constants (its type rule computed
-    it); the `_SHAPED` primitives (their type rules checked the static shapes); ``np.take``
-    of constant indices in range; the gathers of ``np.sort`` (indices ``np.argsort`` made).
+    ``float`` of a number or 0-d array; ``int`` of an int or a bool; ``np.arange`` of
+    constants (its type rule computed it); the `_SHAPED` primitives (their type rules
+    checked the static shapes); ``np.take`` of constant indices in range; the gathers of
+    ``np.sort`` (indices ``np.argsort`` made).
     """
     args = node.inputs[1:]
     if prim is P.to_float:
@@ -168,6 +169,11 @@ def _checked_by_inference(prim: Primitive, node: Any) -> bool:
         if isinstance(a, AbstractScalar):
             return a.dtype != "str"
         return isinstance(a, AbstractArray) and not a.shape
+    if prim is P.to_int:
+        # ``int(x)`` of an int or a bool (that of a float is flagged, `jax_codegen.flagged`).
+        a = args[0].abstract
+        number = isinstance(a, AbstractScalar) or (isinstance(a, AbstractArray) and not a.shape)
+        return number and a.dtype != "str" and np.dtype(a.dtype).kind in "bi"
     if prim is P.arange:
         return all(a.is_constant for a in args)
     if prim in _SHAPED:

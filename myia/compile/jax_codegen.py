@@ -81,7 +81,14 @@ _FLOAT_CHECKS = {
     "truediv": ("check_divide", rt.check_divide),
     "sin": ("check_bounded", rt.check_bounded),
     "cos": ("check_bounded", rt.check_bounded),
+    "to_int": ("check_to_int", rt.check_to_int),
 }
+
+
+def _float_number(a: Any) -> bool:
+    """Whether `a` is the type of a float: a number, or a 0-d array (``int(x)`` takes it)."""
+    number = isinstance(a, AbstractScalar) or (isinstance(a, AbstractArray) and not a.shape)
+    return number and a.dtype != "str" and np.dtype(a.dtype).kind == "f"
 
 
 def _weak(a: Any, kind: str) -> bool:
@@ -194,7 +201,8 @@ def _thunks(exits: list[ast.expr]) -> ast.List:
 def flagged(node: Any) -> str | None:
     """How the JAX code flags the Python errors of `node` (None if it does not).
 
-    ``"float"``: an operation on Python floats (`jax_runtime.check_float`); ``"divisor"``:
+    ``"float"``: an operation on Python floats (`jax_runtime.check_float`), or ``int(x)`` of
+    a float (`jax_runtime.check_to_int`: Python raises for ``nan`` and ``inf``); ``"divisor"``:
     an integer division (`jax_runtime.check_divisor`); ``"index"``: array indexing
     (`jax_runtime.check_index`), ``"index_add"`` its gradient (`jax_lower.index_add`),
     ``"take"``: ``np.take`` and ``np.take_along_axis`` (`jax_runtime.check_take`),
@@ -222,6 +230,8 @@ def flagged(node: Any) -> str | None:
     if name in _INT_OPS and _weak(out, "iu") and all(_weak(a, "iub") for a in ins):
         return "int"
     if name in _FLOAT_OPS and _weak(out, "f") and all(isinstance(a, AbstractScalar) for a in ins):
+        return "float"
+    if name == "to_int" and _float_number(ins[0]):
         return "float"
     if name in ("floordiv", "mod") and _weak(out, "iu") and all(_weak(a, "iub") for a in ins):
         return "divisor"

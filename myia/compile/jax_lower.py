@@ -528,6 +528,22 @@ def _to_float(args: list[str], node: Any, ctx: Any) -> str | None:
     return None
 
 
+def _to_int(args: list[str], node: Any, ctx: Any) -> str | None:
+    """``int(x)`` of a number or 0-d array: truncated towards zero, as a (traced) int64.
+
+    Of a float, flagged where Python's int differs (`jax_runtime.check_to_int`); of an int
+    or a bool, exact (`jax_backend` leaves uint64, which may exceed int64, on the host).
+    """
+    a = node.inputs[1].abstract
+    if not (isinstance(a, AbstractScalar) or (isinstance(a, AbstractArray) and not a.shape)):
+        return None
+    if a.dtype == "str" or np.dtype(a.dtype).kind not in "biuf":
+        return None
+    if np.dtype(a.dtype).kind == "f":
+        return f"np.trunc({args[0]}).astype('int64')"
+    return f"np.asarray({args[0]}, 'int64')"
+
+
 def _mean(args: list[str], node: Any, ctx: Any) -> str | None:
     """``np.mean`` of integers or booleans, computed in NumPy's float64 (JAX's is float32)."""
     a, out = node.inputs[1].abstract, node.abstract
@@ -576,6 +592,7 @@ JAX_LOWER: dict[Any, Any] = {
     P.astype: _astype,
     P.convert: _convert,
     P.to_float: _to_float,
+    P.to_int: _to_int,
     P.reshape: _reshape,
     P.expand_dims: _reshape,
     # NumPy's functions, whose primitives make 0-d results NumPy scalars.

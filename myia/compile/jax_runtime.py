@@ -230,9 +230,7 @@ def to_carry(value: Any, a: Any) -> Any:
         cons = record_constructor(a.cls)
         return cons(*(to_carry(getattr(value, n), f) for n, f in zip(a.names, a.fields)))
     if isinstance(a, AbstractStack):
-        if value is EMPTY:
-            return JaxStack.new(a.element)
-        return value
+        return empty_stack(a.element) if value is EMPTY else value
     from ..abstract.data import ENV
 
     if a is ENV:
@@ -252,7 +250,7 @@ def placeholder(a: Any) -> Any:
     if isinstance(a, AbstractRecord):
         return record_constructor(a.cls)(*(placeholder(f) for f in a.fields))
     if isinstance(a, AbstractStack):
-        return JaxStack.new(a.element)
+        return empty_stack(a.element)
     from ..abstract.data import ENV
     from ..primitives.grad import EMPTY_ENV
 
@@ -345,13 +343,37 @@ class Union:
 
 
 class _Empty:
-    """The empty stack before its element type is known (``stack_new()``)."""
+    """The empty stack before its element type is known (``stack_new()``).
+
+    `jax_skeletons.merge` joins it with any stack. Popping it is code on a path never taken
+    (`Unreachable`), as popping an `AnyStack` nothing was pushed on.
+    """
 
     def __repr__(self) -> str:
         return "EMPTY_JAX_STACK"
 
+    def pop(self) -> Any:
+        raise Unreachable("a value popped from a stack nothing was pushed on")
+
+    def __getitem__(self, k: int) -> Any:
+        return self.pop()[k]
+
 
 EMPTY = _Empty()
+
+
+def empty_stack(element: Any) -> Any:
+    """An empty stack of `element`s for a loop's state: `EMPTY` where `element` has no layout.
+
+    A stack of arrays is a `JaxStack` of its type. A stack whose element type has no fixed
+    layout (functions, environments, or ``⊥`` where the type of a variable is less precise
+    than the values pushed on it) stays `EMPTY`: the pushes give it its layout, and it joins
+    with the stack of any other path (`jax_skeletons.merge`). An empty `AnyStack` there would
+    become an `AnyStack` of the values pushed, which does not join with the `JaxStack` that
+    another path pushed the same values on (a union, that a push of the stack cannot read).
+    """
+    stack = JaxStack.new(element)
+    return EMPTY if isinstance(stack, AnyStack) else stack
 
 
 def _leaves(value: Any, a: Any, out: list[Any]) -> None:
@@ -658,6 +680,19 @@ def check_bounded(result: Any, x: Any) -> Any:
     `x`, not the result: XLA need not compute the function twice.
     """
     return check(~_finite(x), result)
+
+
+def check_to_int(result: Any, x: Any) -> Any:
+    """`result` of ``int(x)`` of a float, flagged where Python's int is not XLA's int64.
+
+    Python raises for ``nan`` and ``inf`` (ValueError, OverflowError), and gives an int past
+    int64 for ``abs(x) >= 2 ** 63``; XLA's cast is undefined there. The test reads `x` only.
+    """
+    jnp = _jnp()
+    x = jnp.asarray(x)
+    if float(jnp.finfo(x.dtype).max) < 2.0**63:  # float16: 2 ** 63 is no float16
+        return check(~_finite(x), result)
+    return check(~(jnp.abs(x) < 2.0**63), result)
 
 
 def check_divisor(result: Any, divisor: Any, dividend: Any = None) -> Any:

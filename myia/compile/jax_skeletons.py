@@ -11,7 +11,8 @@ skeleton):
 
 - environments with different keys: the keys of both, a missing key holding zeros (the
   sensitivity it stands for);
-- the empty stack and a stack: an empty stack of buffers;
+- the empty stack (`EMPTY`, or an `AnyStack` nothing was pushed on) and a stack: an empty
+  stack of buffers;
 - two functions of one code: their closed-over values joined;
 - values of different structures (two functions of different code, tuples of different
   lengths): a `jax_runtime.Union` of both, its index traced. Calling a union is a
@@ -238,6 +239,10 @@ def merge(a: Any, b: Any) -> Any:
         stack, static = (a, b) if ka != "static" else (b, a)
         if static[1] is EMPTY:
             return stack
+    if {ka, kb} == {"stack", "anystack"}:
+        stack, other = (a, b) if ka == "stack" else (b, a)
+        if other[1] is None:  # an `AnyStack` nothing was pushed on: empty, as `EMPTY`
+            return stack
     if ka == kb == "anystack":
         # The layouts of what was pushed, joined (`refit`).
         if a[1] is None or b[1] is None:
@@ -258,6 +263,8 @@ def _fits_in(a: Any, b: Any) -> bool:
     if kb == "union":
         return any(_fits_in(a, x) for x in b[1])
     if ka != kb:
+        if ka == "anystack" and kb == "stack":
+            return a[1] is None
         return kb in ("stack", "anystack") and ka == "static" and a[1] is EMPTY
     if ka in ("tuple", "list"):
         return len(a[1]) == len(b[1]) and all(map(_fits_in, a[1], b[1]))
@@ -346,6 +353,9 @@ def fit(v: Any, leaves: Any, t: Any, out: list[Any]) -> None:
             else:
                 zeros(s, out)
     elif kt in ("stack", "anystack") and kv == "static" and v[1] is EMPTY:
+        zeros(t, out)
+    elif kt == "stack" and kv == "anystack" and v[1] is None:
+        _take(leaves, _count(v))  # its count: 0, nothing was pushed on it
         zeros(t, out)
     elif kt == "anystack" and kv == "anystack":
         stack = join(v, leaves)
