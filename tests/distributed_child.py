@@ -39,9 +39,9 @@ def scores(model, x):
 
 
 def checked_scores(model, x):
-    """A program with an effect (``raise``): it runs on the host, not as XLA code."""
+    """A program with an effect (``print``): it runs on the host, not as XLA code."""
     if np.sum(x) > 1e9:
-        raise ValueError("inputs too large")
+        print("inputs too large", file=sys.stderr)
     return model.apply(x)
 
 
