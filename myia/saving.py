@@ -54,12 +54,6 @@ class MyiaLoadError(MyiaError):
 _objects: dict[str, tuple[frozenset[str], dict[int, str]]] = {}
 
 
-def _dead() -> Any:
-    from .infer.fnvalues import DEAD
-
-    return DEAD
-
-
 def _myia_objects(package: str = "myia") -> dict[int, str]:
     """Objects of Myia's own modules that constants refer to by name: ``module:attribute``.
 
@@ -215,16 +209,16 @@ class _Writer:
         if name == "FreeVariableKey":
             k = self.keys.setdefault(id(v), len(self.keys))
             return {"fvkey": k, "name": v.node.debug.find_name()}
-        if name == "Dead" and v is not _dead():
-            # A function never called (the backward pass of a path that raises), one object
-            # per function: ``is_`` tells them apart.
-            k = self.keys.setdefault(id(v), len(self.keys))
-            return {"dead": k, "name": v.name}
         if self.refs is None:
             self.refs = _myia_objects()
         ref = self.refs.get(id(v))
         if ref is not None:
             return {"ref": ref}
+        if name == "Dead":
+            # A function never called (the backward pass of a path that raises; `DEAD` is a
+            # ref), one object per function: ``is_`` tells them apart.
+            k = self.keys.setdefault(id(v), len(self.keys))
+            return {"dead": k, "name": v.name}
         mapped = _mapped_names().get(id(v))
         if mapped is not None:
             return {"mapped": mapped}

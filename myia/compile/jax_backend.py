@@ -54,6 +54,7 @@ from .backend import DEVICE_ARRAY_TYPES, Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate
 from .jax_codegen import JaxGenerator, Unsupported, flagged
 from .jax_fast import Outgrown, fast_path
+from .jax_lower import number_kind
 from .jax_values import (
     Packing,
     abstract,
@@ -171,9 +172,7 @@ def _checked_by_inference(prim: Primitive, node: Any) -> bool:
         return isinstance(a, AbstractArray) and not a.shape
     if prim is P.to_int:
         # ``int(x)`` of an int or a bool (that of a float is flagged, `jax_codegen.flagged`).
-        a = args[0].abstract
-        number = isinstance(a, AbstractScalar) or (isinstance(a, AbstractArray) and not a.shape)
-        return number and a.dtype != "str" and np.dtype(a.dtype).kind in "bi"
+        return number_kind(args[0].abstract) in ("b", "i")
     if prim is P.arange:
         return all(a.is_constant for a in args)
     if prim in _SHAPED:
@@ -267,19 +266,14 @@ def _messages(nodes: list[Any]) -> set[Any]:
     XLA computation makes no string (`jax_lower.JAX_LOWER`: an empty one).
     """
     made = {n for n in nodes if n.is_apply and _calls(n, _STRINGS)}
+    readers = [n for n in nodes if n.is_apply and not _calls(n, _STRINGS | {P.raise_, P.assert_})]
+    todo = [i for n in readers for i in n.inputs if i in made]
     read_elsewhere: set[Any] = set()
-    for n in nodes:
-        if n.is_apply and not _calls(n, _STRINGS | {P.raise_, P.assert_}):
-            read_elsewhere.update(i for i in n.inputs if i in made)
-    # What another string reads is read where that string is.
-    changed = True
-    while changed:
-        changed = False
-        for n in made & read_elsewhere:
-            for i in n.inputs:
-                if i in made and i not in read_elsewhere:
-                    read_elsewhere.add(i)
-                    changed = True
+    while todo:  # what another string reads is read where that string is
+        s = todo.pop()
+        if s not in read_elsewhere:
+            read_elsewhere.add(s)
+            todo.extend(i for i in s.inputs if i in made)
     return made - read_elsewhere
 
 

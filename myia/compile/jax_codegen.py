@@ -62,7 +62,7 @@ from .jax_ast import (
     _walk,
 )
 from .jax_copies import without_copies
-from .jax_lower import JAX_LOWER, LINALG_ERRORS
+from .jax_lower import JAX_LOWER, LINALG_ERRORS, number_kind
 
 _BOOL = AbstractScalar("bool")
 _INT = AbstractScalar("int64")
@@ -83,12 +83,6 @@ _FLOAT_CHECKS = {
     "cos": ("check_bounded", rt.check_bounded),
     "to_int": ("check_to_int", rt.check_to_int),
 }
-
-
-def _float_number(a: Any) -> bool:
-    """Whether `a` is the type of a float: a number, or a 0-d array (``int(x)`` takes it)."""
-    number = isinstance(a, AbstractScalar) or (isinstance(a, AbstractArray) and not a.shape)
-    return number and a.dtype != "str" and np.dtype(a.dtype).kind == "f"
 
 
 def _weak(a: Any, kind: str) -> bool:
@@ -231,7 +225,7 @@ def flagged(node: Any) -> str | None:
         return "int"
     if name in _FLOAT_OPS and _weak(out, "f") and all(isinstance(a, AbstractScalar) for a in ins):
         return "float"
-    if name == "to_int" and _float_number(ins[0]):
+    if name == "to_int" and number_kind(ins[0]) == "f":
         return "float"
     if name in ("floordiv", "mod") and _weak(out, "iu") and all(_weak(a, "iub") for a in ins):
         return "divisor"

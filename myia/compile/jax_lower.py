@@ -23,6 +23,7 @@ from ..primitives import P
 from ..primitives.array_grad import _back, _front
 from ..primitives.linalg import BLAS_SOLVES
 from ..primitives.tiling import _repeat_map, unpad_of, unrepeat_of
+from .jax_runtime import assert_flagged, raise_flagged
 
 
 def _jax() -> Any:
@@ -528,18 +529,22 @@ def _to_float(args: list[str], node: Any, ctx: Any) -> str | None:
     return None
 
 
+def number_kind(a: Any) -> str | None:
+    """The dtype kind (``"f"``, ``"i"``...) of a number or 0-d array of type `a`, else None."""
+    number = isinstance(a, AbstractScalar) or (isinstance(a, AbstractArray) and not a.shape)
+    return np.dtype(a.dtype).kind if number and a.dtype != "str" else None
+
+
 def _to_int(args: list[str], node: Any, ctx: Any) -> str | None:
     """``int(x)`` of a number or 0-d array: truncated towards zero, as a (traced) int64.
 
     Of a float, flagged where Python's int differs (`jax_runtime.check_to_int`); of an int
     or a bool, exact (`jax_backend` leaves uint64, which may exceed int64, on the host).
     """
-    a = node.inputs[1].abstract
-    if not (isinstance(a, AbstractScalar) or (isinstance(a, AbstractArray) and not a.shape)):
+    kind = number_kind(node.inputs[1].abstract)
+    if kind is None or kind not in "biuf":
         return None
-    if a.dtype == "str" or np.dtype(a.dtype).kind not in "biuf":
-        return None
-    if np.dtype(a.dtype).kind == "f":
+    if kind == "f":
         return f"np.trunc({args[0]}).astype('int64')"
     return f"np.asarray({args[0]}, 'int64')"
 
@@ -627,18 +632,12 @@ JAX_LOWER: dict[Any, Any] = {
     P.mod: _of_floats(python_mod),
     P.floordiv: _of_floats(python_floordiv),
     # Python's errors, which XLA cannot raise: flagged (the host raises them).
-    P.raise_: lambda args, node, ctx: _call(_runtime().raise_flagged)(args, node, ctx),
-    P.assert_: lambda args, node, ctx: _call(_runtime().assert_flagged)(args, node, ctx),
+    P.raise_: _call(raise_flagged),
+    P.assert_: _call(assert_flagged),
     # The messages of errors (`jax_backend._messages`): the host makes them when it raises.
     P.format_: lambda args, node, ctx: "''",
     P.str_concat: lambda args, node, ctx: "''",
 }
-
-
-def _runtime() -> Any:
-    from . import jax_runtime
-
-    return jax_runtime
 
 
 def check_finite(result: Any) -> Any:

@@ -278,14 +278,13 @@ class FunctionParser(BranchExpressions, DataExpressions):
                 f"they are defined (assign {name!r} on every path before defining {self.name})",
                 at(where, self.name),
             )
-        error = UnboundLocalError
         message = f"cannot access local variable {name!r} where it is not associated with a value"
         dbg = DebugInfo(name, where)
         assigned = Graph(f"{self.graph.name}:{name}_assigned", where)
         assigned.output = assigned.add_parameter(name)
         unassigned = Graph(f"{self.graph.name}:{name}_unassigned", where)
         unassigned.add_parameter(name)
-        unassigned.output = unassigned.apply(P.raise_, error, message, debug=dbg)
+        unassigned.output = unassigned.apply(P.raise_, UnboundLocalError, message, debug=dbg)
         choice = block.apply(P.switch, flag, assigned, unassigned, debug=dbg)
         return block.apply(choice, value, debug=dbg)
 
