@@ -123,6 +123,20 @@ def gen_tuple_static(x):
     return max(v * x for v in (1.0, -2.0, 3.0))
 
 
+def tuple_of_rows(x, W):
+    # The rows of arrays of known shapes: tuples, as in Python, of which a tuple is made.
+    return tuple(x) + (1.0,), tuple(np.tanh(r) for r in W), tuple(enumerate(x))
+
+
+def tuple_of_zips(x, W):
+    return tuple(zip(x, W)), tuple(zip(x, (1, 2.0, 3))), tuple(zip(x, x[:2], W))
+
+
+def rows_unpacked(x):
+    a, b, c = tuple(2.0 * v for v in x)
+    return a * b - c, sum(v * v for v in x)
+
+
 def list_tuple_builtins(x, xs):
     return list((x, x * 2.0)), list(xs), tuple((x, 1.0)), tuple(), list()
 
@@ -155,6 +169,9 @@ COMPREHENSIONS = [
     (gen_filters_range, (3,)),
     (gen_filters_range, (8,)),
     (list_tuple_builtins, (2.0, [1.0, 2.0])),
+    (tuple_of_rows, (np.array([0.5, -1.0, 2.0]), np.arange(6.0).reshape(2, 3) / 4)),
+    (tuple_of_zips, (np.array([0.5, -1.0, 2.0]), np.arange(6.0).reshape(2, 3) / 4)),
+    (rows_unpacked, (np.array([0.5, -1.0, 2.0]),)),
 ]
 
 
@@ -166,6 +183,16 @@ def test_comprehensions(check, fn, args):
 def test_generator_over_range_is_a_list():
     # A generator expression whose length is only known at run time gives a list.
     assert myia(lambda n: tuple(i * 2 for i in range(n)))(3) == [0, 2, 4]
+
+
+def test_rows_of_an_array_make_a_tuple():
+    # Of a known number of rows (up to 256) a tuple, as Python makes; its gradient flows
+    # back to the rows.
+    x = np.array([0.5, -1.0, 2.0])
+    assert myia(lambda x: tuple(x))(x) == tuple(x)
+    assert isinstance(myia(lambda x: tuple(v * 2.0 for v in x))(x), tuple)
+    assert isinstance(myia(lambda x: tuple(x))(np.zeros(300)), list)  # more: a list
+    check_grad(lambda x: tuple(x)[0] * tuple(v * v for v in x)[2], x)
 
 
 def test_set_comprehension_is_rejected():

@@ -78,7 +78,7 @@ def lower(
         add = _assign_acc(_call(lib["comp_add"], _name(ACC, ast.Load()), node.elt))
         if len(gens) == 1 and not gens[0].ifs:
             start = _call(lib["comp_start"], _name(SRC, ast.Load()))
-            result = _call(lib["comp_end"], _name(ACC, ast.Load()))
+            result = _call(lib["comp_end"], _name(ACC, ast.Load()), _name(SRC, ast.Load()))
         else:
             start = ast.List(elts=[], ctx=ast.Load())
             result = _name(ACC, ast.Load())

@@ -255,7 +255,7 @@ def tuple_(xs=()):
     acc = comp_start(xs)
     for x in xs:
         acc = comp_add(acc, x)
-    return acc
+    return comp_end(acc, xs)
 
 
 def list_(xs=()):
@@ -626,10 +626,70 @@ def comp_add(acc, x):
     return acc + [x]
 
 
-def comp_end(acc):
+def comp_end(acc, xs):
+    # The elements collected from iterating over `xs`: a tuple where the iteration's length
+    # is known at compile time (`known_length`).
     if isinstance(acc, TupleAcc):
         return P.list_as_tuple(acc.items, acc.like)
+    if isinstance(acc, list):
+        n = known_length(myia_iter(xs))
+        if n >= 0:
+            return P.list_to_tuple(acc, n)
     return acc
+
+
+#: The longest tuple made of an iteration that is not over tuples (`known_length`); a longer
+#: one is a list, as where the length is known only at run time.
+MAX_TUPLE = 256
+
+
+def known_length(it):
+    # The length of iteration `it` where it is known at compile time and at most
+    # `MAX_TUPLE`: the rows of an array of known shape, or `enumerate` of them, or `zip` of
+    # those and tuples; else -1. (A range's bounds are not known: a record's fields are
+    # not constants.)
+    if isinstance(it, Enumerate):
+        return _rows(it.it)
+    if isinstance(it, Zip):
+        # Of up to three iterables (a loop over them, or a recursion, would forget the
+        # lengths known at compile time).
+        its = it.iters
+        k = P.tuple_len(its)
+        if k > 3:
+            return -1
+        n = _rows(its[0])
+        if k >= 2:
+            n = _shorter(n, _rows(its[1]))
+        if k == 3:
+            n = _shorter(n, _rows(its[2]))
+        return n
+    return _rows(it)
+
+
+def _rows(it):
+    # The number of elements of a fresh iteration `it`, known at compile time: that of a
+    # tuple, of an array's rows (a `SequenceIter` over an array starts at 0); else -1.
+    if isinstance(it, tuple):
+        return _capped(P.tuple_len(it))
+    if isinstance(it, SequenceIter):
+        if isinstance(it.seq, np.ndarray):
+            return _capped(len(it.seq))
+    return -1
+
+
+def _capped(n):
+    if P.known(n):
+        if n <= MAX_TUPLE:
+            return n
+    return -1
+
+
+def _shorter(n, k):
+    if n < 0 or k < 0:
+        return -1
+    if k < n:
+        return k
+    return n
 
 
 def dict_comp_add(acc, k, v):

@@ -16,6 +16,7 @@ from . import (
     randomness,
     reductions,
     scalar,
+    sequences,
     special,
     stack,
     structure,
@@ -48,6 +49,7 @@ P = SimpleNamespace(
             batching,
             special,
             windows,
+            sequences,
         )
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
