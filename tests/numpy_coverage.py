@@ -59,6 +59,7 @@ UNSUPPORTED = {
         "has no static size argument)",
     },
     "creation": {
+        "np.logspace with an array base": "refused at compile time (MyiaTypeError)",
         "np.array of a list of variables": "refused at compile time (a list's length is not "
         "known there): np.array of a tuple, or np.stack",
         "np.meshgrid of more than three vectors, or with sparse=True": "not yet",

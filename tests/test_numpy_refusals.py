@@ -57,6 +57,10 @@ def trapezoid_of_a_matrix_x(y, x):
     return np.trapezoid(y, x)  # ERROR
 
 
+def logspace_of_bases(b):
+    return np.logspace(0.0, 1.0, 3, base=b)  # ERROR
+
+
 @pytest.mark.parametrize(
     "fn, args, error, match",
     [
@@ -68,6 +72,7 @@ def trapezoid_of_a_matrix_x(y, x):
         (array_of_a_list, ([1.0, 2.0],), MyiaTypeError, "pass a tuple"),
         (tensordot_mismatch, (np.ones((2, 3)),), MyiaShapeError, "differ"),
         (interp_periodic, (0.5,), MyiaTypeError, "period"),
+        (logspace_of_bases, (np.array([2.0, 10.0]),), MyiaTypeError, "array base"),
         (cov_weighted, (np.ones(3),), MyiaTypeError, "fweights"),
         (nansum_into, (np.ones(3),), MyiaTypeError, "immutable"),
         (trapezoid_of_a_matrix_x, (np.ones((2, 3, 4)), np.ones((3, 4))), MyiaTypeError, "x must"),

@@ -248,12 +248,11 @@ def np_logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=
     """``np.logspace``: ``base ** np.linspace(start, stop, num, endpoint)``.
 
     A Python number `base` adapts to the bounds' float (float32 bounds, float32 values), as
-    in NumPy; an array `base` broadcasts against the bounds (its axes after the samples').
+    in NumPy; a scalar `base` only (an array is refused at compile time).
     """
-    y = np_linspace(start, stop, num, endpoint, False, None, axis)
     if P.ndim(base) > 0:
-        base = P.expand_dims(base, axis)
-    r = P.pow_(base, y)
+        refuse("np.logspace with an array base is not supported in Myia code: a scalar base")
+    r = P.pow_(base, np_linspace(start, stop, num, endpoint, False, None, axis))
     if dtype is None:
         return r
     return P.astype(r, dtype)
