@@ -32,14 +32,25 @@ UNSUPPORTED = {
         "np.einsum with more than 3 repeated occurrences of indices in one operand "
         '("iiiii")': "values only: its gradient is refused at compile time (take "
         "np.diagonal first)",
+        "np.cross of 2-vectors": "computed as NumPy 2 does, without its DeprecationWarning",
     },
     "math": {
         "math.lgamma without SciPy": "values only: its derivative, digamma, is SciPy's "
         "(the gradient is refused at compile time)",
+        "np.interp(period=...)": "refused at compile time (MyiaTypeError): np.mod and sort x "
+        "and xp first",
+        "np.trapz": "np.trapezoid where the installed NumPy has it (NumPy 2.4 removed it)",
     },
     "reductions": {
         "np.quantile, np.percentile, np.median with several axes, or method other than "
         "'linear'": "not yet (NotImplementedError for the method)",
+        "np.cov(fweights=..., aweights=...)": "refused at compile time (MyiaTypeError)",
+        "np.nansum, np.nanmean, np.nanmax, np.nanmin (out=...)": "refused at compile time "
+        "(MyiaTypeError): values are immutable; their where= and initial= are not taken",
+        "np.nanmax, np.nanmin, np.nanmean of a slice of NaNs only": "NaN, as NumPy, without "
+        "NumPy's RuntimeWarning",
+        "np.trapezoid(y, x) with x neither a vector nor of y's dimensions": "refused at "
+        "compile time (MyiaTypeError): np.broadcast_to it",
     },
     "sorting": {
         "np.searchsorted(sorter=...)": "not yet (sort first)",
@@ -48,6 +59,7 @@ UNSUPPORTED = {
         "has no static size argument)",
     },
     "creation": {
+        "np.logspace with an array base": "refused at compile time (MyiaTypeError)",
         "np.array of a list of variables": "refused at compile time (a list's length is not "
         "known there): np.array of a tuple, or np.stack",
         "np.meshgrid of more than three vectors, or with sparse=True": "not yet",

@@ -205,3 +205,194 @@ def remainders_of_ints(a, b):
 def windows(x, i):
     # Sliding windows: the start known at run time, the length at compile time.
     return x[i - 2 : i] * x[i - 3 : i - 1, ::-1], x[:, i - 2 : i]
+
+
+def polyval(p, x):
+    return (
+        np.polyval(p, x),
+        np.polyval(p, x[0]),
+        np.polyval(p, 1.5),
+        np.polyval([2.0, -1.0, 0.5], x),
+        np.polyval(p[:1], x),
+    )
+
+
+def polyval_of_ints(p, x):
+    return np.polyval(p, x), np.polyval(p, 2), np.polyval([3, 0, 1], x), np.polyval(p, 0.5)
+
+
+def interp(x, xp, fp):
+    xs = np.sort(xp)
+    return (
+        np.interp(x, xs, fp),
+        np.interp(x[0], xs, fp),
+        np.interp(x, xs, fp, left=-1.0, right=2.0),
+        np.interp(xs, xs, fp),  # at the sample points: their values, exactly
+        np.interp(0.25, [0.0, 1.0], [1.0, 3.0]),
+        np.interp(x, xs[:1], fp[:1]),
+    )
+
+
+def interp_of_other_dtypes(x, xp, fp):
+    # NumPy computes in float64 whatever the dtypes (a float32 x too).
+    return np.interp(x, np.sort(xp), fp), np.interp(x.astype(np.float32), [-1, 0, 2], [1, 0, 3])
+
+
+def trapezoid(y, x):
+    return (
+        np.trapezoid(y),
+        np.trapezoid(y, dx=0.5, axis=0),
+        np.trapezoid(y, x=x),
+        np.trapezoid(y, x=np.cumsum(y * y, axis=0), axis=0),
+        np.trapezoid(y[0], x),
+        np.trapezoid(y[:, :1]),
+    )
+
+
+def trapezoid_of_ints(y):
+    return np.trapezoid(y), np.trapezoid(y, dx=2, axis=0), np.trapezoid([1, 4, 9])
+
+
+def convolve(a, v):
+    return (
+        np.convolve(a, v),
+        np.convolve(a, v, mode="same"),
+        np.convolve(a, v, mode="valid"),
+        np.convolve(v, a, "same"),  # the longer first, as NumPy
+        np.convolve(v, a, "valid"),
+        np.convolve(a, v[:1]),
+        np.convolve(a[:2], v[:2], "same"),
+    )
+
+
+def convolve_of_ints(a, v):
+    return np.convolve(a, v), np.convolve(v, a, "same"), np.convolve(a, [1, -1], "valid")
+
+
+def cross(a, b):
+    return (
+        np.cross(a, b),
+        np.cross(a[0], b),
+        np.cross(a, b, axis=0),
+        np.cross(a.T, b.T, axisa=0, axisb=0),
+        np.cross(a, b, axisc=0),
+        np.cross([1.0, 0.0, 0.0], b[0]),
+    )
+
+
+def cross_of_2_vectors(a, b):
+    # Deprecated by NumPy 2.0 (a DeprecationWarning), still computed.
+    return np.cross(a[:, :2], b[:, :2]), np.cross(a[:, :2], b), np.cross(a, b[:, :2])
+
+
+def cross_of_ints(a, b):
+    return np.cross(a, b), np.cross(a[:, :2], b[:2])
+
+
+def nan_reductions(x):
+    # NaN where x > 0.5, at every other element: no slice of NaNs only (a finite gradient).
+    parity = (np.arange(x.shape[0])[:, None] + np.arange(x.shape[1])) % 2
+    y = np.where((x > 0.5) & (parity == 0), np.nan, x)
+    return (
+        np.nansum(y),
+        np.nansum(y, axis=0),
+        np.nansum(y, axis=1, keepdims=True),
+        np.nanmean(y),
+        np.nanmean(y, axis=-1),
+        np.nanmean(y, axis=0, keepdims=True),
+        np.nanmax(y),
+        np.nanmax(y, axis=0),
+        np.nanmin(y, axis=1, keepdims=True),
+        np.nanmin(y),
+    )
+
+
+def nan_reductions_of_nans(x):
+    # A slice of NaNs only: 0 for nansum, NaN for the others (NumPy also warns).
+    y = np.where(x > 0.0, np.nan, x)
+    y = np.where(np.arange(x.shape[-1]) == 0, np.nan, y)  # the first column NaNs only
+    return (
+        np.nansum(y, axis=0),
+        np.nanmean(y, axis=0),
+        np.nanmax(y, axis=0),
+        np.nanmin(y, axis=0, keepdims=True),
+        np.nanmax(y[:, 0]),
+        np.nanmean(y[:, 0]),
+    )
+
+
+def nan_reductions_of_ints(a):
+    return np.nansum(a), np.nanmean(a, axis=0), np.nanmax(a, axis=1), np.nanmin(a > 0)
+
+
+def covariances(m, y):
+    return (
+        np.cov(m),
+        np.cov(m, rowvar=False),
+        np.cov(m, bias=True),
+        np.cov(m, ddof=0),
+        np.cov(m[0]),
+        np.cov(m[0], y),
+        np.cov(m, m[:1] * y),
+        np.cov(m.T, rowvar=False, ddof=2),
+    )
+
+
+def correlations(m, y):
+    return np.corrcoef(m), np.corrcoef(m, rowvar=False), np.corrcoef(m[0], y), np.corrcoef(y)
+
+
+def covariances_of_other_dtypes(m):
+    # float64 whatever m's dtype, as NumPy (and dtype=)
+    return np.cov(m), np.corrcoef(m), np.cov(m, dtype=np.float32)
+
+
+def spacings(a, b):
+    return (
+        np.logspace(a, b, 5),
+        np.logspace(0.0, 2.0, 3),
+        np.logspace(a, b, 4, endpoint=False, base=2.0),
+        np.logspace(0, 1, 1),
+        np.linspace(a, b, 1),
+        np.linspace(a, b, 4, retstep=True)[1],
+        np.linspace(a, 2.0 * b, 3)[-1],  # stop itself
+        np.linspace(np.stack((a, b)), 3.0, 3),
+        np.linspace(np.stack((a, b)), 3.0, 3, axis=1),
+    )
+
+
+def spacings_of_ints():
+    return np.linspace(0, 10, 4, dtype=int), np.logspace(0, 3, 4), np.linspace(2, 2, 3)
+
+
+def angles(x):
+    return np.deg2rad(x), np.radians(x), np.rad2deg(x), np.degrees(x), np.deg2rad(180)
+
+
+def angles_of_ints(a):
+    return np.deg2rad(a), np.rad2deg(a), np.radians(a > 0)
+
+
+def powers(x, y):
+    return np.float_power(x, y), np.float_power(x, 2), np.cbrt(x), np.cbrt(-x), np.cbrt(8.0)
+
+
+def cube_roots(x):
+    # Negatives, zeros (-0.0 keeps its sign), infinities, nan, perfect cubes.
+    special = np.array([-27.0, -0.0, 0.0, 64.0, np.inf, -np.inf, np.nan, 1e-300, 1e300])
+    return np.cbrt(x), np.cbrt(special), np.cbrt(special.astype(np.float32))
+
+
+def powers_of_ints(a):
+    return np.float_power(a, 2), np.float_power(a, -1.5), np.cbrt(a), np.cbrt(a.astype(np.int8))
+
+
+def tolist_sum(x):
+    # a.tolist(): nested lists of Python numbers; here summed back (a list is a tuple in the
+    # table's results).
+    rows = x.tolist()
+    total = 0.0
+    for row in rows:
+        for v in row:
+            total = total + v * v
+    return total, x[0, 0].tolist(), sum(x[0].tolist())

@@ -23,24 +23,44 @@ import numpy as np
 import pytest
 from numpy_coverage import DOC, render_doc
 from numpy_more_cases import (
+    angles,
+    angles_of_ints,
     array_of_tuple,
     array_split,
+    convolve,
+    convolve_of_ints,
+    correlations,
+    covariances,
+    covariances_of_other_dtypes,
+    cross,
+    cross_of_2_vectors,
+    cross_of_ints,
+    cube_roots,
     cumprod,
     differences,
     differences_of_ints,
     eigh,
     eigh_upper,
     eigvalsh,
+    interp,
+    interp_of_other_dtypes,
     kron,
     lstsq,
     lstsq_rank,
     matrix_power,
     meshgrid,
     nan_extrema,
+    nan_reductions,
+    nan_reductions_of_ints,
+    nan_reductions_of_nans,
     nan_to_num,
     norm_spectral,
     pad,
     pinv,
+    polyval,
+    polyval_of_ints,
+    powers,
+    powers_of_ints,
     qr,
     qr_r,
     quantiles,
@@ -49,12 +69,17 @@ from numpy_more_cases import (
     repeat,
     searchsorted,
     sinc,
+    spacings,
+    spacings_of_ints,
     splits,
     svd,
     svd_full_square,
     svd_values,
     tensordot,
     tile,
+    tolist_sum,
+    trapezoid,
+    trapezoid_of_ints,
     windows,
 )
 from test_arrays import RecordingInferrer, as_myia_result, check_abstract, check_value
@@ -77,6 +102,14 @@ try:
     import jax
 except ImportError:  # pragma: no cover - depends on the environment
     jax = None
+
+# NumPy's warnings on the table's inputs: np.cross of 2-vectors (deprecated by NumPy 2.0,
+# still computed), slices of NaNs only (np.nanmean, np.nanmax: NaN).
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors"),
+    pytest.mark.filterwarnings("ignore:Mean of empty slice"),
+    pytest.mark.filterwarnings("ignore:All-NaN slice encountered"),
+]
 
 BACKENDS = ["numpy", "debug"] + (["jax"] if jax is not None else [])
 
@@ -123,6 +156,10 @@ def f(*shape: int, kind: str = "normal") -> A:
 
 def f32(*shape: int, kind: str = "normal") -> A:
     return A(shape, kind, "float32")
+
+
+def i64(*shape: int) -> A:
+    return A(shape, "int", "int64")
 
 
 def make_args(spec: tuple[Any, ...], seed: int) -> tuple[Any, ...]:
@@ -648,6 +685,54 @@ TABLE = [
     Case("np.remainder, np.floor_divide, np.fmod, np.count_nonzero of integers", "math",
          remainders_of_ints, [(A((3, 4), "int"), A((3, 4), "pos").make(np.random.default_rng(0))
          .astype(int) + 1)], order=0),
+    # Polynomials, interpolation, integration, convolution, statistics
+    Case("np.polyval", "math", polyval, [(f(3), f(4)), (f(2, 3), f(3)), (f32(4), f32(2))]),
+    Case("np.polyval of integers", "math", polyval_of_ints,
+         [(i64(3), i64(4)), (A((2,), "int", "int32"), i64(2, 2))],
+         order=0),
+    Case("np.interp (left, right)", "math", interp, [(f(7), f(5), f(5)), (f(2, 3), f(3), f(3))]),
+    Case("np.interp of integers and float32 (float64, as NumPy)", "math",
+         interp_of_other_dtypes, [(f32(5), i64(4), i64(4))], order=0),
+    Case("np.trapezoid (x, dx, axis)", "reductions", trapezoid,
+         [(f(3, 4), f(4)), (f32(2, 5), f32(5))]),
+    Case("np.trapezoid of integers", "reductions", trapezoid_of_ints, [(i64(3, 4),)],
+         order=0),
+    Case("np.convolve (full, same, valid)", "products", convolve,
+         [(f(6), f(3)), (f(5), f(4)), (f32(4), f32(2))]),
+    Case("np.convolve of integers", "products", convolve_of_ints,
+         [(i64(5), i64(3))], order=0),
+    Case("np.cross (axisa, axisb, axisc, axis)", "products", cross,
+         [(f(3, 3), f(3, 3)), (f32(3, 3), f32(3, 3))]),
+    Case("np.cross of 2-vectors (deprecated by NumPy 2.0)", "products", cross_of_2_vectors,
+         [(f(4, 3), f(4, 3))]),
+    Case("np.cross of integers", "products", cross_of_ints, [(i64(2, 3), i64(3))],
+         order=0),
+    Case("np.nansum, np.nanmean, np.nanmax, np.nanmin (axis, keepdims)", "reductions",
+         nan_reductions, [(A((3, 4), "unit01"),), (A((2, 5), "unit01", "float32"),)]),
+    Case("np.nansum, np.nanmean, np.nanmax, np.nanmin of a slice of NaNs only", "reductions",
+         nan_reductions_of_nans, [(f(3, 4),)], order=0),
+    Case("np.nansum, np.nanmean, np.nanmax, np.nanmin of integers", "reductions",
+         nan_reductions_of_ints, [(i64(3, 4),)], order=0),
+    Case("np.cov (rowvar, bias, ddof, y)", "reductions", covariances,
+         [(f(2, 5), f(5)), (f(3, 4), f(4))]),
+    Case("np.corrcoef", "reductions", correlations, [(f(3, 5), f(5))]),
+    Case("np.cov, np.corrcoef of float32 and integers (float64, or dtype=)", "reductions",
+         covariances_of_other_dtypes, [(f32(2, 4),), (i64(3, 4),)], order=0),
+    Case("np.logspace, np.linspace (one sample, retstep, array bounds, axis)", "creation",
+         spacings, [(f(), f())]),
+    Case("np.linspace(dtype=int), np.logspace of integers", "creation", spacings_of_ints,
+         [()], order=0),
+    Case("np.deg2rad, np.radians, np.rad2deg, np.degrees", "math", angles,
+         [(f(3, 4),), (f32(5),)]),
+    Case("np.deg2rad, np.rad2deg, np.radians of integers and booleans", "math",
+         angles_of_ints, [(i64(3),), (A((2, 2), "int", "int8"),)], order=0),
+    Case("np.float_power, np.cbrt", "math", powers,
+         [(f(3, 4, kind="pos"), f(4)), (f32(5, kind="pos"), f32(5))]),
+    Case("np.cbrt (negatives, zeros, infinities, nan, perfect cubes)", "math", cube_roots,
+         [(f(5),)], order=0),
+    Case("np.float_power, np.cbrt of integers", "math", powers_of_ints, [(i64(4),)],
+         order=0),
+    Case("a.tolist()", "scalar types", tolist_sum, [(f(2, 3),)], order=1),
 ]  # fmt: skip
 
 CASES = [c for c in TABLE if sl is not None or not c.scipy]

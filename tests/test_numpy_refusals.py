@@ -41,6 +41,26 @@ def tile_negative(a):
     return np.tile(a, -1)  # ERROR
 
 
+def interp_periodic(x):
+    return np.interp(x, (0.0, 1.0), (1.0, 2.0), period=1.0)  # ERROR
+
+
+def cov_weighted(a):
+    return np.cov(a, fweights=np.array([1, 2, 1]))  # ERROR
+
+
+def nansum_into(a):
+    return np.nansum(a, out=a)  # ERROR
+
+
+def trapezoid_of_a_matrix_x(y, x):
+    return np.trapezoid(y, x)  # ERROR
+
+
+def logspace_of_bases(b):
+    return np.logspace(0.0, 1.0, 3, base=b)  # ERROR
+
+
 @pytest.mark.parametrize(
     "fn, args, error, match",
     [
@@ -51,6 +71,11 @@ def tile_negative(a):
         (unique, (np.ones(3),), MyiaTypeError, "depends on the values"),
         (array_of_a_list, ([1.0, 2.0],), MyiaTypeError, "pass a tuple"),
         (tensordot_mismatch, (np.ones((2, 3)),), MyiaShapeError, "differ"),
+        (interp_periodic, (0.5,), MyiaTypeError, "period"),
+        (logspace_of_bases, (np.array([2.0, 10.0]),), MyiaTypeError, "array base"),
+        (cov_weighted, (np.ones(3),), MyiaTypeError, "fweights"),
+        (nansum_into, (np.ones(3),), MyiaTypeError, "immutable"),
+        (trapezoid_of_a_matrix_x, (np.ones((2, 3, 4)), np.ones((3, 4))), MyiaTypeError, "x must"),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )

@@ -20,6 +20,8 @@ from . import lib, ops
 from . import numpy_division as nd
 from . import numpy_extra as nx
 from . import numpy_lib as nl
+from . import numpy_numeric as nn
+from . import numpy_stats as ns
 from .core import NoMatch, Operation
 
 
@@ -270,6 +272,8 @@ MAPPING: dict[Any, Any] = {
     **NUMPY_SCALARS,
     **_ufuncs(nx.MAPPING),
     **_ufuncs(nd.MAPPING),
+    **_ufuncs(nn.MAPPING),
+    **_ufuncs(ns.MAPPING),
     functools.partial: P.partial,
 }
 
@@ -301,6 +305,7 @@ ARRAY_METHODS: dict[str, Any] = {
     "astype": nl.array_astype,
     "copy": nl.array_copy,
     "item": nl.array_item,
+    "tolist": nl.array_tolist,
     **nx.METHODS,
 }
 

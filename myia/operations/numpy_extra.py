@@ -536,12 +536,6 @@ def np_inner(a, b):
     return P.dot(a, P.transpose(b, None))
 
 
-def np_linspace(start, stop, num=50, endpoint=True):
-    """``np.linspace`` of scalar bounds (`num` known at compile time)."""
-    step = (stop - start) / (num - 1 if endpoint else num)
-    return start + P.arange(0, num, None, None) * step
-
-
 def np_flip(m, axis=None):
     """``np.flip``."""
     return P.flip(m, axis)
@@ -752,7 +746,6 @@ MAPPING: dict[Any, Any] = {
     np.dsplit: np_dsplit,
     np.vdot: np_vdot,
     np.inner: np_inner,
-    np.linspace: np_linspace,
     np.flip: np_flip,
     np.roll: np_roll,
     np.diff: np_diff,

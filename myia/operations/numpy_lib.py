@@ -247,6 +247,20 @@ def array_item(a):
     return float(x)
 
 
+def array_tolist(a):
+    """``a.tolist()``: nested lists of Python numbers (the number itself for a 0-d array).
+
+    One level of lists per axis, built by a loop over the axis (its length is known at
+    compile time); the numbers are ``a.item()``'s, so the gradient flows back to `a`.
+    """
+    if P.ndim(a) == 0:
+        return array_item(a)
+    out = []
+    for i in range(P.shape(a)[0]):
+        out = out + [array_tolist(a[i])]
+    return out
+
+
 # Attributes (called with the array and the attribute's name) ---------------------------------
 
 

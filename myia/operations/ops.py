@@ -60,6 +60,19 @@ class StaticOperation(Operation):
         self.static = static
 
 
+def _refuse(message: Any) -> Any:
+    """Refuse, at compile time, the call of library code that reaches ``refuse(message)``.
+
+    `message` (a constant) says what is not supported and what to use instead; the error is
+    a `MyiaTypeError` at the user's line. Reached only where inference follows the branch
+    that calls it (a condition on constants: ``if period is not None``).
+    """
+    raise NoMatch(message)
+
+
+refuse = StaticOperation("refuse", _refuse, static=(0,))
+
+
 # Arithmetic -----------------------------------------------------------------------------------
 
 

@@ -1,0 +1,166 @@
+"""NumPy's NaN-ignoring reductions and covariances, written in Myia's Python subset.
+
+``np.nansum``, ``np.nanmean``, ``np.nanmax``, ``np.nanmin`` (with ``axis`` and ``keepdims``)
+mask the NaNs of floats (integers have none: the plain reductions), ``np.cov`` and
+``np.corrcoef`` of vectors and matrices (variables as rows or columns). `MAPPING` says what
+the NumPy names mean; `mapping.py` merges it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..primitives import P
+from .numpy_extra import np_array, np_atleast_2d
+from .ops import refuse
+
+
+def _inexact(a):
+    return np.issubdtype(P.dtype_of(a), np.inexact)
+
+
+def _as_array(a):
+    if isinstance(a, (tuple, list)):
+        return np_array(a)
+    return a
+
+
+# NaN-ignoring reductions ------------------------------------------------------------------------
+
+
+def np_nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    """``np.nansum``: the sum with NaNs as zeros (0 for a slice of NaNs only)."""
+    if out is not None:
+        refuse("np.nansum(out=...) is not supported in Myia code (values are immutable)")
+    a = _as_array(a)
+    if _inexact(a):
+        a = P.where(a != a, 0, a)
+    return P.reduce_sum(a, axis, keepdims, dtype)
+
+
+def np_nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    """``np.nanmean``: the mean of the values that are not NaN (NaN for none, as NumPy).
+
+    As NumPy, the sum of the values over their count is computed in float64 and given the
+    dtype of the sum (float32 stays float32); integers: ``np.mean``.
+    """
+    if out is not None:
+        refuse("np.nanmean(out=...) is not supported in Myia code (values are immutable)")
+    a = _as_array(a)
+    if not _inexact(a):
+        return P.reduce_mean(a, axis, keepdims, dtype)
+    known = a == a
+    total = P.reduce_sum(P.where(known, a, 0), axis, keepdims, dtype)
+    count = P.reduce_sum(known, axis, keepdims, None)
+    mean = P.astype(total, np.float64) / P.maximum(count, 1)  # (no 0 / 0: NaN where none)
+    return P.astype(P.where(count == 0, np.nan, mean), P.dtype_of(total))
+
+
+def np_nanmax(a, axis=None, out=None, keepdims=False):
+    """``np.nanmax``: the largest value that is not NaN (NaN for a slice of NaNs only).
+
+    (NumPy also warns there.)
+    """
+    if out is not None:
+        refuse("np.nanmax(out=...) is not supported in Myia code (values are immutable)")
+    a = _as_array(a)
+    if not _inexact(a):
+        return P.reduce_max(a, axis, keepdims)
+    known = a == a
+    m = P.reduce_max(P.where(known, a, -np.inf), axis, keepdims)
+    return P.where(P.reduce_sum(known, axis, keepdims, None) == 0, np.nan, m)
+
+
+def np_nanmin(a, axis=None, out=None, keepdims=False):
+    """``np.nanmin``: the smallest value that is not NaN (NaN for a slice of NaNs only).
+
+    (NumPy also warns there.)
+    """
+    if out is not None:
+        refuse("np.nanmin(out=...) is not supported in Myia code (values are immutable)")
+    a = _as_array(a)
+    if not _inexact(a):
+        return P.reduce_min(a, axis, keepdims)
+    known = a == a
+    m = P.reduce_min(P.where(known, a, np.inf), axis, keepdims)
+    return P.where(P.reduce_sum(known, axis, keepdims, None) == 0, np.nan, m)
+
+
+for _fn in (np_nansum, np_nanmean, np_nanmax, np_nanmin):
+    _fn.sequence_argument = True  # type: ignore[attr-defined]
+
+
+# Covariance and correlation ---------------------------------------------------------------------
+
+
+def _variables(m, rowvar, dtype):
+    """The variables of `m` as the rows of a matrix of `dtype` (``np.cov``'s ``X``)."""
+    x = np_atleast_2d(P.astype(_as_array(m), dtype))
+    if not rowvar and P.shape(x)[0] != 1:
+        return P.transpose(x, None)
+    return x
+
+
+def np_cov(
+    m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None
+):
+    """``np.cov(m, y, rowvar, bias, ddof)``: the covariance matrix of variables.
+
+    The variables are the rows of `m` (and `y`), or their columns (``rowvar=False``). As
+    NumPy: float64 (or `dtype`) whatever `m`'s dtype; the centered products times
+    ``1 / (N - ddof)`` (ddof 1, or 0 with `bias`; infinite where ``N - ddof <= 0``, where
+    NumPy warns), squeezed (a scalar for one variable).
+    """
+    if fweights is not None or aweights is not None:
+        refuse("np.cov(fweights=..., aweights=...) is not supported in Myia code")
+    if dtype is None:
+        dtype = np.float64
+    if P.ndim(_as_array(m)) > 2:
+        raise ValueError("m has more than 2 dimensions")
+    x = _variables(m, rowvar, dtype)
+    if P.shape(x)[0] == 0:
+        return P.zeros((0, 0), dtype)
+    if y is not None:
+        if P.ndim(_as_array(y)) > 2:
+            raise ValueError("y has more than 2 dimensions")
+        x = P.concatenate((x, _variables(y, rowvar, dtype)), 0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    fact = P.shape(x)[1] - ddof
+    x = x - P.expand_dims(P.reduce_mean(x, 1, False, None), 1)
+    c = P.dot(x, P.transpose(x, None))
+    if fact <= 0:
+        c = c * np.inf
+    else:
+        c = c * (1.0 / fact)
+    return P.squeeze(c, None)
+
+
+def np_corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """``np.corrcoef(x, y, rowvar)``: the correlation coefficients.
+
+    As NumPy: ``np.cov`` over the products of the standard deviations, clipped to [-1, 1]
+    (a scalar ``c / c`` for one variable).
+    """
+    c = np_cov(x, y, rowvar, False, None, None, None, dtype=dtype)
+    if P.ndim(c) == 0:
+        return c / c
+    s = P.sqrt(P.diagonal(c, 0, 0, 1))
+    c = c / P.expand_dims(s, 1)
+    c = c / P.expand_dims(s, 0)
+    return P.clip(c, -1, 1)
+
+
+for _fn in (np_cov, np_corrcoef):
+    _fn.sequence_argument = (0, 1)  # type: ignore[attr-defined]
+
+MAPPING: dict[Any, Any] = {
+    np.nansum: np_nansum,
+    np.nanmean: np_nanmean,
+    np.nanmax: np_nanmax,
+    np.nanmin: np_nanmin,
+    np.cov: np_cov,
+    np.corrcoef: np_corrcoef,
+}
