@@ -434,9 +434,19 @@ def min_n(*xs):
 
 
 def numpy_cast(dtype):
-    """``np.float32(x)``... for the dtype named `dtype`."""
+    """``np.float32(x)``... for the dtype named `dtype`.
+
+    A Python number made a NumPy integer is checked as NumPy checks it: ``np.uint8(-3)`` and
+    ``np.int8(300.5)`` raise ``OverflowError`` (a float is truncated first, and NaN raises
+    ``ValueError``), where a NumPy number or an array is cast (wrapping around).
+    """
+    integral = np.issubdtype(np.dtype(dtype), np.integer)
 
     def cast(x):
+        if integral and _python_number(x) and not isinstance(x, bool):
+            if isinstance(x, float):
+                x = int(x)
+            return P.zeros((), dtype) + x  # (NumPy's promotion of a Python int raises)
         return P.astype(x, dtype)
 
     return cast

@@ -51,20 +51,30 @@ def np_trace(a, offset=0, axis1=0, axis2=1, dtype=None):
 
 
 def np_cumsum(a, axis=None, dtype=None):
-    """``np.cumsum`` and ``a.cumsum`` (``axis`` None flattens)."""
+    """``np.cumsum`` and ``a.cumsum`` (``axis`` None flattens).
+
+    With `dtype`, the sums are of that dtype, as NumPy's: integers narrower than int64 wrap
+    around (the int64 sums cast back: the same, modulo their range), booleans are ``or``.
+    """
+    if isinstance(axis, tuple):
+        raise TypeError("'tuple' object cannot be interpreted as an integer")
     if dtype is not None:
         a = P.astype(a, dtype)
     if axis is None:
-        return P.cumsum(P.reshape(a, -1), 0, False)
-    return P.cumsum(a, axis, False)
+        s = P.cumsum(P.reshape(a, -1), 0, False)
+    else:
+        s = P.cumsum(a, axis, False)
+    if dtype is not None:
+        return P.astype(s, dtype)
+    return s
 
 
 def np_var(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """``np.var`` and ``a.var``, with ``ddof``."""
+    """``np.var`` and ``a.var``, with ``ddof`` (past the count, divided by 0 as NumPy's)."""
     m = P.reduce_mean(a, axis, True, dtype)
     d = a - m
     n = P.size(a) // P.size(m)
-    return P.reduce_sum(d * d, axis, keepdims, dtype) / (n - ddof)
+    return P.reduce_sum(d * d, axis, keepdims, dtype) / max(n - ddof, 0)
 
 
 def np_std(a, axis=None, dtype=None, ddof=0, keepdims=False):
@@ -125,6 +135,8 @@ def np_median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def np_cumprod(a, axis=None, dtype=None):
     """``np.cumprod`` and ``a.cumprod``: its gradient is exact with zeros (no division)."""
+    if isinstance(axis, tuple):
+        raise TypeError("'tuple' object cannot be interpreted as an integer")
     if dtype is None:  # NumPy's: that of the product (small integers and bools as int64)
         dtype = P.dtype_of(P.reduce_prod(a, None, False, None))
     a = P.astype(a, dtype)
@@ -390,8 +402,14 @@ def _hypot(x, y):
 
 
 def np_heaviside(x1, x2):
-    """``np.heaviside``: 0 below zero, `x2` at zero, 1 above (no derivative in `x1`)."""
-    return P.where(x1 < 0, 0.0, P.where(x1 > 0, 1.0, x2))
+    """``np.heaviside``: 0 below zero, `x2` at zero, 1 above, NaN at NaN (no derivative in `x1`).
+
+    In NumPy's float for the pair, as its other math functions (float16 for int8 and bool).
+    """
+    dt = P.dtype_of(P.atan2(x1, x2))
+    x1 = P.astype(x1, dt)  # (NumPy casts both, a Python int too: ``heaviside(uint8, -2)``)
+    x2 = P.astype(x2, dt)
+    return P.astype(P.where(x1 < 0, 0.0, P.where(x1 > 0, 1.0, P.where(x1 != x1, x1, x2))), dt)
 
 
 def np_isclose(a, b, rtol=1e-05, atol=1e-08):

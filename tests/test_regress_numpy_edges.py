@@ -1,0 +1,229 @@
+"""Regression tests: NumPy's values at the edges of integer ranges, of dtypes and of counts.
+
+Each case is one that a differential fuzzing of Myia against NumPy found wrong (a silent wrong
+value, dtype or kind, or a program NumPy rejects that Myia ran). Every result is compared
+with NumPy's: its type, dtype, shape and value (a signed zero keeps its sign), or the class
+of the exception NumPy raises, on every backend.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from myia import myia
+from myia.errors import MyiaShapeError
+from myia.testing import check_grad
+
+try:
+    import jax
+except ImportError:  # pragma: no cover
+    jax = None
+
+try:
+    import numba
+except ImportError:  # pragma: no cover
+    numba = None
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (as NumPy warns)
+
+BACKENDS = (
+    ["numpy", "debug"] + (["jax"] if jax is not None else []) + (["native"] if numba else [])
+)
+
+
+def _expect(fn, *args):
+    with np.errstate(all="ignore"):
+        try:
+            return fn(*args)
+        except Exception as exc:  # noqa: BLE001 (the class is compared)
+            return exc
+
+
+def _check(compiled, fn, *args):
+    """`compiled(*args)` is NumPy's `fn(*args)`: the same kind, dtype and value, or error."""
+    expected = _expect(fn, *args)
+    if isinstance(expected, Exception):
+        with pytest.raises(type(expected)):
+            compiled(*args)
+        return
+    _same(compiled(*args), expected, args)
+
+
+def _same(got, expected, args):
+    assert type(got) is type(expected), (args, got, expected)
+    if isinstance(expected, tuple):
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _same(g, e, args)
+        return
+    assert np.asarray(got).dtype == np.asarray(expected).dtype, (args, got, expected)
+    assert np.shape(got) == np.shape(expected), (args, got, expected)
+    assert np.array_equal(got, expected, equal_nan=True), (args, got, expected)
+    if np.asarray(expected).dtype.kind == "f":
+        zeros = np.asarray(expected) == 0
+        assert np.array_equal(np.signbit(got) & zeros, np.signbit(expected) & zeros), args
+
+
+# np.fmod: the remainder with the dividend's sign ------------------------------------------
+
+
+def fmod(x, y):
+    return np.fmod(x, y)
+
+
+FMOD_SCALARS = [
+    np.int32(-(2**31)), np.int32(2**31 - 1), np.int32(3), np.int32(-3), np.int32(0),
+    np.int8(-128), np.int8(-1), np.uint8(250), np.bool_(True), np.bool_(False),
+    -7, 7, 0, True, -0.0, 2.5, np.float32(-3.5), float("inf"), float("nan"),
+]  # fmt: skip
+FMOD_ARRAYS = [
+    np.array([-(2**31), 2**31 - 1, 3, -3, 0, -1], np.int32),
+    np.array([-(2**63), 2**63 - 1, 3, -3, 0, -1]),
+    np.array([-128, 127, 0, -1, 5, -5], np.int8),
+    np.array([True, False, True, True, False, True]),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fmod_of_the_most_negative_integers_and_booleans(backend):
+    # |x| of the most negative integer overflows: fmod(-2**31, 3) was -1, fmod(64,
+    # -2**31) was -2**31 + 64; of booleans, NumPy's is int8.
+    f = myia(fmod, backend=backend)
+    pairs = list(itertools.product(FMOD_SCALARS, FMOD_SCALARS))
+    pairs += list(itertools.product(FMOD_ARRAYS[1:2] + FMOD_ARRAYS[2:], FMOD_SCALARS[:8]))
+    pairs += [(a, b) for a in FMOD_ARRAYS for b in FMOD_ARRAYS if a.dtype == b.dtype]
+    for x, y in pairs:
+        _check(f, fmod, x, y)
+
+
+def test_fmod_gradient_of_floats():
+    def loss(x, y):
+        return np.sum(np.fmod(x, y) ** 2) + np.fmod(x[0], -1.5)
+
+    check_grad(loss, np.array([-3.7, 2.2, 5.1]), np.array([1.5, -0.8, 2.0]))
+
+
+# Cumulative sums and products --------------------------------------------------------------
+
+
+def cumsums(a):
+    return (
+        np.cumsum(a * 50, axis=0, dtype=np.uint8),
+        np.cumsum(a, dtype=np.int32),
+        a.cumsum(axis=1, dtype=np.int8),
+        np.cumsum(a, axis=-1, dtype=bool),
+        np.cumsum(a, dtype=np.float32),
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64])
+def test_cumsum_sums_in_the_dtype_asked(backend, dtype):
+    # np.cumsum(x, dtype=np.uint8) was uint64 (300 where NumPy wraps to 44), dtype=np.int32
+    # int64, dtype=bool counted.
+    a = (np.arange(12).reshape(4, 3) % 5).astype(dtype)
+    _check(myia(cumsums, backend=backend), cumsums, a)
+
+
+def cumprod_axis_out_of_bounds(a):
+    return np.cumprod(a, axis=-3)
+
+
+def cumprod_axis_tuple(a):
+    return np.cumprod(a, axis=(0, 1))
+
+
+def cumsum_axis_tuple(a):
+    return np.cumsum(a, axis=(0, 1))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_cumprod_checks_its_axis(backend):
+    # np.cumprod(a, axis=-3) of a matrix ran (NumPy raises AxisError).
+    a = np.arange(6.0).reshape(3, 2)
+    with pytest.raises(MyiaShapeError, match="axis -3 is out of bounds"):
+        myia(cumprod_axis_out_of_bounds, backend=backend)(a)
+    for fn in (cumprod_axis_tuple, cumsum_axis_tuple):
+        with pytest.raises(TypeError, match="'tuple' object cannot be interpreted"):
+            myia(fn, backend=backend)(a)
+
+
+# Variance with ddof past the count ---------------------------------------------------------
+
+
+def variances(x, ddof):
+    return np.var(x, ddof=ddof), np.std(x, axis=0, ddof=ddof), x.var(axis=1, ddof=ddof)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("ddof", [0, 1, 2, 3, 7])
+def test_var_std_divide_by_zero_past_the_count(backend, ddof):
+    # With ddof > n, NumPy divides by max(n - ddof, 0): inf (nan for 0 / 0), never a negative
+    # variance (np.var(x, ddof=3) of 2 values was -0.5).
+    x = np.array([[1.0, 2.0], [4.0, 4.0]])
+    _check(myia(variances, backend=backend), variances, x, ddof)
+
+
+def test_var_gradient_with_ddof():
+    def loss(x):
+        return np.var(x, ddof=1) + np.std(x[0], ddof=1)
+
+    check_grad(loss, np.array([[1.0, 2.5, -0.5], [4.0, 3.0, 0.25]]))
+
+
+# np.heaviside: NumPy's float for the pair ---------------------------------------------------
+
+
+def heaviside(x, h):
+    return np.heaviside(x, h)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_heaviside_dtype_and_nan(backend):
+    # heaviside(uint8 array, 1) was float64 (NumPy's float16), of two NumPy scalars a Python
+    # float, heaviside(nan, 0.5) 0.5 (NumPy's nan), heaviside(uint8, -2) 254 at zero.
+    f = myia(heaviside, backend=backend)
+    xs = [
+        np.array([-1, 0, 2], np.int8), np.array([0, 1, 2], np.uint8),
+        np.array([-1.0, 0.0, np.nan]), np.array([-1.0, 0.0, np.nan], np.float32),
+        np.array([True, False]), np.int8(0), np.int16(-1), np.float32(0.0), 0, float("nan"),
+    ]  # fmt: skip
+    for x, h in itertools.product(xs, [0.5, -2, True, np.float32(0.25), np.int64(3)]):
+        _check(f, heaviside, x, h)
+
+
+# NumPy's integer types called on Python numbers ---------------------------------------------
+
+
+def to_uint8(x):
+    return np.uint8(x)
+
+
+def to_int8(x):
+    return np.int8(x)
+
+
+def to_int32(x):
+    return np.int32(x)
+
+
+def to_uint16(x):
+    return np.uint16(x)
+
+
+def to_float32(x):
+    return np.float32(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [to_uint8, to_int8, to_int32, to_uint16, to_float32])
+def test_numpy_integer_of_a_python_number_is_checked(backend, fn):
+    # np.uint8(-3) of a Python int raises OverflowError in NumPy 2 (was 253), np.int8(300.5)
+    # too (truncated first), np.int32(nan) ValueError; a NumPy number or an array wraps.
+    f = myia(fn, backend=backend)
+    for x in [-3, 300, 255, 127, -128, 2**40, True, -3.5, 300.5, -0.5, 255.9, float("nan"),
+              float("inf"), 1e20, np.int64(-3), np.int64(300), np.array([-3, 300])]:  # fmt: skip
+        _check(f, fn, x)
