@@ -524,6 +524,26 @@ def math_function2(prim):
     return math_fn
 
 
+def math_fmod(x, y):
+    """``math.fmod``: C's remainder of two floats (NaN where either is NaN).
+
+    Python's ``ValueError`` (math domain error) for a zero divisor or an infinite dividend.
+    """
+    x = math_float(x)
+    y = math_float(y)
+    if x != x or y != y:
+        return x + y
+    if y == 0.0 or abs(x) == _INF:
+        raise ValueError("math domain error")
+    return _fmod_of_floats(x, y)
+
+
+def _fmod_of_floats(x, y):
+    """C's ``fmod`` of two finite floats, `y` not zero (`numpy_division.np_fmod`'s)."""
+    r = P.mod(P.abs_(x), P.abs_(y))
+    return P.where(r == 0, x * 0, P.where(x < 0, -r, r))
+
+
 def math_isnan(x):
     x = math_float(x)
     return x != x

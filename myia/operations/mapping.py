@@ -175,7 +175,7 @@ MATH: dict[Any, Any] = {
     math.isfinite: lib.math_isfinite,
     math.ceil: lib.math_ceil,
     math.trunc: lib.math_trunc,
-    math.fmod: lib.math_function2(nd.np_fmod),
+    math.fmod: lib.math_fmod,
     math.hypot: lib.math_function2(nx.np_hypot),
 }
 

@@ -412,14 +412,27 @@ def np_heaviside(x1, x2):
     return P.astype(P.where(x1 < 0, 0.0, P.where(x1 > 0, 1.0, P.where(x1 != x1, x1, x2))), dt)
 
 
-def np_isclose(a, b, rtol=1e-05, atol=1e-08):
-    """``np.isclose`` (finite values)."""
-    return P.abs_(a - b) <= atol + rtol * P.abs_(b)
+_INF = float("inf")
 
 
-def np_allclose(a, b, rtol=1e-05, atol=1e-08):
-    """``np.allclose`` (finite values)."""
-    return bool(np_all(np_isclose(a, b, rtol, atol)))
+def np_isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``np.isclose``, as NumPy 2's: equal infinities are close, NaN only with `equal_nan`.
+
+    `b` is made a float (``y * 1.0``: booleans and integers as float64); a NumPy bool of
+    numbers, as NumPy's comparisons give (never a Python bool).
+    """
+    y = b * 1.0
+    close = (P.abs_(a - y) <= atol + rtol * P.abs_(y)) & (P.abs_(y) < _INF) | (a == y)
+    if equal_nan:
+        close = close | ((a != a) & (y != y))
+    if isinstance(close, bool):
+        return P.astype(close, "bool")
+    return close
+
+
+def np_allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``np.allclose``: whether every pair is close (`np_isclose`), a Python bool."""
+    return bool(np_all(np_isclose(a, b, rtol, atol, equal_nan)))
 
 
 def np_ptp(a, axis=None, keepdims=False):
