@@ -269,3 +269,30 @@ def test_isclose_of_infinities_nans_and_scalars(backend):
     ]  # fmt: skip
     for x, y in pairs:
         _check(f, closeness, x, y)
+
+
+# Empty lists as arrays, math.trunc of a bool -------------------------------------------------
+
+
+def empty_arrays(x):
+    return (
+        np.array([]),
+        np.array([], dtype=np.int32),
+        np.array([[], []], dtype=np.uint8),
+        x[np.array([], dtype=np.int64)],
+        x[np.array([], dtype=np.int64), None],
+    )
+
+
+def truncations(x):
+    return math.trunc(x), math.floor(x), math.ceil(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_empty_lists_and_truncated_bools(backend):
+    # np.array([]) was refused ("tuple index 0 out of range for ()"), so was indexing with an
+    # empty index array; math.trunc(True) was True (Python's 1).
+    _check(myia(empty_arrays, backend=backend), empty_arrays, np.arange(6.0).reshape(3, 2))
+    f = myia(truncations, backend=backend)
+    for x in [True, False, 3, -2.5]:
+        _check(f, truncations, x)

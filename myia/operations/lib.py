@@ -569,7 +569,9 @@ def math_ceil(x):
 
 
 def math_trunc(x):
-    """``math.trunc``: the integer towards zero."""
+    """``math.trunc``: the integer towards zero (an int: ``math.trunc(True)`` is 1)."""
+    if isinstance(x, bool):
+        return P.to_int(x)
     if isinstance(x, int):
         return x
     return P.to_int(P.where(x < 0, P.ceil(x), P.floor(x)))

@@ -284,8 +284,13 @@ def np_triu(m, k=0):
 
 
 def np_array(object, dtype=None, copy=True, ndmin=0):
-    """``np.array`` of an array, a scalar, or a (nested) list or tuple of them (stacked)."""
+    """``np.array`` of an array, a scalar, or a (nested) list or tuple of them (stacked).
+
+    An empty list is an empty vector (float64 unless `dtype` says otherwise), as NumPy's.
+    """
     if isinstance(object, (tuple, list)):
+        if len(object) == 0:
+            return P.zeros((0,), "float64" if dtype is None else dtype)
         if isinstance(object[0], (tuple, list)):
             rows = tuple(np_array(row, dtype) for row in object)
             return P.stack(rows, 0)
