@@ -165,6 +165,10 @@ def casts_to_ints(x):
     )
 
 
+def signs(x, s):
+    return np.sign(x), np.sign(s), np.sign(x * 2.0)
+
+
 OUT_OF_RANGE = [-3.5, 300.5, -129.0, 1e20, -1e20, np.nan, np.inf, -np.inf, 3e9, -0.5, 2.0**63]
 
 # (function, arguments)
@@ -231,6 +235,8 @@ PROGRAMS = [
     # as uint8, NaN the most negative int32); XLA's saturated (0, 255) and made NaN 0.
     (casts_to_ints, (np.array(OUT_OF_RANGE),)),
     (casts_to_ints, (np.array(OUT_OF_RANGE, np.float32),)),
+    (signs, (np.array([-0.0, 0.0, np.nan, -2.0]), -0.0)),  # NumPy's 0.0 (XLA's -0.0)
+    (signs, (np.array([-0.0, 3.0], np.float32), np.float32(-0.0))),
 ]
 
 

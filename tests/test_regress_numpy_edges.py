@@ -296,3 +296,33 @@ def test_empty_lists_and_truncated_bools(backend):
     f = myia(truncations, backend=backend)
     for x in [True, False, 3, -2.5]:
         _check(f, truncations, x)
+
+
+# min and max of NumPy numbers ----------------------------------------------------------------
+
+
+def extrema(x, y):
+    return min(x, y), max(x, y), min(y, x), max(y, x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_min_max_of_numpy_numbers_compare_as_python(backend):
+    # min(np.float64(0.0), np.float64(nan)) was nan (np.minimum's): Python's min keeps the
+    # first argument unless the second is smaller, so a NaN second is skipped.
+    f = myia(extrema, backend=backend)
+    nan = np.float64(np.nan)
+    for x, y in [(np.float64(0.0), nan), (np.float32(1.5), np.float32(np.nan)), (nan, 2.0),
+                 (np.float64(-0.0), np.float64(0.0)), (np.int32(-7), np.int32(3))]:  # fmt: skip
+        got, expected = f(x, y), extrema(x, y)
+        for g, e in zip(got, expected):
+            assert np.asarray(g).dtype == np.result_type(x, y), (x, y, got)
+            assert np.array_equal(g, e, equal_nan=True), (x, y, got, expected)
+            assert np.signbit(g) == np.signbit(e), (x, y, got, expected)
+
+
+def test_min_max_of_numpy_numbers_gradient():
+    def loss(x, y):
+        return max(x, y) * 2.0 + min(x, y) * 3.0 + max(np.float64(0.5), x * y)
+
+    check_grad(loss, np.float64(1.5), np.float64(-0.5))
+    check_grad(loss, np.float64(-1.5), np.float64(0.7))

@@ -656,7 +656,8 @@ JAX_LOWER: dict[Any, Any] = {
     P.floor: _numpy("np.floor({0})"),
     P.log_ieee: _numpy("np.log({0})"),
     P.ceil: _numpy("np.ceil({0})"),
-    P.sign: _numpy("np.sign({0})"),
+    # NumPy's sign of -0.0 is 0.0 (XLA's -0.0).
+    P.sign: _numpy("np.where({0} == 0, np.zeros_like(np.sign({0})), np.sign({0}))"),
     P.atan2: _numpy("np.arctan2({0}, {1})"),
     P.take: _numpy("np.take({0}, {1}, axis={2})"),
     P.take_along_axis: _numpy("np.take_along_axis({0}, {1}, axis={2})"),

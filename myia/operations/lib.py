@@ -425,6 +425,16 @@ def pos(x):
 # Builtins with several forms -------------------------------------------------------------------
 
 
+def max2(a, b):
+    """Python's ``max(a, b)`` of NumPy numbers: `b` if ``b > a``, else `a` (NaN first stays)."""
+    return P.where(b > a, b, a)
+
+
+def min2(a, b):
+    """Python's ``min(a, b)`` of NumPy numbers: `b` if ``b < a``, else `a` (NaN first stays)."""
+    return P.where(b < a, b, a)
+
+
 def max_n(*xs):
     return max_iter(xs)
 
