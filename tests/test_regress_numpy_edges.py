@@ -326,3 +326,24 @@ def test_min_max_of_numpy_numbers_gradient():
 
     check_grad(loss, np.float64(1.5), np.float64(-0.5))
     check_grad(loss, np.float64(-1.5), np.float64(0.7))
+
+
+# The median of an empty axis -----------------------------------------------------------------
+
+
+def medians(x):
+    return np.median(x), np.median(x, axis=0), np.median(x, axis=-1, keepdims=True)
+
+
+def quantile_of_rows(x):
+    return np.quantile(x, 0.5, axis=0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_median_of_an_empty_axis_is_nan(backend):
+    # np.median of an empty axis crashed in the generated code (IndexError: cannot do a
+    # non-empty take from an empty axes); NumPy's is NaN, in the dtype of the mean.
+    f = myia(medians, backend=backend)
+    for x in [np.zeros((0, 3)), np.zeros((2, 0), np.uint8), np.zeros((0, 2), np.float32)]:
+        _check(f, medians, x)
+    _check(myia(quantile_of_rows, backend=backend), quantile_of_rows, np.zeros((0, 3)))

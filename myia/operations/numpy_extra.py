@@ -96,8 +96,10 @@ def np_quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
         x, ax = P.reshape(a, -1), 0
     else:
         x, ax = a, axis
-    srt = P.take_along_axis(x, P.argsort(x, ax), ax)
     n = P.shape(x)[ax]
+    if n == 0:  # (NumPy's error; its median is NaN, `np_median`)
+        raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+    srt = P.take_along_axis(x, P.argsort(x, ax), ax)
     pos = q * (n - 1.0)
     lo = P.floor(pos)
     ilo = P.astype(lo, np.int64)
@@ -129,7 +131,11 @@ def np_percentile(
 
 
 def np_median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """``np.median``: the mean of the two middle values for an even count."""
+    """``np.median``: the mean of the two middle values for an even count (NaN of none)."""
+    if (P.size(a) if axis is None else P.shape(a)[axis]) == 0:
+        # NumPy's NaN (with a warning) where the axis is empty, in the dtype of the mean.
+        shape = P.shape(P.reduce_sum(a, axis, keepdims, None))
+        return P.full(shape, np.nan, P.dtype_of(P.reduce_mean(a, None, False, None)))
     return np_quantile(a, 0.5, axis, None, False, "linear", keepdims)
 
 
