@@ -347,3 +347,21 @@ def test_median_of_an_empty_axis_is_nan(backend):
     for x in [np.zeros((0, 3)), np.zeros((2, 0), np.uint8), np.zeros((0, 2), np.float32)]:
         _check(f, medians, x)
     _check(myia(quantile_of_rows, backend=backend), quantile_of_rows, np.zeros((0, 3)))
+
+
+# np.nan_to_num of integers, float16 and Python numbers ---------------------------------------
+
+
+def nan_to_num(x):
+    return np.nan_to_num(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nan_to_num_keeps_the_dtype(backend):
+    # Of an int32 array it was float64 (NumPy's: the array unchanged), of float16 infinities
+    # inf (float16's largest is 65504), of a Python float a Python float (NumPy's float64).
+    f = myia(nan_to_num, backend=backend)
+    for x in [np.array([-3, 0, 7], np.int32), np.array([True, False]), 3, math.inf,
+              np.array([np.nan, np.inf, -np.inf, 1.5], np.float16),
+              np.array([np.nan, np.inf, -np.inf, 1.5], np.float32)]:  # fmt: skip
+        _check(f, nan_to_num, x)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
+from .lib import numpy_scalar
 from .numpy_linalg import LINALG, cho_factor, cho_solve, scipy_cholesky, solve_triangular
 
 # Products -------------------------------------------------------------------------------------
@@ -225,9 +226,16 @@ def np_sinc(x):
 
 
 def np_nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    """``np.nan_to_num`` of floats: nan and infinities replaced (by the largest finite values)."""
+    """``np.nan_to_num``: nan and infinities replaced (by the dtype's largest finite values).
+
+    Integers and booleans are unchanged; a Python number is made NumPy's first, as NumPy does.
+    """
+    x = numpy_scalar(x)
+    if not np.issubdtype(P.dtype_of(x), np.inexact):
+        return x + P.zeros((), P.dtype_of(x))
     one = P.ones((), P.dtype_of(x))
-    big = P.where(one + 1e-10 == one, 3.4028234663852886e38, 1.7976931348623157e308)
+    f32 = P.where(one + 1e-4 == one, 65504.0, 3.4028234663852886e38)  # float16's or float32's
+    big = P.where(one + 1e-10 == one, f32, 1.7976931348623157e308)
     hi = big if posinf is None else posinf
     lo = -big if neginf is None else neginf
     return P.where(x != x, nan, P.where(x == np.inf, hi, P.where(x == -np.inf, lo, x)))
