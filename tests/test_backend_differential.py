@@ -155,6 +155,22 @@ def powers_in_loop(x, n):
     return s
 
 
+def casts_to_ints(x):
+    return (
+        x.astype(np.uint8),
+        x.astype(np.int8),
+        x.astype(np.int32),
+        x.astype(np.int64),
+        x[0].astype(np.uint16),
+    )
+
+
+def signs(x, s):
+    return np.sign(x), np.sign(s), np.sign(x * 2.0)
+
+
+OUT_OF_RANGE = [-3.5, 300.5, -129.0, 1e20, -1e20, np.nan, np.inf, -np.inf, 3e9, -0.5, 2.0**63]
+
 # (function, arguments)
 PROGRAMS = [
     (counting, (5, 3)),
@@ -215,6 +231,12 @@ PROGRAMS = [
     (clip_to_int, (np.array([250, 3], np.uint8), 300)),  # NumPy clips to 255 here
     (clip_to_int, (np.array([250, 3], np.uint8), -1)),  # and raises here
     (clip_to_int, (np.array([250, 3], np.uint8), 7)),
+    # Floats out of an integer's range cast to it: the host's NumPy values (x86: -3.5 is 253
+    # as uint8, NaN the most negative int32); XLA's saturated (0, 255) and made NaN 0.
+    (casts_to_ints, (np.array(OUT_OF_RANGE),)),
+    (casts_to_ints, (np.array(OUT_OF_RANGE, np.float32),)),
+    (signs, (np.array([-0.0, 0.0, np.nan, -2.0]), -0.0)),  # NumPy's 0.0 (XLA's -0.0)
+    (signs, (np.array([-0.0, 3.0], np.float32), np.float32(-0.0))),
 ]
 
 

@@ -348,14 +348,59 @@ def number_as(x: Any, dtype: str) -> Any:
     return _jax().numpy.asarray(x, dtype)
 
 
+def _truncated(x: Any, bits: int) -> Any:
+    """`x` (floats) truncated to a signed integer of `bits` bits as the host's NumPy does.
+
+    x86's conversion: the integer towards zero in range; the most negative one for a value
+    out of range, an infinity or NaN (XLA saturates them, and converts NaN to 0).
+    """
+    jnp = _jax().numpy
+    lim = 2.0 ** (bits - 1)
+    ok = (x >= -lim) & (x < lim)
+    return jnp.where(ok, jnp.where(ok, x, 0).astype(f"int{bits}"), np.iinfo(f"int{bits}").min)
+
+
+def _host_wraps() -> bool:
+    """Whether this host's NumPy casts NaN to int32's most negative value (x86's)."""
+    with np.errstate(invalid="ignore"):
+        return int(np.array([np.nan, -3.5]).astype(np.int32)[0]) == -(2**31)
+
+
+def float_to_int(x: Any, dtype: str) -> Any:
+    """Floats `x` cast to the integer `dtype` as NumPy casts them (``x.astype(np.uint8)``).
+
+    Out of range (values NumPy calls undefined, with a warning), its values are the host's:
+    narrow integers wrap around the int32 conversion (``-3.5`` is 253 as uint8, ``300.5``
+    44), int64 and uint32 the int64 one; uint64 past 2**63 is converted from ``x - 2**63``.
+    """
+    jnp = _jax().numpy
+    x = jnp.asarray(x)
+    dt = np.dtype(dtype)
+    if not _host_wraps():
+        return x.astype(dt)  # (a host whose NumPy saturates, as XLA does)
+    if dt.itemsize < 4 or dt == np.int32:
+        return _truncated(x, 32).astype(dt)
+    if dt != np.uint64:
+        return _truncated(x, 64).astype(dt)
+    high = (_truncated(x - 2.0**63, 64) ^ np.int64(-(2**63))).astype(dt)
+    return jnp.where(x >= 2.0**63, high, _truncated(x, 64).astype(dt))
+
+
 def _astype(args: list[str], node: Any, ctx: Any) -> str | None:
     """``astype`` of a number or 0-d array: NumPy's functions make them NumPy scalars.
 
-    (Arrays of some dimensions have the NumPy lowering, the method.)
+    Floats cast to integers: `float_to_int` (NumPy's values where XLA's differ). (Arrays of
+    some dimensions have the NumPy lowering, the method.)
     """
     a, out = node.inputs[1].abstract, node.abstract
     if not isinstance(out, (AbstractScalar, AbstractArray)):
         return None
+    if (
+        isinstance(a, (AbstractScalar, AbstractArray))
+        and a.dtype[0] == "f"
+        and np.dtype(out.dtype).kind in "iu"
+    ):
+        return f"{ctx.global_value(float_to_int, 'jax_float_to_int')}({args[0]}, {out.dtype!r})"
     if isinstance(a, AbstractScalar) and a.weak and isinstance(out, AbstractScalar):
         return f"{ctx.global_value(number_as, 'jax_number_as')}({args[0]}, {out.dtype!r})"
     if isinstance(a, AbstractArray) and a.shape:
@@ -611,7 +656,8 @@ JAX_LOWER: dict[Any, Any] = {
     P.floor: _numpy("np.floor({0})"),
     P.log_ieee: _numpy("np.log({0})"),
     P.ceil: _numpy("np.ceil({0})"),
-    P.sign: _numpy("np.sign({0})"),
+    # NumPy's sign of -0.0 is 0.0 (XLA's -0.0).
+    P.sign: _numpy("np.where({0} == 0, np.zeros_like(np.sign({0})), np.sign({0}))"),
     P.atan2: _numpy("np.arctan2({0}, {1})"),
     P.take: _numpy("np.take({0}, {1}, axis={2})"),
     P.take_along_axis: _numpy("np.take_along_axis({0}, {1}, axis={2})"),

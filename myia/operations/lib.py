@@ -425,6 +425,16 @@ def pos(x):
 # Builtins with several forms -------------------------------------------------------------------
 
 
+def max2(a, b):
+    """Python's ``max(a, b)`` of NumPy numbers: `b` if ``b > a``, else `a` (NaN first stays)."""
+    return P.where(b > a, b, a)
+
+
+def min2(a, b):
+    """Python's ``min(a, b)`` of NumPy numbers: `b` if ``b < a``, else `a` (NaN first stays)."""
+    return P.where(b < a, b, a)
+
+
 def max_n(*xs):
     return max_iter(xs)
 
@@ -434,9 +444,19 @@ def min_n(*xs):
 
 
 def numpy_cast(dtype):
-    """``np.float32(x)``... for the dtype named `dtype`."""
+    """``np.float32(x)``... for the dtype named `dtype`.
+
+    A Python number made a NumPy integer is checked as NumPy checks it: ``np.uint8(-3)`` and
+    ``np.int8(300.5)`` raise ``OverflowError`` (a float is truncated first, and NaN raises
+    ``ValueError``), where a NumPy number or an array is cast (wrapping around).
+    """
+    integral = np.issubdtype(np.dtype(dtype), np.integer)
 
     def cast(x):
+        if integral and _python_number(x) and not isinstance(x, bool):
+            if isinstance(x, float):
+                x = int(x)
+            return P.zeros((), dtype) + x  # (NumPy's promotion of a Python int raises)
         return P.astype(x, dtype)
 
     return cast
@@ -514,6 +534,26 @@ def math_function2(prim):
     return math_fn
 
 
+def math_fmod(x, y):
+    """``math.fmod``: C's remainder of two floats (NaN where either is NaN).
+
+    Python's ``ValueError`` (math domain error) for a zero divisor or an infinite dividend.
+    """
+    x = math_float(x)
+    y = math_float(y)
+    if x != x or y != y:
+        return x + y
+    if y == 0.0 or abs(x) == _INF:
+        raise ValueError("math domain error")
+    return _fmod_of_floats(x, y)
+
+
+def _fmod_of_floats(x, y):
+    """C's ``fmod`` of two finite floats, `y` not zero (`numpy_division.np_fmod`'s)."""
+    r = P.mod(P.abs_(x), P.abs_(y))
+    return P.where(r == 0, x * 0, P.where(x < 0, -r, r))
+
+
 def math_isnan(x):
     x = math_float(x)
     return x != x
@@ -539,7 +579,9 @@ def math_ceil(x):
 
 
 def math_trunc(x):
-    """``math.trunc``: the integer towards zero."""
+    """``math.trunc``: the integer towards zero (an int: ``math.trunc(True)`` is 1)."""
+    if isinstance(x, bool):
+        return P.to_int(x)
     if isinstance(x, int):
         return x
     return P.to_int(P.where(x < 0, P.ceil(x), P.floor(x)))

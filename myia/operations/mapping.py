@@ -35,12 +35,17 @@ def _by_arity(name: str, *callees: Any) -> Operation:
     return Operation(name, dispatch, f"Python's ``{name}``.")
 
 
-def _minmax(name: str, prim: Any, fold: Any, fold_n: Any) -> Operation:
+_PYTHON_NUMBERS = (bool, int, float)
+
+
+def _minmax(name: str, prim: Any, pick: Any, fold: Any, fold_n: Any) -> Operation:
     def dispatch(first: Any, *rest: Any) -> Any:  # (at least one argument, as in Python)
         if not rest:
             return fold
         if len(rest) == 1 and ops.is_number(first) and ops.is_number(rest[0]):
-            return prim
+            if first in _PYTHON_NUMBERS and rest[0] in _PYTHON_NUMBERS:
+                return prim
+            return pick  # (NumPy's maximum and minimum propagate NaN; Python's compare)
         # Of arrays, Python compares (``b > a``) and takes the truth value of the result,
         # which is an error for more than one element: no elementwise ``np.maximum``.
         return fold_n
@@ -121,8 +126,8 @@ BUILTINS: dict[Any, Any] = {
     builtins.enumerate: lib.enumerate_,
     builtins.reversed: lib.reversed_,
     builtins.sum: lib.sum_,
-    builtins.max: _minmax("max", P.maximum, lib.max_iter, lib.max_n),
-    builtins.min: _minmax("min", P.minimum, lib.min_iter, lib.min_n),
+    builtins.max: _minmax("max", P.maximum, lib.max2, lib.max_iter, lib.max_n),
+    builtins.min: _minmax("min", P.minimum, lib.min2, lib.min_iter, lib.min_n),
     builtins.float: _typed(_scalar_conversion("float", P.to_float, strings=True), float),
     builtins.int: _typed(_scalar_conversion("int", P.to_int), int),
     builtins.bool: _typed(ops.truth, bool),
@@ -177,7 +182,7 @@ MATH: dict[Any, Any] = {
     math.isfinite: lib.math_isfinite,
     math.ceil: lib.math_ceil,
     math.trunc: lib.math_trunc,
-    math.fmod: lib.math_function2(nd.np_fmod),
+    math.fmod: lib.math_fmod,
     math.hypot: lib.math_function2(nx.np_hypot),
 }
 

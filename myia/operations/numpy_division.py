@@ -28,11 +28,23 @@ def np_floor_divide(x1, x2):
 def np_fmod(x1, x2):
     """``np.fmod``: the remainder with the sign of the dividend, exact (as C's ``fmod``).
 
-    ``|x1| % |x2|`` is exact (Python's and NumPy's remainder of positive numbers is C's),
-    and takes `x1`'s sign, a zero too (``x1 * 0``: ``fmod(-0.0, 3.0)`` is ``-0.0``).
+    Of floats, ``|x1| % |x2|`` is exact (Python's and NumPy's remainder of positive numbers
+    is C's), and takes `x1`'s sign, a zero too (``x1 * 0``: ``fmod(-0.0, 3.0)`` is ``-0.0``).
+    Of integers (and booleans, as int8), the absolute value of the most negative integer
+    overflows, so the remainder is Python's (the divisor's sign, never overflowing), less
+    the divisor where it is not zero and the signs differ: ``fmod(-2**31, 3)`` is -2.
     """
-    r = P.mod(P.abs_(x1), P.abs_(x2))
-    return P.where(r == 0, x1 * 0, P.where(x1 < 0, -r, r))
+    dt = P.dtype_of(x1 + x2)
+    if np.issubdtype(dt, np.inexact):
+        x1 = P.astype(x1, dt)  # (before abs: that of an integer may overflow)
+        x2 = P.astype(x2, dt)
+        r = P.mod(P.abs_(x1), P.abs_(x2))
+        return P.where(r == 0, x1 * 0, P.where(x1 < 0, -r, r))
+    if dt == np.bool_:
+        x1 = P.astype(x1, np.int8)
+        x2 = P.astype(x2, np.int8)
+    r = P.mod(x1, x2)
+    return P.where(r == 0, r, P.where((x1 < 0) == (x2 < 0), r, r - x2))
 
 
 def np_fmax(x1, x2):

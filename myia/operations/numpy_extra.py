@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
+from .lib import numpy_scalar
 from .numpy_linalg import LINALG, cho_factor, cho_solve, scipy_cholesky, solve_triangular
 
 # Products -------------------------------------------------------------------------------------
@@ -51,20 +52,30 @@ def np_trace(a, offset=0, axis1=0, axis2=1, dtype=None):
 
 
 def np_cumsum(a, axis=None, dtype=None):
-    """``np.cumsum`` and ``a.cumsum`` (``axis`` None flattens)."""
+    """``np.cumsum`` and ``a.cumsum`` (``axis`` None flattens).
+
+    With `dtype`, the sums are of that dtype, as NumPy's: integers narrower than int64 wrap
+    around (the int64 sums cast back: the same, modulo their range), booleans are ``or``.
+    """
+    if isinstance(axis, tuple):
+        raise TypeError("'tuple' object cannot be interpreted as an integer")
     if dtype is not None:
         a = P.astype(a, dtype)
     if axis is None:
-        return P.cumsum(P.reshape(a, -1), 0, False)
-    return P.cumsum(a, axis, False)
+        s = P.cumsum(P.reshape(a, -1), 0, False)
+    else:
+        s = P.cumsum(a, axis, False)
+    if dtype is not None:
+        return P.astype(s, dtype)
+    return s
 
 
 def np_var(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """``np.var`` and ``a.var``, with ``ddof``."""
+    """``np.var`` and ``a.var``, with ``ddof`` (past the count, divided by 0 as NumPy's)."""
     m = P.reduce_mean(a, axis, True, dtype)
     d = a - m
     n = P.size(a) // P.size(m)
-    return P.reduce_sum(d * d, axis, keepdims, dtype) / (n - ddof)
+    return P.reduce_sum(d * d, axis, keepdims, dtype) / max(n - ddof, 0)
 
 
 def np_std(a, axis=None, dtype=None, ddof=0, keepdims=False):
@@ -86,8 +97,10 @@ def np_quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
         x, ax = P.reshape(a, -1), 0
     else:
         x, ax = a, axis
-    srt = P.take_along_axis(x, P.argsort(x, ax), ax)
     n = P.shape(x)[ax]
+    if n == 0:  # (NumPy's error; its median is NaN, `np_median`)
+        raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+    srt = P.take_along_axis(x, P.argsort(x, ax), ax)
     pos = q * (n - 1.0)
     lo = P.floor(pos)
     ilo = P.astype(lo, np.int64)
@@ -119,12 +132,18 @@ def np_percentile(
 
 
 def np_median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """``np.median``: the mean of the two middle values for an even count."""
+    """``np.median``: the mean of the two middle values for an even count (NaN of none)."""
+    if (P.size(a) if axis is None else P.shape(a)[axis]) == 0:
+        # NumPy's NaN (with a warning) where the axis is empty, in the dtype of the mean.
+        shape = P.shape(P.reduce_sum(a, axis, keepdims, None))
+        return P.full(shape, np.nan, P.dtype_of(P.reduce_mean(a, None, False, None)))
     return np_quantile(a, 0.5, axis, None, False, "linear", keepdims)
 
 
 def np_cumprod(a, axis=None, dtype=None):
     """``np.cumprod`` and ``a.cumprod``: its gradient is exact with zeros (no division)."""
+    if isinstance(axis, tuple):
+        raise TypeError("'tuple' object cannot be interpreted as an integer")
     if dtype is None:  # NumPy's: that of the product (small integers and bools as int64)
         dtype = P.dtype_of(P.reduce_prod(a, None, False, None))
     a = P.astype(a, dtype)
@@ -207,9 +226,16 @@ def np_sinc(x):
 
 
 def np_nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    """``np.nan_to_num`` of floats: nan and infinities replaced (by the largest finite values)."""
+    """``np.nan_to_num``: nan and infinities replaced (by the dtype's largest finite values).
+
+    Integers and booleans are unchanged; a Python number is made NumPy's first, as NumPy does.
+    """
+    x = numpy_scalar(x)
+    if not np.issubdtype(P.dtype_of(x), np.inexact):
+        return x + P.zeros((), P.dtype_of(x))
     one = P.ones((), P.dtype_of(x))
-    big = P.where(one + 1e-10 == one, 3.4028234663852886e38, 1.7976931348623157e308)
+    f32 = P.where(one + 1e-4 == one, 65504.0, 3.4028234663852886e38)  # float16's or float32's
+    big = P.where(one + 1e-10 == one, f32, 1.7976931348623157e308)
     hi = big if posinf is None else posinf
     lo = -big if neginf is None else neginf
     return P.where(x != x, nan, P.where(x == np.inf, hi, P.where(x == -np.inf, lo, x)))
@@ -272,8 +298,13 @@ def np_triu(m, k=0):
 
 
 def np_array(object, dtype=None, copy=True, ndmin=0):
-    """``np.array`` of an array, a scalar, or a (nested) list or tuple of them (stacked)."""
+    """``np.array`` of an array, a scalar, or a (nested) list or tuple of them (stacked).
+
+    An empty list is an empty vector (float64 unless `dtype` says otherwise), as NumPy's.
+    """
     if isinstance(object, (tuple, list)):
+        if len(object) == 0:
+            return P.zeros((0,), "float64" if dtype is None else dtype)
         if isinstance(object[0], (tuple, list)):
             rows = tuple(np_array(row, dtype) for row in object)
             return P.stack(rows, 0)
@@ -390,18 +421,37 @@ def _hypot(x, y):
 
 
 def np_heaviside(x1, x2):
-    """``np.heaviside``: 0 below zero, `x2` at zero, 1 above (no derivative in `x1`)."""
-    return P.where(x1 < 0, 0.0, P.where(x1 > 0, 1.0, x2))
+    """``np.heaviside``: 0 below zero, `x2` at zero, 1 above, NaN at NaN (no derivative in `x1`).
+
+    In NumPy's float for the pair, as its other math functions (float16 for int8 and bool).
+    """
+    dt = P.dtype_of(P.atan2(x1, x2))
+    x1 = P.astype(x1, dt)  # (NumPy casts both, a Python int too: ``heaviside(uint8, -2)``)
+    x2 = P.astype(x2, dt)
+    return P.astype(P.where(x1 < 0, 0.0, P.where(x1 > 0, 1.0, P.where(x1 != x1, x1, x2))), dt)
 
 
-def np_isclose(a, b, rtol=1e-05, atol=1e-08):
-    """``np.isclose`` (finite values)."""
-    return P.abs_(a - b) <= atol + rtol * P.abs_(b)
+_INF = float("inf")
 
 
-def np_allclose(a, b, rtol=1e-05, atol=1e-08):
-    """``np.allclose`` (finite values)."""
-    return bool(np_all(np_isclose(a, b, rtol, atol)))
+def np_isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``np.isclose``, as NumPy 2's: equal infinities are close, NaN only with `equal_nan`.
+
+    `b` is made a float (``y * 1.0``: booleans and integers as float64); a NumPy bool of
+    numbers, as NumPy's comparisons give (never a Python bool).
+    """
+    y = b * 1.0
+    close = (P.abs_(a - y) <= atol + rtol * P.abs_(y)) & (P.abs_(y) < _INF) | (a == y)
+    if equal_nan:
+        close = close | ((a != a) & (y != y))
+    if isinstance(close, bool):
+        return P.astype(close, "bool")
+    return close
+
+
+def np_allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``np.allclose``: whether every pair is close (`np_isclose`), a Python bool."""
+    return bool(np_all(np_isclose(a, b, rtol, atol, equal_nan)))
 
 
 def np_ptp(a, axis=None, keepdims=False):

@@ -18,7 +18,7 @@ from ..abstract.data import AbstractArray, AbstractTuple
 from ..abstract.lattice import constant_abstract, promote
 from ..grad.registry import bprop, jvp, nondifferentiable
 from ..infer.registry import infer_rule
-from ..infer.rulelib import as_array, const_value, is_none
+from ..infer.rulelib import as_array, axes_arg, const_value, is_none
 from .core import primitive
 
 # Shapes and joins -----------------------------------------------------------------------------
@@ -213,7 +213,9 @@ def _infer_exclusive_cumprod_jvp(a, axis, reverse, da):
 
 @infer_rule(exclusive_cumprod)
 def _infer_exclusive_cumprod(a, axis, reverse):
-    return as_array(a, "exclusive_cumprod")
+    x = as_array(a, "exclusive_cumprod")
+    axes_arg(axis, len(x.shape), "cumprod", x.shape)  # (an axis out of bounds raises)
+    return x
 
 
 @infer_rule(exclusive_cumprod_grad)
