@@ -152,6 +152,96 @@ def test_math_domain_error(check):
     check(f, -1.0)  # ValueError: math domain error, as in Python
 
 
+#: Edge values of the float functions below: zeros of both signs, infinities, nan, the largest
+#: and smallest floats, values at and beside the ends of the domains.
+EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.0 + 2**-52, 1.0 - 2**-53, 3.0, -7.25]
+EDGES += [math.inf, -math.inf, math.nan, 1.7976931348623157e308, 5e-324, -5e-324, 1e-300]
+BACKENDS = ["numpy", "debug", "jax", "native"]
+
+
+def _backend(backend):
+    if backend in ("jax", "native"):
+        pytest.importorskip({"jax": "jax", "native": "numba"}[backend])
+    return backend
+
+
+def _outcome(fn, *args):
+    """What `fn` gives, or the type and message of the error it raises."""
+    try:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    except (ValueError, OverflowError, TypeError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _same(got, expected, exact, where):
+    """The same kinds, the same values: to the bit where `exact` (sign bits of zeros and nans
+    too), else to an ulp and with the sign bits of zeros (XLA's functions are not libm's)."""
+    if isinstance(expected, tuple):
+        for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+            _same(g, e, exact, (where, i))
+        return
+    assert type(got) is type(expected), (where, got, expected)
+    if isinstance(expected, str) or exact:
+        assert repr(got) == repr(expected), where
+        return
+    assert np.shape(got) == np.shape(expected) and np.result_type(got) == np.result_type(expected)
+    signs = np.where(np.isnan(expected), False, np.signbit(got))  # (not of nans: XLA's)
+    np.testing.assert_array_equal(signs, np.signbit(expected) & ~np.isnan(expected), str(where))
+    ulp = np.finfo(np.result_type(expected)).eps
+    np.testing.assert_allclose(got, expected, rtol=2 * ulp, atol=0, err_msg=str(where))
+
+
+def copysigns(x, y):
+    return math.copysign(x, y), np.copysign(x, y)
+
+
+def math_hyperbolic(x):
+    return math.asinh(x), math.acosh(x), math.atanh(x)
+
+
+def math_acosh(x):
+    return math.acosh(x)
+
+
+def math_atanh(x):
+    return math.atanh(x)
+
+
+def np_hyperbolic(a):
+    return np.arcsinh(a), np.arccosh(a), np.arctanh(a), np.copysign(a, -a), np.copysign(2, a)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_copysign_and_inverse_hyperbolic_functions_are_pythons_and_numpys(backend):
+    """``math.copysign``/``np.copysign`` (the sign bit: of -0.0 and nan too) and
+    ``math.asinh/acosh/atanh``/``np.arcsinh/arccosh/arctanh`` were refused. Python raises
+    "math domain error" outside the domains (``math.atanh(1.0)``); NumPy gives nan or inf."""
+    backend = _backend(backend)
+    exact = backend != "jax"
+    # (XLA on CPU flushes subnormal results to zero: ``math.asinh(5e-324)`` is 0.0 there.)
+    edges = [x for x in EDGES if exact or abs(x) != 5e-324]
+
+    compiled = {}
+
+    def check(fn, *args):
+        if fn not in compiled:
+            compiled[fn] = myia(fn, backend=backend)
+        _same(_outcome(compiled[fn], *args), _outcome(fn, *args), exact, args)
+
+    for x in edges:
+        for y in edges:
+            check(copysigns, x, y)
+        check(copysigns, 3, -0.0)
+        for fn in (math.asinh, math_acosh, math_atanh):
+            check(fn, x)
+    check(np_hyperbolic, np.array(edges))
+    for dtype in ("float32", "int64"):  # float32 stays float32; integers give float64
+        check(np_hyperbolic, np.array([-2, 0, 1, 3], dtype))
+    with pytest.raises(ValueError, match="math domain error"):
+        myia(math_hyperbolic, backend=backend)(0.5)  # acosh
+
+
 def numpy_functions(a, b):
     c = np.tanh(a) * 2.0 + np.exp(-a)
     return c, np.sum(a), np.sum(a, axis=0), a.T, a @ b, a.shape, (a @ b).shape, np.maximum(a, 0.0)
