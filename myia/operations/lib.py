@@ -94,6 +94,11 @@ def unpack_unchecked(xs, n):
     return xs
 
 
+def star_tuple(xs):
+    """``*xs`` of a tuple (in a tuple display or a call): its elements, the tuple itself."""
+    return xs
+
+
 @dataclass(frozen=True)
 class SequenceIter:
     """Iterator over a list or the rows of an array: the sequence and the next index."""
