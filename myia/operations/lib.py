@@ -94,6 +94,32 @@ def unpack_unchecked(xs, n):
     return xs
 
 
+def dataclass_replacer(cls, names):
+    """``dataclasses.replace(obj, **changes)`` of instances of dataclass `cls`.
+
+    As Python's: ``cls(**changes, **kept)``, `kept` the fields of ``__init__`` (`names`, a
+    tuple of constants) that `changes` does not name, as `obj` holds them. A name that is no
+    such field is ``cls()``'s error (a `MyiaTypeError` at the user's line); a field not set by
+    ``__init__`` gets its default again.
+    """
+
+    def replace(obj, **changes):
+        keys, values = _kept_fields(obj, names, changes)
+        return cls(**changes, **P.dict_from_items(keys, values))
+
+    return replace
+
+
+def _kept_fields(obj, names, changes):
+    """The names (constants) among `names` that `changes` does not set, and their values."""
+    if P.tuple_len(names) == 0:
+        return (), ()
+    keys, values = _kept_fields(obj, names[1:], changes)
+    if names[0] in P.dict_keys(changes):
+        return keys, values
+    return (names[0],) + keys, (P.record_getattr(obj, names[0]),) + values
+
+
 def star_tuple(xs):
     """``*xs`` of a tuple (in a tuple display or a call): its elements, the tuple itself."""
     return xs

@@ -133,6 +133,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.getattr: ops.getattr_builtin,
     builtins.hasattr: ops.hasattr_,
     dataclasses.is_dataclass: ops.is_dataclass_,
+    dataclasses.replace: ops.dataclass_replace,
     builtins.all: lib.all_,
     builtins.print: lib.print_,
     builtins.breakpoint: P.breakpoint_,
@@ -322,18 +323,10 @@ def python_class(value: Any) -> Any:
     return _CLASSES.get(id(value), value)
 
 
-#: Functions of Python's library that Myia code cannot run, with what to write instead.
-REFUSED: dict[Any, str] = {
-    dataclasses.replace: "it sets the fields of a copy one by one, and Myia values are "
-    "immutable: build the new instance, Params(w=p.w, b=3.0), or give the class a method "
-    "that does",
-}
-
-
 def refusal(obj: Any) -> str | None:
     """Why `obj` (a function Myia refuses) is refused, and what to use instead, or None."""
     try:
-        return nx.REFUSED.get(obj) or REFUSED.get(obj)
+        return nx.REFUSED.get(obj)
     except TypeError:
         return None
 

@@ -567,6 +567,22 @@ def _is_dataclass(a: Any) -> Any:
 
 
 is_dataclass_ = Operation("is_dataclass", _is_dataclass)
+
+#: The function `lib.dataclass_replacer` makes for each dataclass (parsed once).
+_REPLACERS: dict[type, Any] = {}
+
+
+def _replace(a: Any, *changes: Any) -> Any:
+    """``dataclasses.replace(obj, **changes)``: a new instance with the fields named replaced."""
+    if not is_record(a):
+        raise NoMatch(f"replace() should be called on dataclass instances, not {_kind_name(a)}")
+    if a not in _REPLACERS:
+        names = tuple(f.name for f in dataclasses.fields(a) if f.init)
+        _REPLACERS[a] = _lib().dataclass_replacer(a, names)
+    return _REPLACERS[a]
+
+
+dataclass_replace = Operation("replace", _replace)
 getattr_builtin = StaticOperation("getattr", _getattr_builtin, static=(1,))
 hasattr_ = StaticOperation("hasattr", _hasattr, static=(1,))
 
