@@ -892,8 +892,9 @@ def test_array_primitive(case: Case) -> None:
 
 # Coverage of the table ------------------------------------------------------------------------
 
-# Scalar conversions (``float(x)``...) are not array operations.
-NOT_ARRAY = {"to_float", "to_int", "to_bool"}
+# Scalar conversions (``float(x)``...) and Python's ``round(x, ndigits)`` of a float are not
+# array operations.
+NOT_ARRAY = {"to_float", "to_int", "to_bool", "round_decimal"}
 
 
 def _primitives_of(*modules: Any) -> set[str]:

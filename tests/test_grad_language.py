@@ -228,6 +228,19 @@ def test_grad_copysign_and_inverse_hyperbolics():
     assert dx(-0.0, 1.0) == (-1.0, 0.0)  # one-sided at a zero: the sign bits disagree
 
 
+def rounded_to_digits(x):
+    return round(x, 2) * x + np.round(x, 1) + round(x * 100, -1) * x + np.sum(np.round(x * X, 3))
+
+
+X = np.array([1.0, -2.0, 3.5])
+
+
+def test_grad_of_round_to_digits_is_zero():
+    # The rounding is constant between its jumps: its derivative is 0, as in NumPy and JAX.
+    g = check_grad_at(rounded_to_digits, [(1.2311,), (-0.7071,), (3.14159,)])
+    assert g(1.2311) == round(1.2311, 2) + round(123.11, -1)
+
+
 def digits(x):
     return int(math.log10(x)) + 1, int(np.log10(x)) + 1, int(np.log2(x))
 

@@ -311,6 +311,26 @@ def round_(x, ndigits=None):
     return int(P.rint(x))
 
 
+def round_float(x, ndigits):
+    """``round(x, ndigits)`` of a Python float: Python's, exactly (`P.round_decimal`)."""
+    return P.round_decimal(x, ndigits)
+
+
+def round_int(x, ndigits):
+    """``round(x, ndigits)`` of a Python int or bool: an int, halves to even.
+
+    The multiple of ``10 ** -ndigits`` nearest to `x`: ``round(25, -1)`` is 20, ``round(35,
+    -1)`` 40.
+    """
+    if ndigits >= 0:
+        return int(x)
+    m = 10 ** (-ndigits)
+    q, r = divmod(int(x), m)
+    if 2 * r > m or (2 * r == m and q % 2 == 1):
+        q = q + 1
+    return q * m
+
+
 def any_(xs):
     for x in xs:
         if x:

@@ -20,7 +20,7 @@ from . import lib, ops
 from . import numpy_division as nd
 from . import numpy_extra as nx
 from . import numpy_lib as nl
-from .core import NoMatch, Operation
+from .core import Array, NoMatch, Operation
 
 
 def _by_arity(name: str, *callees: Any) -> Operation:
@@ -50,20 +50,26 @@ _NONE = type(None)
 
 
 def _round(x: Any, ndigits: Any = _NONE) -> Any:
-    """``round(x)``; ``round(x, ndigits)`` is refused here (of an array: a TypeError, as Python).
+    """``round(x)`` and ``round(x, ndigits)``, by the kind of `x`, as Python's ``__round__``.
 
-    Python rounds the exact decimal value of a float to `ndigits` digits, which a float
-    computation does not (``np.round`` does that): a compile-time error at the user's line
-    says so, rather than one at run time.
+    With `ndigits`: a Python float is rounded as Python does, its exact decimal value
+    (`P.round_decimal`); a Python int (or bool) stays an int, a multiple of ``10 **
+    -ndigits`` (halves to even); a NumPy scalar is NumPy's ``np.round``. Of an array, Python's
+    TypeError at run time.
     """
-    if ndigits is not _NONE:
-        raise NoMatch(
-            "round(x, ndigits) is not supported in Myia code (Python rounds the exact decimal "
-            "value of x): use np.round(x, ndigits)"
-        )
-    if not ops.is_numeric(x):  # (an array is: Python's TypeError at run time)
+    if not ops.is_numeric(x):
         raise NoMatch(f"type {ops._kind_name(x)} doesn't define __round__ method")
-    return lib.round_
+    if ndigits is _NONE:  # (not given, or None)
+        return lib.round_
+    if ndigits not in (int, bool):
+        raise NoMatch(f"'{ops._kind_name(ndigits)}' object cannot be interpreted as an integer")
+    if x is float:
+        return lib.round_float
+    if x in (int, bool):
+        return lib.round_int
+    if x is Array:
+        return lib.round_
+    return nx.np_round
 
 
 def _scalar_conversion(name: str, prim: Any, strings: bool = False) -> Operation:

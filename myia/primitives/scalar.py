@@ -369,6 +369,27 @@ def to_bool(x):
     return bool(x)
 
 
+@primitive
+def round_decimal(x, ndigits):
+    """Python's ``round(x, ndigits)`` of a Python float, exactly.
+
+    The float nearest to the decimal that is the exact value of `x` rounded to `ndigits`
+    digits, halves to even (``round(2.675, 2)`` is 2.67: 2.675 is 2.67499999...). Computed by
+    Python's own ``round`` (correctly rounded ``dtoa``), on the host: ``x * 10 ** ndigits``
+    rounded is not exact. Of arrays (a batch, `myia.grad.batch_rules`), elementwise, each
+    element as a Python float.
+    """
+    if _is_py(x, ndigits):
+        return round(x, ndigits)
+    out = _ROUND_DECIMAL(np.asarray(x, np.float64), np.asarray(ndigits)).astype(np.float64)
+    return out[()] if out.ndim == 0 else out
+
+
+#: Python's ``round`` of each element of arrays, which NumPy passes as Python objects: the
+#: float64 elements converted first (NumPy's scalars round as ``np.round``).
+_ROUND_DECIMAL = np.frompyfunc(lambda x, n: round(float(x), int(n)), 2, 1)
+
+
 # Type and shape rules -----------------------------------------------------------------------
 
 
@@ -496,6 +517,15 @@ def _scalar_conversion(name, dtype):
 infer_rule(to_float)(_scalar_conversion("float", "float64"))
 infer_rule(to_int)(_scalar_conversion("int", "int64"))
 infer_rule(to_bool)(_scalar_conversion("bool", "bool"))
+
+
+@infer_rule(round_decimal)
+def _infer_round_decimal(x, ndigits):
+    # Python floats; float64 arrays of them in a batch (`vmap`).
+    r = elementwise("round_decimal", x, ndigits)
+    if x.dtype != "float64" or ndigits.dtype not in ("int64", "bool"):
+        raise MyiaTypeError(f"round_decimal takes Python floats and ints, not {x} and {ndigits}")
+    return r
 
 
 # Backpropagators ------------------------------------------------------------------------------
@@ -900,7 +930,7 @@ def jvp_where(condition, x, y, out, dc, dx, dy):
 
 
 nondifferentiable(floordiv, eq, ne, lt, le, gt, ge, logical_not, logical_and, logical_or)
-nondifferentiable(floor, ceil, sign, to_int, to_bool)
+nondifferentiable(floor, ceil, sign, to_int, to_bool, round_decimal)
 nondifferentiable(bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift, invert)
 
 from .grad import gzeros, unbroadcast  # noqa: E402
