@@ -150,6 +150,7 @@ def test_round_to_digits_is_pythons_exactly(backend):
         (x, n) for x in (25, 35, -25, 149, 150, 7, True, -(10**15) - 5) for n in (-3, -1, 0, 2)
     ]
     cases += [(np.float64(2.675), 2), (np.float32(2.675), 2), (np.int64(25), -1), (2.675, True)]
+    cases += [(2.675, np.int64(2)), (0.125, np.int32(2)), (25, np.int8(-1))]
     for x, n in cases:
         got, expected = _outcome(f, x, n), _outcome(round_digits, x, n)
         assert type(got) is type(expected) and repr(got) == repr(expected), (x, n, got)

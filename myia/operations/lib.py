@@ -322,9 +322,10 @@ def round_int(x, ndigits):
     The multiple of ``10 ** -ndigits`` nearest to `x`: ``round(25, -1)`` is 20, ``round(35,
     -1)`` 40.
     """
-    if ndigits >= 0:
+    n = int(ndigits)  # (a NumPy integer counts as its Python int)
+    if n >= 0:
         return int(x)
-    m = 10 ** (-ndigits)
+    m = 10 ** (-n)
     q, r = divmod(int(x), m)
     if 2 * r > m or (2 * r == m and q % 2 == 1):
         q = q + 1

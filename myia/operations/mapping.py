@@ -61,7 +61,9 @@ def _round(x: Any, ndigits: Any = _NONE) -> Any:
         raise NoMatch(f"type {ops._kind_name(x)} doesn't define __round__ method")
     if ndigits is _NONE:  # (not given, or None)
         return lib.round_
-    if ndigits not in (int, bool):
+    if not (
+        ndigits in (int, bool) or (ops.is_number(ndigits) and issubclass(ndigits, np.integer))
+    ):
         raise NoMatch(f"'{ops._kind_name(ndigits)}' object cannot be interpreted as an integer")
     if x is float:
         return lib.round_float

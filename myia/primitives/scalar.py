@@ -379,9 +379,9 @@ def round_decimal(x, ndigits):
     rounded is not exact. Of arrays (a batch, `myia.grad.batch_rules`), elementwise, each
     element as a Python float.
     """
-    if _is_py(x, ndigits):
-        return round(x, ndigits)
-    out = _ROUND_DECIMAL(np.asarray(x, np.float64), np.asarray(ndigits)).astype(np.float64)
+    if type(x) is float and np.ndim(ndigits) == 0:
+        return round(x, int(ndigits))
+    out = np.asarray(_ROUND_DECIMAL(np.asarray(x, np.float64), ndigits), np.float64)
     return out[()] if out.ndim == 0 else out
 
 
@@ -523,8 +523,10 @@ infer_rule(to_bool)(_scalar_conversion("bool", "bool"))
 def _infer_round_decimal(x, ndigits):
     # Python floats; float64 arrays of them in a batch (`vmap`).
     r = elementwise("round_decimal", x, ndigits)
-    if x.dtype != "float64" or ndigits.dtype not in ("int64", "bool"):
+    if x.dtype != "float64" or not ndigits.dtype.startswith(("int", "uint", "bool")):
         raise MyiaTypeError(f"round_decimal takes Python floats and ints, not {x} and {ndigits}")
+    if isinstance(r, AbstractScalar) and isinstance(x, AbstractScalar) and x.weak:
+        return AbstractScalar("float64", True)  # a Python float, whatever int `ndigits` is
     return r
 
 
