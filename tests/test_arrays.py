@@ -203,6 +203,15 @@ def trig(x):
     return np.sin(x), np.cos(x), np.tan(x), np.arcsin(x), np.arccos(x), np.arctan(x)
 
 
+def inverse_hyperbolic(x):
+    # arccosh of (-0.9, 0.9) is nan (outside its domain), as NumPy's; of x + 2.0 it is not.
+    return np.arcsinh(x), np.arccosh(x + 2.0), np.arccosh(x), np.arctanh(x)
+
+
+def copysign(x, y):
+    return np.copysign(x, y)
+
+
 def where(c, x, y):
     return np.where(c > 0, x, y)
 
@@ -560,6 +569,7 @@ CASES = [
     Case("compare", compare, ("eq", "ne", "lt", "le", "gt", "ge"), binary_args("int")),
     Case("maximum", maximum, ("maximum", "minimum"), binary_args(dtypes=NUMBERS)),
     Case("atan2", atan2, ("atan2",), binary_args()),
+    Case("copysign", copysign, ("copysign",), binary_args(dtypes=NUMBERS)),
     Case(
         "logical",
         logical,
@@ -594,6 +604,12 @@ CASES = [
     Case("log", log_fns, ("log", "log1p", "sqrt", "log2", "log10"), unary_args("pos")),
     Case("log_ieee", log_ieee, ("log_ieee",), unary_args("normal", NUMBERS), reference=np.log),
     Case("trig", trig, ("sin", "cos", "tan", "asin", "acos", "atan"), unary_args("unit")),
+    Case(
+        "inverse_hyperbolic",
+        inverse_hyperbolic,
+        ("asinh", "acosh", "atanh"),
+        unary_args("unit", NUMBERS),
+    ),
     Case(
         "where",
         where,
@@ -876,8 +892,9 @@ def test_array_primitive(case: Case) -> None:
 
 # Coverage of the table ------------------------------------------------------------------------
 
-# Scalar conversions (``float(x)``...) are not array operations.
-NOT_ARRAY = {"to_float", "to_int", "to_bool"}
+# Scalar conversions (``float(x)``...) and Python's ``round(x, ndigits)`` of a float are not
+# array operations.
+NOT_ARRAY = {"to_float", "to_int", "to_bool", "round_decimal"}
 
 
 def _primitives_of(*modules: Any) -> set[str]:

@@ -57,23 +57,138 @@ def test_round_halves_to_even_and_gives_an_int(check, x):
     check(rounded, x)
 
 
-def round_digits(x):
-    return round(x, 2)
+#: Edge values of the float functions here: zeros of both signs, infinities, nan, the largest
+#: and smallest floats, values at and beside the ends of the domains.
+EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.0 + 2**-52, 1.0 - 2**-53, 3.0, -7.25]
+EDGES += [math.inf, -math.inf, math.nan, 1.7976931348623157e308, 5e-324, -5e-324, 1e-300]
+BACKENDS = ["numpy", "debug", "jax", "native"]
+
+
+def _backend(backend):
+    if backend in ("jax", "native"):
+        pytest.importorskip({"jax": "jax", "native": "numba"}[backend])
+    return backend
+
+
+def _outcome(fn, *args):
+    """What `fn` gives, or the type and message of the error it raises."""
+    try:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    except (ValueError, OverflowError, TypeError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _same(got, expected, exact, where):
+    """The same kinds, the same values: to the bit where `exact` (sign bits of zeros and nans
+    too), else to an ulp and with the sign bits of zeros (XLA's functions are not libm's)."""
+    if isinstance(expected, tuple):
+        for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+            _same(g, e, exact, (where, i))
+        return
+    assert type(got) is type(expected), (where, got, expected)
+    if isinstance(expected, str) or exact:
+        assert repr(got) == repr(expected), where
+        return
+    assert np.shape(got) == np.shape(expected) and np.result_type(got) == np.result_type(expected)
+    signs = np.where(np.isnan(expected), False, np.signbit(got))  # (not of nans: XLA's)
+    np.testing.assert_array_equal(signs, np.signbit(expected) & ~np.isnan(expected), str(where))
+    ulp = np.finfo(np.result_type(expected)).eps
+    np.testing.assert_allclose(got, expected, rtol=2 * ulp, atol=0, err_msg=str(where))
+
+
+def round_digits(x, n):
+    return round(x, n)
 
 
 def round_array(x):
     return round(x)
 
 
-def test_round_of_an_array_or_to_digits_is_a_type_error(check):
+def round_float_digits(x):
+    return round(x, 1.5)  # MARK float digits
+
+
+def test_round_of_an_array_or_to_float_digits_is_a_type_error(check):
     check(round_array, np.array([0.5, 1.5]))  # as Python's
-    # At compile time, at the user's line (it was a plain TypeError at run time).
-    with pytest.raises(MyiaTypeError, match="use np.round") as info:
-        myia(round_digits)(1.2345)
-    assert "return round(x, 2)" in str(info.value)
-    with pytest.raises(MyiaTypeError, match="use np.round"):
-        myia(lambda x: round(x, ndigits=1))(7)
+    check(round_digits, np.array([0.5, 1.5]), 1)
+    with pytest.raises(MyiaTypeError, match="cannot be interpreted as an integer") as info:
+        myia(round_float_digits)(1.2345)
+    assert info.value.location.line == line_of(round_float_digits, "MARK float digits")
     assert myia(lambda x: round(x, None))(2.5) == 2
+
+
+#: Floats whose rounding Python decides on their exact decimal values: 2.675 is 2.67499999...
+#: (``x * 10 ** n`` rounded says 2.68), 0.125 is exactly a half (to even: 0.12), 1.5e300 to
+#: -299 digits is 2e300; the largest float to -308 digits overflows (OverflowError).
+ROUNDED = [2.675, 0.125, 0.375, 1.005, 8.345, 2.5, -2.5, 1.5, 0.5, -0.5, 25.0, 35.0, 1e16 + 2]
+ROUNDED += [1.7976931348623157e308, 1.5e300, 5e-324, 1e-300, 123456.789e-20, 0.0, -0.0]
+ROUNDED += [math.inf, -math.inf, math.nan, -0.004]
+DIGITS = [-400, -309, -308, -299, -22, -5, -1, 0, 1, 2, 3, 10, 17, 22, 23, 30, 300, 323, 324]
+
+
+def _halfway_cases(rng, count):
+    """Decimals ending in 5, one digit past `n`: Python's and ``x * 10 ** n``'s differ."""
+    out = []
+    for _ in range(count):
+        n = int(rng.integers(0, 6))
+        k = int(rng.integers(-(10**6), 10**6))
+        out.append((float(f"{k}5e-{n + 1}"), n))
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_round_to_digits_is_pythons_exactly(backend):
+    """``round(x, n)`` of a Python float rounds its exact decimal value, as Python's dtoa
+    does (it was refused); of an int, an int (halves to even); of a NumPy scalar, NumPy's
+    ``np.round`` (``round(np.float64(2.675), 2)`` is 2.68)."""
+    backend = _backend(backend)
+    f = myia(round_digits, backend=backend)
+    cases = [(x, n) for x in ROUNDED for n in DIGITS]
+    cases += _halfway_cases(np.random.default_rng(0), 300)
+    cases += [
+        (x, n) for x in (25, 35, -25, 149, 150, 7, True, -(10**15) - 5) for n in (-3, -1, 0, 2)
+    ]
+    cases += [(np.float64(2.675), 2), (np.float32(2.675), 2), (np.int64(25), -1), (2.675, True)]
+    cases += [(2.675, np.int64(2)), (0.125, np.int32(2)), (25, np.int8(-1))]
+    for x, n in cases:
+        got, expected = _outcome(f, x, n), _outcome(round_digits, x, n)
+        assert type(got) is type(expected) and repr(got) == repr(expected), (x, n, got)
+
+
+def np_round_of(x):
+    return np.round(x, 2)
+
+
+def np_rounds(a, decimals):
+    return np.round(a, decimals), np.around(a, decimals), a.round(decimals)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_np_round_is_numpys_algorithm(backend):
+    """``np.round(a, d)``: NumPy's ``a * 10 ** d`` rounded to even and divided back (a negative
+    `d` divides first: ``np.round(a, -2)`` was ``rint(a * 0.01) / 0.01``), past 1e22 its
+    powers of ten rounded at each step."""
+    backend = _backend(backend)
+    f = myia(np_rounds, backend=backend)
+    rng = np.random.default_rng(1)
+    halves = np.array([x for x, _ in _halfway_cases(rng, 40)])
+    for a in (
+        np.array(ROUNDED),
+        halves,
+        halves.astype(np.float32),
+        rng.standard_normal(20) * 10.0 ** rng.integers(-30, 30, 20),
+        np.array([-250, 250, 350, 149, 7], np.int64),
+    ):
+        for d in (-400, -25, -3, -2, -1, 0, 1, 2, 3, 8, 9, 17, 23, 30, 308, 400):
+            if a.dtype == np.int64 and d < -18:
+                continue  # (NumPy's int64 cast of a float out of range)
+            got, expected = _outcome(f, a, d), _outcome(np_rounds, a, d)
+            for g, e in zip(got, expected, strict=True):
+                np.testing.assert_array_equal(g, e, err_msg=f"{a.dtype} {d}")
+                assert g.dtype == e.dtype and np.array_equal(np.signbit(g), np.signbit(e))
+    x = 2.675  # a Python float: a NumPy float64, NumPy's algorithm (2.68)
+    assert repr(myia(np_round_of, backend=backend)(x)) == repr(np_round_of(x))
 
 
 @examples
@@ -150,6 +265,56 @@ def test_math_domain_error(check):
         return math.sqrt(x)
 
     check(f, -1.0)  # ValueError: math domain error, as in Python
+
+
+def copysigns(x, y):
+    return math.copysign(x, y), np.copysign(x, y)
+
+
+def math_hyperbolic(x):
+    return math.asinh(x), math.acosh(x), math.atanh(x)
+
+
+def math_acosh(x):
+    return math.acosh(x)
+
+
+def math_atanh(x):
+    return math.atanh(x)
+
+
+def np_hyperbolic(a):
+    return np.arcsinh(a), np.arccosh(a), np.arctanh(a), np.copysign(a, -a), np.copysign(2, a)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_copysign_and_inverse_hyperbolic_functions_are_pythons_and_numpys(backend):
+    """``math.copysign``/``np.copysign`` (the sign bit: of -0.0 and nan too) and
+    ``math.asinh/acosh/atanh``/``np.arcsinh/arccosh/arctanh`` were refused. Python raises
+    "math domain error" outside the domains (``math.atanh(1.0)``); NumPy gives nan or inf."""
+    backend = _backend(backend)
+    exact = backend != "jax"
+    # (XLA on CPU flushes subnormal results to zero: ``math.asinh(5e-324)`` is 0.0 there.)
+    edges = [x for x in EDGES if exact or abs(x) != 5e-324]
+
+    compiled = {}
+
+    def check(fn, *args):
+        if fn not in compiled:
+            compiled[fn] = myia(fn, backend=backend)
+        _same(_outcome(compiled[fn], *args), _outcome(fn, *args), exact, args)
+
+    for x in edges:
+        for y in edges:
+            check(copysigns, x, y)
+        check(copysigns, 3, -0.0)
+        for fn in (math.asinh, math_acosh, math_atanh):
+            check(fn, x)
+    check(np_hyperbolic, np.array(edges))
+    for dtype in ("float32", "int64"):  # float32 stays float32; integers give float64
+        check(np_hyperbolic, np.array([-2, 0, 1, 3], dtype))
+    with pytest.raises(ValueError, match="math domain error"):
+        myia(math_hyperbolic, backend=backend)(0.5)  # acosh
 
 
 def numpy_functions(a, b):

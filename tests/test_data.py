@@ -3,7 +3,8 @@ properties, recursive trees) and ``isinstance``, run through `@myia` and compare
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
@@ -239,6 +240,56 @@ def test_dataclasses(check, x, y):
     check(point_result, x)
     check(point_argument, Point(x, y), [Point(y, x), Point(1.0)])
     check(point_argument, Point(x, y), (Point(y, x), Point(1.0, 2.0)))
+
+
+@dataclass(frozen=True)
+class Layer:
+    w: np.ndarray
+    scale: float = 1.0
+    steps: int = field(default=0, init=False)  # not in __init__: replace() resets it
+
+
+def replaced(p, x, layer):
+    q = dataclasses.replace(p, x=x * 2)
+    return (
+        q,
+        q.norm2(),
+        dataclasses.replace(q),  # a copy
+        dataclasses.replace(p, y=p.x, x=1),  # a field of another type: an int
+        replace(Config(), offset=x, names=("c",)),
+        replace(layer, w=layer.w * x),
+        replace(layer, scale=layer.w),  # an array where a float was
+    )
+
+
+@examples
+@given(floats, floats)
+def test_dataclasses_replace(check, x, y):
+    # dataclasses.replace(obj, **changes) is a new instance with those fields replaced (it was
+    # refused: "Myia values are immutable"); Python's replace calls the class.
+    layer = Layer(np.array([x, 1.0]))
+    object.__setattr__(layer, "steps", 7)  # Python's replace makes it 0 again
+    check(replaced, Point(x, y), y, layer)
+
+
+def replace_unknown_field(p):
+    return dataclasses.replace(p, z=1.0)  # MARK unknown
+
+
+def replace_not_a_dataclass(t):
+    return replace(t, x=1.0)  # MARK not
+
+
+def test_dataclasses_replace_mistakes_are_type_errors_at_the_users_line():
+    for fn, arg, mark, match in [
+        (replace_unknown_field, Point(1.0), "MARK unknown", "unexpected keyword argument 'z'"),
+        (replace_not_a_dataclass, (1.0,), "MARK not", "should be called on dataclass instances"),
+    ]:
+        with pytest.raises(TypeError):
+            fn(arg)  # Python's TypeError
+        with pytest.raises(MyiaTypeError, match=match) as info:
+            myia(fn)(arg)
+        assert info.value.location.line == line_of(fn, mark)
 
 
 @dataclass

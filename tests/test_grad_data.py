@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -13,6 +13,7 @@ from grad_helpers import check_grad_at
 from helpers import time_ratio
 
 from myia import grad, value_and_grad
+from myia.testing import check_grad
 
 
 @dataclass
@@ -179,6 +180,23 @@ def test_grad_dataclass_argument_gives_instance():
 
 def test_grad_dataclass_as_intermediate_value():
     check_grad_at(point_intermediate, [(1.5, -0.5), (0.2, 2.0)], "x", "y")
+
+
+def replaced_point(p, x):
+    q = replace(p, x=x * p.y, n=2)
+    r = replace(q, y=np.array([x, q.x]))  # a field of another type
+    return q.norm2() * q.scaled + np.sum(r.y * r.x) + p.x
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug", "jax", "native"])
+def test_grad_through_dataclasses_replace(backend):
+    # The replaced fields' gradients go to the new values, the others' to the instance's.
+    if backend in ("jax", "native"):
+        pytest.importorskip({"jax": "jax", "native": "numba"}[backend])
+    for args in ((Point(1.0, 2.0, 3), 0.5), (Point(-0.5, 0.3, -1), 1.5)):
+        check_grad(replaced_point, *args, wrt=(0, 1), backend=backend)
+    dp, dx = grad(replaced_point, "p", "x", backend=backend)(Point(1.0, 2.0, 3), 0.5)
+    assert type(dp) is Point and dp.n == 0 and dp.x == 1.0  # p.x: only the last term
 
 
 def test_grad_nested_dataclass_tuple_list():

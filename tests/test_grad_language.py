@@ -209,6 +209,38 @@ def test_grad_math_log2_log10():
     check_grad_at(f, [(1.5,)])
 
 
+def signs_and_inverse_hyperbolics(x, y):
+    return (
+        math.copysign(x, y) * 3.0
+        + math.copysign(2.0, x) * y  # no derivative in the sign's argument
+        + math.asinh(x * y)
+        + math.acosh(x * x + 1.5)
+        + math.atanh(x / 4)
+        + np.sum(np.copysign(np.arcsinh(x), -y) * np.arctanh(np.array([0.25, -0.125]) * y))
+    )
+
+
+def test_grad_copysign_and_inverse_hyperbolics():
+    # copysign: slope +1 where the sign bits of x and y agree, -1 where not, 0 in y.
+    check_grad_at(signs_and_inverse_hyperbolics, [(1.5, 0.7), (-0.3, 2.0), (-1.2, -0.9)], "x", "y")
+    dx = grad(lambda x, y: math.copysign(x, y), "x", "y")
+    assert dx(2.0, -0.0) == (-1.0, 0.0) and dx(-2.0, -3.0) == (1.0, 0.0)
+    assert dx(-0.0, 1.0) == (-1.0, 0.0)  # one-sided at a zero: the sign bits disagree
+
+
+def rounded_to_digits(x):
+    return round(x, 2) * x + np.round(x, 1) + round(x * 100, -1) * x + np.sum(np.round(x * X, 3))
+
+
+X = np.array([1.0, -2.0, 3.5])
+
+
+def test_grad_of_round_to_digits_is_zero():
+    # The rounding is constant between its jumps: its derivative is 0, as in NumPy and JAX.
+    g = check_grad_at(rounded_to_digits, [(1.2311,), (-0.7071,), (3.14159,)])
+    assert g(1.2311) == round(1.2311, 2) + round(123.11, -1)
+
+
 def digits(x):
     return int(math.log10(x)) + 1, int(np.log10(x)) + 1, int(np.log2(x))
 

@@ -668,6 +668,81 @@ def test_wrong_arguments_at_the_entry_point():
         myia(kwonly)(1, 2)
 
 
+# Starred unpacking in displays and calls ----------------------------------------------------
+
+
+def spread_displays(t, u, x):
+    return (
+        (*t, x),
+        (x, *t, 1, *u, *t),
+        (*t,),
+        (*(),),
+        [*t, *t],
+        [x, *t, x],
+        [*t, *[x, x]],
+        (*{"a": x, "b": 2},),  # a dict's keys
+    )
+
+
+def three(a, b, c):
+    return a * 100 + b * 10 + c
+
+
+def spread_calls(t, x):
+    return three(*t), three(x, *t[1:]), three(*t[:1], x, *t[2:]), varargs(*t, x, *t)
+
+
+def spread_product(x, t):
+    u = (*t, x, *t)
+    return three(*u[2:]) + u[0] * u[1] * u[2] + sum([*t, x, x])
+
+
+@examples
+@given(numbers, numbers)
+def test_starred_unpacking_in_displays_and_calls(check, x, y):
+    # (*a, x), [*a, *b] and f(*args) spread tuples (and the elements of a list into a list)
+    # as in Python; displays refused them.
+    check(spread_displays, (x, y, 2), (), x)
+    check(spread_displays, (x, y, 2.5), ("s", None), y)
+    check(spread_calls, (x, y, 3), 2.0)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug", "jax", "native"])
+def test_starred_unpacking_on_every_backend_and_its_gradient(backend):
+    if backend in ("jax", "native"):
+        pytest.importorskip({"jax": "jax", "native": "numba"}[backend])
+    for args in ((1.5, (2.0, -3.0)), (-0.5, (0.25, 4.0))):
+        assert myia(spread_product, backend=backend)(*args) == spread_product(*args)
+    check_grad(spread_product, 1.5, (2.0, -3.0), wrt=(0, 1), backend=backend)
+
+
+def spread_a_list(xs, x):
+    return (*xs, x)  # MARK list
+
+
+def call_with_a_list(xs):
+    return three(*xs)  # MARK call
+
+
+def spread_an_array(a):
+    return (*a,)  # MARK array
+
+
+def test_starred_unpacking_of_unknown_length_is_a_type_error_at_the_users_line():
+    # A list's length is not part of its type (one type whatever its length): the tuple it
+    # would spread into has no type at compile time.
+    for fn, args, mark, match in [
+        (spread_a_list, ([1.0, 2.0], 3.0), "MARK list", "length Myia does not know"),
+        (call_with_a_list, ([1.0, 2.0, 3.0],), "MARK call", "length Myia does not know"),
+        (spread_an_array, (np.ones(2),), "MARK array", "not a numpy.ndarray"),
+    ]:
+        fn(*args)  # Python: fine
+        with pytest.raises(MyiaTypeError, match=match) as info:
+            myia(fn)(*args)
+        assert info.value.location.line == line_of(fn, mark)
+    assert myia(lambda xs: [*xs, 1.0])([2.0]) == [2.0, 1.0]  # a list display takes it
+
+
 # Calls to other functions -----------------------------------------------------------------------
 
 

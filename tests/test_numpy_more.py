@@ -379,6 +379,16 @@ def math_more(x, y):
     )
 
 
+def inverse_hyperbolic(x, y):
+    return (
+        np.arcsinh(y),
+        np.arccosh(x + 1.0),
+        np.arctanh(x / 4),
+        np.copysign(x, y),
+        np.copysign(y, -1.0),
+    )
+
+
 def math_of_ints(x):
     # NumPy's math of integers and booleans computes in the smallest float that holds them
     # (float16 for int8 and bool), np.reciprocal and np.round keep integers.
@@ -617,6 +627,9 @@ TABLE = [
     Case("np.square", "math", square, [(f(3, 4),), (A((3,), "int"),)]),
     Case("np.reciprocal, np.log2, np.log10, np.exp2, np.logaddexp2, np.hypot", "math",
          math_more, [(f(3, 4, kind="pos"), f(4))]),
+    Case("np.arcsinh, np.arccosh, np.arctanh, np.copysign", "math", inverse_hyperbolic,
+         [(f(3, 4, kind="pos"), f(4)), (f32(3, kind="pos"), f(2, 1))],
+         prims=("asinh", "acosh", "atanh", "copysign")),
     Case("np.reciprocal, np.sqrt, np.exp, np.logaddexp, np.arctan2, np.hypot, np.round "
          "of integers and booleans",
          "math", math_of_ints, [(A((3, 4), "int", "int8"),), (A((5,), "int", "int16"),),

@@ -45,6 +45,7 @@ MATH = [
     lambda x: math.log(x) + math.log1p(x),
     lambda x: math.atan(x) + math.asin(x / 4) + math.acos(x / 4),
     lambda x: math.sinh(x) * math.cosh(x) + math.tanh(x),
+    lambda x: math.asinh(x) + math.acosh(x + 1.0) + math.atanh(x / 4) + math.copysign(x, -0.0),
     lambda x: math.fabs(x),
     lambda x: math.atan2(x, 2.0),
     lambda x: math.pow(x, 3),
@@ -202,6 +203,9 @@ UFUNCS_ON_NUMBERS = [
     (lambda x: np.sqrt(x) + np.arcsin(x), (-2.0,)),
     (lambda x: np.log1p(x) * np.log2(x - 1.0), (-1.0,)),
     (lambda x: np.exp(x), (1000.0,)),
+    (lambda x: np.arccosh(x) + np.arctanh(x) + np.arcsinh(x), (0.5,)),  # nan, not an error
+    (lambda x: np.arctanh(x), (True,)),  # inf, a float16
+    (lambda x, y: np.copysign(x, y), (2, -0.0)),
     (lambda x: np.exp(x), (2,)),
     (lambda x: np.power(x, 0.5), (-1.0,)),
     (lambda x, y: np.divide(x, y), (1.0, 0.0)),

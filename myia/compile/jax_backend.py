@@ -73,7 +73,7 @@ from .jax_values import (
 #: Primitives whose lowering a jitted program may hold besides `TOTAL` and `ARRAY_TOTAL`.
 _MATH_NAMES = (
     "exp log log1p log2 log10 expm1 sqrt sin cos tan asin acos atan sinh cosh tanh floor ceil "
-    "atan2 fabs copysign hypot"
+    "atan2 fabs copysign hypot asinh acosh atanh"
 ).split()
 
 
@@ -86,7 +86,15 @@ class _JaxMath:
     """``math`` for the generated code under JAX: each function is its ``jax.numpy`` twin."""
 
     def __init__(self, jnp: Any):
-        renames = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2"}
+        renames = {
+            "asin": "arcsin",
+            "acos": "arccos",
+            "atan": "arctan",
+            "atan2": "arctan2",
+            "asinh": "arcsinh",
+            "acosh": "arccosh",
+            "atanh": "arctanh",
+        }
         for name in _MATH_NAMES:
             setattr(self, name, getattr(jnp, renames.get(name, name)))
         self.pi, self.e, self.inf, self.nan = math.pi, math.e, math.inf, math.nan

@@ -71,7 +71,7 @@ _INT = AbstractScalar("int64")
 #: Primitives computed on Python floats whose Python errors the JAX code flags.
 _FLOAT_OPS = frozenset(
     "truediv floordiv mod pow exp log log1p log2 log10 expm1 sqrt sin cos tan asin acos sinh cosh "
-    "atan2 hypot gammaln".split()
+    "atan2 hypot gammaln acosh atanh".split()
 )
 
 

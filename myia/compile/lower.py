@@ -136,6 +136,9 @@ _MATH = {
     "sinh": ("math.sinh", "np.sinh"),
     "cosh": ("math.cosh", "np.cosh"),
     "tanh": ("math.tanh", "np.tanh"),
+    "asinh": ("math.asinh", "np.arcsinh"),
+    "acosh": ("math.acosh", "np.arccosh"),
+    "atanh": ("math.atanh", "np.arctanh"),
 }
 
 
@@ -174,6 +177,16 @@ def _extremum(numpy: str) -> Lowering:
         return None
 
     return lower
+
+
+@lowering(P.copysign)
+def _copysign(args: list[str], node: Apply, ctx: Any) -> str | None:
+    """``math.copysign`` of Python numbers, else ``np.copysign``."""
+    if _is_weak(node.inputs[1]) and _is_weak(node.inputs[2]):
+        return f"math.copysign({args[0]}, {args[1]})"
+    if _is_numpy(node):
+        return f"np.copysign({args[0]}, {args[1]})"
+    return None
 
 
 lowering(P.maximum)(_extremum("np.maximum"))

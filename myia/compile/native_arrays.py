@@ -41,7 +41,8 @@ DTYPES = frozenset(["float64", "int64", "bool"])
 NUMPY = frozenset(
     """abs absolute add arccos arcsin arctan concatenate copy cos cosh divide dot exp expm1
     full log log1p log2 log10 maximum minimum multiply negative ones outer reshape sin sinh
-    sqrt square subtract sum tan tanh true_divide zeros float64 int64 bool_""".split()
+    sqrt square subtract sum tan tanh true_divide zeros float64 int64 bool_ arcsinh arccosh
+    arctanh copysign""".split()
 )
 
 #: Reductions over all axes, ``np.<ufunc>.reduce(x, axis=None, keepdims=False)``, and

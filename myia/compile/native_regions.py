@@ -43,7 +43,7 @@ from .regions import Outliner, Pure
 NUMPY = frozenset(
     """abs absolute add arccos arcsin arctan concatenate cos cosh divide dot exp expm1 log
     log1p maximum minimum multiply negative outer sin sinh sqrt square subtract tan tanh
-    true_divide log2 log10""".split()
+    true_divide log2 log10 arcsinh arccosh arctanh copysign""".split()
 )
 
 #: The fewest operations a region computes: a call of machine code costs Numba's dispatch
@@ -59,7 +59,8 @@ MAX_ELEMENTS = 1 << 12
 #: loops are vectorized: several times faster per element), and the most elements a region
 #: may compute them on (`_Shapes`): ``tanh`` of a vector of 16, not of a 32 x 64 batch.
 TRANSCENDENTAL = frozenset(
-    "arccos arcsin arctan cos cosh exp expm1 log log1p log2 log10 sin sinh tan tanh".split()
+    "arccos arcsin arctan cos cosh exp expm1 log log1p log2 log10 sin sinh tan tanh "
+    "arcsinh arccosh arctanh".split()
 )
 MAX_TRANSCENDENTAL = 256
 

@@ -73,6 +73,9 @@ UFUNCS: dict[Primitive, str] = {
     P.acos: "np.arccos",
     P.atan: "np.arctan",
     P.sinh: "np.sinh",
+    P.asinh: "np.arcsinh",
+    P.acosh: "np.arccosh",
+    P.atanh: "np.arctanh",
     P.cosh: "np.cosh",
     P.tanh: "np.tanh",
 }

@@ -146,7 +146,7 @@ def _spread_call(fp: Any, block: Any, node: ast.Call, fn: Node) -> Node:
             if pending:
                 parts.append(block.apply(P.make_tuple, *pending, debug=fp.dbg(a)))
                 pending = []
-            parts.append(fp.expr(block, a.value))
+            parts.append(block.apply(ops.star_tuple, fp.expr(block, a.value), debug=fp.dbg(a)))
         else:
             pending.append(fp.expr(block, a))
     if pending or not parts:

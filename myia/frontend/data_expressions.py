@@ -61,12 +61,39 @@ class DataExpressions:
         return index
 
     def expr_Tuple(self, block: Block, node: ast.Tuple) -> Node:
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            return self._spread(block, node, P.make_tuple, ops.star_tuple)
         items = self._items(block, node.elts)
         return block.apply(P.make_tuple, *items, debug=self.dbg(node))
 
     def expr_List(self, block: Block, node: ast.List) -> Node:
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            return self._spread(block, node, P.make_list, ops.star_list)
         items = self._items(block, node.elts)
         return block.apply(P.make_list, *items, debug=self.dbg(node))
+
+    def _spread(self, block: Block, node: ast.Tuple | ast.List, make: Any, star: Any) -> Node:
+        """``(a, *t, b)``: ``(a,) + star(t) + (b,)``, the elements of `t` between `a` and `b`.
+
+        `star` is `ops.star_tuple` (a tuple display); of a list display, ``[a] + star(t) +
+        [b]`` with `ops.star_list`.
+        """
+        parts: list[Node] = []
+        pending: list[Node] = []
+        for e in node.elts:
+            if isinstance(e, ast.Starred):
+                if pending:
+                    parts.append(block.apply(make, *pending, debug=self.dbg(e)))
+                    pending = []
+                parts.append(block.apply(star, self.expr(block, e.value), debug=self.dbg(e)))
+            else:
+                pending.append(self.expr(block, e))
+        if pending:
+            parts.append(block.apply(make, *pending, debug=self.dbg(node)))
+        out = parts[0]
+        for p in parts[1:]:
+            out = block.apply(ops.add, out, p, debug=self.dbg(node))
+        return out
 
     def _items(self, block: Block, elts: list[ast.expr]) -> list[Node]:
         out = []

@@ -40,9 +40,9 @@ _ELEMENTWISE = [
     *"add sub mul truediv floordiv mod pow pow_ieee eq ne lt le gt ge".split(),
     *"logical_not logical_and logical_or bitwise_and bitwise_or bitwise_xor".split(),
     *"left_shift right_shift invert neg abs exp log log_ieee log1p log2 log10 expm1".split(),
-    *"sqrt sin cos tan".split(),
+    *"sqrt sin cos tan asinh acosh atanh copysign".split(),
     *"asin acos atan sinh cosh tanh floor ceil sign atan2 maximum minimum where clip".split(),
-    *"rint erf erfc gammaln digamma polygamma".split(),
+    *"rint erf erfc gammaln digamma polygamma round_decimal".split(),
 ]
 
 

@@ -94,6 +94,37 @@ def unpack_unchecked(xs, n):
     return xs
 
 
+def dataclass_replacer(cls, names):
+    """``dataclasses.replace(obj, **changes)`` of instances of dataclass `cls`.
+
+    As Python's: ``cls(**changes, **kept)``, `kept` the fields of ``__init__`` (`names`, a
+    tuple of constants) that `changes` does not name, as `obj` holds them. A name that is no
+    such field is ``cls()``'s error (a `MyiaTypeError` at the user's line); a field not set by
+    ``__init__`` gets its default again.
+    """
+
+    def replace(obj, **changes):
+        keys, values = _kept_fields(obj, names, changes)
+        return cls(**changes, **P.dict_from_items(keys, values))
+
+    return replace
+
+
+def _kept_fields(obj, names, changes):
+    """The names (constants) among `names` that `changes` does not set, and their values."""
+    if P.tuple_len(names) == 0:
+        return (), ()
+    keys, values = _kept_fields(obj, names[1:], changes)
+    if names[0] in P.dict_keys(changes):
+        return keys, values
+    return (names[0],) + keys, (P.record_getattr(obj, names[0]),) + values
+
+
+def star_tuple(xs):
+    """``*xs`` of a tuple (in a tuple display or a call): its elements, the tuple itself."""
+    return xs
+
+
 @dataclass(frozen=True)
 class SequenceIter:
     """Iterator over a list or the rows of an array: the sequence and the next index."""
@@ -278,6 +309,27 @@ def round_(x, ndigits=None):
     if isinstance(x, np.ndarray):
         raise TypeError("type numpy.ndarray doesn't define __round__ method")
     return int(P.rint(x))
+
+
+def round_float(x, ndigits):
+    """``round(x, ndigits)`` of a Python float: Python's, exactly (`P.round_decimal`)."""
+    return P.round_decimal(x, ndigits)
+
+
+def round_int(x, ndigits):
+    """``round(x, ndigits)`` of a Python int or bool: an int, halves to even.
+
+    The multiple of ``10 ** -ndigits`` nearest to `x`: ``round(25, -1)`` is 20, ``round(35,
+    -1)`` 40.
+    """
+    n = int(ndigits)  # (a NumPy integer counts as its Python int)
+    if n >= 0:
+        return int(x)
+    m = 10 ** (-n)
+    q, r = divmod(int(x), m)
+    if 2 * r > m or (2 * r == m and q % 2 == 1):
+        q = q + 1
+    return q * m
 
 
 def any_(xs):

@@ -22,7 +22,7 @@ from . import numpy_extra as nx
 from . import numpy_lib as nl
 from . import numpy_numeric as nn
 from . import numpy_stats as ns
-from .core import NoMatch, Operation
+from .core import Array, NoMatch, Operation
 
 
 def _by_arity(name: str, *callees: Any) -> Operation:
@@ -57,20 +57,28 @@ _NONE = type(None)
 
 
 def _round(x: Any, ndigits: Any = _NONE) -> Any:
-    """``round(x)``; ``round(x, ndigits)`` is refused here (of an array: a TypeError, as Python).
+    """``round(x)`` and ``round(x, ndigits)``, by the kind of `x`, as Python's ``__round__``.
 
-    Python rounds the exact decimal value of a float to `ndigits` digits, which a float
-    computation does not (``np.round`` does that): a compile-time error at the user's line
-    says so, rather than one at run time.
+    With `ndigits`: a Python float is rounded as Python does, its exact decimal value
+    (`P.round_decimal`); a Python int (or bool) stays an int, a multiple of ``10 **
+    -ndigits`` (halves to even); a NumPy scalar is NumPy's ``np.round``. Of an array, Python's
+    TypeError at run time.
     """
-    if ndigits is not _NONE:
-        raise NoMatch(
-            "round(x, ndigits) is not supported in Myia code (Python rounds the exact decimal "
-            "value of x): use np.round(x, ndigits)"
-        )
-    if not ops.is_numeric(x):  # (an array is: Python's TypeError at run time)
+    if not ops.is_numeric(x):
         raise NoMatch(f"type {ops._kind_name(x)} doesn't define __round__ method")
-    return lib.round_
+    if ndigits is _NONE:  # (not given, or None)
+        return lib.round_
+    if not (
+        ndigits in (int, bool) or (ops.is_number(ndigits) and issubclass(ndigits, np.integer))
+    ):
+        raise NoMatch(f"'{ops._kind_name(ndigits)}' object cannot be interpreted as an integer")
+    if x is float:
+        return lib.round_float
+    if x in (int, bool):
+        return lib.round_int
+    if x is Array:
+        return lib.round_
+    return nx.np_round
 
 
 def _scalar_conversion(name: str, prim: Any, strings: bool = False) -> Operation:
@@ -140,6 +148,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.getattr: ops.getattr_builtin,
     builtins.hasattr: ops.hasattr_,
     dataclasses.is_dataclass: ops.is_dataclass_,
+    dataclasses.replace: ops.dataclass_replace,
     builtins.all: lib.all_,
     builtins.print: lib.print_,
     builtins.breakpoint: P.breakpoint_,
@@ -168,6 +177,9 @@ MATH: dict[Any, Any] = {
             ("sinh", P.sinh),
             ("cosh", P.cosh),
             ("tanh", P.tanh),
+            ("asinh", P.asinh),
+            ("acosh", P.acosh),
+            ("atanh", P.atanh),
             ("fabs", P.abs_),
             ("erf", P.erf),
             ("erfc", P.erfc),
@@ -175,6 +187,7 @@ MATH: dict[Any, Any] = {
         ]
     },
     math.atan2: lib.math_function2(P.atan2),
+    math.copysign: lib.math_function2(P.copysign),
     math.pow: lib.math_function2(P.pow_),
     math.floor: lib.math_floor,
     math.isnan: lib.math_isnan,
@@ -202,6 +215,10 @@ NUMPY: dict[Any, Any] = {
     np.sinh: P.sinh,
     np.cosh: P.cosh,
     np.tanh: P.tanh,
+    np.arcsinh: P.asinh,
+    np.arccosh: P.acosh,
+    np.arctanh: P.atanh,
+    np.copysign: P.copysign,
     np.floor: P.floor,
     np.ceil: P.ceil,
     np.sign: P.sign,
@@ -324,18 +341,10 @@ def python_class(value: Any) -> Any:
     return _CLASSES.get(id(value), value)
 
 
-#: Functions of Python's library that Myia code cannot run, with what to write instead.
-REFUSED: dict[Any, str] = {
-    dataclasses.replace: "it sets the fields of a copy one by one, and Myia values are "
-    "immutable: build the new instance, Params(w=p.w, b=3.0), or give the class a method "
-    "that does",
-}
-
-
 def refusal(obj: Any) -> str | None:
     """Why `obj` (a function Myia refuses) is refused, and what to use instead, or None."""
     try:
-        return nx.REFUSED.get(obj) or REFUSED.get(obj)
+        return nx.REFUSED.get(obj)
     except TypeError:
         return None
 

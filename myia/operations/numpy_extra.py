@@ -659,8 +659,35 @@ def np_round(a, decimals=0):
         return P.astype(P.rint(a / m) * m, P.dtype_of(a))
     if decimals == 0:
         return P.rint(a)
-    scale = 10.0**decimals
-    return P.rint(a * scale) / scale
+    # NumPy's own: a * 10 ** d rounded, then divided by 10 ** d; a negative d divides first,
+    # then multiplies (10 ** -2 is no float: 0.01 is not a hundredth).
+    if decimals > 0:
+        scale = _power_of_ten(decimals)
+        return P.rint(a * scale) / scale
+    scale = _power_of_ten(-decimals)
+    return P.rint(a / scale) * scale
+
+
+def _power_of_ten(n):
+    """``10.0 ** n`` as NumPy's ``np.round`` computes it (`_POWERS_OF_TEN`).
+
+    Past ``1e8``, ``1e9 * 10.0 * ... * 10.0``, rounded at each product; inf from 309 on.
+    """
+    return _POWERS_OF_TEN[P.minimum(n, 309)]
+
+
+def _numpy_powers_of_ten() -> tuple[float, ...]:
+    """NumPy's ``power_of_ten(n)`` (multiarray/calculation.c) for n from 0 to 309."""
+    powers = [10.0**k for k in range(9)]
+    p = 1e9
+    for _ in range(9, 310):
+        powers.append(p)
+        with np.errstate(over="ignore"):
+            p = float(np.float64(p) * 10.0)
+    return tuple(powers)
+
+
+_POWERS_OF_TEN = _numpy_powers_of_ten()
 
 
 # scipy.special ----------------------------------------------------------------------------------

@@ -398,6 +398,46 @@ def _unpack(xs: Any, n: Any) -> Any:
 unpack = Operation("unpack", _unpack)
 
 
+def _star_tuple(xs: Any) -> Any:
+    """``*xs`` in a tuple display or a call: the tuple of the elements of `xs`.
+
+    A tuple's length is part of its type; a list's and an iterator's are not (a list has one
+    type whatever its length), so their elements cannot make a tuple at compile time.
+    """
+    if xs is tuple:
+        return _lib().star_tuple
+    if xs is dict:  # its keys, constants
+        return P.dict_keys
+    if xs is list:
+        raise NoMatch(
+            "*xs of a list makes a tuple whose length Myia does not know at compile time (a "
+            "list has one type whatever its length): spread a tuple, (a, b, c), or build a "
+            "list, [*xs, y]"
+        )
+    raise NoMatch(
+        f"the value after * must be a tuple in Myia (or a dict: its keys), not a {_kind_name(xs)}"
+    )
+
+
+def _star_list(xs: Any) -> Any:
+    """``*xs`` in a list display: the list of the elements of `xs`.
+
+    Of a list, a tuple, the rows of an array, the keys of a dict.
+    """
+    if xs is list:
+        return _lib().star_tuple  # (itself: lists are immutable in Myia)
+    if xs in (tuple, Array, dict):
+        return _lib().list_
+    raise NoMatch(
+        f"the value after * in a list display must be a list, tuple, array or dict, not a "
+        f"{_kind_name(xs)}"
+    )
+
+
+star_tuple = Operation("star_tuple", _star_tuple)
+star_list = Operation("star_list", _star_list)
+
+
 # Iteration ------------------------------------------------------------------------------------
 
 
@@ -540,6 +580,22 @@ def _is_dataclass(a: Any) -> Any:
 
 
 is_dataclass_ = Operation("is_dataclass", _is_dataclass)
+
+#: The function `lib.dataclass_replacer` makes for each dataclass (parsed once).
+_REPLACERS: dict[type, Any] = {}
+
+
+def _replace(a: Any, *changes: Any) -> Any:
+    """``dataclasses.replace(obj, **changes)``: a new instance with the fields named replaced."""
+    if not is_record(a):
+        raise NoMatch(f"replace() should be called on dataclass instances, not {_kind_name(a)}")
+    if a not in _REPLACERS:
+        names = tuple(f.name for f in dataclasses.fields(a) if f.init)
+        _REPLACERS[a] = _lib().dataclass_replacer(a, names)
+    return _REPLACERS[a]
+
+
+dataclass_replace = Operation("replace", _replace)
 getattr_builtin = StaticOperation("getattr", _getattr_builtin, static=(1,))
 hasattr_ = StaticOperation("hasattr", _hasattr, static=(1,))
 

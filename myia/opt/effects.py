@@ -23,7 +23,8 @@ from ..primitives.linalg import BLAS_SOLVES
 #: compile time).
 TOTAL: frozenset[Primitive] = frozenset(
     [
-        P.add, P.sub, P.mul, P.neg, P.abs_, P.sign, P.tanh, P.atan, P.maximum, P.minimum,
+        P.add, P.sub, P.mul, P.neg, P.abs_, P.sign, P.tanh, P.atan, P.asinh, P.copysign,
+        P.maximum, P.minimum,
         P.eq, P.ne, P.lt, P.le, P.gt, P.ge,
         P.logical_not, P.logical_and, P.logical_or, P.to_bool, P.is_none,
         P.bitwise_and, P.bitwise_or, P.bitwise_xor, P.invert,
@@ -45,7 +46,7 @@ TOTAL: frozenset[Primitive] = frozenset(
 ARRAY_TOTAL: frozenset[Primitive] = frozenset(
     [
         P.truediv, P.exp, P.log, P.log1p, P.log2, P.log10, P.expm1, P.sqrt, P.sin, P.cos, P.tan,
-        P.asin, P.acos, P.sinh, P.cosh, P.floor, P.ceil, P.atan2,
+        P.asin, P.acos, P.sinh, P.cosh, P.acosh, P.atanh, P.floor, P.ceil, P.atan2,
         P.zeros, P.ones, P.full, P.zeros_like, P.ones_like, P.full_like, P.astype,
         P.where, P.clip, P.reshape, P.transpose, P.swapaxes, P.expand_dims, P.squeeze,
         P.concatenate, P.stack, P.matmul, P.dot, P.reduce_sum, P.reduce_prod,

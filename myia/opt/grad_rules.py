@@ -258,7 +258,7 @@ _FRESH = frozenset(
     getattr(P, name)
     for name in (
         "add sub mul truediv neg pow_ exp log log1p log2 log10 expm1 sqrt sin cos tan tanh sinh "
-        "cosh "
+        "cosh asinh acosh atanh copysign "
         "abs_ maximum minimum matmul dot reduce_sum reduce_mean reduce_max reduce_min "
         "reduce_prod concatenate stack"
     ).split()

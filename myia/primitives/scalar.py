@@ -267,6 +267,9 @@ atan = _unary("atan", math.atan, np.arctan, "Elementwise arctangent.")
 sinh = _unary("sinh", math.sinh, np.sinh, "Elementwise hyperbolic sine.")
 cosh = _unary("cosh", math.cosh, np.cosh, "Elementwise hyperbolic cosine.")
 tanh = _unary("tanh", math.tanh, np.tanh, "Elementwise hyperbolic tangent.")
+asinh = _unary("asinh", math.asinh, np.arcsinh, "Elementwise inverse hyperbolic sine.")
+acosh = _unary("acosh", math.acosh, np.arccosh, "Elementwise inverse hyperbolic cosine.")
+atanh = _unary("atanh", math.atanh, np.arctanh, "Elementwise inverse hyperbolic tangent.")
 floor = _unary("floor", lambda x: float(math.floor(x)), np.floor, "Elementwise floor (a float).")
 ceil = _unary("ceil", lambda x: float(math.ceil(x)), np.ceil, "Elementwise ceiling (a float).")
 sign = _unary("sign", _sign, np.sign, "Elementwise sign (-1, 0 or 1).")
@@ -278,6 +281,17 @@ def atan2(y, x):
     if _is_py(x, y):
         return math.atan2(y, x)
     return np.arctan2(y, x)
+
+
+@primitive
+def copysign(x, y):
+    """Elementwise ``copysign(x, y)``: the magnitude of `x` with the sign bit of `y`.
+
+    The sign bit, not the sign: ``copysign(1.0, -0.0)`` is ``-1.0``, as in Python and NumPy.
+    """
+    if _is_py(x, y):
+        return math.copysign(x, y)
+    return np.copysign(x, y)
 
 
 @primitive
@@ -355,6 +369,27 @@ def to_bool(x):
     return bool(x)
 
 
+@primitive
+def round_decimal(x, ndigits):
+    """Python's ``round(x, ndigits)`` of a Python float, exactly.
+
+    The float nearest to the decimal that is the exact value of `x` rounded to `ndigits`
+    digits, halves to even (``round(2.675, 2)`` is 2.67: 2.675 is 2.67499999...). Computed by
+    Python's own ``round`` (correctly rounded ``dtoa``), on the host: ``x * 10 ** ndigits``
+    rounded is not exact. Of arrays (a batch, `myia.grad.batch_rules`), elementwise, each
+    element as a Python float.
+    """
+    if type(x) is float and np.ndim(ndigits) == 0:
+        return round(x, int(ndigits))
+    out = np.asarray(_ROUND_DECIMAL(np.asarray(x, np.float64), ndigits), np.float64)
+    return out[()] if out.ndim == 0 else out
+
+
+#: Python's ``round`` of each element of arrays, which NumPy passes as Python objects: the
+#: float64 elements converted first (NumPy's scalars round as ``np.round``).
+_ROUND_DECIMAL = np.frompyfunc(lambda x, n: round(float(x), int(n)), 2, 1)
+
+
 # Type and shape rules -----------------------------------------------------------------------
 
 
@@ -383,7 +418,7 @@ def _infer_div(x, y):
     return elementwise("a division", x, y, float_=True)
 
 
-@infer_rule(atan2)
+@infer_rule(atan2, copysign)
 def _infer_atan2(y, x):
     return elementwise("a math function", y, x, float_=True, math=True)
 
@@ -439,7 +474,7 @@ def _infer_sign(x):
 
 
 @infer_rule(exp, log, log_ieee, log1p, log2, log10, expm1, sqrt, sin, cos, tan, asin, acos, atan)
-@infer_rule(sinh, cosh, tanh)
+@infer_rule(sinh, cosh, tanh, asinh, acosh, atanh)
 def _infer_float_unary(x):
     return elementwise("a math function", x, float_=True, math=True)
 
@@ -482,6 +517,17 @@ def _scalar_conversion(name, dtype):
 infer_rule(to_float)(_scalar_conversion("float", "float64"))
 infer_rule(to_int)(_scalar_conversion("int", "int64"))
 infer_rule(to_bool)(_scalar_conversion("bool", "bool"))
+
+
+@infer_rule(round_decimal)
+def _infer_round_decimal(x, ndigits):
+    # Python floats; float64 arrays of them in a batch (`vmap`).
+    r = elementwise("round_decimal", x, ndigits)
+    if x.dtype != "float64" or not ndigits.dtype.startswith(("int", "uint", "bool")):
+        raise MyiaTypeError(f"round_decimal takes Python floats and ints, not {x} and {ndigits}")
+    if isinstance(r, AbstractScalar) and isinstance(x, AbstractScalar) and x.weak:
+        return AbstractScalar("float64", True)  # a Python float, whatever int `ndigits` is
+    return r
 
 
 # Backpropagators ------------------------------------------------------------------------------
@@ -621,6 +667,33 @@ def bprop_tanh(x, out, dout):
 def bprop_atan2(y, x, out, dout):
     d = dout / (x * x + y * y)
     return (unbroadcast(d * x, y), unbroadcast(-d * y, x))
+
+
+@bprop(asinh)
+def bprop_asinh(x, out, dout):
+    return (unbroadcast(dout / sqrt(x * x + 1), x),)
+
+
+@bprop(acosh)
+def bprop_acosh(x, out, dout):
+    return (unbroadcast(dout / sqrt((x - 1) * (x + 1)), x),)
+
+
+@bprop(atanh)
+def bprop_atanh(x, out, dout):
+    return (unbroadcast(dout / ((1 - x) * (1 + x)), x),)
+
+
+@bprop(copysign)
+def bprop_copysign(x, y, out, dout):
+    # |x| with the sign of y: the slope in x is +1 where the sign bits of x and y agree, -1
+    # where they differ (at x = +-0.0 too, one-sided); none in y (a sign bit).
+    return (unbroadcast(dout * _sign_agreement(x, y), x), gzeros(y))
+
+
+def _sign_agreement(x, y):
+    """``1.0`` where the sign bits of `x` and `y` agree, ``-1.0`` where they differ."""
+    return copysign(1.0, x) * copysign(1.0, y)
 
 
 def split_ties(dout, x_wins, y_wins, tie):
@@ -818,6 +891,26 @@ def jvp_atan2(y, x, out, dy, dx):
     return (dy * x - dx * y) / (x * x + y * y)
 
 
+@jvp(asinh)
+def jvp_asinh(x, out, dx):
+    return dx / sqrt(x * x + 1)
+
+
+@jvp(acosh)
+def jvp_acosh(x, out, dx):
+    return dx / sqrt((x - 1) * (x + 1))
+
+
+@jvp(atanh)
+def jvp_atanh(x, out, dx):
+    return dx / ((1 - x) * (1 + x))
+
+
+@jvp(copysign)
+def jvp_copysign(x, y, out, dx, dy):
+    return dx * _sign_agreement(x, y)
+
+
 def _choice(dx, dy, x_wins, y_wins, tie):
     """The tangent of a choice between two values: split at a tie, as the gradient is."""
     return dx * x_wins + dy * y_wins + (dx + dy) * 0.5 * tie
@@ -839,7 +932,7 @@ def jvp_where(condition, x, y, out, dc, dx, dy):
 
 
 nondifferentiable(floordiv, eq, ne, lt, le, gt, ge, logical_not, logical_and, logical_or)
-nondifferentiable(floor, ceil, sign, to_int, to_bool)
+nondifferentiable(floor, ceil, sign, to_int, to_bool, round_decimal)
 nondifferentiable(bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift, invert)
 
 from .grad import gzeros, unbroadcast  # noqa: E402
