@@ -328,10 +328,11 @@ def lazy_sensitivities(x, y):
 
 def conversions(x, y):
     t = P.list_as_tuple([x, y * x], (0.0, 0.0))
+    s = P.list_to_tuple([y, x * x], 2)
     r = P.record_from_fields(Pair(x, y), P.record_fields(Pair(y, x * x)))
     d = P.dict_from_values({"a": x, "b": y}, (y, x * y))
     u = P.tuple_as_list((x * x, y, x * y))
-    return t[0] * t[1] + r.a * r.b + d["a"] * d["b"] + u[0] * u[2] - u[1]
+    return t[0] * t[1] + r.a * r.b + d["a"] * d["b"] + u[0] * u[2] - u[1] + s[0] * s[1]
 
 
 def broadcasts(x, y):
@@ -630,7 +631,8 @@ CASES = [
     ),
     case("list_index_sens gmaterialize", lazy_sensitivities, SCALARS, order=2),
     case(
-        "list_as_tuple tuple_as_list record_fields record_from_fields dict_from_values",
+        "list_as_tuple list_to_tuple tuple_as_list record_fields record_from_fields"
+        " dict_from_values",
         conversions,
         SCALARS,
     ),
