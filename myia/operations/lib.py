@@ -772,9 +772,8 @@ def _rows(it):
 
 
 def _capped(n):
-    if P.known(n):
-        if n <= MAX_TUPLE:
-            return n
+    if P.known(n) and n <= MAX_TUPLE:
+        return n
     return -1
 
 

@@ -24,11 +24,11 @@ def _float_of(x):
     return P.dtype_of(P.exp(x))
 
 
-def _inexact(x):
+def inexact(x):
     return np.issubdtype(P.dtype_of(x), np.inexact)
 
 
-def _as_array(a):
+def as_array(a):
     """A literal list or a tuple (of numbers or arrays) as NumPy's array of it."""
     if isinstance(a, (tuple, list)):
         return np_array(a)
@@ -46,8 +46,8 @@ def np_polyval(p, x):
     result starts from ``zeros_like(x)``: its dtype is that of ``x * p[0]`` (a Python number
     `x` a NumPy scalar), and no coefficient gives ``zeros_like(x)``.
     """
-    p = _as_array(p)
-    x = numpy_scalar(_as_array(x))
+    p = as_array(p)
+    x = numpy_scalar(as_array(x))
     y = P.zeros_like(x, None)
     n = P.shape(p)[0]
     if n == 0:
@@ -71,9 +71,9 @@ def np_interp(x, xp, fp, left=None, right=None, period=None):
             "np.interp(period=...) is not supported in Myia code: map x and xp into one "
             "period (np.mod) and sort them first"
         )
-    x = P.astype(_as_array(x), np.float64)
-    xp = P.astype(_as_array(xp), np.float64)
-    fp = P.astype(_as_array(fp), np.float64)
+    x = P.astype(as_array(x), np.float64)
+    xp = P.astype(as_array(xp), np.float64)
+    fp = P.astype(as_array(fp), np.float64)
     if P.ndim(xp) != 1 or P.ndim(fp) != 1:
         raise ValueError("object too deep for desired array")
     n = P.shape(xp)[0]
@@ -107,12 +107,12 @@ def np_trapezoid(y, x=None, dx=1.0, axis=-1):
     ``sum(d * (y[1:] + y[:-1]) / 2.0)``, as NumPy, with `d` the spacing `dx` or the differences
     of `x` (a vector along `axis`, or an array of `y`'s dimensions).
     """
-    y = _as_array(y)
+    y = as_array(y)
     yy = P.moveaxis(y, axis, -1)
     if x is None:
         d = dx
     else:
-        x = _as_array(x)
+        x = as_array(x)
         if P.ndim(x) == 1:
             d = np_diff(x)
         elif P.ndim(x) == P.ndim(y):
@@ -135,8 +135,8 @@ def np_convolve(a, v, mode="full"):
     longer per element of the shorter, summed in a loop (its memory is the result's; its
     gradient adds each window's sensitivity). Integers stay integers.
     """
-    a = _as_array(a)
-    v = _as_array(v)
+    a = as_array(a)
+    v = as_array(v)
     if P.ndim(a) != 1 or P.ndim(v) != 1:
         raise ValueError("object too deep for desired array")
     if P.shape(a)[0] == 0:
@@ -171,8 +171,8 @@ def np_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     by NumPy 2.0, which still computes them) have a zero third component: two of them give
     the scalar ``a0 * b1 - a1 * b0``, as NumPy.
     """
-    a = _as_array(a)
-    b = _as_array(b)
+    a = as_array(a)
+    b = as_array(b)
     if P.ndim(a) < 1 or P.ndim(b) < 1:
         raise ValueError("At least one array has zero dimension")
     if axis is not None:
@@ -266,14 +266,14 @@ _RAD2DEG = 57.29577951308232  # 180 / pi
 
 def np_deg2rad(x):
     """``np.deg2rad`` and ``np.radians``: ``x * (pi / 180)`` (integers: in NumPy's float)."""
-    if not _inexact(x):
+    if not inexact(x):
         return P.astype(P.astype(x, np.float64) * _DEG2RAD, _float_of(x))
     return x * _DEG2RAD
 
 
 def np_rad2deg(x):
     """``np.rad2deg`` and ``np.degrees``: ``x * (180 / pi)`` (integers: in NumPy's float)."""
-    if not _inexact(x):
+    if not inexact(x):
         return P.astype(P.astype(x, np.float64) * _RAD2DEG, _float_of(x))
     return x * _RAD2DEG
 
@@ -290,7 +290,7 @@ def np_cbrt(x):
     cube), the sign of `x` (``-0.0`` too); 0, infinities and nan are themselves. Integers
     are computed in float64, in NumPy's float.
     """
-    if not _inexact(x):
+    if not inexact(x):
         return P.astype(_cbrt(P.astype(x, np.float64)), _float_of(x))
     return _cbrt(x)
 

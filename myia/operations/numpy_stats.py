@@ -13,19 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
-from .numpy_extra import np_array, np_atleast_2d
+from .numpy_extra import np_atleast_2d
+from .numpy_numeric import as_array, inexact
 from .ops import refuse
-
-
-def _inexact(a):
-    return np.issubdtype(P.dtype_of(a), np.inexact)
-
-
-def _as_array(a):
-    if isinstance(a, (tuple, list)):
-        return np_array(a)
-    return a
-
 
 # NaN-ignoring reductions ------------------------------------------------------------------------
 
@@ -34,8 +24,8 @@ def np_nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     """``np.nansum``: the sum with NaNs as zeros (0 for a slice of NaNs only)."""
     if out is not None:
         refuse("np.nansum(out=...) is not supported in Myia code (values are immutable)")
-    a = _as_array(a)
-    if _inexact(a):
+    a = as_array(a)
+    if inexact(a):
         a = P.where(a != a, 0, a)
     return P.reduce_sum(a, axis, keepdims, dtype)
 
@@ -48,8 +38,8 @@ def np_nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     """
     if out is not None:
         refuse("np.nanmean(out=...) is not supported in Myia code (values are immutable)")
-    a = _as_array(a)
-    if not _inexact(a):
+    a = as_array(a)
+    if not inexact(a):
         return P.reduce_mean(a, axis, keepdims, dtype)
     known = a == a
     total = P.reduce_sum(P.where(known, a, 0), axis, keepdims, dtype)
@@ -65,12 +55,7 @@ def np_nanmax(a, axis=None, out=None, keepdims=False):
     """
     if out is not None:
         refuse("np.nanmax(out=...) is not supported in Myia code (values are immutable)")
-    a = _as_array(a)
-    if not _inexact(a):
-        return P.reduce_max(a, axis, keepdims)
-    known = a == a
-    m = P.reduce_max(P.where(known, a, -np.inf), axis, keepdims)
-    return P.where(P.reduce_sum(known, axis, keepdims, None) == 0, np.nan, m)
+    return _nan_extremum(P.reduce_max, -np.inf, a, axis, keepdims)
 
 
 def np_nanmin(a, axis=None, out=None, keepdims=False):
@@ -80,11 +65,16 @@ def np_nanmin(a, axis=None, out=None, keepdims=False):
     """
     if out is not None:
         refuse("np.nanmin(out=...) is not supported in Myia code (values are immutable)")
-    a = _as_array(a)
-    if not _inexact(a):
-        return P.reduce_min(a, axis, keepdims)
+    return _nan_extremum(P.reduce_min, np.inf, a, axis, keepdims)
+
+
+def _nan_extremum(reduce, fill, a, axis, keepdims):
+    """`reduce` (``reduce_max``, ``reduce_min``) of `a`, NaNs as `fill`; NaN for NaNs only."""
+    a = as_array(a)
+    if not inexact(a):
+        return reduce(a, axis, keepdims)
     known = a == a
-    m = P.reduce_min(P.where(known, a, np.inf), axis, keepdims)
+    m = reduce(P.where(known, a, fill), axis, keepdims)
     return P.where(P.reduce_sum(known, axis, keepdims, None) == 0, np.nan, m)
 
 
@@ -97,7 +87,7 @@ for _fn in (np_nansum, np_nanmean, np_nanmax, np_nanmin):
 
 def _variables(m, rowvar, dtype):
     """The variables of `m` as the rows of a matrix of `dtype` (``np.cov``'s ``X``)."""
-    x = np_atleast_2d(P.astype(_as_array(m), dtype))
+    x = np_atleast_2d(P.astype(as_array(m), dtype))
     if not rowvar and P.shape(x)[0] != 1:
         return P.transpose(x, None)
     return x
@@ -117,13 +107,13 @@ def np_cov(
         refuse("np.cov(fweights=..., aweights=...) is not supported in Myia code")
     if dtype is None:
         dtype = np.float64
-    if P.ndim(_as_array(m)) > 2:
+    if P.ndim(as_array(m)) > 2:
         raise ValueError("m has more than 2 dimensions")
     x = _variables(m, rowvar, dtype)
     if P.shape(x)[0] == 0:
         return P.zeros((0, 0), dtype)
     if y is not None:
-        if P.ndim(_as_array(y)) > 2:
+        if P.ndim(as_array(y)) > 2:
             raise ValueError("y has more than 2 dimensions")
         x = P.concatenate((x, _variables(y, rowvar, dtype)), 0)
     if ddof is None:
