@@ -463,6 +463,39 @@ def test_an_unused_value_still_raises(check):
     check(unused_square_root, 1.0, 4.0)
 
 
+def shape_of_an_item(x, i):
+    return x[i].shape  # only the shape is read: an index out of range still raises
+
+
+def length_of_a_row(x, i):
+    return len(x[i])
+
+
+def dtype_of_an_item(x, i):
+    return x[i].dtype
+
+
+def unused_tuple_item(t, i):
+    z = t[i]  # noqa: F841 (never read: an index out of range still raises)
+    return 2
+
+
+@pytest.mark.parametrize(
+    "fn,args",
+    [
+        (shape_of_an_item, (np.arange(3.0), 5)),
+        (shape_of_an_item, (np.arange(3.0), -1)),
+        (length_of_a_row, (np.ones((3, 2)), 7)),
+        (length_of_a_row, (np.ones((3, 2)), 1)),
+        (dtype_of_an_item, (np.arange(3.0), -4)),
+        (unused_tuple_item, ((1, 2, 3), 5)),
+        (unused_tuple_item, ((1, 2, 3), -3)),
+    ],
+)
+def test_an_index_whose_value_is_not_read_still_raises(check, fn, args):
+    check(fn, *args)
+
+
 @examples
 @given(st.floats(0.1, 5.0), st.floats(-3.0, 3.0))
 def test_power_float(check, x, y):

@@ -35,6 +35,7 @@ from ..abstract.lattice import FUNCTION
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.structure import convert_value
+from .effects import droppable_tree
 from .matcher import NO_VALUE, Rewrite, args_of, prim_of, rewrite, value_of
 from .sweep import same_type
 
@@ -107,13 +108,18 @@ def known_value(node: Apply, opt: Any) -> Node | None:
     """Replace a computation whose value inference knows by that value.
 
     prim(args...) => c  (inference knows the value c: ``tuple_len(t)``, ``is_none(None)``)
+    prim(a) => seq(a, c)  (computing ``a`` may raise: ``x[i].shape``, ``i`` out of range)
     """
     if _foldable(node) is None:
         return None
     v = _known(node.abstract)
     if v is NO_VALUE:
         return None
-    return opt.const(v, like=node, abstract=node.abstract)
+    out = opt.const(v, like=node, abstract=node.abstract)
+    for arg in reversed(node.inputs[1:]):
+        if not droppable_tree(arg, node.graph):
+            out = opt.apply(P.seq, arg, out, like=node, abstract=node.abstract)
+    return out
 
 
 @rewrite(Primitive)

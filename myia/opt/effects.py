@@ -84,6 +84,8 @@ def droppable(node: Node, graph: object) -> bool:
     prim = fn.value  # type: ignore[attr-defined]
     if type(prim) is not Primitive or prim.effect:
         return False
+    if prim is P.tuple_getitem:  # an index unknown at compile time may be out of range
+        return node.inputs[2].is_constant
     if prim in TOTAL:
         return True
     return prim in ARRAY_TOTAL and numpy_valued(node.abstract)
