@@ -293,6 +293,64 @@ def test_dataclasses_replace_mistakes_are_type_errors_at_the_users_line():
 
 
 @dataclass
+class Interval:
+    lo: float
+    hi: float
+
+    def __post_init__(self):
+        if self.lo > self.hi:
+            raise ValueError("an interval's lo is above its hi")
+        if self.hi - self.lo >= 100.0:  # (an assert here would be rewritten by pytest)
+            raise OverflowError("too wide")
+
+    def width(self):
+        return self.hi - self.lo
+
+
+def made_interval(lo, hi):
+    return Interval(lo, hi)
+
+
+def replaced_interval(lo, hi):
+    return dataclasses.replace(Interval(lo, lo), hi=hi).width()
+
+
+def interval_widths(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + Interval(x, x + i * 30.0).width()
+    return s
+
+
+@examples
+@given(floats, floats)
+def test_post_init_runs_on_each_instance_made(check, x, y):
+    # ``__post_init__`` was not run: its checks were skipped silently.
+    check(made_interval, x, y)
+    check(replaced_interval, x, y)
+    check(interval_widths, x, 3)
+    check(interval_widths, x, 5)  # the fifth is too wide
+
+
+@dataclass
+class Normalized:
+    x: float
+
+    def __post_init__(self):
+        self.x = float(self.x)  # MARK assigns
+
+
+def normalized(x):
+    return Normalized(x).x
+
+
+def test_post_init_assigning_a_field_is_refused_at_its_line():
+    with pytest.raises(MyiaError, match="mutates an object") as info:
+        myia(normalized)(1)
+    assert info.value.location.line == line_of(Normalized.__post_init__, "MARK assigns")
+
+
+@dataclass
 class Tree:
     value: float
     left: Optional["Tree"] = None  # noqa: UP007, UP037, UP045

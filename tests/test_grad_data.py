@@ -31,6 +31,29 @@ class Point:
 
 
 @dataclass
+class Positive:
+    x: float
+
+    def __post_init__(self):
+        assert self.x > 0.0, "x must be positive"
+
+
+def log_of_positives(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + math.log(Positive(x * (i + 1)).x)
+    return s
+
+
+def test_gradient_through_instances_checked_by_post_init():
+    check_grad(log_of_positives, 0.7, 3, wrt=0)
+    check_grad(log_of_positives, 0.7, 3, wrt=0, order=2)
+    assert grad(log_of_positives)(0.5, 4) == pytest.approx(4 / 0.5)
+    with pytest.raises(AssertionError, match="x must be positive"):
+        grad(log_of_positives)(-0.5, 4)
+
+
+@dataclass
 class Tree:
     value: float
     left: Optional["Tree"] = None  # noqa: UP007, UP037, UP045

@@ -309,7 +309,8 @@ def record_constructor(cls: type) -> Callable[..., Any]:
     """A fast function building an instance of dataclass `cls` from all its fields' values.
 
     Like `make_record`'s implementation, it does not call ``__init__`` (nor
-    ``__post_init__``): a record is its fields.
+    ``__post_init__``, which the program ran where it made the instance): a record is its
+    fields.
     """
     fn = _CONSTRUCTORS.get(cls)
     if fn is None:

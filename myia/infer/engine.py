@@ -55,7 +55,7 @@ from ..errors import (
 from ..ir.analysis import Scopes
 from ..ir.node import Apply, Graph, Node
 from ..operations.core import Mutation, NoMatch, Operation
-from ..operations.ops import StaticOperation, callable_record
+from ..operations.ops import StaticOperation, callable_record, post_init
 from ..primitives import P, Primitive
 from .calls import (
     bind_graph_args,
@@ -409,7 +409,11 @@ class Inferrer(LoopTypes):
                 continue
             if isinstance(fn, type):
                 self._record(fn)
-                return construct_record(self, fn, args)
+                record = construct_record(self, fn, args)
+                check = post_init(fn)
+                if check is not None and self.call(check, [record]) is BOTTOM:
+                    return BOTTOM  # its ``__post_init__`` always raises
+                return record
             from ..grad.api import GradSpec, infer_grad_call
             from ..primitives.batching import TransformSpec
 

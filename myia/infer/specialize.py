@@ -29,7 +29,7 @@ from ..ir.analysis import toposort
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..operations import ops
 from ..operations.core import Operation
-from ..operations.ops import callable_record
+from ..operations.ops import callable_record, post_init
 from ..primitives import P, Primitive
 from ..primitives.batching import TransformSpec
 from ..primitives.grad import GradSpec
@@ -669,7 +669,17 @@ class Specializer(FunctionValues):
         if isinstance(callee, type) and dataclasses.is_dataclass(callee):
             inputs = bind_record_nodes(callee, refs, arg_nodes, node)
             cls = self._const(callee, node, constant_abstract(callee))
-            return Apply([self._const(P.make_record, node, None), cls, *inputs], new, dbg)
+            record = Apply([self._const(P.make_record, node, None), cls, *inputs], new, dbg)
+            check = post_init(callee)
+            if check is None:
+                return record
+            # ``seq(cls.__post_init__(record), record)``: its checks run on each instance.
+            record.abstract = values[node]
+            fn = GraphFunction(parse(check), None)
+            target = self.target(fn, [record.abstract], node, ctx, values)
+            call = Apply([self._const(self.graph_for(target), node, None), record], new, dbg)
+            call.abstract = self.inf.results.get(target)
+            return Apply([self._const(P.seq, node, None), call, record], new, dbg)
         if isinstance(callee, PartialFunction):
             return None
         return None

@@ -52,6 +52,11 @@ def callable_record(cls: Any) -> Any:
     return _user_method(cls, "__call__") if is_record(cls) else None
 
 
+def post_init(cls: Any) -> Any:
+    """The ``__post_init__`` method of a dataclass `cls`, run on each instance made, or None."""
+    return _user_method(cls, "__post_init__") if is_record(cls) else None
+
+
 class StaticOperation(Operation):
     """An operation some of whose arguments must be constants, passed to `dispatch` as values."""
 

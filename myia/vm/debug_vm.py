@@ -32,7 +32,7 @@ from ..frontend.blocks import Unbound
 from ..ir.analysis import Scopes
 from ..ir.node import Graph, Location, Node
 from ..operations.core import Mutation, NoMatch, Operation, kind_of
-from ..operations.ops import StaticOperation, callable_record
+from ..operations.ops import StaticOperation, callable_record, post_init
 from ..primitives import P, Primitive
 from ..primitives.structure import KeywordArgument, Partial
 from .calls import UserException, _bind_primitive, _keyword_arguments, _kind_name, construct
@@ -512,7 +512,11 @@ class DebugVM:
                 fn = self._callee(fn)
                 continue
             if isinstance(fn, type):
-                return construct(fn, args)
+                record = construct(fn, args)
+                check = post_init(fn)
+                if check is not None:
+                    self.call(self._callee(check), [record])
+                return record
             call = callable_record(type(fn))
             if call is not None:  # a dataclass instance with a ``__call__`` method
                 args = [fn, *args]
