@@ -119,6 +119,20 @@ def user_closure(x, n):
     return y
 
 
+def chosen_closure(x, n):
+    def step(v):
+        return v * 0.5 + math.sin(v * x)
+
+    def scale(v):
+        return v * x
+
+    y = x
+    for i in range(n):
+        f = step if i % 2 else scale
+        y = f(y)
+    return y
+
+
 def loop_then_log(x, n):
     y = x
     for _ in range(n):
@@ -175,13 +189,23 @@ def test_loops_in_a_row_and_nested_are_one_native_function(fn, args):
 
 
 def test_what_is_not_whole_runs_on_the_host():
-    # The backpropagators of the user's closure, pushed at each iteration, are a stack of
-    # function values: the program runs as host code (with the same results).
+    # The backpropagators of the closure chosen at each iteration, pushed then, are a stack
+    # of function values: the program runs as host code (with the same results).
+    args = (0.3, 3)
+    g = grad(chosen_closure, "x", backend="native", background=False)
+    assert_same(g(*args), grad(chosen_closure, "x")(*args))
+    ex = g.specialization(*args).executable
+    assert ex.whole.fn is None and ex.whole.reason
+
+
+def test_a_closure_called_in_loops_is_one_native_function():
+    # `step`, defined once before the loops, is called directly in them (it was a value
+    # passed from block to block, whose backpropagators were a stack of function values).
     args = (0.3, 3)
     g = grad(user_closure, "x", backend="native", background=False)
     assert_same(g(*args), grad(user_closure, "x")(*args))
-    ex = g.specialization(*args).executable
-    assert ex.whole.fn is None and ex.whole.reason
+    assert g.specialization(*args).executable.whole.fn is not None
+    check_grad(user_closure, *args, wrt=0, backend="native")
 
 
 def test_second_order_is_the_numpy_backends():

@@ -379,3 +379,40 @@ def test_parse_disturbed_by_another_thread(monkeypatch):
     monkeypatch.setattr(ast, "parse", lambda *a, **k: (_ for _ in ()).throw(SystemError("other")))
     with pytest.raises(SystemError, match="other"):
         pyast.parse("x = 1")
+
+
+def _zeros_in_branches(x, c):
+    def make(n):
+        return np.zeros(n) + x
+
+    if c > 0:
+        return make(3)
+    return make(3) * 2.0
+
+
+def _closure_in_a_loop_and_a_branch(x, n):
+    def step(y, k):
+        return np.tanh(y * x + np.ones(k))
+
+    y = np.zeros(4)
+    for _ in range(n):
+        y = step(y, 4)
+    if n > 2:
+        y = step(y, 4)
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_a_function_defined_once_is_called_directly_in_later_blocks(backend):
+    # `make` reached the branch as a parameter of its block: a call of a function value,
+    # on arguments broadened, so `np.zeros(3)` there had a shape unknown at compile time
+    # (and the JAX backend ran the program on the host).
+    f = myia(_zeros_in_branches, backend=backend)
+    for c in (1, -1):
+        np.testing.assert_array_equal(f(0.5, c), _zeros_in_branches(0.5, c))
+        assert f.specialization(0.5, c).graph.output.abstract.shape == (3,)
+    from myia.testing import check_grad
+
+    g = myia(_closure_in_a_loop_and_a_branch, backend=backend)
+    assert g(0.5, 3) == pytest.approx(_closure_in_a_loop_and_a_branch(0.5, 3))
+    check_grad(_closure_in_a_loop_and_a_branch, 0.5, 3, wrt=0, backend=backend)

@@ -114,6 +114,10 @@ class Block:
             self.function.unassigned_read(name)
             unbound = Unbound(name, where, self.function.name)
             return Constant(unbound, DebugInfo(name, where))
+        if self is not self.function.entry:
+            value = self.function.defined_once(name)
+            if value is not None:
+                return value
         return self.add_phi(name)
 
     def _read_flag(self, name: str) -> Node:

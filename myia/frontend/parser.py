@@ -236,6 +236,8 @@ class FunctionParser(BranchExpressions, DataExpressions):
         self.global_cache: dict[str, Constant] = {}
         # Where the name being read is used (for the location of a `MyiaNameError`).
         self.use_location: Location | None = None
+        #: The function's first block (`defined_once`).
+        self.entry: Block | None = None
 
     # Names ----------------------------------------------------------------------------------
 
@@ -332,6 +334,21 @@ class FunctionParser(BranchExpressions, DataExpressions):
         """How many times this function binds `name`."""
         return self.bindings.count(name)
 
+    def defined_once(self, name: str) -> Node | None:
+        """The function of nested ``def name``, where that is the value of every later read.
+
+        A ``def`` in the first block, which nothing else binds, is read by the later blocks as
+        the function itself (a constant), not as a parameter each block passes on: a call of
+        it in a branch or a loop is then a direct call, specialized for its arguments
+        (``np.zeros(n)`` of a constant ``n`` there keeps its shape).
+        """
+        entry = self.entry
+        if entry is None or name not in entry.assigned or name in self.tracked:
+            return None
+        if name not in self.nested_defs or self.def_count(name) != 1:
+            return None
+        return Constant(entry.variables[name].value, DebugInfo(name))  # type: ignore[attr-defined]
+
     # Helpers --------------------------------------------------------------------------------
 
     def loc(self, node: ast.AST) -> Location:
@@ -351,7 +368,7 @@ class FunctionParser(BranchExpressions, DataExpressions):
 
     def parse_body(self) -> None:
         args = self.node.args
-        entry = Block(self, self.graph)
+        entry = self.entry = Block(self, self.graph)
         positional = [*args.posonlyargs, *args.args]
         for a in positional:
             entry.write(a.arg, self.graph.add_parameter(a.arg, self.dbg(a, a.arg)))
