@@ -495,6 +495,14 @@ def erase_stacks(a: AbstractValue) -> AbstractValue:
     return a
 
 
+def all_empty(a: AbstractValue) -> bool:
+    """Whether every stack `a` holds (in tuples) is known empty: nothing pushed on it yet."""
+    if type(a) is AbstractStack:
+        e = a.element
+        return e is BOTTOM or (type(e) is AbstractFunction and not e.options)
+    return type(a) is not AbstractTuple or all(map(all_empty, a.elements))
+
+
 def holds_stack(a: AbstractValue) -> bool:
     """Whether `a` is a stack or a tuple holding one (at any depth of tuples)."""
     if type(a) is AbstractStack:

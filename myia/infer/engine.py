@@ -68,7 +68,7 @@ from .calls import (
 )
 from .cases import MAX_LENGTHS, case_call, case_position, dispatches, lengths_of, lengths_of_any
 from .kinds import _fold, abstract_kind, static_value, union_error
-from .loop_stacks import LoopStacks
+from .loop_stacks import LoopStacks, Superseded
 from .loop_types import LoopTypes
 from .narrow import branch_refinements
 from .registry import INFER_RULES
@@ -222,7 +222,15 @@ class Inferrer(LoopTypes, LoopStacks):
             while True:
                 self.low = MAX_DEPTH * 10
                 growths = self.stack_growths
-                result = self.interpret(ctx)
+                try:
+                    result = self.interpret(ctx)
+                except Superseded as exc:
+                    self._forget_calls(ctx)
+                    if exc.depth != depth + 1:
+                        raise
+                    # The context called was widened: what was inferred since is redone.
+                    self.epoch += 1
+                    continue
                 if self.stack_growths != growths:
                     # A call went to a loop's context that a later call widened: each call
                     # of the loop goes to the widest when interpreted again.

@@ -6,8 +6,8 @@ Typed by the stacks pushed on so far, the loop would have a context per set of p
 through its branches (``break``, ``continue``, ``if``), exponentially many: the second order
 of two nested loops with a ``break`` and two ``continue`` inferred 13276 contexts of 622
 graphs, in minutes. `LoopStacks`, a part of `myia.infer.engine.Inferrer`, joins the stacks
-of a loop's calls instead, and keeps what specialization reads of the calls made consistent
-with the contexts interpreted last.
+of a loop's calls after its first iteration instead, and keeps what specialization reads of
+the calls made consistent with the contexts interpreted last.
 """
 
 from __future__ import annotations
@@ -15,11 +15,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..abstract.data import AbstractValue
-from ..abstract.lattice import TypeMismatch, erase_stacks, holds_stack, join
+from ..abstract.lattice import TypeMismatch, all_empty, erase_stacks, holds_stack, join
 from ..ir.node import Graph
 
 if TYPE_CHECKING:
     from .engine import Context
+
+
+class Superseded(BaseException):
+    """A context being interpreted is narrower than its loop's stacks now: its caller redoes.
+
+    Raised where the join of a loop's stacks grows (`LoopStacks._widen_stacks`) past the
+    arguments of a context on the stack, at depth `depth`; the interpretation of its caller
+    (one level down) catches it and starts again, its call now going to the widest context.
+    A `BaseException`, as it passes through the rules that catch errors of their own.
+    """
+
+    def __init__(self, depth: int) -> None:
+        super().__init__(depth)
+        self.depth = depth
 
 
 class LoopStacks:
@@ -33,6 +47,7 @@ class LoopStacks:
     local_contexts: dict[tuple[Any, Any], dict[Any, None]]
     partial_contexts: dict[Any, dict[Any, None]]
     is_recursive: Any
+    stack: list[Any]
 
     def _widen_stacks(self, g: Graph, args: tuple[AbstractValue, ...], parent: Any) -> Any:
         """The arguments of a call of recursive graph `g`, their stacks joined with earlier calls'.
@@ -42,10 +57,18 @@ class LoopStacks:
         loop variable takes the join of the values it is given: a loop has a context per step
         of that growth, not one per path. A context being interpreted when the join grows is
         interpreted again (`infer_context`), so that its calls of the loop all reach the
-        widest. A stack typed as possibly holding something where it is empty is tested for
-        emptiness at run time: no value changes.
+        widest, and one the join widens is replaced by the widest (`_supersede`). A stack typed
+        as possibly holding something where it is empty is tested for emptiness at run time:
+        no value changes.
+
+        A call whose stacks are all empty (the loop's first iteration, from its entry) keeps
+        its own context: the loop then starts with what that iteration pushed, as backends
+        expect (the JAX backend's stacks of a weight, `myia.compile.jax_runtime.uniform`, and
+        of a carried value, `myia.compile.jax_lags`, start at their first push).
         """
         if not self.is_recursive(g) or not any(map(holds_stack, args)):
+            return args
+        if all(map(all_empty, args)):
             return args
         key = (g, parent, tuple(map(erase_stacks, args)))
         old = self.stack_args.get(key)
@@ -61,7 +84,29 @@ class LoopStacks:
             # interpreted again (`infer_context`).
             self.stack_args[key] = wide
             self.stack_growths += 1
+            self._supersede(key, wide)
         return wide
+
+    def _supersede(self, key: tuple[Graph, Any, tuple[AbstractValue, ...]], wide: Any) -> None:
+        """Unwind to the caller of the first context on the stack that `wide` widens, if any.
+
+        Left to finish, such a context would be a fixpoint of its own that no call reaches
+        once its callers are interpreted again, and the contexts of the loop it reached, made
+        members of a recursion it headed, would keep results that miss what flows through it
+        (a loop's exits: their backpropagators never called, specialized as dead). Its caller
+        interprets its body again instead, its call going to the widest context.
+        """
+        g, parent, erased = key
+        for depth, c in enumerate(self.stack):
+            if (
+                depth
+                and c.graph is g
+                and c.args != wide
+                and (c.parent is parent or c.parent == parent)
+                and not all(map(all_empty, c.args))
+                and tuple(map(erase_stacks, c.args)) == erased
+            ):
+                raise Superseded(depth)
 
     def _forget_calls(self, caller: Context) -> None:
         """Forget the calls an earlier interpretation of `caller` made (it is interpreted again).
