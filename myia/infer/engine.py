@@ -145,8 +145,8 @@ class Inferrer(LoopTypes, LoopStacks):
         #: give, by (caller's context, call node, that context): `_widen_dims`.
         self.widened: dict[tuple[Context, Node | None, Context], Context] = {}
         #: The arguments of the widest context of each recursive graph (and parent) whose
-        #: arguments hold stacks, by their types with the stacks' elements erased, and how
-        #: many times one grew (`_widen_stacks`).
+        #: arguments hold stacks, and how many times they grew, by their types with the
+        #: stacks' elements erased; how many times one grew in all (`_widen_stacks`).
         self.stack_args: dict[tuple[Graph, Any, tuple[AbstractValue, ...]], Any] = {}
         self.stack_growths = 0
 

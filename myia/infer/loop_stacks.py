@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from .engine import Context
 
 
+#: How many times the join of a loop's stacks may grow before its calls keep their arguments.
+MAX_GROWTHS = 32
+
+
 class Superseded(BaseException):
     """A context being interpreted is narrower than its loop's stacks now: its caller redoes.
 
@@ -71,9 +75,14 @@ class LoopStacks:
         if all(map(all_empty, args)):
             return args
         key = (g, parent, tuple(map(erase_stacks, args)))
-        old = self.stack_args.get(key)
+        old, grown = self.stack_args.get(key, (None, 0))
         if old is None:
-            self.stack_args[key] = args
+            self.stack_args[key] = (args, 0)
+            return args
+        if grown > MAX_GROWTHS:
+            # Types that grow without end (a closure pushed whose context holds the stack it
+            # is pushed on): each call keeps its arguments, as a recursion whose arguments
+            # change at every call (an error of inference, not an endless loop of it).
             return args
         try:
             wide = tuple(map(join, old, args))
@@ -82,7 +91,7 @@ class LoopStacks:
         if wide != old:
             # The contexts being interpreted may have called narrower ones: they are
             # interpreted again (`infer_context`).
-            self.stack_args[key] = wide
+            self.stack_args[key] = (wide, grown + 1)
             self.stack_growths += 1
             self._supersede(key, wide)
         return wide
