@@ -478,6 +478,38 @@ def widen_dims(old: AbstractValue, new: AbstractValue) -> AbstractValue:
     return new
 
 
+_EMPTY_STACK = AbstractStack(BOTTOM)
+
+
+def erase_stacks(a: AbstractValue) -> AbstractValue:
+    """`a` with the element type of each stack it holds (in tuples) made ⊥.
+
+    Two values equal once erased differ only in what their stacks hold: the state of a
+    loop's gradient before and after some of its stacks were first pushed on.
+    """
+    if type(a) is AbstractStack:
+        return _EMPTY_STACK
+    if type(a) is AbstractTuple:
+        elements = tuple(map(erase_stacks, a.elements))
+        return a if elements == a.elements else AbstractTuple(elements)
+    return a
+
+
+def all_empty(a: AbstractValue) -> bool:
+    """Whether every stack `a` holds (in tuples) is known empty: nothing pushed on it yet."""
+    if type(a) is AbstractStack:
+        e = a.element
+        return e is BOTTOM or (type(e) is AbstractFunction and not e.options)
+    return type(a) is not AbstractTuple or all(map(all_empty, a.elements))
+
+
+def holds_stack(a: AbstractValue) -> bool:
+    """Whether `a` is a stack or a tuple holding one (at any depth of tuples)."""
+    if type(a) is AbstractStack:
+        return True
+    return type(a) is AbstractTuple and any(map(holds_stack, a.elements))
+
+
 def union(a: AbstractValue, b: AbstractValue) -> AbstractValue:
     """The union of `a` and `b`, merging options of the same kind."""
     opts: list[AbstractValue] = []

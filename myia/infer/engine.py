@@ -14,8 +14,9 @@ context they depend on does.
 
 Arguments to recursive graphs are broadened (values known at compile time are forgotten), so
 that ``i = 0; while ...: i = i + 1`` gives one context, not one per iteration; arrays whose
-shape keeps changing are widened to unknown dimensions (`Inferrer._widen_dims`). Elsewhere values
-are kept: tuple indices, `axis` arguments, dataclass field names, lengths of tuples.
+shape keeps changing are widened to unknown dimensions (`Inferrer._widen_dims`), and the stacks a
+loop's gradient pushes on are joined over the loop's calls (`Inferrer._widen_stacks`). Elsewhere
+values are kept: tuple indices, `axis` arguments, dataclass field names, lengths of tuples.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from .calls import (
 )
 from .cases import MAX_LENGTHS, case_call, case_position, dispatches, lengths_of, lengths_of_any
 from .kinds import _fold, abstract_kind, static_value, union_error
+from .loop_stacks import LoopStacks, Superseded
 from .loop_types import LoopTypes
 from .narrow import branch_refinements
 from .registry import INFER_RULES
@@ -93,7 +95,7 @@ def _ends(frames: list[Frame], n: int = 6) -> list[Frame]:
     return frames if len(frames) <= 2 * n else [*frames[:n], *frames[-n:]]
 
 
-class Inferrer(LoopTypes):
+class Inferrer(LoopTypes, LoopStacks):
     """Infers the abstract value of every node of every graph reachable from an entry point.
 
     Attributes:
@@ -125,6 +127,10 @@ class Inferrer(LoopTypes):
         self.fn_contexts: dict[GraphFunction, dict[Context, None]] = {}
         self.local_contexts: dict[tuple[GraphFunction, Context], dict[Context, None]] = {}
         self.partial_contexts: dict[PartialFunction, dict[Context, None]] = {}
+        #: The calls each context made, in its last interpretation, and how many calls made
+        #: reach each context of `fn_contexts` and `partial_contexts` (`_forget_calls`).
+        self.made: dict[Context, list[tuple[GraphFunction, Context, Any]]] = {}
+        self.call_counts: dict[tuple[int, Any, Context], int] = {}
         self.narrowed: dict[tuple[Graph, tuple[AbstractValue, ...]], dict[int, Any]] = {}
         self.star_calls: dict[tuple[Node, Any], list[Apply]] = {}
         #: The windows a node indexing an array with ``x[i:i + k]`` stands for, by plan,
@@ -138,6 +144,11 @@ class Inferrer(LoopTypes):
         #: The context a call of a recursive graph went to instead of the one its arguments
         #: give, by (caller's context, call node, that context): `_widen_dims`.
         self.widened: dict[tuple[Context, Node | None, Context], Context] = {}
+        #: The arguments of the widest context of each recursive graph (and parent) whose
+        #: arguments hold stacks, and how many times they grew, by their types with the
+        #: stacks' elements erased; how many times one grew in all (`_widen_stacks`).
+        self.stack_args: dict[tuple[Graph, Any, tuple[AbstractValue, ...]], Any] = {}
+        self.stack_growths = 0
 
     # Entry ------------------------------------------------------------------------------------
 
@@ -210,7 +221,20 @@ class Inferrer(LoopTypes):
         try:
             while True:
                 self.low = MAX_DEPTH * 10
-                result = self.interpret(ctx)
+                growths = self.stack_growths
+                try:
+                    result = self.interpret(ctx)
+                except Superseded as exc:
+                    self._forget_calls(ctx)
+                    if exc.depth != depth + 1:
+                        raise
+                    # The context called was widened: what was inferred since is redone.
+                    self.epoch += 1
+                    continue
+                if self.stack_growths != growths:
+                    # A call went to a loop's context that a later call widened: each call
+                    # of the loop goes to the widest when interpreted again.
+                    continue
                 if self.low < depth:
                     break
                 if self.low == depth:
@@ -269,6 +293,7 @@ class Inferrer(LoopTypes):
         graph = ctx.graph
         values: dict[Node, AbstractValue] = dict(zip(graph.parameters, ctx.args))
         self.node_values[ctx] = values
+        self._forget_calls(ctx)
         self.calls.append((ctx, None, values))
         try:
             for node in self.scopes.toposort(graph):
@@ -566,17 +591,18 @@ class Inferrer(LoopTypes):
         g = fn.graph
         bound = self.loop_args(g, bind_graph_args(self, fn, args))
         ctx = Context(g, bound, fn.context)
-        wide = self._widen_dims(g, bound, fn.context)
+        wide = self._widen_stacks(g, self._widen_dims(g, bound, fn.context), fn.context)
         if wide != bound:
             caller, node, _ = self.calls[-1]
             key = (caller, node, ctx)
             ctx = self.widened[key] = Context(g, wide, fn.context)
         self._record(ctx)
-        self.fn_contexts.setdefault(fn, {})[ctx] = None
         caller = self.calls[-1][0]
+        self.made.setdefault(caller, []).append((fn, ctx, partials))
         self.local_contexts.setdefault((fn, caller), {})[ctx] = None
+        self._ref(self.fn_contexts, fn, ctx)
         for partial in partials:
-            self.partial_contexts.setdefault(partial, {})[ctx] = None
+            self._ref(self.partial_contexts, partial, ctx)
         return self.infer_context(ctx)
 
     def _widen_dims(self, g: Graph, args: tuple[AbstractValue, ...], parent: Any) -> Any:

@@ -20,7 +20,8 @@ parameters carrying it are then dead (`myia.opt.dce`).
 The stacks are found by following their values: from ``stack_of_functions()`` through pushes,
 pops, and the parameters of graphs whose every call is known (`CallSites`). A stack that
 flows anywhere else (returned, put in a tuple, differentiated again: ``stack_unpush``) is left
-as it is, and so is one whose closures come from different graphs.
+as it is, and so is one whose closures come from different graphs, or use a closure made
+outside them (which lifting could not pass its free values).
 """
 
 from __future__ import annotations
@@ -264,20 +265,23 @@ def defunctionalize(root: Graph) -> Graph:
         if any(len(uses[c]) != 1 or c not in pushed for g in graphs for c in consts[g]):
             continue  # a closure also used elsewhere
         for rep in graphs:
-            fv_of = _copies(rep, graphs, sites.scopes)
+            fv_of = _copies(rep, graphs, sites)
             if fv_of is not None:
                 _rewrite(sites, flows, uses, cls, rep, fv_of, pushes)
                 break
     return root
 
 
-def _copies(rep: Graph, graphs: list[Graph], scopes: Scopes) -> dict[Graph, list[Node]] | None:
+def _copies(rep: Graph, graphs: list[Graph], sites: CallSites) -> dict[Graph, list[Node]] | None:
     """The values each of `graphs` gives `rep`'s free variables, if all are copies of `rep`."""
+    scopes = sites.scopes
     fvs = list(scopes.free_variables_total.get(rep, ()))
     if rep.defaults or rep.kwonly or rep.flags.get("vararg"):
         return None
     if any(_is_fn_stack(f.abstract) for f in fvs):
         return None  # a closure over a stack of closures
+    if _uses_outer_closure(rep, sites):
+        return None
     fv_of = {rep: fvs}
     for g in graphs:
         if g is not rep:
@@ -286,6 +290,23 @@ def _copies(rep: Graph, graphs: list[Graph], scopes: Scopes) -> dict[Graph, list
                 return None
             fv_of[g] = m
     return fv_of
+
+
+def _uses_outer_closure(rep: Graph, sites: CallSites) -> bool:
+    """Whether `rep` uses a closure made outside it (one that has free variables).
+
+    Lifting `rep` passes its free variables as parameters to it and the graphs nested in it;
+    such a closure would still need its own, from the graph `rep` was nested in (the
+    backpropagator of a gradient's forward loop uses, to unpush it, the closure its block
+    pushed on the first order's stack, made in the loop).
+    """
+    inside = sites.scope(rep)
+    nested = set(inside)
+    return any(
+        sub not in nested and sites.scopes.free_variables_total.get(sub)
+        for h in inside
+        for sub in sites.scopes.constants(h)
+    )
 
 
 def _rewrite(
