@@ -76,17 +76,27 @@ def range3(start, stop, step):
 class UnpackError(ValueError):
     """Python's error for ``a, b = xs`` when `xs` does not have two elements."""
 
-    def __init__(self, expected, got):
+    def __init__(self, expected, got, at_least=""):
         if got > expected:
             super().__init__(f"too many values to unpack (expected {expected})")
         else:
-            super().__init__(f"not enough values to unpack (expected {expected}, got {got})")
+            super().__init__(
+                f"not enough values to unpack (expected {at_least}{expected}, got {got})"
+            )
 
 
 def unpack(xs, n):
     k = len(xs)
     if k != n:
         raise UnpackError(n, k)
+    return xs
+
+
+def unpack_at_least(xs, n):
+    """``a, *rest = xs``: `xs`, after checking that it has at least `n` elements."""
+    k = len(xs)
+    if k < n:
+        raise UnpackError(n, k, "at least ")
     return xs
 
 
@@ -299,6 +309,49 @@ def list_(xs=()):
 def divmod_(a, b):
     """``divmod(a, b)``: ``(a // b, a % b)``."""
     return a // b, a % b
+
+
+def pow_no_modulus(base, exp, mod):
+    """``pow(base, exp, None)``: ``base ** exp``."""
+    return base**exp
+
+
+def pow_mod(base, exp, mod):
+    """``pow(base, exp, mod)`` of ints: Python's, by squaring (a loop over `exp`'s bits).
+
+    The result has `mod`'s sign (or is 0), as ``%``; a negative `exp` takes the inverse of
+    `base` modulo `mod` first (Python's ValueError where there is none), and `mod` 0 raises
+    Python's ValueError.
+    """
+    if mod == 0:
+        raise ValueError("pow() 3rd argument cannot be 0")
+    m = abs(mod)
+    b = base % m
+    if exp < 0:
+        b = _inverse_mod(b, m)
+        exp = -exp
+    r = 1 % m
+    while exp > 0:
+        if exp % 2 == 1:
+            r = r * b % m
+        b = b * b % m
+        exp = exp // 2
+    if mod < 0 and r != 0:
+        return r - m
+    return r
+
+
+def _inverse_mod(a, m):
+    """The inverse of `a` (in [0, m)) modulo `m` > 0, by Euclid's extended algorithm."""
+    r0, r1 = m, a
+    s0, s1 = 0, 1
+    while r1 != 0:
+        q = r0 // r1
+        r0, r1 = r1, r0 - q * r1
+        s0, s1 = s1, s0 - q * s1
+    if r0 != 1:
+        raise ValueError("base is not invertible for the given modulus")
+    return s0 % m
 
 
 def round_(x, ndigits=None):
