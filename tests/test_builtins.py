@@ -17,7 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from myia import MyiaTypeError, myia
+from myia import MyiaTypeError, grad, myia
+from myia.testing import check_grad
 
 # Builtins -------------------------------------------------------------------------------------
 
@@ -676,6 +677,16 @@ def test_bitwise_comparison_and_sign_functions_are_numpys(backend):
     check(of_floats, np.ones((2, 3)), np.ones(3))  # of other shapes: not equal (not compared)
 
 
+def shift_by_a_float(x):
+    return x << 2.0  # MARK float shift
+
+
+def test_a_shift_by_a_float_names_the_float():
+    # The message named the other operand: "a shift needs integers or booleans, not i64".
+    with pytest.raises(MyiaTypeError, match="a shift needs integers or booleans, not f64"):
+        myia(shift_by_a_float)(3)
+
+
 def powers(a, b):
     return pow(a, b), pow(a, b, None)
 
@@ -712,3 +723,32 @@ def test_pow_is_pythons(backend):
         with pytest.raises(MyiaTypeError, match=re.escape(str(expected.value))) as info:
             myia(float_modulus, backend=backend)(a)
         assert [f.location.line for f in info.value.frames] == [line_of(float_modulus, "MARK")]
+    check_grad(lambda x: pow(x, 3) + pow(2.0, x) + pow(x, 2, None), 1.3, backend=backend)
+
+
+def masked_by_tests(x, k):
+    return np.sum(
+        np.fabs(x) * np.signbit(x - 0.3)
+        + x * np.greater(x, 0.1)
+        + x * np.logical_xor(x, x > 1)
+        + x * np.left_shift(k, 2)
+        + x * np.bitwise_and(k, 6)
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradients_through_fabs_and_the_tests(backend):
+    # np.fabs is differentiable (the sign); the tests, comparisons and integers are masks
+    # and factors with no derivative of their own.
+    backend = _backend(backend)
+    x, k = np.array([-1.5, -0.2, 0.4, 2.5]), np.array([1, 2, 3, 7])
+    check_grad(masked_by_tests, x, k, wrt=0, backend=backend)
+    g = grad(masked_by_tests, backend=backend)(x, k)
+    np.testing.assert_allclose(g, masked_by_tests_slope(x, k), rtol=1e-12)
+
+
+def masked_by_tests_slope(x, k):
+    return (
+        np.sign(x) * np.signbit(x - 0.3) + (x > 0.1) + np.logical_xor(x, x > 1) + (k << 2)
+        + (k & 6)
+    )  # fmt: skip

@@ -519,7 +519,9 @@ class FunctionParser(BranchExpressions, DataExpressions):
                 self.assign(block, elt.value, item)  # type: ignore[attr-defined]
             else:
                 index = i if i < star else i - n
-                self.assign(block, elt, block.apply(ops.getitem, value, index, debug=self.dbg(elt)))
+                self.assign(
+                    block, elt, block.apply(ops.getitem, value, index, debug=self.dbg(elt))
+                )
 
     def stmt_FunctionDef(self, block: Block, stmt: ast.FunctionDef) -> Block:
         for deco in stmt.decorator_list:
