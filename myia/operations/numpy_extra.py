@@ -330,20 +330,6 @@ def np_broadcast_to(array, shape):
 _LN2 = 0.6931471805599453
 
 
-def np_reciprocal(x):
-    """``np.reciprocal``: ``1 / x`` of floats; of integers, NumPy's integer division.
-
-    ``np.reciprocal(2)`` is 0 and ``np.reciprocal(-1)`` is -1, in the integer's dtype (int8 for
-    booleans), as NumPy's C division of 1 by each element truncates; 0 at 0 (NumPy's value
-    there is undefined, with a warning).
-    """
-    if np.issubdtype(P.dtype_of(x), np.inexact):
-        return 1.0 / x
-    a = P.astype(x, np.int8) if P.dtype_of(x) == np.bool_ else x
-    one = P.ones((), P.dtype_of(a))
-    return P.where(a == 1, one, P.where(a == -1, -one, one - one))
-
-
 def np_exp2(x):
     """``np.exp2`` (of integers and booleans: computed in float64, in the float of ``np.exp``)."""
     if not np.issubdtype(P.dtype_of(x), np.inexact):
@@ -719,7 +705,6 @@ MAPPING: dict[Any, Any] = {
     np.asarray: np_array,  # (a value is never changed in place: a copy is no different)
     np.repeat: np_repeat,
     np.pad: np_pad,
-    np.reciprocal: np_reciprocal,
     np.log2: P.log2,
     np.log10: P.log10,
     np.exp2: np_exp2,
