@@ -548,6 +548,10 @@ def sign_tests(x):
         np.array_equal(x, -x),
         np.array_equal(x, x[:1]),
         np.array_equal(x / 0, x / 0, equal_nan=True),
+        np.array_equal(x, x[..., :2]),
+        np.array_equiv(x, x[..., :2]),
+        np.array_equiv(x, x[:1]),
+        np.array_equiv(x[:1], x[:1]),
     )
 
 

@@ -619,6 +619,10 @@ def of_one_integer(x):
     return np.invert(x), np.bitwise_not(x), ~x, np.signbit(x), np.fabs(x), np.array_equal(x, x)
 
 
+def shapes_compared(x, y):
+    return np.array_equal(x, y), np.array_equiv(x, y), np.array_equiv(y, 1)
+
+
 def of_floats(x, y):
     return (
         np.signbit(x), np.fabs(x), np.less(x, y), np.greater_equal(x, y), np.equal(x, y),
@@ -649,10 +653,10 @@ BIT_CHECKS += [pytest.param(b, True, marks=pytest.mark.slow) for b in BACKENDS[1
 @pytest.mark.parametrize("backend, every_pair", BIT_CHECKS)
 def test_bitwise_comparison_and_sign_functions_are_numpys(backend, every_pair):
     """``np.bitwise_and/or/xor``, ``np.invert``, ``np.left_shift``/``right_shift``, the named
-    comparisons, ``np.logical_xor``, ``np.signbit``, ``np.fabs`` and ``np.array_equal`` were
-    refused: their values, dtypes and scalar types (a NumPy scalar of Python numbers) and
-    errors (a Python int out of a narrower dtype's range) are NumPy's, and Python's for the
-    operators (``5 << -1`` raises, ``1 << 70`` is exact)."""
+    comparisons, ``np.logical_xor``, ``np.signbit``, ``np.fabs``, ``np.array_equal`` and
+    ``np.array_equiv`` were refused: their values, dtypes and scalar types (a NumPy scalar of
+    Python numbers) and errors (a Python int out of a narrower dtype's range) are NumPy's,
+    and Python's for the operators (``5 << -1`` raises, ``1 << 70`` is exact)."""
     backend = _backend(backend)
     compiled = {}
 
@@ -686,6 +690,12 @@ def test_bitwise_comparison_and_sign_functions_are_numpys(backend, every_pair):
     check(of_floats, edges32, edges16)
     check(of_floats, np.array(EDGES), np.array(EDGES))  # NaNs: equal with equal_nan only
     check(of_floats, np.ones((2, 3)), np.ones(3))  # of other shapes: not equal (not compared)
+    # Shapes known at compile time: of other shapes, the constant False (the elements of
+    # shapes that do not broadcast together are not compared); Python numbers are arrays.
+    for x, y in [((2, 2), (3, 1)), ((2, 1), (3, 1)), ((2, 0), (3, 1)), ((3,), (2, 3)), ((), ())]:
+        check(shapes_compared, np.ones(x), np.ones(y))
+    check(shapes_compared, np.float32(1.0), 1.0 + 2**-52)
+    check(shapes_compared, np.zeros((2, 0)), np.zeros((1, 0)))
 
 
 def shift_by_a_float(x):

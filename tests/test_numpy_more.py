@@ -559,7 +559,7 @@ TABLE = [
     Case("np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal, "
          "np.logical_xor", "tests", comparison_functions,
          [(f(3, 4), f(4)), (i64(3), f32(2, 3)), (A((4,), "int", "int8"), -1)], order=0),
-    Case("np.signbit, np.array_equal (equal_nan)", "tests", sign_tests,
+    Case("np.signbit, np.array_equal (equal_nan), np.array_equiv", "tests", sign_tests,
          [(f(3, 4),), (f32(5),), (i64(2, 3),), (np.array([-0.0, 0.0, np.nan, -np.nan]),)],
          order=0),
     Case("np.ptp, a.ptp, np.average (weights)", "reductions", ptp_average,

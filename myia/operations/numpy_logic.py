@@ -2,12 +2,13 @@
 
 The named comparison ufuncs (``np.less``...) and bitwise ones (``np.bitwise_and``,
 ``np.left_shift``, ``np.invert``...) are the primitives of the operators ``< & << ~``;
-``np.any``/``np.all`` and ``np.array_equal`` reduce tests to a truth value; ``np.isnan``,
-``np.isinf``, ``np.isfinite``, ``np.signbit``, ``np.isclose`` test values elementwise, and
-``np.nan_to_num`` and ``np.heaviside`` replace special values. None has a derivative (a
-boolean or a step) but ``np.fabs`` and ``np.nan_to_num``. `MAPPING` says what the NumPy
-names mean; `mapping.py` merges it (through `lib.numpy_ufunc` for the ufuncs: of Python
-numbers, NumPy scalars, as NumPy computes them).
+``np.any``/``np.all``, ``np.array_equal`` and ``np.array_equiv`` reduce tests to a truth value
+(shapes compared at compile time); ``np.isnan``, ``np.isinf``, ``np.isfinite``,
+``np.signbit``, ``np.isclose`` test values elementwise, and ``np.nan_to_num`` and
+``np.heaviside`` replace special values. None has a derivative (a boolean or a step) but
+``np.fabs`` and ``np.nan_to_num``. `MAPPING` says what the NumPy names mean; `mapping.py`
+merges it (through `lib.numpy_ufunc` for the ufuncs: of Python numbers, NumPy scalars, as
+NumPy computes them).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
+from . import lib
 from .lib import numpy_scalar
+from .ops import StaticOperation
 
 # Reductions to a truth value ------------------------------------------------------------------
 
@@ -42,12 +45,42 @@ def np_array_equal(a1, a2, equal_nan=False):
     """
     a1 = numpy_scalar(a1)
     a2 = numpy_scalar(a2)
-    if P.shape(a1) != P.shape(a2):
+    if not same_shape(P.shape(a1), P.shape(a2)):
         return False
     eq = a1 == a2
     if equal_nan:
         eq = eq | ((a1 != a1) & (a2 != a2))
     return bool(np_all(eq))
+
+
+def np_array_equiv(a1, a2):
+    """``np.array_equiv``: shapes that broadcast together and equal elements, a Python bool.
+
+    Shapes are known at compile time: where they do not broadcast, the constant False.
+    """
+    a1 = numpy_scalar(a1)
+    a2 = numpy_scalar(a2)
+    if not broadcast_together(P.shape(a1), P.shape(a2)):
+        return False
+    return bool(np_all(a1 == a2))
+
+
+def _broadcast_together(s1: Any, s2: Any) -> Any:
+    """Whether shapes `s1` and `s2` (constants) broadcast together, a constant."""
+    try:
+        np.broadcast_shapes(s1, s2)
+    except (ValueError, TypeError):
+        return lib.false_2
+    return lib.true_2
+
+
+def _same_shape(s1: Any, s2: Any) -> Any:
+    """Whether shapes `s1` and `s2` (constants) are the same, a constant."""
+    return lib.true_2 if tuple(s1) == tuple(s2) else lib.false_2
+
+
+broadcast_together = StaticOperation("broadcast_together", _broadcast_together, static=(0, 1))
+same_shape = StaticOperation("same_shape", _same_shape, static=(0, 1))
 
 
 # Elementwise tests ----------------------------------------------------------------------------
@@ -144,6 +177,7 @@ MAPPING: dict[Any, Any] = {
     np.any: np_any,
     np.all: np_all,
     np.array_equal: np_array_equal,
+    np.array_equiv: np_array_equiv,
     np.isnan: np_isnan,
     np.isinf: np_isinf,
     np.isfinite: np_isfinite,
