@@ -756,6 +756,13 @@ def starred_in_a_sum(x, t):
     return first * last + sum(mid) * x
 
 
+def starred_in_loops(ts):
+    s = 0
+    for a, *rest in ts:
+        s = s + a * len(rest)
+    return s, [len(r) + h for h, *r in ts]
+
+
 def starred_of_mixed_types(t):
     a, *rest = t  # MARK mixed
     return rest
@@ -777,6 +784,8 @@ def test_starred_assignment_targets_are_pythons(backend):
     for t in [(1,), [2.0]]:
         with pytest.raises(ValueError, match=r"not enough values to unpack \(expected at least 2"):
             f(t)
+    ts = ((1, 2, 3), (4, 5, 6))
+    assert myia(starred_in_loops, backend=backend)(ts) == starred_in_loops(ts)
     args = (1.5, (2.0, -3.0, 0.5))
     assert myia(starred_in_a_sum, backend=backend)(*args) == starred_in_a_sum(*args)
     check_grad(starred_in_a_sum, *args, wrt=(0, 1), backend=backend)
