@@ -396,3 +396,168 @@ def tolist_sum(x):
         for v in row:
             total = total + v * v
     return total, x[0, 0].tolist(), sum(x[0].tolist())
+
+
+# Elementwise math and tests, shapes -----------------------------------------------------------
+
+
+def math_more(x, y):
+    return (
+        np.reciprocal(x),
+        np.log2(x),
+        np.log10(x),
+        np.exp2(y),
+        np.logaddexp2(x, y),
+        np.hypot(x, y),
+    )
+
+
+def inverse_hyperbolic(x, y):
+    return (
+        np.arcsinh(y),
+        np.arccosh(x + 1.0),
+        np.arctanh(x / 4),
+        np.copysign(x, y),
+        np.copysign(y, -1.0),
+    )
+
+
+def math_of_ints(x):
+    # NumPy's math of integers and booleans computes in the smallest float that holds them
+    # (float16 for int8 and bool), np.reciprocal and np.round keep integers.
+    b = x > 0
+    return (
+        np.reciprocal(np.where(x == 0, 2, x)),
+        np.sqrt(x * x),
+        np.exp(b),
+        np.exp2(x),
+        np.logaddexp(x, b),
+        np.logaddexp(b, b),
+        np.arctan2(x, b),
+        np.hypot(x, b),
+        np.hypot(x, 3),
+        np.hypot(b, 3),
+        np.round(x),
+        np.round(x * 7, -1),
+        np.round(x[0, ...], 2),
+    )
+
+
+def of_python_numbers(x, n):
+    # NumPy makes a Python number an array first: np.clip(3, -1, 2) is np.int64(2), and
+    # its dtype then mixes as an array's (np.minimum(np.int32(5), that) is an int64).
+    return (
+        np.clip(x, 0.0, 1.0),
+        np.clip(n, -1, 2),
+        np.minimum(np.int32(5), np.clip(-n, -1, 2)),
+        np.clip(n, -1, 2.5),
+        np.square(n > 0),
+        np.square(x > np.array([0.0, 3.0])),
+    )
+
+
+def item(x):
+    # a.item(): a Python float, int or bool (loss.item() in a training loop).
+    return x[0].item() * 2, np.sum(x).item(), (x > 0)[:1].item(), (x * 10).astype(int)[1:2].item()
+
+
+def heaviside(x):
+    return np.heaviside(x, 0.5)
+
+
+def close(x, y):
+    return np.isclose(x, x + 1e-9), np.isclose(x, y), np.allclose(x, x * (1 + 1e-7))
+
+
+def ptp_average(x, w):
+    return np.ptp(x), np.ptp(x, axis=0), np.average(x), np.average(x, axis=1, weights=w)
+
+
+def shapes_more(x, y):
+    return (
+        np.ravel(x),
+        np.atleast_2d(y),
+        np.atleast_2d(x),
+        np.hstack((x, x)),
+        np.hstack((y, y)),
+        np.vstack((y, y)),
+        np.vstack((x, x)),
+        np.column_stack((y, y)),
+        np.empty_like(x) * 0.0,
+        np.vstack((x, y)),  # vectors are rows, matrices mixed with them
+        np.hstack((y, 2.0)),  # scalars are vectors of one element
+        np.column_stack((x.T, y)),  # vectors are columns
+    )
+
+
+def products_more(x, y):
+    return np.vdot(x, x), np.inner(y, y), np.inner(x, x), np.inner(x, y)
+
+
+def reorder(x):
+    return (
+        np.flip(x),
+        np.flip(x, 1),
+        np.roll(x, 2),
+        np.roll(x, -1, axis=0),
+        np.moveaxis(x, 0, -1),
+        np.moveaxis(x, (0, 1), (2, 0)),
+    )
+
+
+def rounding(x):
+    return np.rint(x), np.round(x), np.round(x, 2), x.round(1)
+
+
+# Bits, comparisons, signs ---------------------------------------------------------------------
+
+
+def bit_functions(x, y):
+    return (
+        np.bitwise_and(x, y),
+        np.bitwise_or(x, 3),
+        np.bitwise_xor(y, x),
+        np.invert(x),
+        np.bitwise_not(x > 0),
+        np.left_shift(x, y * y),
+        np.right_shift(x, 1),
+        x << 3,
+        np.right_shift(x.astype(np.uint8), np.int8(2)),
+    )
+
+
+def comparison_functions(x, y):
+    return (
+        np.less(x, y),
+        np.less_equal(x, 0.5),
+        np.greater(x, y),
+        np.greater_equal(y, x),
+        np.equal(x, x),
+        np.not_equal(x, y),
+        np.logical_xor(x, y),
+        np.logical_xor(x > 0, 0),
+    )
+
+
+def sign_tests(x):
+    return (
+        np.signbit(x),
+        np.signbit(-x),
+        np.signbit(x * 0),
+        np.array_equal(x, x),
+        np.array_equal(x, -x),
+        np.array_equal(x, x[:1]),
+        np.array_equal(x / 0, x / 0, equal_nan=True),
+        np.array_equal(x, x[..., :2]),
+        np.array_equiv(x, x[..., :2]),
+        np.array_equiv(x, x[:1]),
+        np.array_equiv(x[:1], x[:1]),
+    )
+
+
+def fabs(x):
+    return np.fabs(x), np.fabs(x * 2.0) * x
+
+
+def fabs_of_ints(x):
+    return np.fabs(x), np.fabs(x > 0), np.fabs(x.astype(np.int16)), np.fabs(x.astype(np.uint8))

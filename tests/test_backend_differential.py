@@ -144,6 +144,10 @@ def bitwise_with_int(k, x):
     return k & x, x | k, x ^ k, np.maximum(x, k), np.minimum(k, x)
 
 
+def named_bitwise_with_int(k, x):
+    return np.bitwise_and(k, x), np.left_shift(x, k), np.right_shift(k, x), np.less(x, k)
+
+
 def clip_to_int(x, k):
     return np.clip(x, 0, k)
 
@@ -228,6 +232,9 @@ PROGRAMS = [
     (bitwise_with_int, (-2, np.array([250, 3], np.uint8))),
     (bitwise_with_int, (300, np.int8(5))),
     (bitwise_with_int, (6, np.array([250, 3], np.uint8))),
+    (named_bitwise_with_int, (300, np.array([250, 3], np.uint8))),  # NumPy's OverflowError
+    (named_bitwise_with_int, (3, np.array([250, 3, 9], np.uint8))),  # shifts past the width: 0
+    (named_bitwise_with_int, (-2, np.int8(7))),  # right_shift(-2, 7) is -1, left_shift by -2 0
     (clip_to_int, (np.array([250, 3], np.uint8), 300)),  # NumPy clips to 255 here
     (clip_to_int, (np.array([250, 3], np.uint8), -1)),  # and raises here
     (clip_to_int, (np.array([250, 3], np.uint8), 7)),

@@ -8,6 +8,7 @@ messages, which pytest's assertion rewriting would change.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -16,7 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from myia import MyiaTypeError, myia
+from myia import MyiaTypeError, grad, myia
+from myia.testing import check_grad
 
 # Builtins -------------------------------------------------------------------------------------
 
@@ -75,7 +77,7 @@ def _outcome(fn, *args):
     try:
         with np.errstate(all="ignore"):
             return fn(*args)
-    except (ValueError, OverflowError, TypeError) as exc:
+    except (ValueError, OverflowError, TypeError, ZeroDivisionError) as exc:
         return f"{type(exc).__name__}: {exc}"
 
 
@@ -596,3 +598,178 @@ def test_max_min_of_arrays_is_the_truth_value_error_at_the_users_line(backend):
     # One element: Python's comparison is a bool, and so is Myia's.
     one = (np.array([1.0]), np.array([3.0]))
     np.testing.assert_array_equal(myia(max_of_arrays, backend=backend)(*one), max_of_arrays(*one))
+
+
+# NumPy's bitwise, shift, comparison and sign functions ------------------------------------------
+
+
+def bits_and_comparisons(x, y):
+    return (
+        np.bitwise_and(x, y), np.bitwise_or(x, y), np.bitwise_xor(x, y), x & y, x | y, x ^ y,
+        np.less(x, y), np.less_equal(x, y), np.greater(x, y), np.greater_equal(x, y),
+        np.equal(x, y), np.not_equal(x, y), np.logical_xor(x, y),
+    )  # fmt: skip
+
+
+def shifts(x, n):
+    return np.left_shift(x, n), np.right_shift(x, n), x << n, x >> n
+
+
+def of_one_integer(x):
+    return np.invert(x), np.bitwise_not(x), ~x, np.signbit(x), np.fabs(x), np.array_equal(x, x)
+
+
+def shapes_compared(x, y):
+    return np.array_equal(x, y), np.array_equiv(x, y), np.array_equiv(y, 1)
+
+
+def of_floats(x, y):
+    return (
+        np.signbit(x), np.fabs(x), np.less(x, y), np.greater_equal(x, y), np.equal(x, y),
+        np.not_equal(x, y), np.logical_xor(x, y), np.array_equal(x, y),
+        np.array_equal(x, y, equal_nan=True),
+    )  # fmt: skip
+
+
+#: Python ints and bools, NumPy integers of several widths, arrays (0-d, empty, broadcast).
+INTEGERS = [0, -1, 5, -128, 127, 255, True, False, np.int8(-3), np.uint8(250), np.int64(-(2**40))]
+INTEGERS += [np.True_]
+INTEGER_ARRAYS = [
+    np.array([3, -4, 0], np.int8),
+    np.array([250, 3, 0], np.uint8),
+    np.array([[1], [-2]], np.int64),
+    np.array(-5, np.int8),
+    np.zeros(0, np.int16),
+    np.array([True, False, True]),
+]
+
+
+#: Each pair of kinds compiles once per backend: every pair on NumPy's, a few on the others
+#: (every pair there is slow).
+BIT_CHECKS = [("numpy", True)] + [(b, False) for b in BACKENDS[1:]]
+BIT_CHECKS += [pytest.param(b, True, marks=pytest.mark.slow) for b in BACKENDS[1:]]
+
+
+@pytest.mark.parametrize("backend, every_pair", BIT_CHECKS)
+def test_bitwise_comparison_and_sign_functions_are_numpys(backend, every_pair):
+    """``np.bitwise_and/or/xor``, ``np.invert``, ``np.left_shift``/``right_shift``, the named
+    comparisons, ``np.logical_xor``, ``np.signbit``, ``np.fabs``, ``np.array_equal`` and
+    ``np.array_equiv`` were refused: their values, dtypes and scalar types (a NumPy scalar of
+    Python numbers) and errors (a Python int out of a narrower dtype's range) are NumPy's,
+    and Python's for the operators (``5 << -1`` raises, ``1 << 70`` is exact)."""
+    backend = _backend(backend)
+    compiled = {}
+
+    def check(fn, *args):
+        if fn not in compiled:
+            compiled[fn] = myia(fn, backend=backend)
+        _same(_outcome(compiled[fn], *args), _outcome(fn, *args), True, (fn.__name__, args))
+
+    xs, ys = INTEGERS + INTEGER_ARRAYS, INTEGERS
+    counts = (0, 1, 3, 8, 9, 63, 64, 70, -1, True, np.True_, np.int8(2), *INTEGER_ARRAYS[::5])
+    if not every_pair:
+        xs, ys = [-1, np.int8(-3), *INTEGER_ARRAYS[:2], INTEGER_ARRAYS[5]], [255, np.uint8(250)]
+        counts = (9, -1, np.int8(2))
+    for x in xs:
+        check(of_one_integer, x)
+        for y in ys:
+            check(bits_and_comparisons, x, y)
+            check(bits_and_comparisons, y, x)
+        for n in counts:
+            if np.shape(x) == (2, 1) or np.size(x) != 0 or np.ndim(n) == 0:
+                check(shifts, x, n)
+    for x in INTEGER_ARRAYS[:3]:
+        for y in INTEGER_ARRAYS[:3]:
+            check(bits_and_comparisons, x, y)
+    with np.errstate(over="ignore"):  # (the largest double as float32 and float16)
+        edges32, edges16 = np.array(EDGES, np.float32), np.array(EDGES, np.float16)
+    for x, x32 in list(zip(EDGES, edges32))[:: 1 if every_pair else 4]:
+        check(of_floats, x, 0.5)
+        check(of_floats, x32, x)
+    check(of_floats, np.array(EDGES), np.array(EDGES[::-1]))
+    check(of_floats, edges32, edges16)
+    check(of_floats, np.array(EDGES), np.array(EDGES))  # NaNs: equal with equal_nan only
+    check(of_floats, np.ones((2, 3)), np.ones(3))  # of other shapes: not equal (not compared)
+    # Shapes known at compile time: of other shapes, the constant False (the elements of
+    # shapes that do not broadcast together are not compared); Python numbers are arrays.
+    for x, y in [((2, 2), (3, 1)), ((2, 1), (3, 1)), ((2, 0), (3, 1)), ((3,), (2, 3)), ((), ())]:
+        check(shapes_compared, np.ones(x), np.ones(y))
+    check(shapes_compared, np.float32(1.0), 1.0 + 2**-52)
+    check(shapes_compared, np.zeros((2, 0)), np.zeros((1, 0)))
+
+
+def shift_by_a_float(x):
+    return x << 2.0  # MARK float shift
+
+
+def test_a_shift_by_a_float_names_the_float():
+    # The message named the other operand: "a shift needs integers or booleans, not i64".
+    with pytest.raises(MyiaTypeError, match="a shift needs integers or booleans, not f64"):
+        myia(shift_by_a_float)(3)
+
+
+def powers(a, b):
+    return pow(a, b), pow(a, b, None)
+
+
+def modular_powers(a, b, m):
+    return pow(a, b, m)
+
+
+def float_modulus(a):
+    return pow(a, 2, 5)  # MARK float modulus
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pow_is_pythons(backend):
+    """``pow(a, b)`` is ``a ** b``; ``pow(a, b, m)`` of ints is Python's modular power: the
+    sign of `m`, the inverse for a negative exponent (ValueError where there is none), a
+    ValueError for `m` 0, exact for large ints."""
+    backend = _backend(backend)
+    f2, f3 = myia(powers, backend=backend), myia(modular_powers, backend=backend)
+    for args in [(2, 3), (2, -1), (2.5, 2), (0, -1), (True, False), (np.int8(3), 3), (-8, 1 / 3)]:
+        _same(_outcome(f2, *args), _outcome(powers, *args), True, args)
+    _same(f2(np.arange(3), 2), powers(np.arange(3), 2), True, "array")
+    big = [] if backend == "jax" else [(2**70 + 3, 2**65 + 1, 10**30 + 7)]  # (JAX: int64 args)
+    for args in [
+        (3, 4, 5), (3, -1, 7), (-3, 5, 7), (3, 5, -7), (-3, -5, -7), (True, 2, 3), (2, 0, 1),
+        (2, 0, -1), (0, 0, 5), (2, -1, 4), (0, -1, 5), (2, 3, 0), (5, -3, 1), (10, 100, 97),
+        (2**40 + 1, 2**40, 2**31 - 1), *big,
+    ]:  # fmt: skip
+        with np.errstate(all="ignore"):
+            _same(_outcome(f3, *args), _outcome(modular_powers, *args), True, args)
+    for a in (2.0, np.int64(2), np.ones(2, np.int64)):
+        with pytest.raises(TypeError) as expected:
+            float_modulus(a)
+        with pytest.raises(MyiaTypeError, match=re.escape(str(expected.value))) as info:
+            myia(float_modulus, backend=backend)(a)
+        assert [f.location.line for f in info.value.frames] == [line_of(float_modulus, "MARK")]
+    check_grad(lambda x: pow(x, 3) + pow(2.0, x) + pow(x, 2, None), 1.3, backend=backend)
+
+
+def masked_by_tests(x, k):
+    return np.sum(
+        np.fabs(x) * np.signbit(x - 0.3)
+        + x * np.greater(x, 0.1)
+        + x * np.logical_xor(x, x > 1)
+        + x * np.left_shift(k, 2)
+        + x * np.bitwise_and(k, 6)
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradients_through_fabs_and_the_tests(backend):
+    # np.fabs is differentiable (the sign); the tests, comparisons and integers are masks
+    # and factors with no derivative of their own.
+    backend = _backend(backend)
+    x, k = np.array([-1.5, -0.2, 0.4, 2.5]), np.array([1, 2, 3, 7])
+    check_grad(masked_by_tests, x, k, wrt=0, backend=backend)
+    g = grad(masked_by_tests, backend=backend)(x, k)
+    np.testing.assert_allclose(g, masked_by_tests_slope(x, k), rtol=1e-12)
+
+
+def masked_by_tests_slope(x, k):
+    return (
+        np.sign(x) * np.signbit(x - 0.3) + (x > 0.1) + np.logical_xor(x, x > 1) + (k << 2)
+        + (k & 6)
+    )  # fmt: skip

@@ -776,6 +776,62 @@ def test_starred_unpacking_of_unknown_length_is_a_type_error_at_the_users_line()
     assert myia(lambda xs: [*xs, 1.0])([2.0]) == [2.0, 1.0]  # a list display takes it
 
 
+def starred_targets(t):
+    a, *rest = t
+    first, *mid, last = t
+    *init, z = t
+    [p, q, *r] = t
+    return a, rest, first, mid, last, init, z, p, q, r
+
+
+def starred_in_a_sum(x, t):
+    first, *mid, last = (x, *t)
+    return first * last + sum(mid) * x
+
+
+def starred_in_loops(ts):
+    s = 0
+    for a, *rest in ts:
+        s = s + a * len(rest)
+    return s, [len(r) + h for h, *r in ts]
+
+
+def starred_of_mixed_types(t):
+    a, *rest = t  # MARK mixed
+    return rest
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug", "jax", "native"])
+def test_starred_assignment_targets_are_pythons(backend):
+    # ``a, *rest = t`` was a MyiaSyntaxError. As in Python, the starred name is a list (of a
+    # tuple's elements, a list's, an array's rows), possibly empty; too few elements raise
+    # Python's ValueError.
+    if backend in ("jax", "native"):
+        pytest.importorskip({"jax": "jax", "native": "numba"}[backend])
+    f = myia(starred_targets, backend=backend)
+    for t in [
+        (1, 2, 3), (1.5, -2.5), (True, False, True, 0), [1, 2, 3, 4, 5], [0.5, 1.5],
+        np.arange(6.0).reshape(3, 2), np.arange(4, dtype=np.int8), ((1, 2), (3, 4), (5, 6)),
+    ]:  # fmt: skip
+        assert repr(f(t)) == repr(starred_targets(t)), t
+    for t in [(1,), [2.0]]:
+        with pytest.raises(ValueError, match=r"not enough values to unpack \(expected at least 2"):
+            f(t)
+    ts = ((1, 2, 3), (4, 5, 6))
+    assert myia(starred_in_loops, backend=backend)(ts) == starred_in_loops(ts)
+    args = (1.5, (2.0, -3.0, 0.5))
+    assert myia(starred_in_a_sum, backend=backend)(*args) == starred_in_a_sum(*args)
+    check_grad(starred_in_a_sum, *args, wrt=(0, 1), backend=backend)
+
+
+def test_starred_assignment_of_mixed_types_is_a_type_error_at_the_users_line():
+    # The list has one type: a string and a float cannot share one.
+    assert starred_of_mixed_types((1, "s", 2.0)) == ["s", 2.0]
+    with pytest.raises(MyiaTypeError, match="incompatible types") as info:
+        myia(starred_of_mixed_types)((1, "s", 2.0))
+    assert info.value.location.line == line_of(starred_of_mixed_types, "MARK mixed")
+
+
 # Calls to other functions -----------------------------------------------------------------------
 
 

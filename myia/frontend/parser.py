@@ -496,11 +496,13 @@ class FunctionParser(BranchExpressions, DataExpressions):
                 value.debug.name = target.id
             block.write(target.id, value)
         elif isinstance(target, (ast.Tuple, ast.List)):
+            stars = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
+            if stars:  # (Python's compiler allows one)
+                self.assign_starred(block, target, value, stars[0])
+                return
             n = Constant(len(target.elts))
             value = block.apply(ops.unpack, value, n, debug=self.dbg(target))
             for i, elt in enumerate(target.elts):
-                if isinstance(elt, ast.Starred):
-                    raise self.error(elt, "starred assignment is not supported by Myia")
                 item = block.apply(ops.getitem, value, i, debug=self.dbg(elt))
                 self.assign(block, elt, item)
         elif isinstance(target, ast.Attribute):
@@ -513,6 +515,30 @@ class FunctionParser(BranchExpressions, DataExpressions):
             )
         else:
             raise self.error(target, "this assignment target is not supported by Myia")
+
+    def assign_starred(
+        self, block: Block, target: ast.Tuple | ast.List, value: Node, star: int
+    ) -> None:
+        """``first, *mid, last = xs``: the names before and after, and a list of the others.
+
+        As in Python, `xs` (a tuple, list or array) must have at least as many elements as
+        there are names besides the starred one (Python's ``ValueError`` otherwise), and the
+        starred name is a list (of a tuple's elements, which must then have one type).
+        """
+        n = len(target.elts)
+        after = n - 1 - star
+        value = block.apply(ops.unpack_star, value, Constant(n - 1), debug=self.dbg(target))
+        for i, elt in enumerate(target.elts):
+            if i == star:
+                rest = Constant(slice(star, -after if after else None))
+                item = block.apply(ops.getitem, value, rest, debug=self.dbg(elt))
+                item = block.apply(ops.star_list, item, debug=self.dbg(elt))
+                self.assign(block, elt.value, item)  # type: ignore[attr-defined]
+            else:
+                index = i if i < star else i - n
+                self.assign(
+                    block, elt, block.apply(ops.getitem, value, index, debug=self.dbg(elt))
+                )
 
     def stmt_FunctionDef(self, block: Block, stmt: ast.FunctionDef) -> Block:
         for deco in stmt.decorator_list:

@@ -76,17 +76,27 @@ def range3(start, stop, step):
 class UnpackError(ValueError):
     """Python's error for ``a, b = xs`` when `xs` does not have two elements."""
 
-    def __init__(self, expected, got):
+    def __init__(self, expected, got, at_least=""):
         if got > expected:
             super().__init__(f"too many values to unpack (expected {expected})")
         else:
-            super().__init__(f"not enough values to unpack (expected {expected}, got {got})")
+            super().__init__(
+                f"not enough values to unpack (expected {at_least}{expected}, got {got})"
+            )
 
 
 def unpack(xs, n):
     k = len(xs)
     if k != n:
         raise UnpackError(n, k)
+    return xs
+
+
+def unpack_at_least(xs, n):
+    """``a, *rest = xs``: `xs`, after checking that it has at least `n` elements."""
+    k = len(xs)
+    if k < n:
+        raise UnpackError(n, k, "at least ")
     return xs
 
 
@@ -294,11 +304,6 @@ def list_(xs=()):
     for x in xs:
         acc = acc + [x]
     return acc
-
-
-def divmod_(a, b):
-    """``divmod(a, b)``: ``(a // b, a % b)``."""
-    return a // b, a % b
 
 
 def round_(x, ndigits=None):
@@ -514,17 +519,6 @@ def numpy_cast(dtype):
     return cast
 
 
-def math_float(x):
-    """The argument of a ``math`` function: a Python float, as ``math`` converts it.
-
-    ``math.sin(np.float32(2.0))`` computes in double precision and returns a float. A Python
-    float is used as it is; arrays are left to the primitive (elementwise).
-    """
-    if isinstance(x, np.ndarray) or (isinstance(x, float) and not isinstance(x, np.generic)):
-        return x
-    return P.to_float(x)
-
-
 def numpy_scalar(x):
     """A Python number as the NumPy scalar NumPy makes of it (``bool_``, ``int64``, ``float64``).
 
@@ -566,77 +560,6 @@ def numpy_ufunc(fn, nin):
         return fn(x, y)
 
     return ufunc2
-
-
-def math_function(prim):
-    """``math``'s function computing `prim` on floats (its result is a Python float)."""
-
-    def math_fn(x):
-        return prim(math_float(x))
-
-    return math_fn
-
-
-def math_function2(prim):
-    """``math``'s function of two floats computing `prim` (``math.atan2``, ``math.pow``)."""
-
-    def math_fn(x, y):
-        return prim(math_float(x), math_float(y))
-
-    return math_fn
-
-
-def math_fmod(x, y):
-    """``math.fmod``: C's remainder of two floats (NaN where either is NaN).
-
-    Python's ``ValueError`` (math domain error) for a zero divisor or an infinite dividend.
-    """
-    x = math_float(x)
-    y = math_float(y)
-    if x != x or y != y:
-        return x + y
-    if y == 0.0 or abs(x) == _INF:
-        raise ValueError("math domain error")
-    return _fmod_of_floats(x, y)
-
-
-def _fmod_of_floats(x, y):
-    """C's ``fmod`` of two finite floats, `y` not zero (`numpy_division.np_fmod`'s)."""
-    r = P.mod(P.abs_(x), P.abs_(y))
-    return P.where(r == 0, x * 0, P.where(x < 0, -r, r))
-
-
-def math_isnan(x):
-    x = math_float(x)
-    return x != x
-
-
-def math_isinf(x):
-    return abs(math_float(x)) == _INF
-
-
-def math_isfinite(x):
-    return abs(math_float(x)) < _INF
-
-
-_INF = float("inf")
-
-
-def math_floor(x):
-    return P.to_int(P.floor(x))
-
-
-def math_ceil(x):
-    return P.to_int(P.ceil(x))
-
-
-def math_trunc(x):
-    """``math.trunc``: the integer towards zero (an int: ``math.trunc(True)`` is 1)."""
-    if isinstance(x, bool):
-        return P.to_int(x)
-    if isinstance(x, int):
-        return x
-    return P.to_int(P.where(x < 0, P.ceil(x), P.floor(x)))
 
 
 # Comprehensions (see `myia.frontend.comprehensions`) ------------------------------------------

@@ -17,9 +17,11 @@ import numpy as np
 
 from ..primitives import P
 from . import lib, ops
+from . import number_lib as nb
 from . import numpy_division as nd
 from . import numpy_extra as nx
 from . import numpy_lib as nl
+from . import numpy_logic as nlg
 from . import numpy_numeric as nn
 from . import numpy_stats as ns
 from .core import Array, NoMatch, Operation
@@ -79,6 +81,34 @@ def _round(x: Any, ndigits: Any = _NONE) -> Any:
     if x is Array:
         return lib.round_
     return nx.np_round
+
+
+def _pow(base: Any, exp: Any, *mod: Any) -> Any:
+    """``pow(base, exp)`` is ``base ** exp``; ``pow(base, exp, mod)`` of Python ints only.
+
+    As Python's: ``mod`` None is no modulus, a float (or a NumPy number, an array) with `mod`
+    is a TypeError, refused at compile time; `nb.pow_mod` computes the modular power of ints
+    (and bools).
+    """
+    if not mod:
+        return ops.pow_
+    if len(mod) > 1:
+        raise NoMatch(f"pow expected at most 3 arguments, got {2 + len(mod)}")
+    if mod[0] is _NONE:
+        return nb.pow_no_modulus
+    mod = mod[0]
+    kinds = (base, exp, mod)
+    if all(k in (int, bool) for k in kinds):
+        return nb.pow_mod
+    if all(k in _PYTHON_NUMBERS for k in kinds):
+        raise NoMatch("pow() 3rd argument not allowed unless all arguments are integers")
+    names = ", ".join(f"'{ops._kind_name(k) if k is Array else _qualified(k)}'" for k in kinds)
+    raise NoMatch(f"unsupported operand type(s) for ** or pow(): {names}")
+
+
+def _qualified(cls: Any) -> str:
+    """``int``, ``numpy.int64``: a class's name as Python's messages write it."""
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
 
 
 def _scalar_conversion(name: str, prim: Any, strings: bool = False) -> Operation:
@@ -144,7 +174,8 @@ BUILTINS: dict[Any, Any] = {
     builtins.list: _typed(_sequence("list", lib.list_), list),
     builtins.any: lib.any_,
     builtins.round: Operation("round", _round, "Python's ``round``."),
-    builtins.divmod: lib.divmod_,
+    builtins.divmod: nb.divmod_,
+    builtins.pow: Operation("pow", _pow, "Python's ``pow``."),
     builtins.getattr: ops.getattr_builtin,
     builtins.hasattr: ops.hasattr_,
     dataclasses.is_dataclass: ops.is_dataclass_,
@@ -159,7 +190,7 @@ BUILTINS: dict[Any, Any] = {
 
 MATH: dict[Any, Any] = {
     **{
-        getattr(math, name): lib.math_function(prim)
+        getattr(math, name): nb.math_function(prim)
         for name, prim in [
             ("exp", P.exp),
             ("log", P.log),
@@ -186,17 +217,17 @@ MATH: dict[Any, Any] = {
             ("lgamma", P.gammaln),
         ]
     },
-    math.atan2: lib.math_function2(P.atan2),
-    math.copysign: lib.math_function2(P.copysign),
-    math.pow: lib.math_function2(P.pow_),
-    math.floor: lib.math_floor,
-    math.isnan: lib.math_isnan,
-    math.isinf: lib.math_isinf,
-    math.isfinite: lib.math_isfinite,
-    math.ceil: lib.math_ceil,
-    math.trunc: lib.math_trunc,
-    math.fmod: lib.math_fmod,
-    math.hypot: lib.math_function2(nx.np_hypot),
+    math.atan2: nb.math_function2(P.atan2),
+    math.copysign: nb.math_function2(P.copysign),
+    math.pow: nb.math_function2(P.pow_),
+    math.floor: nb.math_floor,
+    math.isnan: nb.math_isnan,
+    math.isinf: nb.math_isinf,
+    math.isfinite: nb.math_isfinite,
+    math.ceil: nb.math_ceil,
+    math.trunc: nb.math_trunc,
+    math.fmod: nb.math_fmod,
+    math.hypot: nb.math_function2(nx.np_hypot),
 }
 
 NUMPY: dict[Any, Any] = {
@@ -294,6 +325,7 @@ MAPPING: dict[Any, Any] = {
     **NUMPY_SCALARS,
     **_ufuncs(nx.MAPPING),
     **_ufuncs(nd.MAPPING),
+    **_ufuncs(nlg.MAPPING),
     **_ufuncs(nn.MAPPING),
     **_ufuncs(ns.MAPPING),
     functools.partial: P.partial,

@@ -1,9 +1,10 @@
-"""NumPy's remainders and NaN-aware extrema, written in Myia's Python subset.
+"""NumPy's remainders, reciprocals and NaN-aware extrema, written in Myia's Python subset.
 
 ``np.remainder`` (``np.mod``) and ``np.floor_divide`` are Python's ``%`` and ``//`` (the
-primitives), ``np.fmod`` the remainder with the sign of the dividend (C's), ``np.fmax`` and
-``np.fmin`` the extrema that ignore a NaN operand, ``np.count_nonzero`` a sum of a test.
-`MAPPING` says what the NumPy names mean; `mapping.py` merges it.
+primitives), ``np.reciprocal`` is ``1 / x`` (of integers, NumPy's integer division), ``np.fmod``
+the remainder with the sign of the dividend (C's), ``np.fmax`` and ``np.fmin`` the extrema
+that ignore a NaN operand, ``np.count_nonzero`` a sum of a test. `MAPPING` says what the NumPy
+names mean; `mapping.py` merges it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,20 @@ def np_remainder(x1, x2):
 def np_floor_divide(x1, x2):
     """``np.floor_divide``: the quotient rounded towards minus infinity."""
     return P.floordiv(x1, x2)
+
+
+def np_reciprocal(x):
+    """``np.reciprocal``: ``1 / x`` of floats; of integers, NumPy's integer division.
+
+    ``np.reciprocal(2)`` is 0 and ``np.reciprocal(-1)`` is -1, in the integer's dtype (int8 for
+    booleans), as NumPy's C division of 1 by each element truncates; 0 at 0 (NumPy's value
+    there is undefined, with a warning).
+    """
+    if np.issubdtype(P.dtype_of(x), np.inexact):
+        return 1.0 / x
+    a = P.astype(x, np.int8) if P.dtype_of(x) == np.bool_ else x
+    one = P.ones((), P.dtype_of(a))
+    return P.where(a == 1, one, P.where(a == -1, -one, one - one))
 
 
 def np_fmod(x1, x2):
@@ -66,6 +81,7 @@ MAPPING: dict[Any, Any] = {
     np.remainder: np_remainder,
     np.floor_divide: np_floor_divide,
     np.fmod: np_fmod,
+    np.reciprocal: np_reciprocal,
     np.fmax: np_fmax,
     np.fmin: np_fmin,
     np.count_nonzero: np_count_nonzero,

@@ -1,7 +1,7 @@
 """More NumPy (and optional SciPy) functions, written in Myia's Python subset.
 
 ``einsum``, ``cumsum``, sorting, quantiles, ``var``/``std``, diagonals and triangles, copies
-(``tile``, ``repeat``, ``pad``), the elementwise tests and a few shorthands (``np.linalg`` is
+(``tile``, ``repeat``, ``pad``) and a few shorthands (``np.linalg`` is
 in `numpy_linalg`). Each gives NumPy's signature to primitives (see
 `myia.primitives.array_extra` and `myia.primitives.tiling`) or is written with them, so its
 gradient is exact and costs nothing after optimization. `MAPPING`, `SCIPY` and `METHODS` say
@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
-from .lib import numpy_scalar
 from .numpy_linalg import LINALG, cho_factor, cho_solve, scipy_cholesky, solve_triangular
+from .numpy_logic import np_all, np_any
 
 # Products -------------------------------------------------------------------------------------
 
@@ -153,16 +153,6 @@ def np_cumprod(a, axis=None, dtype=None):
     return P.exclusive_cumprod(a, axis, False) * a
 
 
-def np_any(a, axis=None, keepdims=False):
-    """``np.any`` and ``a.any``."""
-    return P.reduce_sum(a != 0, axis, keepdims, None) > 0
-
-
-def np_all(a, axis=None, keepdims=False):
-    """``np.all`` and ``a.all``."""
-    return P.reduce_sum(a == 0, axis, keepdims, None) == 0
-
-
 # Sorting --------------------------------------------------------------------------------------
 
 
@@ -223,37 +213,6 @@ def np_sinc(x):
     zero = x == 0
     t = 3.141592653589793 * P.where(zero, 1.0, x)
     return P.where(zero, 1.0, P.sin(t) / t)
-
-
-def np_nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    """``np.nan_to_num``: nan and infinities replaced (by the dtype's largest finite values).
-
-    Integers and booleans are unchanged; a Python number is made NumPy's first, as NumPy does.
-    """
-    x = numpy_scalar(x)
-    if not np.issubdtype(P.dtype_of(x), np.inexact):
-        return x + P.zeros((), P.dtype_of(x))
-    one = P.ones((), P.dtype_of(x))
-    f32 = P.where(one + 1e-4 == one, 65504.0, 3.4028234663852886e38)  # float16's or float32's
-    big = P.where(one + 1e-10 == one, f32, 1.7976931348623157e308)
-    hi = big if posinf is None else posinf
-    lo = -big if neginf is None else neginf
-    return P.where(x != x, nan, P.where(x == np.inf, hi, P.where(x == -np.inf, lo, x)))
-
-
-def np_isnan(x):
-    """``np.isnan``."""
-    return P.ne(x, x)
-
-
-def np_isinf(x):
-    """``np.isinf``."""
-    return P.abs_(x) == np.inf
-
-
-def np_isfinite(x):
-    """``np.isfinite``."""
-    return P.abs_(x) < np.inf
 
 
 def np_trunc(x):
@@ -371,20 +330,6 @@ def np_broadcast_to(array, shape):
 _LN2 = 0.6931471805599453
 
 
-def np_reciprocal(x):
-    """``np.reciprocal``: ``1 / x`` of floats; of integers, NumPy's integer division.
-
-    ``np.reciprocal(2)`` is 0 and ``np.reciprocal(-1)`` is -1, in the integer's dtype (int8 for
-    booleans), as NumPy's C division of 1 by each element truncates; 0 at 0 (NumPy's value
-    there is undefined, with a warning).
-    """
-    if np.issubdtype(P.dtype_of(x), np.inexact):
-        return 1.0 / x
-    a = P.astype(x, np.int8) if P.dtype_of(x) == np.bool_ else x
-    one = P.ones((), P.dtype_of(a))
-    return P.where(a == 1, one, P.where(a == -1, -one, one - one))
-
-
 def np_exp2(x):
     """``np.exp2`` (of integers and booleans: computed in float64, in the float of ``np.exp``)."""
     if not np.issubdtype(P.dtype_of(x), np.inexact):
@@ -418,40 +363,6 @@ def _hypot(x, y):
     m = P.maximum(ax, ay)
     r = P.minimum(ax, ay) / P.where(m == 0, 1, m)
     return m * P.sqrt(1 + r * r)
-
-
-def np_heaviside(x1, x2):
-    """``np.heaviside``: 0 below zero, `x2` at zero, 1 above, NaN at NaN (no derivative in `x1`).
-
-    In NumPy's float for the pair, as its other math functions (float16 for int8 and bool).
-    """
-    dt = P.dtype_of(P.atan2(x1, x2))
-    x1 = P.astype(x1, dt)  # (NumPy casts both, a Python int too: ``heaviside(uint8, -2)``)
-    x2 = P.astype(x2, dt)
-    return P.astype(P.where(x1 < 0, 0.0, P.where(x1 > 0, 1.0, P.where(x1 != x1, x1, x2))), dt)
-
-
-_INF = float("inf")
-
-
-def np_isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """``np.isclose``, as NumPy 2's: equal infinities are close, NaN only with `equal_nan`.
-
-    `b` is made a float (``y * 1.0``: booleans and integers as float64); a NumPy bool of
-    numbers, as NumPy's comparisons give (never a Python bool).
-    """
-    y = b * 1.0
-    close = (P.abs_(a - y) <= atol + rtol * P.abs_(y)) & (P.abs_(y) < _INF) | (a == y)
-    if equal_nan:
-        close = close | ((a != a) & (y != y))
-    if isinstance(close, bool):
-        return P.astype(close, "bool")
-    return close
-
-
-def np_allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """``np.allclose``: whether every pair is close (`np_isclose`), a Python bool."""
-    return bool(np_all(np_isclose(a, b, rtol, atol, equal_nan)))
 
 
 def np_ptp(a, axis=None, keepdims=False):
@@ -769,19 +680,14 @@ MAPPING: dict[Any, Any] = {
     np.cumsum: np_cumsum,
     np.var: np_var,
     np.std: np_std,
-    np.any: np_any,
     np.quantile: np_quantile,
     np.percentile: np_percentile,
     np.median: np_median,
-    np.all: np_all,
     np.argsort: np_argsort,
     np.sort: np_sort,
     np.take_along_axis: np_take_along_axis,
     np.square: np_square,
     np.logaddexp: np_logaddexp,
-    np.isnan: np_isnan,
-    np.isinf: np_isinf,
-    np.isfinite: np_isfinite,
     np.trunc: np_trunc,
     np.eye: np_eye,
     np.identity: np_identity,
@@ -795,20 +701,15 @@ MAPPING: dict[Any, Any] = {
     np.cumprod: np_cumprod,
     np.sinc: np_sinc,
     np.searchsorted: np_searchsorted,
-    np.nan_to_num: np_nan_to_num,
     np.array: np_array,
     np.asarray: np_array,  # (a value is never changed in place: a copy is no different)
     np.repeat: np_repeat,
     np.pad: np_pad,
-    np.reciprocal: np_reciprocal,
     np.log2: P.log2,
     np.log10: P.log10,
     np.exp2: np_exp2,
     np.logaddexp2: np_logaddexp2,
     np.hypot: np_hypot,
-    np.heaviside: np_heaviside,
-    np.isclose: np_isclose,
-    np.allclose: np_allclose,
     np.ptp: np_ptp,
     np.average: np_average,
     np.empty_like: np_empty_like,

@@ -403,6 +403,18 @@ def _unpack(xs: Any, n: Any) -> Any:
 unpack = Operation("unpack", _unpack)
 
 
+def _unpack_star(xs: Any, n: Any) -> Any:
+    """``a, *rest = xs``: `xs`, after checking that it has at least `n` elements."""
+    if xs in (tuple, list, Array):
+        return _lib().unpack_at_least
+    raise NoMatch(
+        f"a starred assignment unpacks a tuple, list or array in Myia, not a {_kind_name(xs)}"
+    )
+
+
+unpack_star = Operation("unpack_star", _unpack_star)
+
+
 def _star_tuple(xs: Any) -> Any:
     """``*xs`` in a tuple display or a call: the tuple of the elements of `xs`.
 

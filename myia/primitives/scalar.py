@@ -430,9 +430,7 @@ def _infer_compare(x, y):
 
 def _integers(what: str, r: Any, *args: Any) -> Any:
     for a in args:
-        if not r.dtype.startswith(("int", "uint", "bool")) or not a.dtype.startswith(
-            ("int", "uint", "bool")
-        ):
+        if not a.dtype.startswith(("int", "uint", "bool")):
             raise MyiaTypeError(f"{what} needs integers or booleans, not {a}")
     return r
 
@@ -445,8 +443,10 @@ def _infer_bitwise(x, y):
 @infer_rule(left_shift, right_shift)
 def _infer_shift(x, y):
     r = _integers("a shift", elementwise("a shift", x, y), x, y)
-    if r.dtype == "bool":  # True << 1 is 2
-        return AbstractScalar("int64", True) if isinstance(r, AbstractScalar) else r
+    if r.dtype == "bool":  # True << 1 is 2; of NumPy's booleans, an int8 (NumPy's loop)
+        if isinstance(r, AbstractScalar) and r.weak:
+            return AbstractScalar("int64", True)
+        return elementwise("a shift", x, y, dtype="int8")
     return r
 
 

@@ -1,0 +1,142 @@
+"""Python's functions of numbers, written in Myia's Python subset: ``math``'s, ``divmod``, ``pow``.
+
+``math``'s functions convert their arguments to Python floats first (`math_float`), as
+``math`` does, and raise Python's errors ("math domain error"); ``pow(a, b, mod)`` of ints is
+Python's modular power. `mapping.py` says which Python function each one is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..primitives import P
+
+
+def divmod_(a, b):
+    """``divmod(a, b)``: ``(a // b, a % b)``."""
+    return a // b, a % b
+
+
+def pow_no_modulus(base, exp, mod):
+    """``pow(base, exp, None)``: ``base ** exp``."""
+    return base**exp
+
+
+def pow_mod(base, exp, mod):
+    """``pow(base, exp, mod)`` of ints: Python's, by squaring (a loop over `exp`'s bits).
+
+    The result has `mod`'s sign (or is 0), as ``%``; a negative `exp` takes the inverse of
+    `base` modulo `mod` first (Python's ValueError where there is none), and `mod` 0 raises
+    Python's ValueError.
+    """
+    if mod == 0:
+        raise ValueError("pow() 3rd argument cannot be 0")
+    m = abs(mod)
+    b = base % m
+    if exp < 0:
+        b = _inverse_mod(b, m)
+        exp = -exp
+    r = 1 % m
+    while exp > 0:
+        if exp % 2 == 1:
+            r = r * b % m
+        b = b * b % m
+        exp = exp // 2
+    if mod < 0 and r != 0:
+        return r - m
+    return r
+
+
+def _inverse_mod(a, m):
+    """The inverse of `a` (in [0, m)) modulo `m` > 0, by Euclid's extended algorithm."""
+    r0, r1 = m, a
+    s0, s1 = 0, 1
+    while r1 != 0:
+        q = r0 // r1
+        r0, r1 = r1, r0 - q * r1
+        s0, s1 = s1, s0 - q * s1
+    if r0 != 1:
+        raise ValueError("base is not invertible for the given modulus")
+    return s0 % m
+
+
+def math_float(x):
+    """The argument of a ``math`` function: a Python float, as ``math`` converts it.
+
+    ``math.sin(np.float32(2.0))`` computes in double precision and returns a float. A Python
+    float is used as it is; arrays are left to the primitive (elementwise).
+    """
+    if isinstance(x, np.ndarray) or (isinstance(x, float) and not isinstance(x, np.generic)):
+        return x
+    return P.to_float(x)
+
+
+def math_function(prim):
+    """``math``'s function computing `prim` on floats (its result is a Python float)."""
+
+    def math_fn(x):
+        return prim(math_float(x))
+
+    return math_fn
+
+
+def math_function2(prim):
+    """``math``'s function of two floats computing `prim` (``math.atan2``, ``math.pow``)."""
+
+    def math_fn(x, y):
+        return prim(math_float(x), math_float(y))
+
+    return math_fn
+
+
+def math_fmod(x, y):
+    """``math.fmod``: C's remainder of two floats (NaN where either is NaN).
+
+    Python's ``ValueError`` (math domain error) for a zero divisor or an infinite dividend.
+    """
+    x = math_float(x)
+    y = math_float(y)
+    if x != x or y != y:
+        return x + y
+    if y == 0.0 or abs(x) == _INF:
+        raise ValueError("math domain error")
+    return _fmod_of_floats(x, y)
+
+
+def _fmod_of_floats(x, y):
+    """C's ``fmod`` of two finite floats, `y` not zero (`numpy_division.np_fmod`'s)."""
+    r = P.mod(P.abs_(x), P.abs_(y))
+    return P.where(r == 0, x * 0, P.where(x < 0, -r, r))
+
+
+def math_isnan(x):
+    x = math_float(x)
+    return x != x
+
+
+def math_isinf(x):
+    return abs(math_float(x)) == _INF
+
+
+def math_isfinite(x):
+    return abs(math_float(x)) < _INF
+
+
+_INF = float("inf")
+
+
+def math_floor(x):
+    return P.to_int(P.floor(x))
+
+
+def math_ceil(x):
+    return P.to_int(P.ceil(x))
+
+
+def math_trunc(x):
+    """``math.trunc``: the integer towards zero (an int: ``math.trunc(True)`` is 1)."""
+    if isinstance(x, bool):
+        return P.to_int(x)
+    if isinstance(x, int):
+        return x
+    return P.to_int(P.where(x < 0, P.ceil(x), P.floor(x)))
