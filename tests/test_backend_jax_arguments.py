@@ -292,6 +292,23 @@ def test_python_int_too_large_for_int64_kept_on_the_device_is_the_exact_int():
     assert isinstance(small, jax.Array) and int(small) == 9
 
 
+def mod_loop(a, n):
+    while n > 0:
+        a = a % 7
+        n = n - 1
+    return a
+
+
+def test_python_int_past_int64_after_small_ones_is_pythons():
+    # Compiled for small ints, a call with an int past int64 raised JAX's OverflowError
+    # (parsing the argument): it runs on the host, with Python's ints.
+    f = myia(mod_loop, backend="jax")
+    assert f(5, 3) == 5 and f(5, 3) == 5  # (the second call: the fast path)
+    for a in (2**70, -(2**70), 2**63):
+        assert f(a, 3) == mod_loop(a, 3)
+    assert f(9, 2) == 2
+
+
 def print_scaled(a):
     print(a)
     return a * 2.0

@@ -619,7 +619,10 @@ class JaxExecutable(Executable):
             return self._on_host(args), True
         leaves = self._leaves(args)
         if self.traced:
-            result, flag = self._run(leaves)
+            try:
+                result, flag = self._run(leaves)
+            except OverflowError:  # JAX's, for a Python int past int64: Python's ints then
+                return self.host(self.backend.on_host(args)), True
         else:
             try:
                 result, flag = self._run(leaves)

@@ -251,7 +251,7 @@ def fast_path(ex: Any) -> tuple[Any, Any]:
         def fast(args: tuple[Any, ...]) -> Any:
             try:
                 result = values(*args)
-            except GeneralWay:
+            except (GeneralWay, OverflowError):  # (JAX's: an int past int64)
                 return slow(args)
             return result if to_float64 is None else to_float64(result)
 
@@ -261,7 +261,7 @@ def fast_path(ex: Any) -> tuple[Any, Any]:
         def fast(args: tuple[Any, ...]) -> Any:
             try:
                 result = values(*args)
-            except GeneralWay:
+            except (GeneralWay, OverflowError):  # (JAX's: an int past int64)
                 return slow(args)
             return build(unpack(result))
 
@@ -270,7 +270,7 @@ def fast_path(ex: Any) -> tuple[Any, Any]:
         def fast(args: tuple[Any, ...]) -> Any:
             try:
                 result = values(*args)
-            except GeneralWay:
+            except (GeneralWay, OverflowError):  # (JAX's: an int past int64)
                 return slow(args)
             return build(result)
 
