@@ -79,6 +79,13 @@ case("index-out-of-range", "def f(x):\n    t = (x, x)\n    return t[5]  # HERE\n
 case("attr-of-float", "def f(x):\n    return x.foo  # HERE\n")
 case("call-float", "def f(x):\n    return x(1.0)  # HERE\n")
 case("call-tuple", "def f(x):\n    return (x, x)(1)  # HERE\n")
+# A slice's step of zero (Python's ValueError): it was an internal error.
+case("slice-step-zero-array", "def f(x):\n    return x[::0]  # HERE\n", (np.ones(3),))
+case("slice-step-zero-tuple", "def f(x):\n    t = (x, x)\n    return t[::0]  # HERE\n")
+# A math function of an array of several elements: Python's TypeError (it was elementwise).
+for i, fn in enumerate(["math.sin", "math.exp", "math.sqrt", "math.floor", "float", "int"]):
+    src = f"import math\ndef f(x):\n    return {fn}(x)  # HERE\n"
+    case(f"math-of-array-{i}", src, (np.ones((2, 3)),), kind=MyiaTypeError)
 
 for name in ["undefined", "xx", "foo_bar", "tmp1", "alpha", "Beta", "z9", "result", "acc", "w"]:
     case(

@@ -518,9 +518,10 @@ def math_float(x):
     """The argument of a ``math`` function: a Python float, as ``math`` converts it.
 
     ``math.sin(np.float32(2.0))`` computes in double precision and returns a float. A Python
-    float is used as it is; arrays are left to the primitive (elementwise).
+    float is used as it is; an array is converted as Python converts it (``math.sin`` of an
+    array of several elements is Python's TypeError, at compile time).
     """
-    if isinstance(x, np.ndarray) or (isinstance(x, float) and not isinstance(x, np.generic)):
+    if isinstance(x, float) and not isinstance(x, np.generic):
         return x
     return P.to_float(x)
 
