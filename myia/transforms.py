@@ -44,7 +44,7 @@ from .errors import MyiaTypeError
 from .grad.forward_lib import interleave
 from .grad.lib import checkpointed
 from .operations.core import NoMatch, Operation
-from .operations.ops import StaticOperation
+from .operations.ops import StaticOperation, refuse
 from .primitives import P
 
 # Myia code: structures ------------------------------------------------------------------------
@@ -206,7 +206,14 @@ def _vjp_tuple(f, primals):
 
 
 def jvp_(f, primals, tangents):
-    return P.jvp_of(f)(*interleave(primals, tangents))
+    return P.jvp_of(f)(*_interleaved(primals, tangents))
+
+
+def _interleaved(primals, tangents):
+    # (A branch of its own: one in `jvp_` would make `f` a value passed on to its blocks.)
+    if len(primals) != len(tangents):
+        refuse("jvp(f, primals, tangents): primals and tangents are tuples of the same length")
+    return interleave(primals, tangents)
 
 
 def _with_arg(args, i, x):

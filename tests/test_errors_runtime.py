@@ -154,6 +154,22 @@ def test_division_by_zero_in_the_gradient_of_a_helper(backend):
     assert "◀" not in notes(info.value)
 
 
+def sqrt_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = s + math.sqrt(x - i)  # MARK loop sqrt
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_division_by_zero_in_the_gradient_of_a_loop_body(backend):
+    # The compiled backends showed the line of the ``for`` (that of the sum of the
+    # sensitivities the backward loop passes on, computed in the same generated line).
+    with pytest.raises(ZeroDivisionError) as info:
+        grad(sqrt_in_loop, backend=backend)(2.0)
+    check_note(info.value, [("sqrt_in_loop" + GRAD, line_of(sqrt_in_loop, "MARK loop sqrt"))])
+
+
 def reciprocal(x):
     return 1.0 / x
 

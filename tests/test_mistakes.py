@@ -214,6 +214,18 @@ for i, ret in enumerate(["(x, x)", '"a"', "None"]):
     case(f"grad-returns-{i}", f"def f(x):\n    return {ret}  # HERE\n", how="grad")
 for i, ret in enumerate(["x + undefined", 'x + "a"', "x(1)"]):
     case(f"grad-body-{i}", f"def f(x):\n    return {ret}  # HERE\n", how="grad")
+# jvp with more tangents than primals (they were dropped), grad with respect to a function
+# (its gradient was an internal value, `Env(0)`).
+case(
+    "jvp-tangents-length",
+    "from myia import jvp\ndef g(x):\n    return x * 2.0\n"
+    "def f(x):\n    return jvp(g, (x,), (x, x))  # HERE\n",
+)
+case(
+    "grad-wrt-function",
+    "import math\nfrom myia import grad\ndef g(x, h):\n    return h(x)\n"
+    "def f(x):\n    return grad(g, 'h')(x, math.sin)  # HERE\n",
+)
 case(
     "grad-inside-unknown-wrt",
     "from myia import grad\ndef h(p):\n    return p * p\n"

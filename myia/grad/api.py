@@ -21,6 +21,7 @@ from ..abstract.data import (
     BOTTOM,
     AbstractArray,
     AbstractConstant,
+    AbstractFunction,
     AbstractOpaque,
     AbstractScalar,
     AbstractTuple,
@@ -137,6 +138,15 @@ def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) ->
                 error_frames(inferrer.calls),
             )
     grads = [grad_type(args[i]) for i in positions(spec, len(args))]
+    for i in positions(spec, len(args)):
+        if isinstance(args[i], AbstractFunction):
+            from ..infer.traceback import error_frames
+
+            raise MyiaTypeError(
+                f"grad with respect to argument {i}, a function ({show(args[i])}): a function "
+                "has no gradient; differentiate with respect to the values it uses instead",
+                error_frames(inferrer.calls),
+            )
     g: AbstractValue = AbstractTuple(tuple(grads)) if returns_tuple(spec) else grads[0]
     if spec.aux and not spec.value:
         return AbstractTuple((g, result.elements[1]))  # JAX's (grads, aux)
