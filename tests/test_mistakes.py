@@ -81,6 +81,7 @@ case("call-float", "def f(x):\n    return x(1.0)  # HERE\n")
 case("call-tuple", "def f(x):\n    return (x, x)(1)  # HERE\n")
 # A slice's step of zero (Python's ValueError): it was an internal error.
 case("slice-step-zero-array", "def f(x):\n    return x[::0]  # HERE\n", (np.ones(3),))
+case("slice-float-array", "def f(x):\n    return x[0.5:2]  # HERE\n", (np.ones(3),))
 case("slice-step-zero-tuple", "def f(x):\n    t = (x, x)\n    return t[::0]  # HERE\n")
 # A math function of an array of several elements: Python's TypeError (it was elementwise).
 for i, fn in enumerate(["math.sin", "math.exp", "math.sqrt", "math.floor", "float", "int"]):
@@ -123,6 +124,10 @@ case("len-two", "def f(x):\n    t = (x,)\n    return len(t, t)  # HERE\n")
 case("abs-two", "def f(x):\n    return abs(x, x)  # HERE\n")
 case("max-none", "def f(x):\n    return max() + x  # HERE\n")
 case("min-none", "def f(x):\n    return min() * x  # HERE\n")
+case(  # (it was accepted: Python's TypeError)
+    "posonly-keyword",
+    "def h(a, /, b):\n    return a + b\ndef f(x):\n    return h(a=x, b=x)  # HERE\n",
+)
 case("kw-unknown", "def h(a):\n    return a\ndef f(x):\n    return h(b=x)  # HERE\n")
 
 # Syntax outside the subset ----------------------------------------------------------------------
@@ -225,6 +230,12 @@ case(
     "grad-wrt-function",
     "import math\nfrom myia import grad\ndef g(x, h):\n    return h(x)\n"
     "def f(x):\n    return grad(g, 'h')(x, math.sin)  # HERE\n",
+)
+case(  # (it said "an argument of type y=f64 has no axis 0 to map over")
+    "vmap-keyword-inside-myia",
+    "from myia import vmap\ndef g(x, y):\n    return x * y\n"
+    "def f(x):\n    return vmap(g)(x, y=x)  # HERE\n",
+    (np.ones(3),),
 )
 case(
     "grad-inside-unknown-wrt",
