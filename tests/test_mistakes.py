@@ -118,7 +118,7 @@ for n in range(1, 4):
             f"arity-{n}-{m}",
             f"def h({params}):\n    return a0\ndef f(x):\n    return h({call})  # HERE\n",
         )
-for i, fn in enumerate(["math.sin", "math.exp", "math.log"]):
+for i, fn in enumerate(["math.sin", "math.exp", "math.tanh"]):  # (math.log(x, base) is right)
     case(f"math-arity-{i}", f"import math\ndef f(x):\n    return {fn}(x, x)  # HERE\n")
 case("len-two", "def f(x):\n    t = (x,)\n    return len(t, t)  # HERE\n")
 case("abs-two", "def f(x):\n    return abs(x, x)  # HERE\n")

@@ -60,6 +60,11 @@ def positions(spec: GradSpec, nargs: int) -> list[int]:
         if isinstance(w, str):
             if w not in names:
                 raise MyiaTypeError(f"grad: {w!r} is not a parameter of the function")
+            if names.index(w) >= nargs:
+                raise MyiaTypeError(
+                    f"grad with respect to {w!r}, which the call does not pass (its default "
+                    "value is a constant): pass it to differentiate with respect to it"
+                )
             out.append(names.index(w))
         elif isinstance(w, int) and not isinstance(w, bool) and -nargs <= w < nargs:
             out.append(w % nargs)

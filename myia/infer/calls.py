@@ -123,6 +123,15 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
         bound = inspect.signature(cls).bind(*pos, **kws)
     except TypeError as exc:
         raise MyiaTypeError(f"{cls.__name__}(): {exc}", error_frames(inferrer.calls)) from None
+    if hasattr(cls, "__post_init__"):
+        # Python runs it (a check that raises, fields it sets): an instance made without it
+        # would be a silent wrong value.
+        raise MyiaTypeError(
+            f"{cls.__name__}() in Myia code: {cls.__name__} has a __post_init__, which Myia "
+            "does not run (it would mutate or check the new instance); make the instance "
+            "outside the compiled function and pass it as an argument",
+            error_frames(inferrer.calls),
+        )
     rec = recursive_fields(cls)
     fields = []
     for f in dataclasses.fields(cls):

@@ -587,6 +587,27 @@ def math_function2(prim):
     return math_fn
 
 
+def math_pow(x, y):
+    """``math.pow``: ``x ** y`` of floats.
+
+    Python's ``ValueError`` (math domain error) where ``**`` would give a complex number (a
+    finite negative base to a finite fractional power) or divide by zero (zero to a finite
+    negative power).
+    """
+    x = math_float(x)
+    y = math_float(y)
+    if abs(y) < _INF and ((x == 0.0 and y < 0.0) or (-_INF < x < 0.0 and y % 1.0 != 0.0)):
+        raise ValueError("math domain error")
+    return P.pow_(x, y)
+
+
+def math_log(x, base=None):
+    """``math.log(x)``, and ``math.log(x, base)``: ``log(x) / log(base)``, as Python's."""
+    if base is None:
+        return P.log(math_float(x))
+    return P.log(math_float(x)) / P.log(math_float(base))
+
+
 def math_fmod(x, y):
     """``math.fmod``: C's remainder of two floats (NaN where either is NaN).
 

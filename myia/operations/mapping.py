@@ -162,7 +162,6 @@ MATH: dict[Any, Any] = {
         getattr(math, name): lib.math_function(prim)
         for name, prim in [
             ("exp", P.exp),
-            ("log", P.log),
             ("log1p", P.log1p),
             ("log2", P.log2),
             ("log10", P.log10),
@@ -188,7 +187,8 @@ MATH: dict[Any, Any] = {
     },
     math.atan2: lib.math_function2(P.atan2),
     math.copysign: lib.math_function2(P.copysign),
-    math.pow: lib.math_function2(P.pow_),
+    math.pow: lib.math_pow,
+    math.log: lib.math_log,
     math.floor: lib.math_floor,
     math.isnan: lib.math_isnan,
     math.isinf: lib.math_isinf,
