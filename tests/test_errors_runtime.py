@@ -290,3 +290,20 @@ def test_type_errors_of_top_level_transformations_show_no_frame_of_myia():
         with pytest.raises(myia.MyiaTypeError) as info:
             call()
         assert PACKAGE not in "".join(traceback.format_exception(info.value))
+
+
+def log_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = s + math.log(x - i)
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_frames_of_forward_mode_are_named_after_the_users_function(backend):
+    # The tangent graph of ``g`` is ``∂g``: a frame was named ``∂▶log_in_loop``.
+    with pytest.raises(ValueError, match="math domain error") as info:
+        compile_(lambda x: myia.hessian(log_in_loop)(x), backend=backend)(2.0)
+    note = notes(info.value)
+    assert "∂" not in note and "in log_in_loop" in note, note
+    assert PACKAGE not in "".join(traceback.format_exception(info.value))
