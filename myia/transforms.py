@@ -39,11 +39,12 @@ import numpy as np
 
 from . import jac_lists
 from .api import MyiaFunction, grad
+from .boundary import boundary
 from .errors import MyiaTypeError
 from .grad.forward_lib import interleave
 from .grad.lib import checkpointed
 from .operations.core import NoMatch, Operation
-from .operations.ops import StaticOperation
+from .operations.ops import StaticOperation, refuse
 from .primitives import P
 
 # Myia code: structures ------------------------------------------------------------------------
@@ -205,7 +206,14 @@ def _vjp_tuple(f, primals):
 
 
 def jvp_(f, primals, tangents):
-    return P.jvp_of(f)(*interleave(primals, tangents))
+    return P.jvp_of(f)(*_interleaved(primals, tangents))
+
+
+def _interleaved(primals, tangents):
+    # (A branch of its own: one in `jvp_` would make `f` a value passed on to its blocks.)
+    if len(primals) != len(tangents):
+        refuse("jvp(f, primals, tangents): primals and tangents are tuples of the same length")
+    return interleave(primals, tangents)
 
 
 def _with_arg(args, i, x):
@@ -585,6 +593,7 @@ def _flagged_copy(fn: types.FunctionType, flags: dict[str, Any]) -> types.Functi
     return copy
 
 
+@boundary
 def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]]:
     """``(f(*primals), vjp_fn)``: ``vjp_fn(ct)`` is the tuple of the cotangents of the primals."""
     out = _compiled(("out", f), lambda *xs: f(*xs))(*primals)
@@ -598,6 +607,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]
     return out, _Transformed(f, vjp_fn, pullback)
 
 
+@boundary
 def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
     """``(f(*primals), J tangents)``: the derivative of `f` at `primals` along `tangents`."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
@@ -664,6 +674,7 @@ class _Transformed:
         self._call = call
         self.__myia_function__ = body
 
+    @boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._call(*args, **kwargs)
 
@@ -725,6 +736,7 @@ class _Batched:
 
         self.__myia_function__ = batched
 
+    @boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         f, axes = self.f, self.in_axes
         if kwargs:  # keywords bound to their positions, batched on axis 0 (as JAX does)

@@ -76,6 +76,20 @@ def test_wrong_number_of_arguments():
     assert "takes 2 positional arguments but 3 were given" in str(exc.value)
 
 
+def takes_one(a):
+    return a
+
+
+def calls_one_with_two(x):
+    return takes_one(x, x)  # BAD-ONE
+
+
+def test_wrong_number_of_arguments_in_pythons_words():
+    with pytest.raises(MyiaTypeError) as exc:
+        myia(calls_one_with_two)(2.0)
+    assert "takes_one() takes 1 positional argument but 2 were given" in str(exc.value)
+
+
 def branches(x):
     if x > 0:  # BAD-BRANCH
         return x

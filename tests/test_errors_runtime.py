@@ -154,6 +154,22 @@ def test_division_by_zero_in_the_gradient_of_a_helper(backend):
     assert "◀" not in notes(info.value)
 
 
+def sqrt_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = s + math.sqrt(x - i)  # MARK loop sqrt
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_division_by_zero_in_the_gradient_of_a_loop_body(backend):
+    # The compiled backends showed the line of the ``for`` (that of the sum of the
+    # sensitivities the backward loop passes on, computed in the same generated line).
+    with pytest.raises(ZeroDivisionError) as info:
+        grad(sqrt_in_loop, backend=backend)(2.0)
+    check_note(info.value, [("sqrt_in_loop" + GRAD, line_of(sqrt_in_loop, "MARK loop sqrt"))])
+
+
 def reciprocal(x):
     return 1.0 / x
 
@@ -191,3 +207,103 @@ def test_a_shape_error_at_run_time_is_still_a_shape_error(backend):
     # The length of ``y`` is known at run time only (6 or 7): its reshape fails there.
     with pytest.raises(myia.MyiaShapeError, match="reshape"):
         compile_(reshape_to, backend=backend)(np.arange(6.0), False)
+
+
+# Errors of batched code ---------------------------------------------------------------------
+
+
+def small_only(x):
+    assert x < 1.0, "small"  # MARK assert
+    return x * 2.0
+
+
+def row_of(x, i):
+    return x[i]  # MARK row
+
+
+def batched_assert(xs):
+    return myia.vmap(small_only)(xs)  # MARK vmap
+
+
+def batched_rows(x, idx):
+    return myia.vmap(row_of, in_axes=(None, 0))(x, idx)  # MARK rows
+
+
+def jacobian_of_assert(x):
+    return myia.jacfwd(small_only)(x)  # MARK jacfwd
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_errors_under_vmap_show_the_line_of_the_function_batched(backend):
+    # The batched graph's nodes derive from the nodes of the function batched: an error
+    # raised by them shows its line (the traceback stopped at the call of vmap).
+    with pytest.raises(AssertionError, match="small") as info:
+        compile_(batched_assert, backend=backend)(np.arange(3.0))
+    check_note(
+        info.value,
+        [
+            ("batched_assert", line_of(batched_assert, "MARK vmap")),
+            ("small_only", line_of(small_only, "MARK assert")),
+        ],
+    )
+    with pytest.raises(IndexError) as info:
+        compile_(batched_rows, backend=backend)(np.ones((2, 3)), np.array([0, 7]))
+    check_note(
+        info.value,
+        [
+            ("batched_rows", line_of(batched_rows, "MARK rows")),
+            ("row_of", line_of(row_of, "MARK row")),
+        ],
+    )
+    with pytest.raises(AssertionError, match="small") as info:
+        compile_(jacobian_of_assert, backend=backend)(2.0)
+    assert f"line {line_of(small_only, 'MARK assert')}" in notes(info.value)
+
+
+TOP_LEVEL = {
+    "vmap": lambda: myia.vmap(small_only)(np.arange(3.0)),
+    "jvp": lambda: myia.jvp(small_only, (2.0,), (1.0,)),
+    "vjp": lambda: myia.vjp(small_only, 2.0),
+    "vjp_fn": lambda: myia.vjp(small_only, 0.5)[1](1.0) + myia.vjp(small_only, 2.0)[1](1.0),
+    "jacfwd": lambda: myia.jacfwd(small_only)(2.0),
+    "jacrev": lambda: myia.jacrev(small_only)(2.0),
+    "hessian": lambda: myia.hessian(small_only)(2.0),
+}
+
+
+@pytest.mark.parametrize("how", list(TOP_LEVEL))
+def test_errors_under_top_level_transformations_show_no_frame_of_myia(how):
+    # The transformations called from Python are entry points, as grad: the traceback
+    # stops at the user's call (it showed the frames of myia/transforms.py).
+    with pytest.raises(AssertionError, match="small") as info:
+        TOP_LEVEL[how]()
+    assert f"line {line_of(small_only, 'MARK assert')}" in notes(info.value)
+    assert PACKAGE not in "".join(traceback.format_exception(info.value))
+
+
+def test_type_errors_of_top_level_transformations_show_no_frame_of_myia():
+    for call in [
+        lambda: myia.vmap(small_only)(np.ones(3), np.ones(3)),
+        lambda: myia.jvp(small_only, (0.5,), (np.ones(3),)),
+        lambda: myia.hessian(lambda x: (x, x))(2.0),
+    ]:
+        with pytest.raises(myia.MyiaTypeError) as info:
+            call()
+        assert PACKAGE not in "".join(traceback.format_exception(info.value))
+
+
+def log_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = s + math.log(x - i)
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_frames_of_forward_mode_are_named_after_the_users_function(backend):
+    # The tangent graph of ``g`` is ``∂g``: a frame was named ``∂▶log_in_loop``.
+    with pytest.raises(ValueError, match="math domain error") as info:
+        compile_(lambda x: myia.hessian(log_in_loop)(x), backend=backend)(2.0)
+    note = notes(info.value)
+    assert "∂" not in note and "in log_in_loop" in note, note
+    assert PACKAGE not in "".join(traceback.format_exception(info.value))

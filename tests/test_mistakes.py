@@ -79,6 +79,14 @@ case("index-out-of-range", "def f(x):\n    t = (x, x)\n    return t[5]  # HERE\n
 case("attr-of-float", "def f(x):\n    return x.foo  # HERE\n")
 case("call-float", "def f(x):\n    return x(1.0)  # HERE\n")
 case("call-tuple", "def f(x):\n    return (x, x)(1)  # HERE\n")
+# A slice's step of zero (Python's ValueError): it was an internal error.
+case("slice-step-zero-array", "def f(x):\n    return x[::0]  # HERE\n", (np.ones(3),))
+case("slice-float-array", "def f(x):\n    return x[0.5:2]  # HERE\n", (np.ones(3),))
+case("slice-step-zero-tuple", "def f(x):\n    t = (x, x)\n    return t[::0]  # HERE\n")
+# A math function of an array of several elements: Python's TypeError (it was elementwise).
+for i, fn in enumerate(["math.sin", "math.exp", "math.sqrt", "math.floor", "float", "int"]):
+    src = f"import math\ndef f(x):\n    return {fn}(x)  # HERE\n"
+    case(f"math-of-array-{i}", src, (np.ones((2, 3)),), kind=MyiaTypeError)
 
 for name in ["undefined", "xx", "foo_bar", "tmp1", "alpha", "Beta", "z9", "result", "acc", "w"]:
     case(
@@ -110,12 +118,16 @@ for n in range(1, 4):
             f"arity-{n}-{m}",
             f"def h({params}):\n    return a0\ndef f(x):\n    return h({call})  # HERE\n",
         )
-for i, fn in enumerate(["math.sin", "math.exp", "math.log"]):
+for i, fn in enumerate(["math.sin", "math.exp", "math.tanh"]):  # (math.log(x, base) is right)
     case(f"math-arity-{i}", f"import math\ndef f(x):\n    return {fn}(x, x)  # HERE\n")
 case("len-two", "def f(x):\n    t = (x,)\n    return len(t, t)  # HERE\n")
 case("abs-two", "def f(x):\n    return abs(x, x)  # HERE\n")
 case("max-none", "def f(x):\n    return max() + x  # HERE\n")
 case("min-none", "def f(x):\n    return min() * x  # HERE\n")
+case(  # (it was accepted: Python's TypeError)
+    "posonly-keyword",
+    "def h(a, /, b):\n    return a + b\ndef f(x):\n    return h(a=x, b=x)  # HERE\n",
+)
 case("kw-unknown", "def h(a):\n    return a\ndef f(x):\n    return h(b=x)  # HERE\n")
 
 # Syntax outside the subset ----------------------------------------------------------------------
@@ -207,6 +219,24 @@ for i, ret in enumerate(["(x, x)", '"a"', "None"]):
     case(f"grad-returns-{i}", f"def f(x):\n    return {ret}  # HERE\n", how="grad")
 for i, ret in enumerate(["x + undefined", 'x + "a"', "x(1)"]):
     case(f"grad-body-{i}", f"def f(x):\n    return {ret}  # HERE\n", how="grad")
+# jvp with more tangents than primals (they were dropped), grad with respect to a function
+# (its gradient was an internal value, `Env(0)`).
+case(
+    "jvp-tangents-length",
+    "from myia import jvp\ndef g(x):\n    return x * 2.0\n"
+    "def f(x):\n    return jvp(g, (x,), (x, x))  # HERE\n",
+)
+case(
+    "grad-wrt-function",
+    "import math\nfrom myia import grad\ndef g(x, h):\n    return h(x)\n"
+    "def f(x):\n    return grad(g, 'h')(x, math.sin)  # HERE\n",
+)
+case(  # (it said "an argument of type y=f64 has no axis 0 to map over")
+    "vmap-keyword-inside-myia",
+    "from myia import vmap\ndef g(x, y):\n    return x * y\n"
+    "def f(x):\n    return vmap(g)(x, y=x)  # HERE\n",
+    (np.ones(3),),
+)
 case(
     "grad-inside-unknown-wrt",
     "from myia import grad\ndef h(p):\n    return p * p\n"

@@ -704,10 +704,10 @@ class CodeGenerator:
         v = node.value
         if isinstance(v, (Graph, Dead)):
             return self.callee(v)
-        if type(v) in _LITERALS:
-            return repr(v)
-        if type(v) is float and math.isfinite(v):
-            return repr(v)
+        if type(v) in _LITERALS or (type(v) is float and math.isfinite(v)):
+            text = repr(v)
+            # A negative number is a unary minus: ``(-2.0) ** x``, not ``-2.0 ** x``.
+            return f"({text})" if text.startswith("-") else text
         if type(v) is tuple and all(type(x) in _LITERALS for x in v):
             return repr(v)
         if isinstance(v, AbstractValue):

@@ -132,13 +132,18 @@ def _line_chain(node: Node) -> list[tuple[str, Any]]:
 
     A line computes its node and the single-use nodes written inside its expression: where
     the node itself has no line of the user's (a sum of sensitivities that AD made), the
-    first of those that has one is shown.
+    first of those that has one is shown, or rather one of a line inside its statement (a
+    loop's accumulated sensitivity is at the line of the ``for``, the ``1 / sqrt(x)`` of
+    the gradient of its body at the line of the ``sqrt``).
     """
     g = node.graph
     chain = node.debug.call_chain(g.name if g is not None else "?")
+    if _has_user_line(chain):
+        return chain
     todo = [node]
     seen = {node}
-    while todo and not _has_user_line(chain) and len(seen) < 64:
+    found: list[list[tuple[str, Any]]] = []
+    while todo and len(seen) < 64:
         n = todo.pop(0)
         for i in n.inputs:
             if i.is_apply and i.graph is g and i not in seen:
@@ -146,8 +151,14 @@ def _line_chain(node: Node) -> list[tuple[str, Any]]:
                 todo.append(i)
                 inner = i.debug.call_chain(g.name)  # type: ignore[union-attr]
                 if _has_user_line(inner):
-                    return inner
-    return chain
+                    found.append(inner)
+    return min(found, key=_span, default=chain)  # (the first of the narrowest)
+
+
+def _span(chain: list[tuple[str, Any]]) -> int:
+    """How many lines the statement of the last user line of `chain` spans."""
+    loc = next(loc for _, loc in reversed(chain) if not _in_package(loc.filename))
+    return (loc.end_line or loc.line) - loc.line
 
 
 def _has_user_line(chain: list[tuple[str, Any]]) -> bool:

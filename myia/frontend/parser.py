@@ -357,6 +357,8 @@ class FunctionParser(Assignments, BranchExpressions, DataExpressions):
         positional = [*args.posonlyargs, *args.args]
         for a in positional:
             entry.write(a.arg, self.graph.add_parameter(a.arg, self.dbg(a, a.arg)))
+        if args.posonlyargs:
+            self.graph.flags["posonly"] = len(args.posonlyargs)
         if args.vararg is not None:
             a = args.vararg
             entry.write(a.arg, self.graph.add_parameter(a.arg, self.dbg(a, a.arg)))

@@ -21,6 +21,7 @@ from ..abstract.data import (
     BOTTOM,
     AbstractArray,
     AbstractConstant,
+    AbstractFunction,
     AbstractOpaque,
     AbstractScalar,
     AbstractTuple,
@@ -59,6 +60,11 @@ def positions(spec: GradSpec, nargs: int) -> list[int]:
         if isinstance(w, str):
             if w not in names:
                 raise MyiaTypeError(f"grad: {w!r} is not a parameter of the function")
+            if names.index(w) >= nargs:
+                raise MyiaTypeError(
+                    f"grad with respect to {w!r}, which the call does not pass (its default "
+                    "value is a constant): pass it to differentiate with respect to it"
+                )
             out.append(names.index(w))
         elif isinstance(w, int) and not isinstance(w, bool) and -nargs <= w < nargs:
             out.append(w % nargs)
@@ -137,6 +143,15 @@ def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) ->
                 error_frames(inferrer.calls),
             )
     grads = [grad_type(args[i]) for i in positions(spec, len(args))]
+    for i in positions(spec, len(args)):
+        if isinstance(args[i], AbstractFunction):
+            from ..infer.traceback import error_frames
+
+            raise MyiaTypeError(
+                f"grad with respect to argument {i}, a function ({show(args[i])}): a function "
+                "has no gradient; differentiate with respect to the values it uses instead",
+                error_frames(inferrer.calls),
+            )
     g: AbstractValue = AbstractTuple(tuple(grads)) if returns_tuple(spec) else grads[0]
     if spec.aux and not spec.value:
         return AbstractTuple((g, result.elements[1]))  # JAX's (grads, aux)

@@ -13,6 +13,7 @@ from ..abstract.data import (
     AbstractArray,
     AbstractConstant,
     AbstractDict,
+    AbstractKeyword,
     AbstractList,
     AbstractRecord,
     AbstractScalar,
@@ -118,6 +119,11 @@ def example_type(a: AbstractValue, ax: int, sizes: list[int | None]) -> Abstract
         return a
     if isinstance(a, AbstractList):
         _no_list(a, "an argument is a list")
+    if isinstance(a, AbstractKeyword):
+        raise MyiaTypeError(
+            f"vmap inside Myia code takes its arguments by position: pass {a.key} by position "
+            f"(not {a.key}=...), with its axis in in_axes"
+        )
     raise MyiaTypeError(f"vmap: an argument of type {show(a)} has no axis {ax} to map over")
 
 

@@ -155,10 +155,17 @@ class Batcher:
         self.n = n
         self.done: dict[Any, Graph] = {}
         self.graph: Graph = None  # type: ignore[assignment]  # the graph being built
+        self.source: Node | None = None  # the node being batched
 
     def apply(self, fn: Any, *args: Any) -> Apply:
-        """A node of the graph being built."""
-        return self.graph.apply(fn, *args)
+        """A node of the graph being built, derived from the node being batched.
+
+        (A run-time error of the batched node shows the user's line of `source`.)
+        """
+        new = self.graph.apply(fn, *args)
+        if self.source is not None:
+            new.debug.origin = self.source.debug
+        return new
 
     def batch(
         self, g: Graph, sig: tuple[Any, ...], tail_of: Graph | None = None, out_axes: Any = 0
@@ -175,6 +182,7 @@ class Batcher:
         ng = self.done[key] = Graph(f"vmap({g.name})")
         ng.debug.origin = g.debug
         outer, self.graph = self.graph, ng
+        source = self.source
         try:
             env: dict[Node, tuple[Node, Any]] = {}
             for p, bt in zip(g.parameters, sig):
@@ -191,7 +199,9 @@ class Batcher:
                     raise CannotBatch("a loop body that does not end with the next iteration")
             for node in toposort(g):
                 if node.is_apply and node not in (out, g.output) and not _graph_switch(node):
+                    self.source = node
                     env[node] = self.node(g, node, env)
+            self.source = out
             if tail_of is not None:
                 args = [self.value(i, env) for i in out.inputs[1:]]
                 ng.output = self.apply(
@@ -202,7 +212,7 @@ class Batcher:
                 v, bt = self.value(out, env) if not out.is_apply else self.node(g, out, env)
                 ng.output = self.full_out(v, bt, out.abstract, out_axes)
         finally:
-            self.graph = outer
+            self.graph, self.source = outer, source
         return ng
 
     def value(self, node: Node, env: dict[Node, tuple[Node, Any]]) -> tuple[Node, Any]:
@@ -303,6 +313,7 @@ class Batcher:
             axes.append(0 if batched(bt) else None)
             vals.append(self.full(v, bt, i.abstract) if batched(bt) else v)
         one.output = one.apply(f, *inputs)
+        one.output.debug.origin = node.debug
         out = _looped(self.graph, one, tuple(axes), vals, self.n, node.abstract)
         return out, full(node.abstract)
 

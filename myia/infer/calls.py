@@ -57,7 +57,15 @@ def bind_graph_args(inferrer: Any, fn: GraphFunction, args: list[AbstractValue])
         values[names[npos]] = AbstractTuple(tuple(extra))
     elif extra:
         raise MyiaTypeError(
-            f"{fname}() takes {npos} positional arguments but {len(pos)} were given",
+            f"{fname}() takes {npos} positional argument{'s' * (npos != 1)} but {len(pos)} "
+            f"{'was' if len(pos) == 1 else 'were'} given",
+            error_frames(inferrer.calls),
+        )
+    posonly = [k for k in kws if k in names[: g.flags.get("posonly", 0)]]
+    if posonly and not kwarg:
+        raise MyiaTypeError(
+            f"{fname}() got some positional-only arguments passed as keyword arguments: "
+            f"{', '.join(map(repr, posonly))}",
             error_frames(inferrer.calls),
         )
     rest: dict[str, Any] = {}

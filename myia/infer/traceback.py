@@ -23,7 +23,7 @@ def user_name(graph_name: str) -> str:
     ``f``) is ``f``; ``◀f`` (its backward pass) is "the backward pass of f".
     """
     base = graph_name.split(":")[0]
-    name = base.lstrip("▶◀")
+    name = base.lstrip("▶◀∂")
     return f"the backward pass of {name}" if base.startswith("◀") else name
 
 
@@ -41,7 +41,7 @@ def error_frames(calls: Any) -> list[Frame]:
         if ctx.graph.flags.get("cases"):
             continue  # an operation made per length of a union of tuples: its caller's line
         base = ctx.graph.name.split(":")[0]
-        name = base.lstrip("▶◀")
+        name = base.lstrip("▶◀∂")
         if base.startswith("◀"):  # a backward pass that AD made
             name += " (in the gradient of this line)"
         loc = None

@@ -193,7 +193,6 @@ MATH: dict[Any, Any] = {
         getattr(math, name): nb.math_function(prim)
         for name, prim in [
             ("exp", P.exp),
-            ("log", P.log),
             ("log1p", P.log1p),
             ("log2", P.log2),
             ("log10", P.log10),
@@ -219,7 +218,8 @@ MATH: dict[Any, Any] = {
     },
     math.atan2: nb.math_function2(P.atan2),
     math.copysign: nb.math_function2(P.copysign),
-    math.pow: nb.math_function2(P.pow_),
+    math.pow: nb.math_pow,
+    math.log: nb.math_log,
     math.floor: nb.math_floor,
     math.isnan: nb.math_isnan,
     math.isinf: nb.math_isinf,

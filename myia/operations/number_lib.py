@@ -64,9 +64,10 @@ def math_float(x):
     """The argument of a ``math`` function: a Python float, as ``math`` converts it.
 
     ``math.sin(np.float32(2.0))`` computes in double precision and returns a float. A Python
-    float is used as it is; arrays are left to the primitive (elementwise).
+    float is used as it is; an array is converted as Python converts it (``math.sin`` of an
+    array of several elements is Python's TypeError, at compile time).
     """
-    if isinstance(x, np.ndarray) or (isinstance(x, float) and not isinstance(x, np.generic)):
+    if isinstance(x, float) and not isinstance(x, np.generic):
         return x
     return P.to_float(x)
 
@@ -87,6 +88,27 @@ def math_function2(prim):
         return prim(math_float(x), math_float(y))
 
     return math_fn
+
+
+def math_pow(x, y):
+    """``math.pow``: ``x ** y`` of floats.
+
+    Python's ``ValueError`` (math domain error) where ``**`` would give a complex number (a
+    finite negative base to a finite fractional power) or divide by zero (zero to a finite
+    negative power).
+    """
+    x = math_float(x)
+    y = math_float(y)
+    if abs(y) < _INF and ((x == 0.0 and y < 0.0) or (-_INF < x < 0.0 and y % 1.0 != 0.0)):
+        raise ValueError("math domain error")
+    return P.pow_(x, y)
+
+
+def math_log(x, base=None):
+    """``math.log(x)``, and ``math.log(x, base)``: ``log(x) / log(base)``, as Python's."""
+    if base is None:
+        return P.log(math_float(x))
+    return P.log(math_float(x)) / P.log(math_float(base))
 
 
 def math_fmod(x, y):

@@ -533,7 +533,7 @@ def _infer_array_getitem(a, index):
     idx = _index_probe(index)
     try:
         return array_result(a.dtype, probe_shape(lambda s: _probe(s)[idx].shape, a.shape))
-    except IndexError as exc:
+    except (IndexError, ValueError, TypeError) as exc:  # (a slice's step of zero, or a float)
         if _unknown_int(index) and a.shape and a.shape[0] == 0:
             # ``x[i]`` on an empty first axis (the body of ``for row in x``): it raises
             # whenever it runs, so its type is that of the rows it would read.

@@ -502,6 +502,11 @@ def _scalar_conversion(name, dtype):
             isinstance(x, AbstractArray) and x.shape in ((), (1,))
         ):
             return AbstractScalar(dtype, True)
+        if isinstance(x, AbstractArray) and name != "bool":
+            raise MyiaTypeError(
+                f"only arrays of one element can be converted to Python scalars ({name}() or "
+                f"a math function of a value of type {x})"
+            )
         if isinstance(x, AbstractArray) and None not in x.shape and np.prod(x.shape) > 1:
             # (A test of an array in ``if``, ``while``, ``max(a, b)``... as NumPy's ValueError.)
             raise MyiaTypeError(

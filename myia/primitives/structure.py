@@ -364,6 +364,8 @@ def _infer_make_tuple(*items):
 def _infer_tuple_getitem(t, i):
     t = _expect(t, AbstractTuple, "tuple indexing")
     if isinstance(i, AbstractConstant) and isinstance(i.value, slice):
+        if i.value.step == 0:
+            raise MyiaTypeError("slice step cannot be zero")
         return AbstractTuple(t.elements[i.value])
     int_scalar(i, "a tuple index")
     n = len(t.elements)

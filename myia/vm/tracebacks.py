@@ -108,7 +108,7 @@ def user_frames(calls: list[tuple[str, Location | None]]) -> list[ErrorFrame]:
     frames: list[ErrorFrame] = []
     for name, loc in user or calls:
         base = name.split(":")[0]
-        function = base.lstrip("▶◀")
+        function = base.lstrip("▶◀∂")
         if base.startswith("◀"):
             if frames and frames[-1].location == loc:
                 # The backward pass of an operation of the line before (``1.0 / x``).
