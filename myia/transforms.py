@@ -740,13 +740,20 @@ class _Batched:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         f, axes = self.f, self.in_axes
         if kwargs:  # keywords bound to their positions, batched on axis 0 (as JAX does)
-            bound = inspect.signature(getattr(f, "__myia_function__", f)).bind(*args, **kwargs)
-            if bound.kwargs:
-                raise TypeError("vmap: keyword-only arguments cannot be batched")
-            extra = len(bound.args) - len(args)
+            sig = inspect.signature(getattr(f, "__myia_function__", f))
+            bound = sig.bind(*args, **kwargs)
+            given = set(bound.arguments)
+            bound.apply_defaults()  # the defaults of the parameters skipped: not batched
+            if given & set(bound.kwargs):
+                raise MyiaTypeError(
+                    "vmap: keyword arguments of a function taking *args, **kwargs or "
+                    "keyword-only arguments cannot be batched: pass its arguments by position"
+                )
+            names = list(sig.parameters)[len(args) : len(bound.args)]
             if not isinstance(axes, (tuple, list)):
                 axes = (axes,) * len(args)
-            axes, args = (*axes, *(0,) * extra), bound.args
+            axes = (*axes, *(0 if name in given else None for name in names))
+            args = bound.args
         ins, outs = _axes_key(axes), self.outs
         ins_c, outs_c = _dicts(ins), _dicts(outs)
         entry = _compiled(("vmap", f, ins, outs), lambda *xs: vmap_(f, ins_c, outs_c)(*xs))

@@ -94,6 +94,34 @@ def test_elementwise_with_an_unbatched_operand(backend):
     _close(got, _loop(lambda x, t: x * t + t, (0, 0), (XS, s)))
 
 
+def keyed(x, y, k=3.0, z=1.0):
+    return np.tanh(x) * y + k * z
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_keywords_are_batched_on_axis_0_as_at_the_top_level(backend):
+    """``vmap(g)(x, y=...)`` in Myia code: in_axes are the positional ones, keywords axis 0."""
+    if backend == "jax":
+        pytest.importorskip("jax")
+    ys, zs = RNG.normal(size=(5, 3)), RNG.normal(size=(5, 3))
+    loop = _loop(lambda x, y, z: keyed(x, y, z=z), (0, 0, 0), (XS, ys, zs))
+    got = _batched(lambda a, b, c: vmap(keyed)(a, z=c, y=b), backend, XS, ys, zs)
+    _close(got, loop)
+    _close(vmap(keyed)(XS, z=zs, y=ys), loop)  # the same at the top level
+    # in_axes: the positional arguments' (here the batch of x on axis 1); k: its default
+    f = lambda a, b, c: vmap(keyed, in_axes=(1,))(a, y=b, z=c)  # noqa: E731
+    _close(_batched(f, backend, XS.T, ys, zs), loop)
+    f = lambda a, b, c: vmap(keyed, in_axes=(None, 0))(a, b, k=2.0 * c, z=c)  # noqa: E731
+    want = _loop(lambda y, c: keyed(XS[0], y, 2.0 * c, z=c), (0, 0), (ys, zs))
+    _close(_batched(f, backend, XS[0], ys, zs), want)
+    with pytest.raises(MyiaTypeError, match="in_axes has 2 entries for 1 positional"):
+        myia(lambda a: vmap(keyed, in_axes=(0, 0))(a, y=a, z=a), backend=backend)(XS)
+    with pytest.raises(MyiaTypeError, match="keyword-only arguments cannot be batched"):
+        myia(lambda a: vmap(lambda x, *, y: x * y)(a, y=a), backend=backend)(XS)
+    with pytest.raises(MyiaTypeError, match="keyword-only arguments cannot be batched"):
+        vmap(lambda x, *, y: x * y)(XS, y=XS)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_matmul_and_reductions(backend):
     got = _batched(lambda a, w: vmap(mat, in_axes=(0, None))(a, w), backend, XS, W)

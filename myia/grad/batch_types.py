@@ -33,6 +33,29 @@ def _axis(ax: Any, rank: int, what: str) -> int:
     return ax % rank
 
 
+def keyword_spec(spec: VmapSpec, g: Any, npos: int, keys: Any) -> VmapSpec:
+    """`spec` for a call of graph `g` with `npos` positional arguments and keywords `keys`.
+
+    The call is bound to `g`'s parameters in order (by `bind_graph_args` and
+    `bind_graph_nodes`); as in JAX, ``in_axes`` are those of the positional arguments, the
+    keyword arguments are batched on axis 0 and the defaults are not batched.
+    """
+    if g.flags.get("vararg") or g.flags.get("kwarg") or g.kwonly:
+        raise MyiaTypeError(
+            "vmap: keyword arguments of a function taking *args, **kwargs or keyword-only "
+            "arguments cannot be batched: pass its arguments by position"
+        )
+    ax = spec.in_axes
+    axes = tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) * npos
+    if len(axes) != npos:
+        raise MyiaTypeError(
+            f"vmap: in_axes has {len(axes)} entries for {npos} positional arguments (the "
+            "arguments passed by keyword are batched on axis 0)"
+        )
+    rest = tuple(0 if name in keys else None for name in g.param_names[npos:])
+    return VmapSpec(spec.fn, axes + rest, spec.out_axes)
+
+
 def _check_axes(ax: Any, what: str) -> None:
     if isinstance(ax, tuple):
         for a in ax:
@@ -121,8 +144,8 @@ def example_type(a: AbstractValue, ax: int, sizes: list[int | None]) -> Abstract
         _no_list(a, "an argument is a list")
     if isinstance(a, AbstractKeyword):
         raise MyiaTypeError(
-            f"vmap inside Myia code takes its arguments by position: pass {a.key} by position "
-            f"(not {a.key}=...), with its axis in in_axes"
+            f"vmap of a gradient or of a transformed function takes its arguments by "
+            f"position: pass {a.key} by position (not {a.key}=...), with its axis in in_axes"
         )
     raise MyiaTypeError(f"vmap: an argument of type {show(a)} has no axis {ax} to map over")
 

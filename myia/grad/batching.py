@@ -27,6 +27,7 @@ from typing import Any
 from ..abstract.data import (
     AbstractArray,
     AbstractDict,
+    AbstractKeyword,
     AbstractList,
     AbstractScalar,
     AbstractTuple,
@@ -49,12 +50,20 @@ from .batch_types import (
     batched_type,
     example_types,
     in_axes_of,
+    keyword_spec,
     parts,
 )
 
 
 def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) -> AbstractValue:
     """The type of ``vmap(f)(args)``: ``f``'s result on one example, with a batch axis."""
+    if isinstance(spec.fn, GraphFunction) and any(isinstance(a, AbstractKeyword) for a in args):
+        from ..infer.calls import bind_graph_args
+
+        keys = {a.key for a in args if isinstance(a, AbstractKeyword)}
+        npos = len(args) - len(keys)
+        spec = keyword_spec(spec, spec.fn.graph, npos, keys)
+        args = bind_graph_args(inferrer, spec.fn, args)
     examples, n = example_types(spec, args)
     if _fn_value(Graph(), spec.fn) is None and not is_closure(spec.fn):
         raise MyiaTypeError(

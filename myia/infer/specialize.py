@@ -31,9 +31,10 @@ from ..operations import ops
 from ..operations.core import Operation
 from ..operations.ops import callable_record, post_init
 from ..primitives import P, Primitive
-from ..primitives.batching import TransformSpec
+from ..primitives.batching import TransformSpec, VmapSpec
 from ..primitives.grad import GradSpec
 from .binding import (
+    _is_kwarg,
     bind_graph_nodes,
     bind_primitive_nodes,
     bind_record_nodes,
@@ -408,6 +409,14 @@ class Specializer(FunctionValues):
         """
         fn = spec.fn
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
+        if isinstance(spec, VmapSpec) and isinstance(fn, GraphFunction):
+            keys = {o.inputs[1].value for o in arg_nodes if _is_kwarg(o)}
+            if keys:  # bound to ``fn``'s parameters, as at inference (`infer_vmap_call`)
+                from ..grad.batch_types import keyword_spec
+
+                spec = keyword_spec(spec, fn.graph, len(arg_nodes) - len(keys), keys)
+                refs = bind_graph_nodes(fn.graph, refs, arg_nodes, self.graphs[ctx])
+                arg_abs = [r.abstract for r in refs]
         if isinstance(spec, TransformSpec):
             # ``vmap(f)(args)``, ``jvp_of(f)(args)``: the graph transformed from ``f``'s on the
             # types it is called on, built last; a closure's specialization on them, whose
