@@ -114,9 +114,27 @@ def grad_of_default(x):
     return grad(with_default, "y")(x)  # MARK default
 
 
+def first_key(d):
+    return d.keys()[0]  # MARK
+
+
+def first_value(d):
+    return d.values()[0]  # MARK
+
+
+def first_item(d):
+    return d.items()[0]  # MARK
+
+
+D = {"a": 1.0, "b": 2.0}
+
 REFUSED = [
     # It was an internal error (IndexError).
     (grad_of_default, (1.0,), "which the call does not pass"),
+    # Python's TypeErrors; these were the first key, value and item, silently.
+    (first_key, (D,), "'dict_keys' object is not subscriptable"),
+    (first_value, (D,), "'dict_values' object is not subscriptable"),
+    (first_item, (D,), "'dict_items' object is not subscriptable"),
 ]
 
 

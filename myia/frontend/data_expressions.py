@@ -26,6 +26,18 @@ class DataExpressions:
 
     def expr_Subscript(self, block: Block, node: ast.Subscript) -> Node:
         value = self.expr(block, node.value)
+        v = node.value
+        if (
+            isinstance(v, ast.Call)
+            and not v.args
+            and not v.keywords
+            and isinstance(v.func, ast.Attribute)
+            and v.func.attr in ("keys", "values", "items")
+            and isinstance(v.func.value, ast.Name)
+        ):  # ``d.keys()[0]``: refused where ``d`` is a dict (`ops.view_subscript`)
+            obj = self.expr(block, v.func.value)
+            name = Constant(v.func.attr)
+            value = block.apply(ops.view_subscript, obj, name, value, debug=self.dbg(node))
         index = self.index(block, node.slice)
         return block.apply(ops.getitem, value, index, debug=self.dbg(node))
 

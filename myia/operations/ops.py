@@ -567,6 +567,20 @@ def _getattr(a: Any, name: str) -> Any:
 getattr_ = StaticOperation("getattr", _getattr, static=(1,))
 
 
+def _view_subscript(obj: Any, name: Any, value: Any) -> Any:
+    """``obj.name()[i]``: the view of a dict (``d.keys()``) is not subscriptable, as in Python.
+
+    A dict's ``keys()``, ``values()`` and ``items()`` are tuples in Myia: indexed directly,
+    they are refused, as Python refuses it, not given their first element.
+    """
+    if obj is dict and name in ("keys", "values", "items"):
+        raise NoMatch(f"'dict_{name}' object is not subscriptable")
+    return _lib().default_
+
+
+view_subscript = StaticOperation("view_subscript", _view_subscript, static=(1,))
+
+
 def _getattr_builtin(a: Any, name: Any, *default: Any) -> Any:
     """Python's ``getattr(a, name)`` and ``getattr(a, name, default)`` for a constant name."""
     if not isinstance(name, str):
