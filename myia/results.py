@@ -2,7 +2,8 @@
 
 API.md: results come back as Python or NumPy scalars, never as 0-d arrays. Inside compiled
 code a 0-d array behaves as in NumPy; a specialization whose result type holds one (an
-argument returned as it is) makes it the NumPy scalar of its dtype when it returns.
+argument returned as it is) makes it the NumPy scalar of its dtype when it returns. A
+``range`` (a record of Myia's library inside compiled code) comes back as Python's.
 """
 
 from __future__ import annotations
@@ -24,8 +25,14 @@ from .abstract.data import (
 )
 
 
+def _is_range(a: Any) -> bool:
+    from .operations.lib import Range
+
+    return isinstance(a, AbstractRecord) and a.cls is Range
+
+
 def has_0d_array(a: AbstractValue) -> bool:
-    """Whether a value of type `a` holds a 0-d array (not looking into recursive records).
+    """Whether a value of type `a` holds a 0-d array or a range (not in recursive records).
 
     Iterative: an argument may be a tuple nested hundreds of levels deep.
     """
@@ -41,6 +48,8 @@ def has_0d_array(a: AbstractValue) -> bool:
             todo.append(x.element)
         elif isinstance(x, AbstractDict):
             todo.extend(x.values)
+        elif _is_range(x):
+            return True
         elif isinstance(x, AbstractRecord) and not any(isinstance(f, SelfRef) for f in x.fields):
             todo.extend(x.fields)
     return False
@@ -56,6 +65,8 @@ def _scalar(value: Any) -> Any:
 
 def converter(a: AbstractValue) -> Callable[[Any], Any]:
     """The function making the 0-d arrays of a value of type `a` NumPy scalars of their dtype.
+
+    Its ranges are made Python's.
 
     It is built once per specialization (from the result type) and walks only the parts of a
     result that may hold a 0-d array.
@@ -74,6 +85,8 @@ def converter(a: AbstractValue) -> Callable[[Any], Any]:
         values = [(k, converter(t)) for k, t in zip(a.keys, a.values)]
         return lambda v: {k: c(v[k]) for k, c in values}
     assert isinstance(a, AbstractRecord)
+    if _is_range(a):
+        return lambda v: range(int(v.start), int(v.stop), int(v.step))
     fields = [(n, converter(t)) for n, t in zip(a.names, a.fields) if has_0d_array(t)]
     return lambda v: dataclasses.replace(v, **{n: c(getattr(v, n)) for n, c in fields})
 

@@ -111,6 +111,18 @@ def test_mixed_scalars_and_arrays():
     assert len(f.compiled_signatures()) == 3
 
 
+def ranges(n):
+    return range(3), (range(1, n, 2), [range(n)])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "debug"])
+def test_a_range_returned_is_pythons(backend):
+    # It was Myia's record Range(start=0, stop=3, step=1).
+    got = myia(ranges, backend=backend)(7)
+    assert got == ranges(7)
+    assert type(got[0]) is range and type(got[1][1][0]) is range
+
+
 def _error(f, *args):
     with pytest.raises(MyiaError) as info:
         f(*args)
