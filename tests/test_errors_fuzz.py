@@ -126,6 +126,14 @@ def first_item(d):
     return d.items()[0]  # MARK
 
 
+def named(x, s):
+    return x * 2.0 if s == "ab" else x
+
+
+def grad_of_string(x):
+    return grad(named, "s")(x, "ab")  # MARK
+
+
 D = {"a": 1.0, "b": 2.0}
 
 REFUSED = [
@@ -135,6 +143,8 @@ REFUSED = [
     (first_key, (D,), "'dict_keys' object is not subscriptable"),
     (first_value, (D,), "'dict_values' object is not subscriptable"),
     (first_item, (D,), "'dict_items' object is not subscriptable"),
+    # It returned the string.
+    (grad_of_string, (1.0,), "grad with respect to argument 1, a string"),
 ]
 
 
@@ -145,6 +155,11 @@ def test_refused_at_the_users_line(fn, args, said):
     text = "".join(traceback.format_exception(info.value))
     assert PACKAGE not in text, text
     assert "# MARK" in str(info.value)
+
+
+def test_grad_of_a_string_at_the_top_level_is_refused():
+    with pytest.raises(MyiaTypeError, match="a string has no gradient"):
+        grad(lambda s: 2.0)("ab")
 
 
 @pytest.mark.parametrize("backend", ["debug", "numpy", "jax"])

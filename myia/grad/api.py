@@ -152,6 +152,14 @@ def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) ->
                 "has no gradient; differentiate with respect to the values it uses instead",
                 error_frames(inferrer.calls),
             )
+        if isinstance(getattr(args[i], "value", None), str):
+            from ..infer.traceback import error_frames
+
+            raise MyiaTypeError(
+                f"grad with respect to argument {i}, a string ({show(args[i])}): a string has "
+                "no gradient; differentiate with respect to float scalars or arrays",
+                error_frames(inferrer.calls),
+            )
     g: AbstractValue = AbstractTuple(tuple(grads)) if returns_tuple(spec) else grads[0]
     if spec.aux and not spec.value:
         return AbstractTuple((g, result.elements[1]))  # JAX's (grads, aux)
