@@ -12,6 +12,7 @@ import math
 import os
 import traceback
 
+import numpy as np
 import pytest
 
 import myia
@@ -54,6 +55,21 @@ def math_log_base(x, b):
     return math.log(x, b)  # MARK
 
 
+def item_of(a):
+    return a.item()  # MARK
+
+
+def float_divmod(x, y):
+    return divmod(x, y)  # MARK
+
+
+def count_to(n):
+    s = 0
+    for _ in range(n):  # MARK
+        s = s + 1
+    return s
+
+
 PROGRAMS = [
     (negative_base, (2.0,)),
     (negative_int_base, (3,)),
@@ -67,6 +83,14 @@ PROGRAMS = [
     (math_log_base, (8.0, 2.0)),  # (the base was refused with an internal function's name)
     (math_log_base, (2.0, 1.0)),  # ZeroDivisionError
     (math_log_base, (0.0, 2.0)),  # math domain error
+    (item_of, (np.arange(3.0),)),  # it said "cannot reshape"
+    (item_of, (np.ones((1, 1)),)),
+    (float_divmod, (1.0, 0.0)),  # Python's "float divmod()", not floor division's
+    (float_divmod, (1, 0.0)),
+    (float_divmod, (7.5, -2)),
+    (count_to, (np.arange(3.0),)),  # it said "a condition must be a scalar"
+    (count_to, (np.array(3.0),)),
+    (count_to, (np.array(3),)),
 ]
 
 
@@ -130,6 +154,16 @@ def named(x, s):
     return x * 2.0 if s == "ab" else x
 
 
+@dataclasses.dataclass
+class Pair:
+    a: float
+    b: float
+
+
+def unexpected_keyword(x):
+    return Pair(a=x, c=x)  # MARK
+
+
 def grad_of_string(x):
     return grad(named, "s")(x, "ab")  # MARK
 
@@ -143,6 +177,8 @@ REFUSED = [
     (first_key, (D,), "'dict_keys' object is not subscriptable"),
     (first_value, (D,), "'dict_values' object is not subscriptable"),
     (first_item, (D,), "'dict_items' object is not subscriptable"),
+    # Python checks unexpected keywords first (it reported the missing b).
+    (unexpected_keyword, (1.0,), r"^Pair.__init__\(\) got an unexpected keyword argument 'c'"),
     # It returned the string.
     (grad_of_string, (1.0,), "grad with respect to argument 1, a string"),
 ]

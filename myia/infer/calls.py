@@ -119,8 +119,17 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
             f"calling {cls.__name__} is not supported in Myia", error_frames(inferrer.calls)
         )
     pos, kws = _split(args)
+    sig = inspect.signature(cls)
+    if not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        for k in kws:  # Python checks them first
+            if k not in sig.parameters:
+                init = getattr(cls.__init__, "__qualname__", cls.__name__)
+                raise MyiaTypeError(
+                    f"{init}() got an unexpected keyword argument {k!r}",
+                    error_frames(inferrer.calls),
+                )
     try:
-        bound = inspect.signature(cls).bind(*pos, **kws)
+        bound = sig.bind(*pos, **kws)
     except TypeError as exc:
         raise MyiaTypeError(f"{cls.__name__}(): {exc}", error_frames(inferrer.calls)) from None
     rec = recursive_fields(cls)

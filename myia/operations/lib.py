@@ -52,9 +52,16 @@ def reversed_(xs):
 
 
 def _index(x):
-    """`x` as an integer bound of a ``range``; Python's TypeError for a float."""
+    """`x` as an integer bound of a ``range``; Python's TypeError for a float or an array.
+
+    A 0-d array of integers is its integer, as in Python.
+    """
     if isinstance(x, float):
         raise TypeError("'float' object cannot be interpreted as an integer")
+    if isinstance(x, np.ndarray):
+        if x.ndim != 0 or not np.issubdtype(x.dtype, np.integer):
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(x)
     return x
 
 

@@ -13,7 +13,9 @@ from ..primitives import P
 
 
 def divmod_(a, b):
-    """``divmod(a, b)``: ``(a // b, a % b)``."""
+    """``divmod(a, b)``: ``(a // b, a % b)``, with Python's error for a float divisor 0."""
+    if (isinstance(a, float) or isinstance(b, float)) and b == 0:
+        raise ZeroDivisionError("float divmod()")
     return a // b, a % b
 
 

@@ -239,6 +239,8 @@ def array_copy(a):
 
 def array_item(a):
     """``a.item()``: the one element of `a` (of any shape of size 1) as a Python number."""
+    if P.size(a) != 1:
+        raise ValueError("can only convert an array of size 1 to a Python scalar")
     x = P.reshape(a, ())
     if P.dtype_of(a) == np.bool_:
         return bool(x)
