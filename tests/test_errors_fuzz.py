@@ -150,6 +150,15 @@ def first_item(d):
     return d.items()[0]  # MARK
 
 
+@dataclasses.dataclass
+class Holder:
+    d: dict
+
+
+def first_key_of_a_field(h):
+    return h.d.keys()[0]  # MARK
+
+
 def named(x, s):
     return x * 2.0 if s == "ab" else x
 
@@ -177,6 +186,7 @@ REFUSED = [
     (first_key, (D,), "'dict_keys' object is not subscriptable"),
     (first_value, (D,), "'dict_values' object is not subscriptable"),
     (first_item, (D,), "'dict_items' object is not subscriptable"),
+    (first_key_of_a_field, (Holder(D),), "'dict_keys' object is not subscriptable"),
     # Python checks unexpected keywords first (it reported the missing b).
     (unexpected_keyword, (1.0,), r"^Pair.__init__\(\) got an unexpected keyword argument 'c'"),
     # It returned the string.

@@ -17,6 +17,13 @@ from .indices import mask_positions
 from .windows import window_length
 
 
+def _is_path(node: ast.expr) -> bool:
+    """Whether `node` is a name or a chain of attributes of one (``self.d``): read twice alike."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
 class DataExpressions:
     """Subscripts (``x[i]``, slices, windows, masks), displays and f-strings."""
 
@@ -33,7 +40,7 @@ class DataExpressions:
             and not v.keywords
             and isinstance(v.func, ast.Attribute)
             and v.func.attr in ("keys", "values", "items")
-            and isinstance(v.func.value, ast.Name)
+            and _is_path(v.func.value)
         ):  # ``d.keys()[0]``: refused where ``d`` is a dict (`ops.view_subscript`)
             obj = self.expr(block, v.func.value)
             name = Constant(v.func.attr)
