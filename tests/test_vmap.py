@@ -98,6 +98,10 @@ def keyed(x, y, k=3.0, z=1.0):
     return np.tanh(x) * y + k * z
 
 
+def keyed_loss(w):
+    return np.sum(vmap(keyed)(w, z=w[:, 0], y=w))
+
+
 @pytest.mark.parametrize("backend", ["numpy", "jax"])
 def test_keywords_are_batched_on_axis_0_as_at_the_top_level(backend):
     """``vmap(g)(x, y=...)`` in Myia code: in_axes are the positional ones, keywords axis 0."""
@@ -114,6 +118,8 @@ def test_keywords_are_batched_on_axis_0_as_at_the_top_level(backend):
     f = lambda a, b, c: vmap(keyed, in_axes=(None, 0))(a, b, k=2.0 * c, z=c)  # noqa: E731
     want = _loop(lambda y, c: keyed(XS[0], y, 2.0 * c, z=c), (0, 0), (ys, zs))
     _close(_batched(f, backend, XS[0], ys, zs), want)
+    if backend == "numpy":
+        check_grad(keyed_loss, XS)
     with pytest.raises(MyiaTypeError, match="in_axes has 2 entries for 1 positional"):
         myia(lambda a: vmap(keyed, in_axes=(0, 0))(a, y=a, z=a), backend=backend)(XS)
     with pytest.raises(MyiaTypeError, match="keyword-only arguments cannot be batched"):
