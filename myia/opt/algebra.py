@@ -35,7 +35,7 @@ from ..abstract.lattice import FUNCTION
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.structure import convert_value
-from .effects import droppable_tree
+from .effects import droppable
 from .matcher import NO_VALUE, Rewrite, args_of, prim_of, rewrite, value_of
 from .sweep import same_type
 
@@ -117,9 +117,19 @@ def known_value(node: Apply, opt: Any) -> Node | None:
         return None
     out = opt.const(v, like=node, abstract=node.abstract)
     for arg in reversed(node.inputs[1:]):
-        if not droppable_tree(arg, node.graph):
+        if _may_raise(arg, node.graph):
             out = opt.apply(P.seq, arg, out, like=node, abstract=node.abstract)
     return out
+
+
+def _may_raise(node: Node, graph: Any) -> bool:
+    """Whether `node` is a primitive of `graph` that may raise (an index out of range).
+
+    A call of a graph, or a structure of values (``tuple_len(make_tuple(...))``), is not
+    kept alive for its value's sake: what it computes runs where it is used.
+    """
+    prim = prim_of(node)
+    return prim is not None and not prim.effect and not droppable(node, graph)
 
 
 @rewrite(Primitive)
