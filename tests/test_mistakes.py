@@ -231,9 +231,9 @@ case(
     "import math\nfrom myia import grad\ndef g(x, h):\n    return h(x)\n"
     "def f(x):\n    return grad(g, 'h')(x, math.sin)  # HERE\n",
 )
-case(  # (it said "an argument of type y=f64 has no axis 0 to map over")
-    "vmap-keyword-inside-myia",
-    "from myia import vmap\ndef g(x, y):\n    return x * y\n"
+case(  # (keywords are batched on axis 0; keyword-only parameters are not supported)
+    "vmap-keyword-only-inside-myia",
+    "from myia import vmap\ndef g(x, *, y):\n    return x * y\n"
     "def f(x):\n    return vmap(g)(x, y=x)  # HERE\n",
     (np.ones(3),),
 )
