@@ -4,7 +4,7 @@ A primitive whose NumPy code runs on the host (its 0-d results made NumPy or Pyt
 its dtype arguments read by NumPy) has a JAX twin (`myia.compile.jax_lower.JAX_LOWER`):
 without one, the whole program ran on the host, with the right values, but none of it in
 XLA. A primitive that raises only where its type rule would have refused is not a reason
-to run on the host (`jax_backend._checked_by_inference`).
+to run on the host (`jax_jittable._checked_by_inference`).
 """
 
 from __future__ import annotations

@@ -680,7 +680,7 @@ JAX_LOWER: dict[Any, Any] = {
     # Python's errors, which XLA cannot raise: flagged (the host raises them).
     P.raise_: _call(raise_flagged),
     P.assert_: _call(assert_flagged),
-    # The messages of errors (`jax_backend._messages`): the host makes them when it raises.
+    # The messages of errors (`jax_jittable._messages`): the host makes them when it raises.
     P.format_: lambda args, node, ctx: "''",
     P.str_concat: lambda args, node, ctx: "''",
 }
