@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import statistics
+import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -151,6 +152,10 @@ class Row:
     grad: float | None = None
     primal_first: float | None = None  # seconds of the first call (compile included)
     grad_first: float | None = None
+    # Where the backend compiles in a thread while the first calls run the host code (Myia's
+    # jax and native backends): seconds from the first call until that code was ready.
+    primal_ready: float | None = None
+    grad_ready: float | None = None
     new_input_grad: float | None = None  # median first call of grad on a new pool input
     compilations: int | None = None
     error: float | None = None  # max relative error against the reference
@@ -329,3 +334,17 @@ def format_bytes(n: float | None) -> str:
         if abs(n) >= scale:
             return f"{n / scale:.1f} {unit}"
     return f"{n:.0f} B"
+
+
+def background_wait() -> bool:
+    """Wait until the code Myia's backends compile in threads is ready; whether any was.
+
+    The jax backend's XLA computations and the native backend's machine code are compiled
+    in threads while the first calls run the host code; timed calls run the compiled code.
+    """
+    waited = False
+    for name in ("myia.compile.jax_background", "myia.compile.native_backend"):
+        module = sys.modules.get(name)
+        if module is not None and module.wait_all():
+            waited = True
+    return waited

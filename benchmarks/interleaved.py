@@ -31,7 +31,7 @@ def interleaved(
     clock: Any = time.perf_counter,
 ) -> dict[str, float]:
     """Median seconds per gradient call of each framework, timed in turns."""
-    from benchmarks.harness import Options
+    from benchmarks.harness import Options, background_wait
     from benchmarks.run import WORKLOADS
 
     module_name, kwargs = WORKLOADS[workload]
@@ -42,9 +42,7 @@ def interleaved(
     for impl in impls:  # warm-up: compilation and caches
         for args in impl.inputs:
             impl.grad(*args)
-    native = sys.modules.get("myia.compile.native_backend")
-    if native is not None:
-        native.wait_all()  # the machine code compiled in the background is in
+    background_wait()  # the code compiled in the background is in
     # Calls per batch: about 0.2 s of the slowest framework.
     t0 = time.perf_counter()
     impls[0].grad(*impls[0].inputs[0])

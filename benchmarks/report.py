@@ -61,6 +61,13 @@ def _time_cell(row: Row, kind: str, notes: _Footnotes) -> str:
     return format_time(getattr(row, kind))
 
 
+def _first_cell(first: float | None, ready: float | None) -> str:
+    """A first call's time, and when the code compiled in the background was ready."""
+    if ready is None:
+        return format_time(first)
+    return f"{format_time(first)} (compiled: {format_time(ready)})"
+
+
 def _check_cell(row: Row) -> str:
     if row.check == "reference":
         return f"reference (FD {row.error:.0e})" if row.error is not None else "reference"
@@ -108,8 +115,8 @@ def format_section(section: dict[str, Any]) -> str:
             _time_cell(r, "primal", notes),
             _time_cell(r, "grad", notes),
             _ratio(r.grad, r.primal),
-            format_time(r.primal_first),
-            format_time(r.grad_first),
+            _first_cell(r.primal_first, r.primal_ready),
+            _first_cell(r.grad_first, r.grad_ready),
             _ratio(r.grad, myia_grad),
             _check_cell(r),
         ]
@@ -182,8 +189,10 @@ def format_markdown(
     parts.append(
         "Medians of steady-state calls (after warm-up); first calls include parsing, "
         "inference, differentiation, optimization and compilation (Myia), tracing and "
-        'compilation (JAX `jit`). "grad time vs Myia" is the peer\'s gradient time divided '
-        "by Myia's. Every framework's results were checked against the hand-written NumPy "
+        "compilation (JAX `jit`); where Myia's backend compiles in a thread while the first "
+        "calls run the host code (`jax`, `native`), the time from the first call until that "
+        'code was ready is in parentheses. "grad time vs Myia" is the peer\'s gradient time '
+        "divided by Myia's. Every framework's results were checked against the hand-written NumPy "
         "gradient (itself checked against central differences) before timing.\n"
     )
     parts.extend(format_section(s) for s in sections)

@@ -29,6 +29,7 @@ from benchmarks.harness import (
     Row,
     attempt,
     available,
+    background_wait,
     describe_failure,
     relative_error,
     time_calls,
@@ -61,19 +62,26 @@ FD_TOLERANCE = 1e-5
 
 def _first_and_checked(
     fn: Any, inputs: list[tuple], count: int, convert: Any
-) -> tuple[float | None, str | None, list]:
-    """Call `fn` on the first `count` inputs: (first call's time, failure, results)."""
+) -> tuple[float | None, float | None, str | None, list]:
+    """Call `fn` on the first `count` inputs.
+
+    Return the first call's time, the time from it until the code compiled in the
+    background was ready (None where none was), the failure, and the results.
+    """
     results: list = []
-    first = None
+    first = ready = None
     for i, args in enumerate(inputs[:count]):
         out, seconds, failure = attempt(lambda args=args: fn(*args))
         if failure is None:
             _, _, failure = attempt(lambda out=out: results.append(convert(out)))
         if failure is not None:
-            return first, failure, results
+            return first, ready, failure, results
         if i == 0:
             first = seconds
-    return first, None, results
+            t0 = time.perf_counter()
+            if background_wait():
+                ready = seconds + time.perf_counter() - t0
+    return first, ready, None, results
 
 
 def run_impl(impl: Impl, problem: Problem) -> tuple[Row, list, list]:
@@ -85,13 +93,13 @@ def run_impl(impl: Impl, problem: Problem) -> tuple[Row, list, list]:
     values: list = []
     grads: list = []
     if impl.primal is not None:
-        row.primal_first, row.primal_failure, values = _first_and_checked(
+        row.primal_first, row.primal_ready, row.primal_failure, values = _first_and_checked(
             impl.primal, impl.inputs, count, lambda out: [impl.value(out)]
         )
         if row.primal_failure:
             impl.primal = None
     if impl.grad is not None:
-        row.grad_first, row.grad_failure, grads = _first_and_checked(
+        row.grad_first, row.grad_ready, row.grad_failure, grads = _first_and_checked(
             impl.grad, impl.inputs, count, impl.grads
         )
         if row.grad_failure:
@@ -146,9 +154,7 @@ def time_impls(pairs: list[tuple[Impl, Row]], opts: Options) -> None:
 
     A function that fails while timed is timed again alone, so that its failure is its own.
     """
-    native = sys.modules.get("myia.compile.native_backend")
-    if native is not None:
-        native.wait_all()  # steady state: the machine code compiled in the background is in
+    background_wait()  # steady state: the code compiled in the background is in
     jobs = [(impl, row, kind) for impl, row in pairs for kind in ("primal", "grad")]
     jobs = [(impl, row, kind) for impl, row, kind in jobs if getattr(impl, kind) is not None]
     try:

@@ -22,6 +22,9 @@ os.environ["MYIA_CACHE_DIR"] = os.path.join(
     tempfile.gettempdir(), f"myia-tests-{os.getuid()}" + (f"-{WORKER}" if WORKER else "")
 )
 os.environ["MYIA_CACHE_PROGRAMS"] = "0"
+# The JAX backend compiles a program at its first call, as with ``background=False``: its
+# tests test XLA's computation (those of the compilation in a thread pass background=True).
+os.environ.setdefault("MYIA_JAX_BACKGROUND", "0")
 if WORKER:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core each (read by NumPy's import)
 

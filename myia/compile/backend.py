@@ -169,8 +169,8 @@ BACKENDS: dict[str, type[Backend]] = {"numpy": PythonBackend, "debug": DebugBack
 def get_backend(name: str, **options: Any) -> Backend:
     """The backend called `name` (``"numpy"``, the default, ``"debug"``, ``"jax"``, ``"native"``).
 
-    `options` are the backend's own (``keep_on_device`` and ``device`` for ``"jax"``,
-    ``background`` for ``"native"``).
+    `options` are the backend's own (``keep_on_device``, ``device``, ``mesh``... for
+    ``"jax"``; ``background`` for ``"jax"`` and ``"native"``).
     """
     try:
         cls = BACKENDS[name]

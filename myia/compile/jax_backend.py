@@ -33,6 +33,7 @@ import contextlib
 import functools
 import importlib.util
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,7 @@ from ..ir.node import Graph
 from . import jax_runtime as rt
 from .backend import DEVICE_ARRAY_TYPES, Backend, Executable, PythonExecutable
 from .codegen import CodeGenerator, generate
+from .jax_background import TRACING, Pending
 from .jax_codegen import JaxGenerator, Unsupported
 from .jax_fast import Outgrown, fast_path
 from .jax_jittable import jittable
@@ -109,6 +111,9 @@ class JaxExecutable(Executable):
         self.source = self.host.source
         #: Whether calls run as one jitted XLA computation (else as the host code).
         self.jitted = False
+        #: The thread tracing and compiling the program (`jax_background.Pending`), from
+        #: the first call to the call that takes its outcome (`wait`).
+        self.pending: Pending | None = None
         #: Why the program runs on the host (None when it is jitted).
         self.reason = jittable(graph)
         self.backend = backend
@@ -199,6 +204,10 @@ class JaxExecutable(Executable):
         self.params, self.out = params, out
 
         def flat(capacity: int, *leaves: Any, pack: bool = True) -> Any:
+            with TRACING:  # the trace's state is global (`jax_background`)
+                return trace(capacity, leaves, pack)
+
+        def trace(capacity: int, leaves: tuple[Any, ...], pack: bool) -> Any:
             rt.Trace.start(capacity, leaves)
             it = iter(leaves)
             args = [unflatten(it, a, as_is) for a in params]
@@ -290,12 +299,14 @@ class JaxExecutable(Executable):
 
     def lowered_text(self, args: tuple[Any, ...]) -> str:
         """The StableHLO text XLA receives for a call with `args`."""
+        self.wait()
         if not self.jitted:
             raise ValueError(f"this program runs on the host: {self.reason}")
         return self._lowered(self._leaves(args)).as_text()
 
     def compiled_text(self, args: tuple[Any, ...]) -> str:
         """The HLO text XLA compiled for a call with `args` (partitioned over a mesh)."""
+        self.wait()
         if not self.jitted:
             raise ValueError(f"this program runs on the host: {self.reason}")
         lowered = self._lowered(self._leaves(args))
@@ -321,6 +332,8 @@ class JaxExecutable(Executable):
         """
         if self.backend.layout is not None:
             raise ValueError("a program over a mesh is exported without mesh= (one device)")
+        self(args)
+        self.wait()  # (compiled in the background: the next call runs XLA's computation)
         self(args)  # traced, checked, with stacks large enough for these arguments
         if not self.jitted:
             raise ValueError(f"this program runs on the host: {self.reason}")
@@ -400,10 +413,58 @@ class JaxExecutable(Executable):
             return self.backend.on_device(out)
         return out
 
+    def _refuse(self, exc: Exception) -> None:
+        """The generated code does something JAX cannot trace: the program runs on the host."""
+        self.jitted = False
+        self.reason = f"JAX could not trace it ({type(exc).__name__}: {exc})"
+        self._outline()
+
+    def _first_checked(self, result: list[Any]) -> bool:
+        """Whether the program stays jitted after its first run, which computed `result`.
+
+        XLA's result dtypes must be NumPy's (else the host code is the reference).
+        """
+        self.traced = True
+        expected = [np.dtype(a.dtype) for a in leaf_types(self.out)]
+        got = [np.dtype(getattr(v, "dtype", type(v))) for v in result]
+        if got != expected:
+            self.jitted = False
+            self.reason = f"XLA's result dtypes {got} are not NumPy's {expected}"
+        return self.jitted
+
+    def wait(self) -> None:
+        """Wait until XLA has compiled the program in the background, and take the outcome.
+
+        Calls run the XLA computation from then on, or the host code where tracing failed
+        (`reason` says why). Nothing to wait for with ``background=False``.
+        """
+        pending, self.pending = self.pending, None
+        if pending is None:
+            return
+        pending.wait()
+        if pending.error is not None:
+            self._refuse(pending.error)  # type: ignore[arg-type]
+        else:
+            self._first_checked(pending.result[0])
+
     def _computed(self, args: tuple[Any, ...]) -> tuple[Any, bool]:
         """The result of a call, and whether the host code computed it."""
         if not self.jitted:
             return self._on_host(args), True
+        if not self.traced and self.backend.background:
+            # XLA compiles the program in a thread (`jax_background`); the host code runs
+            # the calls until it is done.
+            if self.pending is None:
+                leaves = self._leaves(args)
+                try:
+                    return self.host(self.backend.on_host(args)), True
+                finally:
+                    self.pending = Pending(self._run, leaves)
+            if not self.pending.done:
+                return self.host(self.backend.on_host(args)), True
+            self.wait()
+            if not self.jitted:
+                return self._on_host(args), True
         leaves = self._leaves(args)
         if self.traced:
             try:
@@ -414,19 +475,9 @@ class JaxExecutable(Executable):
             try:
                 result, flag = self._run(leaves)
             except Exception as exc:
-                # The generated code does something JAX cannot trace: the program runs on
-                # the host.
-                self.jitted = False
-                self.reason = f"JAX could not trace it ({type(exc).__name__}: {exc})"
-                self._outline()
+                self._refuse(exc)
                 return self._on_host(args), True
-            self.traced = True
-            expected = [np.dtype(a.dtype) for a in leaf_types(self.out)]
-            got = [np.dtype(getattr(v, "dtype", type(v))) for v in result]
-            if got != expected:
-                # JAX computed other dtypes than NumPy's rules: the host code is the reference.
-                self.jitted = False
-                self.reason = f"XLA's result dtypes {got} are not NumPy's {expected}"
+            if not self._first_checked(result):
                 return self.host(self.backend.on_host(args)), True
         if flag:
             # Python raises an error here (or computes what XLA cannot): the host code runs
@@ -453,6 +504,7 @@ class JaxBackend(Backend):
         batch_axis: Any = None,
         batch_argnums: Any = (),
         arg_specs: Any = None,
+        background: bool | None = None,
     ):
         try:
             import jax
@@ -488,6 +540,11 @@ class JaxBackend(Backend):
             self.layout = MeshLayout(jax, mesh, batch_axis, batch_argnums, arg_specs)
         elif batch_argnums or arg_specs or batch_axis is not None:
             raise MyiaError("batch_axis=, batch_argnums= and arg_specs= need a mesh=")
+        if background is None:
+            background = os.environ.get("MYIA_JAX_BACKGROUND", "1") != "0"
+        #: Whether XLA compiles a program in a thread while its first calls run the host
+        #: code (`jax_background`); not over a mesh, whose processes call in step.
+        self.background = background and mesh is None
 
     @functools.cached_property
     def native(self) -> Any:

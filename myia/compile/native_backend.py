@@ -285,10 +285,15 @@ def _keep_streams(numba: Any) -> None:
         errors.ColorShell = _StreamsKept
 
 
-def wait_all() -> None:
-    """Wait until all machine code being loaded or compiled in the background is ready."""
+def wait_all() -> bool:
+    """Wait until all machine code being loaded or compiled in the background is ready.
+
+    Return whether some was under way.
+    """
+    waited = bool(_THREADS)
     while _THREADS:
         _THREADS.pop().join()
+    return waited
 
 
 class NativeBackend(Backend):
