@@ -20,7 +20,7 @@ from scipy.stats import multivariate_normal as mvn
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from myia import custom_bprop, grad, myia, value_and_grad, vjp
+from myia import custom_bprop, grad, jvp, myia, value_and_grad, vjp
 from myia.testing import check_grad
 
 BACKENDS = ["debug", "numpy", "jax", "native"]
@@ -320,6 +320,64 @@ def gmm_log_likelihood(params, data):
 
 def gmm_objective(params, data):
     return -gmm_log_likelihood(params, data)
+
+
+# -- convnet (the parameter parser, a convolution, max pooling, the dense layers) ------------
+
+
+class WeightsParser:
+    """Where each named block of weights is in the parameter vector (built outside Myia)."""
+
+    def __init__(self):
+        self.idxs_and_shapes = {}
+        self.N = 0
+
+    def add_weights(self, name, shape):
+        start = self.N
+        self.N += int(np.prod(shape))
+        self.idxs_and_shapes[name] = (slice(start, self.N), shape)
+
+
+CONV = WeightsParser()
+for _name, _shape in [("filters", (1, 3, 2, 2)), ("biases", (1, 3, 1, 1)), ("dense", (12, 2))]:
+    CONV.add_weights(_name, _shape)
+CONV.add_weights("dense biases", (2,))
+CONV_BLOCKS = CONV.idxs_and_shapes
+
+
+def parser_get(vect, name):
+    # (the example's ``parser.get``: Myia code reads a module's dict as a constant, where
+    # the fields of an object, a plain one or a dataclass instance, are not constants)
+    idxs, shape = CONV_BLOCKS[name]
+    return np.reshape(vect[idxs], shape)
+
+
+def convolve_valid(inputs, filters):
+    # (scipy.signal.convolve(mode="valid"): the sum over the kernel of shifted images)
+    n, _, h, w = inputs.shape
+    _, o, kh, kw = filters.shape
+    out = np.zeros((n, o, h - kh + 1, w - kw + 1))  # (0.0 is a number: its type would change)
+    for i in range(kh):
+        for j in range(kw):
+            patch = inputs[:, :, i : i + h - kh + 1, j : j + w - kw + 1]
+            out = out + np.einsum("ncyx,co->noyx", patch, filters[:, :, kh - 1 - i, kw - 1 - j])
+    return out
+
+
+def maxpool(inputs, pool_shape):
+    new_shape = inputs.shape[:2]
+    for i in (0, 1):  # (a tuple, unrolled: over the list [0, 1], a loop, the shape would grow)
+        new_shape += (inputs.shape[i + 2] // pool_shape[i], pool_shape[i])
+    return np.max(np.max(inputs.reshape(new_shape), axis=3), axis=4)
+
+
+def conv_loss(W_vect, X, T):
+    cur = np.tanh(convolve_valid(X, parser_get(W_vect, "filters")) + parser_get(W_vect, "biases"))
+    cur = maxpool(cur, (2, 2))
+    cur = cur.reshape((cur.shape[0], np.prod(cur.shape[1:])))
+    x = np.dot(cur, parser_get(W_vect, "dense")) + parser_get(W_vect, "dense biases")
+    log_lik = np.sum((x - logsumexp(x, axis=1, keepdims=True)) * T)
+    return 0.1 * np.dot(W_vect, W_vect) - log_lik
 
 
 # -- ica ------------------------------------------------------------------------------------
@@ -658,10 +716,12 @@ CASES = [
     ("black_box_svi", svi_objective, (np.array([0.1, -0.2, -1.0, -0.5]), 0, Seed(0)), "rng"),
     ("black_box_svi (training)", svi_steps, (np.array([0.1, -0.2, -1.0, -0.5]), Seed(0)), "value"),
     ("gmm", gmm_objective, (GMM_P, R.randn(6, 2)), "grad"),
+    ("convnet", conv_loss, (R.randn(CONV.N) * 0.5, R.randn(2, 1, 5, 5), np.eye(2)), "grad"),
     ("ica", ica_objective, (R.randn(15) * 0.5, R.randn(4, 3)), "grad"),
     ("negative_binomial_maxlike", negbin_total, (2.5, 0.4, NB_X), "grad"),
     ("negative_binomial_maxlike (newton)", negbin_newton, (2.5, NB_X), "value"),
     ("hmm_em", log_partition_function, (tuple(np.log(p) for p in HMM_P), HMM_Y), "grad"),
+    ("hmm_em (EM update)", hmm_em_update, (HMM_P, HMM_Y), "value"),
     ("fixed_points", fixed_point_sqrt, (2.0,), "grad"),
     ("define_gradient", define_gradient_example, (R.randn(5),), "grad"),
     ("fluidsim", fluid_distance, (*(0.4 * R.randn(2, 4, 4)), R.rand(4, 4), R.rand(4, 4)), "grad"),
@@ -675,8 +735,19 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+#: Compiled in about a second on the debug backend; the others (and every model on the
+#: other backends: seconds to tens of seconds each) are marked slow.
+FAST = {"logistic_regression", "rosenbrock", "neural_net (accuracy)", "black_box_svi", "hmm_em"}
+FAST |= {"negative_binomial_maxlike", "fixed_points", "define_gradient"}
+RUNS = [
+    pytest.param(case, backend, id=f"{case[0]}-{backend}", marks=() if fast else pytest.mark.slow)
+    for case in CASES
+    for backend in BACKENDS
+    for fast in [backend == "debug" and case[0] in FAST]
+]
+
+
+@pytest.mark.parametrize("case, backend", RUNS)
 def test_model(case, backend):
     _, fn, args, checked = case
     assert_close(myia(fn, backend=backend)(*fresh(args)), fn(*fresh(args)))
@@ -686,3 +757,30 @@ def test_model(case, backend):
         check_grad(fn, *fresh(args), wrt=0, backend=backend)
     expected = pytest.importorskip("autograd").grad(autograd_version(fn))(*fresh(args))
     assert_close(grad(fn, backend=backend)(*fresh(args)), expected)
+
+
+# natural_gradient_black_box_svi, and gmm's hessian_vector_product ---------------------------
+
+
+def natural_gradient(lam, t, rs):
+    _mu, log_sigma = svi_unpack(lam)
+    fisher_diag = np.concatenate([np.exp(-2.0 * log_sigma), np.ones(len(log_sigma)) * 2])
+    return (1.0 / fisher_diag) * grad(svi_objective)(lam, t, rs)
+
+
+def hessian_vector_product(x, v, X, T):
+    return jvp(lambda w: grad(lr_training_loss)(w, X, T), (x,), (v,))[1]
+
+
+@pytest.mark.parametrize(
+    "backend", ["debug"] + [pytest.param(b, marks=pytest.mark.slow) for b in BACKENDS[1:]]
+)
+def test_natural_gradient_and_hessian_vector_product(backend):
+    autograd = pytest.importorskip("autograd")
+    lam, x, v = np.array([0.1, -0.2, -1.0, -0.5]), np.array([0.1, -0.2, 0.3]), np.ones(3)
+    got = myia(natural_gradient, backend=backend)(lam, 0, np.random.default_rng(0))
+    g = autograd.grad(autograd_version(svi_objective))(lam, 0, np.random.default_rng(0))
+    assert_close(got, g / np.concatenate([np.exp(-2.0 * lam[2:]), [2.0, 2.0]]))
+    got = myia(hessian_vector_product, backend=backend)(x, v, LR_X, LR_T)
+    h = autograd.hessian_vector_product(autograd_version(lr_training_loss))
+    assert_close(got, h(x, LR_X, LR_T, v))
