@@ -73,6 +73,13 @@ UNSUPPORTED = {
     "scipy.special": {
         "scipy.special.logsumexp(b=...), logsumexp(return_sign=True)": "not yet",
     },
+    "scipy.stats": {
+        "the other distributions and methods of scipy.stats (logcdf, sf, ppf, rvs...), "
+        "frozen distributions (norm(loc, scale))": "not yet",
+        "multivariate_normal.logpdf(allow_singular=True), a covariance that is not positive "
+        "definite": "refused at compile time (MyiaTypeError): the covariance must be "
+        "positive definite (its Cholesky factor is taken)",
+    },
 }
 
 #: Functions supported before this table, tested by tests/test_arrays.py and

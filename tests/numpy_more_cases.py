@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+try:
+    from scipy import stats
+except ImportError:  # pragma: no cover - depends on the environment
+    stats = None
+
 
 def qr(a):
     q, r = np.linalg.qr(a)
@@ -561,3 +566,14 @@ def fabs(x):
 
 def fabs_of_ints(x):
     return np.fabs(x), np.fabs(x > 0), np.fabs(x.astype(np.int16)), np.fabs(x.astype(np.uint8))
+
+
+def scipy_stats(x, s):
+    d = x.shape[-1]
+    return (
+        stats.norm.logpdf(x, 0.5, s) + stats.norm.pdf(x) + stats.norm.cdf(x, 1.0, s),
+        stats.t.logpdf(x, 2.0 + s, 0.1, s) + stats.t.pdf(x, 3.0),
+        stats.multivariate_normal.logpdf(x, np.ones(d), np.eye(d) * s),
+        stats.multivariate_normal.logpdf(x[..., 0], 0.5, s)
+        + stats.multivariate_normal.pdf(x, None, np.diag(np.arange(1.0, d + 1.0)) + 0.1 * s),
+    )

@@ -772,3 +772,21 @@ def masked_by_tests_slope(x, k):
         np.sign(x) * np.signbit(x - 0.3) + (x > 0.1) + np.logical_xor(x, x > 1) + (k << 2)
         + (k & 6)
     )  # fmt: skip
+
+
+def maps(params, xs, ys):
+    logs = tuple(map(np.log, params))  # a tuple: its length is known
+    products = list(map(lambda x, y: x * y, xs, ys))  # a list: so are xs and ys
+    return sum(map(np.sum, logs)) + sum(products) + len(products)
+
+
+@pytest.mark.parametrize(
+    "backend", ["numpy"] + [pytest.param(b, marks=pytest.mark.slow) for b in BACKENDS[1:]]
+)
+def test_map_is_its_generator_expression(backend):
+    # (Its gradient compiles for seconds: the other backends are marked slow.)
+    backend = _backend(backend)
+    params = (np.array([1.5, 2.0]), np.ones((2, 2)) * 3.0, 4.0)
+    args = (params, [1.0, 2.0, 3.0], [0.5, 0.25, 2.0])
+    assert myia(maps, backend=backend)(*args) == pytest.approx(maps(*args), rel=1e-12)
+    check_grad(maps, *args, wrt=(0, 1), backend=backend)

@@ -173,3 +173,24 @@ def test_errors_are_myia_errors_not_internal():
 def test_unsupported_argument_type():
     with pytest.raises(MyiaTypeError):
         myia(outer_add)(object())
+
+
+class Scaler:  # a plain class: not a dataclass
+    def __init__(self, k):
+        self.k = k
+
+    def scale(self, x):
+        return self.k * x
+
+
+SCALER = Scaler(2.0)
+
+
+def uses_a_plain_object(x):
+    return SCALER.scale(x)  # PLAIN
+
+
+def test_a_plain_objects_attribute_says_to_make_it_a_dataclass():
+    with pytest.raises(MyiaTypeError, match="make Scaler a @dataclass") as info:
+        myia(uses_a_plain_object)(1.0)
+    check_traceback(info.value, [(uses_a_plain_object, "# PLAIN")])

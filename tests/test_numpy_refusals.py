@@ -11,6 +11,11 @@ import pytest
 from myia import myia
 from myia.errors import MyiaShapeError, MyiaTypeError
 
+try:
+    from scipy.stats import multivariate_normal
+except ImportError:  # pragma: no cover - depends on the environment
+    multivariate_normal = None
+
 
 def repeat_by_values(a, r):
     return np.repeat(a, r)  # ERROR
@@ -35,6 +40,17 @@ def tensordot_mismatch(a):
 def array_of_a_list(xs):
     # A list argument: its length is known only at run time (a literal list is an array).
     return np.array(xs)  # ERROR
+
+
+def vstack_of_a_list(a):
+    rows = []
+    for r in a:
+        rows = rows + [r * 2.0]
+    return np.vstack(rows)  # ERROR
+
+
+def singular_mvn(x):
+    return multivariate_normal.logpdf(x, None, np.eye(3), allow_singular=True)  # ERROR
 
 
 def tile_negative(a):
@@ -70,6 +86,14 @@ def logspace_of_bases(b):
         (tile_negative, (np.ones(3),), MyiaShapeError, "negative"),
         (unique, (np.ones(3),), MyiaTypeError, "depends on the values"),
         (array_of_a_list, ([1.0, 2.0],), MyiaTypeError, "pass a tuple"),
+        (vstack_of_a_list, (np.ones((2, 3)),), MyiaTypeError, r"np.vstack\(\(a, b\)\)"),
+        pytest.param(
+            singular_mvn,
+            (np.ones(3),),
+            MyiaTypeError,
+            "allow_singular",
+            marks=pytest.mark.skipif(multivariate_normal is None, reason="needs SciPy"),
+        ),
         (tensordot_mismatch, (np.ones((2, 3)),), MyiaShapeError, "differ"),
         (interp_periodic, (0.5,), MyiaTypeError, "period"),
         (logspace_of_bases, (np.array([2.0, 10.0]),), MyiaTypeError, "array base"),

@@ -377,3 +377,19 @@ def test_a_loop_over_layers_of_different_sizes_keeps_known_shapes():
     pytest.importorskip("jax")
     executable = myia(through_layers, backend="jax").specialization(weights, x).executable
     assert executable.reason is None  # one XLA computation: no unknown dimension
+
+
+def pool_by_reshape(x, pool):
+    # The shape is built in a loop over a tuple: unknown dimensions when inferred, constants
+    # once the optimizer folds it (the nodes typed before keep their unknown dimensions).
+    shape = x.shape[:2]
+    for i in (0, 1):
+        shape += (x.shape[i + 2] // pool[i], pool[i])
+    return np.sum(np.max(np.max(x.reshape(shape), axis=3), axis=4) ** 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_shape_folded_after_inference_keeps_its_nodes_types(backend):
+    x = np.random.default_rng(0).standard_normal((2, 3, 4, 4))
+    same(myia(pool_by_reshape, backend=backend)(x, (2, 2)), pool_by_reshape(x, (2, 2)))
+    check_grad(pool_by_reshape, x, (2, 2), wrt=0, backend=backend)

@@ -60,7 +60,11 @@ def _compatible(expected: AbstractValue, actual: AbstractValue) -> bool:
     if expected == actual or expected is BOTTOM or actual is BOTTOM:
         return True
     try:
-        return broaden(join(expected, actual)) == broaden(expected)
+        # The node's type holds every value the rule's does (the optimizer made an input
+        # more precise: a shape folded to constants, where the node has unknown dimensions),
+        # or the other way round.
+        joined = broaden(join(expected, actual))
+        return joined == broaden(expected) or joined == broaden(actual)
     except TypeMismatch:
         return False
 

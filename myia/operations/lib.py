@@ -296,6 +296,18 @@ def sum_(xs, start=0):
     return acc
 
 
+def map_(fn, *seqs):
+    """Python's ``map``, evaluated as its generator expression ``(fn(*a) for a in zip(*seqs))``.
+
+    A tuple where the length of the iteration is known at compile time, else a list.
+    """
+    it = zip_(*seqs)
+    acc = comp_start(it)
+    for args in it:
+        acc = comp_add(acc, fn(*args))
+    return comp_end(acc, it)
+
+
 def tuple_(xs=()):
     # A tuple when the length of the iteration is known at compile time, else a list.
     if isinstance(xs, tuple):

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
-from . import lib, ops
+from . import lib, ops, scipy_stats
 from . import number_lib as nb
 from . import numpy_division as nd
 from . import numpy_extra as nx
@@ -161,6 +161,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.abs: ops.abs_,
     builtins.range: _by_arity("range", lib.range1, lib.range2, lib.range3),
     builtins.zip: lib.zip_,
+    builtins.map: lib.map_,
     builtins.enumerate: lib.enumerate_,
     builtins.reversed: lib.reversed_,
     builtins.sum: lib.sum_,
@@ -382,7 +383,7 @@ def refusal(obj: Any) -> str | None:
 
 
 #: The SciPy modules whose functions are not yet in `MAPPING` (see `numpy_extra.SCIPY`).
-_SCIPY_PENDING: dict[str, dict[str, Any]] = dict(nx.SCIPY)
+_SCIPY_PENDING: dict[str, dict[str, Any]] = {**nx.SCIPY, **scipy_stats.SCIPY}
 
 
 def _add_scipy() -> bool:

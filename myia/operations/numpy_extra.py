@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
+from .numpy_lib import no_list
 from .numpy_linalg import LINALG, cho_factor, cho_solve, scipy_cholesky, solve_triangular
 from .numpy_logic import np_all, np_any
 
@@ -414,6 +415,7 @@ def np_atleast_2d(a):
 
 def np_hstack(tup):
     """``np.hstack`` of a tuple of arrays (scalars are vectors of one element)."""
+    no_list(tup)
     tup = _each_at_least_1d(tup)
     if P.ndim(tup[0]) == 1:
         return P.concatenate(tup, 0)
@@ -479,11 +481,13 @@ def np_dsplit(ary, indices_or_sections):
 
 def np_vstack(tup):
     """``np.vstack`` of a tuple of arrays: vectors (and scalars) are rows."""
+    no_list(tup)
     return P.concatenate(_each_at_least_2d(tup), 0)
 
 
 def np_column_stack(tup):
     """``np.column_stack`` of a tuple of arrays: vectors (and scalars) are columns."""
+    no_list(tup)
     return P.concatenate(_each_column(tup), 1)
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..primitives import P
 from .lib import numpy_scalar
+from .ops import refuse
 
 # Reductions -----------------------------------------------------------------------------------
 
@@ -134,6 +135,15 @@ def np_squeeze(a, axis=None):
 def np_concatenate(arrays, axis=0):
     """``np.concatenate`` of a tuple of arrays."""
     return P.concatenate(arrays, axis)
+
+
+def no_list(arrays):
+    """Refuse `arrays`, the sequence of ``np.hstack`` and its kin, where it is a list."""
+    if isinstance(arrays, list):
+        refuse(
+            "np.hstack, np.vstack and np.column_stack of a list: its length is not known at "
+            "compile time; pass a tuple instead, e.g. np.vstack((a, b))"
+        )
 
 
 def np_stack(arrays, axis=0):

@@ -561,6 +561,12 @@ def _getattr(a: Any, name: str) -> Any:
 
         if name in MUTATING_METHODS:
             raise Mutation(a, name)
+    if isinstance(a, type) and a.__module__.split(".")[0] not in ("builtins", "numpy", "myia"):
+        cls = a.__qualname__  # a constant instance of a class that is not a dataclass
+        raise NoMatch(
+            f"{cls}.{name}: Myia code reads the fields and methods of dataclass instances, "
+            f"not those of other objects; make {cls} a @dataclass"
+        )
     raise NoMatch
 
 
