@@ -259,7 +259,7 @@ class Specializer(FunctionValues):
         ctxs = list(self.inf.local_contexts.get((fn, where), ()))
         if not ctxs:
             # Called elsewhere (the value escaped), or never called (a branch not taken).
-            ctxs = list(self.inf.fn_contexts.get(fn, ()))
+            ctxs = list(self.inf.fn_contexts.get(fn, ())) or self.mirrored(fn)
             if len(ctxs) > 1 and not _captures_nothing(fn):
                 # Calls of a closure call the value made here (those of a top-level
                 # function call the specialization for their arguments: `apply`).
@@ -276,6 +276,23 @@ class Specializer(FunctionValues):
             # it is its own object (`run` makes it the graph a dispatch tests, if any).
             return self.deads.setdefault(fn, Dead(fn.graph.name))
         return self.graph_for(ctxs[0])
+
+    def mirrored(self, fn: GraphFunction) -> list[Context]:
+        """The contexts of closure `fn`, merged in inference with another of its graph.
+
+        A closure pushed on a loop's stack is called as the one it was merged with
+        (`myia.infer.loop_stacks`): its graph is made from the calls of that one, with
+        `fn`'s own context, whose closures in turn stand for that one's.
+        """
+        rep = self.inf.alias_of(fn.context)
+        if rep is fn.context or _captures_nothing(fn):
+            return []
+        out = []
+        for c in self.inf.fn_contexts.get(GraphFunction(fn.graph, rep), ()):
+            mine = Context(fn.graph, c.args, fn.context)
+            self.inf.closure_alias.setdefault(mine, c)
+            out.append(mine)
+        return out
 
     def apply(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Node:
         new = self.graphs[ctx]
