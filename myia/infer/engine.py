@@ -152,6 +152,7 @@ class Inferrer(LoopTypes, LoopStacks):
         #: The contexts that closures held in a loop's stacks were made in, merged with
         #: another closure of their graph: the context each stands for (`_merge_closures`).
         self.closure_alias: dict[Context, Context] = {}
+        self.closure_reps: dict[GraphFunction, GraphFunction] = {}
 
     # Entry ------------------------------------------------------------------------------------
 

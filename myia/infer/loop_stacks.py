@@ -66,6 +66,7 @@ class LoopStacks:
     is_recursive: Any
     stack: list[Any]
     closure_alias: dict[Any, Any]
+    closure_reps: dict[GraphFunction, GraphFunction]
     node_values: dict[Any, Any]
     scopes: Any
 
@@ -146,17 +147,26 @@ class LoopStacks:
             for other in same[1:]:
                 if self._same_captures(rep, other):
                     drop.add(other)
+                    self.closure_reps.setdefault(other, rep)
                     self._alias_chain(other.context, rep.context)
         return AbstractFunction(fn.options - drop) if drop else fn
 
-    def _same_captures(self, a: GraphFunction, b: GraphFunction) -> bool:
+    def _same_captures(self, a: GraphFunction, b: GraphFunction, seen: set | None = None) -> bool:
         """Whether closures `a` and `b` of one graph capture values of the same types.
 
-        Closures among the values are compared by their graphs, not their contexts.
+        Closures among the values are of the same graphs, and capture values of the same
+        types in turn (`seen`: the pairs compared already).
         """
+        seen = set() if seen is None else seen
+        if a == b or (a, b) in seen:
+            return True
+        seen.add((a, b))
         for n in self.scopes.free_variables_total.get(a.graph, ()):
             va, vb = self._captured(n, a.context), self._captured(n, b.context)
             if va is None or vb is None or _shape(va) != _shape(vb):
+                return False
+            pairs = _closure_pairs(va, vb)
+            if pairs is None or not all(self._same_captures(x, y, seen) for x, y in pairs):
                 return False
         return True
 
@@ -174,14 +184,28 @@ class LoopStacks:
             self.closure_alias.setdefault(ctx, rep)
             ctx, rep = ctx.parent, rep.parent
 
-    def alias_of(self, ctx: Any) -> Any:
-        """The context that closures made in `ctx` are called in (`_merge_closures`)."""
+    def closure_rep(self, fn: GraphFunction) -> GraphFunction | None:
+        """The closure that closure `fn` was merged with (`_merge_closures`), if any.
+
+        A closure made in a context that stands for another (`closure_alias`: the context of
+        a merged closure, or one of its calls) stands for the same closure made there.
+        """
+        rep = self.closure_reps.get(fn)
+        while rep is not None and rep in self.closure_reps:
+            rep = self.closure_reps[rep]
+        if rep is not None:
+            return rep
+        ctx = self._alias_of(fn.context)
+        return None if ctx is fn.context else GraphFunction(fn.graph, ctx)
+
+    def _alias_of(self, ctx: Any) -> Any:
+        """The context that `ctx` stands for (itself, or with an ancestor that stands for one)."""
         if ctx is None:
             return None
         got = self.closure_alias.get(ctx)
         if got is not None:
             return got
-        parent = self.alias_of(ctx.parent)
+        parent = self._alias_of(ctx.parent)
         return ctx if parent is ctx.parent else type(ctx)(ctx.graph, ctx.args, parent)
 
     def _supersede(self, key: tuple[Graph, Any, tuple[AbstractValue, ...]], wide: Any) -> None:
@@ -266,6 +290,38 @@ def _map_stack_functions(a: AbstractValue, f: Any, inside: bool = False) -> Abst
     if t is AbstractFunction and inside:
         return f(a)
     return a
+
+
+def _closure_pairs(a: Any, b: Any) -> list[tuple[GraphFunction, GraphFunction]] | None:
+    """The pairs of closures of one graph at the same places of `a` and `b` (of one `_shape`).
+
+    None where they cannot be paired (in a union, or partial applications that differ).
+    """
+    if a == b:
+        return []
+    t = type(a)
+    if t is AbstractFunction:
+        mine = {o for o in a.options if o not in b.options}
+        theirs = {o for o in b.options if o not in a.options}
+        if not all(type(o) is GraphFunction for o in (*mine, *theirs)):
+            return None
+        return [(x, y) for x in mine for y in theirs if x.graph is y.graph]
+    parts = {
+        AbstractTuple: lambda v: v.elements,
+        AbstractStack: lambda v: (v.element,),
+        AbstractList: lambda v: (v.element,),
+        AbstractDict: lambda v: v.values,
+        AbstractRecord: lambda v: v.fields,
+    }.get(t)
+    if parts is None:
+        return None
+    out: list[tuple[GraphFunction, GraphFunction]] = []
+    for x, y in zip(parts(a), parts(b)):
+        got = _closure_pairs(x, y)
+        if got is None:
+            return None
+        out += got
+    return out
 
 
 def _shape(a: Any) -> Any:

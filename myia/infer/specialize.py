@@ -256,10 +256,13 @@ class Specializer(FunctionValues):
         merged = self.merged_value(fn)
         if merged is not None:
             return self.graph_for(merged)
+        mirrored = self.mirrored(fn)
         ctxs = list(self.inf.local_contexts.get((fn, where), ()))
-        if not ctxs:
+        if ctxs:
+            ctxs = list(dict.fromkeys([*ctxs, *mirrored]))
+        else:
             # Called elsewhere (the value escaped), or never called (a branch not taken).
-            ctxs = list(self.inf.fn_contexts.get(fn, ())) or self.mirrored(fn)
+            ctxs = list(dict.fromkeys([*self.inf.fn_contexts.get(fn, ()), *mirrored]))
             if len(ctxs) > 1 and not _captures_nothing(fn):
                 # Calls of a closure call the value made here (those of a top-level
                 # function call the specialization for their arguments: `apply`).
@@ -278,17 +281,20 @@ class Specializer(FunctionValues):
         return self.graph_for(ctxs[0])
 
     def mirrored(self, fn: GraphFunction) -> list[Context]:
-        """The contexts of closure `fn`, merged in inference with another of its graph.
+        """The contexts of closure `fn` where inference merged it with another of its graph.
 
         A closure pushed on a loop's stack is called as the one it was merged with
-        (`myia.infer.loop_stacks`): its graph is made from the calls of that one, with
-        `fn`'s own context, whose closures in turn stand for that one's.
+        (`myia.infer.loop_stacks`): the value made here calls its own graph, made from the
+        calls of that one in `fn`'s own context (where the closures made stand for that
+        one's in turn).
         """
-        rep = self.inf.alias_of(fn.context)
-        if rep is fn.context or _captures_nothing(fn):
+        if _captures_nothing(fn):
+            return []
+        rep = self.inf.closure_rep(fn)
+        if rep is None:
             return []
         out = []
-        for c in self.inf.fn_contexts.get(GraphFunction(fn.graph, rep), ()):
+        for c in self.inf.fn_contexts.get(rep, ()):
             mine = Context(fn.graph, c.args, fn.context)
             self.inf.closure_alias.setdefault(mine, c)
             out.append(mine)
