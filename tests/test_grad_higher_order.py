@@ -552,3 +552,21 @@ def test_second_order_through_nested_loops_with_break_and_continue(monkeypatch):
     assert max(contexts) < 2000
     for x, n in [(1.3, 1), (1.3, 5), (-0.7, 8), (2.5, 8)]:
         check_grad(nested_break_continue, x, n, wrt=0, order=2)
+
+
+def while_with_conditional_expression(x, y):
+    while y < 3:
+        x = x * (1.71 if y >= 1.38 else math.tanh(x))
+        y = y + 1
+    return x
+
+
+def test_second_order_through_a_loop_with_a_conditional_expression():
+    # The forward loop of the second order pushes on the first order's stack a closure (the
+    # gradient of a branch's backpropagator) made in a context whose arguments hold that
+    # stack: each iteration's closure had a new type, and the join of the loop's stacks grew
+    # without end ("recursed 3000 levels deep"). Its closures of one graph are one option.
+    # Central differences of the first order: the branch taken at every step (y = -0.7), or
+    # the first steps only (y = 0.9).
+    check_grad(while_with_conditional_expression, 0.3, -0.7, wrt=0, order=2)
+    check_grad(while_with_conditional_expression, -0.4, 0.9, wrt=0, order=2)

@@ -149,6 +149,10 @@ class Inferrer(LoopTypes, LoopStacks):
         #: stacks' elements erased; how many times one grew in all (`_widen_stacks`).
         self.stack_args: dict[tuple[Graph, Any, tuple[AbstractValue, ...]], Any] = {}
         self.stack_growths = 0
+        #: The contexts that closures held in a loop's stacks were made in, merged with
+        #: another closure of their graph: the context each stands for (`_merge_closures`).
+        self.closure_alias: dict[Context, Context] = {}
+        self.closure_reps: dict[GraphFunction, GraphFunction] = {}
 
     # Entry ------------------------------------------------------------------------------------
 

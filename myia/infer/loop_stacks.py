@@ -12,9 +12,22 @@ the calls made consistent with the contexts interpreted last.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
-from ..abstract.data import AbstractValue
+from ..abstract.data import (
+    AbstractDict,
+    AbstractFunction,
+    AbstractList,
+    AbstractRecord,
+    AbstractStack,
+    AbstractTuple,
+    AbstractUnion,
+    AbstractValue,
+    GraphFunction,
+    PartialFunction,
+    show,
+)
 from ..abstract.lattice import TypeMismatch, all_empty, erase_stacks, holds_stack, join
 from ..ir.node import Graph
 
@@ -52,6 +65,10 @@ class LoopStacks:
     partial_contexts: dict[Any, dict[Any, None]]
     is_recursive: Any
     stack: list[Any]
+    closure_alias: dict[Any, Any]
+    closure_reps: dict[GraphFunction, GraphFunction]
+    node_values: dict[Any, Any]
+    scopes: Any
 
     def _widen_stacks(self, g: Graph, args: tuple[AbstractValue, ...], parent: Any) -> Any:
         """The arguments of a call of recursive graph `g`, their stacks joined with earlier calls'.
@@ -77,17 +94,20 @@ class LoopStacks:
         key = (g, parent, tuple(map(erase_stacks, args)))
         old, grown = self.stack_args.get(key, (None, 0))
         if old is None:
+            args = self._merge_closures(args, frozenset())
             self.stack_args[key] = (args, 0)
             return args
         if grown > MAX_GROWTHS:
             # Types that grow without end (a closure pushed whose context holds the stack it
-            # is pushed on): each call keeps its arguments, as a recursion whose arguments
+            # is pushed on, and whose captures differ in type from the earlier ones': see
+            # `_merge_closures`): each call keeps its arguments, as a recursion whose arguments
             # change at every call (an error of inference, not an endless loop of it).
             return args
         try:
             wide = tuple(map(join, old, args))
         except TypeMismatch:
             return args
+        wide = self._merge_closures(wide, frozenset(_graph_functions(old)))
         if wide != old:
             # The contexts being interpreted may have called narrower ones: they are
             # interpreted again (`infer_context`).
@@ -95,6 +115,98 @@ class LoopStacks:
             self.stack_growths += 1
             self._supersede(key, wide)
         return wide
+
+    def _merge_closures(self, args: tuple[AbstractValue, ...], keep: frozenset) -> Any:
+        """`args` with the closures of one graph held in their stacks made one option.
+
+        A block of a loop that makes a closure and pushes it (the backpropagator of a branch,
+        in the second order of a loop) makes it in a context whose arguments hold the stack
+        it pushes on: each iteration's closure has a new type (its context holds the stack of
+        the previous ones), and the join of the loop's stacks grows without end. Two closures
+        of one graph whose captured values have the same types but for the contexts of the
+        closures among them are one option here: the one in `keep` (the join so far), else
+        the first made. The other's contexts stand for the option's (`closure_alias`): the
+        closure pushed is called as the option is, and specialization makes the graph of each
+        from the calls of the option's (`Specializer.indirect`).
+        """
+        merge = functools.partial(self._one_per_graph, keep=keep)
+        return tuple(_map_stack_functions(a, merge) for a in args)
+
+    def _one_per_graph(self, fn: AbstractFunction, keep: frozenset) -> AbstractFunction:
+        """`fn` with its closures of one graph merged into one (`_merge_closures`)."""
+        by_graph: dict[Any, list[GraphFunction]] = {}
+        for o in fn.options:
+            if type(o) is GraphFunction and o.context is not None:
+                by_graph.setdefault(o.graph, []).append(o)
+        drop = set()
+        for same in by_graph.values():
+            if len(same) < 2:
+                continue
+            same.sort(key=lambda o: (o not in keep, _context_size(o.context)))
+            rep = same[0]
+            for other in same[1:]:
+                if self._same_captures(rep, other):
+                    drop.add(other)
+                    self.closure_reps.setdefault(other, rep)
+                    self._alias_chain(other.context, rep.context)
+        return AbstractFunction(fn.options - drop) if drop else fn
+
+    def _same_captures(self, a: GraphFunction, b: GraphFunction, seen: set | None = None) -> bool:
+        """Whether closures `a` and `b` of one graph capture values of the same types.
+
+        Closures among the values are of the same graphs, and capture values of the same
+        types in turn (`seen`: the pairs compared already).
+        """
+        seen = set() if seen is None else seen
+        if a == b or (a, b) in seen:
+            return True
+        seen.add((a, b))
+        for n in self.scopes.free_variables_total.get(a.graph, ()):
+            va, vb = self._captured(n, a.context), self._captured(n, b.context)
+            if va is None or vb is None or _shape(va) != _shape(vb):
+                return False
+            pairs = _closure_pairs(va, vb)
+            if pairs is None or not all(self._same_captures(x, y, seen) for x, y in pairs):
+                return False
+        return True
+
+    def _captured(self, node: Any, ctx: Any) -> Any:
+        """The value of free variable `node` in context chain `ctx` (None if unknown)."""
+        while ctx is not None and ctx.graph is not node.graph:
+            ctx = ctx.parent
+        if ctx is None:
+            return node.abstract if node.is_constant or node.abstract is not None else None
+        return self.node_values.get(ctx, {}).get(node)
+
+    def _alias_chain(self, ctx: Any, rep: Any) -> None:
+        """Record that each context of chain `ctx` stands for the one of chain `rep`."""
+        while ctx is not None and rep is not None and ctx is not rep and ctx != rep:
+            self.closure_alias.setdefault(ctx, rep)
+            ctx, rep = ctx.parent, rep.parent
+
+    def closure_rep(self, fn: GraphFunction) -> GraphFunction | None:
+        """The closure that closure `fn` was merged with (`_merge_closures`), if any.
+
+        A closure made in a context that stands for another (`closure_alias`: the context of
+        a merged closure, or one of its calls) stands for the same closure made there.
+        """
+        rep = self.closure_reps.get(fn)
+        while rep is not None and rep in self.closure_reps:
+            rep = self.closure_reps[rep]
+        if rep is not None:
+            return rep
+        ctx = self._alias_of(fn.context)
+        return None if ctx is fn.context else GraphFunction(fn.graph, ctx)
+
+    def _alias_of(self, ctx: Any) -> Any:
+        """The context that `ctx` stands for (itself, or with an ancestor that stands for one)."""
+        if ctx is None:
+            return None
+        got = self.closure_alias.get(ctx)
+        if got is not None:
+            return got
+        parent = self._alias_of(ctx.parent)
+        return ctx if parent is ctx.parent else type(ctx)(ctx.graph, ctx.args, parent)
 
     def _supersede(self, key: tuple[Graph, Any, tuple[AbstractValue, ...]], wide: Any) -> None:
         """Unwind to the caller of the first context on the stack that `wide` widens, if any.
@@ -150,3 +262,101 @@ class LoopStacks:
         del table[fn][ctx]
         if not table[fn]:
             del table[fn]
+
+
+def _graph_functions(values: Any) -> Any:
+    """The options of the function types held in the stacks of `values`."""
+    out: list[Any] = []
+
+    def collect(fn: AbstractFunction) -> AbstractFunction:
+        out.extend(fn.options)
+        return fn
+
+    for a in values:
+        _map_stack_functions(a, collect)
+    return out
+
+
+def _map_stack_functions(a: AbstractValue, f: Any, inside: bool = False) -> AbstractValue:
+    """`a` with `f` applied to each function type in (the tuples of) its stacks' elements."""
+    t = type(a)
+    if t is AbstractStack:
+        element = _map_stack_functions(a.element, f, True)
+        return a if element is a.element else AbstractStack(element)
+    if t is AbstractTuple:
+        elements = tuple(_map_stack_functions(e, f, inside) for e in a.elements)
+        same = all(x is y for x, y in zip(elements, a.elements))
+        return a if same else AbstractTuple(elements)
+    if t is AbstractFunction and inside:
+        return f(a)
+    return a
+
+
+def _closure_pairs(a: Any, b: Any) -> list[tuple[GraphFunction, GraphFunction]] | None:
+    """The pairs of closures of one graph at the same places of `a` and `b` (of one `_shape`).
+
+    None where they cannot be paired (in a union, or partial applications that differ).
+    """
+    if a == b:
+        return []
+    t = type(a)
+    if t is AbstractFunction:
+        mine = {o for o in a.options if o not in b.options}
+        theirs = {o for o in b.options if o not in a.options}
+        if not all(type(o) is GraphFunction for o in (*mine, *theirs)):
+            return None
+        return [(x, y) for x in mine for y in theirs if x.graph is y.graph]
+    parts = {
+        AbstractTuple: lambda v: v.elements,
+        AbstractStack: lambda v: (v.element,),
+        AbstractList: lambda v: (v.element,),
+        AbstractDict: lambda v: v.values,
+        AbstractRecord: lambda v: v.fields,
+    }.get(t)
+    if parts is None:
+        return None
+    out: list[tuple[GraphFunction, GraphFunction]] = []
+    for x, y in zip(parts(a), parts(b)):
+        got = _closure_pairs(x, y)
+        if got is None:
+            return None
+        out += got
+    return out
+
+
+def _shape(a: Any) -> Any:
+    """`a` with each closure's context left out: what tells two closures' captures apart."""
+    t = type(a)
+    if t is AbstractFunction:
+        return ("fn", frozenset(map(_option_shape, a.options)))
+    if t is AbstractTuple:
+        return ("tuple", tuple(map(_shape, a.elements)))
+    if t is AbstractStack:
+        return ("stack", _shape(a.element))
+    if t is AbstractList:
+        return ("list", _shape(a.element), a.value)
+    if t is AbstractDict:
+        return ("dict", a.keys, tuple(map(_shape, a.values)))
+    if t is AbstractRecord:
+        return ("record", a.cls, tuple(map(_shape, a.fields)))
+    if t is AbstractUnion:
+        return ("union", frozenset(map(_shape, a.options)))
+    return a
+
+
+def _option_shape(o: Any) -> Any:
+    if type(o) is GraphFunction:
+        return ("graph", o.graph)
+    if type(o) is PartialFunction:
+        return ("partial", _option_shape(o.fn), tuple(map(_shape, o.args)))
+    return o
+
+
+def _context_size(ctx: Any) -> tuple[int, str]:
+    """A key ordering contexts by how much their arguments hold (the first made is smallest)."""
+    shown = []
+    while ctx is not None:
+        shown.append(", ".join(map(show, ctx.args)))
+        ctx = ctx.parent
+    text = " / ".join(shown)
+    return len(text), text

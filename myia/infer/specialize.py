@@ -256,10 +256,13 @@ class Specializer(FunctionValues):
         merged = self.merged_value(fn)
         if merged is not None:
             return self.graph_for(merged)
+        mirrored = self.mirrored(fn)
         ctxs = list(self.inf.local_contexts.get((fn, where), ()))
-        if not ctxs:
+        if ctxs:
+            ctxs = list(dict.fromkeys([*ctxs, *mirrored]))
+        else:
             # Called elsewhere (the value escaped), or never called (a branch not taken).
-            ctxs = list(self.inf.fn_contexts.get(fn, ()))
+            ctxs = list(dict.fromkeys([*self.inf.fn_contexts.get(fn, ()), *mirrored]))
             if len(ctxs) > 1 and not _captures_nothing(fn):
                 # Calls of a closure call the value made here (those of a top-level
                 # function call the specialization for their arguments: `apply`).
@@ -276,6 +279,26 @@ class Specializer(FunctionValues):
             # it is its own object (`run` makes it the graph a dispatch tests, if any).
             return self.deads.setdefault(fn, Dead(fn.graph.name))
         return self.graph_for(ctxs[0])
+
+    def mirrored(self, fn: GraphFunction) -> list[Context]:
+        """The contexts of closure `fn` where inference merged it with another of its graph.
+
+        A closure pushed on a loop's stack is called as the one it was merged with
+        (`myia.infer.loop_stacks`): the value made here calls its own graph, made from the
+        calls of that one in `fn`'s own context (where the closures made stand for that
+        one's in turn).
+        """
+        if _captures_nothing(fn):
+            return []
+        rep = self.inf.closure_rep(fn)
+        if rep is None:
+            return []
+        out = []
+        for c in self.inf.fn_contexts.get(rep, ()):
+            mine = Context(fn.graph, c.args, fn.context)
+            self.inf.closure_alias.setdefault(mine, c)
+            out.append(mine)
+        return out
 
     def apply(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Node:
         new = self.graphs[ctx]
