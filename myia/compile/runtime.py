@@ -41,15 +41,53 @@ def _user_frames(
 ) -> list[tuple[Node, Any]]:
     """The nodes of generated code on traceback `tb`, outermost first, with their module."""
     out = []
+    lines: dict[int, list[str]] = {}
     while tb is not None:
         code = tb.tb_frame.f_code
         module = modules.get(code.co_filename)
         if module is not None:
             node = module.nodes.get(tb.tb_lineno)
             if node is not None:
+                if node in module.inner:
+                    text = lines.get(id(module))
+                    if text is None:
+                        text = lines[id(module)] = module.source.splitlines()
+                    node = _innermost(node, module.inner[node], tb, text[tb.tb_lineno - 1])
                 out.append((node, module))
         tb = tb.tb_next
     return out
+
+
+def _innermost(
+    node: Node, inner: list[tuple[Node, str]], tb: types.TracebackType, line: str
+) -> Node:
+    """The node of `node`'s line whose operation raised, or was running, at `tb`.
+
+    A line computes its node and those written inside its expression (`Module.inner`, each
+    with its text): the columns of the instruction running (``co_positions``) tell which of
+    them it is, the narrowest whose text holds them (``s + x[i]`` in a loop's jump is at the
+    line of its body, not at the ``for``). Generated code runs as fast: nothing is recorded
+    before an error.
+    """
+    try:
+        pos = list(tb.tb_frame.f_code.co_positions())[tb.tb_lasti // 2]
+    except (IndexError, ValueError):  # pragma: no cover - no positions (python -X no_debug_ranges)
+        return node
+    first, last, start, end = pos
+    if first != tb.tb_lineno or last != first or start is None or end is None:
+        return node
+    raw = line.encode()
+    start, end = len(raw[:start].decode(errors="ignore")), len(raw[:end].decode(errors="ignore"))
+    best: tuple[int, Node] | None = None
+    for n, text in inner:
+        at = line.find(text)
+        while 0 <= at <= start:
+            if end <= at + len(text):
+                if best is None or len(text) < best[0]:
+                    best = (len(text), n)
+                break
+            at = line.find(text, at + 1)
+    return best[1] if best is not None else node
 
 
 def error_frames(tb: types.TracebackType | None, modules: dict[str, Any]) -> list[ErrorFrame]:
