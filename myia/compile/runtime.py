@@ -141,7 +141,7 @@ def _calls_to(node: Node, module: Any) -> list[tuple[str, Any]]:
 _SCALAR_VALUE_ERRORS = frozenset(["math domain error", "math range error"])
 
 
-def translate_error(exc: Exception, modules: dict[str, Any]) -> Exception:
+def translate_error(exc: BaseException, modules: dict[str, Any]) -> BaseException:
     """The exception to raise for `exc`, raised by generated code (see the module docstring)."""
     if isinstance(exc, MyiaError):
         return exc

@@ -495,7 +495,7 @@ class DebugVM:
                 if fn.effect:
                     try:
                         return fn.impl(*args)
-                    except Exception as exc:
+                    except BaseException as exc:  # (``raise SystemExit`` too)
                         raise UserException(exc) from None
                 return fn.impl(*args)
             if t is Partial:
