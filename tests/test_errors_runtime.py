@@ -367,3 +367,21 @@ def test_an_index_whose_value_the_gradient_does_not_read_raises_at_its_line(back
     check_note(
         info.value, [("index_of_comprehension", line_of(index_of_comprehension, "MARK index"))]
     )
+
+
+@pytest.mark.parametrize("backend", BACKENDS + NATIVE)
+def test_the_frames_of_a_recursion_inlined_once_are_its_own(backend):
+    # ``sqrt_at_the_base`` is inlined into its caller, whose copy jumps to the same blocks as
+    # the function itself: a frame of the function showed the caller's line before its own
+    # (the debug backend lost the caller's frame, a tail call).
+    with pytest.raises(ValueError, match="math domain error") as info:
+        compile_(calls_sqrt_at_the_base, backend=backend)(-1.0)
+    check_note(
+        info.value,
+        [
+            ("calls_sqrt_at_the_base", line_of(calls_sqrt_at_the_base, "MARK top")),
+            ("sqrt_at_the_base", line_of(sqrt_at_the_base, "MARK step")),
+            ("sqrt_at_the_base", line_of(sqrt_at_the_base, "MARK base")),
+        ],
+    )
+    assert "[Previous frame repeated 1 more times]" in notes(info.value)

@@ -65,9 +65,12 @@ class Module:
     #: for the node of a line, the nodes written inside its expression with their text
     #: (the column of the operation that raised tells which of them raised, `runtime`)
     inner: dict[Node, list[tuple[Node, str]]] = field(default_factory=dict)
-    #: for a block written inside the function of another graph, the jump that enters it
-    #: (the call site of an inlined function's first block leads to the user's line)
-    entries: dict[Graph, Node] = field(default_factory=dict)
+    #: for a block written inside the function of another graph, the jump that enters it, by
+    #: (that graph, block) (the call site of an inlined function's first block leads to the
+    #: user's line; a block may be written in several functions)
+    entries: dict[tuple[Graph, Graph], Node] = field(default_factory=dict)
+    #: the graph of each generated function, by its name
+    functions: dict[str, Graph] = field(default_factory=dict)
     #: whether the code may recurse deeper than Python's default limit (non-tail calls of
     #: recursive graphs, or calls of function values)
     deep: bool = False
@@ -229,7 +232,7 @@ class CodeGenerator:
         #: those written since the statement being written began, with their text.
         self.inner: dict[Node, list[tuple[Node, str]]] = {}
         self.pending: list[tuple[Node, str]] = []
-        self.entries: dict[Graph, Node] = {}
+        self.entries: dict[tuple[Graph, Graph], Node] = {}
         self.deep = False
         self._count_uses()
         #: The buffer reuse pass (`myia.compile.reuse`), for arrays of at least
@@ -390,6 +393,7 @@ class CodeGenerator:
             self.line_nodes,
             {n: r for n, r in self.inner.items() if r},
             self.entries,
+            {name: g for g, name in self.function_names.items()},
             self.deep,
         )
 
@@ -556,7 +560,7 @@ class CodeGenerator:
             self.deep = self.deep or self.scopes.is_recursive(target)
             self.emit(indent, f"return {self.callee(target)}({', '.join(args)})", tail)
             return
-        self.entries.setdefault(target, tail)
+        self.entries.setdefault((self.current, target), tail)
         if target not in self.states:
             # A block jumped to from here only: its parameters are names for the arguments
             # (unless it has a function of its own too, whose parameters need their names).

@@ -38,8 +38,11 @@ def dead(*args: Any) -> Any:
 
 def _user_frames(
     tb: types.TracebackType | None, modules: dict[str, Any]
-) -> list[tuple[Node, Any]]:
-    """The nodes of generated code on traceback `tb`, outermost first, with their module."""
+) -> list[tuple[Node, Any, Any]]:
+    """The nodes of generated code on traceback `tb`, outermost first, with their context.
+
+    Each comes with its module and the graph of the generated function running it.
+    """
     out = []
     lines: dict[int, list[str]] = {}
     while tb is not None:
@@ -53,7 +56,7 @@ def _user_frames(
                     if text is None:
                         text = lines[id(module)] = module.source.splitlines()
                     node = _innermost(node, module.inner[node], tb, text[tb.tb_lineno - 1])
-                out.append((node, module))
+                out.append((node, module, module.functions.get(code.co_name)))
         tb = tb.tb_next
     return out
 
@@ -100,30 +103,33 @@ def error_frames(tb: types.TracebackType | None, modules: dict[str, Any]) -> lis
     return _frames_of(sites)
 
 
-def _frames_of(sites: list[tuple[Node, Any]]) -> list[ErrorFrame]:
+def _frames_of(sites: list[tuple[Node, Any, Any]]) -> list[ErrorFrame]:
     calls: list[tuple[str, Any]] = []
     chains: dict[tuple[int, int], list[tuple[str, Any]]] = {}  # a recursion repeats lines
-    for node, module in sites:
-        key = (id(node), id(module))
+    for node, module, fn in sites:
+        key = (id(node), id(module), id(fn))
         chain = chains.get(key)
         if chain is None:
-            chain = chains[key] = _calls_to(node, module)
+            chain = chains[key] = _calls_to(node, module, fn)
         calls.extend(chain)
     return user_frames(calls)
 
 
-def _calls_to(node: Node, module: Any) -> list[tuple[str, Any]]:
+def _calls_to(node: Node, module: Any, fn: Any) -> list[tuple[str, Any]]:
     """The calls down to `node` within one generated function (`DebugInfo.call_chain`).
 
     A node of Myia's library code in a block written inside a user's function (a branch of
     an inlined ``max``) is reached through the jumps that enter its block, up to the call
-    that inlining left a site on (the user's ``max(xs)``).
+    that inlining left a site on (the user's ``max(xs)``), in function `fn`'s graph, which
+    runs it (a block may be written in several functions).
     """
     g = node.graph
     chain = _line_chain(node)
     seen: set[Any] = set()
     while True:
-        via = module.entries.get(g)
+        via = module.entries.get((fn, g))
+        if via is None and fn is None:
+            via = next((v for (_, b), v in module.entries.items() if b is g), None)
         if via is None or g in seen:
             break
         seen.add(g)
