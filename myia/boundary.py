@@ -28,7 +28,7 @@ def myia_entry(*args, **kwargs):
         return call(*args, **kwargs)
     except MyiaError as exc:
         raise trimmed(exc)
-    except Exception as exc:
+    except BaseException as exc:
         if is_program_error(exc):
             raise trimmed(exc)
         raise
@@ -60,7 +60,7 @@ def myia_entry(self, *args, **kwargs):
         return call(self, *args, **kwargs)
     except MyiaError as exc:
         raise trimmed(exc)
-    except Exception as exc:
+    except BaseException as exc:
         if is_program_error(exc):
             raise trimmed(exc)
         raise

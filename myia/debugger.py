@@ -41,7 +41,7 @@ from .boundary import boundary
 from .frontend.cache import new_compilation
 from .infer.engine import Inferrer
 from .infer.specialize import specialize
-from .vm.debug_vm import Frame, _site_frames
+from .vm.debug_vm import Frame, _origins, _site_frames
 from .vm.stepper import Stepper, Stop
 
 HELP = __doc__.split("Commands (as pdb's, one per line)::")[1].split("`run` is")[0]
@@ -269,8 +269,7 @@ class Debugger:
         while f is not None:
             # (A frame's position is after its call; the current one's is at its line.)
             sites.append((f.code, f.pc + 1 if f is self.stop.frame else f.pc))
-            if f.origin is not None:
-                sites.append(f.origin)
+            sites.extend(_origins(f))
             f = f.caller
         for frame in _site_frames(sites[::-1]):
             if frame.location is not None and not frame.function.startswith("∇"):

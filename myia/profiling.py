@@ -103,7 +103,7 @@ def _rows(tracer: _Tracer) -> list[Row]:
         node = module.nodes.get(lineno) if module is not None else None
         if node is None:
             continue  # a ``def`` or ``while`` line: its test counts with it
-        frames = user_frames(_calls_to(node, module))
+        frames = user_frames(_calls_to(node, module, None))
         if not frames or frames[-1].location is None:
             continue
         frame = frames[-1]

@@ -154,6 +154,10 @@ class _Writer:
         }
         if _in_backward_pass(n.debug):
             entry["backward"] = True
+        chain = n.debug.call_chain("?")
+        if len(chain) > 1 and all(f.lstrip("▶◀") != "?" for f, _ in chain):
+            # A node inlined from other functions: the calls down to it, for tracebacks.
+            entry["calls"] = [[f, _location(loc)] for f, loc in chain]
         if n.is_constant:
             entry["kind"] = "constant"
             entry["value"] = self.value(n.value)  # type: ignore[attr-defined]
@@ -313,6 +317,21 @@ def _in_backward_pass(debug: DebugInfo) -> bool:
     return bool(chain) and chain[-1][0].startswith("◀")
 
 
+def _rebuild_calls(debug: DebugInfo, calls: list[list[Any]]) -> None:
+    """Give `debug` the call sites whose `DebugInfo.call_chain` is `calls` (outermost first).
+
+    The names are those saved (``◀f`` in a backward pass), so the chain reads as it did.
+    """
+    info = debug
+    for k in range(len(calls) - 1):
+        (caller, loc), (callee, inner_loc) = calls[k], calls[k + 1]
+        last = k + 2 == len(calls)
+        inner = DebugInfo(None, _read_location(inner_loc) if last else None)
+        info.site = (DebugInfo(None, _read_location(loc)), caller, callee)
+        info.origin = inner
+        info = inner
+
+
 def _location(loc: Location | None) -> list[Any] | None:
     if loc is None:
         return None
@@ -358,8 +377,11 @@ class _Reader:
         if n is not None:
             return n
         entry = self.doc["nodes"][i]
-        info = BackwardInfo if entry.get("backward") else DebugInfo
+        calls = entry.get("calls")
+        info = BackwardInfo if entry.get("backward") and not calls else DebugInfo
         debug = info(entry["name"], _read_location(entry["location"]))
+        if calls:
+            _rebuild_calls(debug, calls)
         if entry["kind"] == "constant":
             n = Constant(self.value(entry["value"]), debug)
         elif entry["kind"] == "apply":

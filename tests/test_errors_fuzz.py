@@ -70,6 +70,26 @@ def count_to(n):
     return s
 
 
+def norm_of(x, ord):
+    return np.linalg.norm(x, ord=ord)  # MARK
+
+
+def fro_along_rows(x):
+    return np.linalg.norm(x, ord="fro", axis=0)  # MARK
+
+
+def f_of_matrix(x):
+    return np.linalg.norm(x, ord="f", axis=(0, 1))  # MARK
+
+
+def one_norm_along(x):
+    return np.linalg.norm(x, ord=1, axis=(0, 2))  # MARK
+
+
+def norm_along_three_axes(x):
+    return np.linalg.norm(x, axis=(0, 1, 2))  # MARK
+
+
 PROGRAMS = [
     (negative_base, (2.0,)),
     (negative_int_base, (3,)),
@@ -91,6 +111,18 @@ PROGRAMS = [
     (count_to, (np.arange(3.0),)),  # it said "a condition must be a scalar"
     (count_to, (np.array(3.0),)),
     (count_to, (np.array(3),)),
+    # NumPy's ValueErrors: they were an axis out of bounds, or a result, silently (ord=3 of
+    # a matrix was its nuclear norm).
+    (norm_of, (np.arange(3.0), "fro")),
+    (norm_of, (np.arange(3.0), "nuc")),
+    (norm_of, (np.ones((2, 2)), 3)),
+    (norm_of, (np.ones((2, 2)), 0)),
+    (norm_of, (np.ones((2, 2)), "bad")),
+    (norm_of, (np.ones((2, 2, 2)), 1)),
+    (fro_along_rows, (np.ones((2, 2)),)),
+    (f_of_matrix, (np.ones((2, 2)),)),
+    (one_norm_along, (np.arange(12.0).reshape(2, 3, 2),)),
+    (norm_along_three_axes, (np.ones((2, 3, 2)),)),
 ]
 
 
@@ -108,7 +140,7 @@ def test_as_python(fn, args, backend):
         assert "# MARK" in text, text
         return
     got = myia.myia(fn, backend=backend)(*args)
-    assert type(got) is type(expected) and got == expected
+    assert type(got) is type(expected) and np.array_equal(got, expected)
 
 
 def test_gradients_of_math_pow_and_log_with_a_base():
@@ -177,6 +209,11 @@ def grad_of_string(x):
     return grad(named, "s")(x, "ab")  # MARK
 
 
+def lambda_arity(x):
+    f = lambda a: a * 2.0  # noqa: E731
+    return f(x, x)  # MARK
+
+
 D = {"a": 1.0, "b": 2.0}
 
 REFUSED = [
@@ -191,6 +228,8 @@ REFUSED = [
     (unexpected_keyword, (1.0,), r"^Pair.__init__\(\) got an unexpected keyword argument 'c'"),
     # It returned the string.
     (grad_of_string, (1.0,), "grad with respect to argument 1, a string"),
+    # Python names a lambda ``<lambda>`` (it was the enclosing function's name).
+    (lambda_arity, (1.0,), r"^<lambda>\(\) takes 1 positional argument but 2 were given"),
 ]
 
 
@@ -219,3 +258,24 @@ def test_post_init_raises_as_python(backend):
 
 def test_an_instance_with_a_post_init_passed_in_is_used():
     assert myia.myia(lambda p: p.value * 2.0)(Positive(1.5)) == 3.0
+
+
+def exits(x):
+    if x > 0.0:
+        raise SystemExit(3)  # MARK
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_system_exit_raises_as_python(backend):
+    # An exception that is not an `Exception` propagates as itself too, with the Myia
+    # traceback as a note and no frame of the package (Myia's frames were all shown).
+    with pytest.raises(SystemExit) as info:
+        myia.myia(exits, backend=backend)(1.0)
+    assert info.value.code == 3
+    text = "".join(traceback.format_exception(info.value))
+    assert PACKAGE not in text and "# MARK" in text, text
+    with pytest.raises(SystemExit) as info:
+        grad(exits, backend=backend)(1.0)
+    text = "".join(traceback.format_exception(info.value))
+    assert PACKAGE not in text and "# MARK" in text, text

@@ -9,6 +9,7 @@ function; an error of a backward pass says that it is in the gradient of its lin
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import traceback
@@ -307,3 +308,80 @@ def test_frames_of_forward_mode_are_named_after_the_users_function(backend):
     note = notes(info.value)
     assert "∂" not in note and "in log_in_loop" in note, note
     assert PACKAGE not in "".join(traceback.format_exception(info.value))
+
+
+# Several nodes in one generated line ----------------------------------------------------------
+
+NATIVE = ["native"] if importlib.util.find_spec("numba") else []
+
+
+def sum_past_the_end(x):
+    s = 0.0
+    for i in range(4):
+        s = s + x[i]  # MARK past the end
+    return s
+
+
+def sqrt_at_the_base(x, n):
+    if n == 0:
+        return math.sqrt(x)  # MARK base
+    return sqrt_at_the_base(x, n - 1) * x  # MARK step
+
+
+def calls_sqrt_at_the_base(x):
+    return sqrt_at_the_base(x, 2)  # MARK top
+
+
+def index_of_comprehension(x, n):
+    xs = [x * i for i in range(3)]
+    return xs[n]  # MARK index
+
+
+@pytest.mark.parametrize("backend", BACKENDS + NATIVE)
+def test_the_node_of_a_line_that_raised_is_the_one_shown(backend):
+    # A generated line computes several nodes (the jump of a loop computes ``s + x[i]`` and
+    # ``i + 1``): the column of the operation that raised tells which. The line of the
+    # ``for`` was shown, or that of ``if n == 0`` for the gradient of the base case.
+    with pytest.raises(IndexError) as info:
+        grad(sum_past_the_end, backend=backend)(np.ones(3))
+    check_note(info.value, [("sum_past_the_end", line_of(sum_past_the_end, "MARK past"))])
+    with pytest.raises(ZeroDivisionError) as info:
+        grad(calls_sqrt_at_the_base, backend=backend)(0.0)
+    check_note(
+        info.value,
+        [
+            ("calls_sqrt_at_the_base" + GRAD, line_of(calls_sqrt_at_the_base, "MARK top")),
+            ("sqrt_at_the_base" + GRAD, line_of(sqrt_at_the_base, "MARK step")),
+            ("sqrt_at_the_base" + GRAD, line_of(sqrt_at_the_base, "MARK base")),
+        ],
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS + NATIVE)
+def test_an_index_whose_value_the_gradient_does_not_read_raises_at_its_line(backend):
+    # ``xs[n]`` is computed for its errors alone (``seq(seq(xs, xs[n]), result)``): it was
+    # not written, and the lazy sensitivity of ``xs`` raised in the backward pass instead,
+    # "in the gradient of" the comprehension.
+    with pytest.raises(IndexError, match="list index out of range") as info:
+        grad(index_of_comprehension, backend=backend)(1.0, 5)
+    check_note(
+        info.value, [("index_of_comprehension", line_of(index_of_comprehension, "MARK index"))]
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS + NATIVE)
+def test_the_frames_of_a_recursion_inlined_once_are_its_own(backend):
+    # ``sqrt_at_the_base`` is inlined into its caller, whose copy jumps to the same blocks as
+    # the function itself: a frame of the function showed the caller's line before its own
+    # (the debug backend lost the caller's frame, a tail call).
+    with pytest.raises(ValueError, match="math domain error") as info:
+        compile_(calls_sqrt_at_the_base, backend=backend)(-1.0)
+    check_note(
+        info.value,
+        [
+            ("calls_sqrt_at_the_base", line_of(calls_sqrt_at_the_base, "MARK top")),
+            ("sqrt_at_the_base", line_of(sqrt_at_the_base, "MARK step")),
+            ("sqrt_at_the_base", line_of(sqrt_at_the_base, "MARK base")),
+        ],
+    )
+    assert "[Previous frame repeated 1 more times]" in notes(info.value)

@@ -124,7 +124,7 @@ class PythonExecutable(Executable):
                     finally:
                         _setrecursionlimit(old)
             return self.fn(*args)
-        except Exception as exc:
+        except BaseException as exc:  # (``raise SystemExit`` in the program too)
             err = translate_error(exc, MODULES)
             if err is exc:
                 raise

@@ -62,9 +62,15 @@ class Module:
     entry: str
     filename: str
     nodes: dict[int, Node] = field(default_factory=dict)
-    #: for a block written inside the function of another graph, the jump that enters it
-    #: (the call site of an inlined function's first block leads to the user's line)
-    entries: dict[Graph, Node] = field(default_factory=dict)
+    #: for the node of a line, the nodes written inside its expression with their text
+    #: (the column of the operation that raised tells which of them raised, `runtime`)
+    inner: dict[Node, list[tuple[Node, str]]] = field(default_factory=dict)
+    #: for a block written inside the function of another graph, the jump that enters it, by
+    #: (that graph, block) (the call site of an inlined function's first block leads to the
+    #: user's line; a block may be written in several functions)
+    entries: dict[tuple[Graph, Graph], Node] = field(default_factory=dict)
+    #: the graph of each generated function, by its name
+    functions: dict[str, Graph] = field(default_factory=dict)
     #: whether the code may recurse deeper than Python's default limit (non-tail calls of
     #: recursive graphs, or calls of function values)
     deep: bool = False
@@ -222,7 +228,11 @@ class CodeGenerator:
         self.global_values: dict[Any, str] = {}
         self.lines: list[str] = []
         self.line_nodes: dict[int, Node] = {}
-        self.entries: dict[Graph, Node] = {}
+        #: The nodes written inside the expression of each line's node (`Module.inner`), and
+        #: those written since the statement being written began, with their text.
+        self.inner: dict[Node, list[tuple[Node, str]]] = {}
+        self.pending: list[tuple[Node, str]] = []
+        self.entries: dict[tuple[Graph, Graph], Node] = {}
         self.deep = False
         self._count_uses()
         #: The buffer reuse pass (`myia.compile.reuse`), for arrays of at least
@@ -348,6 +358,9 @@ class CodeGenerator:
         self.lines.append("    " * indent + text)
         if node is not None:
             self.line_nodes[len(self.lines)] = node
+            if self.pending:
+                inner = self.inner.setdefault(node, [])
+                inner.extend(r for r in self.pending if r[1] in text and r not in inner)
 
     def global_value(self, value: Any, base: str, key: Any = None) -> str:
         """The name of a global holding `value` (one per object, or per `key` where given)."""
@@ -373,7 +386,15 @@ class CodeGenerator:
         filename = f"<myia {entry_name}>"
         source = "\n".join(self.lines) + "\n"
         return Module(
-            source, self.globals, entry_name, filename, self.line_nodes, self.entries, self.deep
+            source,
+            self.globals,
+            entry_name,
+            filename,
+            self.line_nodes,
+            {n: r for n, r in self.inner.items() if r},
+            self.entries,
+            {name: g for g, name in self.function_names.items()},
+            self.deep,
         )
 
     def fn_name(self, g: Graph) -> str:
@@ -515,6 +536,7 @@ class CodeGenerator:
         for node in self.scopes.toposort(g):
             if node.is_apply and node not in skip:
                 self.statement(node, indent)
+        self.pending = []
         if not local:
             text = self.call(out) if out in skip else self.expr(out)
             self.emit(indent, f"return {text}", out)
@@ -538,7 +560,7 @@ class CodeGenerator:
             self.deep = self.deep or self.scopes.is_recursive(target)
             self.emit(indent, f"return {self.callee(target)}({', '.join(args)})", tail)
             return
-        self.entries.setdefault(target, tail)
+        self.entries.setdefault((self.current, target), tail)
         if target not in self.states:
             # A block jumped to from here only: its parameters are names for the arguments
             # (unless it has a function of its own too, whose parameters need their names).
@@ -600,8 +622,6 @@ class CodeGenerator:
         user, i = users[0]
         if user is None or user.graph is not node.graph:
             return False
-        if _is_call_of(user, P.seq) and i == 1:
-            return False
         seq = user
         while _is_call_of(seq, P.seq) and i == 2:
             # ``seq(a, node)`` is `node` wherever it is used: written in one place only.
@@ -609,16 +629,20 @@ class CodeGenerator:
             if len(seq_users) != 1 or seq_users[0][0] is None:
                 return False
             seq, i = seq_users[0]
+        if _is_call_of(seq, P.seq) and i == 1:
+            # Computed for its errors alone (``seq(seq(xs, xs[n]), r)``): no expression reads
+            # it, and no statement writes a ``seq``; `node` is a statement of its own.
+            return False
         if self.split_lines and _line_of(node) != _line_of(user):
             return False
         return True
 
     def statement(self, node: Apply, indent: int) -> None:
         """Write the statement computing `node`, unless it is written where it is used."""
+        self.pending = []
         if _is_call_of(node, P.seq) or self.inlined(node):
             return
-        users = self.uses.get(node, [])
-        if users and all(u is not None and _is_call_of(u, P.seq) and i == 1 for u, i in users):
+        if self.unread(node):
             if self.droppable_expression(node):
                 return  # a value computed for nothing, which cannot raise (nor its inputs
                 # written inside its expression)
@@ -628,6 +652,17 @@ class CodeGenerator:
         if self.reuse is not None:
             for name in self.reuse.released(node):
                 self.emit(indent, f"del {name}")
+
+    def unread(self, node: Node) -> bool:
+        """Whether `node` is computed for its errors alone: only ``seq`` reads it, as a statement.
+
+        ``seq(a, node)`` is `node`: that `seq` must be unread in turn.
+        """
+        users = self.uses.get(node, [])
+        return bool(users) and all(
+            u is not None and _is_call_of(u, P.seq) and (i == 1 or self.unread(u))
+            for u, i in users
+        )
 
     def droppable_expression(self, node: Apply) -> bool:
         """Whether not writing `node`'s expression is unobservable.
@@ -651,7 +686,9 @@ class CodeGenerator:
             if _is_call_of(node, P.seq):
                 return self.expr(node.inputs[2])
             if self.inlined(node):
-                return self.call(node)
+                text = self.call(node)
+                self.pending.append((node, text))
+                return text
         return self.var(node)
 
     def call(self, node: Apply) -> str:

@@ -38,18 +38,59 @@ def dead(*args: Any) -> Any:
 
 def _user_frames(
     tb: types.TracebackType | None, modules: dict[str, Any]
-) -> list[tuple[Node, Any]]:
-    """The nodes of generated code on traceback `tb`, outermost first, with their module."""
+) -> list[tuple[Node, Any, Any]]:
+    """The nodes of generated code on traceback `tb`, outermost first, with their context.
+
+    Each comes with its module and the graph of the generated function running it.
+    """
     out = []
+    lines: dict[int, list[str]] = {}
     while tb is not None:
         code = tb.tb_frame.f_code
         module = modules.get(code.co_filename)
         if module is not None:
             node = module.nodes.get(tb.tb_lineno)
             if node is not None:
-                out.append((node, module))
+                if node in module.inner:
+                    text = lines.get(id(module))
+                    if text is None:
+                        text = lines[id(module)] = module.source.splitlines()
+                    node = _innermost(node, module.inner[node], tb, text[tb.tb_lineno - 1])
+                out.append((node, module, module.functions.get(code.co_name)))
         tb = tb.tb_next
     return out
+
+
+def _innermost(
+    node: Node, inner: list[tuple[Node, str]], tb: types.TracebackType, line: str
+) -> Node:
+    """The node of `node`'s line whose operation raised, or was running, at `tb`.
+
+    A line computes its node and those written inside its expression (`Module.inner`, each
+    with its text): the columns of the instruction running (``co_positions``) tell which of
+    them it is, the narrowest whose text holds them (``s + x[i]`` in a loop's jump is at the
+    line of its body, not at the ``for``). Generated code runs as fast: nothing is recorded
+    before an error.
+    """
+    try:
+        pos = list(tb.tb_frame.f_code.co_positions())[tb.tb_lasti // 2]
+    except (IndexError, ValueError):  # pragma: no cover - no positions (python -X no_debug_ranges)
+        return node
+    first, last, start, end = pos
+    if first != tb.tb_lineno or last != first or start is None or end is None:
+        return node
+    raw = line.encode()
+    start, end = len(raw[:start].decode(errors="ignore")), len(raw[:end].decode(errors="ignore"))
+    best: tuple[int, Node] | None = None
+    for n, text in inner:
+        at = line.find(text)
+        while 0 <= at <= start:
+            if end <= at + len(text):
+                if best is None or len(text) < best[0]:
+                    best = (len(text), n)
+                break
+            at = line.find(text, at + 1)
+    return best[1] if best is not None else node
 
 
 def error_frames(tb: types.TracebackType | None, modules: dict[str, Any]) -> list[ErrorFrame]:
@@ -62,30 +103,33 @@ def error_frames(tb: types.TracebackType | None, modules: dict[str, Any]) -> lis
     return _frames_of(sites)
 
 
-def _frames_of(sites: list[tuple[Node, Any]]) -> list[ErrorFrame]:
+def _frames_of(sites: list[tuple[Node, Any, Any]]) -> list[ErrorFrame]:
     calls: list[tuple[str, Any]] = []
     chains: dict[tuple[int, int], list[tuple[str, Any]]] = {}  # a recursion repeats lines
-    for node, module in sites:
-        key = (id(node), id(module))
+    for node, module, fn in sites:
+        key = (id(node), id(module), id(fn))
         chain = chains.get(key)
         if chain is None:
-            chain = chains[key] = _calls_to(node, module)
+            chain = chains[key] = _calls_to(node, module, fn)
         calls.extend(chain)
     return user_frames(calls)
 
 
-def _calls_to(node: Node, module: Any) -> list[tuple[str, Any]]:
+def _calls_to(node: Node, module: Any, fn: Any) -> list[tuple[str, Any]]:
     """The calls down to `node` within one generated function (`DebugInfo.call_chain`).
 
     A node of Myia's library code in a block written inside a user's function (a branch of
     an inlined ``max``) is reached through the jumps that enter its block, up to the call
-    that inlining left a site on (the user's ``max(xs)``).
+    that inlining left a site on (the user's ``max(xs)``), in function `fn`'s graph, which
+    runs it (a block may be written in several functions).
     """
     g = node.graph
     chain = _line_chain(node)
     seen: set[Any] = set()
     while True:
-        via = module.entries.get(g)
+        via = module.entries.get((fn, g))
+        if via is None and fn is None:
+            via = next((v for (_, b), v in module.entries.items() if b is g), None)
         if via is None or g in seen:
             break
         seen.add(g)
@@ -103,7 +147,7 @@ def _calls_to(node: Node, module: Any) -> list[tuple[str, Any]]:
 _SCALAR_VALUE_ERRORS = frozenset(["math domain error", "math range error"])
 
 
-def translate_error(exc: Exception, modules: dict[str, Any]) -> Exception:
+def translate_error(exc: BaseException, modules: dict[str, Any]) -> BaseException:
     """The exception to raise for `exc`, raised by generated code (see the module docstring)."""
     if isinstance(exc, MyiaError):
         return exc

@@ -192,6 +192,13 @@ def _not_scalar_frames(inferrer: Any, spec: GradSpec, result: AbstractValue) -> 
 
     frames = error_frames(inferrer.calls)
     fn = spec.fn
+    if isinstance(fn, GraphFunction) and result is BOTTOM:
+        ctxs = list(inferrer.fn_contexts.get(fn, ()))
+        node = _raising_node(inferrer, ctxs[-1], set()) if ctxs else None
+        loc = node.debug.find_location() if node is not None else None
+        if loc is not None and not is_internal(loc.filename):
+            frames.append(Frame(fn.graph.name, loc, f"never returns from here ({show(result)})"))
+            return frames
     if isinstance(fn, GraphFunction):
         g = fn.graph
         out = _strip_seq(g.output)
@@ -201,6 +208,31 @@ def _not_scalar_frames(inferrer: Any, spec: GradSpec, result: AbstractValue) -> 
         if loc is not None and not is_internal(loc.filename):
             frames.append(Frame(g.name, loc, f"returns {show(result)}"))
     return frames
+
+
+def _raising_node(inferrer: Any, ctx: Any, seen: set[Any]) -> Any:
+    """The first node of `ctx` that never returns though its inputs do (``a, b = (x, x, x)``).
+
+    A call of a block of the same function (a branch, a loop) that never returns is looked
+    into: the node that never returns there.
+    """
+    seen.add(ctx)
+    values = inferrer.node_values.get(ctx, {})
+    for node in inferrer.scopes.toposort(ctx.graph):
+        if not node.is_apply or values.get(node) is not BOTTOM:
+            continue
+        if any(values.get(i) is BOTTOM for i in node.inputs[1:]):
+            continue
+        base = ctx.graph.name.split(":")[0]
+        for _, callee, _ in inferrer.made.get(ctx, ()):
+            if callee in seen or callee.graph.name.split(":")[0] != base:
+                continue
+            if inferrer.results.get(callee) is BOTTOM:
+                inner = _raising_node(inferrer, callee, seen)
+                if inner is not None:
+                    return inner
+        return node
+    return None
 
 
 def _handed_back(g: Graph, d: Any, p: Any, a: AbstractValue, leaves: tuple[type, ...]) -> Any:

@@ -29,7 +29,7 @@ from ..abstract.lattice import (
 from ..errors import MyiaTypeError
 from ..ir.node import Apply, Constant, DebugInfo, Node
 from ..primitives import P, Primitive
-from .traceback import error_frames, user_name
+from .traceback import called_name, error_frames
 
 
 def _split(args: list[AbstractValue]) -> tuple[list[AbstractValue], dict[str, AbstractValue]]:
@@ -48,7 +48,7 @@ def bind_graph_args(inferrer: Any, fn: GraphFunction, args: list[AbstractValue])
         if not any(type(a) is AbstractKeyword for a in args):
             return args
     names = g.param_names
-    fname = user_name(g.name)
+    fname = called_name(g.name)
     npos = len(params) - g.kwonly - (1 if vararg else 0) - (1 if kwarg else 0)
     pos, kws = _split(args)
     values: dict[str, Any] = dict(zip(names[:npos], pos))

@@ -27,6 +27,16 @@ def user_name(graph_name: str) -> str:
     return f"the backward pass of {name}" if base.startswith("◀") else name
 
 
+def called_name(graph_name: str) -> str:
+    """How a message about a call of the graph named `graph_name` names the function.
+
+    As `user_name`, but a lambda is ``<lambda>``, as Python names it (``f:lambda``).
+    """
+    if graph_name.split(":")[-1] == "lambda":
+        return "<lambda>"
+    return user_name(graph_name)
+
+
 def error_frames(calls: Any) -> list[Frame]:
     """One frame per user-level call on the inference stack, outermost first.
 

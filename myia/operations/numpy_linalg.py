@@ -159,7 +159,7 @@ def _matrix_norm(x, ord, axis, keepdims):
         t = P.reduce_min(P.reduce_sum(a, rows, True, None), cols, True)
     elif ord == np.inf:
         t = P.reduce_max(P.reduce_sum(a, cols, True, None), rows, True)
-    else:  # -inf (other orders are refused by `linalg_norm`)
+    else:  # -inf (other orders are refused by `_norm_of_matrices`)
         t = P.reduce_min(P.reduce_sum(a, cols, True, None), rows, True)
     if keepdims:
         return t
@@ -184,24 +184,48 @@ def linalg_norm(x, ord=None, axis=None, keepdims=False):
     """``np.linalg.norm(x, ord, axis, keepdims)``.
 
     Vector norms (``ord`` None, 0, 1, 2, inf, -inf or p) and matrix norms (``ord`` None,
-    ``"fro"``, ``"nuc"``, 1, -1, 2, -2, inf, -inf; the last three from the SVD).
+    ``"fro"``, ``"nuc"``, 1, -1, 2, -2, inf, -inf; the last three from the SVD). Other orders
+    raise NumPy's `ValueError`, as does an ``ord`` of an array of more than two dimensions
+    without an ``axis``.
     """
+    if axis is None:
+        if ord is None:
+            return P.sqrt(P.reduce_sum(x * x, None, keepdims, None))
+        if P.ndim(x) == 1:
+            return _norm_of_vectors(x, ord, -1, keepdims)
+        if P.ndim(x) == 2:
+            return _norm_of_matrices(x, ord, (-2, -1), keepdims)
+        raise ValueError("Improper number of dimensions to norm.")
+    if isinstance(axis, tuple):
+        if len(axis) == 1:
+            return _norm_of_vectors(x, ord, axis[0], keepdims)
+        if len(axis) == 2:
+            return _norm_of_matrices(x, ord, axis, keepdims)
+        raise ValueError("Improper number of dimensions to norm.")
+    return _norm_of_vectors(x, ord, axis, keepdims)
+
+
+def _norm_of_vectors(x, ord, axis, keepdims):
     if ord is None:
         return P.sqrt(P.reduce_sum(x * x, axis, keepdims, None))
     if isinstance(ord, str):
-        if ord == "fro":
-            return P.sqrt(P.reduce_sum(x * x, (-2, -1) if axis is None else axis, keepdims, None))
-        return _singular_norm(x, ord, (-2, -1) if axis is None else axis, keepdims)
-    if isinstance(axis, tuple):
-        if ord == 2 or ord == -2:
-            return _singular_norm(x, ord, axis, keepdims)
-        return _matrix_norm(x, ord, axis, keepdims)
-    if axis is None:
-        if P.ndim(x) == 2:
-            if ord == 2 or ord == -2:
-                return _singular_norm(x, ord, (-2, -1), keepdims)
-            return _matrix_norm(x, ord, axis, keepdims)
+        raise ValueError(f"Invalid norm order '{ord}' for vectors")
     return _vector_norm(x, ord, axis, keepdims)
+
+
+def _norm_of_matrices(x, ord, axis, keepdims):
+    if ord is None:
+        return P.sqrt(P.reduce_sum(x * x, axis, keepdims, None))
+    if isinstance(ord, str):
+        if ord == "fro" or ord == "f":
+            return P.sqrt(P.reduce_sum(x * x, axis, keepdims, None))
+        if ord == "nuc":
+            return _singular_norm(x, ord, axis, keepdims)
+    elif ord == 2 or ord == -2:
+        return _singular_norm(x, ord, axis, keepdims)
+    elif ord == 1 or ord == -1 or ord == np.inf or ord == -np.inf:
+        return _matrix_norm(x, ord, axis, keepdims)
+    raise ValueError("Invalid norm order for matrices.")
 
 
 def _triangular(a, b, lower, trans, unit_diagonal):

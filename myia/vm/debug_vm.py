@@ -106,6 +106,7 @@ class Code:
         "nodes",
         "simple_call",
         "user",
+        "function",
         "entry",
         "steps",
     )
@@ -119,6 +120,8 @@ class Code:
         )
         loc = graph.debug.find_location()
         self.user = loc is None or not _in_package(loc.filename)
+        #: The function the graph is part of (its blocks and batched copies are).
+        self.function = _function_of(graph.name)
         # A tail call of a user's function, or a jump out of a graph that holds one of its
         # recursive calls inlined, is one level of recursion (`RECURSION_LIMIT`).
         self.entry = bool(graph.flags.get("user_function"))
@@ -211,8 +214,9 @@ class Frame:
 
     `caller_out` is the slot of the caller's values that receives this frame's result; `pc`
     the index of the next instruction (saved while a callee runs). A frame made by a tail call
-    replaces its caller's frame; for tracebacks, `origin` keeps ``(code, pc)`` of the last call
-    site in the user's code that led to it by tail calls (only one: space stays constant).
+    replaces its caller's frame; for tracebacks, `origin` keeps ``(code, pc, origin)`` of the
+    call site in the user's code that led to it by tail calls, and those before it of other
+    functions (one per function: a loop's jumps do not grow it, `_tail_origin`).
     `depth` is the number of frames below it (its callers); `levels` the levels of a user's
     recursion that the tail calls leading to it made (each one a frame in Python).
     """
@@ -236,7 +240,7 @@ class Frame:
         env: Frame | None,
         caller: Frame | None,
         out: int,
-        origin: tuple[Code, int] | None = None,
+        origin: tuple[Any, ...] | None = None,
     ):
         self.code = code
         self.values = values
@@ -295,7 +299,7 @@ class DebugVM:
         args: Any,
         caller: Frame | None,
         out: int,
-        origin: tuple[Code, int] | None = None,
+        origin: tuple[Any, ...] | None = None,
     ) -> Frame:
         code = fn.code
         if code is None:
@@ -398,7 +402,7 @@ class DebugVM:
                             fn.env,
                             frame.caller,
                             frame.caller_out,
-                            (frame.code, pc) if frame.code.user else frame.origin,
+                            _tail_origin(frame, pc),
                         )
                         frame.levels = levels
                     else:
@@ -482,7 +486,7 @@ class DebugVM:
                 if has_kw or not code.simple_call or len(args) != code.nparams:
                     args = self.bind(fn, args)
                 if is_tail and frame is not None:
-                    origin = (frame.code, frame.pc) if frame.code.user else frame.origin
+                    origin = _tail_origin(frame, frame.pc)
                     return self._new_frame(fn, args, frame.caller, frame.caller_out, origin)
                 return self._new_frame(fn, args, frame, out)
             if t is Primitive:
@@ -495,7 +499,7 @@ class DebugVM:
                 if fn.effect:
                     try:
                         return fn.impl(*args)
-                    except Exception as exc:
+                    except BaseException as exc:  # (``raise SystemExit`` too)
                         raise UserException(exc) from None
                 return fn.impl(*args)
             if t is Partial:
@@ -598,8 +602,7 @@ class DebugVM:
         f: Frame | None = frame
         while f is not None:
             sites.append((f.code, f.pc))
-            if f.origin is not None:
-                sites.append(f.origin)
+            sites.extend(_origins(f))
             f = f.caller
         sites.reverse()
         if len(sites) > 2 * _KEPT:
@@ -636,6 +639,38 @@ def _on_arrays(frame: Frame) -> bool:
     node = code.nodes[frame.pc - 1]
     args = [frame.values[code.slots[i]] for i in node.inputs[1:] if i in code.slots]
     return any(hasattr(a, "shape") and hasattr(a, "ndim") for a in args)
+
+
+def _function_of(name: str) -> str:
+    """The user's function of the graph named `name` (``vmap(▶f:loop)`` is ``f``)."""
+    while name.startswith("vmap(") and name.endswith(")"):
+        name = name[5:-1]
+    return name.split(":")[0].lstrip("▶◀∂")
+
+
+def _tail_origin(frame: Frame, pc: int) -> tuple[Any, ...] | None:
+    """The `Frame.origin` of the frame that `frame` tail-calls from position `pc`.
+
+    The call site of a user's graph, before the sites that led to `frame`; a site of the same
+    function as `frame` (the block that jumped to this one) is replaced.
+    """
+    origin = frame.origin
+    code = frame.code
+    if not code.user:
+        return origin
+    if origin is not None and origin[0].function == code.function:
+        origin = origin[2]
+    return (code, pc, origin)
+
+
+def _origins(frame: Frame) -> list[tuple[Code, int]]:
+    """The call sites of `frame`'s `Frame.origin`, innermost first."""
+    out = []
+    o = frame.origin
+    while o is not None:
+        out.append((o[0], o[1]))
+        o = o[2]
+    return out
 
 
 def _site_frames(sites: list[tuple[Code, int]]) -> list[ErrorFrame]:

@@ -105,8 +105,12 @@ def user_frames(calls: list[tuple[str, Location | None]]) -> list[ErrorFrame]:
     pass (the graph ``◀f``) says that it is in the gradient of its line.
     """
     user = [(n, loc) for n, loc in calls if loc is None or not _in_package(loc.filename)]
+    # The graph that calls a gradient (``∇f``, at the ``def``): no line of the user's calls.
+    user = [(n, loc) for k, (n, loc) in enumerate(user) if k + 1 == len(user) or n[:1] != "∇"]
     frames: list[ErrorFrame] = []
     for name, loc in user or calls:
+        while name.startswith("vmap(") and name.endswith(")"):
+            name = name[5:-1]  # the batched graph of a block (`myia.grad.batching`): its own
         base = name.split(":")[0]
         function = base.lstrip("▶◀∂")
         if base.startswith("◀"):
