@@ -105,3 +105,105 @@ def test_vmap_math_loop_test_on_done_examples():
     np.testing.assert_allclose(vmap(halve_logs)(xs), [halve_logs(x) for x in xs])
     with pytest.raises(ValueError, match="math domain error"):
         vmap(halve_logs)(np.array([2.0, -1.0]))
+
+
+# tuple(range(...)), range indexing and slicing -------------------------------------------------
+
+
+def _same(fn, *args, backends=BACKENDS):
+    """Myia's result of ``fn(*args)`` is Python's, of the same type (or the same error)."""
+    want = _python(fn, *args)
+    for backend in backends:
+        got = _myia(fn, *args, backend=backend)
+        assert type(got) is type(want), (backend, got, want)
+        assert np.array_equal(got, want) if type(want) is np.ndarray else got == want, backend
+
+
+RANGES = [
+    (lambda: tuple(range(3)), ()),
+    (lambda: tuple(range(2, 11, 3)), ()),
+    (lambda: tuple(range(5, 0, -2)), ()),
+    (lambda x: np.sum(x, axis=tuple(range(1, x.ndim))), (np.ones((2, 3, 4)),)),
+    (lambda x: np.transpose(x, tuple(range(x.ndim))[::-1]).shape, (np.ones((2, 3, 4)),)),
+    (lambda n: range(n)[1:], (5,)),
+    (lambda n: range(n)[::2], (5,)),
+    (lambda n: range(n)[::-1], (5,)),
+    (lambda n: range(1, n, 3)[-2:0:-1], (20,)),
+    (lambda n: range(n)[-100:100], (4,)),
+    (lambda a, b, i: range(a, b)[i], (2, 7, 1)),
+    (lambda a, b, i: range(a, b)[i], (2, 7, -1)),
+    (lambda a, b, i: range(a, b)[i], (2, 7, 5)),
+    (lambda a, b, i: range(a, b)[i], (2, 7, -6)),
+    (lambda n: list(range(n)[2:]), (6,)),
+    (lambda n: len(range(n)[::3]), (10,)),
+    (lambda n: sum(range(n)[1::2]), (10,)),
+    (lambda n, k: range(n)[::k], (10, 0)),
+    (lambda n: range(n)[2.0], (10,)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(RANGES)))
+def test_ranges_as_python(k):
+    fn, args = RANGES[k]
+    _same(fn, *args)
+
+
+def test_tuple_of_a_range_of_run_time_bounds_is_a_list():
+    # (Its length is known at run time only: Myia's tuples have a length known at compile time.)
+    assert myia(lambda n: tuple(range(n)))(3) == [0, 1, 2]
+
+
+# np.var and np.std of an integer dtype ---------------------------------------------------------
+
+M = np.array([[1, 5, 2], [7, -3, 4]])
+VARS = [
+    (lambda x: np.var(x, dtype=np.int64), (np.arange(5),)),
+    (lambda x: np.std(x, dtype=np.int64), (np.arange(5),)),
+    (lambda x: np.var(x, axis=0, dtype=np.int64), (M,)),
+    (lambda x: np.var(x, dtype=np.int64, ddof=1), (M,)),
+    (lambda x: x.var(dtype=np.int64), (M,)),
+    (lambda x: np.var(x, dtype=np.int16), (M.astype(np.int8),)),
+    (lambda x: np.var(x, dtype=np.int64), (np.array([0.5, 2.7, -1.2]),)),
+    (lambda x: np.var(x, dtype=np.float32), (M,)),
+    (lambda x: np.std(x, axis=1, dtype=np.int32, keepdims=True), (M,)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(VARS)))
+def test_var_std_of_a_dtype_as_numpy(k):
+    fn, args = VARS[k]
+    want = _python(fn, *args)
+    for backend in BACKENDS:
+        got = _myia(fn, *args, backend=backend)
+        if isinstance(want, tuple):  # NumPy's TypeError (a subclass of it)
+            assert issubclass(want[0], got[0]) and got[1] == want[1]
+        else:
+            assert got.dtype == want.dtype and np.array_equal(got, want), backend
+
+
+# NumPy's integers with Python ints: compared exactly ------------------------------------------
+
+U = np.uint8(250)
+MIXED = [
+    (lambda a: min(a, -3), (U,)),
+    (lambda a: min(-3, a), (U,)),
+    (lambda a: max(a, 300), (U,)),
+    (lambda a: max(a, -3), (U,)),
+    (lambda a: min(a, -200), (np.int8(-100),)),
+    (lambda a: max(a, 1000), (np.int8(-100),)),
+    (lambda a, k: min(a, k), (U, -3)),
+    (lambda a: max(a, -3, 5), (U,)),
+    (lambda a: a > -3, (U,)),
+    (lambda a: a < -3, (U,)),
+    (lambda a: -3 <= a, (U,)),
+    (lambda a: a != 300, (U,)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(MIXED)))
+def test_numpy_integers_with_python_ints(k):
+    fn, args = MIXED[k]
+    want = _python(fn, *args)
+    for backend in BACKENDS:
+        got = _myia(fn, *args, backend=backend)
+        assert got == want, (backend, got, want)

@@ -19,7 +19,13 @@ from .ops import myia_hasnext, myia_iter, myia_next
 
 @dataclass(frozen=True)
 class Range:
-    """``range(start, stop, step)``: its own iterator state."""
+    """``range(start, stop, step)``: its own iterator state.
+
+    Its bounds stay known at compile time where they are (``range(1, x.ndim)``), so that
+    ``tuple(range(3))`` is a tuple, as in Python.
+    """
+
+    __myia_constant_fields__ = True
 
     start: int
     stop: int
@@ -41,6 +47,52 @@ class Range:
         else:
             n = (self.start - self.stop - self.step - 1) // -self.step
         return P.maximum(n, 0)
+
+    def __getitem__(self, i):
+        """``r[i]``: an int (Python's IndexError out of range); ``r[a:b:c]``: a range."""
+        n = len(self)
+        if isinstance(i, slice):
+            start, stop, step = slice_indices(i, n)
+            return Range(
+                self.start + start * self.step, self.start + stop * self.step, self.step * step
+            )
+        if isinstance(i, float):
+            raise TypeError("range indices must be integers or slices, not float")
+        if i < 0:
+            i = i + n
+        if i < 0 or i >= n:
+            raise IndexError("range object index out of range")
+        return self.start + i * self.step
+
+
+def slice_indices(s, n):
+    """Python's ``s.indices(n)``: the bounds and step of slice `s` of a length-`n` sequence."""
+    start, stop, step = P.slice_bounds(s)
+    if step is None:
+        step = 1
+    elif step == 0:
+        raise ValueError("slice step cannot be zero")
+    lower = -1 if step < 0 else 0
+    upper = n + lower
+    return (
+        _slice_bound(start, n, lower, upper, upper if step < 0 else lower),
+        _slice_bound(stop, n, lower, upper, lower if step < 0 else upper),
+        step,
+    )
+
+
+def _slice_bound(b, n, lower, upper, default):
+    """A bound of a slice of a length-`n` sequence, clipped to ``[lower, upper]`` (Python's)."""
+    if b is None:
+        return default
+    if b < 0:
+        b = b + n
+        if b < lower:
+            return lower
+        return b
+    if b > upper:
+        return upper
+    return b
 
 
 def reversed_(xs):
@@ -300,6 +352,8 @@ def tuple_(xs=()):
     # A tuple when the length of the iteration is known at compile time, else a list.
     if isinstance(xs, tuple):
         return xs
+    if isinstance(xs, Range) and _capped(len(xs)) >= 0:
+        return P.range_tuple(xs.start, xs.stop, xs.step)
     acc = comp_start(xs)
     for x in xs:
         acc = comp_add(acc, x)
@@ -499,6 +553,21 @@ def min2(a, b):
     return P.where(b < a, b, a)
 
 
+def max2_int64(a, b):
+    """``max(a, b)`` of a NumPy integer narrower than int64 and a Python int, as int64s.
+
+    Python compares them exactly and returns one of them: the Python int is not wrapped
+    around into the NumPy dtype (``max(np.uint8(3), 300)`` is 300, ``min(np.uint8(3), -1)``
+    is -1).
+    """
+    return max2(P.astype(a, "int64"), P.astype(b, "int64"))
+
+
+def min2_int64(a, b):
+    """``min(a, b)`` of a NumPy integer narrower than int64 and a Python int (`max2_int64`)."""
+    return min2(P.astype(a, "int64"), P.astype(b, "int64"))
+
+
 def max_n(*xs):
     return max_iter(xs)
 
@@ -692,9 +761,12 @@ def known_length(it):
 
 def _rows(it):
     # The number of elements of a fresh iteration `it`, known at compile time: that of a
-    # tuple, of an array's rows (a `SequenceIter` over an array starts at 0); else -1.
+    # tuple, of an array's rows (a `SequenceIter` over an array starts at 0), of a range of
+    # bounds known at compile time; else -1.
     if isinstance(it, tuple):
         return _capped(P.tuple_len(it))
+    if isinstance(it, Range):
+        return _capped(len(it))
     if isinstance(it, SequenceIter):
         if isinstance(it.seq, np.ndarray):
             return _capped(len(it.seq))
