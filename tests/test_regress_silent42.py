@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from myia import grad, myia, vmap
+from myia.errors import MyiaTypeError
 from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug", "jax"]
@@ -207,3 +208,70 @@ def test_numpy_integers_with_python_ints(k):
     for backend in BACKENDS:
         got = _myia(fn, *args, backend=backend)
         assert got == want, (backend, got, want)
+
+
+# Dict views: iterated, measured, searched, not subscripted ------------------------------------
+
+D = {"a": 1.0, "b": 2.0, "c": 4.0}
+
+
+def _bound_keys(d):
+    ks = d.keys()
+    return ks[0]
+
+
+def _second(view):
+    return view[1]
+
+
+def _passed_values(d):
+    return _second(d.values())
+
+
+def _returned_items(d):
+    return d.items()
+
+
+def _items_of_returned(d):
+    items = _returned_items(d)
+    return items[0]
+
+
+@pytest.mark.parametrize(
+    "fn,said",
+    [
+        (_bound_keys, "'dict_keys' object is not subscriptable"),
+        (_passed_values, "'dict_values' object is not subscriptable"),
+        (_items_of_returned, "'dict_items' object is not subscriptable"),
+    ],
+)
+def test_dict_views_are_not_subscriptable_wherever_they_flow(fn, said):
+    with pytest.raises(TypeError, match=said):
+        fn(D)
+    with pytest.raises(MyiaTypeError, match=said):
+        myia(fn)(D)
+
+
+def _views_used(d):
+    ks, vs = d.keys(), d.values()
+    s = 0.0
+    for v in vs:
+        s += v
+    listed = [(i, k, v) for i, (k, v) in enumerate(d.items())]
+    return (
+        (len(ks), "a" in ks, "z" in ks, 2.0 in vs, bool(ks), list(ks), tuple(vs), s),
+        ([k for k in ks], sum(vs), max(vs), any(v > 3 for v in vs), all(v > 0 for v in vs)),
+        (listed, list(zip(ks, vs)), (*ks,), [*vs], tuple(reversed(ks))),
+        {k: v * 2 for k, v in d.items()},
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dict_views_iterate_as_python(backend):
+    assert myia(_views_used, backend=backend)(D) == _views_used(D)
+    # a view returned comes back as the tuple of its elements
+    assert myia(lambda d: d.items(), backend=backend)(D) == tuple(D.items())
+
+
+def test_grad_through_dict_views():
+    check_grad(lambda d: sum(v * v for v in d.values()) + len(d.keys()), D)

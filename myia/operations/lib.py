@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..primitives import P
-from .ops import myia_hasnext, myia_iter, myia_next
+from .ops import myia_hasnext, myia_iter, myia_next, refuse
 
 # Iteration protocol: iter(x) gives an iterator state; hasnext(it) and next(it) -> (x, it').
 
@@ -96,7 +96,12 @@ def _slice_bound(b, n, lower, upper, default):
 
 
 def reversed_(xs):
-    """``reversed(xs)``: a range backwards, or a tuple, list or array's rows in reverse order."""
+    """``reversed(xs)``: a range backwards, or a sequence's elements in reverse order.
+
+    Of a tuple, a list, a dict view or the rows of an array.
+    """
+    if _is_view(xs):
+        return xs.items[::-1]
     if isinstance(xs, Range):
         n = len(xs)
         return Range(xs.start + (n - 1) * xs.step, xs.start - xs.step, -xs.step)
@@ -192,6 +197,15 @@ def _kept_fields(obj, names, changes):
 def star_tuple(xs):
     """``*xs`` of a tuple (in a tuple display or a call): its elements, the tuple itself."""
     return xs
+
+
+def view_items(xs):
+    """``*xs`` of a dict view (`DictView`): the tuple of its elements."""
+    return xs.items
+
+
+def _is_view(xs):
+    return isinstance(xs, DictKeys) or isinstance(xs, DictValues) or isinstance(xs, DictItems)
 
 
 @dataclass(frozen=True)
@@ -352,6 +366,8 @@ def tuple_(xs=()):
     # A tuple when the length of the iteration is known at compile time, else a list.
     if isinstance(xs, tuple):
         return xs
+    if _is_view(xs):
+        return xs.items
     if isinstance(xs, Range) and _capped(len(xs)) >= 0:
         return P.range_tuple(xs.start, xs.stop, xs.step)
     acc = comp_start(xs)
@@ -444,6 +460,11 @@ def min_iter(xs):
     return best
 
 
+def contains_record(x, xs):
+    """``x in xs`` of a dataclass instance: ``xs.__contains__(x)``."""
+    return xs.__contains__(x)
+
+
 def contains(x, xs):
     for y in xs:
         if x == y:
@@ -483,12 +504,63 @@ def dict_len(d):
     return P.tuple_len(P.dict_keys(d))
 
 
+@dataclass(frozen=True)
+class DictView:
+    """``d.keys()``, ``d.values()``, ``d.items()``: the tuple of the elements of a view.
+
+    Iterated, measured and searched as the tuple (``for``, ``len``, ``in``, ``list``,
+    ``tuple``, ``zip``...), but not subscriptable, as in Python, wherever it flows (bound to a
+    name, passed, returned): ``ks[0]`` is Python's TypeError, at compile time.
+    """
+
+    items: tuple
+
+    def __myia_iter__(self):
+        return self.items
+
+    def __len__(self):
+        return P.tuple_len(self.items)
+
+    def __contains__(self, x):
+        return contains(x, self.items)
+
+
+@dataclass(frozen=True)
+class DictKeys(DictView):
+    """``d.keys()`` (`DictView`)."""
+
+    __myia_view__ = "dict_keys"
+
+    def __getitem__(self, i):
+        refuse("'dict_keys' object is not subscriptable")
+
+
+@dataclass(frozen=True)
+class DictValues(DictView):
+    """``d.values()`` (`DictView`)."""
+
+    __myia_view__ = "dict_values"
+
+    def __getitem__(self, i):
+        refuse("'dict_values' object is not subscriptable")
+
+
+@dataclass(frozen=True)
+class DictItems(DictView):
+    """``d.items()`` (`DictView`)."""
+
+    __myia_view__ = "dict_items"
+
+    def __getitem__(self, i):
+        refuse("'dict_items' object is not subscriptable")
+
+
 def dict_keys(d):
-    return P.dict_keys(d)
+    return DictKeys(P.dict_keys(d))
 
 
 def dict_values(d):
-    return P.dict_values(d)
+    return DictValues(P.dict_values(d))
 
 
 def dict_get(d, key, default=None):
@@ -499,7 +571,7 @@ def dict_get(d, key, default=None):
 
 
 def dict_items(d):
-    return _pairs(P.dict_keys(d), P.dict_values(d))
+    return DictItems(_pairs(P.dict_keys(d), P.dict_values(d)))
 
 
 def _pairs(ks, vs):
