@@ -275,3 +275,12 @@ def test_dict_views_iterate_as_python(backend):
 
 def test_grad_through_dict_views():
     check_grad(lambda d: sum(v * v for v in d.values()) + len(d.keys()), D)
+
+
+# Found writing everyday programs --------------------------------------------------------------
+
+
+def test_int_to_a_negative_constant_power_is_a_float():
+    # It was folded at compile time as an int: 0.
+    _same(lambda: (2**-2, 2**-1 + 1, 10**2))
+    _same(lambda a: a**-2 * 4, 2)
