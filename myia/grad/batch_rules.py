@@ -79,6 +79,10 @@ def _raises_in_python(op: Any, node: Any) -> bool:
     )
 
 
+# (A batched `P.python_errors` is one too: its operation is a constant, its operands arrays.)
+batch_rule(P.python_errors)(batch_elementwise)
+
+
 @batch_rule(P.astype, P.stop_gradient, P.identity)
 def batch_first_only(b, node, args, bts):
     """``astype(x, dtype)``: the first argument batched, the others constants."""
