@@ -268,11 +268,14 @@ def _views_used(d):
     for v in vs:
         s += v
     listed = [(i, k, v) for i, (k, v) in enumerate(d.items())]
+    a, b, c = d.values()
+    first, *others = d.keys()
     return (
         (len(ks), "a" in ks, "z" in ks, 2.0 in vs, bool(ks), list(ks), tuple(vs), s),
         ([k for k in ks], sum(vs), max(vs), any(v > 3 for v in vs), all(v > 0 for v in vs)),
         (listed, list(zip(ks, vs)), (*ks,), [*vs], tuple(reversed(ks))),
         {k: v * 2 for k, v in d.items()},
+        (a + b * c, first, others),
     )
 
 
@@ -288,6 +291,17 @@ def test_grad_through_dict_views():
 
 
 # Found writing everyday programs --------------------------------------------------------------
+
+
+def test_log2_is_exact_at_powers_of_two():
+    # The JAX backend computed 2.9999999999999996 (and int() of it 2).
+    _same(lambda x: (int(math.log2(x)), math.log2(x) == 3.0, math.log2(0.25)), 8.0)
+    a = np.array([1.0, 8.0, 1024.0, 0.125, 0.0, -1.0])
+    for backend in BACKENDS:
+        f = myia(lambda a: np.log2(a), backend=backend)
+        np.testing.assert_array_equal(f(a), np.log2(a))
+        np.testing.assert_array_equal(f(a.astype(np.float32)), np.log2(a.astype(np.float32)))
+        np.testing.assert_allclose(f(np.array([3.0, 0.3])), np.log2([3.0, 0.3]), rtol=1e-15)
 
 
 def test_int_to_a_negative_constant_power_is_a_float():

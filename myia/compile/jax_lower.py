@@ -566,6 +566,17 @@ def _python_extremum(pick: str) -> Any:
     return lower
 
 
+def log2(x: Any) -> Any:
+    """``log2(x)``, exact at the powers of 2 as NumPy's and ``math``'s (XLA's is not).
+
+    ``math.log2(8.0)`` is 3.0, where XLA computes 2.9999999999999996 (and ``int()`` of it 2).
+    """
+    jnp = _jax().numpy
+    r = jnp.log2(x)
+    m, e = jnp.frexp(jnp.asarray(x, r.dtype))
+    return jnp.where(m == 0.5, (e - 1).astype(r.dtype), r)
+
+
 def _to_float(args: list[str], node: Any, ctx: Any) -> str | None:
     """``float(x)`` of a number or 0-d array: the same number as a (traced) float64."""
     a = node.inputs[1].abstract
@@ -643,6 +654,7 @@ JAX_LOWER: dict[Any, Any] = {
     P.solve: _call(solve),
     P.matmul: _matmul,
     P.erf: _call(_special("erf")),
+    P.log2: _call(log2),
     P.erfc: _call(_special("erfc")),
     P.gammaln: _call(_special("gammaln")),
     P.digamma: _call(_special("digamma")),

@@ -164,6 +164,16 @@ def unpack_at_least(xs, n):
     return xs
 
 
+def unpack_view(xs, n):
+    """``a, b = d.values()``: the tuple of the view's elements, of `n` elements."""
+    return unpack(xs.items, n)
+
+
+def unpack_view_at_least(xs, n):
+    """``a, *rest = d.values()``: the tuple of the view's elements, of `n` or more."""
+    return unpack_at_least(xs.items, n)
+
+
 def unpack_unchecked(xs, n):
     return xs
 

@@ -395,10 +395,17 @@ def _contains(x: Any, xs: Any) -> Any:
 contains = Operation("contains", _contains)
 
 
+def _is_view(k: Any) -> bool:
+    """Whether kind `k` is a dict view (``d.keys()``: `myia.operations.lib.DictView`)."""
+    return is_record(k) and hasattr(k, "__myia_view__")
+
+
 def _unpack(xs: Any, n: Any) -> Any:
     """``a, b = xs``: `xs`, after checking that it has `n` elements (as Python does)."""
     if xs in (tuple, list, Array):
         return _lib().unpack
+    if _is_view(xs):  # ``a, b = d.values()``: its tuple
+        return _lib().unpack_view
     return _lib().unpack_unchecked
 
 
@@ -409,6 +416,8 @@ def _unpack_star(xs: Any, n: Any) -> Any:
     """``a, *rest = xs``: `xs`, after checking that it has at least `n` elements."""
     if xs in (tuple, list, Array):
         return _lib().unpack_at_least
+    if _is_view(xs):
+        return _lib().unpack_view_at_least
     raise NoMatch(
         f"a starred assignment unpacks a tuple, list or array in Myia, not a {_kind_name(xs)}"
     )
@@ -427,7 +436,7 @@ def _star_tuple(xs: Any) -> Any:
         return _lib().star_tuple
     if xs is dict:  # its keys, constants
         return P.dict_keys
-    if is_record(xs) and hasattr(xs, "__myia_view__"):  # ``*d.values()``
+    if _is_view(xs):  # ``*d.values()``
         return _lib().view_items
     if xs is list:
         raise NoMatch(
@@ -447,7 +456,7 @@ def _star_list(xs: Any) -> Any:
     """
     if xs is list:
         return _lib().star_tuple  # (itself: lists are immutable in Myia)
-    if xs in (tuple, Array, dict) or (is_record(xs) and hasattr(xs, "__myia_view__")):
+    if xs in (tuple, Array, dict) or _is_view(xs):
         return _lib().list_
     raise NoMatch(
         f"the value after * in a list display must be a list, tuple, array or dict, not a "
