@@ -211,6 +211,16 @@ MIXED = [
 ]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_uint64_with_a_negative_python_int_is_refused(backend):
+    # No dtype holds both (it was 2 ** 64 - 1, silently).
+    big = np.uint64(2**63 + 5)
+    f = myia(lambda a, k: (max(a, k), min(k, a)), backend=backend)
+    assert f(big, 7) == (big, 7) and f(np.uint64(5), 7) == (7, 5)
+    with pytest.raises(OverflowError, match="Python integer -1 out of bounds for uint64"):
+        myia(lambda a: min(a, -1), backend=backend)(np.uint64(5))
+
+
 @pytest.mark.parametrize("k", range(len(MIXED)))
 def test_numpy_integers_with_python_ints(k):
     fn, args = MIXED[k]

@@ -650,6 +650,30 @@ def min2_int64(a, b):
     return min2(P.astype(a, "int64"), P.astype(b, "int64"))
 
 
+def max2_uint64(a, b):
+    """``max(a, b)`` of a ``np.uint64`` and a Python int: compared exactly, a uint64.
+
+    No dtype holds both: a negative Python int that wins is Python's answer, which Myia
+    refuses (NumPy's ``OverflowError``), rather than wrapping it around.
+    """
+    if b > a:
+        return _uint64(b)
+    return _uint64(a)
+
+
+def min2_uint64(a, b):
+    """``min(a, b)`` of a ``np.uint64`` and a Python int (`max2_uint64`)."""
+    if b < a:
+        return _uint64(b)
+    return _uint64(a)
+
+
+def _uint64(x):
+    if x < 0:
+        raise OverflowError(f"Python integer {x} out of bounds for uint64")
+    return P.astype(x, "uint64")
+
+
 def max_n(*xs):
     return max_iter(xs)
 
