@@ -25,6 +25,11 @@ from .abstract.data import (
 )
 
 
+def _is_view(a: Any) -> bool:
+    """Whether `a` is a dict view (``d.keys()``: `myia.operations.lib.DictView`)."""
+    return isinstance(a, AbstractRecord) and hasattr(a.cls, "__myia_view__")
+
+
 def _is_range(a: Any) -> bool:
     from .operations.lib import Range
 
@@ -48,7 +53,7 @@ def has_0d_array(a: AbstractValue) -> bool:
             todo.append(x.element)
         elif isinstance(x, AbstractDict):
             todo.extend(x.values)
-        elif _is_range(x):
+        elif _is_range(x) or _is_view(x):
             return True
         elif isinstance(x, AbstractRecord) and not any(isinstance(f, SelfRef) for f in x.fields):
             todo.extend(x.fields)
@@ -87,6 +92,9 @@ def converter(a: AbstractValue) -> Callable[[Any], Any]:
     assert isinstance(a, AbstractRecord)
     if _is_range(a):
         return lambda v: range(int(v.start), int(v.stop), int(v.step))
+    if _is_view(a):  # (its elements, as a tuple: a view of a dict needs the dict)
+        items = converter(a.fields[0])
+        return lambda v: items(v.items)
     fields = [(n, converter(t)) for n, t in zip(a.names, a.fields) if has_0d_array(t)]
     return lambda v: dataclasses.replace(v, **{n: c(getattr(v, n)) for n, c in fields})
 

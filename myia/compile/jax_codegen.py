@@ -209,14 +209,14 @@ def flagged(node: Any) -> str | None:
     of a narrower integer dtype (`narrow_ints`, `jax_runtime.check_step`); ``"power"``:
     ``a ** b`` of NumPy integers (`jax_runtime.check_power`: NumPy raises for a negative
     exponent, and XLA's power is NumPy's for exponents under 64 only), where a Python int
-    operand is also checked as a ``"narrow"`` one is; ``"raise"``: ``raise`` and ``assert``
-    (their lowerings flag: `jax_runtime.raise_flagged`, `assert_flagged`).
+    operand is also checked as a ``"narrow"`` one is; ``"raise"``: ``raise``, ``assert`` and
+    `P.python_errors` (their lowerings flag: `jax_runtime.raise_flagged`, `assert_flagged`).
     """
     fn = node.inputs[0]
     if not (fn.is_constant and hasattr(fn.value, "name")):
         return None
     name, out = fn.value.name, node.abstract
-    if name in ("raise", "assert"):
+    if name in ("raise", "assert", "python_errors"):
         return "raise"
     ins = [i.abstract for i in node.inputs[1:]]
     if name in _COMPARISONS and _compared_int(node) is not None:

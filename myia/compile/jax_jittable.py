@@ -221,9 +221,13 @@ def _calls(node: Any, prims: Any) -> bool:
 def _int_out_of_range(node: Any) -> bool:
     """Whether a constant Python int of `node` does not fit its integer dtype.
 
-    NumPy raises ``OverflowError`` there (``np.int32(5) + 2**31``); XLA would wrap it.
+    NumPy raises ``OverflowError`` there (``np.int32(5) + 2**31``), or compares exactly
+    (``np.uint8(250) > -3``); XLA would wrap it.
     """
     dtype = _strong_dtype(node.abstract)
+    if dtype == "bool":  # a comparison: of its operands' dtype
+        strong = [_strong_dtype(i.abstract) for i in node.inputs[1:]]
+        dtype = next((d for d in strong if d not in (None, "bool")), None)
     if dtype is None or np.dtype(dtype).kind not in "iu":
         return False
     info = np.iinfo(dtype)

@@ -566,6 +566,17 @@ def _python_extremum(pick: str) -> Any:
     return lower
 
 
+def log2(x: Any) -> Any:
+    """``log2(x)``, exact at the powers of 2 as NumPy's and ``math``'s (XLA's is not).
+
+    ``math.log2(8.0)`` is 3.0, where XLA computes 2.9999999999999996 (and ``int()`` of it 2).
+    """
+    jnp = _jax().numpy
+    r = jnp.log2(x)
+    m, e = jnp.frexp(jnp.asarray(x, r.dtype))
+    return jnp.where(m == 0.5, (e - 1).astype(r.dtype), r)
+
+
 def _to_float(args: list[str], node: Any, ctx: Any) -> str | None:
     """``float(x)`` of a number or 0-d array: the same number as a (traced) float64."""
     a = node.inputs[1].abstract
@@ -605,6 +616,25 @@ def _mean(args: list[str], node: Any, ctx: Any) -> str | None:
     return f"np.mean({args[0]}, axis={axis!r}, keepdims={keepdims!r}, dtype={out.dtype!r})"
 
 
+def python_errors(result: Any, op: Any, x: Any, y: Any) -> Any:
+    """`P.python_errors`: `result`, flagged where an example's value is not finite.
+
+    Flagged where an example's result or operand is not finite, or its integer divisor is 0:
+    the host computes them again, and raises Python's error where Python does.
+    """
+    from .jax_runtime import check
+
+    jnp = _jax().numpy
+    bad = jnp.zeros(jnp.shape(result), bool)
+    for v in (result, x) if y is None else (result, x, y):
+        v = jnp.asarray(v)
+        if jnp.issubdtype(v.dtype, jnp.floating):
+            bad = bad | ~jnp.isfinite(v)
+    if y is not None and not jnp.issubdtype(jnp.asarray(y).dtype, jnp.floating):
+        bad = bad | (jnp.asarray(y) == 0)
+    return check(jnp.any(bad), result)
+
+
 def exclusive_cumprod(a: Any, axis: Any, reverse: bool) -> Any:
     """`myia.primitives.array_grad.exclusive_cumprod` of traced values."""
     jnp = _jax().numpy
@@ -624,6 +654,7 @@ JAX_LOWER: dict[Any, Any] = {
     P.solve: _call(solve),
     P.matmul: _matmul,
     P.erf: _call(_special("erf")),
+    P.log2: _call(log2),
     P.erfc: _call(_special("erfc")),
     P.gammaln: _call(_special("gammaln")),
     P.digamma: _call(_special("digamma")),
@@ -678,6 +709,7 @@ JAX_LOWER: dict[Any, Any] = {
     P.mod: _of_floats(python_mod),
     P.floordiv: _of_floats(python_floordiv),
     # Python's errors, which XLA cannot raise: flagged (the host raises them).
+    P.python_errors: _call(python_errors),
     P.raise_: _call(raise_flagged),
     P.assert_: _call(assert_flagged),
     # The messages of errors (`jax_jittable._messages`): the host makes them when it raises.

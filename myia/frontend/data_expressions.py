@@ -17,13 +17,6 @@ from .indices import mask_positions
 from .windows import window_length
 
 
-def _is_path(node: ast.expr) -> bool:
-    """Whether `node` is a name or a chain of attributes of one (``self.d``): read twice alike."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
-
-
 class DataExpressions:
     """Subscripts (``x[i]``, slices, windows, masks), displays and f-strings."""
 
@@ -33,18 +26,6 @@ class DataExpressions:
 
     def expr_Subscript(self, block: Block, node: ast.Subscript) -> Node:
         value = self.expr(block, node.value)
-        v = node.value
-        if (
-            isinstance(v, ast.Call)
-            and not v.args
-            and not v.keywords
-            and isinstance(v.func, ast.Attribute)
-            and v.func.attr in ("keys", "values", "items")
-            and _is_path(v.func.value)
-        ):  # ``d.keys()[0]``: refused where ``d`` is a dict (`ops.view_subscript`)
-            obj = self.expr(block, v.func.value)
-            name = Constant(v.func.attr)
-            value = block.apply(ops.view_subscript, obj, name, value, debug=self.dbg(node))
         index = self.index(block, node.slice)
         return block.apply(ops.getitem, value, index, debug=self.dbg(node))
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..abstract.data import ANYTHING, AbstractArray
+from ..abstract.data import ANYTHING, AbstractArray, AbstractScalar
 from ..ir.node import Constant
 from ..primitives import PRIMITIVES, P
 from .batch_registry import batch_rule
@@ -54,7 +54,33 @@ def batch_elementwise(b, node, args, bts):
         return None
     r = max(_rank(a) for a in abstracts)
     vals = [_lifted(b, v, a, r) if bt else v for v, a, bt in zip(args, abstracts, bts)]
-    return b.apply(node.inputs[0].value, *vals), True
+    op = node.inputs[0].value
+    out = b.apply(op, *vals)
+    if _raises_in_python(op, node) and not b.masked:
+        out = b.apply(P.python_errors, out, op.name, *vals, *[None] * (2 - len(vals)))
+    return out, True
+
+
+#: The elementwise primitives that raise on Python numbers where NumPy gives ``inf`` or
+#: ``nan`` (``math.log(0.0)``: ValueError, ``1.0 / 0.0``: ZeroDivisionError).
+_PYTHON_RAISES = frozenset(
+    "truediv floordiv mod exp log log1p log2 log10 expm1 sqrt sin cos tan asin acos sinh "
+    "cosh acosh atanh gammaln".split()
+)
+
+
+def _raises_in_python(op: Any, node: Any) -> bool:
+    """Whether `node`, ``op`` of Python numbers, may raise Python's error (`P.python_errors`)."""
+    ins = [i.abstract for i in node.inputs[1:]]
+    return (
+        op.name in _PYTHON_RAISES
+        and len(ins) <= 2
+        and all(isinstance(a, AbstractScalar) and a.weak for a in (node.abstract, *ins))
+    )
+
+
+# (A batched `P.python_errors` is one too: its operation is a constant, its operands arrays.)
+batch_rule(P.python_errors)(batch_elementwise)
 
 
 @batch_rule(P.astype, P.stop_gradient, P.identity)

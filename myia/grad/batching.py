@@ -165,6 +165,11 @@ class Batcher:
         self.done: dict[Any, Graph] = {}
         self.graph: Graph = None  # type: ignore[assignment]  # the graph being built
         self.source: Node | None = None  # the node being batched
+        #: Whether the graph being built is a loop's body run on every example while some
+        #: continue (`masked_loop`): Python's errors are not raised there (`P.python_errors`),
+        #: as an example that is done may hold values outside the body's domain (its test
+        #: runs again on the state it stopped at, which Python tested too).
+        self.masked = False
 
     def apply(self, fn: Any, *args: Any) -> Apply:
         """A node of the graph being built, derived from the node being batched.
@@ -185,7 +190,7 @@ class Batcher:
         graph returns the tuple of that call's arguments instead (the next state). The parts
         of the result whose `out_axes` are None are left unbatched (they must not be batched).
         """
-        key = (g, sig, tail_of, out_axes)
+        key = (g, sig, tail_of, out_axes, self.masked)
         if key in self.done:
             return self.done[key]
         ng = self.done[key] = Graph(f"vmap({g.name})")
@@ -441,11 +446,15 @@ class Batcher:
         going = c if k == 0 else self.apply(P.logical_not, c)
         sig = tuple(bt for _, bt in args)
         vals = [v for v, _ in args]
-        if body is g:
-            steps = [self.full(v, bt, p.abstract) for (v, bt), p in zip(args, g.parameters)]
-        else:
-            step = self.apply(self.batch(body, sig, tail_of=g), *vals)
-            steps = [self.apply(P.tuple_getitem, step, i) for i in range(len(g.parameters))]
+        masked, self.masked = self.masked, True
+        try:
+            if body is g:
+                steps = [self.full(v, bt, p.abstract) for (v, bt), p in zip(args, g.parameters)]
+            else:
+                step = self.apply(self.batch(body, sig, tail_of=g), *vals)
+                steps = [self.apply(P.tuple_getitem, step, i) for i in range(len(g.parameters))]
+        finally:
+            self.masked = masked
         gsig = tuple(full(p.abstract) for p in g.parameters)
         state = [self.full(*env[p], p.abstract) for p in g.parameters]
         nxt = [self.where(going, x, s, p.abstract) for x, s, p in zip(steps, state, g.parameters)]

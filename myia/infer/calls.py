@@ -145,7 +145,8 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
             raise MyiaTypeError(
                 f"{cls.__name__}(): field {f.name} has no value", error_frames(inferrer.calls)
             )
-        a = broaden(a)
+        if not getattr(cls, "__myia_constant_fields__", False):
+            a = broaden(a)  # (a range keeps its bounds known at compile time: its length)
         if f.name in rec:
             # The field's type is its annotation's: `cls` (or None), and the records of other
             # classes it names (``Union["Leaf", "Node"]``) that the value may be, as for the

@@ -148,4 +148,6 @@ def _fold(prim: Primitive, args: list[AbstractValue], result: AbstractScalar) ->
         v = prim.impl(*values)
     except Exception:
         return result
+    if result.weak and type(v) is not _WEAK.get(result.dtype):
+        return result  # (``2 ** -2`` is a float: computed at run time, as ``a ** b``)
     return AbstractScalar(result.dtype, result.weak, v)

@@ -12,14 +12,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..primitives import P
-from .ops import myia_hasnext, myia_iter, myia_next
+from .ops import myia_hasnext, myia_iter, myia_next, refuse
 
 # Iteration protocol: iter(x) gives an iterator state; hasnext(it) and next(it) -> (x, it').
 
 
 @dataclass(frozen=True)
 class Range:
-    """``range(start, stop, step)``: its own iterator state."""
+    """``range(start, stop, step)``: its own iterator state.
+
+    Its bounds stay known at compile time where they are (``range(1, x.ndim)``), so that
+    ``tuple(range(3))`` is a tuple, as in Python.
+    """
+
+    __myia_constant_fields__ = True
 
     start: int
     stop: int
@@ -42,9 +48,60 @@ class Range:
             n = (self.start - self.stop - self.step - 1) // -self.step
         return P.maximum(n, 0)
 
+    def __getitem__(self, i):
+        """``r[i]``: an int (Python's IndexError out of range); ``r[a:b:c]``: a range."""
+        n = len(self)
+        if isinstance(i, slice):
+            start, stop, step = slice_indices(i, n)
+            return Range(
+                self.start + start * self.step, self.start + stop * self.step, self.step * step
+            )
+        if isinstance(i, float):
+            raise TypeError("range indices must be integers or slices, not float")
+        if i < 0:
+            i = i + n
+        if i < 0 or i >= n:
+            raise IndexError("range object index out of range")
+        return self.start + i * self.step
+
+
+def slice_indices(s, n):
+    """Python's ``s.indices(n)``: the bounds and step of slice `s` of a length-`n` sequence."""
+    start, stop, step = P.slice_bounds(s)
+    if step is None:
+        step = 1
+    elif step == 0:
+        raise ValueError("slice step cannot be zero")
+    lower = -1 if step < 0 else 0
+    upper = n + lower
+    return (
+        _slice_bound(start, n, lower, upper, upper if step < 0 else lower),
+        _slice_bound(stop, n, lower, upper, lower if step < 0 else upper),
+        step,
+    )
+
+
+def _slice_bound(b, n, lower, upper, default):
+    """A bound of a slice of a length-`n` sequence, clipped to ``[lower, upper]`` (Python's)."""
+    if b is None:
+        return default
+    if b < 0:
+        b = b + n
+        if b < lower:
+            return lower
+        return b
+    if b > upper:
+        return upper
+    return b
+
 
 def reversed_(xs):
-    """``reversed(xs)``: a range backwards, or a tuple, list or array's rows in reverse order."""
+    """``reversed(xs)``: a range backwards, or a sequence's elements in reverse order.
+
+    Of a tuple, a list, a dict view or the rows of an array.
+    """
+    if _is_view(xs):
+        return xs.items[::-1]
     if isinstance(xs, Range):
         n = len(xs)
         return Range(xs.start + (n - 1) * xs.step, xs.start - xs.step, -xs.step)
@@ -107,6 +164,16 @@ def unpack_at_least(xs, n):
     return xs
 
 
+def unpack_view(xs, n):
+    """``a, b = d.values()``: the tuple of the view's elements, of `n` elements."""
+    return unpack(xs.items, n)
+
+
+def unpack_view_at_least(xs, n):
+    """``a, *rest = d.values()``: the tuple of the view's elements, of `n` or more."""
+    return unpack_at_least(xs.items, n)
+
+
 def unpack_unchecked(xs, n):
     return xs
 
@@ -140,6 +207,15 @@ def _kept_fields(obj, names, changes):
 def star_tuple(xs):
     """``*xs`` of a tuple (in a tuple display or a call): its elements, the tuple itself."""
     return xs
+
+
+def view_items(xs):
+    """``*xs`` of a dict view (`DictView`): the tuple of its elements."""
+    return xs.items
+
+
+def _is_view(xs):
+    return isinstance(xs, DictKeys) or isinstance(xs, DictValues) or isinstance(xs, DictItems)
 
 
 @dataclass(frozen=True)
@@ -312,6 +388,10 @@ def tuple_(xs=()):
     # A tuple when the length of the iteration is known at compile time, else a list.
     if isinstance(xs, tuple):
         return xs
+    if _is_view(xs):
+        return xs.items
+    if isinstance(xs, Range) and _capped(len(xs)) >= 0:
+        return P.range_tuple(xs.start, xs.stop, xs.step)
     acc = comp_start(xs)
     for x in xs:
         acc = comp_add(acc, x)
@@ -402,6 +482,11 @@ def min_iter(xs):
     return best
 
 
+def contains_record(x, xs):
+    """``x in xs`` of a dataclass instance: ``xs.__contains__(x)``."""
+    return xs.__contains__(x)
+
+
 def contains(x, xs):
     for y in xs:
         if x == y:
@@ -441,12 +526,63 @@ def dict_len(d):
     return P.tuple_len(P.dict_keys(d))
 
 
+@dataclass(frozen=True)
+class DictView:
+    """``d.keys()``, ``d.values()``, ``d.items()``: the tuple of the elements of a view.
+
+    Iterated, measured and searched as the tuple (``for``, ``len``, ``in``, ``list``,
+    ``tuple``, ``zip``...), but not subscriptable, as in Python, wherever it flows (bound to a
+    name, passed, returned): ``ks[0]`` is Python's TypeError, at compile time.
+    """
+
+    items: tuple
+
+    def __myia_iter__(self):
+        return self.items
+
+    def __len__(self):
+        return P.tuple_len(self.items)
+
+    def __contains__(self, x):
+        return contains(x, self.items)
+
+
+@dataclass(frozen=True)
+class DictKeys(DictView):
+    """``d.keys()`` (`DictView`)."""
+
+    __myia_view__ = "dict_keys"
+
+    def __getitem__(self, i):
+        refuse("'dict_keys' object is not subscriptable")
+
+
+@dataclass(frozen=True)
+class DictValues(DictView):
+    """``d.values()`` (`DictView`)."""
+
+    __myia_view__ = "dict_values"
+
+    def __getitem__(self, i):
+        refuse("'dict_values' object is not subscriptable")
+
+
+@dataclass(frozen=True)
+class DictItems(DictView):
+    """``d.items()`` (`DictView`)."""
+
+    __myia_view__ = "dict_items"
+
+    def __getitem__(self, i):
+        refuse("'dict_items' object is not subscriptable")
+
+
 def dict_keys(d):
-    return P.dict_keys(d)
+    return DictKeys(P.dict_keys(d))
 
 
 def dict_values(d):
-    return P.dict_values(d)
+    return DictValues(P.dict_values(d))
 
 
 def dict_get(d, key, default=None):
@@ -457,7 +593,7 @@ def dict_get(d, key, default=None):
 
 
 def dict_items(d):
-    return _pairs(P.dict_keys(d), P.dict_values(d))
+    return DictItems(_pairs(P.dict_keys(d), P.dict_values(d)))
 
 
 def _pairs(ks, vs):
@@ -509,6 +645,45 @@ def max2(a, b):
 def min2(a, b):
     """Python's ``min(a, b)`` of NumPy numbers: `b` if ``b < a``, else `a` (NaN first stays)."""
     return P.where(b < a, b, a)
+
+
+def max2_int64(a, b):
+    """``max(a, b)`` of a NumPy integer narrower than int64 and a Python int, as int64s.
+
+    Python compares them exactly and returns one of them: the Python int is not wrapped
+    around into the NumPy dtype (``max(np.uint8(3), 300)`` is 300, ``min(np.uint8(3), -1)``
+    is -1).
+    """
+    return max2(P.astype(a, "int64"), P.astype(b, "int64"))
+
+
+def min2_int64(a, b):
+    """``min(a, b)`` of a NumPy integer narrower than int64 and a Python int (`max2_int64`)."""
+    return min2(P.astype(a, "int64"), P.astype(b, "int64"))
+
+
+def max2_uint64(a, b):
+    """``max(a, b)`` of a ``np.uint64`` and a Python int: compared exactly, a uint64.
+
+    No dtype holds both: a negative Python int that wins is Python's answer, which Myia
+    refuses (NumPy's ``OverflowError``), rather than wrapping it around.
+    """
+    if b > a:
+        return _uint64(b)
+    return _uint64(a)
+
+
+def min2_uint64(a, b):
+    """``min(a, b)`` of a ``np.uint64`` and a Python int (`max2_uint64`)."""
+    if b < a:
+        return _uint64(b)
+    return _uint64(a)
+
+
+def _uint64(x):
+    if x < 0:
+        raise OverflowError(f"Python integer {x} out of bounds for uint64")
+    return P.astype(x, "uint64")
 
 
 def max_n(*xs):
@@ -704,9 +879,12 @@ def known_length(it):
 
 def _rows(it):
     # The number of elements of a fresh iteration `it`, known at compile time: that of a
-    # tuple, of an array's rows (a `SequenceIter` over an array starts at 0); else -1.
+    # tuple, of an array's rows (a `SequenceIter` over an array starts at 0), of a range of
+    # bounds known at compile time; else -1.
     if isinstance(it, tuple):
         return _capped(P.tuple_len(it))
+    if isinstance(it, Range):
+        return _capped(len(it))
     if isinstance(it, SequenceIter):
         if isinstance(it.seq, np.ndarray):
             return _capped(len(it.seq))

@@ -40,13 +40,25 @@ def _by_arity(name: str, *callees: Any) -> Operation:
 _PYTHON_NUMBERS = (bool, int, float)
 
 
-def _minmax(name: str, prim: Any, pick: Any, fold: Any, fold_n: Any) -> Operation:
+def _narrow_int(k: Any) -> bool:
+    """Whether kind `k` is a NumPy integer that int64 holds, narrower than int64."""
+    return ops.is_number(k) and k in (np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32)
+
+
+def _minmax(
+    name: str, prim: Any, pick: Any, pick_int64: Any, pick_uint64: Any, fold: Any, fold_n: Any
+) -> Operation:
     def dispatch(first: Any, *rest: Any) -> Any:  # (at least one argument, as in Python)
         if not rest:
             return fold
         if len(rest) == 1 and ops.is_number(first) and ops.is_number(rest[0]):
             if first in _PYTHON_NUMBERS and rest[0] in _PYTHON_NUMBERS:
                 return prim
+            a, b = first, rest[0]
+            if (a is int and _narrow_int(b)) or (b is int and _narrow_int(a)):
+                return pick_int64  # (a Python int wrapped around into uint8 is another)
+            if (a is int and b is np.uint64) or (b is int and a is np.uint64):
+                return pick_uint64
             return pick  # (NumPy's maximum and minimum propagate NaN; Python's compare)
         # Of arrays, Python compares (``b > a``) and takes the truth value of the result,
         # which is an error for more than one element: no elementwise ``np.maximum``.
@@ -165,8 +177,12 @@ BUILTINS: dict[Any, Any] = {
     builtins.enumerate: lib.enumerate_,
     builtins.reversed: lib.reversed_,
     builtins.sum: lib.sum_,
-    builtins.max: _minmax("max", P.maximum, lib.max2, lib.max_iter, lib.max_n),
-    builtins.min: _minmax("min", P.minimum, lib.min2, lib.min_iter, lib.min_n),
+    builtins.max: _minmax(
+        "max", P.maximum, lib.max2, lib.max2_int64, lib.max2_uint64, lib.max_iter, lib.max_n
+    ),
+    builtins.min: _minmax(
+        "min", P.minimum, lib.min2, lib.min2_int64, lib.min2_uint64, lib.min_iter, lib.min_n
+    ),
     builtins.float: _typed(_scalar_conversion("float", P.to_float, strings=True), float),
     builtins.int: _typed(_scalar_conversion("int", P.to_int), int),
     builtins.bool: _typed(ops.truth, bool),

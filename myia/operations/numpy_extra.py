@@ -72,7 +72,15 @@ def np_cumsum(a, axis=None, dtype=None):
 
 
 def np_var(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """``np.var`` and ``a.var``, with ``ddof`` (past the count, divided by 0 as NumPy's)."""
+    """``np.var`` and ``a.var``, with ``ddof`` (past the count, divided by 0 as NumPy's).
+
+    With an integer `dtype`, NumPy's: the mean and the variance are cast to it (truncated).
+    """
+    if dtype is not None and np.issubdtype(dtype, np.integer):
+        s = P.reduce_sum(a, axis, True, dtype)
+        n = P.size(a) // P.size(s)
+        d = a - P.astype(s / n, dtype)
+        return P.astype(P.reduce_sum(d * d, axis, keepdims, dtype) / max(n - ddof, 0), dtype)
     m = P.reduce_mean(a, axis, True, dtype)
     d = a - m
     n = P.size(a) // P.size(m)
@@ -80,7 +88,15 @@ def np_var(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 
 def np_std(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """``np.std`` and ``a.std``, with ``ddof``."""
+    """``np.std`` and ``a.std``, with ``ddof`` (of an integer `dtype`, truncated to it)."""
+    if dtype is not None and np.issubdtype(dtype, np.integer):
+        v = np_var(a, axis, dtype, ddof, keepdims)
+        if isinstance(v, np.ndarray):  # (NumPy's square root in place, of an array)
+            raise TypeError(
+                f"Cannot cast ufunc 'sqrt' output from dtype('float64') to "
+                f"dtype('{P.dtype_of(v)}') with casting rule 'same_kind'"
+            )
+        return P.astype(P.sqrt(v), dtype)
     return P.sqrt(np_var(a, axis, dtype, ddof, keepdims))
 
 

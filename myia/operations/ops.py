@@ -387,16 +387,25 @@ def _contains(x: Any, xs: Any) -> Any:
         return _lib().dict_contains
     if xs is str:
         return P.const_contains
+    if is_record(xs) and _user_method(xs, "__contains__"):
+        return _lib().contains_record
     raise NoMatch
 
 
 contains = Operation("contains", _contains)
 
 
+def _is_view(k: Any) -> bool:
+    """Whether kind `k` is a dict view (``d.keys()``: `myia.operations.lib.DictView`)."""
+    return is_record(k) and hasattr(k, "__myia_view__")
+
+
 def _unpack(xs: Any, n: Any) -> Any:
     """``a, b = xs``: `xs`, after checking that it has `n` elements (as Python does)."""
     if xs in (tuple, list, Array):
         return _lib().unpack
+    if _is_view(xs):  # ``a, b = d.values()``: its tuple
+        return _lib().unpack_view
     return _lib().unpack_unchecked
 
 
@@ -407,6 +416,8 @@ def _unpack_star(xs: Any, n: Any) -> Any:
     """``a, *rest = xs``: `xs`, after checking that it has at least `n` elements."""
     if xs in (tuple, list, Array):
         return _lib().unpack_at_least
+    if _is_view(xs):
+        return _lib().unpack_view_at_least
     raise NoMatch(
         f"a starred assignment unpacks a tuple, list or array in Myia, not a {_kind_name(xs)}"
     )
@@ -425,6 +436,8 @@ def _star_tuple(xs: Any) -> Any:
         return _lib().star_tuple
     if xs is dict:  # its keys, constants
         return P.dict_keys
+    if _is_view(xs):  # ``*d.values()``
+        return _lib().view_items
     if xs is list:
         raise NoMatch(
             "*xs of a list makes a tuple whose length Myia does not know at compile time (a "
@@ -443,7 +456,7 @@ def _star_list(xs: Any) -> Any:
     """
     if xs is list:
         return _lib().star_tuple  # (itself: lists are immutable in Myia)
-    if xs in (tuple, Array, dict):
+    if xs in (tuple, Array, dict) or _is_view(xs):
         return _lib().list_
     raise NoMatch(
         f"the value after * in a list display must be a list, tuple, array or dict, not a "
@@ -571,20 +584,6 @@ def _getattr(a: Any, name: str) -> Any:
 
 
 getattr_ = StaticOperation("getattr", _getattr, static=(1,))
-
-
-def _view_subscript(obj: Any, name: Any, value: Any) -> Any:
-    """``obj.name()[i]``: the view of a dict (``d.keys()``) is not subscriptable, as in Python.
-
-    A dict's ``keys()``, ``values()`` and ``items()`` are tuples in Myia: indexed directly,
-    they are refused, as Python refuses it, not given their first element.
-    """
-    if obj is dict and name in ("keys", "values", "items"):
-        raise NoMatch(f"'dict_{name}' object is not subscriptable")
-    return _lib().default_
-
-
-view_subscript = StaticOperation("view_subscript", _view_subscript, static=(1,))
 
 
 def _getattr_builtin(a: Any, name: Any, *default: Any) -> Any:

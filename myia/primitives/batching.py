@@ -15,11 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..abstract.data import ANYTHING, AbstractDict, AbstractFunction, AbstractRecord, show
 from ..errors import MyiaTypeError
-from ..grad.registry import nondifferentiable
+from ..grad.registry import bprop, linear, nondifferentiable
 from ..infer.registry import infer_rule
-from .core import primitive
+from .core import PRIMITIVES, primitive
 
 
 class TransformSpec:
@@ -161,3 +163,44 @@ def _infer_jvp_of(fn):
 
 
 nondifferentiable(jvp_of)
+
+
+@primitive
+def python_errors(result, op, x, y):
+    """`result`, the batched ``op(x, y)`` (``op(x)`` where `y` is None) of Python numbers.
+
+    `op` is the name of the primitive (a constant).
+
+    ``vmap`` of a function of Python floats computes ``math.log(x)`` of each example as NumPy
+    does (``-inf`` at 0); Python raises instead (``ValueError: math domain error``), and so
+    does this, with the error of the first example where Python raises. Only the examples
+    whose result or operand is not finite, or whose divisor is 0, are computed again on
+    Python numbers: one test of the batch where none is.
+    """
+    ins = [x] if y is None else [x, y]
+    arrays = np.broadcast_arrays(result, *ins)
+    bad = np.zeros(arrays[0].shape, bool)
+    for a in arrays:
+        if a.dtype.kind == "f":
+            bad |= ~np.isfinite(a)
+    if len(ins) == 2 and arrays[2].dtype.kind in "iub":
+        bad |= arrays[2] == 0
+    if bad.any():
+        for i in zip(*np.nonzero(bad)):
+            PRIMITIVES[op](*(a[i].item() for a in arrays[1:]))  # Python's, where it raises
+    return result
+
+
+@infer_rule(python_errors)
+def _infer_python_errors(result, op, x, y):
+    return result
+
+
+@bprop(python_errors)
+def bprop_python_errors(result, op, x, y, out, dout):
+    return (dout, op, gzeros(x), gzeros(y))
+
+
+linear(python_errors, 0)
+
+from .grad import gzeros  # noqa: E402

@@ -4,12 +4,21 @@
 compile time, so ``tuple(xs)`` over a range of constant bounds or the rows of an array of
 known shape collects the elements in a list (a loop, not unrolled) and makes it a tuple of
 that length (`list_to_tuple`); `known` tells the library code (`myia.operations.lib`) which
-lengths are known.
+lengths are known. A range's elements are constants too (`range_tuple`): ``np.sum(x,
+axis=tuple(range(1, x.ndim)))``.
 """
 
 from __future__ import annotations
 
-from ..abstract.data import ANYTHING, AbstractList, AbstractScalar, AbstractTuple, show
+from ..abstract.data import (
+    ANYTHING,
+    AbstractList,
+    AbstractScalar,
+    AbstractSlice,
+    AbstractTuple,
+    show,
+)
+from ..abstract.lattice import constant_abstract
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, linear, nondifferentiable
 from ..infer.kinds import static_value
@@ -50,5 +59,35 @@ def bprop_list_to_tuple(lst, n, out, dout):
     return (make_list(*dout), gzeros(n))
 
 
-nondifferentiable(known)
+@primitive
+def range_tuple(start, stop, step):
+    """``tuple(range(start, stop, step))`` of bounds known at compile time: constants."""
+    return tuple(range(start, stop, step))
+
+
+@infer_rule(range_tuple)
+def _infer_range_tuple(start, stop, step):
+    bounds = [static_value(b) for b in (start, stop, step)]
+    if not all(isinstance(b, int) for b in bounds):
+        raise MyiaTypeError(f"range_tuple of bounds not known at compile time: {bounds}")
+    return AbstractTuple(tuple(constant_abstract(i) for i in range(*bounds)))
+
+
+@primitive
+def slice_bounds(s):
+    """``(s.start, s.stop, s.step)`` of slice `s` (None where a bound is not given)."""
+    return s.start, s.stop, s.step
+
+
+@infer_rule(slice_bounds)
+def _infer_slice_bounds(s):
+    if isinstance(s, AbstractSlice):
+        return AbstractTuple((s.start, s.stop, s.step))
+    v = static_value(s)
+    if not isinstance(v, slice):
+        raise MyiaTypeError(f"slice_bounds of {show(s)}")
+    return AbstractTuple(tuple(constant_abstract(b) for b in (v.start, v.stop, v.step)))
+
+
+nondifferentiable(known, range_tuple, slice_bounds)
 linear(list_to_tuple, 0)

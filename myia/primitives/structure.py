@@ -496,6 +496,8 @@ def _infer_make_record(cls, *fields):
     c = const_value(cls, "a record class", type)
     rec = recursive_fields(c)
     names = [f.name for f in dataclasses.fields(c)]
+    if getattr(c, "__myia_constant_fields__", False):
+        return AbstractRecord(c, tuple(fields))  # (``range(3)``: its length is known)
     return AbstractRecord(
         c,
         tuple(
