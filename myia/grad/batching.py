@@ -47,6 +47,7 @@ from .batch_registry import BATCH_RULES
 from .batch_types import (
     _check_axes,
     _per_element,
+    as_called,
     batched_type,
     example_types,
     in_axes_of,
@@ -71,7 +72,7 @@ def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) ->
             "function is not supported yet: define it at the top level and pass those "
             "values as arguments (with in_axes None)"
         )
-    result = inferrer.call(spec.fn, examples)
+    result = inferrer.call(spec.fn, as_called(spec.fn, examples))
     _check_axes(spec.out_axes, "out_axes")
     return batched_type(result, n, spec.out_axes)
 
@@ -621,7 +622,11 @@ def vmap_primal(spec: VmapSpec, examples: list[AbstractValue]) -> Graph:
     params = [g.add_parameter(f"x{i}") for i in range(len(examples))]
     f = _fn_value(g, spec.fn)
     assert f is not None  # `infer_vmap_call` refused closures
-    g.output = g.apply(f, *params)
+    args = [
+        g.apply(P.make_kwarg, a.key, p) if isinstance(a, AbstractKeyword) else p
+        for p, a in zip(params, as_called(spec.fn, examples))
+    ]
+    g.output = g.apply(f, *args)
     nested = Inferrer()
     gctx, _ = nested.infer(g, tuple(examples))
     return Specializer(nested).run(gctx)

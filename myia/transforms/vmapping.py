@@ -7,12 +7,10 @@ function and axes.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from collections.abc import Callable
 from typing import Any
 
 from ..boundary import boundary
-from ..errors import MyiaTypeError
 from ..primitives import P
 from .entries import _compiled
 
@@ -52,26 +50,16 @@ class _Batched:
 
     @boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        f, axes = self.f, self.in_axes
-        if kwargs:  # keywords bound to their positions, batched on axis 0 (as JAX does)
-            sig = inspect.signature(getattr(f, "__myia_function__", f))
-            bound = sig.bind(*args, **kwargs)
-            given = set(bound.arguments)
-            bound.apply_defaults()  # the defaults of the parameters skipped: not batched
-            if given & set(bound.kwargs):
-                raise MyiaTypeError(
-                    "vmap: keyword arguments of a function taking *args, **kwargs or "
-                    "keyword-only arguments cannot be batched: pass its arguments by position"
-                )
-            names = list(sig.parameters)[len(args) : len(bound.args)]
-            if not isinstance(axes, (tuple, list)):
-                axes = (axes,) * len(args)
-            axes = (*axes, *(0 if name in given else None for name in names))
-            args = bound.args
-        ins, outs = _axes_key(axes), self.outs
+        # Keywords are bound in Myia code, as there (`myia.grad.batch_types.keyword_spec`):
+        # in_axes are those of the positional arguments, keywords are batched on axis 0,
+        # the defaults of the parameters not given are not batched.
+        ins, outs = _axes_key(self.in_axes), self.outs
         ins_c, outs_c = _dicts(ins), _dicts(outs)
-        entry = _compiled(("vmap", f, ins, outs), lambda *xs: vmap_(f, ins_c, outs_c)(*xs))
-        return entry(*args)
+        f = self.f
+        entry = _compiled(
+            ("vmap", f, ins, outs), lambda *xs, **kw: vmap_(f, ins_c, outs_c)(*xs, **kw)
+        )
+        return entry(*args, **kwargs)
 
 
 def _axes_key(ax: Any) -> Any:
