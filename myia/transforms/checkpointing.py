@@ -74,7 +74,7 @@ _CHUNKED: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 def _checkpoint_loops(f: Any, loops: str) -> Any:
     """``checkpoint(f, loops=...)``: a copy of Python function `f` whose loops are chunked."""
-    from .grad.loop_checkpoint import STRATEGIES
+    from ..grad.loop_checkpoint import STRATEGIES
 
     if loops not in STRATEGIES:
         raise ValueError(f"checkpoint(loops={loops!r}): loops must be one of {STRATEGIES}")
