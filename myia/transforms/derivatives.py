@@ -277,10 +277,14 @@ def _float_args(kind, x):
 
 
 def _moved(f, argnums):
-    """`f` of the arguments `argnums` (one, or a tuple of them) and of all of its arguments."""
+    """`f` of the arguments `argnums` (one, or a tuple of them) and of all of its arguments.
+
+    All of them are ``(args, kwargs)``: as JAX's, the keyword arguments are passed to `f`
+    and not differentiated.
+    """
 
     def moved(xs, a):
-        return f(*_put_args(a, argnums, xs))
+        return f(*_put_args(a[0], argnums, xs), **a[1])
 
     return moved
 
@@ -290,9 +294,9 @@ def jacrev_(f, argnums=0):
 
     picked = _paired(moved)
 
-    def jac(*args):
+    def jac(*args, **kwargs):
         x = _float_args("jacrev", _picked_args(args, argnums))
-        return _jacrev_of(picked, (x, args), f(*args))
+        return _jacrev_of(picked, (x, (args, kwargs)), f(*args, **kwargs))
 
     return jac
 
@@ -300,8 +304,9 @@ def jacrev_(f, argnums=0):
 def jacfwd_(f, argnums=0):
     moved = _moved(f, argnums)
 
-    def jac(*args):
-        return _jacfwd_first(moved, (_float_args("jacfwd", _picked_args(args, argnums)), args))
+    def jac(*args, **kwargs):
+        x = _float_args("jacfwd", _picked_args(args, argnums))
+        return _jacfwd_first(moved, (x, (args, kwargs)))
 
     return jac
 
@@ -312,9 +317,9 @@ def hessian_(f, argnums=0):
     def gradient(xs, a):  # it reads `f`: when `f` is a closure, so is it
         return grad(moved)(xs, a)
 
-    def hess(*args):
+    def hess(*args, **kwargs):
         x = _float_args("hessian", _picked_args(args, argnums))
-        return _jacfwd_first(gradient, (x, args))
+        return _jacfwd_first(gradient, (x, (args, kwargs)))
 
     return hess
 

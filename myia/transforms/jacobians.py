@@ -48,12 +48,12 @@ def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums
         if i < 0:
             raise ValueError(f"{kind}: argnums is a position counted from 0, not {i}")
 
-    def jacobian(*args: Any) -> Any:  # what it is in Myia code
-        return lib(f, argnums)(*args)
+    def jacobian(*args: Any, **kwargs: Any) -> Any:  # what it is in Myia code
+        return lib(f, argnums)(*args, **kwargs)
 
     compiled = _compiled((kind, f, argnums), jacobian)
 
-    def jac(*args: Any) -> Any:
+    def jac(*args: Any, **kwargs: Any) -> Any:  # keywords: passed to `f`, not differentiated
         lists = []
         for i in positions:
             if i >= len(args):
@@ -73,11 +73,11 @@ def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums
                 f"({kind}(f)(tuple(xs))), or use jacrev"
             )
         if not lists:
-            return compiled(*args)
+            return compiled(*args, **kwargs)
         key = (kind, f, argnums, tuple(lists))
         entry = jac_lists.with_lists(lib, f, argnums, key[3])
         out, y = _compiled(key, entry)(
-            *(tuple(a) if k in lists else a for k, a in enumerate(args))
+            *(tuple(a) if k in lists else a for k, a in enumerate(args)), **kwargs
         )
         return jac_lists.relisted(out, y, argnums, key[3], kind == "hessian")
 
