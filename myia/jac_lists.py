@@ -39,8 +39,8 @@ def holds_list(x: Any) -> bool:
 def _listed_at(f: Callable[..., Any], i: int) -> Callable[..., Any]:
     """`f`, whose argument `i` is passed as a tuple and received as a list (Myia code)."""
 
-    def listed(*a):
-        return f(*(a[:i] + (list(a[i]),) + a[i + 1 :]))
+    def listed(*a, **kw):
+        return f(*(a[:i] + (list(a[i]),) + a[i + 1 :]), **kw)
 
     return listed
 
@@ -57,8 +57,8 @@ def with_lists(
     for i in lists:
         g = _listed_at(g, i)
 
-    def entry(*args):
-        return lib(g, argnums)(*args), g(*args)
+    def entry(*args, **kwargs):
+        return lib(g, argnums)(*args, **kwargs), g(*args, **kwargs)
 
     return entry
 

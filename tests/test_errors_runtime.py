@@ -275,7 +275,7 @@ TOP_LEVEL = {
 @pytest.mark.parametrize("how", list(TOP_LEVEL))
 def test_errors_under_top_level_transformations_show_no_frame_of_myia(how):
     # The transformations called from Python are entry points, as grad: the traceback
-    # stops at the user's call (it showed the frames of myia/transforms.py).
+    # stops at the user's call (it showed the frames of myia/transforms/).
     with pytest.raises(AssertionError, match="small") as info:
         TOP_LEVEL[how]()
     assert f"line {line_of(small_only, 'MARK assert')}" in notes(info.value)

@@ -231,10 +231,16 @@ case(
     "import math\nfrom myia import grad\ndef g(x, h):\n    return h(x)\n"
     "def f(x):\n    return grad(g, 'h')(x, math.sin)  # HERE\n",
 )
-case(  # (keywords are batched on axis 0; keyword-only parameters are not supported)
-    "vmap-keyword-only-inside-myia",
-    "from myia import vmap\ndef g(x, *, y):\n    return x * y\n"
+case(  # (keywords are batched on axis 0, but not those that **kwargs collects)
+    "vmap-keyword-of-kwargs-inside-myia",
+    "from myia import vmap\ndef g(x, **kw):\n    return x * kw['y']\n"
     "def f(x):\n    return vmap(g)(x, y=x)  # HERE\n",
+    (np.ones(3),),
+)
+case(
+    "vmap-keyword-only-missing-inside-myia",
+    "from myia import vmap\ndef g(x, *, y):\n    return x * y\n"
+    "def f(x):\n    return vmap(g)(x)  # HERE\n",
     (np.ones(3),),
 )
 case(

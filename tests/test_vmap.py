@@ -122,10 +122,43 @@ def test_keywords_are_batched_on_axis_0_as_at_the_top_level(backend):
         check_grad(keyed_loss, XS)
     with pytest.raises(MyiaTypeError, match="in_axes has 2 entries for 1 positional"):
         myia(lambda a: vmap(keyed, in_axes=(0, 0))(a, y=a, z=a), backend=backend)(XS)
-    with pytest.raises(MyiaTypeError, match="keyword-only arguments cannot be batched"):
-        myia(lambda a: vmap(lambda x, *, y: x * y)(a, y=a), backend=backend)(XS)
-    with pytest.raises(MyiaTypeError, match="keyword-only arguments cannot be batched"):
-        vmap(lambda x, *, y: x * y)(XS, y=XS)
+    with pytest.raises(MyiaTypeError, match="taking \\*args or \\*\\*kwargs cannot be batched"):
+        vmap(lambda x, **kw: x * kw["y"])(XS, y=XS)
+
+
+def kwonly(x, *, y, z=2.0):
+    return np.tanh(x) * y + z
+
+
+def kwonly_loss(w):
+    return np.sum(vmap(kwonly)(w, y=np.sin(w))) + np.sum(vmap(kwonly)(w, z=w, y=w))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_keyword_only_parameters_are_batched_on_axis_0(backend):
+    """As JAX's: keyword-only arguments given are batched on axis 0, their defaults are not."""
+    if backend == "jax":
+        pytest.importorskip("jax")
+    ys, zs = RNG.normal(size=(5, 3)), RNG.normal(size=(5, 3))
+    loop = _loop(lambda x, y, z: kwonly(x, y=y, z=z), (0, 0, 0), (XS, ys, zs))
+    loop2 = _loop(lambda x, y: kwonly(x, y=y), (0, 0), (XS, ys))
+    _close(_batched(lambda a, b, c: vmap(kwonly)(a, z=c, y=b), backend, XS, ys, zs), loop)
+    _close(_batched(lambda a, b: vmap(kwonly)(a, y=b), backend, XS, ys), loop2)
+    _close(vmap(kwonly)(XS, z=zs, y=ys), loop)  # the same at the top level
+    _close(vmap(kwonly)(XS, y=ys), loop2)
+    # in_axes: the positional arguments' (here x is not batched)
+    got = _batched(lambda a, b: vmap(kwonly, in_axes=None)(a, y=b), backend, XS[0], ys)
+    _close(got, _loop(lambda y: kwonly(XS[0], y=y), (0,), (ys,)))
+    # a closure: its variables are not batched
+    f = lambda a, b, s: vmap(lambda x, *, y: kwonly(x, y=y * s))(a, y=b)  # noqa: E731
+    _close(
+        _batched(f, backend, XS, ys, 2.0),
+        _loop(lambda x, y: kwonly(x, y=2.0 * y), (0, 0), (XS, ys)),
+    )
+    if backend == "numpy":
+        check_grad(kwonly_loss, XS)
+    with pytest.raises(MyiaTypeError, match="missing required argument 'y'"):
+        myia(lambda a: vmap(kwonly)(a), backend=backend)(XS)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -43,7 +43,7 @@ def parse(fn: types.FunctionType) -> Graph:
             graph.flags["bprop"] = CUSTOM_BPROPS[fn]
         # Flags of Myia's own functions: "checkpoint" and "checkpoint_loops"
         # (`myia.checkpoint`), "noinline", "at_call_site" (its body is parsed into its
-        # callers: `myia.transforms.jvp_`, `vjp_`, `jacrev_`, `jacfwd_`, `hessian_`).
+        # callers: `myia.transforms.derivatives.jvp_`, `vjp_`, `jacrev_`, `jacfwd_`, `hessian_`).
         graph.flags.update(getattr(fn, "__myia_flags__", {}))
         positions = getattr(fn, "sequence_argument", False)
         if positions:  # True: the first argument; else the positions of those arguments

@@ -433,7 +433,7 @@ def jvp_call_graph(
     differentiates with respect to ``y`` only: the tangent of ``x`` belongs to the caller's
     derivative, if any, which differentiates this call in turn).
     """
-    from .batching import _lifted, call_frames, pass_free_variables
+    from .closures import call_frames, lifted_closure, pass_free_variables, with_defaults
 
     if closure is None:
         return build_jvp_graph(_jvp_primal(spec, args[0::2]), len(args) // 2), args
@@ -454,7 +454,7 @@ def jvp_call_graph(
             )
     n = len(args) // 2
     args = [*args, *(fv.abstract for fv in fvs)]
-    return build_jvp_graph(_lifted(closure, fvs), n), args
+    return build_jvp_graph(with_defaults(lifted_closure(closure, fvs), n, spec.fn), n), args
 
 
 def _callee(g: Graph, fn: Any) -> Any:

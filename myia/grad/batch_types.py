@@ -40,10 +40,10 @@ def keyword_spec(spec: VmapSpec, g: Any, npos: int, keys: Any) -> VmapSpec:
     `bind_graph_nodes`); as in JAX, ``in_axes`` are those of the positional arguments, the
     keyword arguments are batched on axis 0 and the defaults are not batched.
     """
-    if g.flags.get("vararg") or g.flags.get("kwarg") or g.kwonly:
+    if g.flags.get("vararg") or g.flags.get("kwarg"):
         raise MyiaTypeError(
-            "vmap: keyword arguments of a function taking *args, **kwargs or keyword-only "
-            "arguments cannot be batched: pass its arguments by position"
+            "vmap: keyword arguments of a function taking *args or **kwargs cannot be "
+            "batched: pass its arguments by position"
         )
     ax = spec.in_axes
     axes = tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) * npos
@@ -54,6 +54,19 @@ def keyword_spec(spec: VmapSpec, g: Any, npos: int, keys: Any) -> VmapSpec:
         )
     rest = tuple(0 if name in keys else None for name in g.param_names[npos:])
     return VmapSpec(spec.fn, axes + rest, spec.out_axes)
+
+
+def as_called(fn: Any, args: list[Any]) -> list[Any]:
+    """`args`, one per parameter of `fn`, as a call passes them: keyword-only ones by keyword.
+
+    (`keyword_spec` bound the call to every parameter of `fn`'s graph, in order.)
+    """
+    g = getattr(fn, "graph", None)
+    k = getattr(g, "kwonly", 0)
+    if not k or len(args) != len(g.parameters):
+        return args
+    names = g.param_names[-k:]
+    return [*args[:-k], *(AbstractKeyword(n, a) for n, a in zip(names, args[-k:]))]
 
 
 def _check_axes(ax: Any, what: str) -> None:

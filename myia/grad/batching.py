@@ -47,11 +47,19 @@ from .batch_registry import BATCH_RULES
 from .batch_types import (
     _check_axes,
     _per_element,
+    as_called,
     batched_type,
     example_types,
     in_axes_of,
     keyword_spec,
     parts,
+)
+from .closures import (
+    fixed_arity,
+    lifted_closure,
+    pass_free_variables,
+    star_parameter,
+    with_defaults,
 )
 
 
@@ -71,7 +79,7 @@ def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) ->
             "function is not supported yet: define it at the top level and pass those "
             "values as arguments (with in_axes None)"
         )
-    result = inferrer.call(spec.fn, examples)
+    result = inferrer.call(spec.fn, as_called(spec.fn, examples))
     _check_axes(spec.out_axes, "out_axes")
     return batched_type(result, n, spec.out_axes)
 
@@ -630,7 +638,11 @@ def vmap_primal(spec: VmapSpec, examples: list[AbstractValue]) -> Graph:
     params = [g.add_parameter(f"x{i}") for i in range(len(examples))]
     f = _fn_value(g, spec.fn)
     assert f is not None  # `infer_vmap_call` refused closures
-    g.output = g.apply(f, *params)
+    args = [
+        g.apply(P.make_kwarg, a.key, p) if isinstance(a, AbstractKeyword) else p
+        for p, a in zip(params, as_called(spec.fn, examples))
+    ]
+    g.output = g.apply(f, *args)
     nested = Inferrer()
     gctx, _ = nested.infer(g, tuple(examples))
     return Specializer(nested).run(gctx)
@@ -660,78 +672,20 @@ def vmap_graph(
         "vmap of a closure called away from where it is defined: pass the values it reads "
         "as arguments (with in_axes None)",
     )
-    lifted = _lifted(closure, fvs)
-    k = _star_parameter(closure, example_types(spec, args)[0])
+    lifted = lifted_closure(closure, fvs)
+    kwarg = bool(getattr(spec.fn, "graph", closure).flags.get("kwarg"))
+    k = star_parameter(closure, example_types(spec, args)[0], kwarg)
     if k is not None:
         # A closure taking ``*args`` (``jacfwd(f)`` of a closure `f`): its specialization
         # takes them as one tuple, which the free variables follow ("tuple indexing
-        # expects a tuple", with no user line, before).
-        lifted = _fixed_arity(lifted, k, len(args), len(fvs))
+        # expects a tuple", with no user line, before), after the dict of ``**kwargs``
+        # if it takes them (empty: `keyword_spec` refuses keywords for it).
+        lifted = fixed_arity(lifted, k, len(args), kwarg)
+    else:
+        lifted = with_defaults(lifted, len(args), spec.fn)
     axes = in_axes_of(spec, args) + (None,) * len(fvs)
     args = [*args, *(fv.abstract for fv in fvs)]
     return build_vmap_graph(lifted, VmapSpec(spec.fn, axes, spec.out_axes), args), args
-
-
-def _star_parameter(g: Graph, examples: list[AbstractValue]) -> int | None:
-    """The position of the tuple of ``*args`` among `g`'s parameters, called on `examples`.
-
-    A specialized graph has no flag left for ``*args``: its last parameter is the tuple of
-    the arguments left over, which the examples' types tell.
-    """
-    k = len(g.parameters) - 1
-    if k < 0 or k > len(examples):
-        return None
-    star = g.parameters[k].abstract
-    rest = tuple(examples[k:])
-    if not isinstance(star, AbstractTuple) or star.elements != rest:
-        return None
-    if k < len(examples) and len(rest) == 1 and examples[k] == star:
-        return None  # a tuple argument, passed as it is
-    return k
-
-
-def _fixed_arity(g: Graph, k: int, m: int, nfv: int) -> Graph:
-    """``(x1...xm, fv...) -> g(x1...xk, (xk+1...xm), fv...)``, typed.
-
-    `g` is the specialization of a function taking ``*args`` (after `k` parameters), lifted:
-    `build_vmap_graph` passes one parameter per argument.
-    """
-    from ..abstract.data import AbstractFunction
-
-    star = g.parameters[k]
-    w = Graph(f"{g.name}:arity")
-    w.debug = g.debug.derive()
-    types = [p.abstract for p in g.parameters[:k]]
-    types += list(star.abstract.elements)  # type: ignore[union-attr]
-    types += [p.abstract for p in g.parameters[k + 1 :]]
-    ps = [w.add_parameter(debug=g.debug.derive()) for _ in types]
-    for p, a in zip(ps, types):
-        p.abstract = a
-    t = Apply([Constant(P.make_tuple), *ps[k:m]], w)
-    t.abstract = star.abstract
-    fn = Constant(g)
-    fn.abstract = AbstractFunction(frozenset([GraphFunction(g, None)]))
-    out = Apply([fn, *ps[:k], t, *ps[m:]], w)
-    out.abstract = g.output.abstract
-    w.output = out
-    w.abstract = g.output.abstract
-    return w
-
-
-def pass_free_variables(call: Apply, closure: Graph, error: str) -> list[Node]:
-    """The free variables of `closure`, which `call` (of its transformation) now passes.
-
-    They replace the closure itself, which the call passed until then where it is made in the
-    caller or around it (`Specializer.grad_call`).
-    """
-    fvs = list(Scopes(closure).free_variables_total[closure])
-    for fv in fvs:
-        if not _in_scope(fv, call.graph):
-            raise MyiaTypeError(error, call_frames(call, closure))
-    last = call.inputs[-1]
-    passed = call.inputs[:-1] if last.is_constant and last.value is closure else call.inputs
-    call.inputs = [*passed, *fvs]
-    return fvs
 
 
 def _holds_list(a: Any) -> bool:
@@ -740,52 +694,3 @@ def _holds_list(a: Any) -> bool:
         return True
     ps = getattr(a, "elements", None) or getattr(a, "values", None)
     return isinstance(ps, tuple) and any(map(_holds_list, ps))
-
-
-def call_frames(call: Apply, *fallbacks: Any) -> list[Any]:
-    """A traceback of one frame: the user's line of `call` (or of the call it was inlined at).
-
-    Where `call` is in Myia's library (``jacfwd`` calls ``jvp``), the line of the first of
-    `fallbacks` (the function transformed, the value refused: nodes or graphs) in user code.
-    """
-    from ..errors import Frame
-    from ..infer.traceback import is_internal
-
-    name = call.graph.name if call.graph is not None else "?"
-    where = [(name, call.debug.find_location()), *call.debug.call_chain(name)]
-    for x in reversed(fallbacks):
-        g = x if isinstance(x, Graph) else x.graph
-        where.insert(0, (g.name if g is not None else "?", x.debug.find_location()))
-    user = [(n, loc) for n, loc in where if loc is not None and not is_internal(loc.filename)]
-    if not user:
-        return []
-    return [Frame(user[-1][0].split(":")[0].lstrip("▶◀∂"), user[-1][1])]
-
-
-def _in_scope(fv: Node, g: Graph) -> bool:
-    """Whether node `fv` can be read in graph `g` (it is `g`'s or an enclosing graph's)."""
-    scopes = Scopes(fv.graph)
-    h: Graph | None = g
-    while h is not None and h is not fv.graph:
-        scopes.add(h)  # a graph that `fv.graph` reaches only through a transformation's value
-        h = scopes.parents.get(h)
-    return h is fv.graph
-
-
-def _lifted(closure: Graph, fvs: list[Node]) -> Graph:
-    """A copy of `closure` (and its scope) taking its free variables `fvs` as parameters."""
-    from ..ir.clone import Cloner
-    from ..ir.node import Parameter
-
-    cloner = Cloner()
-    extra = []
-    for fv in fvs:
-        p = Parameter(closure, debug=fv.debug.derive())
-        p.abstract = fv.abstract
-        cloner.nodes[fv] = p
-        extra.append(p)
-    copy = cloner.clone(closure, total=False)
-    for p in extra:
-        p.graph = copy
-    copy.parameters = [*copy.parameters, *extra]
-    return copy

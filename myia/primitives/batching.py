@@ -54,9 +54,9 @@ class VmapSpec(TransformSpec):
     out_axes: Any
 
     def examples(self, args: list[Any]) -> list[Any]:
-        from ..grad.batch_types import example_types
+        from ..grad.batch_types import as_called, example_types
 
-        return example_types(self, args)[0]
+        return as_called(self.fn, example_types(self, args)[0])
 
     def infer_call(self, inferrer: Any, args: list[Any]) -> Any:
         from ..grad.batching import infer_vmap_call

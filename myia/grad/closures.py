@@ -1,0 +1,194 @@
+"""A closure's specialization made a function of its own, for a transformation of it.
+
+``vmap`` and ``jvp_of`` of a closure transform its specialization: its free variables become
+parameters that the call passes (`pass_free_variables`, `lifted_closure`), and the call's
+arguments are made to fit its parameters: ``*args`` as one tuple (`star_parameter`,
+`fixed_arity`), defaults not passed as their constants (`with_defaults`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..abstract.data import (
+    AbstractDict,
+    AbstractFunction,
+    AbstractTuple,
+    AbstractValue,
+    GraphFunction,
+)
+from ..errors import MyiaTypeError
+from ..ir.analysis import Scopes, reachable_graphs
+from ..ir.node import Apply, Constant, Graph, Node
+from ..primitives import P, Primitive
+
+
+def star_parameter(g: Graph, examples: list[AbstractValue], kwarg: bool) -> int | None:
+    """The position of the tuple of ``*args`` among `g`'s parameters, called on `examples`.
+
+    A specialized graph has no flag left for ``*args``: its last parameter (before the dict
+    of ``**kwargs`` where its function takes them) is the tuple of the arguments left over,
+    which the examples' types tell.
+    """
+    k = len(g.parameters) - 1 - kwarg
+    if k < 0 or k > len(examples):
+        return None
+    if kwarg and g.parameters[k + 1].abstract != AbstractDict((), ()):
+        return None
+    star = g.parameters[k].abstract
+    rest = tuple(examples[k:])
+    if not isinstance(star, AbstractTuple) or star.elements != rest:
+        return None
+    if k < len(examples) and len(rest) == 1 and examples[k] == star:
+        return None  # a tuple argument, passed as it is
+    return k
+
+
+def fixed_arity(g: Graph, k: int, m: int, kwarg: bool) -> Graph:
+    """``(x1...xm, fv...) -> g(x1...xk, (xk+1...xm), fv...)``, typed.
+
+    `g` is the specialization of a function taking ``*args`` (after `k` parameters), lifted:
+    `build_vmap_graph` passes one parameter per argument. With `kwarg`, it takes
+    ``**kwargs`` too: ``{}`` is passed after the tuple.
+    """
+    star = g.parameters[k]
+    w = Graph(f"{g.name}:arity")
+    w.debug = g.debug.derive()
+    types = [p.abstract for p in g.parameters[:k]]
+    types += list(star.abstract.elements)  # type: ignore[union-attr]
+    types += [p.abstract for p in g.parameters[k + 1 + kwarg :]]
+    ps = [w.add_parameter(debug=g.debug.derive()) for _ in types]
+    for p, a in zip(ps, types):
+        p.abstract = a
+    t = Apply([_typed(P.make_tuple), *ps[k:m]], w)
+    t.abstract = star.abstract
+    kws = []
+    if kwarg:
+        kws = [Apply([_typed(P.make_dict), _typed(())], w)]
+        kws[0].abstract = AbstractDict((), ())
+    fn = Constant(g)
+    fn.abstract = AbstractFunction(frozenset([GraphFunction(g, None)]))
+    out = Apply([fn, *ps[:k], t, *kws, *ps[m:]], w)
+    out.abstract = g.output.abstract
+    w.output = out
+    w.abstract = g.output.abstract
+    return w
+
+
+def with_defaults(g: Graph, m: int, fn: Any) -> Graph:
+    """``(x1...xm, fv...) -> g(x1...xm, d..., fv...)``: `g` called on `m` arguments.
+
+    `g` is the specialization of closure `fn`, lifted; the parameters of `fn` that the call
+    did not pass get their defaults `d` (constants: one computed where `fn` is defined is
+    read by `g` as a free variable, `myia.frontend.defaults`).
+    """
+    f = fn.graph
+    n = len(f.parameters)
+    if m >= n or f.flags.get("vararg") or f.flags.get("kwarg"):
+        return g
+    names = f.param_names
+    defaults = [f.defaults.get(name) for name in names[m:n]]
+    if not all(d is not None and d.is_constant for d in defaults):
+        return g  # (the call is refused at inference)
+    w = Graph(f"{g.name}:defaults")
+    w.debug = g.debug.derive()
+    inputs: list[Node] = []
+    for i, p in enumerate(g.parameters):
+        if m <= i < n:
+            node: Node = Constant(defaults[i - m].value)  # type: ignore[union-attr]
+        else:
+            node = w.add_parameter(debug=p.debug.derive())
+        node.abstract = p.abstract
+        inputs.append(node)
+    callee = Constant(g)
+    callee.abstract = AbstractFunction(frozenset([GraphFunction(g, None)]))
+    out = Apply([callee, *inputs], w)
+    out.abstract = g.output.abstract
+    w.output = out
+    return w
+
+
+def _typed(value: Any) -> Constant:
+    """A constant `value` (a primitive or a constant argument) with its abstract value."""
+    from ..abstract.lattice import constant_abstract
+
+    c = Constant(value)
+    c.abstract = (
+        AbstractFunction(frozenset([value]))
+        if isinstance(value, Primitive)
+        else constant_abstract(value)
+    )
+    return c
+
+
+def pass_free_variables(call: Apply, closure: Graph, error: str) -> list[Node]:
+    """The free variables of `closure`, which `call` (of its transformation) now passes.
+
+    They replace the closure itself, which the call passed until then where it is made in the
+    caller or around it (`Specializer.grad_call`).
+    """
+    fvs = list(Scopes(closure).free_variables_total[closure])
+    for fv in fvs:
+        if not _in_scope(fv, call.graph):
+            raise MyiaTypeError(error, call_frames(call, closure))
+    last = call.inputs[-1]
+    passed = call.inputs[:-1] if last.is_constant and last.value is closure else call.inputs
+    call.inputs = [*passed, *fvs]
+    return fvs
+
+
+def call_frames(call: Apply, *fallbacks: Any) -> list[Any]:
+    """A traceback of one frame: the user's line of `call` (or of the call it was inlined at).
+
+    Where `call` is in Myia's library (``jacfwd`` calls ``jvp``), the line of the first of
+    `fallbacks` (the function transformed, the value refused: nodes or graphs) in user code.
+    """
+    from ..errors import Frame
+    from ..infer.traceback import is_internal
+
+    name = call.graph.name if call.graph is not None else "?"
+    where = [(name, call.debug.find_location()), *call.debug.call_chain(name)]
+    for x in reversed(fallbacks):
+        g = x if isinstance(x, Graph) else x.graph
+        where.insert(0, (g.name if g is not None else "?", x.debug.find_location()))
+    user = [(n, loc) for n, loc in where if loc is not None and not is_internal(loc.filename)]
+    if not user:
+        return []
+    return [Frame(user[-1][0].split(":")[0].lstrip("▶◀∂"), user[-1][1])]
+
+
+def _in_scope(fv: Node, g: Graph) -> bool:
+    """Whether node `fv` can be read in graph `g` (it is `g`'s or an enclosing graph's)."""
+    scopes = Scopes(fv.graph)
+    h: Graph | None = g
+    while h is not None and h is not fv.graph:
+        scopes.add(h)  # a graph that `fv.graph` reaches only through a transformation's value
+        h = scopes.parents.get(h)
+    return h is fv.graph
+
+
+def lifted_closure(closure: Graph, fvs: list[Node]) -> Graph:
+    """A copy of `closure` (and its scope) taking its free variables `fvs` as parameters."""
+    from ..ir.clone import Cloner
+    from ..ir.node import Parameter
+
+    cloner = Cloner()
+    extra = []
+    for fv in fvs:
+        p = Parameter(closure, debug=fv.debug.derive())
+        p.abstract = fv.abstract
+        cloner.nodes[fv] = p
+        extra.append(p)
+    # The graphs it reaches that read them are copied too, though nested elsewhere: a branch
+    # that reads only a variable of the enclosing function (``lambda x, y=w: x * y`` reads
+    # ``w`` in the branch ``y is NOT_GIVEN``) is nested in that function, not in `closure`.
+    scopes = Scopes(closure)
+    wanted = set(fvs)
+    total = scopes.free_variables_total
+    readers = [g for g in reachable_graphs(closure) if wanted.intersection(total.get(g, ()))]
+    cloner.add_graphs([h for g in [closure, *readers] for h in scopes.scope(g)])
+    copy = cloner.graphs[closure]
+    for p in extra:
+        p.graph = copy
+    copy.parameters = [*copy.parameters, *extra]
+    return copy

@@ -1,0 +1,112 @@
+"""`vjp`, `jvp`, `jacrev`, `jacfwd` and `hessian` at the top level.
+
+Each compiles a small entry calling its Myia code (`myia.transforms.derivatives`), once per
+function transformed and options; `jacfwd` and `hessian` with respect to a list pass it as a
+tuple (`myia.jac_lists`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import jac_lists
+from ..boundary import boundary
+from ..errors import MyiaTypeError
+from .derivatives import _vjp_tuple, hessian_, jacfwd_, jacrev_, jvp_
+from .entries import _compiled, _Transformed
+
+
+@boundary
+def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]]:
+    """``(f(*primals), vjp_fn)``: ``vjp_fn(ct)`` is the tuple of the cotangents of the primals."""
+    out = _compiled(("out", f), lambda *xs: f(*xs))(*primals)
+
+    def vjp_fn(ct: Any) -> Any:
+        return _compiled(("vjp", f), lambda xs, c: _vjp_tuple(f, xs)[1](c))(primals, ct)
+
+    def pullback(ct: Any) -> Any:  # what it is in Myia code (`vmap(vjp_fn)`): the primals
+        return _vjp_tuple(f, primals)[1](ct)  # are constants there, as a closure's values
+
+    return out, _Transformed(f, vjp_fn, pullback)
+
+
+@boundary
+def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
+    """``(f(*primals), J tangents)``: the derivative of `f` at `primals` along `tangents`."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp(f, primals, tangents): primals and tangents are tuples")
+    return _compiled(("jvp", f), lambda xs, ts: jvp_(f, xs, ts))(tuple(primals), tuple(tangents))
+
+
+def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums: Any) -> Any:
+    argnums = tuple(argnums) if isinstance(argnums, (tuple, list)) else argnums
+    positions = argnums if isinstance(argnums, tuple) else (argnums,)
+    for i in positions:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise TypeError(f"{kind}: argnums is a position or a tuple of them, not {argnums!r}")
+        if i < 0:
+            raise ValueError(f"{kind}: argnums is a position counted from 0, not {i}")
+
+    def jacobian(*args: Any, **kwargs: Any) -> Any:  # what it is in Myia code
+        return lib(f, argnums)(*args, **kwargs)
+
+    compiled = _compiled((kind, f, argnums), jacobian)
+
+    def jac(*args: Any, **kwargs: Any) -> Any:  # keywords: passed to `f`, not differentiated
+        lists = []
+        for i in positions:
+            if i >= len(args):
+                raise ValueError(f"{kind}: no argument at position {i}")
+            if kind == "jacrev" or not jac_lists.holds_list(args[i]):
+                continue
+            if jac_lists.convertible(args[i]) and (kind == "jacfwd" or len(positions) == 1):
+                lists.append(i)  # passed as a tuple (`myia.jac_lists`)
+                continue
+            # Refused inside the compiled code too, where the message said "inside Myia
+            # code" (`leaves_of_a_list`): this is the user's call.
+            raise MyiaTypeError(
+                f"{kind} with respect to a list inside a tuple, dict, dataclass or list"
+                f"{' (or with several argnums)' if kind == 'hessian' else ''} is not "
+                f"supported: compiled code has one type for a list of any length, and {kind} "
+                "needs the argument's leaves one by one; pass tuples instead "
+                f"({kind}(f)(tuple(xs))), or use jacrev"
+            )
+        if not lists:
+            return compiled(*args, **kwargs)
+        key = (kind, f, argnums, tuple(lists))
+        entry = jac_lists.with_lists(lib, f, argnums, key[3])
+        out, y = _compiled(key, entry)(
+            *(tuple(a) if k in lists else a for k, a in enumerate(args)), **kwargs
+        )
+        return jac_lists.relisted(out, y, argnums, key[3], kind == "hessian")
+
+    return _Transformed(f, jac, jacobian)
+
+
+def jacrev(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+    """The Jacobian of `f` w.r.t. argument `argnums`, one reverse pass per output element.
+
+    Its shape is the output's followed by the argument's, as in JAX. As in JAX too, a tuple
+    `argnums` gives a tuple (one Jacobian per argument), an argument that is a structure
+    (tuple, dict, dataclass) a structure alike, and an output that is a structure a structure
+    alike of them: a block per leaf of the output and leaf of the arguments.
+    """
+    return _jacobian("jacrev", jacrev_, f, argnums)
+
+
+def jacfwd(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+    """The Jacobian of `f` w.r.t. argument `argnums`, one `jvp` per input element.
+
+    Structured as `jacrev`'s (a position or a tuple of them, structured arguments and outputs).
+    """
+    return _jacobian("jacfwd", jacfwd_, f, argnums)
+
+
+def hessian(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+    """The Hessian of scalar function `f` w.r.t. argument `argnums`: ``jacfwd(grad(f))``.
+
+    Forward over reverse: one forward-mode derivative of the gradient per input element. A
+    tuple `argnums` gives a tuple of tuples (the block of each pair of arguments), as in JAX.
+    """
+    return _jacobian("hessian", hessian_, f, argnums)
