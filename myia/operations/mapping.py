@@ -24,6 +24,7 @@ from . import numpy_lib as nl
 from . import numpy_logic as nlg
 from . import numpy_numeric as nn
 from . import numpy_stats as ns
+from . import scalar_forms as sf
 from .core import Array, NoMatch, Operation
 
 
@@ -149,7 +150,7 @@ def _typed(op: Operation, cls: type) -> Operation:
 
 def _numpy_scalar(cls: type) -> Operation:
     """``np.float32(x)`` and the other NumPy scalar types called as casts (on arrays too)."""
-    cast = lib.numpy_cast(np.dtype(cls).name)
+    cast = sf.numpy_cast(np.dtype(cls).name)
 
     def dispatch(*kinds: Any) -> Any:
         if len(kinds) == 1 and ops.is_numeric(kinds[0]):
@@ -178,10 +179,10 @@ BUILTINS: dict[Any, Any] = {
     builtins.reversed: lib.reversed_,
     builtins.sum: lib.sum_,
     builtins.max: _minmax(
-        "max", P.maximum, lib.max2, lib.max2_int64, lib.max2_uint64, lib.max_iter, lib.max_n
+        "max", P.maximum, sf.max2, sf.max2_int64, sf.max2_uint64, lib.max_iter, sf.max_n
     ),
     builtins.min: _minmax(
-        "min", P.minimum, lib.min2, lib.min2_int64, lib.min2_uint64, lib.min_iter, lib.min_n
+        "min", P.minimum, sf.min2, sf.min2_int64, sf.min2_uint64, lib.min_iter, sf.min_n
     ),
     builtins.float: _typed(_scalar_conversion("float", P.to_float, strings=True), float),
     builtins.int: _typed(_scalar_conversion("int", P.to_int), int),
@@ -330,7 +331,7 @@ NUMPY_SCALARS: dict[Any, Any] = {
 def _ufuncs(mapping: dict[Any, Any]) -> dict[Any, Any]:
     """`mapping` with NumPy's ufuncs computing on NumPy scalars where given Python numbers."""
     return {
-        k: lib.numpy_ufunc(v, k.nin) if isinstance(k, np.ufunc) and k.nin in (1, 2) else v
+        k: sf.numpy_ufunc(v, k.nin) if isinstance(k, np.ufunc) and k.nin in (1, 2) else v
         for k, v in mapping.items()
     }
 

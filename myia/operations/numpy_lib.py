@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..primitives import P
-from .lib import numpy_scalar
 from .ops import refuse
+from .scalar_forms import numpy_scalar
 
 # Reductions -----------------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ The named comparison ufuncs (``np.less``...) and bitwise ones (``np.bitwise_and`
 ``np.signbit``, ``np.isclose`` test values elementwise, and ``np.nan_to_num`` and
 ``np.heaviside`` replace special values. None has a derivative (a boolean or a step) but
 ``np.fabs`` and ``np.nan_to_num``. `MAPPING` says what the NumPy names mean; `mapping.py`
-merges it (through `lib.numpy_ufunc` for the ufuncs: of Python numbers, NumPy scalars, as
+merges it (through `scalar_forms.numpy_ufunc` for the ufuncs: of Python numbers, NumPy scalars, as
 NumPy computes them).
 """
 
@@ -19,8 +19,8 @@ import numpy as np
 
 from ..primitives import P
 from . import lib
-from .lib import numpy_scalar
 from .ops import StaticOperation
+from .scalar_forms import numpy_scalar
 
 # Reductions to a truth value ------------------------------------------------------------------
 

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
-from .lib import numpy_scalar
 from .numpy_extra import np_array, np_diff
 from .ops import refuse
+from .scalar_forms import numpy_scalar
 
 
 def _float_of(x):

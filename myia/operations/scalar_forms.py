@@ -1,0 +1,133 @@
+"""Builtins and NumPy scalar types with several forms, written in Myia's Python subset.
+
+``max(a, b)`` and ``min(a, b)`` of numbers (exact with NumPy integers and Python ints),
+``max(*xs)``, NumPy's scalar types called on numbers (``np.float32(x)``, checked as NumPy
+checks them) and NumPy's ufuncs of numbers. `mapping.py` says which Python function each
+one is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..primitives import P
+from .lib import max_iter, min_iter
+
+
+def max2(a, b):
+    """Python's ``max(a, b)`` of NumPy numbers: `b` if ``b > a``, else `a` (NaN first stays)."""
+    return P.where(b > a, b, a)
+
+
+def min2(a, b):
+    """Python's ``min(a, b)`` of NumPy numbers: `b` if ``b < a``, else `a` (NaN first stays)."""
+    return P.where(b < a, b, a)
+
+
+def max2_int64(a, b):
+    """``max(a, b)`` of a NumPy integer narrower than int64 and a Python int, as int64s.
+
+    Python compares them exactly and returns one of them: the Python int is not wrapped
+    around into the NumPy dtype (``max(np.uint8(3), 300)`` is 300, ``min(np.uint8(3), -1)``
+    is -1).
+    """
+    return max2(P.astype(a, "int64"), P.astype(b, "int64"))
+
+
+def min2_int64(a, b):
+    """``min(a, b)`` of a NumPy integer narrower than int64 and a Python int (`max2_int64`)."""
+    return min2(P.astype(a, "int64"), P.astype(b, "int64"))
+
+
+def max2_uint64(a, b):
+    """``max(a, b)`` of a ``np.uint64`` and a Python int: compared exactly, a uint64.
+
+    No dtype holds both: a negative Python int that wins is Python's answer, which Myia
+    refuses (NumPy's ``OverflowError``), rather than wrapping it around.
+    """
+    if b > a:
+        return _uint64(b)
+    return _uint64(a)
+
+
+def min2_uint64(a, b):
+    """``min(a, b)`` of a ``np.uint64`` and a Python int (`max2_uint64`)."""
+    if b < a:
+        return _uint64(b)
+    return _uint64(a)
+
+
+def _uint64(x):
+    if x < 0:
+        raise OverflowError(f"Python integer {x} out of bounds for uint64")
+    return P.astype(x, "uint64")
+
+
+def max_n(*xs):
+    return max_iter(xs)
+
+
+def min_n(*xs):
+    return min_iter(xs)
+
+
+def numpy_cast(dtype):
+    """``np.float32(x)``... for the dtype named `dtype`.
+
+    A Python number made a NumPy integer is checked as NumPy checks it: ``np.uint8(-3)`` and
+    ``np.int8(300.5)`` raise ``OverflowError`` (a float is truncated first, and NaN raises
+    ``ValueError``), where a NumPy number or an array is cast (wrapping around).
+    """
+    integral = np.issubdtype(np.dtype(dtype), np.integer)
+
+    def cast(x):
+        if integral and _python_number(x) and not isinstance(x, bool):
+            if isinstance(x, float):
+                x = int(x)
+            return P.zeros((), dtype) + x  # (NumPy's promotion of a Python int raises)
+        return P.astype(x, dtype)
+
+    return cast
+
+
+def numpy_scalar(x):
+    """A Python number as the NumPy scalar NumPy makes of it (``bool_``, ``int64``, ``float64``).
+
+    NumPy's functions compute on NumPy scalars: ``np.log(0.0)`` is ``-inf`` (a ``float64``)
+    where ``math.log(0.0)`` raises, and ``np.power(-1.0, 0.5)`` is ``nan``, not a complex.
+    Other values are returned as they are.
+    """
+    if isinstance(x, np.generic) or isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, bool):
+        return P.astype(x, "bool")
+    if isinstance(x, int):
+        return P.astype(x, "int64")
+    if isinstance(x, float):
+        return P.astype(x, "float64")
+    return x
+
+
+def _python_number(x):
+    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
+
+
+def numpy_ufunc(fn, nin):
+    """NumPy's ufunc computing `fn` (of `nin` arguments), on Python numbers too.
+
+    Where every argument is a Python number, they are made NumPy scalars first (as NumPy
+    does); otherwise NumPy's promotion treats the Python numbers as weak, as `fn` does.
+    """
+    if nin == 1:
+
+        def ufunc1(x):
+            return fn(numpy_scalar(x))
+
+        return ufunc1
+
+    def ufunc2(x, y):
+        if _python_number(x) and _python_number(y):
+            return fn(numpy_scalar(x), numpy_scalar(y))
+        return fn(x, y)
+
+    return ufunc2
