@@ -390,6 +390,11 @@ def partial_chosen_two_types(x, y):
     return _chosen_two_types(x * x + 1.0 > 0.0, x, y) * _chosen_two_types(x * x < -1.0, y, x)
 
 
+def python_errors(x, y):
+    # The check of vmap's batched math functions: the result itself, checked.
+    return P.python_errors(np.log(x) * y, "log", x, None)
+
+
 def invert(a, i):
     """`untake`, `unconcatenate`, `unstack` (gradient helpers) on their own."""
     u = P.untake(a[:, :3], a, i, 1)
@@ -641,6 +646,7 @@ CASES = [
     case("array_index_add_inplace owned_copy", index_add_inplace, [(f(3, 4), f(2))]),
     case("dynamic_window window_add window_add_inplace", windows, [(f(3, 4), f(3, 2), 1)], 2),
     case("gadd", gadd, [(PY(), PY()), (f(2), f(2))]),
+    case("python_errors", python_errors, [(f(3, kind="pos"), f(3))], order=2),
     case("gadd_owned", gadd_owned, [(f(3), f(3))], order=2),
     case("partial_arg", partial_two_types, SCALARS, order=2),
     case("partial_fn", partial_chosen_two_types, SCALARS, order=2),

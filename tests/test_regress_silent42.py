@@ -318,3 +318,21 @@ def test_int_to_a_negative_constant_power_is_a_float():
     # It was folded at compile time as an int: 0.
     _same(lambda: (2**-2, 2**-1 + 1, 10**2))
     _same(lambda a: a**-2 * 4, 2)
+
+
+def _index_past_a_loop_that_may_not_run(x, h, k):
+    for t in range(k):
+        h = h * 0.9 + x[t + 3] * 0.1
+    return h
+
+
+@pytest.mark.parametrize("backend", ["debug", "numpy", "jax"])
+def test_a_range_of_bounds_known_in_part_keeps_none(backend):
+    # ``range(k)``'s start 0 known made the first iteration's index a constant, out of
+    # bounds, refused at compile time where the loop does not run (k == 0: Python returns).
+    x = np.ones(2)
+    f = myia(_index_past_a_loop_that_may_not_run, backend=backend)
+    assert f(x, 1.7, 0) == 1.7
+    assert grad(_index_past_a_loop_that_may_not_run, "h", backend=backend)(x, 1.7, 0) == 1.0
+    with pytest.raises(IndexError, match="index 3 is out of bounds"):
+        f(x, 1.7, 2)

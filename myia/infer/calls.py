@@ -29,6 +29,7 @@ from ..abstract.lattice import (
 from ..errors import MyiaTypeError
 from ..ir.node import Apply, Constant, DebugInfo, Node
 from ..primitives import P, Primitive
+from ..primitives.structure import keeps_constants
 from .traceback import called_name, error_frames
 
 
@@ -162,6 +163,8 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
             fields.append(recursive_field(cls, f.name, a))
         else:
             fields.append(a)
+    if getattr(cls, "__myia_constant_fields__", False) and not keeps_constants(cls, fields):
+        fields = [broaden(a) for a in fields]
     return AbstractRecord(cls, tuple(fields))
 
 

@@ -491,12 +491,25 @@ def _infer_dict_values(d):
     return AbstractTuple(_expect(d, AbstractDict, "values()").values)
 
 
+def keeps_constants(cls: type, fields: Any) -> bool:
+    """Whether a record of `cls` keeps its fields' values known at compile time.
+
+    A class may ask for it (``__myia_constant_fields__``: a range, whose length is then
+    known: ``tuple(range(3))``), and only where every field is known: ``range(k)``'s start
+    known as 0 would make the first iteration's index constant where the loop may not run
+    (``x[t + 3]`` checked at compile time for ``k == 0``).
+    """
+    if not getattr(cls, "__myia_constant_fields__", False):
+        return False
+    return all(isinstance(a, AbstractScalar) and a.value is not ANYTHING_ for a in fields)
+
+
 @infer_rule(make_record)
 def _infer_make_record(cls, *fields):
     c = const_value(cls, "a record class", type)
     rec = recursive_fields(c)
     names = [f.name for f in dataclasses.fields(c)]
-    if getattr(c, "__myia_constant_fields__", False):
+    if keeps_constants(c, fields):
         return AbstractRecord(c, tuple(fields))  # (``range(3)``: its length is known)
     return AbstractRecord(
         c,
