@@ -51,6 +51,9 @@ VERIFY = False
 #: caches are emptied when none is.
 _compiling = 0
 _COMPILING_LOCK = threading.Lock()
+#: Held by a compilation (`MyiaFunction.compile`): Myia's stages share caches (the gradient
+#: transform's, inference's), so compilations in several threads run one at a time.
+_COMPILE_LOCK = threading.RLock()
 
 #: The argument types whose abstract value the type alone gives (`to_abstract`): Python
 #: scalars, and NumPy's numeric scalars (the dtype of such a value is its type's; not so for
@@ -312,8 +315,15 @@ class MyiaFunction:
         """Parse, infer and specialize the function for argument signature `sig`.
 
         The program is loaded from the disk cache where a previous process compiled it
-        (`myia.disk_cache`), and stored there otherwise.
+        (`myia.disk_cache`), and stored there otherwise. Compilations in several threads run
+        one at a time (Myia's stages share caches), and one compiled meanwhile by another
+        thread is not compiled again.
         """
+        with _COMPILE_LOCK:
+            compiled = self._cache.get(sig)
+            return compiled if compiled is not None else self._compile_once(sig)
+
+    def _compile_once(self, sig: Signature) -> Compiled:
         fn = self.entry.fn
         key = None
         if not any(map(_holds_function, sig)):

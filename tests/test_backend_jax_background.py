@@ -194,3 +194,26 @@ def test_lowered_text_and_export_wait_for_the_thread():
 def test_background_is_not_an_option_of_the_numpy_backend():
     with pytest.raises((ValueError, MyiaError)):
         myia(loss, backend="numpy", background=True)(np.ones((4, 3)), np.ones((5, 4)))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_first_calls_from_several_threads_compile_once(backend):
+    # Myia's stages share caches: first calls in several threads were internal errors.
+    g = grad(newton, backend=backend)
+    out, errors = [], []
+
+    def work(a):
+        try:
+            out.append((a, g(a)))
+        except Exception as exc:  # pragma: no cover - the failure the test looks for
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(a,)) for a in (2.0, 3.0, 5.0, 7.0)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(out) == 4 and len(g.compiled_signatures()) == 1
+    for a, v in out:
+        assert v == pytest.approx(0.5 / math.sqrt(a), rel=1e-9)
