@@ -217,3 +217,29 @@ def test_first_calls_from_several_threads_compile_once(backend):
     assert len(out) == 4 and len(g.compiled_signatures()) == 1
     for a, v in out:
         assert v == pytest.approx(0.5 / math.sqrt(a), rel=1e-9)
+
+
+def model_step(params, x):
+    W, b = params
+    return W - 0.1 * grad(lambda W: np.sum(np.tanh(x @ W + b) ** 2))(W)
+
+
+def test_a_model_kept_on_the_device_reaches_the_host_code_as_numpy_arrays():
+    # Its host code computed with the jax.Arrays of the tuple: JAX's operations one by one,
+    # each compiled (seconds on a GPU).
+    f = myia(model_step, backend="jax", background=True, keep_on_device=True)
+    params = (jax.numpy.ones((4, 3)), jax.numpy.zeros(3))
+    x = np.full((5, 4), 0.1)
+    ex = executable(f, params, x)
+    seen, host = [], ex.host
+
+    def spy(args):
+        seen.append(args)
+        return host(args)
+
+    ex.host = spy
+    first = f(params, x)
+    assert isinstance(first, jax.Array)
+    assert seen and all(type(a) is np.ndarray for a in seen[0][0])
+    wait_all()
+    np.testing.assert_allclose(np.asarray(f(params, x)), np.asarray(first), rtol=1e-12)

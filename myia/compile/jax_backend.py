@@ -457,11 +457,11 @@ class JaxExecutable(Executable):
             if self.pending is None:
                 leaves = self._leaves(args)
                 try:
-                    return self.host(self.backend.on_host(args)), True
+                    return self.host(self.backend.on_host(args, deep=True)), True
                 finally:
                     self.pending = Pending(self._run, leaves)
             if not self.pending.done:
-                return self.host(self.backend.on_host(args)), True
+                return self.host(self.backend.on_host(args, deep=True)), True
             self.wait()
             if not self.jitted:
                 return self._on_host(args), True
@@ -623,16 +623,19 @@ class JaxBackend(Backend):
             self.ints[value] = out
         return out
 
-    def on_host(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    def on_host(self, args: tuple[Any, ...], deep: bool = False) -> tuple[Any, ...]:
         """`args` with their ``jax.Array``s as NumPy arrays, for the host code.
 
         Tuples and records are searched only once some argument held ``jax.Array``s in
-        them (`abstract_of` met one): a tree of a recursion is not walked on every call.
+        them (`abstract_of` met one), or where `deep` (the calls of a program that XLA
+        compiles in a thread: a model kept on the device, whose host code would otherwise
+        run JAX's operations one by one, each compiled): a tree of a recursion is not
+        walked on every call.
         """
         array = self.jax.Array
         if any(isinstance(a, array) for a in args):
             return tuple(_from_device(a) if isinstance(a, array) else a for a in args)
-        if self.nested_arrays and any(holds(a, array) for a in args):
+        if (deep or self.nested_arrays) and any(holds(a, array) for a in args):
             return tuple(map_arrays(a, array, _from_device) for a in args)
         return args
 

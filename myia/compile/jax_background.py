@@ -15,6 +15,7 @@ of `jax_lags`): one program is traced at a time, in any thread (`TRACING`).
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 from typing import Any
@@ -38,6 +39,11 @@ def wait_all() -> bool:
     while _THREADS:
         _THREADS.pop().join()
     return waited
+
+
+# A process that ends while XLA compiles in a thread waits for it: JAX's client torn down
+# under a compilation can crash the interpreter's exit (seen on a GPU).
+atexit.register(wait_all)
 
 
 class Pending:
