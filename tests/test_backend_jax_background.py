@@ -229,7 +229,7 @@ def test_a_model_kept_on_the_device_reaches_the_host_code_as_numpy_arrays():
     # each compiled (seconds on a GPU).
     f = myia(model_step, backend="jax", background=True, keep_on_device=True)
     params = (jax.numpy.ones((4, 3)), jax.numpy.zeros(3))
-    x = np.full((5, 4), 0.1)
+    x = jax.numpy.full((5, 4), 0.1)  # (beside the tuple: only it was made NumPy's)
     ex = executable(f, params, x)
     seen, host = [], ex.host
 
@@ -240,6 +240,6 @@ def test_a_model_kept_on_the_device_reaches_the_host_code_as_numpy_arrays():
     ex.host = spy
     first = f(params, x)
     assert isinstance(first, jax.Array)
-    assert seen and all(type(a) is np.ndarray for a in seen[0][0])
+    assert seen and all(type(a) is np.ndarray for a in (*seen[0][0], seen[0][1]))
     wait_all()
     np.testing.assert_allclose(np.asarray(f(params, x)), np.asarray(first), rtol=1e-12)

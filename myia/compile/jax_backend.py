@@ -633,10 +633,10 @@ class JaxBackend(Backend):
         walked on every call.
         """
         array = self.jax.Array
-        if any(isinstance(a, array) for a in args):
-            return tuple(_from_device(a) if isinstance(a, array) else a for a in args)
         if (deep or self.nested_arrays) and any(holds(a, array) for a in args):
             return tuple(map_arrays(a, array, _from_device) for a in args)
+        if any(isinstance(a, array) for a in args):
+            return tuple(_from_device(a) if isinstance(a, array) else a for a in args)
         return args
 
     def on_device(self, value: Any) -> Any:
