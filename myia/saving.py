@@ -148,13 +148,13 @@ class _Writer:
         i = self.nodes.get(n)
         if i is not None:
             return i
+        chain = n.debug.call_chain("?")
         entry: dict[str, Any] = {
             "name": n.debug.find_name(),
-            "location": _location(_user_location(n.debug)),
+            "location": _location(_user_location(n.debug, chain)),
         }
-        if _in_backward_pass(n.debug):
+        if _in_backward_pass(chain):
             entry["backward"] = True
-        chain = n.debug.call_chain("?")
         if len(chain) > 1 and all(f.lstrip("▶◀") != "?" for f, _ in chain):
             # A node inlined from other functions: the calls down to it, for tracebacks.
             entry["calls"] = [[f, _location(loc)] for f, loc in chain]
@@ -284,25 +284,25 @@ def _b64(b: bytes) -> str:
     return base64.b64encode(b).decode("ascii")
 
 
-def _user_location(debug: DebugInfo) -> Location | None:
+def _user_location(debug: DebugInfo, chain: list[tuple[str, Location]]) -> Location | None:
     """Where a node is in the user's source.
 
     For a node of Myia's library code inlined into the user's function, the user's call of
-    it (`DebugInfo.call_chain`), so that a run-time error of the loaded program points at
-    the user's line.
+    it (in `chain`, the node's `DebugInfo.call_chain`), so that a run-time error of the
+    loaded program points at the user's line.
     """
     from .infer.traceback import is_internal
 
     own = debug.find_location()
     if own is None or not is_internal(own.filename):
         return own
-    for _, loc in reversed(debug.call_chain("?")):
+    for _, loc in reversed(chain):
         if not is_internal(loc.filename):
             return loc
     return own
 
 
-def _in_backward_pass(debug: DebugInfo) -> bool:
+def _in_backward_pass(chain: list[tuple[str, Location]]) -> bool:
     """Whether a node computes the gradient of the user's line `_user_location` gives.
 
     (Loaded, its debug info is a `BackwardInfo`: errors and the profiler say "in the gradient
@@ -310,7 +310,6 @@ def _in_backward_pass(debug: DebugInfo) -> bool:
     """
     from .infer.traceback import is_internal
 
-    chain = debug.call_chain("?")
     for function, loc in reversed(chain):
         if not is_internal(loc.filename):
             return function.startswith("◀")

@@ -186,16 +186,29 @@ class Scopes:
         total: dict[Graph, dict[Node, None]] = {
             g: dict.fromkeys(self.free_variables_direct[g]) for g in new
         }
+        # Sweeps in the order of `new` until nothing grows; a graph none of whose new
+        # constants grew since it was last swept is skipped (it would gain nothing), which
+        # keeps the result (and the order of each list) that of the full sweeps.
+        step = 0
+        grown: dict[Graph, int] = dict.fromkeys(new, 0)  # the step a graph last grew at
+        swept: dict[Graph, int] = dict.fromkeys(new, -1)  # the step a graph was last swept
         changed = True
         while changed:
             changed = False
             for g in new:
+                step += 1
+                subs = consts[g]
+                last = swept[g]
+                if last >= 0 and not any(grown.get(sub, -1) > last for sub in subs):
+                    continue
+                swept[g] = step
                 fv = total[g]
-                for sub in consts[g]:
+                for sub in subs:
                     sub_fv = total[sub] if sub in total else self.free_variables_total[sub]
                     for n in sub_fv:
                         if n.graph is not g and n not in fv:
                             fv[n] = None
+                            grown[g] = step
                             changed = True
         for g in new:
             self.free_variables_total[g] = list(total[g])
