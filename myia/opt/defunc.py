@@ -319,13 +319,21 @@ def _rewrite(
     pushes: list[Apply],
 ) -> None:
     fvs = fv_of[rep]
-    types = tuple(f.abstract for f in fvs)
+    # A value known at compile time in `rep` (its loop's first iteration, peeled: ``x`` is
+    # 1.0 there) is not known in its copies: the stack and the lifted graph keep the value
+    # only where every closure pushed has it.
+    types = tuple(
+        f.abstract
+        if all(getattr(vs[i], "abstract", None) == f.abstract for vs in fv_of.values())
+        else broaden(f.abstract)
+        for i, f in enumerate(fvs)
+    )
     elem = types[0] if len(fvs) == 1 else AbstractTuple(types)  # type: ignore[arg-type]
     stack = AbstractStack(elem)  # type: ignore[arg-type]
     # Lift the representative: its free variables become its first parameters.
     params = [Parameter(rep, debug=f.debug.derive()) for f in fvs]
-    for p, f in zip(params, fvs):
-        p.abstract = f.abstract
+    for p, t in zip(params, types):
+        p.abstract = t
     rep.parameters = [*params, *rep.parameters]
     sites.substitute(rep, dict(zip(fvs, params)))
     # Push the free values.
