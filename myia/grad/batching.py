@@ -25,6 +25,7 @@ import copy
 from typing import Any
 
 from ..abstract.data import (
+    NONE,
     AbstractArray,
     AbstractDict,
     AbstractKeyword,
@@ -353,7 +354,10 @@ class Batcher:
         if parts(a) is not None:
             return _mapped(self.graph, a, lambda x, y, e: self.where(c, x, y, e), x, y)
         if not isinstance(a, (AbstractArray, AbstractScalar)):
-            return x
+            if x is y or a == NONE or (x.is_constant and y.is_constant and x.value is y.value):
+                return x  # the same value either way
+            # (An environment of sensitivities, a function, a stack: no value per example.)
+            raise CannotBatch(f"a choice per example between two values of type {show(a)}")
         r = rank(a)
         cc = self.apply(P.expand_dims, c, tuple(range(1, r + 1))) if r else c
         return self.apply(P.where, cc, x, y)

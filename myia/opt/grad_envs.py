@@ -83,7 +83,9 @@ def getitem_env(node: Apply, opt: Any) -> Node | None:
 
     A different key looks further: ``env_getitem(env_setitem(e, j, v), k, d) =>
     env_getitem(e, k, d)``; a sum looks in both: ``env_getitem(env_add(a, b), k, zero) =>
-    gadd(env_getitem(a, k, zero), env_getitem(b, k, zero))``.
+    gadd(env_getitem(a, k, zero), env_getitem(b, k, zero))``; a choice looks in each:
+    ``env_getitem(switch(c, a, b), k, d) => switch(c, env_getitem(a, k, d), env_getitem(b, k,
+    d))`` (the sensitivity of ``x if c else y``, which ``vmap`` then chooses per example).
     """
     env, key, default = node.inputs[1:]
     how, e = _lookup(env, key)
@@ -98,6 +100,11 @@ def getitem_env(node: Apply, opt: Any) -> Node | None:
         a = opt.apply(P.env_getitem, ab[0], key, default, like=node)
         b = opt.apply(P.env_getitem, ab[1], key, default, like=node)
         return opt.apply(P.gadd, a, b, like=node)
+    sw = args_of(e, P.switch)
+    if sw is not None:
+        a = opt.apply(P.env_getitem, sw[1], key, default, like=node)
+        b = opt.apply(P.env_getitem, sw[2], key, default, like=node)
+        return opt.apply(P.switch, sw[0], a, b, like=node)
     return None
 
 

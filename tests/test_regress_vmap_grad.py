@@ -1,6 +1,6 @@
-"""Gradients of loops whose first iteration is peeled, then batched or called per example.
+"""``vmap`` of gradients that were silently wrong, against the gradients per example.
 
-The backward pass of a loop pops, at each iteration, what its forward pass pushed. Where the
+Loops whose first iteration is peeled. The backward pass of a loop pops, at each iteration, what its forward pass pushed. Where the
 first iteration runs apart (its ``x`` known: ``x = 1.0`` before the loop), its push holds
 constants the other iterations' pushes do not; the stack must not keep them as known for every
 element (the backward pass of ``cos(a * x)`` then used ``x = 1.0`` at every iteration: a
@@ -72,3 +72,45 @@ def test_top_level_vmap_of_grad():
 def test_vmap_of_grad_in_myia_code(backend):
     f = myia(lambda xs: vmap(grad(fixed_point))(xs), backend=backend)
     np.testing.assert_allclose(f(A), _per_example(fixed_point, backend), rtol=1e-12)
+
+
+# A conditional expression whose branch reads a value computed before it --------------------
+#
+# The sensitivities of ``x if c else y`` are environments chosen by ``c``: batched, the choice
+# was the first environment for every example (the gradient of the false branch was lost).
+
+
+def reads_before(a):
+    x = 0.5 * a
+    return x if x > a else a * 0.7
+
+
+def same_both_ways(a):
+    x = a * 0.5
+    return x if a > 2.0 else a * 0.5
+
+
+def in_a_loop(a):
+    x = 0.5 * a
+    y = 0.0
+    k = 0
+    while k < 1 and x * a < 1.5:
+        y = x
+        x = x if x > a else a * 0.5
+        x = x + 0.1 * y
+        k += 1
+    return x + 0.5 * y
+
+
+B = np.array([0.3, 0.7, 1.1, 1.6, 3.0, -2.0])  # both sides of the conditions
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [reads_before, same_both_ways, in_a_loop])
+def test_vmap_of_grad_of_a_conditional_expression(fn, backend):
+    g = grad(fn, backend=backend)
+    want = np.array([g(float(b)) for b in B])
+    check_grad(fn, 0.7, backend=backend)
+    got = myia(lambda xs: vmap(grad(fn))(xs), backend=backend)(B)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(vmap(grad(fn))(B), want, rtol=1e-12)
