@@ -570,3 +570,19 @@ def test_second_order_through_a_loop_with_a_conditional_expression():
     # the first steps only (y = 0.9).
     check_grad(while_with_conditional_expression, 0.3, -0.7, wrt=0, order=2)
     check_grad(while_with_conditional_expression, -0.4, 0.9, wrt=0, order=2)
+
+
+def loop_choosing_y_or_x(x, y):
+    for _ in range(1):
+        x = y if x < 0 else x
+    return x
+
+
+@pytest.mark.parametrize("backend", ["debug", "numpy"])
+def test_third_order_through_a_loop_with_a_conditional_expression(backend):
+    # The first order's backward pass gives y, which x's gradient does not need, a zero that
+    # compiled code passes as None ("nobody reads it"). Differentiated twice more, that zero
+    # is a value whose sensitivity the third order adds up: float + None was a TypeError.
+    # The next order's forward pass now builds the zero.
+    check_grad(loop_choosing_y_or_x, 0.3, -0.7, wrt=0, order=3, backend=backend)
+    check_grad(loop_choosing_y_or_x, -0.4, 2.0, wrt=0, order=3, backend=backend)

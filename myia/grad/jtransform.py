@@ -303,7 +303,10 @@ class _ScopeTransform:
                 # No derivative: the forward pass computes the value alone, and the backward
                 # pass gives the arguments no sensitivity.
                 self.refused(node)
-                self.values[node] = f.apply(fn.value, *jargs, debug=node.debug.derive())
+                # A zero nobody reads is read once differentiated again: the sensitivities of
+                # the values holding it add up its own (compiled code passes None for it).
+                prim = P.gzeros if fn.value is P.gzeros_unread else fn.value
+                self.values[node] = f.apply(prim, *jargs, debug=node.debug.derive())
                 continue
             if fn.is_constant and isinstance(fn.value, Primitive):
                 jfn: Node = Constant(jprim(fn.value, len(args)), fn.debug.derive())
