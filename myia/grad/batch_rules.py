@@ -56,7 +56,7 @@ def batch_elementwise(b, node, args, bts):
     vals = [_lifted(b, v, a, r) if bt else v for v, a, bt in zip(args, abstracts, bts)]
     op = node.inputs[0].value
     out = b.apply(op, *vals)
-    if _raises_in_python(op, node) and not b.masked:
+    if _raises_in_python(op, node):
         out = b.apply(P.python_errors, out, op.name, *vals, *[None] * (2 - len(vals)))
     return out, True
 

@@ -1,0 +1,92 @@
+"""Python's answers where Myia gave another silently: ``vmap`` of loops that leave Python's
+domain (NaN instead of Python's error, NaN gradients of examples that are done).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from myia import grad, myia, vmap
+
+BACKENDS = ["numpy", "debug", "jax"]
+
+
+def _python(fn, *args):
+    """``fn(*args)`` in Python: its result, or the type and message of its error."""
+    try:
+        return fn(*args)
+    except Exception as e:
+        return type(e), str(e)
+
+
+def _myia(fn, *args, backend):
+    try:
+        return myia(fn, backend=backend)(*args)
+    except Exception as e:
+        return type(e), str(e)
+
+
+# vmap of a loop whose body leaves Python's domain for an example that continues ---------------
+
+
+def logs_for(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + math.log(x - i)
+    return s
+
+
+def roots_while(x):
+    s = 0.0
+    while x > 0.0:
+        s = s + math.sqrt(x - 1.0)
+        x = x - 1.0
+    return s
+
+
+def shrink(x):
+    while x > 1.0:
+        x = np.sqrt(x) - 1.0
+    return x
+
+
+LOOPS = [
+    (lambda xs: vmap(roots_while)(xs), (np.array([5.0, 1.5, 3.0]),)),
+    (lambda xs: vmap(logs_for, (0, None))(xs, 3), (np.array([5.0, 1.5, 3.0]),)),
+    (lambda xs, ns: vmap(logs_for)(xs, ns), (np.array([5.0, 1.5, 3.0]), np.array([3, 2, 4]))),
+    (lambda xs, ns: vmap(vmap(logs_for))(xs, ns), (np.array([[5.0, 1.5]]), np.array([[3, 3]]))),
+    (lambda xs: vmap(grad(roots_while))(xs), (np.array([5.0, 1.5, 3.0]),)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(LOOPS)))
+def test_vmap_of_a_loop_raises_as_python(k, backend):
+    # The body ran with Python's errors off (its examples that were done may be out of its
+    # domain): NaN where each example's call raises ValueError.
+    fn, args = LOOPS[k]
+    assert _myia(fn, *args, backend=backend) == (ValueError, "math domain error")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vmap_of_a_loop_in_domain_is_no_error(backend):
+    xs, ns = np.array([5.0, 2.5, 3.5]), np.array([3, 1, 0])
+    f = myia(lambda xs, ns: vmap(logs_for)(xs, ns), backend=backend)
+    np.testing.assert_allclose(f(xs, ns), [logs_for(x, n) for x, n in zip(xs, ns)])
+    g = myia(lambda xs: vmap(roots_while)(xs), backend=backend)
+    xs = np.array([4.0, 1.0, -2.0])  # (each done at 0.0, out of the body's domain)
+    np.testing.assert_allclose(g(xs), [roots_while(x) for x in xs])
+    # an example that is done at once is out of the body's domain: no error
+    h = myia(lambda xs: vmap(shrink)(xs), backend=backend)
+    xs = np.array([0.5, 9.0, -4.0])
+    np.testing.assert_allclose(h(xs), [shrink(x) for x in xs])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_of_a_vmap_of_a_loop_is_finite_where_examples_are_done(backend):
+    # The body ran on the state of an example that was done (sqrt(-4)): its value was
+    # discarded, its derivative (NaN) times 0 was not.
+    xs = np.array([0.5, 9.0, 100.0, -4.0])
+    g = myia(lambda xs: grad(lambda xs: np.sum(vmap(shrink)(xs)))(xs), backend=backend)
+    np.testing.assert_allclose(g(xs), [grad(shrink)(x) for x in xs])
