@@ -1,5 +1,6 @@
 """Python's answers where Myia gave another silently: ``vmap`` of loops that leave Python's
-domain (NaN instead of Python's error, NaN gradients of examples that are done).
+domain (NaN instead of Python's error, NaN gradients of examples that are done); ``min`` and
+``max`` of NumPy's float16 and float32 with Python numbers (rounded to the NumPy dtype).
 """
 
 import math
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 
 from myia import grad, myia, vmap
+from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug", "jax"]
 
@@ -90,3 +92,47 @@ def test_gradient_of_a_vmap_of_a_loop_is_finite_where_examples_are_done(backend)
     xs = np.array([0.5, 9.0, 100.0, -4.0])
     g = myia(lambda xs: grad(lambda xs: np.sum(vmap(shrink)(xs)))(xs), backend=backend)
     np.testing.assert_allclose(g(xs), [grad(shrink)(x) for x in xs])
+
+
+# min/max of NumPy's narrow floats and Python numbers: Python's operand, not rounded ----------
+
+F32, BIG = np.float32(16777216.0), 16777217  # (BIG is no float32: 2 ** 24 + 1)
+NARROW = [
+    (lambda a: min(a, BIG), (np.float32(1e10),)),
+    (lambda a, k: min(a, k), (np.float32(1e10), BIG)),
+    (lambda a: max(a, BIG), (np.float32(1e10),)),
+    (lambda a: max(BIG, a), (F32,)),  # equal as NumPy compares them: the first
+    (lambda a: min(BIG, a), (F32,)),
+    (lambda a: max(a, BIG), (F32,)),
+    (lambda a, k: max(k, a), (F32, BIG)),
+    (lambda a: (a < BIG, a == BIG, BIG <= a), (F32,)),  # NumPy's comparisons (NEP 50)
+    (lambda a: min(a, 0.1), (np.float32(1e10),)),
+    (lambda a, x: max(x, a), (np.float32(0.5), 0.1)),
+    (lambda a: max(a, 70000), (np.float16(1.0),)),  # (was infinity)
+    (lambda a: min(a, 2049), (np.float16(1e4),)),
+    (lambda a: min(a, 3, 2.5), (np.float32(7.0),)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(NARROW)))
+def test_min_max_of_narrow_floats_and_python_numbers(k, backend):
+    fn, args = NARROW[k]
+    want, got = _python(fn, *args), _myia(fn, *args, backend=backend)
+    # (compared as Python numbers: NumPy's == rounds the Python int to float32 first)
+    assert _exact(got) == _exact(want), (got, want)
+
+
+def _exact(x):
+    if isinstance(x, tuple):
+        return tuple(_exact(e) for e in x)
+    return x.item() if isinstance(x, np.generic) else x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_of_min_max_of_a_narrow_float_and_a_python_number(backend):
+    f = lambda a: min(a, 3) * max(0.5, a)  # noqa: E731
+    for a in (np.float32(2.0), np.float32(5.0), np.float16(0.25)):
+        g = grad(f, backend=backend)(a)
+        assert type(g) is type(a) and g == grad(f, backend="debug")(a.astype(np.float64))
+    check_grad(f, np.float32(2.0), backend=backend)
