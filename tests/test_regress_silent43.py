@@ -136,3 +136,27 @@ def test_gradient_of_min_max_of_a_narrow_float_and_a_python_number(backend):
         g = grad(f, backend=backend)(a)
         assert type(g) is type(a) and g == grad(f, backend="debug")(a.astype(np.float64))
     check_grad(f, np.float32(2.0), backend=backend)
+
+
+# vmap of int() of floats: Python's error at NaN and infinity, not any integer -----------------
+
+TO_INT = [
+    (lambda x: int(x), np.array([1.7, np.nan]), ValueError),
+    (lambda x: int(x), np.array([-1.7, -np.inf]), OverflowError),
+    (lambda x: math.floor(x), np.array([np.inf, 2.5]), OverflowError),
+    (lambda x: round(x), np.array([0.5, np.nan]), ValueError),
+    (lambda x: math.trunc(x) + 1, np.array([np.nan]), ValueError),
+    (lambda x: int(x), np.array([1.5, np.nan], np.float32), ValueError),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(TO_INT)))
+def test_vmap_of_int_of_a_float_raises_as_python(k, backend):
+    fn, xs, error = TO_INT[k]
+    want = _python(lambda xs: [fn(x) for x in xs], xs)
+    assert want[0] is error
+    assert _myia(lambda xs: vmap(fn)(xs), xs, backend=backend) == want
+    finite = np.array([1.7, -2.5, 0.0], xs.dtype)
+    got = myia(lambda xs: vmap(fn)(xs), backend=backend)(finite)
+    assert np.array_equal(got, [fn(x) for x in finite])
