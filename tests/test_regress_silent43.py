@@ -160,3 +160,28 @@ def test_vmap_of_int_of_a_float_raises_as_python(k, backend):
     finite = np.array([1.7, -2.5, 0.0], xs.dtype)
     got = myia(lambda xs: vmap(fn)(xs), backend=backend)(finite)
     assert np.array_equal(got, [fn(x) for x in finite])
+
+
+# np.linalg.norm of integers: of their float64 values, not squared in their own dtype ----------
+
+I8 = np.array([100, 100, -128], np.int8)
+M8 = np.array([[100, 100], [-128, 3]], np.int8)
+NORMS = [
+    (lambda a: np.linalg.norm(a), I8),
+    (lambda a: np.linalg.norm(a, 3), I8),
+    (lambda a: np.linalg.norm(a, 1), I8),
+    (lambda a: np.linalg.norm(a), M8),
+    (lambda a: np.linalg.norm(a, "fro"), M8),
+    (lambda a: np.linalg.norm(a, 1), M8),
+    (lambda a: np.linalg.norm(a, axis=0), np.array([[2**40, 3], [2**40, 4]])),
+    (lambda a: np.linalg.norm(a), np.array([True, True])),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(NORMS)))
+def test_norm_of_integers_as_numpy(k, backend):
+    fn, a = NORMS[k]
+    want, got = fn(a), myia(fn, backend=backend)(a)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-12)
