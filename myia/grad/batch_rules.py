@@ -56,7 +56,7 @@ def batch_elementwise(b, node, args, bts):
     vals = [_lifted(b, v, a, r) if bt else v for v, a, bt in zip(args, abstracts, bts)]
     op = node.inputs[0].value
     out = b.apply(op, *vals)
-    if _raises_in_python(op, node) and not b.masked:
+    if _raises_in_python(op, node):
         out = b.apply(P.python_errors, out, op.name, *vals, *[None] * (2 - len(vals)))
     return out, True
 
@@ -381,11 +381,19 @@ def batch_unbroadcast(b, node, args, bts):
 
 @batch_rule(P.to_bool, P.to_float, P.to_int)
 def batch_to_scalar(b, node, args, bts):
-    """``bool(x)``, ``float(x)``, ``int(x)`` of a scalar: a cast of the batch's array."""
-    a = node.abstract
-    if _rank(node.inputs[1].abstract) or not hasattr(a, "dtype"):
+    """``bool(x)``, ``float(x)``, ``int(x)`` of a scalar: a cast of the batch's array.
+
+    ``int(x)`` of a float raises Python's error where an example is NaN or infinite
+    (`P.python_errors`), where the cast would give any integer.
+    """
+    a, ax = node.abstract, node.inputs[1].abstract
+    if _rank(ax) or not hasattr(a, "dtype"):
         return None
-    return b.apply(P.astype, args[0], np.dtype(a.dtype)), True
+    out = b.apply(P.astype, args[0], np.dtype(a.dtype))
+    op = node.inputs[0].value
+    if op is P.to_int and np.dtype(getattr(ax, "dtype", "int64")).kind == "f":
+        out = b.apply(P.python_errors, out, op.name, args[0], None)
+    return out, True
 
 
 @batch_rule(P.broadcast_like)

@@ -174,11 +174,6 @@ class Batcher:
         self.done: dict[Any, Graph] = {}
         self.graph: Graph = None  # type: ignore[assignment]  # the graph being built
         self.source: Node | None = None  # the node being batched
-        #: Whether the graph being built is a loop's body run on every example while some
-        #: continue (`masked_loop`): Python's errors are not raised there (`P.python_errors`),
-        #: as an example that is done may hold values outside the body's domain (its test
-        #: runs again on the state it stopped at, which Python tested too).
-        self.masked = False
 
     def apply(self, fn: Any, *args: Any) -> Apply:
         """A node of the graph being built, derived from the node being batched.
@@ -199,7 +194,7 @@ class Batcher:
         graph returns the tuple of that call's arguments instead (the next state). The parts
         of the result whose `out_axes` are None are left unbatched (they must not be batched).
         """
-        key = (g, sig, tail_of, out_axes, self.masked)
+        key = (g, sig, tail_of, out_axes)
         if key in self.done:
             return self.done[key]
         ng = self.done[key] = Graph(f"vmap({g.name})")
@@ -448,9 +443,14 @@ class Batcher:
         """The test of a loop on a batched condition: run while some example continues.
 
         ``g(s) = switch(c, body, after)(args)`` with ``body`` ending with ``g(s')`` (or
-        ``body`` is ``g``, and ``args`` are ``s'``): the batched ``g`` computes ``s'`` for
-        every example, keeps ``s`` where the example is done, and goes on while any
-        continues; then ``after`` runs once on every example.
+        ``body`` is ``g``, and ``args`` are ``s'``): while some example continues, the
+        batched ``g`` computes ``s'`` for every example, keeps ``s`` where the example is
+        done, and goes on; then ``after`` runs once on every example. The body runs on the
+        arguments of the examples that continue, those of the examples that are done
+        replaced by the first continuing example's (as `branches`' sides): it never sees a
+        state that Python's loop did not compute, so Python's errors are raised where an
+        example that continues raises them (`P.python_errors`) and never for one that is done,
+        and its values and derivatives are finite where they are discarded.
         """
         body, after = branches[k], branches[1 - k]
         if _effects(body):
@@ -458,32 +458,53 @@ class Batcher:
         going = c if k == 0 else self.apply(P.logical_not, c)
         sig = tuple(bt for _, bt in args)
         vals = [v for v, _ in args]
-        masked, self.masked = self.masked, True
-        try:
-            if body is g:
-                steps = [self.full(v, bt, p.abstract) for (v, bt), p in zip(args, g.parameters)]
-            else:
-                step = self.apply(self.batch(body, sig, tail_of=g), *vals)
-                steps = [self.apply(P.tuple_getitem, step, i) for i in range(len(g.parameters))]
-        finally:
-            self.masked = masked
+        nstate = len(g.parameters)
         gsig = tuple(full(p.abstract) for p in g.parameters)
         state = [self.full(*env[p], p.abstract) for p in g.parameters]
-        nxt = [self.where(going, x, s, p.abstract) for x, s, p in zip(steps, state, g.parameters)]
+        # The branches' parameters: each node passed once (a state passed on unchanged is
+        # then selected from itself, where(c, s, s) => s).
+        passed = list(dict.fromkeys([*state, *vals, going]))
         again = Graph(f"{g.name}:again")
         done = Graph(f"{g.name}:done")
         for h in (again, done):
-            for p in g.parameters:
-                h.add_parameter(p.debug.find_name())
-            for _ in vals:
-                h.add_parameter()
-        nstate = len(g.parameters)
-        again.output = again.apply(self.batch(g, gsig), *again.parameters[:nstate])
-        done.output = done.apply(self.batch(after, sig), *done.parameters[nstate:])
+            for v in passed:
+                h.add_parameter(v.debug.find_name() if isinstance(v, Apply) else None)
+
+        def inside(h: Graph, nodes: list[Node]) -> list[Node]:
+            return [h.parameters[passed.index(v)] for v in nodes]
+
+        outer, self.graph = self.graph, again
+        try:
+            hs, hv, (hgoing,) = inside(again, state), inside(again, vals), inside(again, [going])
+            if body is g:  # (the next state, computed before the test)
+                steps = [self.full(v, bt, p.abstract) for v, bt, p in zip(hv, sig, g.parameters)]
+            else:
+                bg = self.batch(body, sig, tail_of=g)
+                step = self.apply(bg, *self.own(hgoing, hv, args, node))
+                steps = [
+                    self._passed_on(bg, i, hv) or self.apply(P.tuple_getitem, step, i)
+                    for i in range(nstate)
+                ]
+            nxt = [
+                self.where(hgoing, x, s, p.abstract) for x, s, p in zip(steps, hs, g.parameters)
+            ]
+            again.output = self.apply(self.batch(g, gsig), *nxt)
+        finally:
+            self.graph = outer
+        done.output = done.apply(self.batch(after, sig), *inside(done, vals))
+        if self.n == 0:  # no example continues (nor has a first example)
+            return self.apply(done, *passed), full(node.abstract)
         anyc = _any(self.graph, going)
-        return self.apply(self.apply(P.switch, anyc, again, done), *nxt, *vals), full(
-            node.abstract
-        )
+        return self.apply(self.apply(P.switch, anyc, again, done), *passed), full(node.abstract)
+
+    @staticmethod
+    def _passed_on(bg: Graph, i: int, args: list[Node]) -> Node | None:
+        """``args[j]``, where the batched loop body `bg` passes its parameter `j` on unchanged.
+
+        (The element `i` of the next state is then that argument, not the one substituted.)
+        """
+        out = bg.output.inputs[i + 1]
+        return args[bg.parameters.index(out)] if out in bg.parameters else None
 
 
 def _none_on_values(a: Any, ax: Any) -> bool:

@@ -186,8 +186,11 @@ def linalg_norm(x, ord=None, axis=None, keepdims=False):
     Vector norms (``ord`` None, 0, 1, 2, inf, -inf or p) and matrix norms (``ord`` None,
     ``"fro"``, ``"nuc"``, 1, -1, 2, -2, inf, -inf; the last three from the SVD). Other orders
     raise NumPy's `ValueError`, as does an ``ord`` of an array of more than two dimensions
-    without an ``axis``.
+    without an ``axis``. Of integers and booleans, the norm of their float64 values (as NumPy:
+    their squares are not computed in their own dtype, which wraps around).
     """
+    if not np.issubdtype(P.dtype_of(x), np.inexact):
+        x = P.astype(x, "float64")
     if axis is None:
         if ord is None:
             return P.sqrt(P.reduce_sum(x * x, None, keepdims, None))
