@@ -46,20 +46,8 @@ def _narrow_int(k: Any) -> bool:
     return ops.is_number(k) and k in (np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32)
 
 
-def _narrow_float(k: Any) -> bool:
-    """Whether kind `k` is a NumPy float narrower than float64 (float64 holds its values)."""
-    return ops.is_number(k) and k in (np.float16, np.float32)
-
-
 def _minmax(
-    name: str,
-    prim: Any,
-    pick: Any,
-    pick_int64: Any,
-    pick_uint64: Any,
-    pick_float64: Any,
-    fold: Any,
-    fold_n: Any,
+    name: str, prim: Any, pick: Any, pick_int64: Any, pick_uint64: Any, fold: Any, fold_n: Any
 ) -> Operation:
     def dispatch(first: Any, *rest: Any) -> Any:  # (at least one argument, as in Python)
         if not rest:
@@ -72,9 +60,6 @@ def _minmax(
                 return pick_int64  # (a Python int wrapped around into uint8 is another)
             if (a is int and b is np.uint64) or (b is int and a is np.uint64):
                 return pick_uint64
-            py = (int, float)
-            if (a in py and _narrow_float(b)) or (b in py and _narrow_float(a)):
-                return pick_float64  # (a Python number rounded to float32 is another)
             return pick  # (NumPy's maximum and minimum propagate NaN; Python's compare)
         # Of arrays, Python compares (``b > a``) and takes the truth value of the result,
         # which is an error for more than one element: no elementwise ``np.maximum``.
@@ -194,24 +179,10 @@ BUILTINS: dict[Any, Any] = {
     builtins.reversed: lib.reversed_,
     builtins.sum: lib.sum_,
     builtins.max: _minmax(
-        "max",
-        P.maximum,
-        sf.max2,
-        sf.max2_int64,
-        sf.max2_uint64,
-        sf.max2_float64,
-        lib.max_iter,
-        sf.max_n,
+        "max", P.maximum, sf.max2, sf.max2_int64, sf.max2_uint64, lib.max_iter, sf.max_n
     ),
     builtins.min: _minmax(
-        "min",
-        P.minimum,
-        sf.min2,
-        sf.min2_int64,
-        sf.min2_uint64,
-        sf.min2_float64,
-        lib.min_iter,
-        sf.min_n,
+        "min", P.minimum, sf.min2, sf.min2_int64, sf.min2_uint64, lib.min_iter, sf.min_n
     ),
     builtins.float: _typed(_scalar_conversion("float", P.to_float, strings=True), float),
     builtins.int: _typed(_scalar_conversion("int", P.to_int), int),

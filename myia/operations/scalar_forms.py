@@ -39,25 +39,6 @@ def min2_int64(a, b):
     return min2(P.astype(a, "int64"), P.astype(b, "int64"))
 
 
-def max2_float64(a, b):
-    """``max(a, b)`` of a NumPy float narrower than float64 and a Python number, as float64s.
-
-    They are compared as Python compares them (NumPy's comparison: the Python number made the
-    NumPy dtype), and Python returns one of them: the Python number is not rounded to the
-    NumPy dtype (``max(np.float32(1.0), 16777217)`` is 16777217, ``min(np.float32(1e10),
-    0.1)`` is 0.1, ``max(np.float16(1.0), 70000)`` is 70000, not infinity).
-    """
-    return P.where(b > a, P.astype(b, "float64"), P.astype(a, "float64"))
-
-
-def min2_float64(a, b):
-    """``min(a, b)`` of a NumPy float narrower than float64 and a Python number.
-
-    (As `max2_float64`.)
-    """
-    return P.where(b < a, P.astype(b, "float64"), P.astype(a, "float64"))
-
-
 def max2_uint64(a, b):
     """``max(a, b)`` of a ``np.uint64`` and a Python int: compared exactly, a uint64.
 
