@@ -468,6 +468,18 @@ star_tuple = Operation("star_tuple", _star_tuple)
 star_list = Operation("star_list", _star_list)
 
 
+def _list_append(lst: Any, value: Any) -> Any:
+    """``xs.append(v)`` on a list the function builds: the longer list (`frontend.appends`)."""
+    if lst is list:
+        from . import everyday
+
+        return everyday.list_append
+    raise NoMatch(f"'{_kind_name(lst)}' object has no attribute 'append'")
+
+
+list_append = Operation("list_append", _list_append)
+
+
 # Iteration ------------------------------------------------------------------------------------
 
 
