@@ -1,16 +1,19 @@
 """Everyday NumPy a researcher writes: windows at run-time offsets, lists grown by ``append``.
 
 ``x[i:i + k]`` with `i` known at run time only (an argument, a loop variable) and `k` a
-constant is a window of length `k`, with its gradient; ``x[:n]`` is refused at the user's
-line. ``xs.append(v)`` on a list the function builds rebinds it; ``np.stack``,
-``np.concatenate``, ``np.vstack``, ``np.hstack`` and ``np.column_stack`` join such a list
-(of a length known at run time), with gradients. Each is checked on every backend against
-Python and, where differentiable, against finite differences (`myia.testing.check_grad`).
+constant is a window of length `k`, with its gradient; ``x[:n]`` has an axis of a length
+known at run time, NumPy's, with its gradient. ``xs.append(v)`` on a list the function
+builds rebinds it; ``np.stack``, ``np.concatenate``, ``np.vstack``, ``np.hstack`` and
+``np.column_stack`` join such a list (of a length known at run time), with gradients.
+``math.isclose``, ``math.factorial``, ``math.gcd``, ``sorted`` and ``tuple * n``. Each is
+checked on every backend against Python and, where differentiable, against finite
+differences (`myia.testing.check_grad`).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import math
 
 import numpy as np
 import pytest
@@ -108,15 +111,67 @@ def test_window_value_and_shape(backend):
 
 
 def prefix(x, n):
-    return np.sum(x[:n])
+    return np.sum(x[:n] ** 2)
 
 
-def test_prefix_of_run_time_length_is_refused_at_the_users_line():
+def suffix_block(m, i):
+    return np.sum(np.tanh(m[i:, 1:3]))
+
+
+def between(x, a, b):
+    return np.sum(np.sin(x[a:b]) * 2.0)
+
+
+def strided(x, s):
+    return np.sum(x[::s] ** 2)
+
+
+def prefix_rows_matmul(m, n):
+    return np.mean(m[:n]) + np.sum(np.cos(m[:n] @ np.ones(8)))
+
+
+PREFIXES = [
+    (prefix, (X, 4)),
+    (prefix, (X, 0)),
+    (prefix, (X, 20)),
+    (suffix_block, (M, 2)),
+    (between, (X, 2, 7)),
+    (between, (X, -3, 9)),
+    (strided, (X, 3)),
+    (prefix_rows_matmul, (M, 4)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, args", PREFIXES, ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(PREFIXES)]
+)
+def test_slices_of_run_time_length(backend, fn, args):
+    # (Once refused: "the bounds of a slice of an array must be known at compile time".)
+    np.testing.assert_allclose(myia(fn, backend=backend)(*args), fn(*args), rtol=1e-12)
+    check_grad(fn, *args, wrt=0, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_slice_of_run_time_length_has_numpys_shape(backend):
+    def head(x, n):
+        return x[:n], x[n:, None]
+
+    for n in (0, 3, 12):
+        got = myia(head, backend=backend)(M, n)
+        for g, e in zip(got, head(M, n)):
+            assert g.shape == e.shape
+            np.testing.assert_array_equal(g, e)
+
+
+def test_slice_with_a_float_bound_is_refused_at_the_users_line():
+    def float_stop(x, t):
+        return x[: t * 2.0]
+
     with pytest.raises(MyiaTypeError) as info:
-        myia(prefix)(X, 4)
+        myia(float_stop)(X, 1.5)
     message = str(info.value)
-    assert "known at compile time" in message
-    assert "test_everyday43.py" in message and "return np.sum(x[:n])" in message
+    assert "slice indices must be integers" in message and "x[: t * 2.0]" in message
 
 
 # Lists grown by append, joined into arrays -------------------------------------------------
@@ -271,3 +326,100 @@ def test_stack_of_a_list_of_mismatched_shapes_is_numpys_error():
 
     with pytest.raises(ValueError, match="same shape"):
         myia(mixed)(X)
+
+
+# math.isclose, math.factorial, math.gcd, sorted, tuple * n ----------------------------------
+
+
+def isclose(a, b):
+    return (
+        math.isclose(a, b),
+        math.isclose(a, b, rel_tol=0.5),
+        math.isclose(a, b, abs_tol=1e-3),
+        math.isclose(a, float("inf")),
+    )
+
+
+def factorial(n):
+    return math.factorial(n)
+
+
+def gcd(a, b):
+    return math.gcd(a, b), math.gcd(a, b, 8), math.gcd()
+
+
+def sort_numbers(a, b, c):
+    return sorted((a, b, c)), sorted((a, b, c), reverse=True), sorted((a, b, c), key=abs)
+
+
+def sort_ints(a, b, c, d):
+    return sorted((a, b, c, d))
+
+
+def repeat_tuple(a):
+    return (a, 2.0) * 3, 2 * (a,), (a,) * 0
+
+
+def repeat_list(a, n):
+    return [a] * n, n * [a, a]
+
+
+SCALARS = [
+    (isclose, (1.0, 1.0 + 1e-12)),
+    (isclose, (1.0, 1.1)),
+    (factorial, (5,)),
+    (factorial, (0,)),
+    (factorial, (20,)),
+    (gcd, (12, -18)),
+    (gcd, (0, 7)),
+    (sort_numbers, (3.0, -1.0, 2.0)),
+    (sort_numbers, (1.0, 1.0, -1.0)),
+    (sort_ints, (4, 1, 3, 1)),
+    (repeat_tuple, (1.5,)),
+    (repeat_list, (1.5, 3)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, args", SCALARS, ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(SCALARS)]
+)
+def test_everyday_builtins(backend, fn, args):
+    got, expected = myia(fn, backend=backend)(*args), fn(*args)
+    assert got == expected
+    assert type(got) is type(expected)
+
+
+def sorted_weights(a, b, c):
+    s = sorted((a, b, c))
+    return s[0] * 1.0 + s[1] * 2.0 + s[2] * 3.0
+
+
+def repeat_weights(a):
+    t = (a, a * a) * 2
+    return t[0] + t[1] * t[2] + t[3]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradients_through_sorted_and_tuple_repeat(backend):
+    check_grad(sorted_weights, 3.0, 1.0, 2.0, backend=backend)
+    check_grad(repeat_weights, 0.7, backend=backend)
+
+
+def factorial_negative(n):
+    return math.factorial(n)
+
+
+def repeat_run_time(a, n):
+    return (a,) * n
+
+
+def test_everyday_errors():
+    with pytest.raises(ValueError, match="not defined for negative"):
+        myia(factorial_negative)(-1)
+    with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
+        myia(factorial)(2.0)
+    with pytest.raises(MyiaTypeError) as info:
+        myia(repeat_run_time)(1.0, 3)
+    assert "known at compile time" in str(info.value)
+    assert "return (a,) * n" in str(info.value)

@@ -234,7 +234,9 @@ def _binary(name: str, prim: Any, extra: dict[tuple[Any, Any], Any] | None = Non
 
 add = _binary("add", P.add, {(tuple, tuple): P.tuple_concat, (list, list): P.list_concat})
 sub = _binary("sub", P.sub)
-mul = _binary("mul", P.mul)
+#: ``tuple * n`` and ``list * n``: filled by `myia.operations.everyday` (its library code).
+MUL_SEQUENCES: dict[tuple[Any, Any], Any] = {}
+mul = _binary("mul", P.mul, MUL_SEQUENCES)
 truediv = _binary("truediv", P.truediv)
 floordiv = _binary("floordiv", P.floordiv)
 mod = _binary("mod", P.mod)
