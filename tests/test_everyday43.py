@@ -423,3 +423,21 @@ def test_everyday_errors():
         myia(repeat_run_time)(1.0, 3)
     assert "known at compile time" in str(info.value)
     assert "return (a,) * n" in str(info.value)
+
+
+def append_beside_a_closure_of_its_own(x):
+    def scaled(v):
+        out = v * 2.0  # (its own variable out, not the list)
+        return out
+
+    out = [x]
+    for i in range(2):
+        out.append(scaled(out[i]))
+    return np.sum(np.stack(out))
+
+
+def test_append_beside_a_nested_function_with_a_local_of_that_name():
+    x = np.ones(2)
+    np.testing.assert_allclose(
+        myia(append_beside_a_closure_of_its_own)(x), append_beside_a_closure_of_its_own(x)
+    )

@@ -21,7 +21,7 @@ import ast
 import copy
 from typing import Any
 
-from .scope import walk_scope
+from .scope import bound_names, walk_scope
 
 #: The functions whose nodes were rewritten: the node given, and its rewritten copy.
 _rewritten: dict[int, tuple[ast.AST, ast.AST]] = {}
@@ -115,7 +115,13 @@ def _appends_to(stmt: ast.AST, name: str) -> bool:
 
 
 def _reads(function: ast.FunctionDef | ast.Lambda, name: str) -> bool:
+    """Whether `function`, nested, reads the enclosing function's variable `name`."""
+    args = function.args
+    params = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
+    params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
     body = function.body if isinstance(function.body, list) else [function.body]
+    if name in params or name in bound_names(walk_scope(body)):
+        return False  # a local variable of its own
     return any(
         isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
         for stmt in body
