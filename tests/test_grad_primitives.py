@@ -239,6 +239,22 @@ def list_builtins(x, y):
     return total + halves[0] * halves[1]
 
 
+def list_joins(x, y):
+    parts = []
+    for i in range(3):
+        parts.append(x * (i + 1.0) + y)
+    stacked = np.stack(parts, axis=1)  # stack_list
+    joined = np.concatenate(parts)  # concatenate_list
+    return np.sum(stacked * stacked) + np.sum(np.sin(joined))
+
+
+def list_unjoins(d, x):
+    """`unstack_list` and `unconcatenate_list` (gradient helpers) on their own."""
+    rows = P.unstack_list(d, [x, x * 2.0, x], 0)
+    pieces = P.unconcatenate_list(d.reshape(-1), [x, x, x[:1], x[1:]], 0)
+    return rows[1] * pieces[0] + rows[2] * pieces[1]
+
+
 def records(x, y):
     p = Pair(x, y * x)
     return p.a * p.b
@@ -621,6 +637,8 @@ CASES = [
     case("make_list list_getitem list_concat", lists, [(PY(), PY()), (f(2), f(2))]),
     case("make_dict dict_getitem dict_values dict_from_items", dicts, SCALARS),
     case("list_sum_start sections_as_list", list_builtins, [(f(4), f(2))]),
+    case("stack_list concatenate_list", list_joins, [(f(2), f(2))], order=2),
+    case("unstack_list unconcatenate_list", list_unjoins, [(f(3, 2), f(2))]),
     case("make_record record_getattr", records, [(PY(), PY()), (f(2), f(2))]),
     case("switch seq identity", control, [(f(2), f(2))]),
     case("narrow", unions, [(f(2), f(2))], order=2),

@@ -148,7 +148,8 @@ for key, body in SYNTAX.items():
 # Mutation ---------------------------------------------------------------------------------------
 
 MUTATIONS = [
-    "xs = [x]\n    xs.append(x)  # HERE\n    return x",
+    # (An append to a list the function builds and nothing else sees is a rebinding.)
+    "xs = [x]\n    ys = xs\n    xs.append(x)  # HERE\n    return ys",
     "xs = [x]\n    xs[0] = x  # HERE\n    return x",
     "xs = [x]\n    xs.pop()  # HERE\n    return x",
     "xs = [x]\n    xs.extend([x])  # HERE\n    return x",

@@ -1,11 +1,11 @@
 """Models adapted from the examples of autograd (github.com/HIPS/autograd, `examples/`).
 
 Each model's loss (and, where the example has one, its training step) is written as the
-example's author wrote it, changed only where Myia's subset requires it (no mutation: a list
-grows by ``xs = xs + [x]``; a generator of NumPy's ``Generator`` API is passed as an argument
-where the example draws from a ``RandomState``), each change said in a comment. Each runs on
-every backend: its value against plain NumPy, its gradient against autograd's (where autograd
-is installed) and against finite differences (`myia.testing.check_grad`, float64).
+example's author wrote it, changed only where Myia's subset requires it (a generator of
+NumPy's ``Generator`` API is passed as an argument where the example draws from a
+``RandomState``), each change said in a comment. Each runs on every backend: its value
+against plain NumPy, its gradient against autograd's (where autograd is installed) and
+against finite differences (`myia.testing.check_grad`, float64).
 """
 
 from __future__ import annotations
@@ -215,7 +215,7 @@ def rnn_predict(params, inputs):
     output = [hiddens_to_output_probs(hiddens)]
     for input in inputs:
         hiddens = update_rnn(input, hiddens)
-        output = output + [hiddens_to_output_probs(hiddens)]
+        output.append(hiddens_to_output_probs(hiddens))
     return output
 
 
@@ -248,7 +248,7 @@ def lstm_predict(params, inputs):
     output = [hiddens_to_output_probs(hiddens)]
     for input in inputs:
         hiddens, cells = update_lstm(input, hiddens, cells)
-        output = output + [hiddens_to_output_probs(hiddens)]
+        output.append(hiddens_to_output_probs(hiddens))
     return output
 
 
@@ -310,12 +310,11 @@ def unpack_gmm_params(params):
 
 
 def gmm_log_likelihood(params, data):
-    # (np.vstack of a list built in the loop is refused: a running logaddexp instead)
-    total = -np.inf
+    cluster_lls = []
     for log_proportion, mean, cov_sqrt in zip(*unpack_gmm_params(params)):
         cov = np.dot(cov_sqrt.T, cov_sqrt)
-        total = np.logaddexp(total, log_proportion + mvn.logpdf(data, mean, cov))
-    return np.sum(total)
+        cluster_lls.append(log_proportion + mvn.logpdf(data, mean, cov))
+    return np.sum(logsumexp(np.vstack(cluster_lls), axis=0))
 
 
 def gmm_objective(params, data):
@@ -591,7 +590,7 @@ def odeint_rk4(func, y0, t, args):
         k3 = func(y + h * k2 / 2, t[i] + h / 2, *args)
         k4 = func(y + h * k3, t[i] + h, *args)
         y = y + h * (k1 + 2 * k2 + 2 * k3 + k4) / 6
-        ys = ys + [y]
+        ys.append(y)
     return ys
 
 

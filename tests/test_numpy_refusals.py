@@ -42,13 +42,6 @@ def array_of_a_list(xs):
     return np.array(xs)  # ERROR
 
 
-def vstack_of_a_list(a):
-    rows = []
-    for r in a:
-        rows = rows + [r * 2.0]
-    return np.vstack(rows)  # ERROR
-
-
 def singular_mvn(x):
     return multivariate_normal.logpdf(x, None, np.eye(3), allow_singular=True)  # ERROR
 
@@ -86,7 +79,6 @@ def logspace_of_bases(b):
         (tile_negative, (np.ones(3),), MyiaShapeError, "negative"),
         (unique, (np.ones(3),), MyiaTypeError, "depends on the values"),
         (array_of_a_list, ([1.0, 2.0],), MyiaTypeError, "pass a tuple"),
-        (vstack_of_a_list, (np.ones((2, 3)),), MyiaTypeError, r"np.vstack\(\(a, b\)\)"),
         pytest.param(
             singular_mvn,
             (np.ones(3),),

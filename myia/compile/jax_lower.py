@@ -681,6 +681,8 @@ JAX_LOWER: dict[Any, Any] = {
     P.clip: _numpy("np.clip({0}, {1}, {2})"),
     P.dot: _numpy("np.dot({0}, {1})"),
     P.stack: _numpy("np.stack({0}, axis={1})"),
+    P.stack_list: _numpy("np.stack({0}, axis={1})"),
+    P.concatenate_list: _numpy("np.concatenate({0}, axis={1})"),
     P.zeros_like: _numpy("np.zeros_like({0}, dtype={dtype!r})"),
     P.ones_like: _numpy("np.ones_like({0}, dtype={dtype!r})"),
     P.full_like: _numpy("np.full_like({0}, {1}, dtype={dtype!r})"),

@@ -434,6 +434,16 @@ def _concatenate(args: list[str], node: Apply, ctx: Any) -> str | None:
     return None
 
 
+@lowering(P.stack_list)
+def _stack_list(args: list[str], node: Apply, ctx: Any) -> str | None:
+    return f"np.stack({args[0]}, axis={args[1]})"
+
+
+@lowering(P.concatenate_list)
+def _concatenate_list(args: list[str], node: Apply, ctx: Any) -> str | None:
+    return f"np.concatenate({args[0]}, axis={args[1]})"
+
+
 @lowering(P.swapaxes)
 def _swapaxes(args: list[str], node: Apply, ctx: Any) -> str | None:
     a = node.inputs[1].abstract

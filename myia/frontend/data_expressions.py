@@ -37,7 +37,10 @@ class DataExpressions:
             ]
             if all(p.is_constant for p in parts):
                 return Constant(slice(*(p.value for p in parts)), self.dbg(node))
-            if node.lower is not None and node.upper is not None and node.step is None:
+            step = node.step
+            if isinstance(step, ast.Constant) and type(step.value) is int and step.value == 1:
+                parts[2], step = Constant(None), None  # ``x[i:j:1]`` is ``x[i:j]``
+            if node.lower is not None and node.upper is not None and step is None:
                 # ``x[i:i + k]``: a window, where its length is known at compile time.
                 length = window_length(block.graph, parts[0], parts[1], self.dbg(node))
                 if length is not None:

@@ -18,7 +18,7 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
-from . import cache, calls, comprehensions, defaults, late_reads
+from . import appends, cache, calls, comprehensions, defaults, late_reads
 from .assignments import BINOPS, Assignments
 from .blocks import BOUND, Block, Jump, Unbound
 from .branches import BranchExpressions
@@ -110,7 +110,7 @@ class SourceFunction:
         node = find_code(tree, code) if tree is not None else None
         if node is None:
             raise no_source_error(fn)
-        self.node = node
+        self.node = appends.rewrite(node, ops.list_append)
         #: The variables each function (its AST node) tracks (`myia.frontend.blocks`).
         self.tracked: dict[ast.AST, set[str]] = {}
         #: The variables a read may find unassigned, by function, found by the last parse.
@@ -433,6 +433,10 @@ class FunctionParser(Assignments, BranchExpressions, DataExpressions):
         """Reject a statement ``obj.append(v)``: see `mutating_call_message`."""
         message = mutating_call_message(call)
         if message is not None:
+            found = appends.append_call(ast.Expr(call))
+            why = appends.why_not(self.node, found[0]) if found else None
+            if why is not None:
+                message += f" ({why})"
             raise self.error(call, message)
 
     def stmt_Return(self, block: Block, stmt: ast.Return) -> None:

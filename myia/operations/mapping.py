@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
+from . import everyday as ev
 from . import lib, ops, scipy_stats
 from . import number_lib as nb
 from . import numpy_division as nd
@@ -203,6 +204,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.breakpoint: P.breakpoint_,
     builtins.repr: lib.repr_,
     builtins.format: lib.format_,
+    builtins.sorted: ev.sorted_,
     functools.partial: P.partial,
 }
 
@@ -246,6 +248,9 @@ MATH: dict[Any, Any] = {
     math.trunc: nb.math_trunc,
     math.fmod: nb.math_fmod,
     math.hypot: nb.math_function2(nx.np_hypot),
+    math.isclose: ev.math_isclose,
+    math.factorial: ev.math_factorial,
+    math.gcd: ev.math_gcd,
 }
 
 NUMPY: dict[Any, Any] = {

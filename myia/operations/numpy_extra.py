@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
-from .numpy_lib import no_list
 from .numpy_linalg import LINALG, cho_factor, cho_solve, scipy_cholesky, solve_triangular
 from .numpy_logic import np_all, np_any
 
@@ -430,8 +429,10 @@ def np_atleast_2d(a):
 
 
 def np_hstack(tup):
-    """``np.hstack`` of a tuple of arrays (scalars are vectors of one element)."""
-    no_list(tup)
+    """``np.hstack`` of a tuple of arrays (scalars are vectors of one element), or a list."""
+    if isinstance(tup, list):
+        parts = [_at_least_1d(a) for a in tup]
+        return P.concatenate_list(parts, 0 if P.ndim(P.stack_list(parts, 0)) == 2 else 1)
     tup = _each_at_least_1d(tup)
     if P.ndim(tup[0]) == 1:
         return P.concatenate(tup, 0)
@@ -496,14 +497,16 @@ def np_dsplit(ary, indices_or_sections):
 
 
 def np_vstack(tup):
-    """``np.vstack`` of a tuple of arrays: vectors (and scalars) are rows."""
-    no_list(tup)
+    """``np.vstack`` of a tuple of arrays, or a list: vectors (and scalars) are rows."""
+    if isinstance(tup, list):
+        return P.concatenate_list([np_atleast_2d(a) for a in tup], 0)
     return P.concatenate(_each_at_least_2d(tup), 0)
 
 
 def np_column_stack(tup):
-    """``np.column_stack`` of a tuple of arrays: vectors (and scalars) are columns."""
-    no_list(tup)
+    """``np.column_stack`` of a tuple of arrays, or a list: vectors (and scalars) are columns."""
+    if isinstance(tup, list):
+        return P.concatenate_list([_column(a) for a in tup], 1)
     return P.concatenate(_each_column(tup), 1)
 
 

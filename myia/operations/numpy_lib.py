@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..primitives import P
-from .ops import refuse
 from .scalar_forms import numpy_scalar
 
 # Reductions -----------------------------------------------------------------------------------
@@ -133,21 +132,16 @@ def np_squeeze(a, axis=None):
 
 
 def np_concatenate(arrays, axis=0):
-    """``np.concatenate`` of a tuple of arrays."""
+    """``np.concatenate`` of a tuple of arrays, or of a list of arrays."""
+    if isinstance(arrays, list):
+        return P.concatenate_list(arrays, axis)
     return P.concatenate(arrays, axis)
 
 
-def no_list(arrays):
-    """Refuse `arrays`, the sequence of ``np.hstack`` and its kin, where it is a list."""
-    if isinstance(arrays, list):
-        refuse(
-            "np.hstack, np.vstack and np.column_stack of a list: its length is not known at "
-            "compile time; pass a tuple instead, e.g. np.vstack((a, b))"
-        )
-
-
 def np_stack(arrays, axis=0):
-    """``np.stack`` of a tuple of arrays."""
+    """``np.stack`` of a tuple of arrays, or of a list of arrays of one shape."""
+    if isinstance(arrays, list):
+        return P.stack_list(arrays, axis)
     return P.stack(arrays, axis)
 
 

@@ -234,7 +234,9 @@ def _binary(name: str, prim: Any, extra: dict[tuple[Any, Any], Any] | None = Non
 
 add = _binary("add", P.add, {(tuple, tuple): P.tuple_concat, (list, list): P.list_concat})
 sub = _binary("sub", P.sub)
-mul = _binary("mul", P.mul)
+#: ``tuple * n`` and ``list * n``: filled by `myia.operations.everyday` (its library code).
+MUL_SEQUENCES: dict[tuple[Any, Any], Any] = {}
+mul = _binary("mul", P.mul, MUL_SEQUENCES)
 truediv = _binary("truediv", P.truediv)
 floordiv = _binary("floordiv", P.floordiv)
 mod = _binary("mod", P.mod)
@@ -466,6 +468,18 @@ def _star_list(xs: Any) -> Any:
 
 star_tuple = Operation("star_tuple", _star_tuple)
 star_list = Operation("star_list", _star_list)
+
+
+def _list_append(lst: Any, value: Any) -> Any:
+    """``xs.append(v)`` on a list the function builds: the longer list (`frontend.appends`)."""
+    if lst is list:
+        from . import everyday
+
+        return everyday.list_append
+    raise NoMatch(f"'{_kind_name(lst)}' object has no attribute 'append'")
+
+
+list_append = Operation("list_append", _list_append)
 
 
 # Iteration ------------------------------------------------------------------------------------

@@ -513,10 +513,12 @@ def _index_probe(index):
             raise MyiaTypeError(f"array indices must be integers, not {show(index)}")
         return np.zeros(index.shape, dtype=np.intp)
     if isinstance(index, AbstractSlice):
-        raise MyiaTypeError(
-            "the bounds of a slice of an array must be known at compile time "
-            f"(its shape depends on them), got {show(index)}"
-        )
+        for b in (index.start, index.stop, index.step):
+            if isinstance(b, AbstractScalar) and not b.dtype.startswith(("int", "uint")):
+                raise MyiaTypeError(f"slice indices must be integers or None, not {show(b)}")
+        # Bounds known at run time only (``x[:n]``): the axis is of a length known at run
+        # time; the probe reads it whole or empty, and the two lengths differ (`_probe_twice`).
+        return _RUN_TIME_SLICE
     if isinstance(index, AbstractConstant):
         return index.value
     if isinstance(index, AbstractList) and index.value is not ANYTHING:
@@ -527,12 +529,36 @@ def _index_probe(index):
     raise MyiaTypeError(f"invalid array index {show(index)}")
 
 
+#: The probe of a slice of bounds known at run time only: read whole, then empty.
+_RUN_TIME_SLICE = object()
+
+
+def _probe_twice(idx: Any) -> tuple[Any, Any]:
+    """`idx` with its slices of run-time bounds read whole, and read empty."""
+
+    def subst(i: Any, s: slice) -> Any:
+        if i is _RUN_TIME_SLICE:
+            return s
+        return tuple(subst(j, s) for j in i) if type(i) is tuple else i
+
+    return subst(idx, slice(None)), subst(idx, slice(0, 0))
+
+
+def _getitem_shape(a: AbstractArray, idx: Any) -> Any:
+    whole, empty = _probe_twice(idx)
+    shape = probe_shape(lambda s: _probe(s)[whole].shape, a.shape)
+    if whole is idx or whole == idx:
+        return shape
+    other = probe_shape(lambda s: _probe(s)[empty].shape, a.shape)
+    return tuple(d if d == e else None for d, e in zip(shape, other))
+
+
 @infer_rule(array_getitem)
 def _infer_array_getitem(a, index):
     a = as_array(a, "indexing")
     idx = _index_probe(index)
     try:
-        return array_result(a.dtype, probe_shape(lambda s: _probe(s)[idx].shape, a.shape))
+        return array_result(a.dtype, _getitem_shape(a, idx))
     except (IndexError, ValueError, TypeError) as exc:  # (a slice's step of zero, or a float)
         if _unknown_int(index) and a.shape and a.shape[0] == 0:
             # ``x[i]`` on an empty first axis (the body of ``for row in x``): it raises

@@ -1,0 +1,134 @@
+"""Everyday Python in Myia's subset: ``append``, ``* n``, ``math.gcd``, ``sorted``...
+
+``xs.append(v)`` on a list being built, ``tuple * n`` and ``list * n``, ``math.isclose``,
+``math.factorial``, ``math.gcd`` and ``sorted``.
+
+`mapping.py` says which Python function each one is; ``xs.append(v)`` is rewritten by the
+frontend (`myia.frontend.appends`) into a call of `list_append` (through `ops.list_append`).
+"""
+
+from __future__ import annotations
+
+from ..primitives import P
+from .number_lib import _INF, math_float
+from .ops import MUL_SEQUENCES, refuse
+
+
+def list_append(lst, value):
+    """The list `lst` and then `value` (``lst.append(value)``, `lst` rebound to it)."""
+    return P.list_concat(lst, [value])
+
+
+def tuple_repeat(t, n):
+    """``t * n`` of a tuple and an int known at compile time (empty where ``n <= 0``)."""
+    if not P.known(n):
+        refuse(
+            "tuple * n: n must be known at compile time (a tuple's length is); "
+            "for a length known at run time, use a list: [x] * n"
+        )
+    out = ()
+    for _ in P.range_tuple(0, n, 1):  # a tuple of constants: the loop over it is unrolled
+        out = out + t
+    return out
+
+
+def tuple_repeat_r(n, t):
+    """``n * t`` of an int known at compile time and a tuple."""
+    return tuple_repeat(t, n)
+
+
+def list_repeat(xs, n):
+    """``xs * n`` of a list and an int: a loop (`n` may be known at run time only)."""
+    out = xs[:0]
+    for _ in range(n):
+        out = out + xs
+    return out
+
+
+def list_repeat_r(n, xs):
+    """``n * xs`` of an int and a list."""
+    return list_repeat(xs, n)
+
+
+def math_isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0):
+    """``math.isclose``: Python's test, on floats."""
+    a = math_float(a)
+    b = math_float(b)
+    if rel_tol < 0.0 or abs_tol < 0.0:
+        raise ValueError("tolerances must be non-negative")
+    if a == b:
+        return True
+    if abs(a) == _INF or abs(b) == _INF:
+        return False
+    diff = abs(b - a)
+    return diff <= abs(rel_tol * b) or diff <= abs(rel_tol * a) or diff <= abs_tol
+
+
+def _integer(n):
+    if isinstance(n, float):
+        raise TypeError("'float' object cannot be interpreted as an integer")
+    return n
+
+
+def math_factorial(n):
+    """``math.factorial`` of an int: Python's errors; above 20! Myia's 64-bit ints overflow."""
+    n = _integer(n)
+    if n < 0:
+        raise ValueError("factorial() not defined for negative values")
+    if n > 20:
+        raise OverflowError("factorial() of more than 20 does not fit in Myia's 64-bit ints")
+    r = 1
+    for i in range(2, n + 1):
+        r = r * i
+    return r
+
+
+def math_gcd(*integers):
+    """``math.gcd`` of any number of ints (0 for none), by Euclid's algorithm."""
+    g = 0
+    for k in integers:
+        a = abs(g)
+        b = abs(_integer(k))
+        while b != 0:
+            a, b = b, a % b
+        g = a
+    return g
+
+
+def sorted_(xs, *, key=None, reverse=False):
+    """``sorted``: a new list, by insertion (stable, as Python's; `reverse` keeps it stable)."""
+    out = []
+    for x in xs:
+        out = _insert(out, x, key, reverse)
+    return out
+
+
+def _key(key, x):
+    if key is None:
+        return x
+    return key(x)
+
+
+def _insert(out, x, key, reverse):
+    kx = _key(key, x)
+    k = 0
+    n = len(out)
+    while k < n and not _before(kx, _key(key, out[k]), reverse):
+        k = k + 1
+    return out[:k] + [x] + out[k:]
+
+
+def _before(a, b, reverse):
+    if reverse:
+        return a > b
+    return a < b
+
+
+MUL_SEQUENCES.update(
+    {
+        (tuple, int): tuple_repeat,
+        (int, tuple): tuple_repeat_r,
+        (list, int): list_repeat,
+        (int, list): list_repeat_r,
+    }
+)
