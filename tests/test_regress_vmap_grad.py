@@ -1,10 +1,10 @@
 """``vmap`` of gradients that were silently wrong, against the gradients per example.
 
-Loops whose first iteration is peeled. The backward pass of a loop pops, at each iteration, what its forward pass pushed. Where the
-first iteration runs apart (its ``x`` known: ``x = 1.0`` before the loop), its push holds
-constants the other iterations' pushes do not; the stack must not keep them as known for every
-element (the backward pass of ``cos(a * x)`` then used ``x = 1.0`` at every iteration: a
-silently wrong ``vmap(grad(f))``).
+Loops whose first iteration is peeled: the backward pass of a loop pops, at each iteration,
+what its forward pass pushed. Where the first iteration runs apart (its ``x`` known: ``x =
+1.0`` before the loop), its push holds constants the other iterations' pushes do not; the
+stack must not keep them as known for every element (the backward pass of ``cos(a * x)``
+then used ``x = 1.0`` at every iteration: a silently wrong ``vmap(grad(f))``).
 """
 
 from __future__ import annotations
