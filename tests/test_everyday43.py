@@ -301,9 +301,38 @@ def append_seen_by_closure(a):
     return first()
 
 
+def append_after_a_comprehension_kept_it(a):
+    xs = [a]
+    ys = [xs for _ in range(1)]  # Python's ys sees the append
+    xs.append(a)
+    return ys
+
+
+def _kept(v):
+    return v
+
+
+def append_after_a_call_kept_it(a):
+    xs = [a]
+    ys = _kept(xs)  # the same list in Python
+    xs.append(a)
+    return ys
+
+
+def append_while_iterating(a):
+    xs = [a]
+    for v in xs:  # Python iterates the list as it grows
+        if len(xs) < 3:
+            xs.append(a)
+    return xs
+
+
 @pytest.mark.parametrize(
     "fn, args, why",
     [
+        (append_after_a_comprehension_kept_it, (1.0,), "xs is read as a whole while it grows"),
+        (append_after_a_call_kept_it, (1.0,), "xs is read as a whole while it grows"),
+        (append_while_iterating, (1.0,), "xs is read as a whole while it grows"),
         (append_to_parameter, ([1.0], 2.0), "xs is a parameter"),
         (append_to_alias, (1.0,), "another name refers to the list xs"),
         (append_to_tuple, (1.0,), "may be another list"),

@@ -12,7 +12,11 @@ the reason (`myia.frontend.subset`). The name must be:
   ``xs + [...]``;
 - never copied as a whole: not the value of another assignment, an element of a tuple, list
   or dict display, nor read by a nested ``def`` or ``lambda`` (Myia's closures capture the
-  values variables have where they are defined).
+  values variables have where they are defined);
+- while it grows (before its last append, or in a loop that appends to it), read only by
+  ``xs.append``, ``xs[i]``, ``len(xs)`` and ``xs = xs + [...]``: anything else (a call
+  ``f(xs)``, an element of a comprehension ``[xs for ...]``, ``for v in xs``) could keep the
+  list, which Python's later appends would grow and Myia's would not.
 """
 
 from __future__ import annotations
@@ -106,7 +110,48 @@ def why_not(function: ast.FunctionDef | ast.Lambda, name: str) -> str | None:
                 return f"a nested function reads {name}"
     if not assigned:
         return f"{name} is not a list this function builds"
+    for n in _whole_reads(function, name):
+        if not after(n):
+            return f"{name} is read as a whole while it grows (line {n.lineno})"
     return None
+
+
+def _whole_reads(function: ast.FunctionDef | ast.Lambda, name: str) -> list[ast.Name]:
+    """The reads of `name` in `function` that may keep the list itself.
+
+    All but ``name.append``, ``name[i]``, ``len(name)`` and ``name = name + [...]``, in the
+    function's comprehensions too (nested functions are `_reads`'s).
+    """
+    parents: dict[ast.AST, ast.AST] = {}
+    reads: list[ast.Name] = []
+    stack: list[ast.AST] = [function]
+    while stack:
+        node = stack.pop()
+        if node is not function and isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            continue
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+            stack.append(child)
+            if isinstance(child, ast.Name) and child.id == name:
+                if isinstance(child.ctx, ast.Load):
+                    reads.append(child)
+
+    def keeps_nothing(n: ast.Name) -> bool:
+        p = parents.get(n)
+        if isinstance(p, ast.Attribute) and p.attr == "append":
+            return True
+        if isinstance(p, ast.Subscript) and p.value is n:
+            return True
+        if isinstance(p, ast.Call) and isinstance(p.func, ast.Name) and p.func.id == "len":
+            return True
+        if isinstance(p, ast.BinOp) and p.left is n:  # xs = xs + [...]
+            top = parents.get(p)
+            return isinstance(top, ast.Assign) and all(
+                isinstance(t, ast.Name) and t.id == name for t in top.targets
+            )
+        return False
+
+    return [n for n in reads if not keeps_nothing(n)]
 
 
 def _appends_to(stmt: ast.AST, name: str) -> bool:
