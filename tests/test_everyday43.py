@@ -321,7 +321,7 @@ def append_after_a_call_kept_it(a):
 
 def append_while_iterating(a):
     xs = [a]
-    for v in xs:  # Python iterates the list as it grows
+    for v in xs:  # noqa: B007 (Python iterates the list as it grows)
         if len(xs) < 3:
             xs.append(a)
     return xs

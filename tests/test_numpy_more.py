@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from array_checks import RecordingInferrer, as_myia_result, check_abstract, check_value
 from numpy_coverage import DOC, render_doc
 from numpy_more_cases import (
     angles,
@@ -102,7 +103,6 @@ from numpy_more_cases import (
     trapezoid_of_ints,
     windows,
 )
-from test_arrays import RecordingInferrer, as_myia_result, check_abstract, check_value
 
 from myia import myia
 from myia.abstract import to_abstract

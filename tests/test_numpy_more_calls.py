@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_arrays import as_myia_result, check_value
+from array_checks import as_myia_result, check_value
 from test_numpy_more import BACKENDS, SPD, by_dtype, f, inv, make_args, solve_triangular
 
 from myia import grad, myia, vmap
