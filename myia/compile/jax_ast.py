@@ -1,6 +1,6 @@
 """The Python syntax of generated code, read and built for the JAX backend's rewriting.
 
-`myia.compile.jax_codegen` rewrites the NumPy backend's generated functions (branches, and
+`myia.compile.jax_structure` rewrites the NumPy backend's generated functions (branches, and
 loops over states) into JAX's control flow. These helpers read that code (the names a block
 reads, assigns on every path, or carries out; whether it ends in a jump; the order of the
 states of a loop that never jumps back) and build its pieces (names, tuples, calls, defs).

@@ -364,7 +364,7 @@ STEP_LIMIT = 2**16
 
 
 def _own_step(body_jaxpr: Any, eqn: Any, index: Any) -> int | None:
-    """The leaf `k` whose own step equation `eqn` checks (`jax_runtime.check_step`), else None.
+    """The leaf `k` whose own step equation `eqn` checks (`jax_checks.check_step`), else None.
 
     The body adds a constant ``c`` to leaf `k` (at most `STEP_LIMIT`), and `eqn` is the
     check that this does not pass int64: ``k > max - c`` (``k < min - c`` for ``c < 0``).
@@ -398,7 +398,7 @@ def deferred_flags(body_jaxpr: Any, counter: Any = None) -> Deferred | None:
     starts (``math.sin(y)`` of the state's y), and each such leaf stays not finite through
     the body (``y = math.sin(y) * 0.5 + y``: sine, sums and products of a value that is not
     finite are not); or where a counter (a Python int the body adds a constant to, `k + 1`)
-    goes past int64 (`jax_runtime.check_step`). Some iteration then flags if and only if the
+    goes past int64 (`jax_checks.check_step`). Some iteration then flags if and only if the
     leaf is not finite after the loop, or the last iteration overflowed it (the call runs
     again on the host: the same result, later), or the counter wrapped around (it ends on
     the other side of its start): the test is made once after the loop, and no flag is
@@ -470,7 +470,7 @@ def _ray(body_jaxpr: Any, eqn: Any, defs: Any, index: Any) -> tuple[int, int, An
     (so that ``k + c`` wraps around only where stepping `k` does, which is flagged). Over the
     iterations ``k + c`` is monotonic, so the comparison (a ray: ``i < a``, ``i >= b``) holds
     in some iteration if and only if it holds in the first or the last: an index of a
-    counter out of bounds (`jax_runtime.check_bounds`). ``test(k)`` makes it for a value
+    counter out of bounds (`jax_checks.check_bounds`). ``test(k)`` makes it for a value
     of `k`. Named rewrite:
 
         f = f | (k + c < a) in every iteration  =>  f = (k0 + c < a) | (k_last + c < a)

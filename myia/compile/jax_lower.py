@@ -223,7 +223,7 @@ def index_add(a: Any, index: Any, v: Any) -> Any:
     The backpropagator of ``a[index]``; an index out of bounds is flagged (XLA drops the
     update where NumPy raises).
     """
-    from .jax_runtime import check_bounds
+    from .jax_checks import check_bounds
 
     check_bounds(a, index)
     a = _jax().numpy.asarray(a)  # a constant may be a NumPy array
@@ -594,7 +594,7 @@ def number_kind(a: Any) -> str | None:
 def _to_int(args: list[str], node: Any, ctx: Any) -> str | None:
     """``int(x)`` of a number or 0-d array: truncated towards zero, as a (traced) int64.
 
-    Of a float, flagged where Python's int differs (`jax_runtime.check_to_int`); of an int
+    Of a float, flagged where Python's int differs (`jax_checks.check_to_int`); of an int
     or a bool, exact (`jax_backend` leaves uint64, which may exceed int64, on the host).
     """
     kind = number_kind(node.inputs[1].abstract)
