@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import importlib
+import inspect
 import json
 import os
 import sys
@@ -476,8 +477,13 @@ def _read_location(v: Any) -> Location | None:
 # Saving and loading ---------------------------------------------------------------------------
 
 
-def dumps(graph: Graph, signature: tuple[Any, ...], backend: str) -> str:
-    """The saved form of the optimized program `graph` for argument types `signature`."""
+def dumps(
+    graph: Graph, signature: tuple[Any, ...], backend: str, call: CallForm | None = None
+) -> str:
+    """The saved form of the optimized program `graph` for argument types `signature`.
+
+    `call`, where given, says how a call from Python gives the program its arguments.
+    """
     w = _Writer()
     w.program(graph)
     doc = {
@@ -490,6 +496,8 @@ def dumps(graph: Graph, signature: tuple[Any, ...], backend: str) -> str:
         "graphs": w.graph_table,
         "nodes": w.node_table,
     }
+    if call is not None:
+        doc["call"] = call.dump(w.value)
     return json.dumps(doc, separators=(",", ":"))
 
 
@@ -544,12 +552,93 @@ def myia_version() -> str:
         return "dev"
 
 
+class CallForm:
+    """How a call from Python gives a saved program its arguments, one per parameter.
+
+    As `myia.api.MyiaFunction` binds a call: the parameters of the function saved (its
+    ``*args`` as a tuple, its ``**kwargs`` as a dict), after the arguments a partial
+    application holds, the defaults not passed filled in (a function default is `NOT_GIVEN`:
+    the program computes it). A function taking ``*args`` (``hessian(f)``, ``vmap(f)``) is
+    so called as ``f`` is.
+    """
+
+    def __init__(
+        self, signature: inspect.Signature, args: tuple[Any, ...], keywords: dict[str, Any]
+    ):
+        self.signature = signature
+        self.args = args
+        self.keywords = keywords
+
+    @classmethod
+    def of(cls, fn: Any) -> CallForm:
+        """The call form of `fn`, a `myia.api.MyiaFunction`."""
+        from .frontend.defaults import NOT_GIVEN, is_function
+
+        params = [
+            p.replace(default=NOT_GIVEN) if is_function(p.default) else p
+            for p in fn.entry.signature.parameters.values()
+        ]
+        entry = fn.entry
+        prefixed = entry.prefixed
+        return cls(
+            inspect.Signature(params),
+            tuple(entry.args) if prefixed else (),
+            dict(entry.keywords) if prefixed else {},
+        )
+
+    def arguments(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple:
+        """The program's arguments for the call ``name(*args, **kwargs)``."""
+        try:
+            bound = self.signature.bind(*self.args, *args, **{**self.keywords, **kwargs})
+        except TypeError as exc:
+            raise MyiaTypeError(f"{name}(): {exc}") from None
+        bound.apply_defaults()
+        return tuple(bound.arguments.values())
+
+    def dump(self, value: Any) -> dict[str, Any]:
+        """The JSON form, with `value` writing values (defaults, partial arguments)."""
+        params = []
+        for p in self.signature.parameters.values():
+            d = [] if p.default is p.empty else [value(p.default)]
+            params.append([p.name, int(p.kind), *d])
+        return {
+            "parameters": params,
+            "args": [value(a) for a in self.args],
+            "keywords": {k: value(v) for k, v in self.keywords.items()},
+        }
+
+    @classmethod
+    def load(cls, doc: dict[str, Any], value: Any) -> CallForm:
+        """The call form of `dump`'s JSON form `doc`, with `value` reading values."""
+        params = [
+            inspect.Parameter(
+                name,
+                inspect._ParameterKind(kind),
+                default=value(rest[0]) if rest else inspect.Parameter.empty,
+            )
+            for name, kind, *rest in doc["parameters"]
+        ]
+        return cls(
+            inspect.Signature(params),
+            tuple(value(a) for a in doc["args"]),
+            {k: value(v) for k, v in doc["keywords"].items()},
+        )
+
+
 class LoadedFunction:
     """A program loaded by `load`: callable on arguments of the signature it was saved for."""
 
-    def __init__(self, graph: Graph, signature: tuple[Any, ...], backend: Any, name: str):
+    def __init__(
+        self,
+        graph: Graph,
+        signature: tuple[Any, ...],
+        backend: Any,
+        name: str,
+        call: CallForm | None = None,
+    ):
         self.graph = graph
         self.signature = signature
+        self.call = call
         self.backend = backend
         self.executable = backend.compile(graph)
         result = graph.output.abstract
@@ -558,10 +647,18 @@ class LoadedFunction:
         self.__name__ = name
 
     @boundary
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from .abstract.lattice import to_abstract
 
-        got = tuple(to_abstract(a) for a in args)
+        if self.call is not None:
+            args = self.call.arguments(self.__name__, args, kwargs)
+        elif kwargs:  # (saved by a Myia that did not write the call form: positional only)
+            raise MyiaTypeError(f"{self.__name__}() takes its arguments by position")
+        try:
+            got = tuple(to_abstract(a) for a in args)
+        except (TypeError, RecursionError) as exc:
+            msg = f"{self.__name__}(): an argument has no Myia type: {exc}"
+            raise MyiaTypeError(msg) from None
         if got != self.signature:
             shown = ", ".join(map(absdata.show, self.signature))
             raise MyiaTypeError(
@@ -586,7 +683,8 @@ def save(fn: Any, path: str | os.PathLike[str], *example_args: Any) -> None:
     f = fn if isinstance(fn, MyiaFunction) else MyiaFunction(fn)
     compiled = f.specialization(*example_args)
     sig = tuple(f.signature(*example_args))
-    Path(path).write_text(dumps(compiled.graph, sig, f.backend.name), encoding="utf-8")
+    text = dumps(compiled.graph, sig, f.backend.name, CallForm.of(f))
+    Path(path).write_text(text, encoding="utf-8")
 
 
 def load(path: str | os.PathLike[str], *, backend: str | None = None, **options: Any) -> Any:
@@ -602,8 +700,16 @@ def load(path: str | os.PathLike[str], *, backend: str | None = None, **options:
     except UnicodeDecodeError:
         raise MyiaLoadError(f"{path}: not a saved Myia program (not text)") from None
     graph, sig, doc = loads(text)
+    call = None
+    if "call" in doc:
+        try:
+            call = CallForm.load(doc["call"], _Reader(doc).value)
+        except MyiaError:
+            raise
+        except Exception as exc:
+            raise MyiaLoadError(f"a damaged program file ({type(exc).__name__}: {exc})") from None
     chosen = get_backend(backend or doc.get("backend") or "numpy", **options)
-    return LoadedFunction(graph, sig, chosen, graph.name)
+    return LoadedFunction(graph, sig, chosen, graph.name, call)
 
 
 __all__: list[str] = ["MyiaLoadError", "load", "save"]

@@ -17,7 +17,18 @@ import pytest
 from fuzz_programs import load_program
 from helpers import assert_same
 
-from myia import MyiaLoadError, MyiaTypeError, grad, load, myia, save, value_and_grad
+from myia import (
+    MyiaLoadError,
+    MyiaTypeError,
+    grad,
+    hessian,
+    jacfwd,
+    load,
+    myia,
+    save,
+    value_and_grad,
+    vmap,
+)
 
 
 @dataclass
@@ -58,6 +69,17 @@ def fact(n):
     return 1 if n <= 1 else n * fact(n - 1)
 
 
+def newton_sum(x):
+    return newton(1.0 + x[0] * x[0] + x[1] * x[1]) + np.sum(np.sin(x))
+
+
+def scaled(x, k=2.0, *rest, scale=1.0, f=math.sin):
+    s = 0.0
+    for r in rest:
+        s = s + r
+    return f(x) * k * scale + s
+
+
 TREE = Tree(1.0, Tree(2.0, None, None), Tree(3.0, None, Tree(4.0, None, None)))
 W, X, B = np.full((2, 3), 0.5), np.arange(3.0), np.ones(2)
 
@@ -70,11 +92,20 @@ PROGRAMS = [
     ("closures", myia(closures), (1.5, 4)),
     ("fact", myia(fact), (10,)),
     ("tree_sum", value_and_grad(tree_sum), (TREE,)),
+    ("scaled", myia(scaled), (0.5,)),
+]
+
+# Transformations take ``*args``: the loaded program is called as they are. (The disk cache
+# does not keep them: they close over the function transformed.)
+TRANSFORMED = [
+    ("newton_hessian", myia(hessian(newton_sum)), (np.array([0.3, 1.2]),)),
+    ("newton_jacfwd", myia(jacfwd(newton_sum)), (np.array([0.3, 1.2]),)),
+    ("newton_vmap_grad", myia(vmap(grad(newton))), (np.array([2.0, 9.0, 100.0]),)),
 ]
 
 
 def test_save_and_load_in_this_process(tmp_path):
-    for name, fn, args in PROGRAMS:
+    for name, fn, args in PROGRAMS + TRANSFORMED:
         path = tmp_path / f"{name}.myia"
         save(fn, path, *args)
         assert_same(load(path)(*args), fn(*args))
@@ -83,7 +114,7 @@ def test_save_and_load_in_this_process(tmp_path):
 def test_round_trips_in_a_fresh_process(tmp_path):
     """Save every program here and the fuzzer's programs; load and run them in a new process."""
     cases = []
-    for name, fn, args in PROGRAMS:
+    for name, fn, args in PROGRAMS + TRANSFORMED:
         save(fn, tmp_path / f"{name}.myia", *args)
         cases.append((name, args, fn(*args)))
     # Seed 419: a graph held only by a node that a closure uses as a free variable was not
@@ -135,6 +166,21 @@ def test_a_loaded_program_runs_its_signature_only(tmp_path):
     with pytest.raises(MyiaTypeError, match="saved for arguments"):
         f(np.ones(2))
     assert len(f.compiled_signatures()) == 1
+
+
+def test_a_loaded_program_is_called_as_the_function_saved(tmp_path):
+    # Defaults, keywords and keyword-only parameters bind as in the function saved; a
+    # function default (``f=math.sin``) is computed by the program.
+    save(scaled, tmp_path / "s.myia", 0.5)
+    f = load(tmp_path / "s.myia")
+    for args, kwargs in [((0.5,), {}), ((), {"x": 0.5}), ((0.5, 3.0), {}), ((0.5,), {"k": 3.0})]:
+        assert f(*args, **kwargs) == scaled(*args, **kwargs)
+    with pytest.raises(MyiaTypeError, match="unexpected keyword argument 'zz'"):
+        f(0.5, zz=1.0)
+    with pytest.raises(MyiaTypeError, match="saved for arguments"):
+        f(0.5, scale=np.ones(2))
+    with pytest.raises(MyiaTypeError, match="an argument has no Myia type"):
+        f(0.5, scale=object())
 
 
 def test_a_loaded_program_reports_errors_at_the_users_line(tmp_path):
