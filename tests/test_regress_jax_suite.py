@@ -58,3 +58,66 @@ def test_negative_argnums_in_myia_code(backend):
 def test_a_negative_position_out_of_range_is_a_type_error():
     with pytest.raises(MyiaTypeError, match="position"):
         grad(scaled, -3)(1.0, 2.0)
+
+
+# An integer of each example among slices: ``vmap(lambda i: x[:, i])`` ------------------------
+#
+# JAX's ``testGatherBatchedIndices`` and ``testNumpyIndexing``: the index ``(slice, i)``, `i`
+# batched, had no batched form, and the loop once per example sliced the slice itself (a
+# MyiaTypeError about ``getitem on (slice(None, None, None), i64)``), in the primal and in the
+# gradient (whose ``array_index_add`` takes the same index).
+
+X = np.arange(24.0).reshape(2, 3, 4) / 7.0
+COLUMNS = np.array([0, 3, -1])
+
+
+def column_sum(x, i):
+    return np.sum(np.sin(x[:, i]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vmap_of_an_integer_index_among_slices(backend):
+    @myia(backend=backend)
+    def f(x, i):
+        return (
+            vmap(lambda i: x[:, :, i])(i),
+            vmap(lambda i: x[1, :, i])(i),
+            vmap(lambda i: x[..., i])(i),
+            vmap(lambda i: x[None, 0, :, i])(i),
+            vmap(lambda i: x[np.array([0, 1]), 2, i])(i),  # an array index too: per example
+        )
+
+    got = f(X, COLUMNS)
+    want = [
+        np.stack([g(i) for i in COLUMNS])
+        for g in (
+            lambda i: X[:, :, i],
+            lambda i: X[1, :, i],
+            lambda i: X[..., i],
+            lambda i: X[None, 0, :, i],
+            lambda i: X[[0, 1], 2, i],
+        )
+    ]
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    both = myia(lambda x, i: vmap(lambda x, i: x[:, i], in_axes=(2, 0))(x, i), backend=backend)
+    np.testing.assert_array_equal(
+        both(X, np.array([1, 0, 2, 1])), [X[:, i, k] for k, i in enumerate([1, 0, 2, 1])]
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vmap_of_the_gradient_of_an_integer_index_among_slices(backend):
+    x = X[0]
+    check_grad(column_sum, x, 2, backend=backend)
+    g = grad(column_sum, backend=backend)
+    want = np.stack([g(x, int(i)) for i in COLUMNS])
+    per_example = myia(
+        lambda x, i: vmap(grad(column_sum), in_axes=(None, 0))(x, i), backend=backend
+    )
+    np.testing.assert_allclose(per_example(x, COLUMNS), want, rtol=1e-12)
+    total = myia(
+        lambda x, i: grad(lambda x: np.sum(vmap(lambda i: column_sum(x, i))(i)))(x),
+        backend=backend,
+    )
+    np.testing.assert_allclose(total(x, COLUMNS), want.sum(0), rtol=1e-12)
