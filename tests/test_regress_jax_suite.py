@@ -15,7 +15,7 @@ import functools
 import numpy as np
 import pytest
 
-from myia import MyiaTypeError, grad, myia, value_and_grad, vmap
+from myia import MyiaTypeError, grad, hessian, jvp, myia, value_and_grad, vmap
 from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug", "jax"]
@@ -121,3 +121,32 @@ def test_vmap_of_the_gradient_of_an_integer_index_among_slices(backend):
         backend=backend,
     )
     np.testing.assert_allclose(total(x, COLUMNS), want.sum(0), rtol=1e-12)
+
+
+# Forward over reverse of a recursive function at a Python float ----------------------------
+#
+# ``hessian`` is ``jacfwd(grad(f))``: its tangents are NumPy floats, the primal a Python float.
+# The tangent graph of the gradient of a recursive function passed the two on together, and
+# its recursive calls met the two kinds of float: a MyiaTypeError about ``powr`` "called with
+# different argument types" (JAX's ``testHessian`` on a Python scalar).
+
+
+def powr(x, n):
+    if n == 0:
+        return 1.0
+    return x * powr(x, n - 1)
+
+
+def cube(x):
+    return powr(x, 3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hessian_of_a_recursive_function_at_a_python_float(backend):
+    check_grad(cube, 2.0, backend=backend)
+
+    @myia(backend=backend)
+    def f(x):
+        return hessian(cube)(x), jvp(grad(cube), (x,), (np.float64(1.0),))
+
+    assert f(2.0) == (12.0, (12.0, 12.0))  # 6 x, with 3 x ** 2 = 12 the gradient at 2

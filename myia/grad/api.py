@@ -516,6 +516,13 @@ def build_jvp_graph(primal: Graph, n: int) -> Graph:
     g = Graph(f"jvp({primal.name})", primal.debug.find_location())
     g.debug.origin = primal.debug
     params = [g.add_parameter(p.debug.find_name()) for p in primal.parameters[:n] for _ in "xt"]
+    for i, p in enumerate(primal.parameters[:n]):
+        a = p.abstract
+        if isinstance(a, AbstractScalar) and a.dtype.startswith("float"):
+            # The tangent of a float scalar is of its kind (a Python float's is a Python
+            # float): the tangent graph of a recursive function (``jvp(grad(f))``) passes
+            # the two on together, and one function takes one type.
+            params[2 * i + 1] = g.apply(P.convert, params[2 * i + 1], Constant(sens_type(a)))
     fvs = [g.add_parameter(p.debug.find_name()) for p in primal.parameters[n:]]
     zeros = [g.apply(P.gmaterialize, g.apply(P.gzeros, fv)) for fv in fvs]
     ins = [*params, *(x for pair in zip(fvs, zeros) for x in pair)]
