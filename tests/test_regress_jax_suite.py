@@ -150,3 +150,26 @@ def test_hessian_of_a_recursive_function_at_a_python_float(backend):
         return hessian(cube)(x), jvp(grad(cube), (x,), (np.float64(1.0),))
 
     assert f(2.0) == (12.0, (12.0, 12.0))  # 6 x, with 3 x ** 2 = 12 the gradient at 2
+
+
+# Mistakes in the arguments of the transformations (JAX's test_vmap_in_axes_leaf_types, ----
+# test_vmap_out_axes_leaf_types, test_jvp_non_tuple_arguments): an array as an axis was
+# Python's TypeError "unhashable type" from inside Myia, jvp of non-tuples a TypeError at the
+# top level and, in Myia code, a MyiaTypeError about "len on (f64)".
+
+
+def test_vmap_axes_that_are_not_ints_are_a_type_error():
+    x = np.ones(2)
+    for axes in [dict(in_axes=(np.array([1.0, 2.0]),)), dict(out_axes=(x,)), dict(in_axes="a")]:
+        with pytest.raises(MyiaTypeError, match="are ints, None, or tuples"):
+            vmap(lambda v: v, **axes)(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_jvp_of_primals_that_are_not_tuples_is_a_type_error(backend):
+    with pytest.raises(MyiaTypeError, match="primals and tangents are tuples"):
+        jvp(np.sin, 1.0, 2.0)
+    f = myia(lambda x: jvp(np.sin, x, 1.0), backend=backend)
+    with pytest.raises(MyiaTypeError, match="primals and tangents are tuples") as info:
+        f(1.0)
+    assert "test_regress_jax_suite.py" in str(info.value)

@@ -45,6 +45,8 @@ def jvp_(f, primals, tangents):
 
 def _interleaved(primals, tangents):
     # (A branch of its own: one in `jvp_` would make `f` a value passed on to its blocks.)
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        refuse("jvp(f, primals, tangents): primals and tangents are tuples")
     if len(primals) != len(tangents):
         refuse("jvp(f, primals, tangents): primals and tangents are tuples of the same length")
     return interleave(primals, tangents)

@@ -35,7 +35,10 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]
 def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
     """``(f(*primals), J tangents)``: the derivative of `f` at `primals` along `tangents`."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError("jvp(f, primals, tangents): primals and tangents are tuples")
+        raise MyiaTypeError(
+            "jvp(f, primals, tangents): primals and tangents are tuples, not "
+            f"{type(primals).__name__} and {type(tangents).__name__}"
+        )
     return _compiled(("jvp", f), lambda xs, ts: jvp_(f, xs, ts))(tuple(primals), tuple(tangents))
 
 
