@@ -173,3 +173,21 @@ def test_jvp_of_primals_that_are_not_tuples_is_a_type_error(backend):
     with pytest.raises(MyiaTypeError, match="primals and tangents are tuples") as info:
         f(1.0)
     assert "test_regress_jax_suite.py" in str(info.value)
+
+
+# hessian of a function that is not scalar (JAX's test_hessian_on_pytrees): JAX's hessian is
+# jacfwd(jacrev(f)), a Hessian per output element; Myia's raised "the function
+# differentiated must return a float scalar" (hessian(lambda x: np.array(x) ** 2)((1.0, 2.0))).
+
+
+def cubes(x):
+    return x * x * x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hessian_of_a_function_that_is_not_scalar(backend):
+    x = np.array([0.3, -1.2])
+    got = myia(lambda x: hessian(cubes)(x), backend=backend)(x)
+    want = np.zeros((2, 2, 2))  # d2 x_i ** 3 / dx_j dx_k is 6 x_i where i = j = k
+    want[0, 0, 0], want[1, 1, 1] = 6 * x
+    np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..api import grad
 from ..grad.forward_lib import interleave
-from ..operations.core import NoMatch
+from ..operations.core import NoMatch, Operation
 from ..operations.ops import StaticOperation, refuse
 from ..primitives import P
 from .trees import _is_record, _vdot, tree_leaves_, tree_map_
@@ -319,11 +319,28 @@ def hessian_(f, argnums=0):
     def gradient(xs, a):  # it reads `f`: when `f` is a closure, so is it
         return grad(moved)(xs, a)
 
+    def jacobian(xs, a):
+        return jacrev_(moved)(xs, a)
+
     def hess(*args, **kwargs):
         x = _float_args("hessian", _picked_args(args, argnums))
-        return _jacfwd_first(gradient, (x, (args, kwargs)))
+        if float_scalar(f(*args, **kwargs)):
+            return _jacfwd_first(gradient, (x, (args, kwargs)))
+        # As JAX's, ``jacfwd(jacrev(f))``: a function of arrays or structures too.
+        return _jacfwd_first(jacobian, (x, (args, kwargs)))
 
     return hess
+
+
+def _float_scalar(kind: Any) -> Any:
+    """Whether a value of dispatch kind `kind` is a float scalar (known at compile time)."""
+    from ..operations import lib
+
+    floats = kind is float or (isinstance(kind, type) and issubclass(kind, np.floating))
+    return lib.true_ if floats else lib.false_
+
+
+float_scalar = Operation("float_scalar", _float_scalar)
 
 
 _LIB = (vjp_, _vjp_tuple, jvp_, _jacfwd_first, _moved, _paired, jacrev_, jacfwd_, hessian_)

@@ -107,9 +107,10 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
 
 
 def hessian(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
-    """The Hessian of scalar function `f` w.r.t. argument `argnums`: ``jacfwd(grad(f))``.
+    """The Hessian of `f` w.r.t. argument `argnums`: ``jacfwd(grad(f))`` for a scalar `f`.
 
-    Forward over reverse: one forward-mode derivative of the gradient per input element. A
+    Forward over reverse: one forward-mode derivative of the gradient per input element. For
+    an `f` of arrays or structures, JAX's ``jacfwd(jacrev(f))`` (a Hessian per output). A
     tuple `argnums` gives a tuple of tuples (the block of each pair of arguments), as in JAX.
     """
     return _jacobian("hessian", hessian_, f, argnums)
