@@ -191,3 +191,26 @@ def test_hessian_of_a_function_that_is_not_scalar(backend):
     want = np.zeros((2, 2, 2))  # d2 x_i ** 3 / dx_j dx_k is 6 x_i where i = j = k
     want[0, 0, 0], want[1, 1, 1] = 6 * x
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+# out_axes as a dict (JAX's pytree prefixes): in_axes took dicts, out_axes raised "out_axes
+# are ints, None, or tuples of them".
+
+
+def parts_of(x):
+    return {"rows": x * x, "total": np.sum(x), "kept": (x[0], 2.0)}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vmap_with_out_axes_a_dict(backend):
+    x = np.arange(12.0).reshape(3, 4) / 5.0
+    axes = {"total": 0, "rows": 1, "kept": (0, None)}
+    got = myia(lambda x: vmap(parts_of, out_axes=axes)(x), backend=backend)(x)
+    np.testing.assert_allclose(got["rows"], (x * x).T)
+    np.testing.assert_allclose(got["total"], x.sum(1))
+    np.testing.assert_allclose(got["kept"][0], x[:, 0])
+    assert got["kept"][1] == 2.0
+    top = vmap(parts_of, out_axes=axes)(x)
+    np.testing.assert_allclose(top["rows"], (x * x).T)
+    with pytest.raises(MyiaTypeError, match="do not match the result"):
+        vmap(parts_of, out_axes={"rows": 0})(x)

@@ -26,7 +26,8 @@ def vmap(f: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable
     ``in_axes`` (an int, None, or one per argument, each a tuple of them for a tuple or record
     argument, or a dict of them for a dict) says which axis of each array is the batch (None:
     not batched); arguments passed by keyword are batched on their first axis. ``out_axes``
-    (an int, or a tuple of them for a tuple result) says where the batch goes in the results.
+    (an int, or a tuple of them for a tuple result, a dict of them for a dict) says where the
+    batch goes in the results.
     ``f``'s graph is batched before running (`myia.grad.batching`): one program computes
     every example, with no loop over them.
     """
