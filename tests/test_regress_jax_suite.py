@@ -15,7 +15,7 @@ import functools
 import numpy as np
 import pytest
 
-from myia import MyiaTypeError, grad, hessian, jvp, myia, value_and_grad, vmap
+from myia import MyiaTypeError, grad, hessian, jvp, myia, value_and_grad, vjp, vmap
 from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug", "jax"]
@@ -214,3 +214,31 @@ def test_vmap_with_out_axes_a_dict(backend):
     np.testing.assert_allclose(top["rows"], (x * x).T)
     with pytest.raises(MyiaTypeError, match="do not match the result"):
         vmap(parts_of, out_axes={"rows": 0})(x)
+
+
+# vjp's cotangent of another structure than the output (JAX's test_vjp_bad_cotangent_shape):
+# an array for a tuple output was silently taken for each element (the gradient summed
+# them), a scalar for an array broadcast; a tuple for an array was a MyiaTypeError about
+# "mul on (f64 x 3 x 4, (f64 x 3 x 4, f64 x 3 x 4))".
+
+
+def pair(r):
+    return r, 2.0 * r
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vjp_takes_a_cotangent_of_the_structure_of_the_output(backend):
+    x = np.ones((3, 4))
+
+    @myia(backend=backend)
+    def pulled(x, ct):
+        return vjp(pair, x)[1](ct)
+
+    (got,) = pulled(x, (x, 3.0 * x))
+    np.testing.assert_array_equal(got, 7.0 * x)
+    for ct in [2.0 * x, (x, 1.0), (x, x, x)]:
+        with pytest.raises(MyiaTypeError, match="the cotangent must have the s") as info:
+            pulled(x, ct)
+        assert "test_regress_jax_suite.py" in str(info.value)
+    with pytest.raises(MyiaTypeError, match="the cotangent must have the structure"):
+        vjp(pair, x)[1](2.0 * x)

@@ -34,9 +34,34 @@ def _vjp_tuple(f, primals):
 
     def vjp_fn(ct):
         # The gradient of ``<f(*xs), ct>`` with respect to the primals.
+        _cotangent_like(out, ct)
         return grad(lambda xs: _vdot(f(*xs), ct))(primals)
 
     return out, vjp_fn
+
+
+def _cotangent_like(y, ct):
+    """Refuse (at compile time) a cotangent `ct` whose structure or ranks are not `y`'s."""
+    if isinstance(y, tuple):
+        if not isinstance(ct, tuple) or len(ct) != len(y):
+            refuse(VJP_STRUCTURE)
+        return _cotangents_like(y, ct)
+    if isinstance(ct, tuple):
+        refuse(VJP_STRUCTURE)
+    if isinstance(y, np.ndarray) or isinstance(ct, np.ndarray):
+        if np.ndim(y) != np.ndim(ct):
+            refuse("vjp: the cotangent must have the shape of the function's output")
+    return None
+
+
+def _cotangents_like(ys, cts):
+    if len(ys) == 0:
+        return None
+    _cotangent_like(ys[0], cts[0])
+    return _cotangents_like(ys[1:], cts[1:])
+
+
+VJP_STRUCTURE = "vjp: the cotangent must have the structure of the function's output (as JAX's)"
 
 
 def jvp_(f, primals, tangents):
