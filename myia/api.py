@@ -560,6 +560,44 @@ class GradFunction(MyiaFunction):
         self.value = value
         self.has_aux = bool(has_aux)
         self._entry: tuple[Graph, Graph] | None = None
+        # A negative position counts back from the last argument a call passes by position
+        # (JAX's ``argnums=-1``), not from the last parameter: one gradient per such count.
+        self._counted: dict[int, GradFunction] | None = None
+        if _negative(wrt):
+            self._counted = {}
+            self._given = (fn, wrt, backend, options)
+            # Myia code calling it counts back from its call's arguments too.
+            self.__myia_graph__ = None
+            self.__myia_function__ = _counting(fn, wrt, value, self.has_aux)
+
+    @boundary_call
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._counted is None:
+            return super().__call__(*args, **kwargs)
+        n = len(args)
+        counted = self._counted.get(n)
+        if counted is None:
+            fn, wrt, backend, options = self._given
+            if _negative(_counted_back(wrt, n)):
+                raise MyiaTypeError(
+                    f"grad({self.entry.name}, ...): no argument at position {_lowest(wrt)} "
+                    f"(the call passes {n} by position)"
+                )
+            counted = GradFunction(
+                fn,
+                _counted_back(wrt, n),
+                self.value,
+                has_aux=self.has_aux,
+                backend=backend,
+                **options,
+            )
+            self._counted[n] = counted
+        return counted(*args, **kwargs)
+
+    def compiled_signatures(self) -> list[Signature]:
+        """The argument signatures compiled so far (one entry per compilation)."""
+        counted = self._counted.values() if self._counted else ()
+        return [*self._cache, *(s for c in counted for s in c.compiled_signatures())]
 
     def graph(self) -> Graph:
         from .frontend.parser import bound_graph
@@ -572,6 +610,43 @@ class GradFunction(MyiaFunction):
         return self._entry[1]
 
     __myia_graph__ = graph
+
+
+def _negative(wrt: Any) -> bool:
+    """Whether `wrt` (`grad`'s parameters) holds a negative position."""
+    if isinstance(wrt, (tuple, list)):
+        return any(map(_negative, wrt))
+    return isinstance(wrt, int) and not isinstance(wrt, bool) and wrt < 0
+
+
+def _lowest(wrt: Any) -> int:
+    """The lowest position in `wrt`."""
+    if isinstance(wrt, (tuple, list)):
+        return min(map(_lowest, wrt))
+    return wrt if isinstance(wrt, int) else 0
+
+
+def _counted_back(wrt: Any, n: int) -> Any:
+    """`wrt` where a call passes `n` arguments by position: ``-1`` is ``n - 1``..."""
+    if isinstance(wrt, (tuple, list)):
+        return type(wrt)(_counted_back(w, n) for w in wrt)
+    if _negative(wrt) and wrt >= -n:
+        return wrt + n
+    return wrt
+
+
+def _counting(fn: Any, wrt: tuple[Any, ...], value: bool, aux: bool) -> Callable[..., Any]:
+    """What Myia code calls for ``grad(fn, *wrt)`` with a negative position in `wrt`.
+
+    The gradient taken in Myia code, where a call's positional arguments are counted
+    (`myia.grad.api.at_call`); the entry graph of a `GradFunction` has one per parameter.
+    """
+    transform = value_and_grad if value else grad
+
+    def counted(*args, **kwargs):
+        return transform(fn, *wrt, has_aux=aux)(*args, **kwargs)
+
+    return counted
 
 
 def _check_wrt(wrt: tuple[Any, ...], entry: Entry) -> tuple[Any, ...]:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +23,7 @@ from ..abstract.data import (
     AbstractArray,
     AbstractConstant,
     AbstractFunction,
+    AbstractKeyword,
     AbstractOpaque,
     AbstractScalar,
     AbstractTuple,
@@ -77,6 +79,25 @@ def positions(spec: GradSpec, nargs: int) -> list[int]:
     return out
 
 
+def at_call(spec: GradSpec, npos: int) -> GradSpec:
+    """`spec` for a call passing `npos` positional arguments: negative positions counted back.
+
+    As JAX's ``argnums=-1``, a negative position counts from the last argument the call
+    passes by position, not from the last parameter (one with a default the call does not
+    pass, or one passed by keyword, is not counted).
+    """
+
+    def resolved(w: Any) -> Any:
+        if isinstance(w, (tuple, list)):
+            return tuple(map(resolved, w))
+        if isinstance(w, int) and not isinstance(w, bool) and -npos <= w < 0:
+            return w + npos
+        return w
+
+    wrt = tuple(map(resolved, spec.wrt))
+    return spec if wrt == spec.wrt else dataclasses.replace(spec, wrt=wrt)
+
+
 def is_float_scalar(a: AbstractValue) -> bool:
     """Whether `a` is a float scalar: a Python or NumPy float, or a 0-d array (as in JAX)."""
     return isinstance(a, (AbstractScalar, AbstractArray)) and (
@@ -94,6 +115,7 @@ def grad_type(a: AbstractValue) -> AbstractValue:
 
 def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) -> AbstractValue:
     """The type of ``grad(f)(args)``: the types of the arguments differentiated."""
+    spec = at_call(spec, sum(not isinstance(a, AbstractKeyword) for a in args))
     result = inferrer.call(spec.fn, args)
     loss = result
     if spec.aux:
@@ -494,6 +516,13 @@ def build_jvp_graph(primal: Graph, n: int) -> Graph:
     g = Graph(f"jvp({primal.name})", primal.debug.find_location())
     g.debug.origin = primal.debug
     params = [g.add_parameter(p.debug.find_name()) for p in primal.parameters[:n] for _ in "xt"]
+    for i, p in enumerate(primal.parameters[:n]):
+        a = p.abstract
+        if isinstance(a, AbstractScalar) and a.dtype.startswith("float"):
+            # The tangent of a float scalar is of its kind (a Python float's is a Python
+            # float): the tangent graph of a recursive function (``jvp(grad(f))``) passes
+            # the two on together, and one function takes one type.
+            params[2 * i + 1] = g.apply(P.convert, params[2 * i + 1], Constant(sens_type(a)))
     fvs = [g.add_parameter(p.debug.find_name()) for p in primal.parameters[n:]]
     zeros = [g.apply(P.gmaterialize, g.apply(P.gzeros, fv)) for fv in fvs]
     ins = [*params, *(x for pair in zip(fvs, zeros) for x in pair)]

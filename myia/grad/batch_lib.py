@@ -21,8 +21,8 @@ def _is_record(x):
 
 def _slice(a, ax, i):
     """Slice `i` of argument `a` along its batch axis `ax` (0), or `a` unbatched (None)."""
-    if ax is None or a is None:
-        return a
+    if ax is None or a is None or isinstance(a, slice) or a is Ellipsis:
+        return a  # (an index's slices are every example's: ``x[:, i]``)
     if isinstance(a, tuple):
         return _slice_tuple(a, i)
     if isinstance(a, dict):

@@ -272,12 +272,51 @@ def batch_two_axes(b, node, args, bts):
 def batch_array_getitem(b, node, args, bts):
     """``x[index]`` with a constant index: every example's whole batch axis first."""
     index = _const(node, 1)
+    if isinstance(bts[1], tuple) and batched_index(bts[1]):
+        return _batch_integer_index(b, node, args, bts)
     if bts[1] or index is ANYTHING or bts[0] is not True:
         return None
     index = index if isinstance(index, tuple) else (index,)
     if any(not isinstance(i, (int, slice, type(None), type(Ellipsis))) for i in index):
         return None
     return b.apply(P.array_getitem, args[0], (slice(None), *index)), True
+
+
+def batched_index(bt: tuple[Any, ...]) -> bool:
+    return any(x is True for x in bt) and all(x in (True, False) for x in bt)
+
+
+def _batch_integer_index(b, node, args, bts):
+    """``x[i, :, j]`` with integers `i`, `j` of each example: ``x[arange(n), i, :, j]``.
+
+    The batch's own index, ``arange(n)``, joins the integers as NumPy's advanced indices,
+    whose common axis comes first (before the slices' axes) whether they are adjacent or not.
+    Only integer scalars, slices, None and Ellipsis: an array index per example would
+    broadcast against the batch's.
+    """
+    a, index = node.inputs[1].abstract, node.inputs[2].abstract
+    elements = getattr(index, "elements", None)
+    if not isinstance(a, AbstractArray) or elements is None:
+        return None
+    for e, bt in zip(elements, bts[1]):
+        integer = isinstance(e, AbstractScalar) and e.dtype.startswith(("int", "uint"))
+        if bt and not integer:
+            return None
+        if not bt and not (integer or _slice_like(e)):
+            return None
+    x = b.full(args[0], bts[0], a)
+    items = [b.apply(P.tuple_getitem, args[1], k) for k in range(len(elements))]
+    batch = Constant(np.arange(b.n))
+    return b.apply(P.array_getitem, x, b.apply(P.make_tuple, batch, *items)), True
+
+
+def _slice_like(e: Any) -> bool:
+    """Whether an index of type `e` is a slice, None or Ellipsis."""
+    from ..abstract.data import AbstractConstant
+
+    if not isinstance(e, AbstractConstant):
+        return False
+    return isinstance(e.value, slice) or e.value is None or e.value is Ellipsis
 
 
 @batch_rule(P.dynamic_window)

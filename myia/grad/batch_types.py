@@ -95,17 +95,23 @@ def in_axes_of(spec: VmapSpec, args: list[AbstractValue]) -> tuple[Any, ...]:
     return axes
 
 
-def _resolved(ax: Any, a: Any) -> Any:
+def _resolved(ax: Any, a: Any, what: str = "in_axes") -> Any:
     """Axes `ax` of a value of type `a`, those of a dict (`DictAxes`) in the order of its keys."""
     if isinstance(ax, DictAxes):
         axes = dict(ax.items)
         if not isinstance(a, AbstractDict) or set(axes) != set(a.keys):
-            raise MyiaTypeError(f"vmap: in_axes {axes!r} do not match the argument {show(a)}")
-        return tuple(_resolved(axes[k], e) for k, e in zip(a.keys, a.values))
+            whose = "the argument" if what == "in_axes" else "the result"
+            raise MyiaTypeError(f"vmap: {what} {axes!r} do not match {whose} {show(a)}")
+        return tuple(_resolved(axes[k], e, what) for k, e in zip(a.keys, a.values))
     ps = parts(a)
     if isinstance(ax, tuple) and ps is not None and len(ps) == len(ax):
-        return tuple(_resolved(x, e) for x, (_, _, e) in zip(ax, ps))
+        return tuple(_resolved(x, e, what) for x, (_, _, e) in zip(ax, ps))
     return ax
+
+
+def out_axes_of(spec: VmapSpec, result: AbstractValue) -> Any:
+    """``spec.out_axes`` for a result of per-example type `result`, its dicts' in key order."""
+    return _resolved(spec.out_axes, result, "out_axes")
 
 
 def _retyped(a: Any, elements: list[Any]) -> Any:

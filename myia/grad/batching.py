@@ -53,6 +53,7 @@ from .batch_types import (
     example_types,
     in_axes_of,
     keyword_spec,
+    out_axes_of,
     parts,
 )
 from .closures import (
@@ -81,8 +82,9 @@ def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) ->
             "values as arguments (with in_axes None)"
         )
     result = inferrer.call(spec.fn, as_called(spec.fn, examples))
-    _check_axes(spec.out_axes, "out_axes")
-    return batched_type(result, n, spec.out_axes)
+    out_axes = out_axes_of(spec, result)
+    _check_axes(out_axes, "out_axes")
+    return batched_type(result, n, out_axes)
 
 
 def _sig(e: Any, ax: Any) -> Any:
@@ -567,6 +569,7 @@ def _simplified(primal: Graph) -> Graph:
 
 def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -> Graph:
     """The graph computing ``vmap(primal)`` on arguments of types `args` (untyped)."""
+    spec = VmapSpec(spec.fn, spec.in_axes, out_axes_of(spec, primal.output.abstract))
     axes = in_axes_of(spec, args)
     examples, n = example_types(spec, args)
     g = Graph(spec.name)

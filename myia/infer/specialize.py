@@ -430,6 +430,10 @@ class Specializer(FunctionValues):
         The gradient graph is built once every graph is (`build_gradient`); until then, the
         call calls a placeholder.
         """
+        if isinstance(spec, GradSpec):
+            from ..grad.api import at_call
+
+            spec = at_call(spec, sum(not _is_kwarg(o) for o in arg_nodes))
         fn = spec.fn
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
         if isinstance(spec, VmapSpec) and isinstance(fn, GraphFunction):

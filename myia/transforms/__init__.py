@@ -17,7 +17,8 @@ Everything is a transformation of the typed IR before running, through every con
 - ``jacrev`` stacks one `vjp` per output element, in a loop that runs in compiled code;
   ``jacfwd`` is the `jvp` along each input element, batched by `vmap` (one program for
   every column where the tangent program can be batched, a compiled loop otherwise);
-  ``hessian`` is ``jacfwd(grad(f))`` (forward over reverse). Their ``argnums`` is a position
+  ``hessian`` is ``jacfwd(grad(f))`` (forward over reverse; ``jacfwd(jacrev(f))`` for an
+  ``f`` that is not scalar, as JAX's). Their ``argnums`` is a position
   or a tuple of them; arguments and outputs may be structures (a block per pair of leaves).
 - ``checkpoint(f)`` is ``f``, whose forward pass a gradient runs again in its backward pass
   instead of keeping its intermediate values: calls go through `myia.grad.lib.checkpointed`,

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..api import grad
 from ..grad.forward_lib import interleave
-from ..operations.core import NoMatch
+from ..operations.core import NoMatch, Operation
 from ..operations.ops import StaticOperation, refuse
 from ..primitives import P
 from .trees import _is_record, _vdot, tree_leaves_, tree_map_
@@ -34,9 +34,34 @@ def _vjp_tuple(f, primals):
 
     def vjp_fn(ct):
         # The gradient of ``<f(*xs), ct>`` with respect to the primals.
+        _cotangent_like(out, ct)
         return grad(lambda xs: _vdot(f(*xs), ct))(primals)
 
     return out, vjp_fn
+
+
+def _cotangent_like(y, ct):
+    """Refuse (at compile time) a cotangent `ct` whose structure or ranks are not `y`'s."""
+    if isinstance(y, tuple):
+        if not isinstance(ct, tuple) or len(ct) != len(y):
+            refuse(VJP_STRUCTURE)
+        return _cotangents_like(y, ct)
+    if isinstance(ct, tuple):
+        refuse(VJP_STRUCTURE)
+    if isinstance(y, np.ndarray) or isinstance(ct, np.ndarray):
+        if np.ndim(y) != np.ndim(ct):
+            refuse("vjp: the cotangent must have the shape of the function's output")
+    return None
+
+
+def _cotangents_like(ys, cts):
+    if len(ys) == 0:
+        return None
+    _cotangent_like(ys[0], cts[0])
+    return _cotangents_like(ys[1:], cts[1:])
+
+
+VJP_STRUCTURE = "vjp: the cotangent must have the structure of the function's output (as JAX's)"
 
 
 def jvp_(f, primals, tangents):
@@ -45,6 +70,8 @@ def jvp_(f, primals, tangents):
 
 def _interleaved(primals, tangents):
     # (A branch of its own: one in `jvp_` would make `f` a value passed on to its blocks.)
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        refuse("jvp(f, primals, tangents): primals and tangents are tuples")
     if len(primals) != len(tangents):
         refuse("jvp(f, primals, tangents): primals and tangents are tuples of the same length")
     return interleave(primals, tangents)
@@ -317,11 +344,28 @@ def hessian_(f, argnums=0):
     def gradient(xs, a):  # it reads `f`: when `f` is a closure, so is it
         return grad(moved)(xs, a)
 
+    def jacobian(xs, a):
+        return jacrev_(moved)(xs, a)
+
     def hess(*args, **kwargs):
         x = _float_args("hessian", _picked_args(args, argnums))
-        return _jacfwd_first(gradient, (x, (args, kwargs)))
+        if float_scalar(f(*args, **kwargs)):
+            return _jacfwd_first(gradient, (x, (args, kwargs)))
+        # As JAX's, ``jacfwd(jacrev(f))``: a function of arrays or structures too.
+        return _jacfwd_first(jacobian, (x, (args, kwargs)))
 
     return hess
+
+
+def _float_scalar(kind: Any) -> Any:
+    """Whether a value of dispatch kind `kind` is a float scalar (known at compile time)."""
+    from ..operations import lib
+
+    floats = kind is float or (isinstance(kind, type) and issubclass(kind, np.floating))
+    return lib.true_ if floats else lib.false_
+
+
+float_scalar = Operation("float_scalar", _float_scalar)
 
 
 _LIB = (vjp_, _vjp_tuple, jvp_, _jacfwd_first, _moved, _paired, jacrev_, jacfwd_, hessian_)

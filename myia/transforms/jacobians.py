@@ -35,7 +35,10 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]
 def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
     """``(f(*primals), J tangents)``: the derivative of `f` at `primals` along `tangents`."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError("jvp(f, primals, tangents): primals and tangents are tuples")
+        raise MyiaTypeError(
+            "jvp(f, primals, tangents): primals and tangents are tuples, not "
+            f"{type(primals).__name__} and {type(tangents).__name__}"
+        )
     return _compiled(("jvp", f), lambda xs, ts: jvp_(f, xs, ts))(tuple(primals), tuple(tangents))
 
 
@@ -104,9 +107,10 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
 
 
 def hessian(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
-    """The Hessian of scalar function `f` w.r.t. argument `argnums`: ``jacfwd(grad(f))``.
+    """The Hessian of `f` w.r.t. argument `argnums`: ``jacfwd(grad(f))`` for a scalar `f`.
 
-    Forward over reverse: one forward-mode derivative of the gradient per input element. A
+    Forward over reverse: one forward-mode derivative of the gradient per input element. For
+    an `f` of arrays or structures, JAX's ``jacfwd(jacrev(f))`` (a Hessian per output). A
     tuple `argnums` gives a tuple of tuples (the block of each pair of arguments), as in JAX.
     """
     return _jacobian("hessian", hessian_, f, argnums)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..boundary import boundary
+from ..errors import MyiaTypeError
 from ..primitives import P
 from .entries import _compiled
 
@@ -25,11 +26,30 @@ def vmap(f: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable
     ``in_axes`` (an int, None, or one per argument, each a tuple of them for a tuple or record
     argument, or a dict of them for a dict) says which axis of each array is the batch (None:
     not batched); arguments passed by keyword are batched on their first axis. ``out_axes``
-    (an int, or a tuple of them for a tuple result) says where the batch goes in the results.
+    (an int, or a tuple of them for a tuple result, a dict of them for a dict) says where the
+    batch goes in the results.
     ``f``'s graph is batched before running (`myia.grad.batching`): one program computes
     every example, with no loop over them.
     """
+    _check_leaves(in_axes, "in_axes")
+    _check_leaves(out_axes, "out_axes")
     return _Batched(f, in_axes, out_axes)
+
+
+def _check_leaves(ax: Any, what: str) -> None:
+    """A `MyiaTypeError` where a leaf of the tree of axes `ax` is not an int or None."""
+    if isinstance(ax, dict):
+        ax = tuple(ax.values())
+    elif dataclasses.is_dataclass(ax) and not isinstance(ax, type):
+        ax = tuple(getattr(ax, f.name) for f in dataclasses.fields(ax))
+    if isinstance(ax, (tuple, list)):
+        for a in ax:
+            _check_leaves(a, what)
+    elif ax is not None and (not isinstance(ax, int) or isinstance(ax, bool)):
+        raise MyiaTypeError(
+            f"vmap: {what} are ints, None, or tuples, lists, dicts or dataclass instances of "
+            f"them, not {ax!r}"
+        )
 
 
 class _Batched:
