@@ -566,7 +566,9 @@ def bprop_pow(x, y, out, dout):
         if y == 0:
             return (gzeros(x), gzeros(y))
         return (unbroadcast(dout * y * pow_ieee(x, y - 1), x), gzeros(y))
-    dx = unbroadcast(dout * y * pow_ieee(x, y - 1), x)
+    # d x ** y / d x = y * x ** (y - 1), and 0 where y = 0 (x ** 0 is 1), not 0 * x ** -1, which
+    # is NaN at x = 0; as in JAX. The exponent y - (y != 0) is y - 1, or 0 where y is 0.
+    dx = unbroadcast(dout * y * pow_ieee(x, y - (y != 0)), x)
     # d x ** y / d y = x ** y * log(x), and 0 at x = 0 (where x ** y is 0 or 1), as in JAX.
     return (dx, unbroadcast(dout * out * log_ieee(x + (x == 0)), y))
 
@@ -772,7 +774,7 @@ def jvp_pow(x, y, out, dx, dy):
         if y == 0:
             return gzeros(out)
         return dx * y * pow_ieee(x, y - 1)
-    return dx * y * pow_ieee(x, y - 1) + dy * out * log_ieee(x + (x == 0))
+    return dx * y * pow_ieee(x, y - (y != 0)) + dy * out * log_ieee(x + (x == 0))
 
 
 @jvp(pow_, pow_ieee, zero=1)
@@ -780,7 +782,7 @@ def jvp_pow_constant_exponent(x, y, out, dx, dy):
     """``x ** c``: no ``log(x)`` term, which is NaN (or a ValueError) where ``x < 0``."""
     if isinstance(y, (int, np.integer)) and y == 0:
         return gzeros(out)
-    return dx * y * pow_ieee(x, y - 1)
+    return dx * y * pow_ieee(x, y - (y != 0))
 
 
 @jvp(mul, zero=1)

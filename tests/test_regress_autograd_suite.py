@@ -1,0 +1,29 @@
+"""Programs of HIPS/autograd's test suite, written as a Myia user would, where Myia answered
+otherwise than NumPy (values) or finite differences (gradients)."""
+
+import numpy as np
+import pytest
+
+from myia import grad, jvp, myia
+from myia.testing import check_grad
+
+BACKENDS = ["numpy", "debug", "jax"]
+
+
+# x ** 0.0 is the constant 1: its derivatives are 0, also at x = 0 (test_scalar_ops.py) ---------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_power_with_a_zero_float_exponent_has_zero_derivatives(backend):
+    def f(x):
+        return np.power(x, 0.0)
+
+    def g(x, y):
+        return np.sum(x**y)
+
+    assert grad(f, backend=backend)(0.0) == 0.0
+    assert grad(grad(f), backend=backend)(0.0) == 0.0
+    dx, dy = grad(g, 0, 1, backend=backend)(np.array([0.0, 2.0]), np.array([0.0, 2.0]))
+    np.testing.assert_array_equal(dx, [0.0, 4.0])
+    assert myia(lambda x: jvp(f, (x,), (1.0,)), backend=backend)(0.0)[1] == 0.0
+    check_grad(g, np.array([0.5, 2.0]), np.array([0.0, 1.5]), backend=backend)
