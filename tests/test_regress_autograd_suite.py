@@ -27,3 +27,30 @@ def test_power_with_a_zero_float_exponent_has_zero_derivatives(backend):
     np.testing.assert_array_equal(dx, [0.0, 4.0])
     assert myia(lambda x: jvp(f, (x,), (1.0,)), backend=backend)(0.0)[1] == 0.0
     check_grad(g, np.array([0.5, 2.0]), np.array([0.0, 1.5]), backend=backend)
+
+
+# Statistics of a list or tuple of numbers, as NumPy's (test_numpy.py) --------------------------
+
+SEQUENCE_STATS = [
+    lambda x: np.std([x, x + 2.0]),
+    lambda x: np.var((x, x + 2.0)),
+    lambda x: np.median([x, 3.0 * x, x + 2.0]),
+    lambda x: np.ptp((x, x * x + 2.0)),
+    lambda x: np.average([x, 2.0 * x]),
+    lambda x: np.sum(np.cumsum([x, x + 2.0]) * np.cumprod((x, x + 2.0))),
+    lambda x: np.quantile([x, x * x, 0.0], 0.25),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(SEQUENCE_STATS)))
+def test_statistics_of_a_sequence_of_numbers(k, backend):
+    f = SEQUENCE_STATS[k]
+    assert myia(f, backend=backend)(0.7) == pytest.approx(f(0.7), rel=1e-12)
+    check_grad(f, 0.7, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_std_of_a_list_of_a_symmetric_pair_has_zero_gradient(backend):
+    assert grad(lambda x: np.std([x, x + 2]), backend=backend)(0.0) == 0.0
+    assert grad(lambda x: np.var((x, x + 2)), backend=backend)(0.0) == 0.0

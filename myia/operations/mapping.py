@@ -384,6 +384,7 @@ ARRAY_METHODS: dict[str, Any] = {
     "item": nl.array_item,
     "tolist": nl.array_tolist,
     **nx.METHODS,
+    **ns.METHODS,
 }
 
 

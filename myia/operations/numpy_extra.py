@@ -51,6 +51,13 @@ def np_trace(a, offset=0, axis1=0, axis2=1, dtype=None):
 # Reductions and statistics --------------------------------------------------------------------
 
 
+def as_array(a):
+    """A literal list or a tuple (of numbers or arrays) as NumPy's array of it."""
+    if isinstance(a, (tuple, list)):
+        return np_array(a)
+    return a
+
+
 def np_cumsum(a, axis=None, dtype=None):
     """``np.cumsum`` and ``a.cumsum`` (``axis`` None flattens).
 
@@ -59,6 +66,7 @@ def np_cumsum(a, axis=None, dtype=None):
     """
     if isinstance(axis, tuple):
         raise TypeError("'tuple' object cannot be interpreted as an integer")
+    a = as_array(a)
     if dtype is not None:
         a = P.astype(a, dtype)
     if axis is None:
@@ -70,96 +78,11 @@ def np_cumsum(a, axis=None, dtype=None):
     return s
 
 
-def np_var(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """``np.var`` and ``a.var``, with ``ddof`` (past the count, divided by 0 as NumPy's).
-
-    With an integer `dtype`, NumPy's: the mean and the variance are cast to it (truncated).
-    """
-    if dtype is not None and np.issubdtype(dtype, np.integer):
-        s = P.reduce_sum(a, axis, True, dtype)
-        n = P.size(a) // P.size(s)
-        d = a - P.astype(s / n, dtype)
-        return P.astype(P.reduce_sum(d * d, axis, keepdims, dtype) / max(n - ddof, 0), dtype)
-    m = P.reduce_mean(a, axis, True, dtype)
-    d = a - m
-    n = P.size(a) // P.size(m)
-    return P.reduce_sum(d * d, axis, keepdims, dtype) / max(n - ddof, 0)
-
-
-def np_std(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """``np.std`` and ``a.std``, with ``ddof`` (of an integer `dtype`, truncated to it)."""
-    if dtype is not None and np.issubdtype(dtype, np.integer):
-        v = np_var(a, axis, dtype, ddof, keepdims)
-        if isinstance(v, np.ndarray):  # (NumPy's square root in place, of an array)
-            raise TypeError(
-                f"Cannot cast ufunc 'sqrt' output from dtype('float64') to "
-                f"dtype('{P.dtype_of(v)}') with casting rule 'same_kind'"
-            )
-        return P.astype(P.sqrt(v), dtype)
-    return P.sqrt(np_var(a, axis, dtype, ddof, keepdims))
-
-
-def np_quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
-    """``np.quantile`` (method "linear"): `q` a scalar or a vector, `axis` None or an int.
-
-    From the sorted values (their gradient goes back through the permutation) and linear
-    interpolation between the two nearest; a nan among the values gives nan, as in NumPy.
-    """
-    if method != "linear":
-        raise NotImplementedError("np.quantile: only method='linear' is supported")
-    if isinstance(q, (tuple, list)):
-        q = np_array(q)  # (a literal list is a tuple: `sequence_argument`)
-    if axis is None:
-        x, ax = P.reshape(a, -1), 0
-    else:
-        x, ax = a, axis
-    n = P.shape(x)[ax]
-    if n == 0:  # (NumPy's error; its median is NaN, `np_median`)
-        raise IndexError("index -1 is out of bounds for axis 0 with size 0")
-    srt = P.take_along_axis(x, P.argsort(x, ax), ax)
-    pos = q * (n - 1.0)
-    lo = P.floor(pos)
-    ilo = P.astype(lo, np.int64)
-    ihi = P.minimum(ilo + 1, n - 1)
-    frac = pos - lo
-    last = P.take(srt, n - 1, ax)
-    vlo = P.take(srt, ilo, ax)
-    vhi = P.take(srt, ihi, ax)
-    if P.ndim(q) == 0:
-        r = P.where(last != last, last, vlo + (vhi - vlo) * frac)
-        if keepdims:
-            return P.reshape(r, P.shape(P.reduce_sum(a, axis, True, None)))
-        return r
-    lo_last, hi_last = P.moveaxis(vlo, ax, -1), P.moveaxis(vhi, ax, -1)
-    r = P.moveaxis(lo_last + (hi_last - lo_last) * frac, -1, 0)
-    r = P.where(last != last, last, r)
-    if keepdims:
-        return P.reshape(r, P.shape(q) + P.shape(P.reduce_sum(a, axis, True, None)))
-    return r
-
-
-def np_percentile(
-    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False
-):
-    """``np.percentile`` (method "linear"): ``np.quantile(a, q / 100)``."""
-    if isinstance(q, (tuple, list)):
-        q = np_array(q)
-    return np_quantile(a, q / 100.0, axis, None, False, method, keepdims)
-
-
-def np_median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """``np.median``: the mean of the two middle values for an even count (NaN of none)."""
-    if (P.size(a) if axis is None else P.shape(a)[axis]) == 0:
-        # NumPy's NaN (with a warning) where the axis is empty, in the dtype of the mean.
-        shape = P.shape(P.reduce_sum(a, axis, keepdims, None))
-        return P.full(shape, np.nan, P.dtype_of(P.reduce_mean(a, None, False, None)))
-    return np_quantile(a, 0.5, axis, None, False, "linear", keepdims)
-
-
 def np_cumprod(a, axis=None, dtype=None):
     """``np.cumprod`` and ``a.cumprod``: its gradient is exact with zeros (no division)."""
     if isinstance(axis, tuple):
         raise TypeError("'tuple' object cannot be interpreted as an integer")
+    a = as_array(a)
     if dtype is None:  # NumPy's: that of the product (small integers and bools as int64)
         dtype = P.dtype_of(P.reduce_prod(a, None, False, None))
     a = P.astype(a, dtype)
@@ -383,6 +306,7 @@ def _hypot(x, y):
 
 def np_ptp(a, axis=None, keepdims=False):
     """``np.ptp``: the range of the values."""
+    a = as_array(a)
     return P.reduce_max(a, axis, keepdims) - P.reduce_min(a, axis, keepdims)
 
 
@@ -392,6 +316,7 @@ def np_average(a, axis=None, weights=None):
     (1-D weights were broadcast against `a`'s last axis whatever `axis`: a wrong average, or
     one over all of `a` divided by the sum of the weights alone.)
     """
+    a = as_array(a)
     if weights is None:
         return P.reduce_mean(a, axis, False, None)
     if P.shape(weights) != P.shape(a):
@@ -686,11 +611,10 @@ def softmax(x, axis=None):
 # What NumPy's and SciPy's functions mean in Myia code -----------------------------------------
 
 # A literal list as their first argument is read as a tuple (its length is known).
-for _fn in (np_array, np_hstack, np_vstack, np_column_stack):
+for _fn in (np_array, np_hstack, np_vstack, np_column_stack, np_cumsum, np_cumprod):
     _fn.sequence_argument = True  # type: ignore[attr-defined]
-# ``np.quantile(x, [0.1, 0.9])``: the quantiles, an array of known length.
-np_quantile.sequence_argument = (1,)  # type: ignore[attr-defined]
-np_percentile.sequence_argument = (1,)  # type: ignore[attr-defined]
+for _fn in (np_ptp, np_average):
+    _fn.sequence_argument = True  # type: ignore[attr-defined]
 
 
 MAPPING: dict[Any, Any] = {
@@ -701,11 +625,6 @@ MAPPING: dict[Any, Any] = {
     np.kron: np_kron,
     np.trace: np_trace,
     np.cumsum: np_cumsum,
-    np.var: np_var,
-    np.std: np_std,
-    np.quantile: np_quantile,
-    np.percentile: np_percentile,
-    np.median: np_median,
     np.argsort: np_argsort,
     np.sort: np_sort,
     np.take_along_axis: np_take_along_axis,
@@ -803,8 +722,6 @@ REFUSED: dict[Any, str] = {
 
 METHODS: dict[str, Any] = {
     "cumsum": np_cumsum,
-    "var": np_var,
-    "std": np_std,
     "any": np_any,
     "all": np_all,
     "argsort": np_argsort,

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
-from .numpy_extra import np_array, np_diff
+from .numpy_extra import as_array, np_diff
 from .ops import refuse
 from .scalar_forms import numpy_scalar
 
@@ -26,13 +26,6 @@ def _float_of(x):
 
 def inexact(x):
     return np.issubdtype(P.dtype_of(x), np.inexact)
-
-
-def as_array(a):
-    """A literal list or a tuple (of numbers or arrays) as NumPy's array of it."""
-    if isinstance(a, (tuple, list)):
-        return np_array(a)
-    return a
 
 
 # Polynomials, interpolation, integration --------------------------------------------------------

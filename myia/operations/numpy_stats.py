@@ -13,9 +13,101 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
-from .numpy_extra import np_atleast_2d
-from .numpy_numeric import as_array, inexact
+from .numpy_extra import as_array, np_array, np_atleast_2d
+from .numpy_numeric import inexact
 from .ops import refuse
+
+# Variance and quantiles -----------------------------------------------------------------------
+
+
+def np_var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """``np.var`` and ``a.var``, with ``ddof`` (past the count, divided by 0 as NumPy's).
+
+    With an integer `dtype`, NumPy's: the mean and the variance are cast to it (truncated).
+    """
+    a = as_array(a)
+    if dtype is not None and np.issubdtype(dtype, np.integer):
+        s = P.reduce_sum(a, axis, True, dtype)
+        n = P.size(a) // P.size(s)
+        d = a - P.astype(s / n, dtype)
+        return P.astype(P.reduce_sum(d * d, axis, keepdims, dtype) / max(n - ddof, 0), dtype)
+    m = P.reduce_mean(a, axis, True, dtype)
+    d = a - m
+    n = P.size(a) // P.size(m)
+    return P.reduce_sum(d * d, axis, keepdims, dtype) / max(n - ddof, 0)
+
+
+def np_std(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """``np.std`` and ``a.std``, with ``ddof`` (of an integer `dtype`, truncated to it)."""
+    if dtype is not None and np.issubdtype(dtype, np.integer):
+        v = np_var(a, axis, dtype, ddof, keepdims)
+        if isinstance(v, np.ndarray):  # (NumPy's square root in place, of an array)
+            raise TypeError(
+                f"Cannot cast ufunc 'sqrt' output from dtype('float64') to "
+                f"dtype('{P.dtype_of(v)}') with casting rule 'same_kind'"
+            )
+        return P.astype(P.sqrt(v), dtype)
+    return P.sqrt(np_var(a, axis, dtype, ddof, keepdims))
+
+
+def np_quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    """``np.quantile`` (method "linear"): `q` a scalar or a vector, `axis` None or an int.
+
+    From the sorted values (their gradient goes back through the permutation) and linear
+    interpolation between the two nearest; a nan among the values gives nan, as in NumPy.
+    """
+    if method != "linear":
+        raise NotImplementedError("np.quantile: only method='linear' is supported")
+    a = as_array(a)
+    if isinstance(q, (tuple, list)):
+        q = np_array(q)  # (a literal list is a tuple: `sequence_argument`)
+    if axis is None:
+        x, ax = P.reshape(a, -1), 0
+    else:
+        x, ax = a, axis
+    n = P.shape(x)[ax]
+    if n == 0:  # (NumPy's error; its median is NaN, `np_median`)
+        raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+    srt = P.take_along_axis(x, P.argsort(x, ax), ax)
+    pos = q * (n - 1.0)
+    lo = P.floor(pos)
+    ilo = P.astype(lo, np.int64)
+    ihi = P.minimum(ilo + 1, n - 1)
+    frac = pos - lo
+    last = P.take(srt, n - 1, ax)
+    vlo = P.take(srt, ilo, ax)
+    vhi = P.take(srt, ihi, ax)
+    if P.ndim(q) == 0:
+        r = P.where(last != last, last, vlo + (vhi - vlo) * frac)
+        if keepdims:
+            return P.reshape(r, P.shape(P.reduce_sum(a, axis, True, None)))
+        return r
+    lo_last, hi_last = P.moveaxis(vlo, ax, -1), P.moveaxis(vhi, ax, -1)
+    r = P.moveaxis(lo_last + (hi_last - lo_last) * frac, -1, 0)
+    r = P.where(last != last, last, r)
+    if keepdims:
+        return P.reshape(r, P.shape(q) + P.shape(P.reduce_sum(a, axis, True, None)))
+    return r
+
+
+def np_percentile(
+    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False
+):
+    """``np.percentile`` (method "linear"): ``np.quantile(a, q / 100)``."""
+    if isinstance(q, (tuple, list)):
+        q = np_array(q)
+    return np_quantile(a, q / 100.0, axis, None, False, method, keepdims)
+
+
+def np_median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """``np.median``: the mean of the two middle values for an even count (NaN of none)."""
+    a = as_array(a)
+    if (P.size(a) if axis is None else P.shape(a)[axis]) == 0:
+        # NumPy's NaN (with a warning) where the axis is empty, in the dtype of the mean.
+        shape = P.shape(P.reduce_sum(a, axis, keepdims, None))
+        return P.full(shape, np.nan, P.dtype_of(P.reduce_mean(a, None, False, None)))
+    return np_quantile(a, 0.5, axis, None, False, "linear", keepdims)
+
 
 # NaN-ignoring reductions ------------------------------------------------------------------------
 
@@ -143,7 +235,10 @@ def np_corrcoef(x, y=None, rowvar=True, *, dtype=None):
     return P.clip(c, -1, 1)
 
 
-for _fn in (np_cov, np_corrcoef):
+for _fn in (np_var, np_std, np_median):  # (a literal list as `a` is read as a tuple)
+    _fn.sequence_argument = True  # type: ignore[attr-defined]
+# ``np.quantile(x, [0.1, 0.9])``: the quantiles, an array of known length.
+for _fn in (np_cov, np_corrcoef, np_quantile, np_percentile):
     _fn.sequence_argument = (0, 1)  # type: ignore[attr-defined]
 
 MAPPING: dict[Any, Any] = {
@@ -153,4 +248,14 @@ MAPPING: dict[Any, Any] = {
     np.nanmin: np_nanmin,
     np.cov: np_cov,
     np.corrcoef: np_corrcoef,
+    np.var: np_var,
+    np.std: np_std,
+    np.quantile: np_quantile,
+    np.percentile: np_percentile,
+    np.median: np_median,
+}
+
+METHODS: dict[str, Any] = {
+    "var": np_var,
+    "std": np_std,
 }
