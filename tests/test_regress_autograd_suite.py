@@ -54,3 +54,24 @@ def test_statistics_of_a_sequence_of_numbers(k, backend):
 def test_std_of_a_list_of_a_symmetric_pair_has_zero_gradient(backend):
     assert grad(lambda x: np.std([x, x + 2]), backend=backend)(0.0) == 0.0
     assert grad(lambda x: np.var((x, x + 2)), backend=backend)(0.0) == 0.0
+
+
+# The standard deviation of one value is the constant 0: its gradient is 0, not NaN
+# (test_systematic.py::test_std) ---------------------------------------------------------------
+
+ONE_VALUE_STD = [
+    (lambda x: np.std(x), 3.5),
+    (lambda x: np.sum(np.std(x, axis=0) * np.array([1.0, -2.0, 0.5])), np.ones((1, 3))),
+    (lambda x: np.sum(np.std(x, axis=1, keepdims=True)), np.ones((2, 1))),
+    (lambda x: np.sum(x.std(axis=0)), np.arange(3.0).reshape(1, 3)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(ONE_VALUE_STD)))
+def test_std_of_one_value_has_zero_gradient(k, backend):
+    f, x = ONE_VALUE_STD[k]
+    assert myia(f, backend=backend)(x) == f(x) == 0.0
+    g = grad(f, backend=backend)(x)
+    np.testing.assert_array_equal(g, np.zeros_like(x))
+    check_grad(f, x, backend=backend)

@@ -47,6 +47,12 @@ def np_std(a, axis=None, dtype=None, ddof=0, keepdims=False):
                 f"dtype('{P.dtype_of(v)}') with casting rule 'same_kind'"
             )
         return P.astype(P.sqrt(v), dtype)
+    a = as_array(a)
+    if ddof == 0 and P.size(a) == P.size(P.reduce_sum(a, axis, True, None)):
+        # One value per deviation: the deviation is 0 whatever the value, and so is its
+        # gradient. (The square root of the variance, 0, has an infinite slope: NaN.)
+        d = a - P.reduce_mean(a, axis, True, dtype)
+        return P.reduce_sum(P.abs_(d), axis, keepdims, dtype)
     return P.sqrt(np_var(a, axis, dtype, ddof, keepdims))
 
 
