@@ -75,3 +75,24 @@ def test_std_of_one_value_has_zero_gradient(k, backend):
     g = grad(f, backend=backend)(x)
     np.testing.assert_array_equal(g, np.zeros_like(x))
     check_grad(f, x, backend=backend)
+
+
+# The gradient of a Python float is a Python float, whatever array operation it went through --
+
+THROUGH_ARRAYS = [
+    (lambda y: np.sum(np.reshape(y, -1)), 1.0),
+    (lambda y: np.sum(np.expand_dims(y, 0)), 1.0),
+    (lambda y: np.sum(np.transpose(y)), 1.0),
+    (lambda y: np.sum(np.tile(y, 3)), 3.0),
+    (lambda y: np.sum(np.repeat(y, 3)), 3.0),
+    (lambda y: np.sum(np.append(np.ones(2), y)), 1.0),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(THROUGH_ARRAYS)))
+def test_gradient_of_a_python_float_through_array_operations_is_a_float(k, backend):
+    f, expected = THROUGH_ARRAYS[k]
+    g = grad(f, backend=backend)(4.0)
+    assert type(g) is float
+    assert g == expected

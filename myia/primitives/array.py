@@ -665,12 +665,12 @@ def bprop_full_like(a, fill_value, dtype, out, dout):
 
 @bprop(reshape)
 def bprop_reshape(a, newshape, out, dout):
-    return (reshape(dout, shape(a)), gzeros(newshape))
+    return (unbroadcast(reshape(dout, shape(a)), a), gzeros(newshape))
 
 
 @bprop(transpose)
 def bprop_transpose(a, axes, out, dout):
-    return (transpose(dout, invert_permutation(axes, ndim(a))), gzeros(axes))
+    return (unbroadcast(transpose(dout, invert_permutation(axes, ndim(a))), a), gzeros(axes))
 
 
 @bprop(swapaxes)
@@ -680,7 +680,7 @@ def bprop_swapaxes(a, axis1, axis2, out, dout):
 
 @bprop(expand_dims, squeeze)
 def bprop_expand_dims(a, axis, out, dout):
-    return (reshape(dout, shape(a)), gzeros(axis))
+    return (unbroadcast(reshape(dout, shape(a)), a), gzeros(axis))
 
 
 @bprop(concatenate)

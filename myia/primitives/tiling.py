@@ -193,7 +193,7 @@ def _infer_adjoint(d, a, *static):
 
 @bprop(tile)
 def bprop_tile(a, reps, out, dout):
-    return (untile(dout, a, reps), gzeros(reps))
+    return (unbroadcast(untile(dout, a, reps), a), gzeros(reps))
 
 
 @bprop(untile)
@@ -203,7 +203,7 @@ def bprop_untile(d, a, reps, out, dout):
 
 @bprop(repeat)
 def bprop_repeat(a, repeats, axis, out, dout):
-    return (unrepeat(dout, a, repeats, axis), gzeros(repeats), gzeros(axis))
+    return (unbroadcast(unrepeat(dout, a, repeats, axis), a), gzeros(repeats), gzeros(axis))
 
 
 @bprop(unrepeat)
