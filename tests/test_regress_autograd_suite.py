@@ -77,6 +77,55 @@ def test_std_of_one_value_has_zero_gradient(k, backend):
     check_grad(f, x, backend=backend)
 
 
+# Flips, quarter turns and appends, NumPy's (test_numpy.py) -------------------------------------
+
+M = np.arange(12.0).reshape(3, 4)
+T = np.arange(24.0).reshape(2, 3, 4)
+SHAPES = [
+    (np.flipud, (M,)),
+    (np.flipud, (np.arange(3.0),)),
+    (np.fliplr, (T,)),
+    (np.rot90, (M,)),
+    (lambda x: np.rot90(x, 2), (M,)),
+    (lambda x: np.rot90(x, -1), (M,)),
+    (lambda x: np.rot90(x, 3, (2, 0)), (T,)),
+    (lambda x: np.rot90(x, 4), (M,)),
+    (lambda a, b: np.append(a, b), (np.arange(3.0), 4.0)),
+    (lambda a: np.append([1.0, a], [[a, 2.0]]), (3.0,)),
+    (lambda a, b: np.append(a, b, axis=0), (M, M[:1])),
+    (lambda a, b: np.append(a, b), ([1.0, 2.0, 3.0], 4.0)),
+    (lambda a, b: np.append(a, b, axis=0), ([[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0]])),
+    (lambda xs: np.array(xs), ([1.0, 2.0, 4.0],)),
+    (lambda xs: np.var(xs), ([1.0, 2.0, 4.0],)),
+    (np.atleast_1d, (2.0,)),
+    (np.atleast_1d, (M,)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(SHAPES)))
+def test_flips_turns_and_appends_as_numpy(k, backend):
+    f, args = SHAPES[k]
+    got, expected = myia(f, backend=backend)(*args), f(*args)
+    assert np.shape(got) == np.shape(expected)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradients_of_flips_turns_and_appends(backend):
+    def f(x, y):
+        turned = np.rot90(x, 3) * np.arange(12.0).reshape(4, 3)
+        return np.sum(turned) + np.sum(np.fliplr(x) * x) + np.sum(np.append(np.flipud(x), y) ** 2)
+
+    check_grad(f, M / 10.0, 0.5, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fliplr_of_a_vector_raises_numpy_error(backend):
+    with pytest.raises(ValueError, match="Input must be >= 2-d"):
+        myia(np.fliplr, backend=backend)(np.ones(3))
+
+
 # The gradient of a Python float is a Python float, whatever array operation it went through --
 
 THROUGH_ARRAYS = [
