@@ -1,6 +1,8 @@
 """Programs of HIPS/autograd's test suite, written as a Myia user would, where Myia answered
 otherwise than NumPy (values) or finite differences (gradients)."""
 
+import operator
+
 import numpy as np
 import pytest
 
@@ -145,3 +147,32 @@ def test_gradient_of_a_python_float_through_array_operations_is_a_float(k, backe
     g = grad(f, backend=backend)(4.0)
     assert type(g) is float
     assert g == expected
+
+
+# np.inner of a scalar is the product: it had the shape of the transpose (test_systematic.py) --
+
+INNERS = [
+    (1.5, np.arange(12.0).reshape(4, 3)),
+    (np.arange(12.0).reshape(4, 3), 1.5),
+    (np.arange(6.0).reshape(2, 3), np.arange(24.0).reshape(2, 4, 3)),
+    (np.arange(24.0).reshape(2, 4, 3), np.arange(6.0).reshape(2, 3)),
+    (np.arange(3.0), np.arange(12.0).reshape(4, 3)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(INNERS)))
+def test_inner_as_numpy(k, backend):
+    a, b = INNERS[k]
+    got = myia(np.inner, backend=backend)(a, b)
+    assert np.shape(got) == np.shape(np.inner(a, b))
+    np.testing.assert_allclose(got, np.inner(a, b))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_of_inner(backend):
+    def f(a, b, c):
+        return np.sum(np.inner(a, b) ** 2) + np.sum(np.inner(c, b))
+
+    a, b = np.arange(6.0).reshape(2, 3) / 5, np.arange(24.0).reshape(2, 4, 3) / 20
+    check_grad(f, a, b, 0.5, backend=backend)

@@ -452,8 +452,12 @@ def np_vdot(a, b):
 
 
 def np_inner(a, b):
-    """``np.inner`` (`b` a vector or a matrix)."""
-    return P.dot(a, P.transpose(b, None))
+    """``np.inner``: the sums of products over the last axes of `a` and `b` (a scalar scales)."""
+    if P.ndim(a) == 0 or P.ndim(b) == 0:
+        return a * b
+    if P.ndim(b) == 1:
+        return P.dot(a, b)
+    return P.dot(a, P.moveaxis(b, -1, -2))
 
 
 def np_flip(m, axis=None):
