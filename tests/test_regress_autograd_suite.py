@@ -1,8 +1,6 @@
 """Programs of HIPS/autograd's test suite, written as a Myia user would, where Myia answered
 otherwise than NumPy (values) or finite differences (gradients)."""
 
-import operator
-
 import numpy as np
 import pytest
 
@@ -176,3 +174,22 @@ def test_gradient_of_inner(backend):
 
     a, b = np.arange(6.0).reshape(2, 3) / 5, np.arange(24.0).reshape(2, 4, 3) / 20
     check_grad(f, a, b, 0.5, backend=backend)
+
+
+# Nested literal lists for np.tensordot's axes and np.pad's widths, as in NumPy -----------------
+
+LITERALS = [
+    (lambda a, b: np.tensordot(a, b, axes=[(1,), (0,)]), (np.ones((2, 3)), np.ones((3, 4)))),
+    (lambda a, b: np.tensordot(a, b, [[1, 0], [0, 1]]), (np.ones((2, 3)), np.ones((3, 2)))),
+    (lambda a: np.pad(a, [(1, 1), (0, 2)]), (np.ones((2, 3)),)),
+    (lambda a: np.pad(a, pad_width=[[1, 1], [0, 2]]), (np.ones((2, 3)),)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(LITERALS)))
+def test_nested_literal_lists_of_axes_and_widths(k, backend):
+    f, args = LITERALS[k]
+    got = myia(f, backend=backend)(*args)
+    assert np.shape(got) == np.shape(f(*args))
+    np.testing.assert_array_equal(got, f(*args))

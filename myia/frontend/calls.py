@@ -41,8 +41,9 @@ def parse_call(fp: Any, block: Any, node: ast.Call) -> Node:
             # Its body goes where it is called (``jvp(lambda y: x * y, ...)``: the function
             # transformed may be a closure, whose transformation reads its variables there).
             return _inline_at(fn.value, bound, block.graph, fp.dbg(node))
+    by_name = _sequence_names(fn, sequences)
     for kw in node.keywords:
-        value = fp.expr(block, kw.value)
+        value = fp.expr(block, _as_tuple(kw.value) if kw.arg in by_name else kw.value)
         args.append(block.apply(P.make_kwarg, kw.arg, value, debug=fp.dbg(kw.value)))
     return block.apply(fn, *args, debug=fp.dbg(node))
 
@@ -125,6 +126,14 @@ def _sequence_positions(fn: Node) -> tuple[int, ...]:
     if fn.is_constant and isinstance(fn.value, Graph):
         return fn.value.flags.get("sequence_argument") or ()
     return ()
+
+
+def _sequence_names(fn: Node, positions: tuple[int, ...]) -> set[str]:
+    """The names of the parameters at `positions`: ``np.tensordot(a, b, axes=[[1], [0]])``."""
+    if not positions:
+        return set()
+    params = fn.value.parameters
+    return {params[i].debug.name for i in positions if i < len(params)}
 
 
 def _as_tuple(a: ast.expr) -> ast.expr:

@@ -667,6 +667,9 @@ for _fn in (np_array, np_hstack, np_vstack, np_column_stack, np_cumsum, np_cumpr
 for _fn in (np_ptp, np_average):
     _fn.sequence_argument = True  # type: ignore[attr-defined]
 np_append.sequence_argument = (0, 1)  # type: ignore[attr-defined]
+# ``np.tensordot(a, b, axes=[[1], [0]])``, ``np.pad(x, [(1, 1), (0, 2)])``: known pairs.
+np_tensordot.sequence_argument = (2,)  # type: ignore[attr-defined]
+np_pad.sequence_argument = (1,)  # type: ignore[attr-defined]
 
 
 MAPPING: dict[Any, Any] = {
