@@ -1,6 +1,8 @@
 """Programs of HIPS/autograd's test suite, written as a Myia user would, where Myia answered
 otherwise than NumPy (values) or finite differences (gradients)."""
 
+import operator
+
 import numpy as np
 import pytest
 
@@ -193,3 +195,37 @@ def test_nested_literal_lists_of_axes_and_widths(k, backend):
     got = myia(f, backend=backend)(*args)
     assert np.shape(got) == np.shape(f(*args))
     np.testing.assert_array_equal(got, f(*args))
+
+
+# The functions of the operator module are Python's operators (test_systematic.py) -------------
+
+OPERATORS = [
+    operator.add,
+    operator.sub,
+    operator.mul,
+    operator.truediv,
+    operator.floordiv,
+    operator.mod,
+    operator.pow,
+    operator.lt,
+    operator.eq,
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(OPERATORS)))
+def test_operator_functions_as_python(k, backend):
+    op = OPERATORS[k]
+    x = np.arange(6.0).reshape(2, 3) + 1
+    np.testing.assert_array_equal(myia(lambda a, b: op(a, b), backend=backend)(1.5, x), op(1.5, x))
+    assert myia(lambda a, b: op(a, b), backend=backend)(7, 3) == op(7, 3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_operator_functions_passed_and_differentiated(backend):
+    def f(a, c):
+        apply = lambda fn: fn(a, c)  # noqa: E731
+        return np.sum(apply(operator.mul) + operator.pow(c, 2.0) - operator.truediv(a, c))
+
+    assert myia(lambda a: operator.add((a,), (2.0,)), backend=backend)(1.5) == (1.5, 2.0)
+    check_grad(f, 1.5, np.arange(6.0).reshape(2, 3) + 1, backend=backend)

@@ -10,6 +10,7 @@ import builtins
 import dataclasses
 import functools
 import math
+import operator
 import sys
 from typing import Any
 
@@ -208,6 +209,35 @@ BUILTINS: dict[Any, Any] = {
     functools.partial: P.partial,
 }
 
+#: The functions of the `operator` module: Python's operators (``functools.reduce(operator.mul,
+#: ...)``, ``f = operator.add``).
+OPERATOR: dict[Any, Any] = {
+    operator.add: ops.add,
+    operator.sub: ops.sub,
+    operator.mul: ops.mul,
+    operator.truediv: ops.truediv,
+    operator.floordiv: ops.floordiv,
+    operator.mod: ops.mod,
+    operator.pow: ops.pow_,
+    operator.matmul: ops.matmul,
+    operator.and_: ops.and_,
+    operator.or_: ops.or_,
+    operator.xor: ops.xor,
+    operator.lshift: ops.lshift,
+    operator.rshift: ops.rshift,
+    operator.eq: ops.eq,
+    operator.ne: ops.ne,
+    operator.lt: ops.lt,
+    operator.le: ops.le,
+    operator.gt: ops.gt,
+    operator.ge: ops.ge,
+    operator.neg: ops.neg,
+    operator.pos: ops.pos,
+    operator.abs: ops.abs_,
+    operator.invert: ops.invert,
+    operator.not_: ops.not_,
+}
+
 MATH: dict[Any, Any] = {
     **{
         getattr(math, name): nb.math_function(prim)
@@ -343,6 +373,7 @@ def _ufuncs(mapping: dict[Any, Any]) -> dict[Any, Any]:
 
 MAPPING: dict[Any, Any] = {
     **BUILTINS,
+    **OPERATOR,
     **MATH,
     **_ufuncs(NUMPY),
     **NUMPY_SCALARS,
