@@ -229,3 +229,27 @@ def test_operator_functions_passed_and_differentiated(backend):
 
     assert myia(lambda a: operator.add((a,), (2.0,)), backend=backend)(1.5) == (1.5, 2.0)
     check_grad(f, 1.5, np.arange(6.0).reshape(2, 3) + 1, backend=backend)
+
+
+# np.hstack, np.vstack and np.column_stack of an array stack its rows, as NumPy ----------------
+
+STACKED = [np.arange(2.0), np.arange(6.0).reshape(2, 3), np.arange(24.0).reshape(2, 3, 4)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [np.hstack, np.vstack, np.column_stack])
+def test_stacking_an_array_stacks_its_rows(fn, backend):
+    for x in STACKED:
+        got = myia(fn, backend=backend)(x)
+        assert np.shape(got) == np.shape(fn(x))
+        np.testing.assert_array_equal(got, fn(x))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_of_stacking_an_array(backend):
+    def f(x):
+        return (
+            np.sum(np.hstack(x) ** 2) + np.sum(np.vstack(x) * x) + np.sum(np.column_stack(x) ** 3)
+        )
+
+    check_grad(f, np.arange(6.0).reshape(2, 3) / 4, backend=backend)

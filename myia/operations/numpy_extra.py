@@ -366,6 +366,7 @@ def np_atleast_2d(a):
 
 def np_hstack(tup):
     """``np.hstack`` of a tuple of arrays (scalars are vectors of one element), or a list."""
+    tup = _rows(tup)
     if isinstance(tup, list):
         parts = [_at_least_1d(a) for a in tup]
         return P.concatenate_list(parts, 0 if P.ndim(P.stack_list(parts, 0)) == 2 else 1)
@@ -373,6 +374,13 @@ def np_hstack(tup):
     if P.ndim(tup[0]) == 1:
         return P.concatenate(tup, 0)
     return P.concatenate(tup, 1)
+
+
+def _rows(tup):
+    # NumPy's stacking functions iterate their argument: an array is the tuple of its rows.
+    if isinstance(tup, (tuple, list)):
+        return tup
+    return tuple(tup[i] for i in range(P.shape(tup)[0]))
 
 
 def _at_least_1d(a):
@@ -434,6 +442,7 @@ def np_dsplit(ary, indices_or_sections):
 
 def np_vstack(tup):
     """``np.vstack`` of a tuple of arrays, or a list: vectors (and scalars) are rows."""
+    tup = _rows(tup)
     if isinstance(tup, list):
         return P.concatenate_list([np_atleast_2d(a) for a in tup], 0)
     return P.concatenate(_each_at_least_2d(tup), 0)
@@ -441,6 +450,7 @@ def np_vstack(tup):
 
 def np_column_stack(tup):
     """``np.column_stack`` of a tuple of arrays, or a list: vectors (and scalars) are columns."""
+    tup = _rows(tup)
     if isinstance(tup, list):
         return P.concatenate_list([_column(a) for a in tup], 1)
     return P.concatenate(_each_column(tup), 1)
