@@ -253,3 +253,39 @@ def test_gradient_of_stacking_an_array(backend):
         )
 
     check_grad(f, np.arange(6.0).reshape(2, 3) / 4, backend=backend)
+
+
+# np.rollaxis, np.atleast_3d, np.select, NumPy's (test_systematic.py) --------------------------
+
+C = np.arange(12.0).reshape(3, 4)
+MORE = [
+    (lambda a: np.rollaxis(a, 2), (T,)),
+    (lambda a: np.rollaxis(a, 0, 3), (T,)),
+    (lambda a: np.rollaxis(a, -1, -3), (T,)),
+    (lambda a: np.rollaxis(a, 1, 2), (T,)),
+    (np.atleast_3d, (2.0,)),
+    (np.atleast_3d, (np.arange(3.0),)),
+    (np.atleast_3d, (C,)),
+    (lambda a: np.select([a > 5, a < 2], [a, -a], default=1.1), (C,)),
+    (lambda a: np.select((a > 5, a < 2, a > 0), (a, -a, a * 2)), (C,)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(MORE)))
+def test_rollaxis_atleast_3d_select_as_numpy(k, backend):
+    f, args = MORE[k]
+    got = myia(f, backend=backend)(*args)
+    assert np.shape(got) == np.shape(f(*args))
+    np.testing.assert_array_equal(got, f(*args))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradients_of_rollaxis_atleast_3d_select(backend):
+    def f(a):
+        chosen = np.select([a > 0.5, a < 0.2], [a**2, -a], default=1.1)
+        return np.sum(chosen) + np.sum(np.rollaxis(a, 1)[0] ** 2) + np.atleast_3d(a)[1, 2, 0]
+
+    check_grad(f, C / 12 + 0.01, backend=backend)
+    with pytest.raises(ValueError, match="same length"):
+        myia(lambda a: np.select([a > 5], [a, -a]), backend=backend)(C)

@@ -25,6 +25,7 @@ from . import numpy_extra as nx
 from . import numpy_lib as nl
 from . import numpy_logic as nlg
 from . import numpy_numeric as nn
+from . import numpy_shapes as nsh
 from . import numpy_stats as ns
 from . import scalar_forms as sf
 from .core import Array, NoMatch, Operation
@@ -382,6 +383,7 @@ MAPPING: dict[Any, Any] = {
     **_ufuncs(nlg.MAPPING),
     **_ufuncs(nn.MAPPING),
     **_ufuncs(ns.MAPPING),
+    **_ufuncs(nsh.MAPPING),
     functools.partial: P.partial,
 }
 

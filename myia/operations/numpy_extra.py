@@ -348,13 +348,6 @@ def np_ravel(a):
     return P.reshape(a, -1)
 
 
-def np_atleast_1d(a):
-    """``np.atleast_1d`` of one array: a scalar is a vector of one element."""
-    if P.ndim(a) == 0:
-        return P.reshape(a, (1,))
-    return a
-
-
 def np_atleast_2d(a):
     """``np.atleast_2d`` of one array."""
     if P.ndim(a) == 0:
@@ -473,42 +466,6 @@ def np_inner(a, b):
 def np_flip(m, axis=None):
     """``np.flip``."""
     return P.flip(m, axis)
-
-
-def np_flipud(m):
-    """``np.flipud``: the rows in reverse order."""
-    if P.ndim(m) < 1:
-        raise ValueError("Input must be >= 1-d.")
-    return P.flip(m, 0)
-
-
-def np_fliplr(m):
-    """``np.fliplr``: the columns in reverse order."""
-    if P.ndim(m) < 2:
-        raise ValueError("Input must be >= 2-d.")
-    return P.flip(m, 1)
-
-
-def np_rot90(m, k=1, axes=(0, 1)):
-    """``np.rot90``: `k` quarter turns from the first of `axes` towards the second."""
-    if len(axes) != 2:
-        raise ValueError("len(axes) must be 2.")
-    k = k % 4
-    if k == 0:
-        return m
-    if k == 2:
-        return P.flip(m, axes)
-    if k == 1:
-        return P.swapaxes(P.flip(m, axes[1]), axes[0], axes[1])
-    return P.flip(P.swapaxes(m, axes[0], axes[1]), axes[1])
-
-
-def np_append(arr, values, axis=None):
-    """``np.append``: `values` after `arr`, both flattened (`axis` None) or along `axis`."""
-    arr, values = as_array(arr), as_array(values)
-    if axis is None:
-        return P.concatenate((P.reshape(arr, -1), P.reshape(values, -1)), 0)
-    return P.concatenate((arr, values), axis)
 
 
 def np_roll(a, shift, axis=None):
@@ -676,7 +633,6 @@ for _fn in (np_array, np_hstack, np_vstack, np_column_stack, np_cumsum, np_cumpr
     _fn.sequence_argument = True  # type: ignore[attr-defined]
 for _fn in (np_ptp, np_average):
     _fn.sequence_argument = True  # type: ignore[attr-defined]
-np_append.sequence_argument = (0, 1)  # type: ignore[attr-defined]
 # ``np.tensordot(a, b, axes=[[1], [0]])``, ``np.pad(x, [(1, 1), (0, 2)])``: known pairs.
 np_tensordot.sequence_argument = (2,)  # type: ignore[attr-defined]
 np_pad.sequence_argument = (1,)  # type: ignore[attr-defined]
@@ -721,7 +677,6 @@ MAPPING: dict[Any, Any] = {
     np.average: np_average,
     np.empty_like: np_empty_like,
     np.ravel: np_ravel,
-    np.atleast_1d: np_atleast_1d,
     np.atleast_2d: np_atleast_2d,
     np.hstack: np_hstack,
     np.vstack: np_vstack,
@@ -734,10 +689,6 @@ MAPPING: dict[Any, Any] = {
     np.inner: np_inner,
     np.flip: np_flip,
     np.roll: np_roll,
-    np.flipud: np_flipud,
-    np.fliplr: np_fliplr,
-    np.rot90: np_rot90,
-    np.append: np_append,
     np.diff: np_diff,
     np.moveaxis: np_moveaxis,
     np.rint: np_rint,

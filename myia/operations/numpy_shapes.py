@@ -1,0 +1,126 @@
+"""NumPy's functions that turn, flip, join and select arrays, in Myia's Python subset.
+
+``np.flipud``, ``np.fliplr``, ``np.rot90``, ``np.rollaxis``, ``np.atleast_1d``,
+``np.atleast_3d``, ``np.append`` and ``np.select``, written with primitives (``flip``,
+``swapaxes``, ``moveaxis``, ``reshape``, ``concatenate``, ``where``): their gradients are
+exact. `MAPPING` says what the NumPy names mean; `mapping.py` merges it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..primitives import P
+from .numpy_extra import as_array
+
+# Turns and flips --------------------------------------------------------------------------------
+
+
+def np_flipud(m):
+    """``np.flipud``: the rows in reverse order."""
+    if P.ndim(m) < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return P.flip(m, 0)
+
+
+def np_fliplr(m):
+    """``np.fliplr``: the columns in reverse order."""
+    if P.ndim(m) < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return P.flip(m, 1)
+
+
+def np_rot90(m, k=1, axes=(0, 1)):
+    """``np.rot90``: `k` quarter turns from the first of `axes` towards the second."""
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    k = k % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return P.flip(m, axes)
+    if k == 1:
+        return P.swapaxes(P.flip(m, axes[1]), axes[0], axes[1])
+    return P.flip(P.swapaxes(m, axes[0], axes[1]), axes[1])
+
+
+def np_append(arr, values, axis=None):
+    """``np.append``: `values` after `arr`, both flattened (`axis` None) or along `axis`."""
+    arr, values = as_array(arr), as_array(values)
+    if axis is None:
+        return P.concatenate((P.reshape(arr, -1), P.reshape(values, -1)), 0)
+    return P.concatenate((arr, values), axis)
+
+
+def np_rollaxis(a, axis, start=0):
+    """``np.rollaxis``: `axis` moved to before position `start`."""
+    n = P.ndim(a)
+    if not -n <= axis < n:
+        raise np.exceptions.AxisError(f"axis {axis} is out of bounds for array of dimension {n}")
+    if not -n <= start <= n:
+        raise np.exceptions.AxisError(
+            f"'start' arg requires {-n} <= start < {n + 1}, but {start} was passed in"
+        )
+    axis = axis % n
+    if start < 0:
+        start = start + n
+    if axis < start:
+        start = start - 1
+    if axis == start:
+        return a
+    return P.moveaxis(a, axis, start)
+
+
+# At least so many dimensions --------------------------------------------------------------------
+
+
+def np_atleast_1d(a):
+    """``np.atleast_1d`` of one array: a scalar is a vector of one element."""
+    if P.ndim(a) == 0:
+        return P.reshape(a, (1,))
+    return a
+
+
+def np_atleast_3d(a):
+    """``np.atleast_3d`` of one array: (N,) is (1, N, 1), (M, N) is (M, N, 1)."""
+    if P.ndim(a) == 0:
+        return P.reshape(a, (1, 1, 1))
+    if P.ndim(a) == 1:
+        return P.reshape(a, (1, P.shape(a)[0], 1))
+    if P.ndim(a) == 2:
+        return P.expand_dims(a, 2)
+    return a
+
+
+# Joining and selecting --------------------------------------------------------------------------
+
+
+def np_select(condlist, choicelist, default=0):
+    """``np.select``: where the first true condition is, its choice; elsewhere `default`."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    return _select(condlist, choicelist, default)
+
+
+def _select(condlist, choicelist, default):
+    if len(condlist) == 0:
+        return default
+    rest = _select(condlist[1:], choicelist[1:], default)
+    return P.where(condlist[0], choicelist[0], rest)
+
+
+np_append.sequence_argument = (0, 1)  # type: ignore[attr-defined]
+np_select.sequence_argument = (0, 1)  # type: ignore[attr-defined]
+
+MAPPING: dict[Any, Any] = {
+    np.flipud: np_flipud,
+    np.fliplr: np_fliplr,
+    np.rot90: np_rot90,
+    np.rollaxis: np_rollaxis,
+    np.atleast_1d: np_atleast_1d,
+    np.atleast_3d: np_atleast_3d,
+    np.append: np_append,
+    np.select: np_select,
+}
