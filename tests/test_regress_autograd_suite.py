@@ -289,3 +289,14 @@ def test_gradients_of_rollaxis_atleast_3d_select(backend):
     check_grad(f, C / 12 + 0.01, backend=backend)
     with pytest.raises(ValueError, match="same length"):
         myia(lambda a: np.select([a > 5], [a, -a]), backend=backend)(C)
+
+
+# np.linalg.norm of a list of numbers, NumPy's (test_linalg.py) ---------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_norm_of_a_list(backend):
+    assert grad(lambda x: np.linalg.norm([x, x + 2]), backend=backend)(0.0) == 1.0
+    assert grad(lambda x: np.linalg.norm((x, x + 2)), backend=backend)(0.0) == 1.0
+    assert myia(lambda xs: np.linalg.norm(xs), backend=backend)([3.0, 4.0]) == 5.0
+    check_grad(lambda a: np.linalg.norm([a, a * a], ord=1), 0.7, backend=backend)

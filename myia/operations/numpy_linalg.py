@@ -189,6 +189,10 @@ def linalg_norm(x, ord=None, axis=None, keepdims=False):
     without an ``axis``. Of integers and booleans, the norm of their float64 values (as NumPy:
     their squares are not computed in their own dtype, which wraps around).
     """
+    if isinstance(x, list):  # (NumPy's array of a list of numbers, or of arrays of one shape)
+        x = P.stack_list(x, 0)
+    elif isinstance(x, tuple):
+        x = P.stack(x, 0)
     if not np.issubdtype(P.dtype_of(x), np.inexact):
         x = P.astype(x, "float64")
     if axis is None:
@@ -288,3 +292,5 @@ LINALG: dict[Any, Any] = {
     np.linalg.matrix_power: linalg_matrix_power,
     np.linalg.svdvals: linalg_svdvals,
 }
+
+linalg_norm.sequence_argument = True  # type: ignore[attr-defined]  # norm([x, y])
