@@ -37,11 +37,6 @@ def tensordot_mismatch(a):
     return np.tensordot(a, a, axes=([0], [1]))  # ERROR
 
 
-def array_of_a_list(xs):
-    # A list argument: its length is known only at run time (a literal list is an array).
-    return np.array(xs)  # ERROR
-
-
 def singular_mvn(x):
     return multivariate_normal.logpdf(x, None, np.eye(3), allow_singular=True)  # ERROR
 
@@ -78,7 +73,6 @@ def logspace_of_bases(b):
         (pad_too_wide, (np.ones(3),), MyiaShapeError, "does not fit"),
         (tile_negative, (np.ones(3),), MyiaShapeError, "negative"),
         (unique, (np.ones(3),), MyiaTypeError, "depends on the values"),
-        (array_of_a_list, ([1.0, 2.0],), MyiaTypeError, "pass a tuple"),
         pytest.param(
             singular_mvn,
             (np.ones(3),),
