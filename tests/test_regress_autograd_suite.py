@@ -300,3 +300,23 @@ def test_norm_of_a_list(backend):
     assert grad(lambda x: np.linalg.norm((x, x + 2)), backend=backend)(0.0) == 1.0
     assert myia(lambda xs: np.linalg.norm(xs), backend=backend)([3.0, 4.0]) == 5.0
     check_grad(lambda a: np.linalg.norm([a, a * a], ord=1), 0.7, backend=backend)
+
+
+# slice(...) objects, Python's (test_list.py) ----------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_slice_objects(backend):
+    def first_but_last(x):
+        s = slice(None, -1, None)
+        return x[s][0]
+
+    def g(x, n):
+        return np.sum(x[slice(1, n)] ** 2) + np.sum(x[slice(2)]) + x[slice(0, 4, 2)][1]
+
+    assert grad(first_but_last, backend=backend)([1.0, 2.0, 3.0]) == [1.0, 0.0, 0.0]
+    x = np.arange(5.0)
+    assert myia(g, backend=backend)(x, 3) == g(x, 3)
+    np.testing.assert_array_equal(grad(g, backend=backend)(x, 3), [1.0, 3.0, 5.0, 0.0, 0.0])
+    assert myia(lambda t: t[slice(1, None)], backend=backend)((1.0, 2.0, 3.0)) == (2.0, 3.0)
+    assert myia(lambda t: isinstance(t, slice), backend=backend)(1.0) is False

@@ -1,7 +1,7 @@
 """Everyday Python in Myia's subset: ``append``, ``* n``, ``math.gcd``, ``sorted``...
 
 ``xs.append(v)`` on a list being built, ``tuple * n`` and ``list * n``, ``math.isclose``,
-``math.factorial``, ``math.gcd`` and ``sorted``.
+``math.factorial``, ``math.gcd``, ``sorted`` and ``slice(...)``.
 
 `mapping.py` says which Python function each one is; ``xs.append(v)`` is rewritten by the
 frontend (`myia.frontend.appends`) into a call of `list_append` (through `ops.list_append`).
@@ -12,6 +12,21 @@ from __future__ import annotations
 from ..primitives import P
 from .number_lib import _INF, math_float
 from .ops import MUL_SEQUENCES, refuse
+
+
+def slice1(stop):
+    """``slice(stop)``."""
+    return P.make_slice(None, stop, None)
+
+
+def slice2(start, stop):
+    """``slice(start, stop)``."""
+    return P.make_slice(start, stop, None)
+
+
+def slice3(start, stop, step):
+    """``slice(start, stop, step)``."""
+    return P.make_slice(start, stop, step)
 
 
 def list_append(lst, value):

@@ -207,6 +207,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.repr: lib.repr_,
     builtins.format: lib.format_,
     builtins.sorted: ev.sorted_,
+    builtins.slice: _typed(_by_arity("slice", ev.slice1, ev.slice2, ev.slice3), slice),
     functools.partial: P.partial,
 }
 
