@@ -320,3 +320,17 @@ def test_slice_objects(backend):
     np.testing.assert_array_equal(grad(g, backend=backend)(x, 3), [1.0, 3.0, 5.0, 0.0, 0.0])
     assert myia(lambda t: t[slice(1, None)], backend=backend)((1.0, 2.0, 3.0)) == (2.0, 3.0)
     assert myia(lambda t: isinstance(t, slice), backend=backend)(1.0) is False
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_select_of_list_arguments(backend):
+    rng = np.random.default_rng(0)
+    conditions = [rng.standard_normal((3, 4)) > 0 for _ in range(3)]
+    choices = [rng.standard_normal((3, 4)) for _ in range(3)]
+
+    def f(xs, cs):
+        return np.select(cs, xs, default=1.1)
+
+    got = myia(f, backend=backend)(choices, conditions)
+    np.testing.assert_array_equal(got, f(choices, conditions))
+    check_grad(lambda xs, cs: np.sum(f(xs, cs) ** 2), choices, conditions, wrt=0, backend=backend)

@@ -101,6 +101,17 @@ def np_select(condlist, choicelist, default=0):
     """``np.select``: where the first true condition is, its choice; elsewhere `default`."""
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
+    if isinstance(condlist, list) or isinstance(choicelist, list):
+        # Lists whose length is known at run time: a loop, from the last condition back.
+        n = len(condlist)
+        if n == 0:
+            raise ValueError("select with an empty condition list is not possible")
+        out = P.where(condlist[n - 1], choicelist[n - 1], default)
+        i = n - 2
+        while i >= 0:
+            out = P.where(condlist[i], choicelist[i], out)
+            i = i - 1
+        return out
     return _select(condlist, choicelist, default)
 
 
