@@ -410,10 +410,18 @@ def _infer_tuple_len_is(t, n):
 def _infer_make_list(*items):
     element = broaden(_join_all(items, "a list"))
     values = tuple(static_value(i) for i in items)
-    if items and all(isinstance(v, (int, float)) for v in values):
-        # A literal list of numbers: its value is known at compile time (``x[[0, 2]]``).
+    if items and all(_literal(v) for v in values):
+        # A literal list of constants: its value is known at compile time (``x[[0, 2]]``,
+        # ``vmap(f, [None, 0])``), as a tuple's; its type stays a list's (element joined).
         return AbstractList(element, values)
     return AbstractList(element)
+
+
+def _literal(v):
+    """Whether `v` is a number, None, or a tuple of them (an element of a literal list)."""
+    if type(v) is tuple:
+        return all(_literal(e) for e in v)
+    return v is None or isinstance(v, (int, float))
 
 
 @infer_rule(list_getitem)
