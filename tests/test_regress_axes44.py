@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from myia import myia, vmap
+from myia import MyiaShapeError, MyiaTypeError, myia, vjp, vmap
 
 BACKENDS = ["numpy", "debug", "jax"]
 
@@ -40,3 +40,41 @@ def test_a_literal_list_with_none_is_still_a_list(backend):
         return len(xs), [0, 1, 2][i]
 
     assert f(2) == (3, 2)
+
+
+# vjp's function called at the top level with two cotangents was Python's TypeError from
+# Myia's wrapper ("vjp_fn() takes 1 positional argument but 2 were given"), and with a
+# cotangent of another shape than the output's a MyiaShapeError about "an arithmetic
+# operation".
+
+
+def double(x):
+    return x * 2.0
+
+
+def _at_this_file(info):
+    """Whether the error's traceback ends at this file (the user's line), not in Myia."""
+    files = [e.path for e in info.traceback]
+    return str(files[-1]) == "<myia>" and str(files[-2]) == __file__
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vjp_function_takes_one_cotangent_of_the_output_shape(backend):
+    x = np.arange(3.0)
+    out, pullback = vjp(double, x)
+    np.testing.assert_array_equal(pullback(np.ones(3))[0], [2.0, 2.0, 2.0])
+
+    @myia(backend=backend)
+    def pulled(x, ct):
+        return vjp(double, x)[1](ct)
+
+    np.testing.assert_array_equal(pulled(x, x)[0], 2.0 * x)
+    with pytest.raises(MyiaTypeError, match="takes one cotangent.* not 2 arguments") as info:
+        pullback(np.ones(3), np.ones(3))
+    assert _at_this_file(info)
+    with pytest.raises(MyiaShapeError, match=r"shape \(4,\) does not match the output's \(3,\)"):
+        pullback(np.ones(4))
+    _, pair_pullback = vjp(lambda x: (x, double(x)), x)
+    with pytest.raises(MyiaShapeError, match=r"shape \(2,\) does not match the output's \(3,\)"):
+        pair_pullback((np.ones(3), np.ones(2)))
+    np.testing.assert_array_equal(pair_pullback((x, x))[0], 3.0 * x)
