@@ -7,6 +7,9 @@ constants now keeps them (its type is still a list's, its element type joined), 
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -40,6 +43,36 @@ def test_a_literal_list_with_none_is_still_a_list(backend):
         return len(xs), [0, 1, 2][i]
 
     assert f(2) == (3, 2)
+
+
+# A dataclass instance of axes in Myia code (``in_axes=((0, Pt(1, 0)),)``) was refused with
+# "in_axes must be known at compile time, not i64": a record's fields are broadened. A record
+# literal of ints and None now keeps their values too (its fields' types are still broadened).
+
+
+@dataclasses.dataclass
+class Pt:
+    a: Any
+    b: Any
+
+
+def pt_sum(t):
+    return t[0] + t[1].a * t[1].b
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_dataclass_of_axes_in_myia_code(backend):
+    t = (np.arange(3.0), Pt(np.ones((2, 3)), np.arange(6.0).reshape(3, 2)))
+    want = t[0][:, None] + t[1].a.T * t[1].b
+
+    @myia(backend=backend)
+    def f(t):
+        return vmap(pt_sum, in_axes=((0, Pt(1, 0)),))(t), Pt(1, 2).a + Pt(3, 4).b
+
+    got, n = f(t)
+    np.testing.assert_array_equal(got, want)
+    assert n == 5
+    np.testing.assert_array_equal(vmap(pt_sum, in_axes=((0, Pt(1, 0)),))(t), want)
 
 
 # vjp's function called at the top level with two cotangents was Python's TypeError from

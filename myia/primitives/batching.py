@@ -106,6 +106,8 @@ def _static(a: Any, what: str) -> Any:
     if isinstance(a, AbstractDict):
         return DictAxes(tuple((k, _static(v, what)) for k, v in zip(a.keys, a.values)))
     if isinstance(a, AbstractRecord):  # an instance of the argument's class: its fields' axes
+        if a.value is not ANYTHING:  # a literal of ints and None (``Pt(0, None)``)
+            return a.value
         return tuple(_static(f, what) for f in a.fields)
     if isinstance(a, AbstractList) and a.value is not ANYTHING:  # a literal list: a tuple
         return a.value

@@ -525,7 +525,24 @@ def _infer_make_record(cls, *fields):
             recursive_field(c, n, broaden(a)) if n in rec else broaden(a)
             for n, a in zip(names, fields)
         ),
+        axes_literal(fields),
     )
+
+
+def axes_literal(fields: Any) -> Any:
+    """The values of a record's `fields`, where all are ints, None or tuples of them.
+
+    Else `ANYTHING`. ``Pt(0, None)``: axes of ``vmap`` known at compile time.
+    """
+    values = tuple(static_value(a) for a in fields)
+    return values if fields and all(_axis_literal(v) for v in values) else ANYTHING_
+
+
+def _axis_literal(v):
+    """Whether `v` is an int, None, or a tuple of them (a field of a literal of axes)."""
+    if type(v) is tuple:
+        return all(_axis_literal(e) for e in v)
+    return v is None or type(v) is int
 
 
 @infer_rule(record_getattr)
