@@ -29,7 +29,8 @@ from ..abstract.lattice import (
 from ..errors import MyiaTypeError
 from ..ir.node import Apply, Constant, DebugInfo, Node
 from ..primitives import P, Primitive
-from ..primitives.structure import axes_literal, keeps_constants
+from ..primitives.structure import keeps_constants
+from .kinds import axes_literal
 from .traceback import called_name, error_frames
 
 

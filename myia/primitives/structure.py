@@ -42,7 +42,7 @@ from ..abstract.lattice import (
 )
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, linear, nondifferentiable, special
-from ..infer.kinds import static_value
+from ..infer.kinds import axes_literal, is_literal, static_value
 from ..infer.registry import infer_rule
 from ..infer.rulelib import const_value, elementwise, i64, int_scalar, py_bool
 from .core import primitive
@@ -410,18 +410,11 @@ def _infer_tuple_len_is(t, n):
 def _infer_make_list(*items):
     element = broaden(_join_all(items, "a list"))
     values = tuple(static_value(i) for i in items)
-    if items and all(_literal(v) for v in values):
+    if items and all(is_literal(v, (int, float)) for v in values):
         # A literal list of constants: its value is known at compile time (``x[[0, 2]]``,
         # ``vmap(f, [None, 0])``), as a tuple's; its type stays a list's (element joined).
         return AbstractList(element, values)
     return AbstractList(element)
-
-
-def _literal(v):
-    """Whether `v` is a number, None, or a tuple of them (an element of a literal list)."""
-    if type(v) is tuple:
-        return all(_literal(e) for e in v)
-    return v is None or isinstance(v, (int, float))
 
 
 @infer_rule(list_getitem)
@@ -527,22 +520,6 @@ def _infer_make_record(cls, *fields):
         ),
         axes_literal(fields),
     )
-
-
-def axes_literal(fields: Any) -> Any:
-    """The values of a record's `fields`, where all are ints, None or tuples of them.
-
-    Else `ANYTHING`. ``Pt(0, None)``: axes of ``vmap`` known at compile time.
-    """
-    values = tuple(static_value(a) for a in fields)
-    return values if fields and all(_axis_literal(v) for v in values) else ANYTHING_
-
-
-def _axis_literal(v):
-    """Whether `v` is an int, None, or a tuple of them (a field of a literal of axes)."""
-    if type(v) is tuple:
-        return all(_axis_literal(e) for e in v)
-    return v is None or type(v) is int
 
 
 @infer_rule(record_getattr)
