@@ -147,11 +147,14 @@ class AbstractRecord(AbstractValue):
     """An instance of a dataclass, with the abstract value of each field (in field order).
 
     A field that refers to the record's own class holds `SelfRef`; `field` unfolds it, so a
-    tree of any shape has one finite abstract value.
+    tree of any shape has one finite abstract value. ``value`` is the tuple of the fields'
+    values where the record is a literal of ints and None (``Pt(1, None)``: axes of ``vmap``
+    known at compile time), else `ANYTHING`; its fields are broadened as any record's.
     """
 
     cls: type
     fields: tuple[AbstractValue, ...]
+    value: Any = ANYTHING
 
     def __repr__(self) -> str:
         return show(self)

@@ -30,6 +30,7 @@ from ..errors import MyiaTypeError
 from ..ir.node import Apply, Constant, DebugInfo, Node
 from ..primitives import P, Primitive
 from ..primitives.structure import keeps_constants
+from .kinds import axes_literal
 from .traceback import called_name, error_frames
 
 
@@ -134,7 +135,7 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
     except TypeError as exc:
         raise MyiaTypeError(f"{cls.__name__}(): {exc}", error_frames(inferrer.calls)) from None
     rec = recursive_fields(cls)
-    fields = []
+    fields, given = [], []
     for f in dataclasses.fields(cls):
         if f.name in bound.arguments:
             a = bound.arguments[f.name]
@@ -146,6 +147,7 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
             raise MyiaTypeError(
                 f"{cls.__name__}(): field {f.name} has no value", error_frames(inferrer.calls)
             )
+        given.append(a)
         if not getattr(cls, "__myia_constant_fields__", False):
             a = broaden(a)  # (a range keeps its bounds known at compile time: its length)
         if f.name in rec:
@@ -165,7 +167,7 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
             fields.append(a)
     if getattr(cls, "__myia_constant_fields__", False) and not keeps_constants(cls, fields):
         fields = [broaden(a) for a in fields]
-    return AbstractRecord(cls, tuple(fields))
+    return AbstractRecord(cls, tuple(fields), axes_literal(given))
 
 
 def _annotation_name(hint: Any) -> str:

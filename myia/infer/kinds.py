@@ -105,6 +105,26 @@ def static_value(a: AbstractValue) -> Any:
     return ANYTHING
 
 
+def is_literal(v: Any, leaves: tuple[type, ...] = (int,)) -> bool:
+    """Whether `v` is None, of `leaves`, or a tuple of them (an item of a literal of axes).
+
+    A list of them (``[None, 0]``) keeps its values in its type (`myia.abstract.AbstractList`),
+    and a record of ints and None (``Pt(0, None)``) too: axes of ``vmap`` known at compile time.
+    """
+    if type(v) is tuple:
+        return all(is_literal(e, leaves) for e in v)
+    return v is None or isinstance(v, leaves)
+
+
+def axes_literal(fields: Any) -> Any:
+    """The values of a record's `fields` where all are ints, None or tuples of them.
+
+    Else `ANYTHING` (its type is then that of any record of its fields' types).
+    """
+    values = tuple(static_value(a) for a in fields)
+    return values if fields and all(is_literal(v) for v in values) else ANYTHING
+
+
 GROWTH_LIMIT = 4
 
 

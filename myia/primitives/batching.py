@@ -17,7 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from ..abstract.data import ANYTHING, AbstractDict, AbstractFunction, AbstractRecord, show
+from ..abstract.data import (
+    ANYTHING,
+    AbstractDict,
+    AbstractFunction,
+    AbstractList,
+    AbstractRecord,
+    show,
+)
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, linear, nondifferentiable
 from ..infer.registry import infer_rule
@@ -99,7 +106,11 @@ def _static(a: Any, what: str) -> Any:
     if isinstance(a, AbstractDict):
         return DictAxes(tuple((k, _static(v, what)) for k, v in zip(a.keys, a.values)))
     if isinstance(a, AbstractRecord):  # an instance of the argument's class: its fields' axes
+        if a.value is not ANYTHING:  # a literal of ints and None (``Pt(0, None)``)
+            return a.value
         return tuple(_static(f, what) for f in a.fields)
+    if isinstance(a, AbstractList) and a.value is not ANYTHING:  # a literal list: a tuple
+        return a.value
     v = getattr(a, "value", ANYTHING)
     if v is ANYTHING:
         raise MyiaTypeError(f"vmap: {what} must be known at compile time, not {show(a)}")

@@ -42,7 +42,7 @@ from ..abstract.lattice import (
 )
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, linear, nondifferentiable, special
-from ..infer.kinds import static_value
+from ..infer.kinds import axes_literal, is_literal, static_value
 from ..infer.registry import infer_rule
 from ..infer.rulelib import const_value, elementwise, i64, int_scalar, py_bool
 from .core import primitive
@@ -410,8 +410,9 @@ def _infer_tuple_len_is(t, n):
 def _infer_make_list(*items):
     element = broaden(_join_all(items, "a list"))
     values = tuple(static_value(i) for i in items)
-    if items and all(isinstance(v, (int, float)) for v in values):
-        # A literal list of numbers: its value is known at compile time (``x[[0, 2]]``).
+    if items and all(is_literal(v, (int, float)) for v in values):
+        # A literal list of constants: its value is known at compile time (``x[[0, 2]]``,
+        # ``vmap(f, [None, 0])``), as a tuple's; its type stays a list's (element joined).
         return AbstractList(element, values)
     return AbstractList(element)
 
@@ -517,6 +518,7 @@ def _infer_make_record(cls, *fields):
             recursive_field(c, n, broaden(a)) if n in rec else broaden(a)
             for n, a in zip(names, fields)
         ),
+        axes_literal(fields),
     )
 
 

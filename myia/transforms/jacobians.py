@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .. import jac_lists
 from ..boundary import boundary
-from ..errors import MyiaTypeError
+from ..errors import MyiaShapeError, MyiaTypeError
 from .derivatives import _vjp_tuple, hessian_, jacfwd_, jacrev_, jvp_
 from .entries import _compiled, _Transformed
 
@@ -22,13 +24,39 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]
     """``(f(*primals), vjp_fn)``: ``vjp_fn(ct)`` is the tuple of the cotangents of the primals."""
     out = _compiled(("out", f), lambda *xs: f(*xs))(*primals)
 
-    def vjp_fn(ct: Any) -> Any:
+    def vjp_fn(*cts: Any, **kwargs: Any) -> Any:
+        if len(cts) != 1 or kwargs:
+            n = len(cts) + len(kwargs)
+            raise MyiaTypeError(
+                "vjp: the function vjp returns takes one cotangent, of the structure of the "
+                f"function's output (a tuple for several outputs, as JAX's), not {n} arguments"
+            )
+        (ct,) = cts
+        _same_shapes(out, ct)
         return _compiled(("vjp", f), lambda xs, c: _vjp_tuple(f, xs)[1](c))(primals, ct)
 
     def pullback(ct: Any) -> Any:  # what it is in Myia code (`vmap(vjp_fn)`): the primals
         return _vjp_tuple(f, primals)[1](ct)  # are constants there, as a closure's values
 
     return out, _Transformed(f, vjp_fn, pullback)
+
+
+def _same_shapes(y: Any, ct: Any) -> None:
+    """A `MyiaShapeError` where an array of cotangent `ct` is not of the shape of `y`'s.
+
+    Where their structures differ, the Myia code of the function refuses (`_cotangent_like`).
+    """
+    if isinstance(y, (tuple, list)) and isinstance(ct, (tuple, list)) and len(y) == len(ct):
+        for a, b in zip(y, ct):
+            _same_shapes(a, b)
+    elif isinstance(y, dict) and isinstance(ct, dict) and y.keys() == ct.keys():
+        for k in y:
+            _same_shapes(y[k], ct[k])
+    elif isinstance(y, np.ndarray) and isinstance(ct, np.ndarray) and y.shape != ct.shape:
+        raise MyiaShapeError(
+            "vjp: the cotangent must have the shape of the function's output: the "
+            f"cotangent's shape {ct.shape} does not match the output's {y.shape}"
+        )
 
 
 @boundary
