@@ -71,3 +71,29 @@ def window_scaled(x, y):
 @pytest.mark.parametrize("fn", [grown_in_a_while_loop, window_scaled], ids=lambda f: f.__name__)
 def test_gradient_of_a_list_grown_in_a_loop_from_a_list_of_another_shape(fn, backend):
     check_grad(fn, X, Y, order=2, backend=backend)
+
+
+# A loop whose first iteration knows its shapes (``x[:i + 1]`` at ``i = 0``) -------------------
+#
+# Its backward pass calls the backpropagators of every iteration with sensitivities of the
+# shapes of every iteration (unknown): the first iteration's, typed with known shapes, are
+# called with both, as one function.
+
+
+def window_of_sines(x, y):
+    lst = [y[:1]]
+    i = 0
+    while i < 3:
+        lst = lst + [np.sin(x[: i + 1])]
+        i = i + 1
+    s = 0.0
+    for v in lst:
+        s = s + np.sum(v) ** 2
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_of_a_loop_whose_first_iteration_has_known_shapes(backend):
+    # At order 2, the first iteration's slice ``x[:1]`` (known at compile time) is pushed
+    # on the stack of the gradient's loop with the others' (``x[:i + 1]``): one type.
+    check_grad(window_of_sines, X, Y, order=2, backend=backend)
