@@ -97,3 +97,17 @@ def test_gradient_of_a_loop_whose_first_iteration_has_known_shapes(backend):
     # At order 2, the first iteration's slice ``x[:1]`` (known at compile time) is pushed
     # on the stack of the gradient's loop with the others' (``x[:i + 1]``): one type.
     check_grad(window_of_sines, X, Y, order=2, backend=backend)
+
+
+# Broadcasting between arrays of unknown shapes: the sensitivity is summed at run time ---------
+
+
+def broadcast_items(x, y):
+    lst = [y[:1], x]
+    return np.sum(lst[1] * lst[0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_of_items_of_unknown_shapes_broadcast_together(backend):
+    # y[:1] and x are both ``f64 x ?`` in the list: (1,) broadcast against (4,) at run time.
+    check_grad(broadcast_items, X, Y, order=2, backend=backend)
