@@ -31,6 +31,7 @@ from .data import (
     AbstractOpaque,
     AbstractRecord,
     AbstractScalar,
+    AbstractSlice,
     AbstractStack,
     AbstractTuple,
     AbstractUnion,
@@ -436,6 +437,8 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
         return AbstractRecord(a.cls, tuple(join(x, y) for x, y in zip(a.fields, b.fields)))
     if ta is AbstractFunction and tb is AbstractFunction:
         return AbstractFunction(a.options | b.options)
+    if _slice(a) is not None and _slice(b) is not None:
+        return _join_slices(_slice(a), _slice(b))  # type: ignore[arg-type]
     if STRING in (a, b) and {ta, tb} <= {AbstractOpaque, AbstractConstant}:
         if all(t is AbstractOpaque or type(x.value) is str for t, x in ((ta, a), (tb, b))):
             return STRING  # a string known at compile time and one made at run time
@@ -447,6 +450,33 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
     if (a == NONE and _nullable(b)) or (b == NONE and _nullable(a)):
         return union(a, b)  # ``int | None``: a value or nothing
     raise TypeMismatch(a, b)
+
+
+def _slice(a: AbstractValue) -> AbstractSlice | None:
+    """Slice `a` as an `AbstractSlice` (a constant one too); None if `a` is no slice."""
+    if type(a) is AbstractSlice:
+        return a
+    if type(a) is AbstractConstant and type(a.value) is slice:
+        v = a.value
+        bounds = (v.start, v.stop, v.step)
+        if all(b is None or type(b) is int for b in bounds):
+            return AbstractSlice(*(constant_abstract(b) for b in bounds))
+    return None
+
+
+def _join_slices(a: AbstractSlice, b: AbstractSlice) -> AbstractSlice:
+    """The join of two slices, of bounds known at compile time or at run time.
+
+    A slice known at compile time (``x[:2]``) and one known at run time (``x[:i]``) meet as
+    the latter (the first iteration of a loop, pushed on the stack of its gradient with the
+    others). Bounds None in one and not the other differ.
+    """
+    bounds = []
+    for x, y in ((a.start, b.start), (a.stop, b.stop), (a.step, b.step)):
+        if (x == NONE) != (y == NONE):
+            raise TypeMismatch(a, b, "a bound None in one slice only")
+        bounds.append(x if x == NONE else join(x, y))
+    return AbstractSlice(*bounds, length=a.length if a.length == b.length else None)
 
 
 def join_shapes(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> tuple[int | None, ...]:

@@ -17,7 +17,9 @@ from typing import Any
 from ..abstract.data import (
     ANYTHING,
     BOTTOM,
+    AbstractArray,
     AbstractFunction,
+    AbstractList,
     AbstractScalar,
     AbstractTuple,
     AbstractUnion,
@@ -90,7 +92,11 @@ class FunctionValues:
         float gives a context per kind; a closure it calls (a backpropagator, a step
         function defined in the loop's function) is called with both. One value is one
         graph: the context whose scalars are NumPy's where any is, its arguments and result
-        converted where the call's are weak (`weak_call`). Otherwise `ctxs` as they are.
+        converted where the call's are weak (`weak_call`). So too where they differ in
+        which dimensions of their arrays are known: the backward pass of a loop whose first
+        iteration has arrays of known shapes (``x[:i + 1]`` at ``i = 0``) calls their
+        backpropagators with sensitivities of the shapes of every iteration (unknown); the
+        context of unknown dimensions stands for the others. Otherwise `ctxs` as they are.
         """
         key = frozenset(ctxs)
         got = self.merged.get(key)
@@ -429,6 +435,22 @@ def _weak_join(items: list[AbstractValue]) -> AbstractValue:
     if isinstance(first, AbstractScalar) and all(isinstance(a, AbstractScalar) for a in items):
         weak = all(a.weak for a in items)  # type: ignore[attr-defined]
         return dataclasses.replace(first, weak=weak) if first.weak != weak else first
+    if isinstance(first, AbstractArray) and all(
+        isinstance(a, AbstractArray)
+        and a.dtype == first.dtype
+        and len(a.shape) == len(first.shape)
+        for a in items
+    ):
+        # The dimensions they do not all agree on, unknown.
+        shape = tuple(
+            d if all(a.shape[k] == d for a in items) else None  # type: ignore[attr-defined]
+            for k, d in enumerate(first.shape)
+        )
+        return AbstractArray(first.dtype, shape)
+    if isinstance(first, AbstractList) and all(
+        isinstance(a, AbstractList) and a.value is ANYTHING for a in items
+    ):
+        return AbstractList(_weak_join([a.element for a in items]))  # type: ignore[attr-defined]
     if isinstance(first, AbstractTuple) and all(
         isinstance(a, AbstractTuple) and len(a.elements) == len(first.elements) for a in items
     ):
@@ -442,13 +464,25 @@ def _weak_join(items: list[AbstractValue]) -> AbstractValue:
 
 
 def _same_but_weak(a: AbstractValue, b: AbstractValue) -> bool:
-    """Whether `a` and `b` are equal but for which scalars are weak."""
+    """Whether `a` passes as `b`: equal but for weak scalars and unknown dimensions.
+
+    Which scalars are weak may differ, and dimensions of `a`'s arrays may be unknown in
+    `b`'s (the same runtime value, typed less precisely).
+    """
     if isinstance(a, AbstractScalar) and isinstance(b, AbstractScalar):
         return a.dtype == b.dtype and a.value == b.value
     if isinstance(a, AbstractTuple) and isinstance(b, AbstractTuple):
         return len(a.elements) == len(b.elements) and all(
             map(_same_but_weak, a.elements, b.elements)
         )
+    if isinstance(a, AbstractArray) and isinstance(b, AbstractArray):
+        return (
+            a.dtype == b.dtype
+            and len(a.shape) == len(b.shape)
+            and all(db is None or da == db for da, db in zip(a.shape, b.shape))
+        )
+    if isinstance(a, AbstractList) and isinstance(b, AbstractList):
+        return b.value is ANYTHING and _same_but_weak(a.element, b.element)
     return a == b
 
 

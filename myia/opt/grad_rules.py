@@ -223,14 +223,25 @@ def unbroadcast_same(node: Apply, opt: Any) -> Node | None:
 
     unbroadcast(d, x) => d  (d of the type and shape of x's sensitivity, x of floats)
 
-    And ``unbroadcast(d, x) => gzeros(x)`` for ``x`` of integers or booleans.
+    And ``unbroadcast(d, x) => gzeros(x)`` for ``x`` of integers or booleans. An array whose
+    dimensions are not all known at compile time (``f64 x ?``, an element of a list of arrays
+    of different shapes) may be broadcast to another of the same type: its unbroadcast stays.
     """
     d, x = node.inputs[1:]
     if _integral(x.abstract):
         return opt.apply(P.gzeros, x, like=node)
-    if _no_integers(x.abstract) and same_type(d.abstract, node.abstract):
+    if (
+        _no_integers(x.abstract)
+        and _shape_known(x.abstract)
+        and same_type(d.abstract, node.abstract)
+    ):
         return d
     return None
+
+
+def _shape_known(a: Any) -> bool:
+    """Whether `a`, if an array, has every dimension known at compile time."""
+    return not isinstance(a, AbstractArray) or None not in a.shape
 
 
 @rewrite(P.broadcast_like)
@@ -245,7 +256,7 @@ def broadcast_like_same(node: Apply, opt: Any) -> Node | None:
     a = like.abstract
     if not isinstance(a, (AbstractScalar, AbstractArray)) or _integral(a):
         return None
-    if same_type(d.abstract, node.abstract):
+    if same_type(d.abstract, node.abstract) and _shape_known(a):
         return d
     v = value_of(d)
     if isinstance(a, AbstractScalar) and isinstance(v, (int, float)) and type(v) is not bool:

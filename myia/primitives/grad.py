@@ -676,7 +676,9 @@ def bprop_seq_slice_add(t, index, v, out, dout):
 
 @bprop(list_as_tuple)
 def bprop_list_as_tuple(lst, like, out, dout):
-    return (make_list(*dout), gzeros(like))
+    # The list of the elements' sensitivities has the type of the list's sensitivity (its
+    # elements' types joined: shapes that differ are unknown), not that of the elements.
+    return (sens_as(make_list(*dout), lst), gzeros(like))
 
 
 @bprop(record_fields)
@@ -784,6 +786,7 @@ nondifferentiable(grad_of)
 
 
 from .array import array_getitem  # noqa: E402
+from .control import sens_as  # noqa: E402
 from .lazy_sens import LazySens, concrete, lazy_add, lazy_zeros  # noqa: E402
 from .stack import EMPTY_STACK, is_stack, stack_add_value  # noqa: E402
 from .structure import dict_values, make_list, record_getattr  # noqa: E402

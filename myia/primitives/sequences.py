@@ -33,6 +33,7 @@ from ..grad.registry import bprop, linear, nondifferentiable
 from ..infer.kinds import static_value
 from ..infer.registry import infer_rule
 from ..infer.rulelib import as_array, const_value, normalize_axis, py_bool
+from .control import sens_as
 from .core import primitive
 from .grad import gzeros, sens_type, unbroadcast, unbroadcast_value
 from .structure import make_list
@@ -65,7 +66,7 @@ def _infer_list_to_tuple(lst, n):
 
 @bprop(list_to_tuple)
 def bprop_list_to_tuple(lst, n, out, dout):
-    return (make_list(*dout), gzeros(n))
+    return (sens_as(make_list(*dout), lst), gzeros(n))
 
 
 @primitive

@@ -661,7 +661,9 @@ def bprop_tuple_getitem(t, i, out, dout):
 
 @bprop(tuple_as_list)
 def bprop_tuple_as_list(t, out, dout):
-    return (list_as_tuple(dout, t),)
+    # The list's elements have the tuple's types joined; each element's sensitivity has the
+    # type of its own (`sens_as`): a backpropagator differentiated again sees one type.
+    return (sens_as(list_as_tuple(dout, t), t),)
 
 
 @bprop(tuple_concat)
@@ -672,7 +674,9 @@ def bprop_tuple_concat(a, b, out, dout):
 
 @bprop(make_list)
 def bprop_make_list(*args):
-    return list_as_tuple(args[-1], args[:-2])
+    # Each item's sensitivity is typed as the item's (`[x, y[:1]]` is a list of arrays of
+    # unknown length; the sensitivity of ``y[:1]`` is of length 1).
+    return sens_as(list_as_tuple(args[-1], args[:-2]), args[:-2])
 
 
 @bprop(list_getitem)
@@ -690,13 +694,14 @@ def bprop_list_sum_start(start, lst, out, dout):
 @bprop(sections_as_list)
 def bprop_sections_as_list(t, out, dout):
     if isinstance(out, list):
-        return (list_as_tuple(dout, t),)
+        return (sens_as(list_as_tuple(dout, t), t),)
     return (dout,)
 
 
 @bprop(list_concat)
 def bprop_list_concat(a, b, out, dout):
-    return (dout[: len(a)], dout[len(a) :])
+    # The sensitivity of the joined list, cut in two, typed as those of `a` and `b`.
+    return (sens_as(dout[: len(a)], a), sens_as(dout[len(a) :], b))
 
 
 @bprop(make_dict)
