@@ -569,9 +569,20 @@ class GradFunction(MyiaFunction):
             # Myia code calling it counts back from its call's arguments too.
             self.__myia_graph__ = None
             self.__myia_function__ = _counting(fn, wrt, value, self.has_aux)
+        # A position past the parameters before ``*args`` is an argument it receives (JAX's
+        # ``argnums``): the gradient is taken in Myia code, which counts the call's arguments
+        # (the entry graph passes one argument per parameter, ``*args`` as one tuple).
+        self._starred: MyiaFunction | None = None
+        if self._counted is None and _into_star(self.entry, self.wrt):
+            counted = _counting(fn, self.wrt, value, self.has_aux)
+            self._starred = MyiaFunction(counted, backend=backend, **options)
+            self.__myia_graph__ = None
+            self.__myia_function__ = counted
 
     @boundary_call
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._starred is not None:
+            return self._starred(*args, **kwargs)
         if self._counted is None:
             return super().__call__(*args, **kwargs)
         n = len(args)
@@ -596,6 +607,8 @@ class GradFunction(MyiaFunction):
 
     def compiled_signatures(self) -> list[Signature]:
         """The argument signatures compiled so far (one entry per compilation)."""
+        if self._starred is not None:
+            return self._starred.compiled_signatures()
         counted = self._counted.values() if self._counted else ()
         return [*self._cache, *(s for c in counted for s in c.compiled_signatures())]
 
@@ -647,6 +660,18 @@ def _counting(fn: Any, wrt: tuple[Any, ...], value: bool, aux: bool) -> Callable
         return transform(fn, *wrt, has_aux=aux)(*args, **kwargs)
 
     return counted
+
+
+def _into_star(entry: Entry, wrt: tuple[Any, ...]) -> bool:
+    """Whether `wrt` differentiates arguments that the ``*args`` of `entry`'s function gets."""
+    if entry.prefixed:
+        return False
+    kinds = [p.kind for p in entry.signature.parameters.values()]
+    if inspect.Parameter.VAR_POSITIONAL not in kinds:
+        return False
+    k = kinds.index(inspect.Parameter.VAR_POSITIONAL)
+    flat = [x for w in wrt for x in (w if isinstance(w, tuple) else (w,))] or [0]
+    return any(isinstance(w, int) and w >= k for w in flat)
 
 
 def _check_wrt(wrt: tuple[Any, ...], entry: Entry) -> tuple[Any, ...]:

@@ -242,3 +242,53 @@ def test_vjp_takes_a_cotangent_of_the_structure_of_the_output(backend):
         assert "test_regress_jax_suite.py" in str(info.value)
     with pytest.raises(MyiaTypeError, match="the cotangent must have the structure"):
         vjp(pair, x)[1](2.0 * x)
+
+
+# ``argnums`` past ``*args`` (autograd's ``elementwise_grad`` tests, JAX's argnums): a position
+# is an argument of the call, one of those ``*args`` receives, not the tuple of them. Myia gave
+# the tuple's gradient at the top level (``grad(f)(a)`` of ``def f(*args)`` was ``(da,)``);
+# in Myia code it inferred the argument's type but returned the tuple (``grad(f)(a) * 2.0``
+# raised "can't multiply sequence"), and refused positions past the first parameters.
+
+
+def star_product(*args):
+    return np.sum(args[0] * args[-1])
+
+
+def first_and_rest(x, *rest):
+    s = x * 1.0
+    for r in rest:
+        s = s * r
+    return s
+
+
+A3, B3 = np.arange(3.0), np.array([2.0, -1.0, 0.5])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_positions_past_star_args_are_the_arguments_it_receives(backend):
+    np.testing.assert_allclose(grad(star_product, backend=backend)(A3), 2 * A3)
+    np.testing.assert_allclose(grad(star_product, 1, backend=backend)(A3, B3), A3)
+    da, db = grad(star_product, (0, 1), backend=backend)(A3, B3)
+    np.testing.assert_allclose(da, B3)
+    np.testing.assert_allclose(db, A3)
+    assert grad(first_and_rest, 2, backend=backend)(2.0, 3.0, 4.0) == 6.0
+    assert grad(first_and_rest, 0, 1, backend=backend)(2.0, 3.0, 4.0) == (12.0, 8.0)
+    assert grad(first_and_rest, "rest", backend=backend)(2.0, 3.0, 4.0) == (8.0, 6.0)
+    assert value_and_grad(first_and_rest, -1, backend=backend)(2.0, 3.0, 4.0) == (24.0, 6.0)
+    check_grad(first_and_rest, 2.0, 3.0, 4.0, wrt=(0, 1, 2), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_positions_past_star_args_in_myia_code(backend):
+    @myia(backend=backend)
+    def uses(a, b):
+        return grad(star_product)(a) * 2.0 + grad(star_product, 1)(a, b)
+
+    np.testing.assert_allclose(uses(A3, B3), 4 * A3 + A3)
+
+    @myia(backend=backend)
+    def second(x, y):
+        return grad(lambda v: grad(first_and_rest, 1)(x, v, v))(y)
+
+    assert second(2.0, 3.0) == 2.0  # d/dv of d/dr1 (x * r1 * r2) = x * r2 at r2 = v: x

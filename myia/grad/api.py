@@ -79,6 +79,30 @@ def positions(spec: GradSpec, nargs: int) -> list[int]:
     return out
 
 
+def arg_params(spec: GradSpec, nparams: int) -> list[tuple[int, int | None]]:
+    """The parameters of the arguments `spec` differentiates, with elements of ``*args``.
+
+    ``(i, None)`` for parameter ``i``, ``(k, j)`` for the ``j``-th argument that ``*args``
+    (parameter ``k``) receives. As JAX's ``argnums``, a position is that of an argument of
+    the call: past the parameters before ``*args``, one of the arguments it receives (at the
+    top level, a gradient's entry passes one argument per parameter: positions are
+    parameters there, and `myia.api.GradFunction` differentiates such positions in Myia
+    code).
+    """
+    fn = spec.fn
+    g = fn.graph if isinstance(fn, GraphFunction) else None
+    if g is None or not g.flags.get("vararg"):
+        return [(i, None) for i in positions(spec, nparams)]
+    k = len(g.parameters) - g.kwonly - 1 - (1 if g.flags.get("kwarg") else 0)
+    out: list[tuple[int, int | None]] = []
+    for w in _flat(spec.wrt) if spec.wrt else (0,):
+        if isinstance(w, str):
+            out.append((positions(dataclasses.replace(spec, wrt=(w,)), nparams)[0], None))
+        else:
+            out.append((w, None) if w < k else (k, w - k))
+    return out
+
+
 def at_call(spec: GradSpec, npos: int) -> GradSpec:
     """`spec` for a call passing `npos` positional arguments: negative positions counted back.
 
@@ -145,6 +169,8 @@ def infer_grad_call(inferrer: Any, spec: GradSpec, args: list[AbstractValue]) ->
         g = fn.graph
         npos = len(g.parameters) - g.kwonly - 1 - (1 if g.flags.get("kwarg") else 0)
         npos += 0 if g.flags.get("vararg") else 1
+        if g.flags.get("vararg"):  # positions past it are arguments that ``*args`` receives
+            npos = sum(not isinstance(a, AbstractKeyword) for a in args)
         if any(isinstance(i, int) and not 0 <= i < npos for i in _flat(spec.wrt)):
             from ..infer.traceback import error_frames
 
@@ -278,7 +304,8 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
     from .activity import analyze, using
     from .jtransform import fprop
 
-    pos = positions(spec, nargs)
+    picks = arg_params(spec, nargs)
+    pos = list(dict.fromkeys(i for i, _ in picks))
     for i in pos:
         a = primal.parameters[i].abstract
         if isinstance(a, AbstractOpaque):
@@ -304,15 +331,21 @@ def build_grad_graph(primal: Graph, spec: GradSpec, nargs: int) -> Graph:
         sens = g.apply(bprop, g.apply(P.make_tuple, one, g.apply(P.gzeros, aux)))
     else:
         sens = g.apply(bprop, g.apply(P.broadcast_like, 1.0, out))
-    grads = [g.apply(P.tuple_getitem, sens, i + 1) for i in pos]
     # Sensitivities of data structures may be lazy (`myia.primitives.lazy_sens`): the user
     # receives them built.
     # Numbers need nothing; an array may be a zero shared between calls (copied then).
     leaves = (AbstractScalar, AbstractConstant)
-    grads = [
-        _handed_back(g, d, params[i], primal.parameters[i].abstract, leaves)
-        for d, i in zip(grads, pos)
-    ]
+    handed = {
+        i: _handed_back(
+            g,
+            g.apply(P.tuple_getitem, sens, i + 1),
+            params[i],
+            primal.parameters[i].abstract,
+            leaves,
+        )
+        for i in pos
+    }
+    grads = [handed[i] if j is None else g.apply(P.tuple_getitem, handed[i], j) for i, j in picks]
     result = g.apply(P.make_tuple, *grads) if returns_tuple(spec) else grads[0]
     if spec.aux and not spec.value:
         g.output = g.apply(P.make_tuple, result, aux)
