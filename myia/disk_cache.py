@@ -346,7 +346,7 @@ def load(k: str, fn: Any) -> Graph | None:
             STATS["miss"] += 1
             return None
         # The file is the one `store` wrote (its checksum): its graphs were verified then.
-        graph, _, _ = saving.loads(program.decode("utf-8"), verify=False)
+        graph, *_ = saving.loads(program.decode("utf-8"), verify=False)
     except Unfingerprintable:
         STATS["miss"] += 1
         return None

@@ -501,8 +501,10 @@ def dumps(
     return json.dumps(doc, separators=(",", ":"))
 
 
-def loads(text: str, verify: bool = True) -> tuple[Graph, tuple[Any, ...], dict[str, Any]]:
-    """The program of `dumps`: its entry graph, argument types, and the document.
+def loads(
+    text: str, verify: bool = True
+) -> tuple[Graph, tuple[Any, ...], dict[str, Any], CallForm | None]:
+    """The program of `dumps`: its entry graph, argument types, the document, its call form.
 
     The graphs are verified (structure and types), unless `verify` is false (a file that
     Myia wrote and checked, like the disk cache's).
@@ -522,13 +524,14 @@ def loads(text: str, verify: bool = True) -> tuple[Graph, tuple[Any, ...], dict[
         r = _Reader(doc)
         graph = r.program()
         signature = tuple(r.value(a) for a in doc["signature"])
+        call = CallForm.load(doc["call"], r.value) if "call" in doc else None
     except MyiaError:
         raise
     except Exception as exc:
         raise MyiaLoadError(f"a damaged program file ({type(exc).__name__}: {exc})") from None
     if verify:
         _verify(graph)
-    return graph, signature, doc
+    return graph, signature, doc, call
 
 
 def _verify(graph: Graph) -> None:
@@ -699,15 +702,7 @@ def load(path: str | os.PathLike[str], *, backend: str | None = None, **options:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise MyiaLoadError(f"{path}: not a saved Myia program (not text)") from None
-    graph, sig, doc = loads(text)
-    call = None
-    if "call" in doc:
-        try:
-            call = CallForm.load(doc["call"], _Reader(doc).value)
-        except MyiaError:
-            raise
-        except Exception as exc:
-            raise MyiaLoadError(f"a damaged program file ({type(exc).__name__}: {exc})") from None
+    graph, sig, doc, call = loads(text)
     chosen = get_backend(backend or doc.get("backend") or "numpy", **options)
     return LoadedFunction(graph, sig, chosen, graph.name, call)
 

@@ -12,6 +12,7 @@ These are methods of `Specializer` (`myia.infer.specialize`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from ..abstract.data import (
@@ -29,7 +30,7 @@ from ..abstract.data import (
     in_order,
     show,
 )
-from ..abstract.lattice import TypeMismatch, broaden, erase_functions, join
+from ..abstract.lattice import TypeMismatch, broaden, erase_functions, join, join_shapes
 from ..errors import MyiaTypeError
 from ..ir.analysis import captures
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
@@ -442,10 +443,7 @@ def _weak_join(items: list[AbstractValue]) -> AbstractValue:
         for a in items
     ):
         # The dimensions they do not all agree on, unknown.
-        shape = tuple(
-            d if all(a.shape[k] == d for a in items) else None  # type: ignore[attr-defined]
-            for k, d in enumerate(first.shape)
-        )
+        shape = functools.reduce(join_shapes, (a.shape for a in items))  # type: ignore[attr-defined]
         return AbstractArray(first.dtype, shape)
     if isinstance(first, AbstractList) and all(
         isinstance(a, AbstractList) and a.value is ANYTHING for a in items
