@@ -22,6 +22,7 @@ import numpy as np
 from benchmarks import gp_nll, mlp_step, scalar_loop
 from benchmarks.harness import Options, background_wait
 from benchmarks.peers import jax_module
+from myia.api import array_key
 
 
 def best(fn: Any, n: int = 200, repeats: int = 10) -> float:
@@ -117,7 +118,13 @@ def main() -> None:
         def aot(compiled: Any = compiled, leaves: Any = leaves) -> None:
             ready(compiled(*leaves))
 
+        def dispatch(m: Any = m) -> None:
+            m(*jargs)
+
         row = {"myia call": best(whole, calls), "myia XLA fn + context": best(direct, calls)}
+        row["myia call, not waited for (the host's time)"] = best(dispatch, calls)
+        ready(m(*jargs))
+        row["myia key"] = best(lambda: array_key(jargs), calls)
         row["AOT-compiled, no context"] = best(aot, calls)
         with ex.backend.context():
             row["myia XLA fn, in context"] = best(bare, calls)
@@ -136,6 +143,8 @@ def main() -> None:
         best(lambda: impl.primal(*jargs2), calls),
         f"jax {fns[1][0]}",
         best(lambda: impl.grad(*jargs2), calls),
+        f"jax {fns[1][0]}, not waited for",
+        best(lambda: impl.grad.jitted(*jargs2), calls),
     )
 
 

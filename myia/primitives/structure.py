@@ -21,6 +21,7 @@ from ..abstract.data import (
     AbstractFunction,
     AbstractKeyword,
     AbstractList,
+    AbstractOpaque,
     AbstractRecord,
     AbstractScalar,
     AbstractSlice,
@@ -475,6 +476,11 @@ def _infer_dict_from_items(keys, values):
 @infer_rule(dict_getitem)
 def _infer_dict_getitem(d, key):
     d = _expect(d, AbstractDict, "dict indexing")
+    if isinstance(key, AbstractOpaque) and key.cls is str:
+        raise MyiaTypeError(
+            "a dict key must be known at compile time, got a str known only at run time (an "
+            "element of a list, say): loop over a tuple of keys, over the dict or its .items()"
+        )
     k = const_value(key, "a dict key", str)
     if k not in d.keys:
         raise MyiaTypeError(f"key {k!r} is not in {show(d)}")
