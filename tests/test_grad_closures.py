@@ -224,12 +224,6 @@ def test_no_perturbation_confusion():
     assert grad(outer)(3.0) == 1.0
 
 
-@pytest.mark.xfail(
-    reason="grad of a closure returned by a call (grad(make_scaler(a))) fails verification: "
-    "'graph uses nodes of graph make_scaler but is never made as a closure there' "
-    "(also without an outer grad)",
-    strict=True,
-)
 def test_grad_of_closure_returned_by_a_call():
     def outer(x, a):
         return grad(make_scaler(a))(x) * a  # a^2

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from myia import MyiaTypeError, grad
+from myia import MyiaTypeError, grad, myia, value_and_grad
+from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug", "jax"]
 
@@ -44,3 +45,78 @@ def test_a_dict_key_from_a_list_says_how_to_loop(backend):
         grad(by_list, backend=backend)(LAYERS, x)
     assert info.value.location.filename == __file__
     assert "# the key: an element of a list" in info.value.location.source_line()
+
+
+# ``grad(make_loss(X, y))(w)`` in Myia code: the gradient of a closure that another
+# function's call made and returned was an internal error ("free variable has no enclosing
+# frame", "KeyError: 'train'"); it is differentiated with the values it reads passed along
+# (`myia.grad.escaped`).
+
+
+def make_loss(X, y):
+    Xs = X * 2.0
+
+    def loss(w):
+        return np.mean((Xs @ w - y) ** 2)
+
+    return loss
+
+
+def train_for(w, X, y):
+    loss = make_loss(X, y)
+    for _ in range(3):
+        w = w - 0.1 * grad(loss)(w)
+    return w
+
+
+def train_while(w, X, y):
+    loss = make_loss(X, y)
+    i = 0
+    while i < 3:
+        w = w - 0.1 * grad(loss)(w)
+        i = i + 1
+    return w
+
+
+def meta(X, y, w):
+    return np.sum(grad(make_loss(X, y))(w) ** 2)
+
+
+def data():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(5, 3)), rng.normal(size=5), rng.normal(size=3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("train", [train_for, train_while])
+def test_grad_of_a_closure_a_call_returned(backend, train):
+    X, y, w = data()
+    expected = w
+    for _ in range(3):
+        expected = expected - 0.1 * (4.0 / 5.0) * X.T @ (2.0 * X @ expected - y)
+    np.testing.assert_allclose(myia(train, backend=backend)(w, X, y), expected, rtol=1e-12)
+    value, g = myia(lambda w, X, y: value_and_grad(make_loss(X, y))(w), backend=backend)(w, X, y)
+    assert value == pytest.approx(np.mean((2.0 * X @ w - y) ** 2), rel=1e-12)
+    np.testing.assert_allclose(g, (4.0 / 5.0) * X.T @ (2.0 * X @ w - y), rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_gradient_through_the_values_the_closure_reads(backend):
+    # The values the closure reads are differentiated through (with respect to the data).
+    X, y, w = data()
+    check_grad(meta, X, y, w, wrt=("X", "y"), backend=backend)
+
+
+def make_loud(a):
+    print("making")
+    return lambda v: a * v
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_closure_whose_maker_prints_is_refused_at_the_users_line(backend):
+    def loud(x, a):
+        return grad(make_loud(a))(x)  # made by a call that prints
+
+    with pytest.raises(MyiaTypeError, match="that prints, raises or draws") as info:
+        myia(loud, backend=backend)(1.0, 2.0)
+    assert "# made by a call that prints" in info.value.location.source_line()

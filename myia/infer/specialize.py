@@ -58,6 +58,9 @@ class Specializer(FunctionValues):
         #: The gradients called, built once every graph is (`grad_call`): placeholder graph
         #: -> (the constant calling it, the gradient, its primal's specialized graph).
         self.pending: dict[Graph, tuple[Constant, GradSpec, Graph]] = {}
+        #: The gradients of closures that a call made and returned (`myia.grad.escaped`):
+        #: placeholder -> (that call, specialized; the call of the gradient).
+        self.escapes: dict[Graph, tuple[Apply, Apply]] = {}
         #: Function values (top-level functions called with several types) that a call
         #: chooses among at run time: the specialized graph standing for each (`dispatch`),
         #: and the constants that stand for them as values, set to it once every graph is.
@@ -115,7 +118,12 @@ class Specializer(FunctionValues):
         if isinstance(spec, TransformSpec):
             graph, args = spec.build(*primal)
         else:
-            graph = build_grad_graph(primal, spec, len(primal.parameters))
+            nargs = len(primal.parameters)
+            if placeholder in self.escapes:
+                from ..grad.escaped import lift_escaped
+
+                primal = lift_escaped(primal, *self.escapes.pop(placeholder))
+            graph = build_grad_graph(primal, spec, nargs)
             args = [p.abstract for p in primal.parameters]
         nested = Inferrer()
         gctx, _ = nested.infer(graph, tuple(args))
@@ -435,6 +443,7 @@ class Specializer(FunctionValues):
 
             spec = at_call(spec, sum(not _is_kwarg(o) for o in arg_nodes))
         fn = spec.fn
+        made = None
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
         if isinstance(spec, VmapSpec) and isinstance(fn, GraphFunction):
             keys = {o.inputs[1].value for o in arg_nodes if _is_kwarg(o)}
@@ -472,6 +481,7 @@ class Specializer(FunctionValues):
             target = self.target(fn, arg_abs, node, ctx, values)
             primal = self.graph_for(target)
             inputs = bind_graph_nodes(fn.graph, refs, arg_nodes, self.graphs[ctx])
+            made = self.made_by_call(fn, node, ctx, values)
         else:
             raise MyiaTypeError(f"grad of {fn!r} is not supported: wrap it in a function")
         placeholder = Graph(spec.name)
@@ -481,7 +491,33 @@ class Specializer(FunctionValues):
         if isinstance(spec, TransformSpec):
             primal[2] = app
         app.abstract = values[node]
+        if made is not None:
+            self.escapes[placeholder] = (made, app)
         return app
+
+    def made_by_call(
+        self, fn: GraphFunction, node: Apply, ctx: Context, values: dict[Node, AbstractValue]
+    ) -> Apply | None:
+        """The specialized call that made closure `fn`, which may have escaped it (`escaped`).
+
+        None where `fn` is made where the gradient is called or around it, or where the call
+        that made it is not known.
+        """
+        from ..grad.batching import is_closure
+        from ..grad.escaped import maker_call, maker_node, source_of
+
+        if not is_closure(fn) or _encloses(fn.context, ctx):
+            return None
+        p = maker_node(node.inputs[0])
+        made = None
+        if p is not None and not p.is_constant:
+            c: Context | None = ctx
+            while c is not None and c.graph is not p.graph:
+                c = c.parent
+            made = self.maps.get(c, {}).get(p) if c is not None else None
+        if made is not None and made.is_parameter:
+            made = source_of(made, list(self.graphs.values()))
+        return maker_call(made, self.graphs.get(fn.context))
 
     def option_results(self, fn: AbstractFunction, ctx: Context) -> list[AbstractValue | None]:
         """The result type of each function a call may call (None where unknown)."""

@@ -1,0 +1,151 @@
+"""``grad`` of a closure that a call made and returned: ``grad(make_loss(X, y))(w)``.
+
+The closure reads variables of the call that made it (``X``, ``y``, or values computed from
+them), which the function calling ``grad`` cannot read: the gradient graph of the closure's
+specialization would be nested in the maker's graph, and be called from outside it. Instead,
+the closure is lifted (its free variables become parameters, `lifted_closure`), and the call
+of its gradient passes them, read from a copy of the maker's specialization that returns them
+(``env``), called on the maker's arguments where the maker was called:
+
+    loss = make_loss(X, y)          loss = make_loss(X, y)
+    grad(loss)(w)           =>      env = make_loss:env(X, y)      # (X, y): what loss reads
+                                    ∇loss:lifted(w, env[0], env[1])
+
+The copy computes what the maker computed again (the optimizer keeps only what the closure
+reads, and inlines it). A maker that prints, raises on purpose or draws random numbers would
+do so twice: such a closure is refused, as is one made deeper than the maker's own body.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..abstract.data import AbstractFunction, AbstractTuple, GraphFunction
+from ..abstract.lattice import constant_abstract
+from ..errors import MyiaTypeError
+from ..ir.analysis import Scopes, reachable_graphs, toposort
+from ..ir.clone import Cloner
+from ..ir.node import Apply, Constant, Graph, Node
+from ..primitives import P, Primitive
+from .closures import _in_scope, call_frames, lifted_closure
+
+REFUSED = (
+    "grad of a closure made by another function's call ({maker}) {why}: define the function "
+    "differentiated where grad is called, or pass the values it reads as arguments"
+)
+
+
+def maker_node(fn_node: Node) -> Node | None:
+    """The node of the function value that ``grad(f, ...)`` (node `fn_node`) differentiates."""
+    if fn_node.is_apply and len(fn_node.inputs) >= 2:
+        return fn_node.inputs[1]
+    return None
+
+
+def maker_call(made: Node | None, maker: Graph | None) -> Apply | None:
+    """The specialized call `made` of `maker`, whose result is the closure, or None."""
+    if made is None or not made.is_apply or maker is None:
+        return None
+    callee = made.inputs[0]
+    if not (callee.is_constant and callee.value is maker):
+        return None
+    return made
+
+
+def source_of(param: Node, graphs: list[Graph]) -> Node | None:
+    """The node every call of `param`'s graph passes for it, through loops, or None.
+
+    A loop's graphs pass a variable the loop does not change to themselves as it is
+    (``loss`` made before a ``for`` loop that calls ``grad(loss)``): the value is the one the
+    first call passes. Calls are direct (``g(...)``) or through a ``switch`` of graphs.
+    """
+    seen: set[Node] = set()
+    while param.is_parameter and param not in seen:
+        seen.add(param)
+        g = param.graph
+        k = g.parameters.index(param)
+        sources = {a for a in _passed(g, k, graphs) if a not in seen}
+        if len(sources) != 1:
+            return None
+        (param,) = sources
+    return None if param in seen else param
+
+
+def _passed(g: Graph, k: int, graphs: list[Graph]) -> list[Node]:
+    """The arguments the calls of graph `g` in `graphs` pass for its parameter `k`."""
+    out = []
+    for h in graphs:
+        for node in toposort(h):
+            if not node.is_apply or len(node.inputs) <= k + 1:
+                continue
+            f = node.inputs[0]
+            if f.is_apply and f.inputs and f.inputs[0].is_constant:
+                if f.inputs[0].value is P.switch:
+                    targets = [t.value for t in f.inputs[2:] if t.is_constant]
+                else:
+                    targets = []
+            else:
+                targets = [f.value] if f.is_constant else []
+            if g in targets:
+                out.append(node.inputs[k + 1])
+    return out
+
+
+def _effects(maker: Graph) -> bool:
+    """Whether the maker (or a graph it reaches) prints, raises on purpose or draws."""
+    for g in reachable_graphs(maker):
+        for node in toposort(g):
+            f = node.inputs[0] if node.is_apply else None
+            if f is not None and f.is_constant and isinstance(f.value, Primitive):
+                if f.value.effect:
+                    return True
+    return False
+
+
+def _typed(value: Any, abstract: Any = None) -> Constant:
+    c = Constant(value)
+    if abstract is not None:
+        c.abstract = abstract
+    elif isinstance(value, Primitive):
+        c.abstract = AbstractFunction(frozenset([value]))
+    else:
+        c.abstract = constant_abstract(value)
+    return c
+
+
+def lift_escaped(closure: Graph, made: Apply, call: Apply) -> Graph:
+    """`closure` lifted; `call` (of its gradient) passes its free variables after its inputs.
+
+    `made` is the specialized call of the maker whose result is the closure: the free
+    variables are read from a copy of the maker returning them, called on its arguments.
+    `closure` is returned as it is where `call` can read its free variables.
+    """
+    fvs = list(Scopes(closure).free_variables_total[closure])
+    if all(_in_scope(fv, call.graph) for fv in fvs):
+        return closure  # made where the call can read what it reads (in a loop of the maker)
+    maker = made.inputs[0].value
+    name = maker.name.split(":")[0]
+    if any(fv.graph is not maker for fv in fvs):
+        why = "inside a loop, a branch or another function of it"
+        raise MyiaTypeError(REFUSED.format(maker=name, why=why), call_frames(call, made))
+    if _effects(maker):
+        why = "that prints, raises or draws random numbers (it would run again)"
+        raise MyiaTypeError(REFUSED.format(maker=name, why=why), call_frames(call, made))
+    cloner = Cloner()
+    env_graph = cloner.clone(maker, total=False)
+    env_type = AbstractTuple(tuple(fv.abstract for fv in fvs))
+    out = Apply([_typed(P.make_tuple), *(cloner[fv] for fv in fvs)], env_graph)
+    out.abstract = env_type
+    env_graph.output = out
+    env_graph.abstract = env_type
+    home = made.graph
+    const = _typed(env_graph, AbstractFunction(frozenset([GraphFunction(env_graph)])))
+    env = Apply([const, *made.inputs[1:]], home, made.debug.derive())
+    env.abstract = env_type
+    values = []
+    for i, fv in enumerate(fvs):
+        v = Apply([_typed(P.tuple_getitem), env, _typed(i)], home, fv.debug.derive())
+        v.abstract = fv.abstract
+        values.append(v)
+    call.inputs = [*call.inputs, *values]
+    return lifted_closure(closure, fvs)
