@@ -35,21 +35,32 @@ REFUSED = (
 )
 
 
-def maker_node(fn_node: Node) -> Node | None:
-    """The node of the function value that ``grad(f, ...)`` (node `fn_node`) differentiates."""
-    if fn_node.is_apply and len(fn_node.inputs) >= 2:
-        return fn_node.inputs[1]
-    return None
+def made_by_call(spec: Any, fn: GraphFunction, node: Apply, ctx: Any) -> Apply | None:
+    """The specialized call that made closure `fn`, which ``grad(fn)`` (`node`) may call away.
 
+    None where `fn` is made where the gradient is called or around it (it reads what it
+    reads there), or where the call that made it is not known. `spec` is the `Specializer`.
+    """
+    from ..infer.fnvalues import _captures_nothing
+    from ..infer.specialize import _encloses
 
-def maker_call(made: Node | None, maker: Graph | None) -> Apply | None:
-    """The specialized call `made` of `maker`, whose result is the closure, or None."""
+    if _captures_nothing(fn) or _encloses(fn.context, ctx):
+        return None
+    fn_node = node.inputs[0]  # grad(f, ...)
+    p = fn_node.inputs[1] if fn_node.is_apply and len(fn_node.inputs) >= 2 else None
+    made = None
+    if p is not None and not p.is_constant:
+        c = ctx
+        while c is not None and c.graph is not p.graph:
+            c = c.parent
+        made = spec.maps.get(c, {}).get(p) if c is not None else None
+    if made is not None and made.is_parameter:
+        made = source_of(made, list(spec.graphs.values()))
+    maker = spec.graphs.get(fn.context)
     if made is None or not made.is_apply or maker is None:
         return None
     callee = made.inputs[0]
-    if not (callee.is_constant and callee.value is maker):
-        return None
-    return made
+    return made if callee.is_constant and callee.value is maker else None
 
 
 def source_of(param: Node, graphs: list[Graph]) -> Node | None:

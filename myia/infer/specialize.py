@@ -481,7 +481,9 @@ class Specializer(FunctionValues):
             target = self.target(fn, arg_abs, node, ctx, values)
             primal = self.graph_for(target)
             inputs = bind_graph_nodes(fn.graph, refs, arg_nodes, self.graphs[ctx])
-            made = self.made_by_call(fn, node, ctx, values)
+            from ..grad.escaped import made_by_call
+
+            made = made_by_call(self, fn, node, ctx)
         else:
             raise MyiaTypeError(f"grad of {fn!r} is not supported: wrap it in a function")
         placeholder = Graph(spec.name)
@@ -494,30 +496,6 @@ class Specializer(FunctionValues):
         if made is not None:
             self.escapes[placeholder] = (made, app)
         return app
-
-    def made_by_call(
-        self, fn: GraphFunction, node: Apply, ctx: Context, values: dict[Node, AbstractValue]
-    ) -> Apply | None:
-        """The specialized call that made closure `fn`, which may have escaped it (`escaped`).
-
-        None where `fn` is made where the gradient is called or around it, or where the call
-        that made it is not known.
-        """
-        from ..grad.batching import is_closure
-        from ..grad.escaped import maker_call, maker_node, source_of
-
-        if not is_closure(fn) or _encloses(fn.context, ctx):
-            return None
-        p = maker_node(node.inputs[0])
-        made = None
-        if p is not None and not p.is_constant:
-            c: Context | None = ctx
-            while c is not None and c.graph is not p.graph:
-                c = c.parent
-            made = self.maps.get(c, {}).get(p) if c is not None else None
-        if made is not None and made.is_parameter:
-            made = source_of(made, list(self.graphs.values()))
-        return maker_call(made, self.graphs.get(fn.context))
 
     def option_results(self, fn: AbstractFunction, ctx: Context) -> list[AbstractValue | None]:
         """The result type of each function a call may call (None where unknown)."""
