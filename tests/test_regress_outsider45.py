@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from myia import MyiaTypeError, grad, myia, value_and_grad
+from myia import MyiaTypeError, grad, jvp, myia, value_and_grad, vmap
 from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug", "jax"]
@@ -120,3 +120,27 @@ def test_a_closure_whose_maker_prints_is_refused_at_the_users_line(backend):
     with pytest.raises(MyiaTypeError, match="that prints, raises or draws") as info:
         myia(loud, backend=backend)(1.0, 2.0)
     assert "# made by a call that prints" in info.value.location.source_line()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vmap_and_jvp_of_a_closure_a_call_returned(backend):
+    # Refused before ("vmap of a closure called away from where it is defined").
+    X, y, w = data()
+    ws = np.stack([w, 2.0 * w, -w])
+
+    def batched(ws, X, y):
+        return vmap(make_loss(X, y))(ws)
+
+    def tangent(w, X, y, t):
+        return jvp(make_loss(X, y), (w,), (t,))
+
+    loss = make_loss(X, y)
+    np.testing.assert_allclose(
+        myia(batched, backend=backend)(ws, X, y), [loss(v) for v in ws], rtol=1e-12
+    )
+    value, dot = myia(tangent, backend=backend)(w, X, y, ws[1])
+    assert value == pytest.approx(loss(w), rel=1e-12)
+    assert dot == pytest.approx(np.dot(grad(loss)(w), ws[1]), rel=1e-12)
+    with pytest.raises(MyiaTypeError, match="vmap of a closure made by another") as info:
+        myia(lambda ws, a: vmap(make_loud(a))(ws), backend=backend)(ws, 2.0)
+    assert info.value.location.filename == __file__

@@ -22,6 +22,10 @@ from ..ir.analysis import Scopes, reachable_graphs
 from ..ir.node import Apply, Constant, Graph, Node
 from ..primitives import P, Primitive
 
+#: The values a call passes for free variables of a closure it cannot read, by call
+#: (`myia.grad.escaped`: a closure that another function's call made and returned).
+PASSED: dict[Apply, dict[Node, Node]] = {}
+
 
 def star_parameter(g: Graph, examples: list[AbstractValue], kwarg: bool) -> int | None:
     """The position of the tuple of ``*args`` among `g`'s parameters, called on `examples`.
@@ -128,12 +132,13 @@ def pass_free_variables(call: Apply, closure: Graph, error: str) -> list[Node]:
     caller or around it (`Specializer.grad_call`).
     """
     fvs = list(Scopes(closure).free_variables_total[closure])
+    given = PASSED.pop(call, {})
     for fv in fvs:
-        if not _in_scope(fv, call.graph):
+        if fv not in given and not _in_scope(fv, call.graph):
             raise MyiaTypeError(error, call_frames(call, closure))
     last = call.inputs[-1]
     passed = call.inputs[:-1] if last.is_constant and last.value is closure else call.inputs
-    call.inputs = [*passed, *fvs]
+    call.inputs = [*passed, *(given.get(fv, fv) for fv in fvs)]
     return fvs
 
 

@@ -27,11 +27,11 @@ from ..ir.analysis import Scopes, reachable_graphs, toposort
 from ..ir.clone import Cloner
 from ..ir.node import Apply, Constant, Graph, Node
 from ..primitives import P, Primitive
-from .closures import _in_scope, call_frames, lifted_closure
+from .closures import PASSED, _in_scope, call_frames, lifted_closure
 
 REFUSED = (
-    "grad of a closure made by another function's call ({maker}) {why}: define the function "
-    "differentiated where grad is called, or pass the values it reads as arguments"
+    "{what} of a closure made by another function's call ({maker}) {why}: define the "
+    "function where {what} is called, or pass the values it reads as arguments"
 )
 
 
@@ -113,6 +113,10 @@ def _effects(maker: Graph) -> bool:
     return False
 
 
+def _at(call: Apply, made: Apply) -> Any:
+    return call_frames(call, made)
+
+
 def _typed(value: Any, abstract: Any = None) -> Constant:
     c = Constant(value)
     if abstract is not None:
@@ -132,16 +136,28 @@ def lift_escaped(closure: Graph, made: Apply, call: Apply) -> Graph:
     `closure` is returned as it is where `call` can read its free variables.
     """
     fvs = list(Scopes(closure).free_variables_total[closure])
-    if all(_in_scope(fv, call.graph) for fv in fvs):
+    values = env_values(fvs, made, call, "grad")
+    if values is None:
         return closure  # made where the call can read what it reads (in a loop of the maker)
+    call.inputs = [*call.inputs, *(values[fv] for fv in fvs)]
+    return lifted_closure(closure, fvs)
+
+
+def env_values(fvs: list[Node], made: Apply, call: Apply, what: str) -> dict[Node, Node] | None:
+    """Nodes that `call` can read, for the free variables `fvs` of a closure `made` made.
+
+    None where `call` can read them all as they are. `what` names the transformation.
+    """
+    if all(_in_scope(fv, call.graph) for fv in fvs):
+        return None
     maker = made.inputs[0].value
     name = maker.name.split(":")[0]
     if any(fv.graph is not maker for fv in fvs):
         why = "inside a loop, a branch or another function of it"
-        raise MyiaTypeError(REFUSED.format(maker=name, why=why), call_frames(call, made))
+        raise MyiaTypeError(REFUSED.format(what=what, maker=name, why=why), _at(call, made))
     if _effects(maker):
         why = "that prints, raises or draws random numbers (it would run again)"
-        raise MyiaTypeError(REFUSED.format(maker=name, why=why), call_frames(call, made))
+        raise MyiaTypeError(REFUSED.format(what=what, maker=name, why=why), _at(call, made))
     cloner = Cloner()
     env_graph = cloner.clone(maker, total=False)
     env_type = AbstractTuple(tuple(fv.abstract for fv in fvs))
@@ -153,10 +169,21 @@ def lift_escaped(closure: Graph, made: Apply, call: Apply) -> Graph:
     const = _typed(env_graph, AbstractFunction(frozenset([GraphFunction(env_graph)])))
     env = Apply([const, *made.inputs[1:]], home, made.debug.derive())
     env.abstract = env_type
-    values = []
+    values = {}
     for i, fv in enumerate(fvs):
         v = Apply([_typed(P.tuple_getitem), env, _typed(i)], home, fv.debug.derive())
         v.abstract = fv.abstract
-        values.append(v)
-    call.inputs = [*call.inputs, *values]
-    return lifted_closure(closure, fvs)
+        values[fv] = v
+    return values
+
+
+def pass_made_values(closure: Graph, made: Apply, call: Apply, what: str) -> None:
+    """Have `call` (of ``vmap``/``jvp_of`` of `closure`) pass values it can read.
+
+    Where it cannot read what `closure` reads, `pass_free_variables` passes the values
+    `env_values` reads instead.
+    """
+    fvs = list(Scopes(closure).free_variables_total[closure])
+    values = env_values(fvs, made, call, what)
+    if values is not None:
+        PASSED[call] = values

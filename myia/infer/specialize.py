@@ -116,6 +116,11 @@ class Specializer(FunctionValues):
                     if type(v) is Graph and v in self.pending:
                         self.build_gradient(v)
         if isinstance(spec, TransformSpec):
+            if placeholder in self.escapes:
+                from ..grad.escaped import pass_made_values
+
+                made, app = self.escapes.pop(placeholder)
+                pass_made_values(primal[1], made, app, spec.name.split("(")[0])
             graph, args = spec.build(*primal)
         else:
             nargs = len(primal.parameters)
@@ -472,6 +477,10 @@ class Specializer(FunctionValues):
                     marker = Constant(closure)
                     marker.abstract = AbstractFunction(frozenset([GraphFunction(closure)]))
                     inputs = [*refs, marker]
+                else:
+                    from ..grad.escaped import made_by_call
+
+                    made = made_by_call(self, fn, node, ctx)
             primal = [arg_abs, closure, None]
         elif isinstance(fn, GradSpec) and _grad_of_top_level(fn):
             # grad of a gradient (``grad(grad(f))`` in Myia code): the inner gradient's graph.
