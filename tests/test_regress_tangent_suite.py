@@ -48,3 +48,45 @@ def test_gradient_of_a_tuple_of_mixed_types_indexed_at_run_time_is_refused(backe
     with pytest.raises(MyiaTypeError, match="elements of one type") as info:
         grad(mixed_tuple, backend=backend)(2.0, 1)
     assert "return x[i] * a  # MIXED" in str(info.value)
+
+
+# dict(a=..., b=...) (dict_wrapper) ------------------------------------------------------------
+
+
+def dict_saxpy(val):
+    return val["a"] * val["b"] + val["c"]
+
+
+def dict_wrapper(abc_packed_in_tuple):
+    a, b, c = abc_packed_in_tuple
+    return dict_saxpy(dict(a=a, b=b, c=c))
+
+
+def dict_updated(d, x):
+    return dict(d, b=x, z=2.0 * x)
+
+
+def dict_of_pairs(x):
+    return dict([("a", x)])  # PAIRS
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dict_called_with_keywords(backend):
+    abc = (1.5, -0.5, 2.0)
+    assert myia(dict_wrapper, backend=backend)(abc) == dict_wrapper(abc)
+    assert grad(dict_wrapper, backend=backend)(abc) == (-0.5, 1.5, 1.0)
+    d = {"a": 1.0, "b": 2.0, "c": 3}
+    got = myia(dict_updated, backend=backend)(d, 5.0)
+    assert got == dict_updated(d, 5.0) and list(got) == ["a", "b", "c", "z"]
+    assert myia(lambda d: dict(d), backend=backend)(d) == d
+    assert myia(lambda x: dict(), backend=backend)(1.0) == {}
+    check_grad(lambda d, x: dict_updated(d, x)["z"] * d["a"], {"a": 1.5}, 2.0, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dict_of_pairs_is_refused_at_the_users_line(backend):
+    with pytest.raises(MyiaTypeError, match="dict\\(\\) of pairs") as info:
+        myia(dict_of_pairs, backend=backend)(1.0)
+    assert "# PAIRS" in str(info.value)
+    with pytest.raises(MyiaTypeError, match="at most 1 positional argument"):
+        myia(lambda d: dict(d, d), backend=backend)({"a": 1.0})
