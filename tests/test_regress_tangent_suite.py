@@ -90,3 +90,26 @@ def test_dict_of_pairs_is_refused_at_the_users_line(backend):
     assert "# PAIRS" in str(info.value)
     with pytest.raises(MyiaTypeError, match="at most 1 positional argument"):
         myia(lambda d: dict(d, d), backend=backend)({"a": 1.0})
+
+
+# np.arctan(b, a) passes a as NumPy's out (cart2polar) -----------------------------------------
+
+
+def cart2polar(a, b):
+    r = np.sqrt(a**2.0 + b**2.0)
+    theta = np.arctan(b, a)  # OUT
+    return r, theta
+
+
+def add_out(x):
+    return np.add(x, x, out=x)  # OUT-KEYWORD
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_ufuncs_out_argument_is_refused_at_the_users_line(backend):
+    with pytest.raises(MyiaTypeError, match="out argument") as info:
+        myia(cart2polar, backend=backend)(1.0, 2.0)
+    assert "# OUT" in str(info.value) and "ufunc1" not in str(info.value)
+    with pytest.raises(MyiaTypeError, match="out argument") as info:
+        myia(add_out, backend=backend)(np.ones(2))
+    assert "# OUT-KEYWORD" in str(info.value)
