@@ -592,6 +592,53 @@ def dict_get(d, key, default=None):
     return default
 
 
+def dict_(*mapping, **entries):
+    """``dict(**entries)``, ``dict(d)`` and ``dict(d, **entries)``, keys constant strings.
+
+    As Python's: `d`'s keys in their order, with the values `entries` gives them, then the
+    keys of `entries` that `d` lacks. Other arguments (pairs, ``zip``) are refused at the
+    user's line: their keys would be values, known at run time.
+    """
+    if len(mapping) == 0:
+        return entries
+    if len(mapping) > 1:
+        refuse("dict expected at most 1 positional argument")
+    d = mapping[0]
+    if not isinstance(d, dict):
+        refuse(
+            "dict() of pairs is not supported in Myia (its keys would be known at run time "
+            "only): write dict(a=..., b=...) or {'a': ..., 'b': ...}"
+        )
+    keys, values = _dict_merged(P.dict_keys(d), d, entries)
+    return P.dict_from_items(keys, values)
+
+
+def _dict_merged(keys, d, entries):
+    """The keys and values of ``dict(d, **entries)`` from `keys`, the keys of `d` left."""
+    if P.tuple_len(keys) == 0:
+        return P.dict_keys(entries), P.dict_values(entries)
+    if keys[0] in P.dict_keys(entries):
+        ks, vs = _dict_merged(keys[1:], d, entries)
+        return _without(keys[0], ks, vs, entries[keys[0]])
+    ks, vs = _dict_merged(keys[1:], d, entries)
+    return (keys[0],) + ks, (d[keys[0]],) + vs
+
+
+def _without(key, ks, vs, value):
+    """`key` (one of `ks`) moved to the front of `ks`, with `value` (`vs` alike)."""
+    kept_k, kept_v = _drop(key, ks, vs)
+    return (key,) + kept_k, (value,) + kept_v
+
+
+def _drop(key, ks, vs):
+    if P.tuple_len(ks) == 0:
+        return (), ()
+    if ks[0] == key:
+        return ks[1:], vs[1:]
+    rest_k, rest_v = _drop(key, ks[1:], vs[1:])
+    return (ks[0],) + rest_k, (vs[0],) + rest_v
+
+
 def dict_items(d):
     return DictItems(_pairs(P.dict_keys(d), P.dict_values(d)))
 

@@ -193,6 +193,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.isinstance: ops.isinstance_,
     builtins.tuple: _typed(_sequence("tuple", lib.tuple_), tuple),
     builtins.list: _typed(_sequence("list", lib.list_), list),
+    builtins.dict: _typed(Operation("dict", lambda *kinds: lib.dict_, "Python's ``dict``."), dict),
     builtins.any: lib.any_,
     builtins.round: Operation("round", _round, "Python's ``round``."),
     builtins.divmod: nb.divmod_,

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..primitives import P
 from .lib import max_iter, min_iter
+from .ops import refuse
 
 
 def max2(a, b):
@@ -112,20 +113,33 @@ def _python_number(x):
     return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
 
 
+#: Why a ufunc's ``out`` (its argument after the inputs: ``np.arctan(y, x)``) is refused.
+OUT_REFUSED = (
+    "NumPy's out argument is not supported in Myia (arrays are immutable): use the result; "
+    "a ufunc's argument after its inputs is its out (np.arctan(y, x) is not np.arctan2(y, x))"
+)
+
+
 def numpy_ufunc(fn, nin):
     """NumPy's ufunc computing `fn` (of `nin` arguments), on Python numbers too.
 
     Where every argument is a Python number, they are made NumPy scalars first (as NumPy
     does); otherwise NumPy's promotion treats the Python numbers as weak, as `fn` does.
+    An ``out`` argument (positional after the inputs, or by keyword) is refused at the
+    user's line.
     """
     if nin == 1:
 
-        def ufunc1(x):
+        def ufunc1(x, out=None):
+            if out is not None:
+                refuse(OUT_REFUSED)
             return fn(numpy_scalar(x))
 
         return ufunc1
 
-    def ufunc2(x, y):
+    def ufunc2(x, y, out=None):
+        if out is not None:
+            refuse(OUT_REFUSED)
         if _python_number(x) and _python_number(y):
             return fn(numpy_scalar(x), numpy_scalar(y))
         return fn(x, y)

@@ -542,10 +542,30 @@ def _infer_gadd(a, b):
 def _infer_tuple_setitem(t, i, v):
     if not isinstance(t, AbstractTuple):
         raise MyiaTypeError(f"tuple_setitem on {show(t)}")
+    if isinstance(i, AbstractScalar) and i.value is ANYTHING:
+        # An index known at run time only (the gradient of ``x[i]``, ``x`` a tuple whose
+        # elements joined to `v`'s type): every element may be the one replaced, so each
+        # must hold a value of `v`'s kind (its shape is the element's at run time).
+        for e in t.elements:
+            if not _same_kind(e, v):
+                raise MyiaTypeError(
+                    "the gradient of indexing a tuple at an index known at run time needs "
+                    f"elements of one type, not {show(t)}"
+                )
+        return t
     idx = const_value(i, "a tuple index", int)
     elems = list(t.elements)
     elems[idx] = v
     return AbstractTuple(tuple(elems))
+
+
+def _same_kind(a: Any, b: Any) -> bool:
+    """Whether values of types `a` and `b` are alike up to their dimensions."""
+    if isinstance(a, AbstractScalar) and isinstance(b, AbstractScalar):
+        return a.dtype == b.dtype
+    if isinstance(a, AbstractArray) and isinstance(b, AbstractArray):
+        return a.dtype == b.dtype and len(a.shape) == len(b.shape)
+    return broaden(a) == broaden(b)
 
 
 @infer_rule(seq_slice_add)
