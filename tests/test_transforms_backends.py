@@ -285,14 +285,18 @@ def closure_of(m):
     return lambda r: np.sin(m * r)
 
 
-def test_a_closure_made_elsewhere_is_still_refused_clearly():
-    for fn in (
-        lambda x, m: vmap(closure_of(m))(x),
-        lambda x, m: grad(lambda a: np.sum(vmap(closure_of(m))(a)))(x),
-        lambda x, m: jvp(closure_of(m), (x,), (x,)),
-    ):
-        with pytest.raises(MyiaTypeError, match="called away from where it is defined"):
-            myia(fn)(A[0], 2.0)
+def test_a_closure_made_elsewhere_is_transformed_with_the_values_it_reads():
+    # Refused before ("called away from where it is defined"): the values the closure reads
+    # are now passed, read from the call that made it (`myia.grad.escaped`).
+    x, m = A[0], 2.0
+    np.testing.assert_allclose(myia(lambda x, m: vmap(closure_of(m))(x))(x, m), np.sin(m * x))
+    np.testing.assert_allclose(
+        myia(lambda x, m: grad(lambda a: np.sum(vmap(closure_of(m))(a)))(x))(x, m),
+        m * np.cos(m * x),
+    )
+    value, tangent = myia(lambda x, m: jvp(closure_of(m), (x,), (x,)))(x, m)
+    np.testing.assert_allclose(value, np.sin(m * x))
+    np.testing.assert_allclose(tangent, m * np.cos(m * x) * x)
 
 
 def test_out_axes_none_for_a_batched_result_is_a_type_error():
