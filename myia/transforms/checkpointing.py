@@ -28,6 +28,13 @@ def checkpoint_(f):
     return checkpointed_f
 
 
+# Parsed into its caller (`myia.frontend.calls`), as the transformations of
+# `myia.transforms.derivatives`: ``checkpointed_f`` is then made where ``checkpoint(f)`` is
+# called, reading `f` there, so that a transformation of it in the same function
+# (``jvp(checkpoint(f), ...)``, ``vmap(checkpoint(f))``) has every value it reads in scope.
+checkpoint_.__myia_flags__ = {"at_call_site": True}  # type: ignore[attr-defined]
+
+
 def stop_gradient(x: Any) -> Any:
     """`x`, with a zero gradient: nothing flows back through it, at any order."""
     return x

@@ -1,0 +1,103 @@
+"""Transformations inside Myia code that a fuzzing of the transformations found refused.
+
+``checkpoint(f)`` transformed there (``jvp``, ``vmap``, ``jacfwd``, ``jacrev``, ``hessian``,
+``vmap(grad)``).
+
+Each result is compared with central finite differences of the plain Python function (or a
+Python loop over the examples, for ``vmap``), on every backend the transformations run on.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from myia import checkpoint, grad, hessian, jacfwd, jacrev, jvp, myia, vmap
+
+BACKENDS = ["debug", "numpy", "jax"]
+W = np.array([[0.3, -0.2], [0.5, 0.1], [-0.4, 0.7]])
+X = np.array([0.1, -0.3, 0.8])
+TX = np.array([1.0, 0.5, -0.2])
+XS = np.stack([X, 2.0 * X, -X])
+
+
+def layer(a):
+    return np.tanh(a @ W) * np.sum(a * a)
+
+
+def loss(a):
+    return np.sum(layer(a))
+
+
+def layer_w(a, w):
+    return np.tanh(a @ w) * np.sum(a * a)
+
+
+def central(f, x, t, h=1e-6):
+    return (np.asarray(f(x + h * t)) - np.asarray(f(x - h * t))) / (2 * h)
+
+
+def jacobian(f, x):
+    """The Jacobian of `f` at `x` by central differences: the output's shape, then x's."""
+    cols = [central(f, x, e) for e in np.eye(x.size)]
+    return np.stack(cols, axis=-1)
+
+
+def close(got, want, tol=1e-6):
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def jvp_of_checkpoint(x):
+    return jvp(checkpoint(layer), (x,), (TX,))
+
+
+def jvp_of_checkpoint_kept(x):
+    c = checkpoint(layer)
+    return jvp(c, (x,), (TX,))[1]
+
+
+def vmap_of_checkpoint(xs):
+    return vmap(checkpoint(layer))(xs)
+
+
+def jacfwd_of_checkpoint(x):
+    return jacfwd(checkpoint(layer))(x)
+
+
+def jacrev_of_checkpoint(x):
+    return jacrev(checkpoint(layer))(x)
+
+
+def hessian_of_checkpoint(x):
+    return hessian(checkpoint(loss))(x)
+
+
+def vmap_grad_of_checkpoint(xs):
+    return vmap(grad(checkpoint(loss)))(xs)
+
+
+def per_example_gradients(xs):
+    return np.stack([central(loss, x, e) for x in xs for e in np.eye(3)]).reshape(xs.shape)
+
+
+#: (function, argument, expected result) for each transformation of ``checkpoint(f)``.
+CHECKPOINTED = {
+    "jvp": (jvp_of_checkpoint, X, lambda: (layer(X), central(layer, X, TX))),
+    "jvp_kept": (jvp_of_checkpoint_kept, X, lambda: central(layer, X, TX)),
+    "vmap": (vmap_of_checkpoint, XS, lambda: np.stack([layer(x) for x in XS])),
+    "jacfwd": (jacfwd_of_checkpoint, X, lambda: jacobian(layer, X)),
+    "jacrev": (jacrev_of_checkpoint, X, lambda: jacobian(layer, X)),
+    "hessian": (hessian_of_checkpoint, X, lambda: jacobian(grad(loss), X)),
+    "vmap_grad": (vmap_grad_of_checkpoint, XS, lambda: per_example_gradients(XS)),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kind", CHECKPOINTED)
+def test_transformations_of_a_checkpointed_function_inside_myia_code(kind, backend):
+    # Each was a MyiaTypeError ("jvp of a closure called away from where it is defined"):
+    # the function `checkpoint` returns was made in its own code, away from the call.
+    fn, arg, expected = CHECKPOINTED[kind]
+    got, want = myia(fn, backend=backend)(arg), expected()
+    for g, w in zip(got, want) if kind == "jvp" else [(got, want)]:
+        close(g, w, 1e-5)
