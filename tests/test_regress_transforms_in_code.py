@@ -1,7 +1,7 @@
 """Transformations inside Myia code that a fuzzing of the transformations found refused.
 
 ``checkpoint(f)`` transformed there (``jvp``, ``vmap``, ``jacfwd``, ``jacrev``, ``hessian``,
-``vmap(grad)``).
+``vmap(grad)``) and ``jvp`` of a closure taking ``*args``.
 
 Each result is compared with central finite differences of the plain Python function (or a
 Python loop over the examples, for ``vmap``), on every backend the transformations run on.
@@ -101,3 +101,46 @@ def test_transformations_of_a_checkpointed_function_inside_myia_code(kind, backe
     got, want = myia(fn, backend=backend)(arg), expected()
     for g, w in zip(got, want) if kind == "jvp" else [(got, want)]:
         close(g, w, 1e-5)
+
+
+def jvp_of_checkpointed_closure(x, w):
+    return jvp(checkpoint(lambda a: layer_w(a, w)), (x,), (TX,))
+
+
+def vmap_of_checkpointed_closure(xs, w):
+    return vmap(checkpoint(lambda a: layer_w(a, w)))(xs)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_transformations_of_a_checkpointed_closure_inside_myia_code(backend):
+    y, ty = myia(jvp_of_checkpointed_closure, backend=backend)(X, W)
+    close(y, layer(X))
+    close(ty, central(layer, X, TX))
+    got = myia(vmap_of_checkpointed_closure, backend=backend)(XS, W)
+    close(got, np.stack([layer(x) for x in XS]))
+
+
+def jvp_of_a_star_closure(x, w):
+    def h(*args):
+        return layer_w(args[0], w)
+
+    return jvp(h, (x,), (TX,))
+
+
+def jvp_of_a_star_closure_after_a_parameter(x, w):
+    def h(a, *rest):
+        return layer_w(a, w) * rest[0]
+
+    return jvp(h, (x, 1.5), (TX, 0.5))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_jvp_of_a_closure_taking_star_args_inside_myia_code(backend):
+    # Was "tuple indexing expects a tuple, not f64 x 3": the closure's specialization takes
+    # its ``*args`` as one tuple, which the tangent graph passed element by element.
+    y, ty = myia(jvp_of_a_star_closure, backend=backend)(X, W)
+    close(y, layer(X))
+    close(ty, central(layer, X, TX))
+    y, ty = myia(jvp_of_a_star_closure_after_a_parameter, backend=backend)(X, W)
+    close(y, layer(X) * 1.5)
+    close(ty, central(layer, X, TX) * 1.5 + layer(X) * 0.5)

@@ -488,7 +488,14 @@ def jvp_call_graph(
     differentiates with respect to ``y`` only: the tangent of ``x`` belongs to the caller's
     derivative, if any, which differentiates this call in turn).
     """
-    from .closures import call_frames, lifted_closure, pass_free_variables, with_defaults
+    from .closures import (
+        call_frames,
+        fixed_arity,
+        lifted_closure,
+        pass_free_variables,
+        star_parameter,
+        with_defaults,
+    )
 
     if closure is None:
         return build_jvp_graph(_jvp_primal(spec, args[0::2]), len(args) // 2), args
@@ -508,8 +515,18 @@ def jvp_call_graph(
                 free_function_message("jvp of", fv), call_frames(call, fv, closure)
             )
     n = len(args) // 2
+    lifted = lifted_closure(closure, fvs)
+    kwarg = bool(getattr(spec.fn, "graph", closure).flags.get("kwarg"))
+    k = star_parameter(closure, list(args[0::2]), kwarg)
+    if k is not None:
+        # A closure taking ``*args``: its specialization takes them as one tuple, which the
+        # free variables follow ("tuple indexing expects a tuple" on the tuple's first
+        # element, before), as `myia.grad.batching.vmap_graph`'s.
+        lifted = fixed_arity(lifted, k, n, kwarg)
+    else:
+        lifted = with_defaults(lifted, n, spec.fn)
     args = [*args, *(fv.abstract for fv in fvs)]
-    return build_jvp_graph(with_defaults(lifted_closure(closure, fvs), n, spec.fn), n), args
+    return build_jvp_graph(lifted, n), args
 
 
 def _callee(g: Graph, fn: Any) -> Any:
