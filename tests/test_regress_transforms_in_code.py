@@ -1,7 +1,8 @@
 """Transformations inside Myia code that a fuzzing of the transformations found refused.
 
 ``checkpoint(f)`` transformed there (``jvp``, ``vmap``, ``jacfwd``, ``jacrev``, ``hessian``,
-``vmap(grad)``) and ``jvp`` of a closure taking ``*args``.
+``vmap(grad)``), ``jvp`` of a closure taking ``*args``, and ``vmap`` (and ``jacfwd``, which
+batches) of indexing by a literal list (``a[[0, 2]]``, ``a[:, [True, False, True]]``).
 
 Each result is compared with central finite differences of the plain Python function (or a
 Python loop over the examples, for ``vmap``), on every backend the transformations run on.
@@ -144,3 +145,39 @@ def test_jvp_of_a_closure_taking_star_args_inside_myia_code(backend):
     y, ty = myia(jvp_of_a_star_closure_after_a_parameter, backend=backend)(X, W)
     close(y, layer(X) * 1.5)
     close(ty, central(layer, X, TX) * 1.5 + layer(X) * 0.5)
+
+
+def rows_picked(a):
+    return np.sin(a[[0, 2]])
+
+
+def columns_picked(a):
+    return np.sin(a[:, [1, 3]])
+
+
+def apart(a):
+    return np.sin(a[[0, 2], :, 1])  # NumPy puts the picked axis first
+
+
+def masked(a):
+    return np.sin(a[:, [True, False, False, True]])
+
+
+def mapped(fn, axis):
+    return lambda b: vmap(fn, in_axes=axis)(b)
+
+
+A = np.arange(24.0).reshape(3, 4, 2) / 10.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [rows_picked, columns_picked, apart, masked])
+def test_vmap_and_jacfwd_of_indexing_by_a_literal_list(fn, backend):
+    # Was "invalid array index [i64]": the batching of ``a[[0, 2]]`` lost the list's values.
+    batch = np.stack([A, 2.0 * A])
+    for axis in (0, 1):
+        got = myia(mapped(fn, axis), backend=backend)(np.moveaxis(batch, 0, axis))
+        close(got, np.stack([fn(a) for a in batch]))
+    jac = myia(lambda a: jacfwd(fn)(a), backend=backend)(A)
+    flat = np.stack([central(fn, A, e.reshape(A.shape)) for e in np.eye(A.size)], axis=-1)
+    close(jac, flat.reshape(jac.shape))

@@ -270,16 +270,67 @@ def batch_two_axes(b, node, args, bts):
 
 @batch_rule(P.array_getitem)
 def batch_array_getitem(b, node, args, bts):
-    """``x[index]`` with a constant index: every example's whole batch axis first."""
-    index = _const(node, 1)
+    """``x[index]`` with a constant index: every example's whole batch axis first.
+
+    Literal lists in the index (``x[[0, 2]]``, ``x[:, [1, 3]]``) are NumPy's integer (or
+    boolean) array indices, as constant arrays. Where the index's arrays and ints are not
+    adjacent (``x[[0, 2], :, 1]``), NumPy puts their axes first, before the batch axis,
+    which is moved back in front.
+    """
     if isinstance(bts[1], tuple) and batched_index(bts[1]):
         return _batch_integer_index(b, node, args, bts)
+    index = _static_index(node.inputs[2])
     if bts[1] or index is ANYTHING or bts[0] is not True:
         return None
-    index = index if isinstance(index, tuple) else (index,)
-    if any(not isinstance(i, (int, slice, type(None), type(Ellipsis))) for i in index):
+    index = _as_integer_arrays(index if isinstance(index, tuple) else (index,))
+    basic = (int, slice, type(None), type(Ellipsis))
+    if index is None or any(not isinstance(i, (*basic, np.ndarray)) for i in index):
         return None
-    return b.apply(P.array_getitem, args[0], (slice(None), *index)), True
+    out = b.apply(P.array_getitem, args[0], (slice(None), *index))
+    advanced = [k for k, i in enumerate(index) if isinstance(i, (int, np.ndarray))]
+    if any(isinstance(i, np.ndarray) for i in index) and advanced[-1] - advanced[0] >= len(
+        advanced
+    ):
+        k = np.broadcast(*(np.asarray(index[j]) for j in advanced)).ndim
+        out = b.apply(P.moveaxis, out, k, 0)
+    return out, True
+
+
+def _as_integer_arrays(index: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """`index` with its boolean masks as the integer arrays of their true positions.
+
+    That is NumPy's meaning of a mask; None where `index` holds a boolean scalar (an axis of
+    length 0 or 1).
+    """
+    out: list[Any] = []
+    for i in index:
+        if isinstance(i, (bool, np.bool_)):
+            return None
+        if isinstance(i, np.ndarray) and i.dtype == np.bool_:
+            out += np.nonzero(i)
+        else:
+            out.append(i)
+    return tuple(out)
+
+
+def _static_index(node: Any) -> Any:
+    """The value of index `node` known at compile time (ANYTHING where it is not).
+
+    A literal list of constants (``make_list``, typed with its values) is an array.
+    """
+    from ..abstract.data import AbstractList
+
+    if node.is_constant:
+        v = node.value
+        return np.asarray(v) if isinstance(v, list) else v
+    a = node.abstract
+    if isinstance(a, AbstractList) and a.value is not ANYTHING:
+        probe = np.asarray(a.value)
+        return probe if probe.dtype.kind in "iub" else ANYTHING
+    if node.is_apply and node.inputs[0].is_constant and node.inputs[0].value is P.make_tuple:
+        items = tuple(_static_index(i) for i in node.inputs[1:])
+        return ANYTHING if any(i is ANYTHING for i in items) else items
+    return ANYTHING
 
 
 def batched_index(bt: tuple[Any, ...]) -> bool:
