@@ -144,3 +144,14 @@ def test_vmap_and_jvp_of_a_closure_a_call_returned(backend):
     with pytest.raises(MyiaTypeError, match="vmap of a closure made by another") as info:
         myia(lambda ws, a: vmap(make_loud(a))(ws), backend=backend)(ws, 2.0)
     assert info.value.location.filename == __file__
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_index_by_a_nested_literal_list_is_numpys(backend):
+    # ``a[[[0, 1], [2, 2]], 1:]`` was refused ("invalid array index [[i64]]"): a literal list
+    # of literal lists keeps its values, an integer array index of shape (2, 2).
+    a = np.arange(12.0).reshape(4, 3)
+    got = myia(lambda a: a[[[0, 1], [2, 2]], 1:], backend=backend)(a)
+    np.testing.assert_array_equal(got, a[[[0, 1], [2, 2]], 1:])
+    rows = myia(vmap(lambda r: r[[[0, 1], [2, 2]]]), backend=backend)(a)
+    np.testing.assert_array_equal(rows, a[:, [[0, 1], [2, 2]]])

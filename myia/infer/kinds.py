@@ -102,6 +102,8 @@ def static_value(a: AbstractValue) -> Any:
     if t is AbstractFunction and len(a.options) == 1:
         (fn,) = a.options
         return getattr(fn, "pytype", ANYTHING)
+    if t is AbstractList and a.value is not ANYTHING:
+        return a.value  # a literal list of constants (as a tuple: ``x[[[0, 1], [2, 2]]]``)
     return ANYTHING
 
 
