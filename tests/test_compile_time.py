@@ -1,0 +1,35 @@
+"""Compile time: analyses made once where they were made again and again.
+
+Each test counts the work a stage does (the `Scopes` it builds, the lists it walks, the
+hashes it computes) on a small program, so that what was quadratic in the size of a
+program stays linear; the programs' results are checked as well.
+"""
+
+from __future__ import annotations
+
+from myia.abstract import AbstractScalar
+from myia.infer.engine import Context
+from myia.ir.node import Graph
+
+BACKENDS = ["debug", "numpy", "jax"]
+
+
+def test_context_hash_is_computed_once():
+    hashed = []
+
+    class Counted(AbstractScalar):
+        def __hash__(self):
+            hashed.append(self)
+            return super().__hash__()
+
+    g = Graph()
+    outer = Context(g, (Counted("float64"),))
+    inner = Context(g, (AbstractScalar("int64"),), outer)
+    for _ in range(5):
+        hash(inner)
+        hash(outer)
+    assert len(hashed) == 1
+    assert inner == Context(g, (AbstractScalar("int64"),), outer)
+    assert hash(inner) == hash(Context(g, (AbstractScalar("int64"),), outer))
+    assert inner != Context(g, (AbstractScalar("float64"),), outer)
+    assert outer != inner
