@@ -7,9 +7,13 @@ program stays linear; the programs' results are checked as well.
 
 from __future__ import annotations
 
+import inspect
+
 from myia.abstract import AbstractScalar
+from myia.infer.calls import bind_primitive_args
 from myia.infer.engine import Context
 from myia.ir.node import Graph
+from myia.primitives import P
 
 BACKENDS = ["debug", "numpy", "jax"]
 
@@ -33,3 +37,17 @@ def test_context_hash_is_computed_once():
     assert hash(inner) == hash(Context(g, (AbstractScalar("int64"),), outer))
     assert inner != Context(g, (AbstractScalar("float64"),), outer)
     assert outer != inner
+
+
+def test_primitive_called_positionally_is_not_bound_again(monkeypatch):
+    binds = []
+    bind = inspect.Signature.bind
+
+    def counting(self, *args, **kwargs):
+        binds.append(args)
+        return bind(self, *args, **kwargs)
+
+    monkeypatch.setattr(inspect.Signature, "bind", counting)
+    f64 = AbstractScalar("float64")
+    assert bind_primitive_args(P.add, [f64, f64], []) == [f64, f64]
+    assert binds == []
