@@ -7,9 +7,11 @@ program stays linear; the programs' results are checked as well.
 
 from __future__ import annotations
 
+import ast
 import inspect
 
 from myia.abstract import AbstractScalar
+from myia.frontend import source
 from myia.infer.calls import bind_primitive_args
 from myia.infer.engine import Context
 from myia.ir.node import Graph
@@ -51,3 +53,29 @@ def test_primitive_called_positionally_is_not_bound_again(monkeypatch):
     f64 = AbstractScalar("float64")
     assert bind_primitive_args(P.add, [f64, f64], []) == [f64, f64]
     assert binds == []
+
+
+def test_find_code_walks_a_module_once(monkeypatch):
+    # Functions defined at the top of the module are found among its statements; nested
+    # ones and lambdas in an index made by one walk of the module.
+    walks = []
+    walk = ast.walk
+
+    def counting(node):
+        walks.append(node)
+        return walk(node)
+
+    monkeypatch.setattr(source.ast, "walk", counting)
+    text = "def a(x):\n    return x\n\n\ndef b(x):\n    f = lambda y: y + x\n"
+    text += "    def g(z):\n        return z\n    return f, g\n"
+    tree = ast.parse(text)
+    code = compile(tree, "<test>", "exec")
+    fns = {c.co_name: c for c in code.co_consts if inspect.iscode(c)}
+    assert source.find_code(tree, fns["a"]).name == "a"
+    assert source.find_code(tree, fns["b"]).name == "b"
+    assert walks == []
+    inner = {c.co_name: c for c in fns["b"].co_consts if inspect.iscode(c)}
+    assert isinstance(source.find_code(tree, inner["<lambda>"]), ast.Lambda)
+    assert source.find_code(tree, inner["g"]).name == "g"
+    assert source.find_code(tree, compile("def c(): pass", "<t>", "exec").co_consts[0]) is None
+    assert len(walks) == 1
