@@ -14,6 +14,8 @@ from myia.abstract import AbstractScalar
 from myia.frontend import source
 from myia.infer.calls import bind_primitive_args
 from myia.infer.engine import Context
+from myia.ir import analysis
+from myia.ir.analysis import toposort
 from myia.ir.node import Graph
 from myia.primitives import P
 
@@ -79,3 +81,24 @@ def test_find_code_walks_a_module_once(monkeypatch):
     assert source.find_code(tree, inner["g"]).name == "g"
     assert source.find_code(tree, compile("def c(): pass", "<t>", "exec").co_consts[0]) is None
     assert len(walks) == 1
+
+
+def test_toposort_lists_each_nodes_inputs_once(monkeypatch):
+    # Each node's successors were listed again after each of its inputs was visited:
+    # quadratic in the number of inputs of a node.
+    calls = []
+    successors = analysis._successors
+
+    def counting(graph, node, deps):
+        calls.append(node)
+        return successors(graph, node, deps)
+
+    monkeypatch.setattr(analysis, "_successors", counting)
+    g = Graph()
+    xs = [g.add_parameter(f"x{i}") for i in range(40)]
+    terms = [g.apply(P.mul, x, x) for x in xs]
+    g.output = g.apply(P.make_tuple, *terms)
+    order = toposort(g)
+    assert order[-1] is g.output
+    assert [n for n in order if n.is_apply][:-1] == terms
+    assert len(calls) == len(set(calls))
