@@ -10,14 +10,19 @@ from __future__ import annotations
 import ast
 import inspect
 
+import numpy as np
+import pytest
+
 from myia.abstract import AbstractScalar
 from myia.frontend import source
+from myia.grad import forward as forward_module
 from myia.infer.calls import bind_primitive_args
 from myia.infer.engine import Context
 from myia.ir import analysis
 from myia.ir.analysis import toposort
 from myia.ir.node import Graph
 from myia.primitives import P
+from myia.testing import check_jvp
 
 BACKENDS = ["debug", "numpy", "jax"]
 
@@ -102,3 +107,37 @@ def test_toposort_lists_each_nodes_inputs_once(monkeypatch):
     assert order[-1] is g.output
     assert [n for n in order if n.is_apply][:-1] == terms
     assert len(calls) == len(set(calls))
+
+
+def _counting_scopes(monkeypatch, module):
+    made = []
+
+    class Counting(analysis.Scopes):
+        def __init__(self, *args, **kwargs):
+            made.append(args)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(module, "Scopes", Counting)
+    return made
+
+
+def _inner(x):
+    return np.sin(x) * x
+
+
+def _middle(x):
+    return _inner(x) + _inner(x * 2.0)
+
+
+def _outer(x):
+    return _middle(x) * _middle(x + 1.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_forward_mode_indexes_the_program_once(monkeypatch, backend):
+    # The tangent transform of a scope transforms the functions it calls with the same
+    # `Scopes`: one per transformation, not one per function called (each walking all it
+    # reaches).
+    made = _counting_scopes(monkeypatch, forward_module)
+    check_jvp(_outer, 0.7, backend=backend)
+    assert len(made) == 1
