@@ -13,8 +13,11 @@ import inspect
 import numpy as np
 import pytest
 
+from myia import vmap
 from myia.abstract import AbstractScalar
+from myia.api import myia
 from myia.frontend import source
+from myia.grad import closures as closures_module
 from myia.grad import forward as forward_module
 from myia.infer.calls import bind_primitive_args
 from myia.infer.engine import Context
@@ -141,3 +144,18 @@ def test_forward_mode_indexes_the_program_once(monkeypatch, backend):
     made = _counting_scopes(monkeypatch, forward_module)
     check_jvp(_outer, 0.7, backend=backend)
     assert len(made) == 1
+
+
+def _scaled(x, w, b):
+    return vmap(lambda v: v * w + b)(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vmap_of_a_closure_indexes_its_scopes_once(monkeypatch, backend):
+    # The free variables of the closure are checked with one `Scopes` (and the lifted copy
+    # made with one more), not one per free variable.
+    made = _counting_scopes(monkeypatch, closures_module)
+    x = np.array([1.0, 2.0, 3.0])
+    out = myia(_scaled, backend=backend)(x, 2.0, 0.5)
+    np.testing.assert_allclose(np.asarray(out), x * 2.0 + 0.5)
+    assert len(made) == 2
