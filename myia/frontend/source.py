@@ -53,6 +53,8 @@ def module_ast(filename: str) -> ast.Module | None:
     cached = _module_asts.get(filename)
     if cached is not None and cached[0] == lines:
         return cached[1]
+    if cached is not None:
+        _indexes.pop(id(cached[1]), None)  # the file changed: its old AST's index goes
     try:
         tree: ast.Module | None = pyast.parse("".join(lines), filename)
     except (SyntaxError, ValueError):
@@ -65,21 +67,23 @@ def find_code(tree: ast.Module, code: types.CodeType) -> ast.AST | None:
     """The ``def`` or ``lambda`` of `tree` that `code` was compiled from, or None."""
     line = code.co_firstlineno
     if code.co_name != "<lambda>":
-        for n in ast.walk(tree):
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == code.co_name:
-                first = n.decorator_list[0].lineno if n.decorator_list else n.lineno
-                if line in (first, n.lineno):
-                    return n
+        # The module's own statements first (`ast.walk` meets them before any nested node):
+        # most functions are defined there, and need no walk.
+        for n in tree.body:
+            if _defines(n, code.co_name, line):
+                return n
+        for n in _index(tree)[0].get(code.co_name, ()):
+            if _defines(n, code.co_name, line):
+                return n
         return None
+    lambdas = _index(tree)[1]
     spans = [
         (a, b, c, d)
         for a, b, c, d in code.co_positions()
         if None not in (a, b, c, d) and (a, c) < (b, d)
     ]
     best = None
-    for n in ast.walk(tree):
-        if not isinstance(n, ast.Lambda) or n.lineno != line:
-            continue
+    for n in lambdas.get(line, ()):
         body = n.body
         start = (body.lineno, body.col_offset)
         end = (body.end_lineno, body.end_col_offset)
@@ -87,3 +91,32 @@ def find_code(tree: ast.Module, code: types.CodeType) -> ast.AST | None:
             if best is None or start >= (best.body.lineno, best.body.col_offset):
                 best = n
     return best
+
+
+def _defines(n: ast.AST, name: str, line: int) -> bool:
+    """Whether `n` is the ``def`` of `name` whose code starts at `line` (first decorator's)."""
+    if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) or n.name != name:
+        return False
+    first = n.decorator_list[0].lineno if n.decorator_list else n.lineno
+    return line in (first, n.lineno)
+
+
+#: By module AST (its id, the AST kept alive with it): its ``def``s by name and its lambdas by
+#: line, in the order of `ast.walk`. `find_code` runs for every function parsed, and walking
+#: the whole module each time was a tenth of the parser's time.
+_indexes: dict[int, tuple[ast.Module, dict[str, list], dict[int, list]]] = {}
+
+
+def _index(tree: ast.Module) -> tuple[dict[str, list], dict[int, list]]:
+    cached = _indexes.get(id(tree))
+    if cached is not None and cached[0] is tree:
+        return cached[1], cached[2]
+    defs: dict[str, list] = {}
+    lambdas: dict[int, list] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs.setdefault(n.name, []).append(n)
+        elif isinstance(n, ast.Lambda):
+            lambdas.setdefault(n.lineno, []).append(n)
+    _indexes[id(tree)] = (tree, defs, lambdas)
+    return defs, lambdas

@@ -131,10 +131,11 @@ def pass_free_variables(call: Apply, closure: Graph, error: str) -> list[Node]:
     They replace the closure itself, which the call passed until then where it is made in the
     caller or around it (`Specializer.grad_call`).
     """
-    fvs = list(Scopes(closure).free_variables_total[closure])
+    scopes = Scopes(closure)  # indexes the graphs of its free variables too
+    fvs = list(scopes.free_variables_total[closure])
     given = PASSED.pop(call, {})
     for fv in fvs:
-        if fv not in given and not _in_scope(fv, call.graph):
+        if fv not in given and not _in_scope(fv, call.graph, scopes):
             raise MyiaTypeError(error, call_frames(call, closure))
     last = call.inputs[-1]
     passed = call.inputs[:-1] if last.is_constant and last.value is closure else call.inputs
@@ -162,9 +163,16 @@ def call_frames(call: Apply, *fallbacks: Any) -> list[Any]:
     return [Frame(user[-1][0].split(":")[0].lstrip("▶◀∂"), user[-1][1])]
 
 
-def _in_scope(fv: Node, g: Graph) -> bool:
-    """Whether node `fv` can be read in graph `g` (it is `g`'s or an enclosing graph's)."""
-    scopes = Scopes(fv.graph)
+def _in_scope(fv: Node, g: Graph, scopes: Scopes | None = None) -> bool:
+    """Whether node `fv` can be read in graph `g` (it is `g`'s or an enclosing graph's).
+
+    `scopes`, if given, is a `Scopes` of the graphs (not changed since it was made) that
+    serves the checks of several free variables: ``fv.graph`` and `g` are added to it.
+    """
+    if scopes is None:
+        scopes = Scopes(fv.graph)
+    else:
+        scopes.add(fv.graph)
     h: Graph | None = g
     while h is not None and h is not fv.graph:
         scopes.add(h)  # a graph that `fv.graph` reaches only through a transformation's value

@@ -39,14 +39,20 @@ from .registry import BPROPS, JVPS, JVPS_ZERO, LINEAR, NONDIFFERENTIABLE
 _tangents: dict[Graph, Graph] = {}
 
 
-def tangent_graph(g: Graph) -> Graph:
-    """The tangent graph of specialized graph `g`: ``(x1, t1, ...) -> (value, tangent)``."""
+def tangent_graph(g: Graph, scopes: Scopes | None = None) -> Graph:
+    """The tangent graph of specialized graph `g`: ``(x1, t1, ...) -> (value, tangent)``.
+
+    `scopes`, if given, is a `Scopes` of the graphs being transformed (which the transform
+    does not change) that `g` is added to: the graphs a transformed scope calls are
+    transformed with the caller's, so that each graph is indexed once, not once per scope
+    that reaches it (quadratic in the size of the program).
+    """
     t = _tangents.get(g)
     if t is None:
         if g.flags.get("bprop") is not None:
             t = _tangents[g] = _custom_tangent(g)
             return t
-        _ScopeTangent(g).run()
+        _ScopeTangent(g, scopes).run()
         t = _tangents[g]
     return t
 
@@ -70,8 +76,12 @@ def _custom_tangent(g: Graph) -> Graph:
 class _ScopeTangent:
     """Transforms a graph and every graph nested in it, together."""
 
-    def __init__(self, root: Graph):
-        self.scopes = Scopes(root)
+    def __init__(self, root: Graph, scopes: Scopes | None = None):
+        if scopes is None:
+            scopes = Scopes(root)
+        else:
+            scopes.add(root)
+        self.scopes = scopes
         self.members = self.scopes.scope(root)
         self.graphs: dict[Graph, Graph] = {}
         self.values: dict[Node, Node] = {}
@@ -121,7 +131,8 @@ class _ScopeTangent:
         if node.is_constant:
             v = node.value
             if isinstance(v, Graph):
-                return Constant(self.graphs.get(v) or tangent_graph(v), node.debug.derive())
+                t_v = self.graphs.get(v) or tangent_graph(v, self.scopes)
+                return Constant(t_v, node.debug.derive())
             if isinstance(v, Primitive):
                 raise MyiaTypeError(
                     f"jvp of a program that passes primitive {v.name} as a value is not "
@@ -139,7 +150,7 @@ class _ScopeTangent:
                 raise MyiaTypeError(
                     free_function_message("jvp of", node), free_function_frames(t, node)
                 )
-            return Constant(tangent_graph(closed), node.debug.derive())
+            return Constant(tangent_graph(closed, self.scopes), node.debug.derive())
         return node
 
     def tangent(self, node: Node, t: Graph) -> Node:

@@ -100,9 +100,25 @@ def bind_graph_args(inferrer: Any, fn: GraphFunction, args: list[AbstractValue])
     return out
 
 
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_positional_counts: dict[Primitive, int] = {}
+
+
+def _positional_count(prim: Primitive) -> int:
+    """The number of `prim`'s parameters where they are all positional ones, else -1."""
+    n = _positional_counts.get(prim)
+    if n is None:
+        params = prim.signature.parameters.values()
+        n = len(params) if all(p.kind in _POSITIONAL for p in params) else -1
+        _positional_counts[prim] = n
+    return n
+
+
 def bind_primitive_args(prim: Primitive, args: list[AbstractValue], calls: Any) -> list[Any]:
     """Match arguments to a primitive's parameters, filling in defaults."""
     pos, kws = _split(args)
+    if not kws and len(pos) == _positional_count(prim):
+        return pos  # every parameter given in order (most calls): nothing to bind
     try:
         bound = prim.signature.bind(*pos, **kws)
     except TypeError as exc:

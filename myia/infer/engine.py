@@ -86,6 +86,24 @@ class Context:
     args: tuple[AbstractValue, ...]
     parent: Context | None = None
 
+    def __hash__(self) -> int:
+        # Cached: contexts key most of inference's and specialization's tables, and hashing
+        # one hashes its arguments and every context it is nested in.
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.graph, self.args, self.parent))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not Context or hash(self) != hash(other):
+            return False
+        return (
+            self.graph is other.graph and self.args == other.args and self.parent == other.parent
+        )
+
     def __repr__(self) -> str:
         return f"{self.graph.name}({', '.join(map(show, self.args))})"
 

@@ -23,25 +23,24 @@ def toposort(graph: Graph, deps: Callable[[Graph], Iterable[Node]] | None = None
     something else uses them.
     """
     out: list[Node] = []
-    if graph.output is None:
+    root = graph.output
+    if root is None:
         return out
-    seen: set[Node] = set()
-    stack: list[tuple[Node, int]] = [(graph.output, 0)]
+    # Depth first: each node's successors are listed once, when it is met, and walked by an
+    # iterator kept on the stack.
+    seen: set[Node] = {root}
+    stack: list[tuple[Node, Iterator[Node]]] = [(root, iter(_successors(graph, root, deps)))]
     while stack:
-        node, i = stack.pop()
-        if i == 0:
-            if node in seen:
-                continue
-            seen.add(node)
-        succ = _successors(graph, node, deps)
-        if i < len(succ):
-            stack.append((node, i + 1))
-            inp = succ[i]
+        node, succ = stack[-1]
+        for inp in succ:
             if inp not in seen:
-                stack.append((inp, 0))
-            continue
-        if node.graph is graph or node.is_constant:
-            out.append(node)
+                seen.add(inp)
+                stack.append((inp, iter(_successors(graph, inp, deps))))
+                break
+        else:
+            stack.pop()
+            if node.graph is graph or node.is_constant:
+                out.append(node)
     return out
 
 
@@ -133,27 +132,30 @@ class Scopes:
             stack.extend(r.defaults.values())
             stack.extend(r.parameters)
         seen: set[Node] = set()
+        known = self.nodes
+        push, extend, pop = stack.append, stack.extend, stack.pop
         while stack:
-            node = stack.pop()
+            node = pop()
             if node in seen:
                 continue
             seen.add(node)
             g = node.graph
-            if g is not None and g in self.nodes:
-                continue
             if g is not None:
-                if g not in found:
-                    found[g] = {}
+                if g in known:
+                    continue
+                own = found.get(g)
+                if own is None:
+                    own = found[g] = {}
                     new.append(g)
-                    stack.extend(g.parameters)
+                    extend(g.parameters)
                     if g.output is not None:
-                        stack.append(g.output)
-                found[g][node] = None
+                        push(g.output)
+                own[node] = None
             if node.is_apply:
-                stack.extend(node.inputs)
+                extend(node.inputs)
             elif node.is_constant and isinstance(node.value, Graph):
                 sub = node.value
-                if sub not in self.nodes and sub not in found:
+                if sub not in known and sub not in found:
                     found[sub] = {}
                     new.append(sub)
                     stack.extend(sub.parameters)
@@ -170,8 +172,10 @@ class Scopes:
             for n in own:
                 if n.is_apply:
                     for inp in n.inputs:
-                        if inp.graph is not None and inp.graph is not g:
-                            fv[inp] = None
+                        h = inp.graph
+                        if h is not None:
+                            if h is not g:
+                                fv[inp] = None
                         elif inp.is_constant and isinstance(inp.value, Graph):
                             cs[inp.value] = None
             for extra in [g.output, *g.defaults.values()]:
