@@ -306,6 +306,9 @@ class Batcher:
             # A list of batched values (``list(xs)`` of a tuple of batched leaves: ``jacfwd``
             # with respect to a list) has no batched form: once per example.
             raise CannotBatch("a list made of batched values")
+        if f is P.make_slice and any(batched(bt) for _, bt in args):
+            # NumPy's ``x[i:i + 3]`` may be shorter for some examples: once per example.
+            raise CannotBatch("a slice whose bounds vary per example")
         rule = BATCH_RULES.get(f)
         out = rule(self, node, [v for v, _ in args], [bt for _, bt in args]) if rule else None
         if out is not None:
