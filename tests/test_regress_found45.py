@@ -8,10 +8,12 @@ it inside the axis); elsewhere it is NumPy's slice, of an axis known at run time
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
-from myia import grad, myia
+from myia import MyiaTypeError, grad, jvp, myia, vmap
 from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug", "jax"]
@@ -76,3 +78,106 @@ def test_gradients_of_windows_past_the_end(backend):
     check_grad(windows_in_a_branch, x, w, backend=backend)
     g = grad(lambda x, i: np.sum(window_of_an_argument(x, i) ** 2), backend=backend)
     np.testing.assert_allclose(g(x, 3), [0.0, 0.0, 0.0, 2 * x[3], 2 * x[4]])
+
+
+# In Myia code, vmap of a partial application of a gradient, jvp and vmap of the gradient of
+# a closure, and vmap of a gradient called with keywords were refused ("vmap of a gradient
+# or vmap of a function that reads variables of an enclosing function is not supported
+# yet"); they worked at the top level. The gradient of a closure is transformed as the
+# closure is (its free variables passed by the call); a partial application's arguments are
+# passed as arguments that are not batched.
+
+
+def tanh_loss(W, x):
+    return np.sum(np.tanh(W @ x))
+
+
+def product_loss(x, y):
+    return np.sum(x * y) ** 2
+
+
+W23 = np.arange(6.0).reshape(2, 3) * 0.1
+X43 = np.arange(12.0).reshape(4, 3) * 0.1
+
+
+def per_example_gradients(W, X):
+    return vmap(partial(grad(tanh_loss), W))(X), vmap(partial(grad(tanh_loss, 1), W))(X)
+
+
+def vmap_of_a_partial(W, X):
+    h = partial(tanh_loss, W)
+    return vmap(h, in_axes=(1,))(X.T)
+
+
+def jvp_of_the_gradient_of_a_closure(a, x, t):
+    def clo(z):
+        return np.sum(np.sin(a * z) * z)
+
+    return jvp(grad(clo), (x,), (t,))
+
+
+def vmap_of_a_gradient_with_keywords(X, Y):
+    return vmap(grad(product_loss))(X, y=Y), vmap(grad(product_loss, "y"))(X, y=Y)
+
+
+def _close(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _close(g, w)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_transformations_of_gradients_in_myia_code(backend):
+    backend = _backend(backend)
+    x, t = np.linspace(-1.0, 1.0, 3), np.array([0.5, 1.0, -2.0])
+    for fn, args in [
+        (per_example_gradients, (W23, X43)),
+        (vmap_of_a_partial, (W23, X43)),
+        (jvp_of_the_gradient_of_a_closure, (2.0, x, t)),
+        (vmap_of_a_gradient_with_keywords, (X43, X43 + 1.0)),
+    ]:
+        _close(myia(fn, backend=backend)(*args), fn(*args))
+
+    @myia(backend=backend)
+    def closure_grads(a, X):
+        def clo(x, y):
+            return np.sum(np.sin(a * x) * y)
+
+        return vmap(grad(clo))(X, X), vmap(grad(clo, "y"), in_axes=(0, None))(X, X[0])
+
+    def want(a, X):
+        def clo(x, y):
+            return np.sum(np.sin(a * x) * y)
+
+        return vmap(grad(clo))(X, X), vmap(grad(clo, "y"), in_axes=(0, None))(X, X[0])
+
+    _close(closure_grads(2.0, X43), want(2.0, X43))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_derivatives_through_transformed_gradients(backend):
+    backend = _backend(backend)
+
+    def partial_loss(W, X):
+        return np.sum(vmap(partial(grad(tanh_loss, 1), W))(X) ** 2)
+
+    def closure_loss(a, x, t):
+        return np.sum(jvp_of_the_gradient_of_a_closure(a, x, t)[1])
+
+    check_grad(partial_loss, W23, X43, wrt=0, backend=backend)
+    check_grad(closure_loss, 2.0, np.linspace(-1.0, 1.0, 3), np.ones(3), wrt=0, backend=backend)
+
+
+def test_vmap_of_a_partial_called_in_a_loop_is_a_clear_error():
+    def looped(W, X):
+        h = vmap(partial(tanh_loss, W))
+        for _ in range(2):
+            X = X + h(X)[:, None]
+        return X
+
+    with pytest.raises(MyiaTypeError, match="vmap of a partial application") as info:
+        myia(looped)(W23, X43)
+    assert __file__ in str(info.value) and "looped" in str(info.value)

@@ -34,6 +34,7 @@ from ..abstract.data import (
     AbstractTuple,
     AbstractValue,
     GraphFunction,
+    PartialFunction,
     show,
 )
 from ..errors import MyiaTypeError
@@ -58,7 +59,9 @@ from .batch_types import (
 )
 from .closures import (
     fixed_arity,
+    gradient_of_lifted,
     lifted_closure,
+    partial_spec,
     pass_free_variables,
     star_parameter,
     with_defaults,
@@ -67,15 +70,18 @@ from .closures import (
 
 def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) -> AbstractValue:
     """The type of ``vmap(f)(args)``: ``f``'s result on one example, with a batch axis."""
-    if isinstance(spec.fn, GraphFunction) and any(isinstance(a, AbstractKeyword) for a in args):
+    if isinstance(spec.fn, PartialFunction):  # its arguments bound, not batched
+        spec, args = partial_spec(spec, args)
+    target = keyword_target(spec.fn)
+    if target is not None and any(isinstance(a, AbstractKeyword) for a in args):
         from ..infer.calls import bind_graph_args
 
         keys = {a.key for a in args if isinstance(a, AbstractKeyword)}
         npos = len(args) - len(keys)
-        spec = keyword_spec(spec, spec.fn.graph, npos, keys)
-        args = bind_graph_args(inferrer, spec.fn, args)
+        spec = keyword_spec(spec, target.graph, npos, keys)
+        args = bind_graph_args(inferrer, target, args)
     examples, n = example_types(spec, args)
-    if _fn_value(Graph(), spec.fn) is None and not is_closure(spec.fn):
+    if _fn_value(Graph(), spec.fn) is None and closure_inside(spec.fn) is None:
         raise MyiaTypeError(
             "vmap of a gradient or vmap of a function that reads variables of an enclosing "
             "function is not supported yet: define it at the top level and pass those "
@@ -679,6 +685,27 @@ def vmap_primal(spec: VmapSpec, examples: list[AbstractValue]) -> Graph:
     return Specializer(nested).run(gctx)
 
 
+def keyword_target(fn: Any) -> GraphFunction | None:
+    """The function whose parameters a call of `fn` binds keywords to, if any.
+
+    `fn` itself, or the one `fn` is a gradient of: ``grad(f)(x, y=v)`` binds as ``f(x, y=v)``.
+    """
+    from ..primitives.grad import GradSpec
+
+    while isinstance(fn, GradSpec):
+        fn = fn.fn
+    return fn if isinstance(fn, GraphFunction) else None
+
+
+def closure_inside(fn: Any) -> GraphFunction | None:
+    """The closure `fn` is, or the closure `fn` is the gradient of (``grad(clo)``), if any."""
+    from ..primitives.grad import GradSpec
+
+    if isinstance(fn, GradSpec) and not isinstance(fn.fn, GradSpec):
+        fn = fn.fn
+    return fn if is_closure(fn) else None
+
+
 def is_closure(fn: Any) -> bool:
     """Whether function value `fn` reads variables of an enclosing function."""
     from ..infer.fnvalues import _captures_nothing
@@ -706,7 +733,9 @@ def vmap_graph(
     lifted = lifted_closure(closure, fvs)
     kwarg = bool(getattr(spec.fn, "graph", closure).flags.get("kwarg"))
     k = star_parameter(closure, example_types(spec, args)[0], kwarg)
-    if k is not None:
+    if not is_closure(spec.fn):  # ``vmap(grad(clo))``: the gradient of the closure lifted
+        lifted = gradient_of_lifted(with_defaults(lifted, len(args), spec.fn.fn), spec.fn)
+    elif k is not None:
         # A closure taking ``*args`` (``jacfwd(f)`` of a closure `f`): its specialization
         # takes them as one tuple, which the free variables follow ("tuple indexing
         # expects a tuple", with no user line, before), after the dict of ``**kwargs``

@@ -450,26 +450,36 @@ class Specializer(FunctionValues):
         fn = spec.fn
         made = None
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
-        if isinstance(spec, VmapSpec) and isinstance(fn, GraphFunction):
+        from ..grad.batching import keyword_target
+
+        kw_target = keyword_target(fn) if isinstance(spec, VmapSpec) else None
+        if kw_target is not None:
             keys = {o.inputs[1].value for o in arg_nodes if _is_kwarg(o)}
             if keys:  # bound to ``fn``'s parameters, as at inference (`infer_vmap_call`)
                 from ..grad.batch_types import keyword_spec
 
-                spec = keyword_spec(spec, fn.graph, len(arg_nodes) - len(keys), keys)
-                refs = bind_graph_nodes(fn.graph, refs, arg_nodes, self.graphs[ctx])
+                g = kw_target.graph
+                spec = keyword_spec(spec, g, len(arg_nodes) - len(keys), keys)
+                refs = bind_graph_nodes(g, refs, arg_nodes, self.graphs[ctx])
                 arg_abs = [r.abstract for r in refs]
+        if isinstance(spec, VmapSpec) and isinstance(fn, PartialFunction):
+            from ..grad.closures import unbound_partial
+
+            spec, refs, arg_abs = unbound_partial(self, spec, node, refs, ctx, values)
+            fn = spec.fn
         if isinstance(spec, TransformSpec):
             # ``vmap(f)(args)``, ``jvp_of(f)(args)``: the graph transformed from ``f``'s on the
             # types it is called on, built last; a closure's specialization on them, whose
             # free variables the call passes.
-            from ..grad.batching import is_closure
+            from ..grad.batching import closure_inside
 
             closure = None
             inputs = refs
-            if is_closure(fn):
-                target = self.target(fn, spec.examples(arg_abs), node, ctx, values)
+            clo = closure_inside(fn)
+            if clo is not None:  # a closure, or the closure ``fn`` is the gradient of
+                target = self.target(clo, spec.examples(arg_abs), node, ctx, values)
                 closure = self.graph_for(target)
-                if _encloses(fn.context, ctx):
+                if _encloses(clo.context, ctx):
                     # The call reads the closure until it is built (`pass_free_variables`),
                     # so that the graph making the call has the closure's free variables as
                     # its own: it is nested where the closure is defined (``grad(lambda a:
