@@ -181,3 +181,33 @@ def test_vmap_of_a_partial_called_in_a_loop_is_a_clear_error():
     with pytest.raises(MyiaTypeError, match="vmap of a partial application") as info:
         myia(looped)(W23, X43)
     assert __file__ in str(info.value) and "looped" in str(info.value)
+
+
+# ``sorted(d)`` and ``sorted(d.keys())`` of a dict were "unsupported operation lt on ('a',
+# 'b')"; a dict's keys, known at compile time, are sorted at compile time, into a list a loop
+# reads as constants (``d[k]``). ``str`` of a number was "calling str is not supported".
+
+
+def weighted_by_sorted_keys(d):
+    s = 0.0
+    for k in sorted(d.keys()):
+        s = s * 2.0 + d[k] ** 2
+    return s
+
+
+def sorted_views(d):
+    return sorted(d), [d[k] for k in sorted(d, reverse=True)], "a" < "b", "b" <= "a"
+
+
+def strings_of_numbers(x, n):
+    return str(x), str(n), str(np.float32(0.25)), str(True), str(n) + "!"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sorted_keys_and_str_in_myia_code(backend):
+    backend = _backend(backend)
+    d = {"b": 1.5, "c": -2.0, "a": 0.5}
+    assert myia(weighted_by_sorted_keys, backend=backend)(d) == weighted_by_sorted_keys(d)
+    assert myia(sorted_views, backend=backend)(d) == sorted_views(d)
+    assert myia(strings_of_numbers, backend=backend)(1.5, 3) == strings_of_numbers(1.5, 3)
+    check_grad(weighted_by_sorted_keys, d, backend=backend)
