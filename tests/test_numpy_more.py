@@ -291,6 +291,15 @@ def einsum_repeats(x, y):
     return np.einsum("iij,jj->ij", x, y) + np.einsum("iii->i", x[:, :, :3])[:, None]
 
 
+def einsum_sublists(x, y):
+    # Interleaved: each operand followed by its list of ints, the output's last.
+    return np.einsum(x, [0, 1], y, [1, 2]), np.einsum(x, [0, 1], y, [1, 2], [2, 0])
+
+
+def r_and_c(x, y):
+    return np.r_[x, 2.0, y], np.c_[x, y], np.c_[np.c_[x, y], x], np.r_[np.c_[x, y], np.c_[y, x]]
+
+
 def cumsum(x):
     return np.cumsum(x, axis=1), x.cumsum(axis=-1)
 
@@ -509,6 +518,9 @@ TABLE = [
     Case("np.einsum", "products", einsum_outer_sum, [(f(3), f(3))]),
     Case("np.einsum (repeated index)", "products", einsum_trace, [(f(3, 3),)]),
     Case("np.einsum (repeated index)", "products", einsum_repeats, [(f(3, 3, 3), f(3, 3))]),
+    Case("np.einsum (interleaved sublists)", "products", einsum_sublists,
+         [(f(3, 4), f(4, 2))], prims=("einsum_subscripts",)),
+    Case("np.r_[a, b], np.c_[a, b]", "shape", r_and_c, [(f(3), f(3))]),
     Case("np.tensordot", "products", tensordot, [(f(3, 4, 2), f(4, 2, 3))],
          prims=("product_spec",)),
     Case("np.kron", "products", kron, [(f(2, 3, 2), f(3, 2)), (f(2, 2, 1), f(2))]),

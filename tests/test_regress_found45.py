@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 import pytest
 
-from myia import MyiaTypeError, grad, jvp, myia, vmap
+from myia import MyiaShapeError, MyiaTypeError, grad, hessian, jvp, myia, vjp, vmap
 from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug", "jax"]
@@ -211,3 +211,64 @@ def test_sorted_keys_and_str_in_myia_code(backend):
     assert myia(sorted_views, backend=backend)(d) == sorted_views(d)
     assert myia(strings_of_numbers, backend=backend)(1.5, 3) == strings_of_numbers(1.5, 3)
     check_grad(weighted_by_sorted_keys, d, backend=backend)
+
+
+# Messages: vjp's function called in Myia code with a cotangent of another shape said
+# "Incompatible shapes in an arithmetic operation"; hessian of a function returning a string
+# said "size expects an array"; np.r_, np.c_ and einsum's interleaved form were refused with
+# "unsupported operation getitem on (<RClass object ...>" and "einsum's subscripts must be
+# known at compile time". The forms are implemented; the mistakes say what is wrong.
+
+
+def sine(x):
+    return np.sin(x)
+
+
+def vjp_with_a_wrong_cotangent(x):
+    _, back = vjp(sine, x)
+    return back(np.ones(4))
+
+
+def hessian_of_a_string(x):
+    return hessian(lambda y: "a")(x)
+
+
+def joined(x, y):
+    return np.r_[x, 2.0, y], np.c_[x, y], np.einsum(np.outer(x, y), [0, 1], y, [1])
+
+
+def r_of_a_slice(x):
+    return np.r_[0:3, x]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_joins_and_einsum_sublists(backend):
+    backend = _backend(backend)
+    x, y = np.arange(3.0), np.linspace(-1.0, 1.0, 3)
+    for got, want in zip(myia(joined, backend=backend)(x, y), joined(x, y)):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    check_grad(lambda x, y: sum(np.sum(np.sin(v)) for v in joined(x, y)), x, y, backend=backend)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "cls", "text"),
+    [
+        (vjp_with_a_wrong_cotangent, (np.ones(3),), MyiaShapeError,
+         "the cotangent's shape (4,) does not match the output's (3,)"),
+        (hessian_of_a_string, (2.0,), MyiaTypeError,
+         "hessian: the function must return floats or arrays"),
+        (r_of_a_slice, (np.ones(3),), MyiaTypeError, "np.r_ takes arrays and numbers"),
+    ],
+)  # fmt: skip
+def test_clear_messages_at_the_users_line(fn, args, cls, text):
+    with pytest.raises(cls) as info:
+        myia(fn)(*args)
+    assert text in str(info.value)
+    assert __file__ in str(info.value) and fn.__name__ in str(info.value)
+
+
+def test_hessian_of_a_string_at_the_top_level_points_at_the_function():
+    with pytest.raises(MyiaTypeError, match="hessian: the function must return") as info:
+        hessian(lambda y: "a")(2.0)
+    assert __file__ in str(info.value)

@@ -8,12 +8,14 @@ exact. `MAPPING` says what the NumPy names mean; `mapping.py` merges it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..primitives import P
 from .numpy_extra import as_array
+from .ops import refuse
 
 # Turns and flips --------------------------------------------------------------------------------
 
@@ -122,6 +124,55 @@ def _select(condlist, choicelist, default):
     return P.where(condlist[0], choicelist[0], rest)
 
 
+@dataclass(frozen=True)
+class RowConcat:
+    """``np.r_[a, b, ...]``: the items concatenated along the first axis.
+
+    A number is a vector of one element. Slices (``np.r_[0:5]``) and directives
+    (``np.r_['0,2', ...]``) are refused: ``np.arange``, ``np.concatenate``.
+    """
+
+    def __getitem__(self, items):
+        return P.concatenate(_vectors(items if isinstance(items, tuple) else (items,)), 0)
+
+
+@dataclass(frozen=True)
+class ColumnConcat:
+    """``np.c_[a, b, ...]``: the items concatenated along the last axis.
+
+    A vector (or a number) is a column; slices and directives are refused as by ``np.r_``.
+    """
+
+    def __getitem__(self, items):
+        parts = _columns(items if isinstance(items, tuple) else (items,))
+        return P.concatenate(parts, P.ndim(parts[0]) - 1)
+
+
+def _index_item(a, columns):
+    if isinstance(a, (slice, str)):
+        if columns:
+            refuse("np.c_ takes arrays and numbers (np.c_[a, b]), not slices or directives")
+        refuse(
+            "np.r_ takes arrays and numbers (np.r_[a, b]), not slices (np.arange) or "
+            "directives (np.concatenate)"
+        )
+    return as_array(a)
+
+
+def _vectors(items):
+    if len(items) == 0:
+        return ()
+    a = _index_item(items[0], False)
+    return (P.reshape(a, (1,)) if P.ndim(a) == 0 else a,) + _vectors(items[1:])
+
+
+def _columns(items):
+    if len(items) == 0:
+        return ()
+    a = _index_item(items[0], True)
+    return (P.reshape(a, (-1, 1)) if P.ndim(a) < 2 else a,) + _columns(items[1:])
+
+
 np_append.sequence_argument = (0, 1)  # type: ignore[attr-defined]
 np_select.sequence_argument = (0, 1)  # type: ignore[attr-defined]
 
@@ -134,4 +185,6 @@ MAPPING: dict[Any, Any] = {
     np.atleast_3d: np_atleast_3d,
     np.append: np_append,
     np.select: np_select,
+    np.r_: RowConcat(),
+    np.c_: ColumnConcat(),
 }

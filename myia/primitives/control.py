@@ -22,7 +22,7 @@ from ..abstract.data import (
     show,
 )
 from ..abstract.lattice import STRING, TypeMismatch, broaden, join, union_options
-from ..errors import MyiaTypeError
+from ..errors import MyiaShapeError, MyiaTypeError
 from ..grad.registry import bprop, linear, nondifferentiable, special
 from ..infer.registry import infer_rule
 from ..infer.rulelib import as_dtype, py_bool
@@ -202,6 +202,12 @@ def sorted_constants(xs, reverse):
     type, so that a loop over it reads each as a constant (`list_constants`).
     """
     return sorted(xs, reverse=reverse)
+
+
+@primitive
+def check_cotangent(y, ct):
+    """Nothing: inference checks that cotangent `ct` has the shape of output `y` (`vjp`)."""
+    return None
 
 
 @primitive
@@ -420,6 +426,17 @@ def _infer_sorted_constants(xs, reverse):
     return AbstractList(STRING, tuple(sorted(v, reverse=r)))
 
 
+@infer_rule(check_cotangent)
+def _infer_check_cotangent(y, ct):
+    shapes = [getattr(a, "shape", None) for a in (y, ct)]
+    if all(sh is not None and None not in sh for sh in shapes) and shapes[0] != shapes[1]:
+        raise MyiaShapeError(
+            "vjp: the cotangent must have the shape of the function's output: the cotangent's "
+            f"shape {shapes[1]} does not match the output's {shapes[0]}"
+        )
+    return NONE
+
+
 @infer_rule(const_contains)
 def _infer_const_contains(x, xs):
     a, b = _static(x), _static(xs)
@@ -479,6 +496,7 @@ nondifferentiable(
     const_lt,
     list_constants,
     sorted_constants,
+    check_cotangent,
     const_contains,
 )
 nondifferentiable(stop_gradient, breakpoint_)
