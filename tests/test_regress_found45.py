@@ -8,7 +8,9 @@ it inside the axis); elsewhere it is NumPy's slice, of an axis known at run time
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
+from typing import Any
 
 import numpy as np
 import pytest
@@ -272,3 +274,51 @@ def test_hessian_of_a_string_at_the_top_level_points_at_the_function():
     with pytest.raises(MyiaTypeError, match="hessian: the function must return") as info:
         hessian(lambda y: "a")(2.0)
     assert __file__ in str(info.value)
+
+
+# vmap in Myia code: a closure taking ``**kwargs`` called with keywords ("keyword arguments of
+# a function taking *args or **kwargs cannot be batched"), a list of axes mixing ints and
+# tuples ("a list: elements of incompatible types"), and dataclass axes nested in a
+# dataclass ("in_axes must be known at compile time") were refused.
+
+
+@dataclasses.dataclass
+class Inner:
+    a: Any
+    b: Any
+
+
+@dataclasses.dataclass
+class Outer:
+    p: Any
+    q: Any
+
+
+def outer_product(o):
+    return o.p.a * o.p.b + o.q
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vmap_axes_and_keywords_in_myia_code(backend):
+    backend = _backend(backend)
+    X = np.arange(12.0).reshape(4, 3)
+
+    @myia(backend=backend)
+    def f(s, X):
+        def g(x, **kw):
+            return x * s + kw["c"]
+
+        def h(x, t):
+            return x * t[0] + t[1]
+
+        o = Outer(Inner(X, 2.0), X.T)
+        return (
+            vmap(g)(X, c=X),
+            vmap(h, in_axes=[0, (0, None)])(X, (X, 1.0)),
+            vmap(outer_product, in_axes=(Outer(Inner(0, None), 1),))(o),
+        )
+
+    kw, mixed, nested = f(2.0, X)
+    np.testing.assert_allclose(kw, X * 2.0 + X)
+    np.testing.assert_allclose(mixed, X * X + 1.0)
+    np.testing.assert_allclose(nested, X * 2.0 + X)

@@ -76,7 +76,7 @@ def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) ->
     if target is not None and any(isinstance(a, AbstractKeyword) for a in args):
         from ..infer.calls import bind_graph_args
 
-        keys = {a.key for a in args if isinstance(a, AbstractKeyword)}
+        keys = tuple(a.key for a in args if isinstance(a, AbstractKeyword))
         npos = len(args) - len(keys)
         spec = keyword_spec(spec, target.graph, npos, keys)
         args = bind_graph_args(inferrer, target, args)
@@ -675,9 +675,17 @@ def vmap_primal(spec: VmapSpec, examples: list[AbstractValue]) -> Graph:
     params = [g.add_parameter(f"x{i}") for i in range(len(examples))]
     f = _fn_value(g, spec.fn)
     assert f is not None  # `infer_vmap_call` refused closures
+    called = as_called(spec.fn, examples)
+    sources = list(params)
+    fg = getattr(spec.fn, "graph", None)
+    if called is not examples and fg is not None and fg.flags.get("kwarg"):
+        # ``**kwargs``: the last parameter is the dict of the keywords, each read from it.
+        d = sources.pop()
+        n = len(called) - len(sources)
+        sources += [g.apply(P.dict_getitem, d, a.key) for a in called[len(called) - n :]]
     args = [
         g.apply(P.make_kwarg, a.key, p) if isinstance(a, AbstractKeyword) else p
-        for p, a in zip(params, as_called(spec.fn, examples))
+        for p, a in zip(sources, called)
     ]
     g.output = g.apply(f, *args)
     nested = Inferrer()

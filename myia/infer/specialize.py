@@ -454,7 +454,7 @@ class Specializer(FunctionValues):
 
         kw_target = keyword_target(fn) if isinstance(spec, VmapSpec) else None
         if kw_target is not None:
-            keys = {o.inputs[1].value for o in arg_nodes if _is_kwarg(o)}
+            keys = tuple(o.inputs[1].value for o in arg_nodes if _is_kwarg(o))
             if keys:  # bound to ``fn``'s parameters, as at inference (`infer_vmap_call`)
                 from ..grad.batch_types import keyword_spec
 
