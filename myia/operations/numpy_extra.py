@@ -15,70 +15,10 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
-from .core import NoMatch, Operation
 from .numpy_linalg import LINALG, cho_factor, cho_solve, scipy_cholesky, solve_triangular
 from .numpy_logic import np_all, np_any
 
 # Products -------------------------------------------------------------------------------------
-
-
-def np_einsum(subscripts, *operands):
-    """``np.einsum(subscripts, *operands)``: any subscripts, ellipsis included."""
-    return P.einsum(subscripts, _arrays(operands))
-
-
-def _arrays(xs):
-    if len(xs) == 0:
-        return ()
-    return (as_array(xs[0]),) + _arrays(xs[1:])
-
-
-# ``np.einsum(a, [0, 1], b, [1, 2], [0, 2])``: each operand followed by its sublist (a list of
-# ints written in the call, known at compile time), and the output's last, if given.
-
-
-def einsum_1(a, sa):
-    return P.einsum(P.einsum_subscripts((sa,), None), (as_array(a),))
-
-
-def einsum_1_out(a, sa, out):
-    return P.einsum(P.einsum_subscripts((sa,), out), (as_array(a),))
-
-
-def einsum_2(a, sa, b, sb):
-    return P.einsum(P.einsum_subscripts((sa, sb), None), (as_array(a), as_array(b)))
-
-
-def einsum_2_out(a, sa, b, sb, out):
-    return P.einsum(P.einsum_subscripts((sa, sb), out), (as_array(a), as_array(b)))
-
-
-def einsum_3(a, sa, b, sb, c, sc):
-    subs = P.einsum_subscripts((sa, sb, sc), None)
-    return P.einsum(subs, (as_array(a), as_array(b), as_array(c)))
-
-
-def einsum_3_out(a, sa, b, sb, c, sc, out):
-    subs = P.einsum_subscripts((sa, sb, sc), out)
-    return P.einsum(subs, (as_array(a), as_array(b), as_array(c)))
-
-
-_INTERLEAVED = (einsum_1, einsum_1_out, einsum_2, einsum_2_out, einsum_3, einsum_3_out)
-
-
-def _einsum(first: Any, *rest: Any) -> Any:
-    """``np.einsum``: with subscripts (a string), or interleaved (up to three operands)."""
-    if first is str:
-        return np_einsum
-    if 2 <= len(rest) + 1 <= 7:
-        return _INTERLEAVED[len(rest) - 1]
-    raise NoMatch(
-        "np.einsum takes subscripts (a string) and operands, or up to three operands each "
-        "followed by a list of ints (np.einsum(a, [0, 1], b, [1, 2], [0, 2]))"
-    )
-
-
-einsum_op = Operation("einsum", _einsum, "NumPy's ``einsum``.")
 
 
 def np_tensordot(a, b, axes=2):
@@ -695,7 +635,6 @@ np_pad.sequence_argument = (1,)  # type: ignore[attr-defined]
 
 MAPPING: dict[Any, Any] = {
     **LINALG,
-    np.einsum: einsum_op,
     np.outer: np_outer,
     np.tensordot: np_tensordot,
     np.kron: np_kron,
