@@ -281,3 +281,29 @@ def unbound_partial(sp: Any, spec: Any, node: Apply, refs: list[Node], ctx: Any,
         arg.abstract = a
         bound.append(arg)
     return new_spec, [*bound, *refs], arg_abs
+
+
+def vmap_call_args(sp: Any, spec: Any, node: Apply, args: tuple, ctx: Any, values: Any) -> tuple:
+    """``vmap(f)(args)`` at specialization: `spec` and the arguments, as inference has them.
+
+    Keywords are bound to the parameters of the function mapped (or of the one it is a
+    gradient of), as by `infer_vmap_call`; a partial application's arguments are passed
+    first (`unbound_partial`). `sp` is the `Specializer`; `args` the argument nodes, their
+    references and types.
+    """
+    from ..abstract.data import PartialFunction
+    from ..infer.binding import _is_kwarg, bind_graph_nodes
+    from .batch_types import keyword_spec
+    from .batching import keyword_target
+
+    arg_nodes, refs, arg_abs = args
+    target = keyword_target(spec.fn)
+    keys = tuple(o.inputs[1].value for o in arg_nodes if _is_kwarg(o))
+    if target is not None and keys:
+        g = target.graph
+        spec = keyword_spec(spec, g, len(arg_nodes) - len(keys), keys)
+        refs = bind_graph_nodes(g, refs, arg_nodes, sp.graphs[ctx])
+        arg_abs = [r.abstract for r in refs]
+    if isinstance(spec.fn, PartialFunction):
+        spec, refs, arg_abs = unbound_partial(sp, spec, node, refs, ctx, values)
+    return spec, refs, arg_abs

@@ -450,22 +450,11 @@ class Specializer(FunctionValues):
         fn = spec.fn
         made = None
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
-        from ..grad.batching import keyword_target
+        if isinstance(spec, VmapSpec):  # keywords bound, a partial's arguments passed
+            from ..grad.closures import vmap_call_args
 
-        kw_target = keyword_target(fn) if isinstance(spec, VmapSpec) else None
-        if kw_target is not None:
-            keys = tuple(o.inputs[1].value for o in arg_nodes if _is_kwarg(o))
-            if keys:  # bound to ``fn``'s parameters, as at inference (`infer_vmap_call`)
-                from ..grad.batch_types import keyword_spec
-
-                g = kw_target.graph
-                spec = keyword_spec(spec, g, len(arg_nodes) - len(keys), keys)
-                refs = bind_graph_nodes(g, refs, arg_nodes, self.graphs[ctx])
-                arg_abs = [r.abstract for r in refs]
-        if isinstance(spec, VmapSpec) and isinstance(fn, PartialFunction):
-            from ..grad.closures import unbound_partial
-
-            spec, refs, arg_abs = unbound_partial(self, spec, node, refs, ctx, values)
+            args = (arg_nodes, refs, arg_abs)
+            spec, refs, arg_abs = vmap_call_args(self, spec, node, args, ctx, values)
             fn = spec.fn
         if isinstance(spec, TransformSpec):
             # ``vmap(f)(args)``, ``jvp_of(f)(args)``: the graph transformed from ``f``'s on the
@@ -490,7 +479,7 @@ class Specializer(FunctionValues):
                 else:
                     from ..grad.escaped import made_by_call
 
-                    made = made_by_call(self, fn, node, ctx)
+                    made = made_by_call(self, clo, node, ctx)
             primal = [arg_abs, closure, None]
         elif isinstance(fn, GradSpec) and _grad_of_top_level(fn):
             # grad of a gradient (``grad(grad(f))`` in Myia code): the inner gradient's graph.
