@@ -411,7 +411,7 @@ def _infer_tuple_len_is(t, n):
 def _infer_make_list(*items):
     element = broaden(_join_all(items, "a list"))
     values = tuple(static_value(i) for i in items)
-    if items and all(is_literal(v, (int, float, str)) for v in values):
+    if items and all(is_literal(v, (int, float)) for v in values):
         # A literal list of constants: its value is known at compile time (``x[[0, 2]]``,
         # ``vmap(f, [None, 0])``), as a tuple's; its type stays a list's (element joined).
         return AbstractList(element, values)
