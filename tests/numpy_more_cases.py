@@ -207,9 +207,13 @@ def remainders_of_ints(a, b):
     return np.remainder(a, b), np.floor_divide(a, -b), np.fmod(-a, b), np.count_nonzero(a)
 
 
-def windows(x, i):
-    # Sliding windows: the start known at run time, the length at compile time.
-    return x[i - 2 : i] * x[i - 3 : i - 1, ::-1], x[:, i - 2 : i]
+def windows(x):
+    # Sliding windows: the start a loop's index, within its range, the length known at
+    # compile time (elsewhere ``x[i:i + 2]`` is NumPy's slice, of an axis known at run time).
+    s = x[0:2] * 0.0
+    for t in range(2, x.shape[0] + 1):
+        s = s + x[t - 2 : t] * x[t - 2 : t, ::-1] + x[:, t - 2 : t].sum()
+    return s
 
 
 def polyval(p, x):

@@ -232,9 +232,9 @@ case(
     "import math\nfrom myia import grad\ndef g(x, h):\n    return h(x)\n"
     "def f(x):\n    return grad(g, 'h')(x, math.sin)  # HERE\n",
 )
-case(  # (keywords are batched on axis 0, but not those that **kwargs collects)
-    "vmap-keyword-of-kwargs-inside-myia",
-    "from myia import vmap\ndef g(x, **kw):\n    return x * kw['y']\n"
+case(  # (keywords are batched on axis 0, those **kwargs collects too, not with *args)
+    "vmap-keyword-of-varargs-inside-myia",
+    "from myia import vmap\ndef g(x, *a):\n    return x * a[0]\n"
     "def f(x):\n    return vmap(g)(x, y=x)  # HERE\n",
     (np.ones(3),),
 )

@@ -291,6 +291,15 @@ def einsum_repeats(x, y):
     return np.einsum("iij,jj->ij", x, y) + np.einsum("iii->i", x[:, :, :3])[:, None]
 
 
+def einsum_sublists(x, y):
+    # Interleaved: each operand followed by its list of ints, the output's last.
+    return np.einsum(x, [0, 1], y, [1, 2]), np.einsum(x, [0, 1], y, [1, 2], [2, 0])
+
+
+def r_and_c(x, y):
+    return np.r_[x, 2.0, y], np.c_[x, y], np.c_[np.c_[x, y], x], np.r_[np.c_[x, y], np.c_[y, x]]
+
+
 def cumsum(x):
     return np.cumsum(x, axis=1), x.cumsum(axis=-1)
 
@@ -509,6 +518,9 @@ TABLE = [
     Case("np.einsum", "products", einsum_outer_sum, [(f(3), f(3))]),
     Case("np.einsum (repeated index)", "products", einsum_trace, [(f(3, 3),)]),
     Case("np.einsum (repeated index)", "products", einsum_repeats, [(f(3, 3, 3), f(3, 3))]),
+    Case("np.einsum (interleaved sublists)", "products", einsum_sublists,
+         [(f(3, 4), f(4, 2))], prims=("einsum_subscripts",)),
+    Case("np.r_[a, b], np.c_[a, b]", "shape", r_and_c, [(f(3), f(3))]),
     Case("np.tensordot", "products", tensordot, [(f(3, 4, 2), f(4, 2, 3))],
          prims=("product_spec",)),
     Case("np.kron", "products", kron, [(f(2, 3, 2), f(3, 2)), (f(2, 2, 1), f(2))]),
@@ -528,8 +540,8 @@ TABLE = [
     Case("np.sort(axis=None)", "sorting", sort_flat, [(f(3, 4, kind="sep"),)]),
     Case("np.argsort, a.argsort", "sorting", argsort, [(f(3, 4),)], order=0),
     Case("np.take_along_axis", "indexing", take_along_axis, [(f(3, 4, kind="sep"),)]),
-    Case("x[i:i + k] (windows: k known at compile time, i at run time)", "indexing", windows,
-         [(f(5, 3), 3), (f(4, 4), -1)], prims=("dynamic_window",)),
+    Case("x[i:i + k] (windows: k known at compile time, i a loop's index)", "indexing", windows,
+         [(f(5, 3),), (f(4, 4),)], prims=("dynamic_window",)),
     Case("np.any, np.all, a.any, a.all", "tests", any_all, [(f(3, 4),)], order=0),
     Case("np.isnan, np.isinf, np.isfinite", "tests", nan_tests,
          [(f(3, 4, kind="special"),), (f(),), (A((3,), "int"),)], order=0),

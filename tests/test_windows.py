@@ -1,8 +1,8 @@
 """Sliding windows ``x[i:i + k]``: a slice of a start known at run time and a static length.
 
-Values agree with NumPy's where the window fits; where it does not (NumPy's slice would be
-shorter), every backend raises `IndexError` at the user's line. Gradients are checked
-against finite differences, a loop over windows included.
+A slice is a window where it provably fits (a loop's index within its range); elsewhere it
+is NumPy's slice, shorter where it runs past the end, of an axis known at run time only.
+Gradients are checked against finite differences, a loop over windows included.
 """
 
 from __future__ import annotations
@@ -152,22 +152,20 @@ def test_windows_are_numpy_slices(backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
-    ("fn", "args", "text"),
+    ("fn", "args"),
     [
-        (window, (x10, 8), "[8:11] of length 3 does not fit in axis 0 of size 10"),
-        (window, (x10, -2), "[-2:1]"),  # NumPy's x[-2:1] is empty
-        (window, (x10, -11), "[-11:-8]"),
-        (columns, (X56, 4), "axis 1 of size 6"),
-        (window_before, (x10, 2), "[-1:2]"),
+        (window, (x10, 8)),  # NumPy's x[8:11] has 2 elements
+        (window, (x10, -2)),  # NumPy's x[-2:1] is empty
+        (window, (x10, -11)),
+        (columns, (X56, 4)),
+        (window_before, (x10, 2)),
     ],
 )
-def test_a_window_that_does_not_fit_raises_at_the_users_line(backend, fn, args, text):
-    f = myia(fn, backend=_backend(backend))
-    with pytest.raises(IndexError) as info:
-        f(*args)
-    assert text in str(info.value)
-    note = "\n".join(getattr(info.value, "__notes__", []))
-    assert __file__ in note and fn.__name__ in note
+def test_a_slice_that_may_not_fit_is_numpys(backend, fn, args):
+    # Not a window (nothing says it fits): an axis known at run time only, NumPy's values.
+    got, want = myia(fn, backend=_backend(backend))(*args), fn(*args)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
 
 
 def test_a_loop_of_windows():
@@ -205,12 +203,9 @@ def test_gradient_of_a_loop_over_windows_is_one_xla_computation():
     np.testing.assert_allclose(g(x, w), grad(conv_loss)(x, w), rtol=1e-10)
     assert g.specialization(x, w).executable.jitted
     check_grad(conv_loss, x, w, backend="jax")
-    # Windows that do not fit are flagged in XLA and raised by the host.
-    f = myia(window, backend="jax")
-    f(x10, 1)
-    assert f.specialization(x10, 1).executable.jitted
-    with pytest.raises(IndexError):
-        f(x10, 9)
+    f = myia(moving_average, backend="jax")
+    assert f(x10) == pytest.approx(moving_average(x10))
+    assert f.specialization(x10).executable.jitted
 
 
 @pytest.mark.slow  # Numba compiles the gradient: about 15 s

@@ -140,6 +140,9 @@ class Block:
         shown = f"{name[len(BOUND) :]}_assigned" if name.startswith(BOUND) else name
         p = self.graph.add_parameter(shown)
         self.phis[name] = p
+        facts = getattr(getattr(self.function, "source", None), "windows", None)
+        if facts is not None:  # for the windows' bounds (`myia.frontend.windows`)
+            facts.phis[p] = (self, name)
         self.variables.setdefault(name, p)
         if self.sealed:
             for j in self.preds:

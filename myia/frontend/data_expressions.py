@@ -26,10 +26,13 @@ class DataExpressions:
 
     def expr_Subscript(self, block: Block, node: ast.Subscript) -> Node:
         value = self.expr(block, node.value)
-        index = self.index(block, node.slice)
+        index = self.index(block, node.slice, value)
         return block.apply(ops.getitem, value, index, debug=self.dbg(node))
 
-    def index(self, block: Block, node: ast.expr) -> Node:
+    def index(
+        self, block: Block, node: ast.expr, array: Node | None = None, axis: int = 0
+    ) -> Node:
+        """The index `node` of `array` (None: not known), at `axis` if it is a slice."""
         if isinstance(node, ast.Slice):
             parts = [
                 self.expr(block, p) if p is not None else Constant(None)
@@ -45,13 +48,24 @@ class DataExpressions:
                 length = window_length(block.graph, parts[0], parts[1], self.dbg(node))
                 if length is not None:
                     parts.append(length)
-            return block.apply(P.make_slice, *parts, debug=self.dbg(node))
+            made = block.apply(P.make_slice, *parts, debug=self.dbg(node))
+            if len(parts) == 4:
+                # A window only where it fits whatever the loops' indices (`WindowFacts`).
+                facts = self.source.windows
+                if array is None:
+                    del made.inputs[4:]
+                else:
+                    facts.windows.append((made, parts[0], parts[1], array, axis))
+            return made
         if isinstance(node, ast.Tuple):
+            ones = [_one_axis(e) for e in node.elts]
+            on = [array if all(ones[:k]) and isinstance(e, ast.Slice) else None for k, e in
+                  enumerate(node.elts)]  # fmt: skip
             parts = [
-                self.index(block, e)
+                self.index(block, e, on[k], k)
                 if isinstance(e, (ast.Slice, ast.Tuple))
                 else self.expr(block, e)
-                for e in node.elts
+                for k, e in enumerate(node.elts)
             ]
             items = [i for p in parts for i in mask_positions(p)]
             if all(i.is_constant for i in items):
@@ -142,3 +156,10 @@ class DataExpressions:
         if len(parts) == 1:
             return parts[0]
         return block.apply(P.str_concat, *parts, debug=self.dbg(node))
+
+
+def _one_axis(node: ast.expr) -> bool:
+    """Whether index part `node` stands for one axis (not ``None``, ``...``, a mask)."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    return not isinstance(node, (ast.Tuple, ast.Compare, ast.BoolOp, ast.Starred))

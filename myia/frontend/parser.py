@@ -27,6 +27,7 @@ from .resolve import functions_in_constant, is_namespace, lookup_global, resolve
 from .scope import attribute_chain, bound_names, walk_scope
 from .source import find_code, module_ast, no_source_error
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
+from .windows import WindowFacts, range_bounds
 
 
 def parse(fn: types.FunctionType) -> Graph:
@@ -141,10 +142,12 @@ class SourceFunction:
         flags = dict(graph.flags)
         while True:
             self.found = {}
+            self.windows = WindowFacts()
             fp = FunctionParser(self, node, graph, parent=None)
             _flag_user_function(self.fn, graph)
             defaults.of_function(self.fn, node, graph, fp, self.location)
             fp.parse_body()
+            self.windows.settle()
             new = {f: names - self.tracked.get(f, set()) for f, names in self.found.items()}
             if not any(new.values()):
                 break
@@ -634,6 +637,9 @@ class FunctionParser(Assignments, BranchExpressions, DataExpressions):
             pair = body.apply(ops.myia_next, body.read(itvar), debug=dbg)
             body.write(itvar, body.apply(P.tuple_getitem, pair, 1, debug=dbg))
             item = body.apply(P.tuple_getitem, pair, 0, debug=self.dbg(stmt.target))
+            bounds = range_bounds(stmt.iter, iterable)
+            if bounds is not None:
+                self.source.windows.ranges[item] = bounds
             self.assign(body, stmt.target, item)
             return body
 

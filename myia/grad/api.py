@@ -441,12 +441,12 @@ def python_signature(fn: Any) -> inspect.Signature:
 def infer_jvp_call(inferrer: Any, spec: Any, args: list[AbstractValue]) -> AbstractValue:
     """The type of ``jvp_of(f)(x1, t1, ..., xn, tn)``: ``(f's result, its tangent's type)``."""
     from ..abstract.lattice import TypeMismatch, join
-    from .batching import is_closure
+    from .batching import closure_inside
 
     if len(args) % 2:
         raise MyiaTypeError("a tangent function takes a tangent after each argument")
     primals, tangents = args[0::2], args[1::2]
-    if _callee(Graph(), spec.fn) is None and not is_closure(spec.fn):
+    if _callee(Graph(), spec.fn) is None and closure_inside(spec.fn) is None:
         raise MyiaTypeError(
             "jvp of a function that reads variables of an enclosing function, called away "
             "from it, is not supported yet: pass those values as arguments"
@@ -514,6 +514,9 @@ def jvp_call_graph(
             raise MyiaTypeError(
                 free_function_message("jvp of", fv), call_frames(call, fv, closure)
             )
+    from .batching import closure_inside, is_closure
+    from .closures import gradient_of_lifted
+
     n = len(args) // 2
     lifted = lifted_closure(closure, fvs)
     kwarg = bool(getattr(spec.fn, "graph", closure).flags.get("kwarg"))
@@ -524,8 +527,10 @@ def jvp_call_graph(
         # element, before), as `myia.grad.batching.vmap_graph`'s.
         lifted = fixed_arity(lifted, k, n, kwarg)
     else:
-        lifted = with_defaults(lifted, n, spec.fn)
+        lifted = with_defaults(lifted, n, closure_inside(spec.fn))
     args = [*args, *(fv.abstract for fv in fvs)]
+    if not is_closure(spec.fn):  # ``jvp(grad(clo), ...)``: the gradient of the closure
+        lifted = gradient_of_lifted(lifted, spec.fn)
     return build_jvp_graph(lifted, n), args
 
 

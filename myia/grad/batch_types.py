@@ -36,14 +36,16 @@ def _axis(ax: Any, rank: int, what: str) -> int:
 def keyword_spec(spec: VmapSpec, g: Any, npos: int, keys: Any) -> VmapSpec:
     """`spec` for a call of graph `g` with `npos` positional arguments and keywords `keys`.
 
+    `keys` are in the order of the call (that of the dict of ``**kwargs``, if `g` takes it).
+
     The call is bound to `g`'s parameters in order (by `bind_graph_args` and
     `bind_graph_nodes`); as in JAX, ``in_axes`` are those of the positional arguments, the
     keyword arguments are batched on axis 0 and the defaults are not batched.
     """
-    if g.flags.get("vararg") or g.flags.get("kwarg"):
+    if g.flags.get("vararg"):
         raise MyiaTypeError(
-            "vmap: keyword arguments of a function taking *args or **kwargs cannot be "
-            "batched: pass its arguments by position"
+            "vmap: keyword arguments of a function taking *args cannot be batched: pass its "
+            "arguments by position"
         )
     ax = spec.in_axes
     axes = tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) * npos
@@ -52,7 +54,11 @@ def keyword_spec(spec: VmapSpec, g: Any, npos: int, keys: Any) -> VmapSpec:
             f"vmap: in_axes has {len(axes)} entries for {npos} positional arguments (the "
             "arguments passed by keyword are batched on axis 0)"
         )
-    rest = tuple(0 if name in keys else None for name in g.param_names[npos:])
+    names = g.param_names
+    kwarg = bool(g.flags.get("kwarg"))
+    rest = tuple(0 if name in keys else None for name in names[npos : len(names) - kwarg])
+    if kwarg:  # ``**kwargs``: a dict of the keywords left over, each batched
+        rest += (DictAxes(tuple((k, 0) for k in keys if k not in names)),)
     return VmapSpec(spec.fn, axes + rest, spec.out_axes)
 
 
@@ -62,11 +68,20 @@ def as_called(fn: Any, args: list[Any]) -> list[Any]:
     (`keyword_spec` bound the call to every parameter of `fn`'s graph, in order.)
     """
     g = getattr(fn, "graph", None)
-    k = getattr(g, "kwonly", 0)
-    if not k or len(args) != len(g.parameters):
+    if g is None or len(args) != len(g.parameters):
         return args
-    names = g.param_names[-k:]
-    return [*args[:-k], *(AbstractKeyword(n, a) for n, a in zip(names, args[-k:]))]
+    extra: list[Any] = []
+    if g.flags.get("kwarg"):  # the dict of ``**kwargs``: its keywords
+        d = args[-1]
+        if not isinstance(d, AbstractDict):
+            return args
+        args = args[:-1]
+        extra = [AbstractKeyword(k, v) for k, v in zip(d.keys, d.values)]
+    k = g.kwonly
+    if not k:
+        return [*args, *extra]
+    names = g.param_names[len(args) - k : len(args)]
+    return [*args[:-k], *(AbstractKeyword(n, a) for n, a in zip(names, args[-k:])), *extra]
 
 
 def _check_axes(ax: Any, what: str) -> None:

@@ -34,6 +34,7 @@ from ..abstract.data import (
     AbstractTuple,
     AbstractValue,
     GraphFunction,
+    PartialFunction,
     show,
 )
 from ..errors import MyiaTypeError
@@ -58,7 +59,9 @@ from .batch_types import (
 )
 from .closures import (
     fixed_arity,
+    gradient_of_lifted,
     lifted_closure,
+    partial_spec,
     pass_free_variables,
     star_parameter,
     with_defaults,
@@ -67,15 +70,18 @@ from .closures import (
 
 def infer_vmap_call(inferrer: Any, spec: VmapSpec, args: list[AbstractValue]) -> AbstractValue:
     """The type of ``vmap(f)(args)``: ``f``'s result on one example, with a batch axis."""
-    if isinstance(spec.fn, GraphFunction) and any(isinstance(a, AbstractKeyword) for a in args):
+    if isinstance(spec.fn, PartialFunction):  # its arguments bound, not batched
+        spec, args = partial_spec(spec, args)
+    target = keyword_target(spec.fn)
+    if target is not None and any(isinstance(a, AbstractKeyword) for a in args):
         from ..infer.calls import bind_graph_args
 
-        keys = {a.key for a in args if isinstance(a, AbstractKeyword)}
+        keys = tuple(a.key for a in args if isinstance(a, AbstractKeyword))
         npos = len(args) - len(keys)
-        spec = keyword_spec(spec, spec.fn.graph, npos, keys)
-        args = bind_graph_args(inferrer, spec.fn, args)
+        spec = keyword_spec(spec, target.graph, npos, keys)
+        args = bind_graph_args(inferrer, target, args)
     examples, n = example_types(spec, args)
-    if _fn_value(Graph(), spec.fn) is None and not is_closure(spec.fn):
+    if _fn_value(Graph(), spec.fn) is None and closure_inside(spec.fn) is None:
         raise MyiaTypeError(
             "vmap of a gradient or vmap of a function that reads variables of an enclosing "
             "function is not supported yet: define it at the top level and pass those "
@@ -306,6 +312,9 @@ class Batcher:
             # A list of batched values (``list(xs)`` of a tuple of batched leaves: ``jacfwd``
             # with respect to a list) has no batched form: once per example.
             raise CannotBatch("a list made of batched values")
+        if f is P.make_slice and any(batched(bt) for _, bt in args):
+            # NumPy's ``x[i:i + 3]`` may be shorter for some examples: once per example.
+            raise CannotBatch("a slice whose bounds vary per example")
         rule = BATCH_RULES.get(f)
         out = rule(self, node, [v for v, _ in args], [bt for _, bt in args]) if rule else None
         if out is not None:
@@ -666,14 +675,43 @@ def vmap_primal(spec: VmapSpec, examples: list[AbstractValue]) -> Graph:
     params = [g.add_parameter(f"x{i}") for i in range(len(examples))]
     f = _fn_value(g, spec.fn)
     assert f is not None  # `infer_vmap_call` refused closures
+    called = as_called(spec.fn, examples)
+    sources = list(params)
+    fg = getattr(spec.fn, "graph", None)
+    if called is not examples and fg is not None and fg.flags.get("kwarg"):
+        # ``**kwargs``: the last parameter is the dict of the keywords, each read from it.
+        d = sources.pop()
+        n = len(called) - len(sources)
+        sources += [g.apply(P.dict_getitem, d, a.key) for a in called[len(called) - n :]]
     args = [
         g.apply(P.make_kwarg, a.key, p) if isinstance(a, AbstractKeyword) else p
-        for p, a in zip(params, as_called(spec.fn, examples))
+        for p, a in zip(sources, called)
     ]
     g.output = g.apply(f, *args)
     nested = Inferrer()
     gctx, _ = nested.infer(g, tuple(examples))
     return Specializer(nested).run(gctx)
+
+
+def keyword_target(fn: Any) -> GraphFunction | None:
+    """The function whose parameters a call of `fn` binds keywords to, if any.
+
+    `fn` itself, or the one `fn` is a gradient of: ``grad(f)(x, y=v)`` binds as ``f(x, y=v)``.
+    """
+    from ..primitives.grad import GradSpec
+
+    while isinstance(fn, GradSpec):
+        fn = fn.fn
+    return fn if isinstance(fn, GraphFunction) else None
+
+
+def closure_inside(fn: Any) -> GraphFunction | None:
+    """The closure `fn` is, or the closure `fn` is the gradient of (``grad(clo)``), if any."""
+    from ..primitives.grad import GradSpec
+
+    if isinstance(fn, GradSpec) and not isinstance(fn.fn, GradSpec):
+        fn = fn.fn
+    return fn if is_closure(fn) else None
 
 
 def is_closure(fn: Any) -> bool:
@@ -703,7 +741,9 @@ def vmap_graph(
     lifted = lifted_closure(closure, fvs)
     kwarg = bool(getattr(spec.fn, "graph", closure).flags.get("kwarg"))
     k = star_parameter(closure, example_types(spec, args)[0], kwarg)
-    if k is not None:
+    if not is_closure(spec.fn):  # ``vmap(grad(clo))``: the gradient of the closure lifted
+        lifted = gradient_of_lifted(with_defaults(lifted, len(args), spec.fn.fn), spec.fn)
+    elif k is not None:
         # A closure taking ``*args`` (``jacfwd(f)`` of a closure `f`): its specialization
         # takes them as one tuple, which the free variables follow ("tuple indexing
         # expects a tuple", with no user line, before), after the dict of ``**kwargs``

@@ -112,6 +112,27 @@ def with_defaults(g: Graph, m: int, fn: Any) -> Graph:
     return w
 
 
+def gradient_of_lifted(lifted: Graph, spec: Any) -> Graph:
+    """The typed graph of ``grad(lifted)`` as `spec` (a `GradSpec`) asks, of the same types.
+
+    `lifted` is a closure's specialization lifted (its free variables parameters after the
+    closure's own): ``vmap(grad(clo))`` and ``jvp(grad(clo), ...)`` transform the gradient,
+    whose free variables the call passes as for the closure itself. Positions and names
+    differentiated are those of the closure's parameters, which come first.
+    """
+    from ..infer.engine import Inferrer
+    from ..infer.specialize import Specializer
+    from .api import build_grad_graph
+
+    n = len(lifted.parameters)
+    graph = build_grad_graph(lifted, spec, n)
+    nested = Inferrer()
+    gctx, _ = nested.infer(graph, tuple(p.abstract for p in lifted.parameters))
+    out = Specializer(nested).run(gctx)
+    out.flags["gradient"] = True
+    return out
+
+
 def _typed(value: Any) -> Constant:
     """A constant `value` (a primitive or a constant argument) with its abstract value."""
     from ..abstract.lattice import constant_abstract
@@ -205,3 +226,92 @@ def lifted_closure(closure: Graph, fvs: list[Node]) -> Graph:
         p.graph = copy
     copy.parameters = [*copy.parameters, *extra]
     return copy
+
+
+def partial_spec(spec: Any, args: list[Any]) -> tuple[Any, list[Any]]:
+    """``vmap(partial(f, *bound))`` called on `args`: ``vmap(f)`` on ``(*bound, *args)``.
+
+    The arguments bound are not batched (their axes are None), as JAX's. `spec` is a
+    `VmapSpec` of a `PartialFunction`; the types of the arguments bound come first.
+    """
+    from ..abstract.data import AbstractKeyword, PartialFunction
+    from ..primitives.batching import VmapSpec
+
+    pf = spec.fn
+    if isinstance(pf.fn, PartialFunction) or any(isinstance(a, AbstractKeyword) for a in args):
+        raise MyiaTypeError(
+            "vmap of a partial application of a partial application, or called with keyword "
+            "arguments, is not supported: bind the arguments in one partial application and "
+            "pass the others by position"
+        )
+    k = len(pf.args)
+    ax = spec.in_axes
+    axes = tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) * len(args)
+    return VmapSpec(pf.fn, (None,) * k + axes, spec.out_axes), [*pf.args, *args]
+
+
+def partial_callee(fn_node: Node) -> Node | None:
+    """The partial application that ``vmap_(p)`` (`fn_node`, the callee of a call) maps."""
+    from ..frontend import parse
+    from ..transforms.vmapping import vmap_
+
+    if not (fn_node.is_apply and len(fn_node.inputs) >= 2 and fn_node.inputs[0].is_constant):
+        return None
+    f = fn_node.inputs[0].value
+    return fn_node.inputs[1] if f is P.vmap_of or f is parse(vmap_) else None
+
+
+def unbound_partial(sp: Any, spec: Any, node: Apply, refs: list[Node], ctx: Any, values: Any):
+    """``vmap(p)(args)`` at specialization, ``p`` a partial: ``vmap(f)(*bound, *args)``.
+
+    The arguments bound are read from ``p`` where the call can see it made
+    (``vmap(partial(grad(f), W))(x)``): ``partial_arg(p, i)``. Returns the new spec and the
+    argument nodes.
+    """
+    from ..abstract.data import AbstractConstant
+
+    p_node = partial_callee(node.inputs[0])
+    if p_node is None:
+        from ..infer.traceback import error_frames
+
+        raise MyiaTypeError(
+            "vmap of a partial application, called away from where vmap is applied (in a "
+            "loop, a branch or another function), is not supported: call "
+            "vmap(partial(f, ...)) where the call is, or vmap a lambda",
+            error_frames([*sp.inf.calls, (ctx, node, values)]),
+        )
+    new_spec, arg_abs = partial_spec(spec, [r.abstract for r in refs])
+    p = sp.ref(p_node, ctx, values)
+    bound: list[Node] = []
+    for i, a in enumerate(spec.fn.args):
+        arg = Apply([sp._const(P.partial_arg, node, None), p, Constant(i)], sp.graphs[ctx])
+        arg.inputs[2].abstract = AbstractConstant(i)
+        arg.abstract = a
+        bound.append(arg)
+    return new_spec, [*bound, *refs], arg_abs
+
+
+def vmap_call_args(sp: Any, spec: Any, node: Apply, args: tuple, ctx: Any, values: Any) -> tuple:
+    """``vmap(f)(args)`` at specialization: `spec` and the arguments, as inference has them.
+
+    Keywords are bound to the parameters of the function mapped (or of the one it is a
+    gradient of), as by `infer_vmap_call`; a partial application's arguments are passed
+    first (`unbound_partial`). `sp` is the `Specializer`; `args` the argument nodes, their
+    references and types.
+    """
+    from ..abstract.data import PartialFunction
+    from ..infer.binding import _is_kwarg, bind_graph_nodes
+    from .batch_types import keyword_spec
+    from .batching import keyword_target
+
+    arg_nodes, refs, arg_abs = args
+    target = keyword_target(spec.fn)
+    keys = tuple(o.inputs[1].value for o in arg_nodes if _is_kwarg(o))
+    if target is not None and keys:
+        g = target.graph
+        spec = keyword_spec(spec, g, len(arg_nodes) - len(keys), keys)
+        refs = bind_graph_nodes(g, refs, arg_nodes, sp.graphs[ctx])
+        arg_abs = [r.abstract for r in refs]
+    if isinstance(spec.fn, PartialFunction):
+        spec, refs, arg_abs = unbound_partial(sp, spec, node, refs, ctx, values)
+    return spec, refs, arg_abs

@@ -121,10 +121,19 @@ def is_literal(v: Any, leaves: tuple[type, ...] = (int,)) -> bool:
 def axes_literal(fields: Any) -> Any:
     """The values of a record's `fields` where all are ints, None or tuples of them.
 
+    A field that is itself such a record gives the tuple of its values.
+
     Else `ANYTHING` (its type is then that of any record of its fields' types).
     """
-    values = tuple(static_value(a) for a in fields)
+    values = tuple(_literal_value(a) for a in fields)
     return values if fields and all(is_literal(v) for v in values) else ANYTHING
+
+
+def _literal_value(a: Any) -> Any:
+    """`static_value`, and a record literal's values (nested axes: ``Out(In(0, None), 1)``)."""
+    if isinstance(a, AbstractRecord):
+        return a.value
+    return static_value(a)
 
 
 GROWTH_LIMIT = 4

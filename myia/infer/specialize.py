@@ -450,26 +450,25 @@ class Specializer(FunctionValues):
         fn = spec.fn
         made = None
         refs = [self.ref(i, ctx, values) for i in arg_nodes]
-        if isinstance(spec, VmapSpec) and isinstance(fn, GraphFunction):
-            keys = {o.inputs[1].value for o in arg_nodes if _is_kwarg(o)}
-            if keys:  # bound to ``fn``'s parameters, as at inference (`infer_vmap_call`)
-                from ..grad.batch_types import keyword_spec
+        if isinstance(spec, VmapSpec):  # keywords bound, a partial's arguments passed
+            from ..grad.closures import vmap_call_args
 
-                spec = keyword_spec(spec, fn.graph, len(arg_nodes) - len(keys), keys)
-                refs = bind_graph_nodes(fn.graph, refs, arg_nodes, self.graphs[ctx])
-                arg_abs = [r.abstract for r in refs]
+            args = (arg_nodes, refs, arg_abs)
+            spec, refs, arg_abs = vmap_call_args(self, spec, node, args, ctx, values)
+            fn = spec.fn
         if isinstance(spec, TransformSpec):
             # ``vmap(f)(args)``, ``jvp_of(f)(args)``: the graph transformed from ``f``'s on the
             # types it is called on, built last; a closure's specialization on them, whose
             # free variables the call passes.
-            from ..grad.batching import is_closure
+            from ..grad.batching import closure_inside
 
             closure = None
             inputs = refs
-            if is_closure(fn):
-                target = self.target(fn, spec.examples(arg_abs), node, ctx, values)
+            clo = closure_inside(fn)
+            if clo is not None:  # a closure, or the closure ``fn`` is the gradient of
+                target = self.target(clo, spec.examples(arg_abs), node, ctx, values)
                 closure = self.graph_for(target)
-                if _encloses(fn.context, ctx):
+                if _encloses(clo.context, ctx):
                     # The call reads the closure until it is built (`pass_free_variables`),
                     # so that the graph making the call has the closure's free variables as
                     # its own: it is nested where the closure is defined (``grad(lambda a:
@@ -480,7 +479,7 @@ class Specializer(FunctionValues):
                 else:
                     from ..grad.escaped import made_by_call
 
-                    made = made_by_call(self, fn, node, ctx)
+                    made = made_by_call(self, clo, node, ctx)
             primal = [arg_abs, closure, None]
         elif isinstance(fn, GradSpec) and _grad_of_top_level(fn):
             # grad of a gradient (``grad(grad(f))`` in Myia code): the inner gradient's graph.

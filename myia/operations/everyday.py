@@ -10,6 +10,7 @@ frontend (`myia.frontend.appends`) into a call of `list_append` (through `ops.li
 from __future__ import annotations
 
 from ..primitives import P
+from .lib import DictKeys
 from .number_lib import _INF, math_float
 from .ops import MUL_SEQUENCES, refuse
 
@@ -111,11 +112,28 @@ def math_gcd(*integers):
 
 
 def sorted_(xs, *, key=None, reverse=False):
-    """``sorted``: a new list, by insertion (stable, as Python's; `reverse` keeps it stable)."""
+    """``sorted``: a new list, by insertion (stable, as Python's; `reverse` keeps it stable).
+
+    Strings known at compile time (a dict's keys: ``sorted(d)``, ``sorted(d.keys())``) are
+    sorted at compile time, into a list a loop reads as constants (``d[k]`` for each).
+    """
+    if key is None:
+        known = P.sorted_constants(_strings(xs), reverse)
+        if known is not None:
+            return known
     out = []
     for x in xs:
         out = _insert(out, x, key, reverse)
     return out
+
+
+def _strings(xs):
+    """What ``sorted`` sorts of `xs`: a dict's keys (of the dict or of its ``keys()``)."""
+    if isinstance(xs, dict):
+        return P.dict_keys(xs)
+    if isinstance(xs, DictKeys):
+        return xs.items
+    return xs
 
 
 def _key(key, x):

@@ -236,7 +236,10 @@ class SequenceIter:
 
 
 def sequence_iter(seq):
-    return SequenceIter(seq, 0)
+    known = P.list_constants(seq)
+    if known is None:
+        return SequenceIter(seq, 0)
+    return known  # strings known at compile time: iterated as a tuple (``sorted(d)``)
 
 
 def tuple_iter(t):
@@ -319,6 +322,11 @@ def print_(*values, sep=" ", end="\n", file=None):
 def repr_(x):
     """Python's ``repr``: a string made at run time."""
     return P.format_(x, "r", "")
+
+
+def str_(x=""):
+    """Python's ``str`` of a number, an array or a string: a string made at run time."""
+    return P.format_(x, "s", "")
 
 
 def format_(x, spec=""):
@@ -675,6 +683,18 @@ def default_(obj, name, default):
 
 def const_ne(a, b):
     return not P.const_eq(a, b)
+
+
+def const_le(a, b):
+    return not P.const_lt(b, a)
+
+
+def const_gt(a, b):
+    return P.const_lt(b, a)
+
+
+def const_ge(a, b):
+    return not P.const_lt(a, b)
 
 
 def pos(x):

@@ -208,6 +208,7 @@ BUILTINS: dict[Any, Any] = {
     builtins.repr: lib.repr_,
     builtins.format: lib.format_,
     builtins.sorted: ev.sorted_,
+    builtins.str: _typed(_scalar_conversion("str", lib.str_, strings=True), str),
     builtins.slice: _typed(_by_arity("slice", ev.slice1, ev.slice2, ev.slice3), slice),
     functools.partial: P.partial,
 }

@@ -21,11 +21,6 @@ from .numpy_logic import np_all, np_any
 # Products -------------------------------------------------------------------------------------
 
 
-def np_einsum(subscripts, *operands):
-    """``np.einsum(subscripts, *operands)``: any subscripts, ellipsis included."""
-    return P.einsum(subscripts, operands)
-
-
 def np_tensordot(a, b, axes=2):
     """``np.tensordot(a, b, axes)`` (an einsum: its gradient is einsums)."""
     subs, sa, sb, shape = P.product_spec("tensordot", a, b, axes)
@@ -640,7 +635,6 @@ np_pad.sequence_argument = (1,)  # type: ignore[attr-defined]
 
 MAPPING: dict[Any, Any] = {
     **LINALG,
-    np.einsum: np_einsum,
     np.outer: np_outer,
     np.tensordot: np_tensordot,
     np.kron: np_kron,

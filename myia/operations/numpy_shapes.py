@@ -1,19 +1,23 @@
 """NumPy's functions that turn, flip, join and select arrays, in Myia's Python subset.
 
 ``np.flipud``, ``np.fliplr``, ``np.rot90``, ``np.rollaxis``, ``np.atleast_1d``,
-``np.atleast_3d``, ``np.append`` and ``np.select``, written with primitives (``flip``,
+``np.atleast_3d``, ``np.append``, ``np.select``, ``np.r_``, ``np.c_`` and ``np.einsum``
+(its interleaved form too), written with primitives (``flip``,
 ``swapaxes``, ``moveaxis``, ``reshape``, ``concatenate``, ``where``): their gradients are
 exact. `MAPPING` says what the NumPy names mean; `mapping.py` merges it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..primitives import P
+from .core import NoMatch, Operation
 from .numpy_extra import as_array
+from .ops import refuse
 
 # Turns and flips --------------------------------------------------------------------------------
 
@@ -122,6 +126,114 @@ def _select(condlist, choicelist, default):
     return P.where(condlist[0], choicelist[0], rest)
 
 
+@dataclass(frozen=True)
+class RowConcat:
+    """``np.r_[a, b, ...]``: the items concatenated along the first axis.
+
+    A number is a vector of one element. Slices (``np.r_[0:5]``) and directives
+    (``np.r_['0,2', ...]``) are refused: ``np.arange``, ``np.concatenate``.
+    """
+
+    def __getitem__(self, items):
+        return P.concatenate(_vectors(items if isinstance(items, tuple) else (items,)), 0)
+
+
+@dataclass(frozen=True)
+class ColumnConcat:
+    """``np.c_[a, b, ...]``: the items concatenated along the last axis.
+
+    A vector (or a number) is a column; slices and directives are refused as by ``np.r_``.
+    """
+
+    def __getitem__(self, items):
+        parts = _columns(items if isinstance(items, tuple) else (items,))
+        return P.concatenate(parts, P.ndim(parts[0]) - 1)
+
+
+def _index_item(a, columns):
+    if isinstance(a, (slice, str)):
+        if columns:
+            refuse("np.c_ takes arrays and numbers (np.c_[a, b]), not slices or directives")
+        refuse(
+            "np.r_ takes arrays and numbers (np.r_[a, b]), not slices (np.arange) or "
+            "directives (np.concatenate)"
+        )
+    return as_array(a)
+
+
+def _vectors(items):
+    if len(items) == 0:
+        return ()
+    a = _index_item(items[0], False)
+    return (P.reshape(a, (1,)) if P.ndim(a) == 0 else a,) + _vectors(items[1:])
+
+
+def _columns(items):
+    if len(items) == 0:
+        return ()
+    a = _index_item(items[0], True)
+    return (P.reshape(a, (-1, 1)) if P.ndim(a) < 2 else a,) + _columns(items[1:])
+
+
+def np_einsum(subscripts, *operands):
+    """``np.einsum(subscripts, *operands)``: any subscripts, ellipsis included."""
+    return P.einsum(subscripts, _arrays(operands))
+
+
+def _arrays(xs):
+    if len(xs) == 0:
+        return ()
+    return (as_array(xs[0]),) + _arrays(xs[1:])
+
+
+# ``np.einsum(a, [0, 1], b, [1, 2], [0, 2])``: each operand followed by its sublist (a list of
+# ints written in the call, known at compile time), and the output's last, if given.
+
+
+def einsum_1(a, sa):
+    return P.einsum(P.einsum_subscripts((sa,), None), (as_array(a),))
+
+
+def einsum_1_out(a, sa, out):
+    return P.einsum(P.einsum_subscripts((sa,), out), (as_array(a),))
+
+
+def einsum_2(a, sa, b, sb):
+    return P.einsum(P.einsum_subscripts((sa, sb), None), (as_array(a), as_array(b)))
+
+
+def einsum_2_out(a, sa, b, sb, out):
+    return P.einsum(P.einsum_subscripts((sa, sb), out), (as_array(a), as_array(b)))
+
+
+def einsum_3(a, sa, b, sb, c, sc):
+    subs = P.einsum_subscripts((sa, sb, sc), None)
+    return P.einsum(subs, (as_array(a), as_array(b), as_array(c)))
+
+
+def einsum_3_out(a, sa, b, sb, c, sc, out):
+    subs = P.einsum_subscripts((sa, sb, sc), out)
+    return P.einsum(subs, (as_array(a), as_array(b), as_array(c)))
+
+
+_INTERLEAVED = (einsum_1, einsum_1_out, einsum_2, einsum_2_out, einsum_3, einsum_3_out)
+
+
+def _einsum(first: Any, *rest: Any) -> Any:
+    """``np.einsum``: with subscripts (a string), or interleaved (up to three operands)."""
+    if first is str:
+        return np_einsum
+    if 2 <= len(rest) + 1 <= 7:
+        return _INTERLEAVED[len(rest) - 1]
+    raise NoMatch(
+        "np.einsum takes subscripts (a string) and operands, or up to three operands each "
+        "followed by a list of ints (np.einsum(a, [0, 1], b, [1, 2], [0, 2]))"
+    )
+
+
+einsum_op = Operation("einsum", _einsum, "NumPy's ``einsum``.")
+
+
 np_append.sequence_argument = (0, 1)  # type: ignore[attr-defined]
 np_select.sequence_argument = (0, 1)  # type: ignore[attr-defined]
 
@@ -134,4 +246,7 @@ MAPPING: dict[Any, Any] = {
     np.atleast_3d: np_atleast_3d,
     np.append: np_append,
     np.select: np_select,
+    np.einsum: einsum_op,
+    np.r_: RowConcat(),
+    np.c_: ColumnConcat(),
 }

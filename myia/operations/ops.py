@@ -232,7 +232,11 @@ def _binary(name: str, prim: Any, extra: dict[tuple[Any, Any], Any] | None = Non
     return Operation(name, dispatch, f"Python's ``{name}`` operator.")
 
 
-add = _binary("add", P.add, {(tuple, tuple): P.tuple_concat, (list, list): P.list_concat})
+add = _binary(
+    "add",
+    P.add,
+    {(tuple, tuple): P.tuple_concat, (list, list): P.list_concat, (str, str): P.str_concat},
+)
 sub = _binary("sub", P.sub)
 #: ``tuple * n`` and ``list * n``: filled by `myia.operations.everyday` (its library code).
 MUL_SEQUENCES: dict[tuple[Any, Any], Any] = {}
@@ -261,6 +265,9 @@ def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
         if tuple_fn and (a is str or b is str or is_dtype(a) or is_dtype(b)):
             # Strings and dtypes are known at compile time: the comparison is a constant.
             return P.const_eq if name == "eq" else _lib().const_ne
+        if a is str and b is str and name in ("lt", "le", "gt", "ge"):
+            # Strings known at compile time: the order is a constant (``sorted(d)``).
+            return P.const_lt if name == "lt" else getattr(_lib(), f"const_{name}")
         if is_dtype(a) or is_dtype(b):
             raise NoMatch(
                 f"'{SYMBOLS[name]}' is not defined on dtypes: compare them with == or != "

@@ -12,10 +12,11 @@ import string
 
 import numpy as np
 
-from ..abstract.data import AbstractArray, AbstractTuple, show
+from ..abstract.data import ANYTHING, AbstractArray, AbstractList, AbstractTuple, show
 from ..abstract.lattice import constant_abstract, promote
 from ..errors import MyiaShapeError, MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable
+from ..infer.kinds import static_value
 from ..infer.registry import infer_rule
 from ..infer.rulelib import (
     array_result,
@@ -230,6 +231,54 @@ def _infer_product_spec(name, a, b, axes):
 
 
 nondifferentiable(product_spec)
+
+
+@primitive
+def einsum_subscripts(sublists, out):
+    """The subscripts of ``np.einsum(a, [0, 1], b, [1, 2], [0, 2])`` (a constant string).
+
+    `sublists` has a tuple of ints (or ``...``) per operand, `out` the output's (or None);
+    the ints, in ``range(52)`` as NumPy's, are letters.
+    """
+
+    def letters(sub):
+        if not isinstance(sub, tuple):
+            sub = (sub,)
+        out = []
+        for s in sub:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 0 <= s < 52:
+                out.append(string.ascii_letters[s])
+            else:
+                raise ValueError(f"einsum: subscript {s!r} is not within the valid range [0, 52)")
+        return "".join(out)
+
+    spec = ",".join(letters(s) for s in sublists)
+    return spec if out is None else f"{spec}->{letters(out)}"
+
+
+@infer_rule(einsum_subscripts)
+def _infer_einsum_subscripts(sublists, out):
+    subs = tuple(_sublist(e) for e in getattr(sublists, "elements", ()))
+    last = _sublist(out)
+    try:
+        return constant_abstract(einsum_subscripts.impl(subs, last))
+    except ValueError as exc:
+        raise MyiaTypeError(str(exc)) from None
+
+
+def _sublist(a):
+    """The value of an einsum sublist: a list of ints (literal), a tuple of them, or None."""
+    v = getattr(a, "value", ANYTHING) if isinstance(a, AbstractList) else static_value(a)
+    if v is ANYTHING or not (v is None or isinstance(v, (tuple, int))):
+        raise MyiaTypeError(
+            f"einsum's sublists must be lists of ints written in the call, not {show(a)}"
+        )
+    return v
+
+
+nondifferentiable(einsum_subscripts)
 
 
 def _einsum_sens(subscripts, operands, dout, i):

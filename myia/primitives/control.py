@@ -14,13 +14,15 @@ from ..abstract.data import (
     NONE,
     AbstractConstant,
     AbstractFunction,
+    AbstractList,
     AbstractScalar,
     AbstractStack,
+    AbstractTuple,
     AbstractUnion,
     show,
 )
 from ..abstract.lattice import STRING, TypeMismatch, broaden, join, union_options
-from ..errors import MyiaTypeError
+from ..errors import MyiaShapeError, MyiaTypeError
 from ..grad.registry import bprop, linear, nondifferentiable, special
 from ..infer.registry import infer_rule
 from ..infer.rulelib import as_dtype, py_bool
@@ -174,6 +176,38 @@ def _same_constant(x, y):
 def const_eq(x, y):
     """``x == y`` for strings, dtypes (and other values known at compile time)."""
     return _same_constant(x, y)
+
+
+@primitive
+def const_lt(x, y):
+    """``x < y`` for strings known at compile time (``sorted(d)`` of a dict's keys)."""
+    return x < y
+
+
+@primitive
+def list_constants(xs):
+    """The strings of list ``xs`` as a tuple, where they are known at compile time (else None).
+
+    ``for k in sorted(d)`` iterates over the keys, constants, as over the tuple of them: each
+    ``d[k]`` is a constant key.
+    """
+    return tuple(xs) if isinstance(xs, list) and all(isinstance(x, str) for x in xs) else None
+
+
+@primitive
+def sorted_constants(xs, reverse):
+    """``sorted(xs, reverse=reverse)`` of strings known at compile time (else None).
+
+    `xs` is a tuple (a dict's keys) or a list of them; the list made keeps its values in its
+    type, so that a loop over it reads each as a constant (`list_constants`).
+    """
+    return sorted(xs, reverse=reverse)
+
+
+@primitive
+def check_cotangent(y, ct):
+    """Nothing: inference checks that cotangent `ct` has the shape of output `y` (`vjp`)."""
+    return None
 
 
 @primitive
@@ -361,6 +395,48 @@ def _infer_const_eq(x, y):
     )
 
 
+@infer_rule(const_lt)
+def _infer_const_lt(x, y):
+    a, b = _static(x), _static(y)
+    if isinstance(a, str) and isinstance(b, str):
+        return py_bool(a < b)
+    raise MyiaTypeError(
+        f"cannot order {show(x)} and {show(y)}: strings are ordered where both are known at "
+        "compile time"
+    )
+
+
+@infer_rule(list_constants)
+def _infer_list_constants(xs):
+    v = getattr(xs, "value", ANYTHING) if isinstance(xs, AbstractList) else ANYTHING
+    if v is ANYTHING or not all(isinstance(x, str) for x in v):
+        return AbstractConstant(None)
+    return AbstractTuple(tuple(AbstractConstant(x) for x in v))
+
+
+@infer_rule(sorted_constants)
+def _infer_sorted_constants(xs, reverse):
+    if isinstance(xs, AbstractTuple):
+        v = tuple(_static(e) for e in xs.elements)
+    else:
+        v = getattr(xs, "value", ANYTHING) if isinstance(xs, AbstractList) else ANYTHING
+    r = _static(reverse)
+    if v is ANYTHING or not all(isinstance(x, str) for x in v) or not isinstance(r, bool):
+        return AbstractConstant(None)
+    return AbstractList(STRING, tuple(sorted(v, reverse=r)))
+
+
+@infer_rule(check_cotangent)
+def _infer_check_cotangent(y, ct):
+    shapes = [getattr(a, "shape", None) for a in (y, ct)]
+    if all(sh is not None and None not in sh for sh in shapes) and shapes[0] != shapes[1]:
+        raise MyiaShapeError(
+            "vjp: the cotangent must have the shape of the function's output: the cotangent's "
+            f"shape {shapes[1]} does not match the output's {shapes[0]}"
+        )
+    return NONE
+
+
 @infer_rule(const_contains)
 def _infer_const_contains(x, xs):
     a, b = _static(x), _static(xs)
@@ -417,6 +493,10 @@ nondifferentiable(
     is_,
     is_instance,
     const_eq,
+    const_lt,
+    list_constants,
+    sorted_constants,
+    check_cotangent,
     const_contains,
 )
 nondifferentiable(stop_gradient, breakpoint_)

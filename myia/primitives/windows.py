@@ -6,10 +6,12 @@ same expression plus an int, ``x[i:i + k]``, ``X[t - k:t]``: `myia.frontend.wind
 slice is a *window* of that length: ``dynamic_window(x, i, k, axis)``, of a known shape.
 
 NumPy gives a shorter array where the window does not fit (``x[8:11]`` of 10 elements has
-2); JAX's ``lax.dynamic_slice`` moves the start instead. Myia does neither: a window that
-does not fit raises `IndexError` at the user's line, whatever the backend. A negative start
-counts from the end, as in NumPy, where NumPy's slice has the window's length
-(``x[-3:-1]``); ``x[-2:0]``, empty in NumPy, raises.
+2); JAX's ``lax.dynamic_slice`` moves the start instead. The parser makes a slice a window
+only where it provably fits (`myia.frontend.windows.WindowFacts`), and NumPy's slice (of
+an axis known at run time only) elsewhere; a window that does not fit anyway raises
+`IndexError` at the user's line, whatever the backend, never a value NumPy would not give.
+A negative start counts from the end, as in NumPy, where NumPy's slice has the window's
+length (``x[-3:-1]``).
 
 The gradient of a window is its sensitivity added into zeros at the window
 (``window_add``, a dynamic update of a slice), whose own gradient is the window again.

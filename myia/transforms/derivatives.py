@@ -13,7 +13,7 @@ import numpy as np
 from ..api import grad
 from ..grad.forward_lib import interleave
 from ..operations.core import NoMatch, Operation
-from ..operations.ops import StaticOperation, refuse
+from ..operations.ops import StaticOperation, _kind_name, is_numeric, refuse
 from ..primitives import P
 from .trees import _is_record, _vdot, tree_leaves_, tree_map_
 
@@ -51,6 +51,7 @@ def _cotangent_like(y, ct):
     if isinstance(y, np.ndarray) or isinstance(ct, np.ndarray):
         if np.ndim(y) != np.ndim(ct):
             refuse("vjp: the cotangent must have the shape of the function's output")
+        return P.check_cotangent(y, ct)
     return None
 
 
@@ -224,7 +225,7 @@ def _jacrev_of(picked, args, y):
     return _map_puts(lambda v, put: _jacrev_block(picked, args, v, put), y, _same)
 
 
-def _jacfwd_first(f, args):
+def _jacfwd_first(f, args, kind="jacfwd"):
     """The Jacobian of ``f`` w.r.t. its first argument: the `jvp` along each element, batched.
 
     ``vmap`` of the `jvp` over the basis of the argument (of its leaves, one after the other):
@@ -233,13 +234,13 @@ def _jacfwd_first(f, args):
     of the output and of the argument, as JAX's.
     """
     x = args[0]
+    y = _outputs(kind, f(*args))
     n = np.size(np.concatenate(tree_leaves_(tree_map_(np.ravel, x))))
     basis = tree_map_(lambda b, v: P.astype(b, P.dtype_of(v)), _split(np.eye(n), x)[0], x)
     rest = _zeros(args[1:])
     cols = P.vmap_of(lambda t: jvp_(f, args, (t,) + rest)[1], 0, 0)(basis)
-    # ``f(*args)`` read here: when ``f`` is a closure, the tangent program of the columns
+    # ``f(*args)`` read above: when ``f`` is a closure, the tangent program of the columns
     # finds its variables in scope (only the value's structure and shapes are used).
-    y = f(*args)
 
     def block(p):
         c = np.transpose(np.reshape(p(cols), (n, np.size(p(y)))))
@@ -298,6 +299,28 @@ def _float_leaf(kind: str, dtype: Any, v: Any) -> Any:
 float_leaf = StaticOperation("float_leaf", _float_leaf, static=(0, 1))
 
 
+def _output_checked(kind, v):
+    return v
+
+
+def _output_leaf(kind: str, leaf: Any) -> Any:
+    """A leaf of the output of the function `kind` (a Jacobian) differentiates: a number."""
+    if is_numeric(leaf):
+        return _output_checked
+    raise NoMatch(
+        f"{kind}: the function must return floats or arrays (or tuples, lists, dicts or "
+        f"dataclasses of them), not {_kind_name(leaf)}"
+    )
+
+
+output_leaf = StaticOperation("output_leaf", _output_leaf, static=(0,))
+
+
+def _outputs(kind, y):
+    """`y`, the output of the function `kind` differentiates, each leaf checked."""
+    return tree_map_(lambda v: output_leaf(kind, v), y)
+
+
 def _float_args(kind, x):
     """`x`, each of its leaves checked by `float_leaf`."""
     return tree_map_(lambda v: float_leaf(kind, P.dtype_of(v), v), x)
@@ -323,7 +346,7 @@ def jacrev_(f, argnums=0):
 
     def jac(*args, **kwargs):
         x = _float_args("jacrev", _picked_args(args, argnums))
-        return _jacrev_of(picked, (x, (args, kwargs)), f(*args, **kwargs))
+        return _jacrev_of(picked, (x, (args, kwargs)), _outputs("jacrev", f(*args, **kwargs)))
 
     return jac
 
@@ -333,7 +356,7 @@ def jacfwd_(f, argnums=0):
 
     def jac(*args, **kwargs):
         x = _float_args("jacfwd", _picked_args(args, argnums))
-        return _jacfwd_first(moved, (x, (args, kwargs)))
+        return _jacfwd_first(moved, (x, (args, kwargs)), "jacfwd")
 
     return jac
 
@@ -349,7 +372,7 @@ def hessian_(f, argnums=0):
 
     def hess(*args, **kwargs):
         x = _float_args("hessian", _picked_args(args, argnums))
-        if float_scalar(f(*args, **kwargs)):
+        if float_scalar(_outputs("hessian", f(*args, **kwargs))):
             return _jacfwd_first(gradient, (x, (args, kwargs)))
         # As JAX's, ``jacfwd(jacrev(f))``: a function of arrays or structures too.
         return _jacfwd_first(jacobian, (x, (args, kwargs)))

@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import jac_lists
 from ..boundary import boundary
-from ..errors import MyiaShapeError, MyiaTypeError
+from ..errors import Frame, MyiaError, MyiaShapeError, MyiaTypeError
+from ..ir.node import Location
 from .derivatives import _vjp_tuple, hessian_, jacfwd_, jacrev_, jvp_
 from .entries import _compiled, _Transformed
 
@@ -70,6 +71,19 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
     return _compiled(("jvp", f), lambda xs, ts: jvp_(f, xs, ts))(tuple(primals), tuple(tangents))
 
 
+def _located(exc: MyiaError, kind: str, f: Any) -> MyiaError:
+    """`exc`, raised compiling ``kind(f)``, pointing at `f` where it points at no user line.
+
+    (A mistake found in the transformation's own code, after `f` returned: ``hessian`` of a
+    function returning a string.)
+    """
+    code = getattr(f, "__code__", None)
+    if exc.location is None and code is not None:
+        where = Location(code.co_filename, code.co_firstlineno)
+        exc.frames = [*exc.frames, Frame(f"{kind}({getattr(f, '__qualname__', f)})", where)]
+    return exc
+
+
 def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums: Any) -> Any:
     argnums = tuple(argnums) if isinstance(argnums, (tuple, list)) else argnums
     positions = argnums if isinstance(argnums, tuple) else (argnums,)
@@ -104,7 +118,10 @@ def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums
                 f"({kind}(f)(tuple(xs))), or use jacrev"
             )
         if not lists:
-            return compiled(*args, **kwargs)
+            try:
+                return compiled(*args, **kwargs)
+            except MyiaError as exc:
+                raise _located(exc, kind, f) from None
         key = (kind, f, argnums, tuple(lists))
         entry = jac_lists.with_lists(lib, f, argnums, key[3])
         out, y = _compiled(key, entry)(

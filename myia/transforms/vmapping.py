@@ -20,6 +20,10 @@ def vmap_(f, in_axes=0, out_axes=0):
     return P.vmap_of(f, in_axes, out_axes)
 
 
+# A literal list of axes is read as a tuple (``in_axes=[0, (0, None)]``), as JAX reads it.
+vmap_.sequence_argument = (1, 2)  # type: ignore[attr-defined]
+
+
 def vmap(f: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
     """`f` mapped over an axis of its arguments, as JAX's ``vmap``.
 
