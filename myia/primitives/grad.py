@@ -12,7 +12,6 @@ the arguments of each iteration's tail call (`myia.grad.loops`).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -740,73 +739,10 @@ def bprop_record_from_fields(r, fields, out, dout):
 nondifferentiable(env_new, gzeros, gzeros_unread)
 
 
-# grad as a value ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class GradSpec:
-    """The gradient of callee ``fn`` w.r.t. parameters ``wrt`` (names or positions)."""
-
-    fn: Any
-    wrt: tuple[Any, ...]
-    value: bool
-    #: Whether ``fn`` returns ``(loss, aux)`` (``has_aux=True``): aux is returned beside.
-    aux: bool = False
-
-    @property
-    def name(self) -> str:
-        what = "value_and_grad" if self.value else "grad"
-        return f"{what}({getattr(self.fn, 'graph', self.fn)!r})"
-
-
-class GradValue:
-    """The runtime value of ``grad(f)`` in an unspecialized program (never called)."""
-
-    def __init__(self, spec: GradSpec):
-        self.spec = spec
-
-
-@primitive
-def grad_of(fn, wrt, value, aux=False):
-    """``grad(fn, *wrt)`` (or ``value_and_grad`` when ``value``): a function value.
-
-    With ``aux``, ``fn`` returns ``(loss, aux)`` and the gradient is that of the loss.
-    """
-    return GradValue(GradSpec(fn, wrt, value, aux))
-
-
-def _static_wrt(a: Any) -> Any:
-    """The parameters `grad` differentiates: known at compile time (nested tuples kept)."""
-    if hasattr(a, "elements"):
-        return tuple(_static_wrt(e) for e in a.elements)
-    v = getattr(a, "value", ANYTHING)
-    if v is ANYTHING:
-        raise MyiaTypeError(
-            f"grad: the parameters differentiated must be known at compile time, not {show(a)}"
-        )
-    return v
-
-
-@infer_rule(grad_of)
-def _infer_grad_of(fn, wrt, value, aux=None):
-    if not isinstance(fn, AbstractFunction):
-        raise MyiaTypeError(f"grad expects a function, not {show(fn)}")
-    w = _static_wrt(wrt)
-    if not isinstance(w, tuple):
-        w = (w,)
-    has_aux = aux is not None and getattr(aux, "value", ANYTHING)
-    if has_aux is ANYTHING:
-        raise MyiaTypeError("grad: has_aux must be known at compile time (True or False)")
-    return AbstractFunction(
-        frozenset(GradSpec(f, w, bool(value.value), bool(has_aux)) for f in fn.options)
-    )
-
-
-nondifferentiable(grad_of)
-
-
+# grad as a value (`grad_value`), imported here: the primitives of this family.
 from .array import array_getitem  # noqa: E402
 from .control import sens_as  # noqa: E402
+from .grad_value import GradSpec, GradValue, grad_of  # noqa: E402, F401
 from .lazy_sens import LazySens, concrete, lazy_add, lazy_zeros  # noqa: E402
 from .stack import EMPTY_STACK, is_stack, stack_add_value  # noqa: E402
 from .structure import dict_values, make_list, record_getattr  # noqa: E402
