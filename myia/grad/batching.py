@@ -150,7 +150,8 @@ class CannotBatch(Exception):
     """The function has a construct the batching transform does not batch."""
 
 
-def _effects(g: Graph) -> bool:
+def reaches_effect(g: Graph) -> bool:
+    """Whether `g`, or a graph it reaches, calls an effectful primitive (print, raise...)."""
     return any(
         n.is_apply
         and n.inputs[0].is_constant
@@ -382,7 +383,7 @@ class Batcher:
             return self.apply(self.apply(P.switch, c, a, b), *vals), full(node.abstract)
         loops = [g in reachable_graphs(h) for h in branches]
         if not any(loops):
-            if any(_effects(h) for h in branches):
+            if any(reaches_effect(h) for h in branches):
                 raise CannotBatch("a branch with effects on a batched condition")
             return self.branches(c, branches, args, node), full(node.abstract)
         if all(loops):
@@ -464,7 +465,7 @@ class Batcher:
         and its values and derivatives are finite where they are discarded.
         """
         body, after = branches[k], branches[1 - k]
-        if _effects(body):
+        if reaches_effect(body):
             raise CannotBatch("a loop with effects on a batched condition")
         going = c if k == 0 else self.apply(P.logical_not, c)
         sig = tuple(bt for _, bt in args)

@@ -21,13 +21,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..abstract.data import AbstractFunction, AbstractTuple, GraphFunction
-from ..abstract.lattice import constant_abstract
 from ..errors import MyiaTypeError
-from ..ir.analysis import Scopes, reachable_graphs, toposort
+from ..ir.analysis import Scopes, toposort
 from ..ir.clone import Cloner
 from ..ir.node import Apply, Constant, Graph, Node
-from ..primitives import P, Primitive
-from .closures import PASSED, _in_scope, call_frames, lifted_closure
+from ..primitives import P
+from .batching import reaches_effect
+from .closures import PASSED, _in_scope, _typed, call_frames, lifted_closure
 
 REFUSED = (
     "{what} of a closure made by another function's call ({maker}) {why}: define the "
@@ -102,32 +102,6 @@ def _passed(g: Graph, k: int, graphs: list[Graph]) -> list[Node]:
     return out
 
 
-def _effects(maker: Graph) -> bool:
-    """Whether the maker (or a graph it reaches) prints, raises on purpose or draws."""
-    for g in reachable_graphs(maker):
-        for node in toposort(g):
-            f = node.inputs[0] if node.is_apply else None
-            if f is not None and f.is_constant and isinstance(f.value, Primitive):
-                if f.value.effect:
-                    return True
-    return False
-
-
-def _at(call: Apply, made: Apply) -> Any:
-    return call_frames(call, made)
-
-
-def _typed(value: Any, abstract: Any = None) -> Constant:
-    c = Constant(value)
-    if abstract is not None:
-        c.abstract = abstract
-    elif isinstance(value, Primitive):
-        c.abstract = AbstractFunction(frozenset([value]))
-    else:
-        c.abstract = constant_abstract(value)
-    return c
-
-
 def lift_escaped(closure: Graph, made: Apply, call: Apply) -> Graph:
     """`closure` lifted; `call` (of its gradient) passes its free variables after its inputs.
 
@@ -152,12 +126,14 @@ def env_values(fvs: list[Node], made: Apply, call: Apply, what: str) -> dict[Nod
         return None
     maker = made.inputs[0].value
     name = maker.name.split(":")[0]
+    why = None
     if any(fv.graph is not maker for fv in fvs):
         why = "inside a loop, a branch or another function of it"
-        raise MyiaTypeError(REFUSED.format(what=what, maker=name, why=why), _at(call, made))
-    if _effects(maker):
+    elif reaches_effect(maker):
         why = "that prints, raises or draws random numbers (it would run again)"
-        raise MyiaTypeError(REFUSED.format(what=what, maker=name, why=why), _at(call, made))
+    if why is not None:
+        message = REFUSED.format(what=what, maker=name, why=why)
+        raise MyiaTypeError(message, call_frames(call, made))
     cloner = Cloner()
     env_graph = cloner.clone(maker, total=False)
     env_type = AbstractTuple(tuple(fv.abstract for fv in fvs))
@@ -166,7 +142,8 @@ def env_values(fvs: list[Node], made: Apply, call: Apply, what: str) -> dict[Nod
     env_graph.output = out
     env_graph.abstract = env_type
     home = made.graph
-    const = _typed(env_graph, AbstractFunction(frozenset([GraphFunction(env_graph)])))
+    const = Constant(env_graph)
+    const.abstract = AbstractFunction(frozenset([GraphFunction(env_graph)]))
     env = Apply([const, *made.inputs[1:]], home, made.debug.derive())
     env.abstract = env_type
     values = {}
