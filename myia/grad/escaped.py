@@ -42,7 +42,7 @@ def made_by_call(spec: Any, fn: GraphFunction, node: Apply, ctx: Any) -> Apply |
     reads there), or where the call that made it is not known. `spec` is the `Specializer`.
     """
     from ..infer.fnvalues import _captures_nothing
-    from ..infer.specialize import _encloses
+    from ..infer.spec_grads import _encloses
 
     if _captures_nothing(fn) or _encloses(fn.context, ctx):
         return None

@@ -31,10 +31,9 @@ from ..operations import ops
 from ..operations.core import Operation
 from ..operations.ops import callable_record, post_init
 from ..primitives import P, Primitive
-from ..primitives.batching import TransformSpec, VmapSpec
+from ..primitives.batching import TransformSpec
 from ..primitives.grad import GradSpec
 from .binding import (
-    _is_kwarg,
     bind_graph_nodes,
     bind_primitive_nodes,
     bind_record_nodes,
@@ -43,10 +42,11 @@ from .calls import bind_graph_args, star_shape
 from .engine import Context, Inferrer, _is_switch
 from .fnvalues import DEAD, Dead, FunctionValues, _captures_nothing, _returns
 from .registry import INFER_RULES
+from .spec_grads import GradientCalls
 from .traceback import error_frames
 
 
-class Specializer(FunctionValues):
+class Specializer(GradientCalls, FunctionValues):
     """Builds the specialized graphs of every context reachable from an entry context."""
 
     def __init__(self, inferrer: Inferrer):
@@ -92,51 +92,6 @@ class Specializer(FunctionValues):
         while self.pending:
             self.build_gradient(next(reversed(self.pending)))
         return g
-
-    def build_gradient(self, placeholder: Graph) -> None:
-        """Build the gradient standing for `placeholder`, after those its primal calls.
-
-        A gradient differentiates its primal's specialized graphs, which must all be built:
-        the primal may call a function that is still being built when the gradient is met
-        (``jvp(f)`` where ``f`` takes a gradient itself), so gradients are built last,
-        those a primal reaches first.
-        """
-        from ..grad.api import build_grad_graph
-        from ..ir.analysis import reachable_graphs
-
-        const, spec, primal = self.pending.pop(placeholder)
-        # What the gradient transforms: its primal graph, or the closure that a transformation
-        # (``vmap``, ``jvp_of``) of a closure batches (``jacrev(jacfwd(f))``: the closure
-        # calls the placeholder of its own ``jvp_of``).
-        root = primal[1] if isinstance(spec, TransformSpec) else primal
-        for g in reachable_graphs(root) if isinstance(root, Graph) else ():
-            for node in toposort(g):
-                for i in node.inputs if node.is_apply else ():
-                    v = i.value if i.is_constant else None
-                    if type(v) is Graph and v in self.pending:
-                        self.build_gradient(v)
-        if isinstance(spec, TransformSpec):
-            if placeholder in self.escapes:
-                from ..grad.escaped import pass_made_values
-
-                made, app = self.escapes.pop(placeholder)
-                pass_made_values(primal[1], made, app, spec.name.split("(")[0])
-            graph, args = spec.build(*primal)
-        else:
-            nargs = len(primal.parameters)
-            if placeholder in self.escapes:
-                from ..grad.escaped import lift_escaped
-
-                primal = lift_escaped(primal, *self.escapes.pop(placeholder))
-            graph = build_grad_graph(primal, spec, nargs)
-            args = [p.abstract for p in primal.parameters]
-        nested = Inferrer()
-        gctx, _ = nested.infer(graph, tuple(args))
-        gspec = Specializer(nested).run(gctx)
-        if getattr(spec, "gradient", True):
-            gspec.flags["gradient"] = True
-        const.value = gspec
-        const.abstract = AbstractFunction(frozenset([GraphFunction(gspec)]))
 
     def place_join_converts(self) -> None:
         """Move each join's ``convert`` from the call into the branches that need it.
@@ -429,82 +384,6 @@ class Specializer(FunctionValues):
             m[x] = self.apply(x, ctx, values)
         return m[made[-1]]
 
-    def grad_call(
-        self,
-        spec: GradSpec,
-        node: Apply,
-        arg_nodes: list[Node],
-        arg_abs: list[AbstractValue],
-        ctx: Context,
-        values: dict[Node, AbstractValue],
-    ) -> Apply:
-        """``grad(f)(args)``: a call to the specialized gradient graph of ``f``.
-
-        The gradient graph is built once every graph is (`build_gradient`); until then, the
-        call calls a placeholder.
-        """
-        if isinstance(spec, GradSpec):
-            from ..grad.api import at_call
-
-            spec = at_call(spec, sum(not _is_kwarg(o) for o in arg_nodes))
-        fn = spec.fn
-        made = None
-        refs = [self.ref(i, ctx, values) for i in arg_nodes]
-        if isinstance(spec, VmapSpec):  # keywords bound, a partial's arguments passed
-            from ..grad.closures import vmap_call_args
-
-            args = (arg_nodes, refs, arg_abs)
-            spec, refs, arg_abs = vmap_call_args(self, spec, node, args, ctx, values)
-            fn = spec.fn
-        if isinstance(spec, TransformSpec):
-            # ``vmap(f)(args)``, ``jvp_of(f)(args)``: the graph transformed from ``f``'s on the
-            # types it is called on, built last; a closure's specialization on them, whose
-            # free variables the call passes.
-            from ..grad.batching import closure_inside
-
-            closure = None
-            inputs = refs
-            clo = closure_inside(fn)
-            if clo is not None:  # a closure, or the closure ``fn`` is the gradient of
-                target = self.target(clo, spec.examples(arg_abs), node, ctx, values)
-                closure = self.graph_for(target)
-                if _encloses(clo.context, ctx):
-                    # The call reads the closure until it is built (`pass_free_variables`),
-                    # so that the graph making the call has the closure's free variables as
-                    # its own: it is nested where the closure is defined (``grad(lambda a:
-                    # vmap(lambda r: m @ r)(a))``: the lambda differentiated reads ``m``).
-                    marker = Constant(closure)
-                    marker.abstract = AbstractFunction(frozenset([GraphFunction(closure)]))
-                    inputs = [*refs, marker]
-                else:
-                    from ..grad.escaped import made_by_call
-
-                    made = made_by_call(self, clo, node, ctx)
-            primal = [arg_abs, closure, None]
-        elif isinstance(fn, GradSpec) and _grad_of_top_level(fn):
-            # grad of a gradient (``grad(grad(f))`` in Myia code): the inner gradient's graph.
-            primal = _specialized_grad_value(fn, arg_abs)
-            inputs = refs
-        elif isinstance(fn, GraphFunction):
-            target = self.target(fn, arg_abs, node, ctx, values)
-            primal = self.graph_for(target)
-            inputs = bind_graph_nodes(fn.graph, refs, arg_nodes, self.graphs[ctx])
-            from ..grad.escaped import made_by_call
-
-            made = made_by_call(self, fn, node, ctx)
-        else:
-            raise MyiaTypeError(f"grad of {fn!r} is not supported: wrap it in a function")
-        placeholder = Graph(spec.name)
-        const = self._const(placeholder, node, None)
-        self.pending[placeholder] = (const, spec, primal)
-        app = Apply([const, *inputs], self.graphs[ctx], node.debug.derive())
-        if isinstance(spec, TransformSpec):
-            primal[2] = app
-        app.abstract = values[node]
-        if made is not None:
-            self.escapes[placeholder] = (made, app)
-        return app
-
     def option_results(self, fn: AbstractFunction, ctx: Context) -> list[AbstractValue | None]:
         """The result type of each function a call may call (None where unknown)."""
         out: list[AbstractValue | None] = []
@@ -755,30 +634,6 @@ def _graph_uses(graphs: Any) -> dict[Graph, int]:
     return uses
 
 
-def _specialized_grad_value(spec: GradSpec, args: list[AbstractValue]) -> Graph:
-    """The specialized graph ``(args...) -> grad(spec.fn, *spec.wrt)(args...)``."""
-    g = Graph(spec.name)
-    params = [g.add_parameter(f"x{i}") for i in range(len(args))]
-    g.output = g.apply(_grad_value(g, spec), *params)
-    nested = Inferrer()
-    gctx, _ = nested.infer(g, tuple(broaden(a) for a in args))
-    return Specializer(nested).run(gctx)
-
-
-def _grad_of_top_level(spec: GradSpec) -> bool:
-    fn = spec.fn
-    if isinstance(fn, GradSpec):
-        return _grad_of_top_level(fn)
-    return isinstance(fn, GraphFunction) and fn.context is None
-
-
-def _grad_value(g: Graph, spec: GradSpec) -> Apply:
-    """``grad_of(...)`` in `g` for `spec` (gradients of gradients of a top-level graph)."""
-    fn = spec.fn
-    f = _grad_value(g, fn) if isinstance(fn, GradSpec) else Constant(fn.graph)
-    return g.apply(P.grad_of, f, Constant(spec.wrt), Constant(spec.value), Constant(spec.aux))
-
-
 def _retype(app: Apply, result: AbstractValue) -> Apply:
     """Give `app` its inferred type; function values refer to the specialized graphs."""
     app.abstract = result
@@ -804,15 +659,6 @@ def _abstract_of(value: Any) -> AbstractValue | None:
         return constant_abstract(value)
     except TypeError:
         return AbstractConstant(value)
-
-
-def _encloses(outer: Context | None, ctx: Context | None) -> bool:
-    """Whether context `outer` is `ctx` or one of its parents (a closure made there is seen)."""
-    while ctx is not None:
-        if ctx is outer:
-            return True
-        ctx = ctx.parent
-    return False
 
 
 def specialize(inferrer: Inferrer, entry: Context) -> Graph:

@@ -17,6 +17,7 @@ from . import (
     reductions,
     scalar,
     scalar_tangents,
+    sensitivities,
     sequences,
     special,
     stack,
@@ -51,6 +52,7 @@ P = SimpleNamespace(
             special,
             windows,
             sequences,
+            sensitivities,
         )
         for k, v in vars(mod).items()
         if isinstance(v, Primitive)
@@ -78,6 +80,8 @@ __all__ = [
     "reductions",
     "scalar",
     "scalar_tangents",
+    "sensitivities",
+    "sequences",
     "special",
     "stack",
     "structure",

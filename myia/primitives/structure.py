@@ -769,52 +769,6 @@ linear(make_record, after=1)
 linear(record_getattr, 0)
 
 
-# Lazy sensitivities (`myia.primitives.lazy_sens`) -------------------------------------------
-
-
-@primitive
-def list_index_sens(lst, i, v):
-    """The sensitivity of list ``lst`` whose element ``i`` (or slice) has sensitivity ``v``.
-
-    The other elements' are zero. It is built in O(1), and sums of such sensitivities too.
-    """
-    return list_sens(lst, i, v)
-
-
-@primitive
-def gmaterialize(d):
-    """The sensitivity ``d`` made concrete: plain tuples, lists, dicts and records.
-
-    That is what the user receives as a gradient; built in time linear in its size.
-    """
-    return materialize(d)
-
-
-@infer_rule(list_index_sens)
-def _infer_list_index_sens(lst, i, v):
-    lst = _expect(lst, AbstractList, "list_index_sens")
-    return sens_type(lst)
-
-
-@infer_rule(gmaterialize)
-def _infer_gmaterialize(d):
-    return d
-
-
-@bprop(list_index_sens)
-def bprop_list_index_sens(lst, i, v, out, dout):
-    return (gzeros(lst), gzeros(i), dout[i])
-
-
-@bprop(gmaterialize)
-def bprop_gmaterialize(d, out, dout):
-    return (dout,)
-
-
-linear(list_index_sens, 2)
-linear(gmaterialize)
-
-
 from .control import sens_as  # noqa: E402
 from .grad import (  # noqa: E402
     dict_from_values,
@@ -823,9 +777,8 @@ from .grad import (  # noqa: E402
     list_as_tuple,
     record_fields,
     record_setattr,
-    sens_type,
     seq_slice_add,
     tuple_setitem,
     unbroadcast,
 )
-from .lazy_sens import list_sens, materialize  # noqa: E402
+from .sensitivities import list_index_sens  # noqa: E402
