@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STAGES = [
     "infer/engine.py:infer",
     "infer/specialize.py:specialize",
-    "infer/specialize.py:grad_call",
+    "infer/spec_grads.py:grad_call",
     "grad/api.py:build_grad_graph",
     "grad/activity.py:analyze",
     "opt/passes.py:optimize",
