@@ -45,8 +45,13 @@ BACKEND_OPTIONS = (
 #: The backend of functions that do not name one (``MYIA_BACKEND`` in the environment sets it).
 DEFAULT_BACKEND = os.environ.get("MYIA_BACKEND", "numpy")
 
-#: Verify the structure and types of every specialized graph (the test suite turns it on).
+#: Verify the structure and types of every specialized graph, before and after the optimizer
+#: (the test suite turns it on).
 VERIFY = False
+#: Also verify them after each optimizer pass, which names the pass that broke a graph (the
+#: test suite turns it on for the optimizer's and the fuzzers' tests, ``MYIA_VERIFY_PASSES=1``
+#: everywhere: it costs more than the compilation it checks).
+VERIFY_PASSES = os.environ.get("MYIA_VERIFY_PASSES", "") not in ("", "0")
 
 #: The compilations under way (nested, or in several threads): the gradient transform's
 #: caches are emptied when none is.

@@ -31,6 +31,19 @@ if WORKER:
 import myia.api  # noqa: E402
 
 myia.api.VERIFY = True
+# Verification after each optimizer pass (which names the pass that broke a graph) costs more
+# than the compilation it checks: it runs in the tests of the optimizer, of the passes'
+# whole pipeline on random programs, and of higher-order gradients (``MYIA_VERIFY_PASSES=1``:
+# in every test). The others verify the program before and after the optimizer.
+VERIFY_PASSES_ALWAYS = myia.api.VERIFY_PASSES
+VERIFY_PASSES_IN = (
+    "test_opt",
+    "test_fuzz",
+    "test_backend_differential",
+    "test_grad_higher_order",
+    "test_hiorder",
+    "test_checkpoint",
+)
 
 # The `check` fixture of the language tests (run in the interpreter alone, then in the whole
 # pipeline, and compare with Python): see tests/helpers.py.
@@ -81,3 +94,9 @@ def pytest_runtest_protocol(item, nextitem):
         return (yield)
     finally:
         _LOCK[0].release()
+
+
+def pytest_runtest_setup(item):
+    module = getattr(item, "module", None)
+    name = module.__name__.rpartition(".")[2] if module is not None else ""
+    myia.api.VERIFY_PASSES = VERIFY_PASSES_ALWAYS or name.startswith(VERIFY_PASSES_IN)

@@ -1,8 +1,9 @@
 """The optimizer's pass list: named passes, each a function from a graph to a graph.
 
 `optimize` runs `PASSES` in order on a specialized program (the graph and every graph it
-reaches; passes transform the graphs in place and return the root). With ``myia.api.VERIFY``
-on (as in the tests) the structure and the types of the program are verified after each pass;
+reaches; passes transform the graphs in place and return the root). With
+``myia.api.VERIFY_PASSES`` on (``MYIA_VERIFY_PASSES=1``; the optimizer's tests) the structure and
+the types of the program are verified after each pass;
 with the environment variable ``MYIA_PRINT_PASSES=1`` the program is printed after each pass,
 under a header naming it.
 
@@ -207,7 +208,7 @@ SIMPLIFY.append(simplify_gradient)
 
 def _verify_enabled() -> bool:
     api = sys.modules.get("myia.api")
-    return bool(getattr(api, "VERIFY", False))
+    return bool(getattr(api, "VERIFY_PASSES", False))
 
 
 def run_passes(graph: Graph, passes: Iterable[Pass], *, verify: bool | None = None) -> Graph:
