@@ -446,7 +446,11 @@ def infer_jvp_call(inferrer: Any, spec: Any, args: list[AbstractValue]) -> Abstr
     if len(args) % 2:
         raise MyiaTypeError("a tangent function takes a tangent after each argument")
     primals, tangents = args[0::2], args[1::2]
-    if _callee(Graph(), spec.fn) is None and closure_inside(spec.fn) is None:
+    if (
+        _callee(Graph(), spec.fn) is None
+        and closure_inside(spec.fn) is None
+        and not isinstance(spec.fn, PartialFunction)
+    ):
         raise MyiaTypeError(
             "jvp of a function that reads variables of an enclosing function, called away "
             "from it, is not supported yet: pass those values as arguments"
@@ -497,6 +501,11 @@ def jvp_call_graph(
         with_defaults,
     )
 
+    if isinstance(spec.fn, PartialFunction):  # the arguments bound, passed last
+        from .closures import partial_primal
+
+        primal = partial_primal(spec, list(args[0::2]))
+        return build_jvp_graph(primal, len(args) // 2), [*args, *spec.fn.args]
     if closure is None:
         return build_jvp_graph(_jvp_primal(spec, args[0::2]), len(args) // 2), args
     fvs = pass_free_variables(

@@ -258,7 +258,7 @@ def partial_callee(fn_node: Node) -> Node | None:
     if not (fn_node.is_apply and len(fn_node.inputs) >= 2 and fn_node.inputs[0].is_constant):
         return None
     f = fn_node.inputs[0].value
-    return fn_node.inputs[1] if f is P.vmap_of or f is parse(vmap_) else None
+    return fn_node.inputs[1] if f in (P.vmap_of, P.jvp_of) or f is parse(vmap_) else None
 
 
 def unbound_partial(sp: Any, spec: Any, node: Apply, refs: list[Node], ctx: Any, values: Any):
@@ -289,6 +289,60 @@ def unbound_partial(sp: Any, spec: Any, node: Apply, refs: list[Node], ctx: Any,
         arg.abstract = a
         bound.append(arg)
     return new_spec, [*bound, *refs], arg_abs
+
+
+def bound_arguments(sp: Any, spec: Any, node: Apply, ctx: Any, values: Any) -> list[Node]:
+    """``jvp_of(p)(x1, t1, ...)``, ``p`` a partial: nodes reading the arguments ``p`` binds.
+
+    The call passes them after its own, as a closure's free variables (`jvp_call_graph`:
+    their tangents are zeros), read from ``p`` wherever it was made (``partial_arg(p, i)``).
+    """
+    from ..abstract.data import AbstractConstant, GraphFunction, PartialFunction
+    from ..infer.fnvalues import _captures_nothing
+
+    pf = spec.fn
+    p_node = partial_callee(node.inputs[0])
+    inner = pf.fn
+    if (
+        p_node is None
+        or not isinstance(inner, GraphFunction)
+        or isinstance(inner, PartialFunction)
+        or not _captures_nothing(inner)
+    ):
+        from ..infer.traceback import error_frames
+
+        raise MyiaTypeError(
+            "jvp of a partial application of a closure, of a partial application, or of a "
+            "partial application chosen at run time is not supported: bind the arguments in "
+            "one partial application of a function defined at the top level",
+            error_frames([*sp.inf.calls, (ctx, node, values)]),
+        )
+    p = sp.ref(p_node, ctx, values)
+    bound: list[Node] = []
+    for i, a in enumerate(pf.args):
+        arg = Apply([sp._const(P.partial_arg, node, None), p, Constant(i)], sp.graphs[ctx])
+        arg.inputs[2].abstract = AbstractConstant(i)
+        arg.abstract = a
+        bound.append(arg)
+    return bound
+
+
+def partial_primal(spec: Any, primals: list[AbstractValue]) -> Graph:
+    """The specialized graph ``(x..., b...) -> f(b..., x...)``: ``spec.fn`` is ``partial(f, b)``.
+
+    The arguments bound come last, as a closure's free variables do, lifted.
+    """
+    from ..infer.engine import Inferrer
+    from ..infer.specialize import Specializer
+
+    pf = spec.fn
+    g = Graph(spec.name)
+    xs = [g.add_parameter(f"x{i}") for i in range(len(primals))]
+    bs = [g.add_parameter(f"b{i}") for i in range(len(pf.args))]
+    g.output = g.apply(Constant(pf.fn.graph), *bs, *xs)
+    nested = Inferrer()
+    gctx, _ = nested.infer(g, (*primals, *pf.args))
+    return Specializer(nested).run(gctx)
 
 
 def vmap_call_args(sp: Any, spec: Any, node: Apply, args: tuple, ctx: Any, values: Any) -> tuple:

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..abstract.data import AbstractFunction, AbstractValue, GraphFunction
+from ..abstract.data import AbstractFunction, AbstractValue, GraphFunction, PartialFunction
 from ..abstract.lattice import broaden
 from ..errors import MyiaTypeError
 from ..ir.analysis import toposort
 from ..ir.node import Apply, Constant, Graph, Node
 from ..primitives import P
-from ..primitives.batching import TransformSpec, VmapSpec
+from ..primitives.batching import JvpSpec, TransformSpec, VmapSpec
 from ..primitives.grad import GradSpec
 from .binding import _is_kwarg, bind_graph_nodes
 from .engine import Context, Inferrer
@@ -67,7 +67,11 @@ class GradientCalls:
             closure = None
             inputs = refs
             clo = closure_inside(fn)
-            if clo is not None:  # a closure, or the closure ``fn`` is the gradient of
+            if isinstance(spec, JvpSpec) and isinstance(fn, PartialFunction):
+                from ..grad.closures import bound_arguments
+
+                inputs = [*refs, *bound_arguments(self, spec, node, ctx, values)]
+            elif clo is not None:  # a closure, or the closure ``fn`` is the gradient of
                 target = self.target(clo, spec.examples(arg_abs), node, ctx, values)
                 closure = self.graph_for(target)
                 if _encloses(clo.context, ctx):
@@ -129,12 +133,20 @@ class GradientCalls:
                     v = i.value if i.is_constant else None
                     if type(v) is Graph and v in self.pending:
                         self.build_gradient(v)
+        from ..grad.threaded import call_closures_directly
+
+        if isinstance(root, Graph):  # (``hessian(make_loss(X, y))``: ``moved`` calls ``loss``)
+            call_closures_directly(self, root)
         if isinstance(spec, TransformSpec):
             if placeholder in self.escapes:
                 from ..grad.escaped import pass_made_values
 
                 made, app = self.escapes.pop(placeholder)
                 pass_made_values(primal[1], made, app, spec.name.split("(")[0])
+            elif primal[1] is not None:  # a closure it receives as an argument
+                from ..grad.threaded import pass_threaded_values
+
+                pass_threaded_values(self, primal[1], primal[2])
             graph, args = spec.build(*primal)
         else:
             nargs = len(primal.parameters)
