@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+import os
 import types
 
 from .. import pyast
@@ -39,14 +40,17 @@ def no_source_error(
 
 
 _module_asts: dict[str, tuple[list[str], ast.Module | None]] = {}
+_MYIA_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def module_ast(filename: str) -> ast.Module | None:
     """The AST of source file `filename` (as `linecache` has it), or None without a source.
 
     Parsed once per version of the file's text (notebook cells are in `linecache` too).
+    Myia's own files are read once: they do not change while Myia runs.
     """
-    linecache.checkcache(filename)
+    if not (filename.startswith(_MYIA_DIR) and filename in _module_asts):
+        linecache.checkcache(filename)
     lines = linecache.getlines(filename)
     if not lines:
         return None
