@@ -50,7 +50,16 @@ def _batch_of(y, n):
 
 
 def _put(rows, i, y):
-    """`rows` with ``y`` at row `i` (which holds zeros)."""
+    """`rows` with ``y`` at row `i` (which holds zeros), of the first example's shape.
+
+    A result whose shape is known at run time only (``x[x > 0]``) may differ from one example
+    to the next: it is an error, not broadcast into the row.
+    """
+    if np.shape(y) != np.shape(rows)[1:]:
+        raise ValueError(
+            "vmap: the examples' results have different shapes (a boolean mask or a slice "
+            "selects a different number of elements for some examples)"
+        )
     return P.array_index_add(rows, i, y)
 
 

@@ -35,6 +35,7 @@ from ..abstract.data import (
     AbstractValue,
     GraphFunction,
     PartialFunction,
+    has_unknown_dims,
     show,
 )
 from ..errors import MyiaTypeError
@@ -320,6 +321,10 @@ class Batcher:
         out = rule(self, node, [v for v, _ in args], [bt for _, bt in args]) if rule else None
         if out is not None:
             return out
+        if has_unknown_dims(node.abstract):
+            # ``x[x > 0]``: each example's result may have its own shape, which no batch of
+            # them has: the function runs once per example (its results stacked must agree).
+            raise CannotBatch("a result whose shape may vary per example")
         return self.loop(f, node, args)
 
     def all_full(self, args: list[tuple[Node, Any]], node: Apply) -> list[Node]:

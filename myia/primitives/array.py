@@ -9,6 +9,7 @@ arithmetic and math functions live in `scalar.py`, with `where` and `clip`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -504,11 +505,9 @@ def _index_probe(index):
         return 0
     if isinstance(index, AbstractArray):
         if index.dtype == "bool":
-            raise MyiaTypeError(
-                "indexing with a boolean array gives a shape known only at run time; "
-                "use np.where instead, or a mask known at compile time (a module-level "
-                "constant array)"
-            )
+            # A mask: as many elements as it has True values, known at run time only. The
+            # probe reads them all, then none (`_probe_twice`).
+            return _RunTimeMask(index.shape)
         if not index.dtype.startswith(("int", "uint")):
             raise MyiaTypeError(f"array indices must be integers, not {show(index)}")
         return np.zeros(index.shape, dtype=np.intp)
@@ -533,23 +532,59 @@ def _index_probe(index):
 _RUN_TIME_SLICE = object()
 
 
-def _probe_twice(idx: Any) -> tuple[Any, Any]:
-    """`idx` with its slices of run-time bounds read whole, and read empty."""
+@dataclasses.dataclass(frozen=True)
+class _RunTimeMask:
+    """The probe of a boolean mask of `shape`: every element selected, then none."""
 
-    def subst(i: Any, s: slice) -> Any:
+    shape: tuple[int | None, ...]
+
+    def probe(self, full: bool, dims: tuple[int, ...], first: bool) -> np.ndarray:
+        shape = self.shape
+        if None in shape:
+            if not first:
+                raise MyiaTypeError(
+                    "indexing with a boolean array of a shape known only at run time, "
+                    "after other indices, is not supported: index with it first"
+                )
+            shape = tuple(d if d is not None else dims[k] for k, d in enumerate(shape))
+        return np.full(shape, full)
+
+
+def _probe_twice(idx: Any) -> tuple[Any, Any]:
+    """`idx` with its slices of run-time bounds read whole, and read empty.
+
+    Each is a function of the probed array's shape (a mask of unknown dimensions takes them
+    from the array's leading ones).
+    """
+
+    def subst(i: Any, s: slice, full: bool, dims: tuple[int, ...], first: bool) -> Any:
         if i is _RUN_TIME_SLICE:
             return s
-        return tuple(subst(j, s) for j in i) if type(i) is tuple else i
+        if isinstance(i, _RunTimeMask):
+            return i.probe(full, dims, first)
+        if type(i) is tuple:
+            return tuple(subst(j, s, full, dims, first and k == 0) for k, j in enumerate(i))
+        return i
 
-    return subst(idx, slice(None)), subst(idx, slice(0, 0))
+    return (
+        lambda dims: subst(idx, slice(None), True, dims, True),
+        lambda dims: subst(idx, slice(0, 0), False, dims, True),
+    )
+
+
+def _plain(idx: Any) -> bool:
+    """Whether probe index `idx` has no slice of run-time bounds and no mask."""
+    if idx is _RUN_TIME_SLICE or isinstance(idx, _RunTimeMask):
+        return False
+    return all(_plain(i) for i in idx) if type(idx) is tuple else True
 
 
 def _getitem_shape(a: AbstractArray, idx: Any) -> Any:
+    if _plain(idx):
+        return probe_shape(lambda s: _probe(s)[idx].shape, a.shape)
     whole, empty = _probe_twice(idx)
-    shape = probe_shape(lambda s: _probe(s)[whole].shape, a.shape)
-    if whole is idx or whole == idx:
-        return shape
-    other = probe_shape(lambda s: _probe(s)[empty].shape, a.shape)
+    shape = probe_shape(lambda s: _probe(s)[whole(s)].shape, a.shape)
+    other = probe_shape(lambda s: _probe(s)[empty(s)].shape, a.shape)
     return tuple(d if d == e else None for d, e in zip(shape, other))
 
 
