@@ -7,7 +7,8 @@ values, an axis known at run time only (``f64 x ?``), and it is differentiable.
 vmap ran a primitive without a batching rule once per example and put each result into a
 row of the first example's shape: a result of another shape was broadcast into it, a silent
 wrong answer (``np.sum(x[x > 0] ** 3)`` counted an example's one selected element twice where
-the first example had two). Such a primitive now makes the whole function run once per
+the first example had two; ``vmap(lambda x, n: x[:n])`` gave ``[[0, 1], [3, 3]]`` for
+``n = [2, 1]``). Such a primitive now makes the whole function run once per
 example, and results of different shapes are an error, never broadcast.
 """
 
@@ -55,6 +56,14 @@ def positives_per_row(X):
 
 def selected(x):
     return x[x > 0]
+
+
+def head(x, n):
+    return x[:n]
+
+
+def vmapped_heads(xs, ns):
+    return vmap(head)(xs, ns)
 
 
 def vmapped_cubes(xs):
@@ -124,3 +133,15 @@ def test_vmap_of_selections_of_different_lengths_is_an_error(backend):
     ragged = np.array([[1.0, -1.0, 2.0], [-1.0, 5.0, -2.0]])
     with pytest.raises(ValueError, match="vmap: the examples' results have different shapes"):
         myia(vmapped_selection, backend=backend)(ragged)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vmap_of_slices_of_lengths_per_example(backend):
+    backend = _backend(backend)
+    xs = np.arange(6.0).reshape(2, 3)
+    assert myia(vmapped_heads, backend=backend)(xs, np.array([2, 2])).tolist() == [
+        [0.0, 1.0],
+        [3.0, 4.0],
+    ]
+    with pytest.raises(ValueError, match="vmap: the examples' results have different shapes"):
+        myia(vmapped_heads, backend=backend)(xs, np.array([2, 1]))
