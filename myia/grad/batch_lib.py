@@ -50,10 +50,15 @@ def _batch_of(y, n):
 
 
 def _put(rows, i, y):
-    """`rows` with ``y`` at row `i` (which holds zeros), of the first example's shape.
+    """`rows` with ``y`` at row `i` (which holds zeros)."""
+    return P.array_index_add(rows, i, y)
 
-    A result whose shape is known at run time only (``x[x > 0]``) may differ from one example
-    to the next: it is an error, not broadcast into the row.
+
+def _put_checked(rows, i, y):
+    """`_put`, for results whose shape is known at run time only (``x[x > 0]``).
+
+    Such a shape may differ from one example to the next: it is an error, not broadcast into
+    the first example's row.
     """
     if np.shape(y) != np.shape(rows)[1:]:
         raise ValueError(
@@ -82,33 +87,43 @@ def _batch_tuple(ys, n):
     return (_batch_tree(ys[0], n),) + _batch_tuple(ys[1:], n)
 
 
-def _put_tree(rows, i, y):
-    """`_put` at each leaf of the structures `rows` and `y`."""
+def _put_tree(rows, i, y, put):
+    """`put` (`_put`, `_put_checked`) at each leaf of the structures `rows` and `y`."""
     if y is None:
         return None
     if isinstance(y, tuple):
-        return _put_tuple(rows, i, y)
+        return _put_tuple(rows, i, y, put)
     if isinstance(y, dict):
-        return P.dict_from_values(rows, _put_tuple(P.dict_values(rows), i, P.dict_values(y)))
+        values = _put_tuple(P.dict_values(rows), i, P.dict_values(y), put)
+        return P.dict_from_values(rows, values)
     if _is_record(y):
-        fields = _put_tuple(P.record_fields(rows), i, P.record_fields(y))
+        fields = _put_tuple(P.record_fields(rows), i, P.record_fields(y), put)
         return P.record_from_fields(rows, fields)
-    return _put(rows, i, y)
+    return put(rows, i, y)
 
 
-def _put_tuple(rows, i, ys):
+def _put_tuple(rows, i, ys, put):
     if len(ys) == 0:
         return ()
-    return (_put_tree(rows[0], i, ys[0]),) + _put_tuple(rows[1:], i, ys[1:])
+    return (_put_tree(rows[0], i, ys[0], put),) + _put_tuple(rows[1:], i, ys[1:], put)
+
+
+def _loop(f, axes, args, n, put):
+    first = f(*_slice_args(args, axes, 0))
+    rows = _put_tree(_batch_tree(first, n), 0, first, put)
+    i = 1
+    while i < n:
+        y = f(*_slice_args(args, axes, i))
+        rows = _put_tree(rows, i, y, put)
+        i = i + 1
+    return rows
 
 
 def vmap_loop(f, axes, args, n):
     """The results of ``f`` on each of the `n` slices of `args` (batch axes `axes`), stacked."""
-    first = f(*_slice_args(args, axes, 0))
-    rows = _put_tree(_batch_tree(first, n), 0, first)
-    i = 1
-    while i < n:
-        y = f(*_slice_args(args, axes, i))
-        rows = _put_tree(rows, i, y)
-        i = i + 1
-    return rows
+    return _loop(f, axes, args, n, _put)
+
+
+def vmap_loop_checked(f, axes, args, n):
+    """`vmap_loop` for results whose shapes are known at run time only: they must agree."""
+    return _loop(f, axes, args, n, _put_checked)

@@ -45,7 +45,7 @@ from ..primitives import P, Primitive
 from ..primitives.batching import JvpSpec, TransformSpec, VmapSpec
 from ..primitives.grad import NO_ZERO, zero_of_type
 from . import batch_rules  # noqa: F401  (registers the rules)
-from .batch_lib import vmap_loop
+from .batch_lib import vmap_loop, vmap_loop_checked
 from .batch_registry import BATCH_RULES
 from .batch_types import (
     _check_axes,
@@ -544,7 +544,8 @@ def _looped(g: Graph, f: Any, axes: tuple[Any, ...], vals: list[Node], n: int, a
         empty = zero_of_type(batched_type(a, 0, 0))
         if empty is not NO_ZERO:
             return Constant(copy.deepcopy(empty))  # not the shared (read-only) zeros
-    return g.apply(vmap_loop, f, axes, g.apply(P.make_tuple, *vals), n)
+    loop = vmap_loop_checked if has_unknown_dims(a) else vmap_loop
+    return g.apply(loop, f, axes, g.apply(P.make_tuple, *vals), n)
 
 
 def _any(g: Graph, c: Node, negated: bool = False) -> Node:
