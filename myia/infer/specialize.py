@@ -13,9 +13,11 @@ import dataclasses
 from typing import Any
 
 from ..abstract.data import (
+    ANYTHING,
     BOTTOM,
     AbstractConstant,
     AbstractFunction,
+    AbstractList,
     AbstractRecord,
     AbstractTuple,
     AbstractValue,
@@ -597,7 +599,10 @@ class Specializer(GradientCalls, FunctionValues):
             inputs = bind_primitive_nodes(callee, refs, arg_nodes, node)
             if callee is P.make_list and inputs:
                 elem = values[node].element  # type: ignore[attr-defined]
-                inputs = [i if i.abstract == elem else self.convert(i, elem, new) for i in inputs]
+                inputs = [
+                    i if _is_element(i.abstract, elem) else self.convert(i, elem, new)
+                    for i in inputs
+                ]
             return Apply([self._const(callee, node, None), *inputs], new, dbg)
         if isinstance(callee, GraphFunction):
             g = self.graph_for(self.target(callee, arg_abs, node, ctx, values))
@@ -667,3 +672,15 @@ def specialize(inferrer: Inferrer, entry: Context) -> Graph:
 
 
 __all__ = ["DEAD", "Dead", "Specializer", "specialize"]
+
+
+def _is_element(a: Any, elem: AbstractValue) -> bool:
+    """Whether a value of type `a` is already an element of type `elem` of a list.
+
+    A literal list (``[0, 1]`` in ``x[[[0, 1], [2, 2]]]``) is one as it is: the values its
+    type keeps are no data to convert, and a conversion would forget them (the list of lists
+    made again in the gradient's forward pass would be an index unknown at compile time).
+    """
+    if a == elem:
+        return True
+    return type(a) is AbstractList and a.value is not ANYTHING and AbstractList(a.element) == elem

@@ -1,0 +1,119 @@
+"""Defects users met: NumPy's dtypes of lists mixing NumPy and Python numbers, and gradients.
+
+A list holding NumPy numbers and Python numbers (``l = [x32, 0.1]``) had the NumPy number's
+dtype, as NumPy's arithmetic promotes them: ``np.array(l)`` was float32 where NumPy's is
+float64, ``l[1]`` was ``0.1`` rounded to float32, and ``[np.uint8(200), -1]`` raised an
+`OverflowError`. Its elements are now of the dtype holding them all (NumPy's ``np.array`` of
+the list), Python numbers still in arithmetic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from myia import grad, myia
+from myia.testing import check_grad
+
+BACKENDS = ["numpy", "debug", "jax"]
+
+
+def _backend(name):
+    if name == "jax":
+        pytest.importorskip("jax")
+    return name
+
+
+# Lists mixing NumPy numbers and Python numbers -------------------------------------------------
+
+
+def array_of_a_list(a, b):
+    lst = [a, b]
+    return np.array(lst)
+
+
+def stack_of_a_list(a, b):
+    lst = [a, b]
+    return np.stack(lst)
+
+
+def second_of_a_list(a, b):
+    lst = [a, b]
+    return lst[1]
+
+
+def element_of_a_tuple(a, b, i):
+    t = (a, b)
+    return t[i]
+
+
+def literals_beside_an_element(v):
+    lst = [v[0], 0.1]
+    return np.sum(np.asarray(lst)) + lst[1], lst[0] * v
+
+
+#: A NumPy number and a Python number (either first), and two NumPy numbers.
+PAIRS = [
+    (np.float32(2.5), 0.1),
+    (1.1, np.float32(2.5)),
+    (np.float32(2.5), 3),
+    (np.int8(-2), 3),
+    (-1, np.uint8(200)),
+    (np.uint8(200), True),
+    (np.bool_(True), 1.1),
+    (np.int32(7), np.float32(2.5)),
+    (np.int8(-2), np.uint8(200)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_of_numpy_and_python_numbers_holds_them_as_numpy_does(backend):
+    backend = _backend(backend)
+    f, g = myia(array_of_a_list, backend=backend), myia(stack_of_a_list, backend=backend)
+    second = myia(second_of_a_list, backend=backend)
+    pick = myia(element_of_a_tuple, backend=backend)
+    for a, b in PAIRS:
+        for fn, mine in ((array_of_a_list, f), (stack_of_a_list, g)):
+            got, want = mine(a, b), fn(a, b)
+            assert got.dtype == want.dtype, (fn.__name__, a, b, got, want)
+            np.testing.assert_array_equal(got, want)
+        # The values themselves, exactly (0.1 was rounded to float32, -1 wrapped around).
+        assert second(a, b) == b, (a, b)
+        assert pick(a, b, 0) == a and pick(a, b, 1) == b, (a, b)
+    assert second(np.uint8(200), -1) == -1
+    for dtype in (np.float32, np.int8, np.uint8):
+        v = np.array([3, 2, 1], dtype)
+        (total, scaled), (want_total, want_scaled) = (
+            myia(literals_beside_an_element, backend=backend)(v),
+            literals_beside_an_element(v),
+        )
+        assert total == want_total and np.asarray(total).dtype == np.asarray(want_total).dtype
+        np.testing.assert_array_equal(scaled, want_scaled)
+    # An element (float64, a Python float) times a float32 array is a float32 array.
+    v = np.array([3, 2, 1], np.float32)
+    assert myia(literals_beside_an_element, backend=backend)(v)[1].dtype == np.float32
+
+
+# The gradient of an index by a literal list of literal lists -------------------------------------
+
+
+def pick_rows(a):
+    return np.sum(a[[[0, 1], [2, 2]]] ** 2)
+
+
+def pick_rows_and_columns(a):
+    return np.sum(np.sin(a[[[0, 1], [2, 2]], 1:]) * a[[[3, 3]]][0, :, :2])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_of_an_index_by_a_nested_literal_list(backend):
+    # Refused ("invalid array index [[i64]]" in J(array_getitem)): the forward pass of the
+    # gradient converted the inner lists to the outer list's element type, forgetting their
+    # values.
+    backend = _backend(backend)
+    a = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
+    check_grad(pick_rows, a, backend=backend)
+    check_grad(pick_rows_and_columns, a, backend=backend)
+    # Row 2 is picked twice: its gradient is twice that of a row picked once.
+    got = myia(grad(pick_rows), backend=backend)(a)
+    np.testing.assert_allclose(got, np.array([2.0, 2.0, 4.0, 0.0])[:, None] * a, rtol=1e-12)
