@@ -5,6 +5,10 @@ dtype, as NumPy's arithmetic promotes them: ``np.array(l)`` was float32 where Nu
 float64, ``l[1]`` was ``0.1`` rounded to float32, and ``[np.uint8(200), -1]`` raised an
 `OverflowError`. Its elements are now of the dtype holding them all (NumPy's ``np.array`` of
 the list), Python numbers still in arithmetic.
+
+After ``if b: x = x.T`` (no ``else``), ``x + y`` was a `MyiaShapeError` at compile time when
+it fit on one path only (``y`` of ``x.T``'s shape, ``b`` known at run time only): the path the
+program takes runs, and the other raises the `MyiaShapeError` at run time.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from myia import grad, myia
+from myia import MyiaShapeError, grad, myia
 from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug", "jax"]
@@ -117,3 +121,54 @@ def test_gradient_of_an_index_by_a_nested_literal_list(backend):
     # Row 2 is picked twice: its gradient is twice that of a row picked once.
     got = myia(grad(pick_rows), backend=backend)(a)
     np.testing.assert_allclose(got, np.array([2.0, 2.0, 4.0, 0.0])[:, None] * a, rtol=1e-12)
+
+
+# A shape error on a path a branch may not take --------------------------------------------------
+
+
+def transpose_in_a_branch(x, y, b):
+    if b:
+        x = x.T
+    return np.sum(np.tanh(x + y) * y)
+
+
+def product(x, y):
+    return x @ y
+
+
+def transpose_then_a_call(x, y, b):
+    if b:
+        x = x.T
+    return np.sum(product(x, y) ** 2)
+
+
+def wrong_on_every_path(x, y, b):
+    if b:
+        x = x * 2.0
+    return x + y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_shape_that_fits_on_the_path_taken_runs(backend):
+    # ``x + y`` after ``if b: x = x.T`` was a MyiaShapeError at compile time for the path not
+    # taken (b known at run time only); it is NumPy's result on the path the program takes.
+    backend = _backend(backend)
+    r = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    y = np.linspace(0.5, 1.0, 6).reshape(3, 2)
+    f = myia(transpose_in_a_branch, backend=backend)
+    assert f(r, y, True) == pytest.approx(transpose_in_a_branch(r, y, True), rel=1e-12)
+    assert f(r, r, False) == pytest.approx(transpose_in_a_branch(r, r, False), rel=1e-12)
+    g = myia(transpose_then_a_call, backend=backend)
+    assert g(r, r, True) == pytest.approx(transpose_then_a_call(r, r, True), rel=1e-12)
+    assert g(r, y, False) == pytest.approx(transpose_then_a_call(r, y, False), rel=1e-12)
+    check_grad(transpose_in_a_branch, r, y, True, backend=backend)
+    check_grad(transpose_in_a_branch, r, r, False, backend=backend)
+    check_grad(transpose_then_a_call, r, r, True, backend=backend)
+    # The path that does not fit raises at run time, with the user's line in the message.
+    with pytest.raises(MyiaShapeError, match=r"(?s)\(2, 3\) and \(3, 2\).*x \+ y"):
+        f(r, y, False)
+    # Wrong on every path: a MyiaShapeError at compile time, at the user's line.
+    with pytest.raises(MyiaShapeError) as info:
+        myia(wrong_on_every_path, backend=backend)(r, y, True)
+    assert info.value.location.filename == __file__
+    assert "return x + y" in str(info.value)
