@@ -148,6 +148,14 @@ def wrong_on_every_path(x, y, b):
     return x + y
 
 
+def wrong_in_a_branch(x, y, n):
+    for _ in range(n):
+        x = x + y  # on no path: the loop's exit fits, its body never does
+    if n > 2:
+        return x @ y
+    return x
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_shape_that_fits_on_the_path_taken_runs(backend):
     # ``x + y`` after ``if b: x = x.T`` was a MyiaShapeError at compile time for the path not
@@ -172,3 +180,6 @@ def test_a_shape_that_fits_on_the_path_taken_runs(backend):
         myia(wrong_on_every_path, backend=backend)(r, y, True)
     assert info.value.location.filename == __file__
     assert "return x + y" in str(info.value)
+    with pytest.raises(MyiaShapeError) as info:
+        myia(wrong_in_a_branch, backend=backend)(r, np.ones((4, 5)), 0)
+    assert info.value.location.filename == __file__

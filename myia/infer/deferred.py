@@ -7,8 +7,10 @@ whose condition is known at run time only is therefore not raised at compile tim
 another branch fits: the branch is inferred again with the error deferred (the operation
 raising it stands for an operation that always raises, of result ⊥), and the specializer
 makes the operation ``raise MyiaShapeError(message)`` (the message of the compile-time
-error, which shows the user's line). A program whose every path fails raises it at compile
-time, as before.
+error, which shows the user's line). Only an error at a line of the user's that fits on
+another path (inferred there without error) is deferred: ``x + y`` of shapes that fit on no
+path (in a loop's body, in a branch alone) raises at compile time, as before, and so does a
+program whose every path fails.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from ..abstract.data import BOTTOM, AbstractValue
 from ..errors import MyiaShapeError
+from .traceback import is_internal
 
 
 def call_branches(inf: Any, calls: list[tuple[Any, list[AbstractValue]]]) -> list[AbstractValue]:
@@ -28,20 +31,28 @@ def call_branches(inf: Any, calls: list[tuple[Any, list[AbstractValue]]]) -> lis
     """
     if len(calls) < 2:
         return [inf.call(f, a) for f, a in calls]
-    results, errors = [], []
-    for f, a in calls:
+    results: dict[int, AbstractValue] = {}
+    errors: dict[int, MyiaShapeError] = {}
+    for i, (f, a) in enumerate(calls):
         try:
-            results.append(inf.call(f, a))
+            results[i] = inf.call(f, a)
         except MyiaShapeError as exc:
-            errors.append(exc)
-            inf.defer_shapes += 1
-            try:
-                results.append(inf.call(f, a))
-            finally:
-                inf.defer_shapes -= 1
-    if errors and all(r is BOTTOM for r in results):
-        raise errors[0]
-    return results
+            errors[i] = exc
+    if not errors:
+        return [results[i] for i in range(len(calls))]
+    if len(errors) == len(calls):
+        raise next(iter(errors.values()))
+    # Inferred again once every other path was (where the line may fit).
+    inf.defer_shapes += 1
+    try:
+        for i in errors:
+            f, a = calls[i]
+            results[i] = inf.call(f, a)
+    finally:
+        inf.defer_shapes -= 1
+    if all(r is BOTTOM for r in results.values()):
+        raise next(iter(errors.values()))
+    return [results[i] for i in range(len(calls))]
 
 
 def defer_shape_error(inf: Any, exc: MyiaShapeError) -> bool:
@@ -51,5 +62,13 @@ def defer_shape_error(inf: Any, exc: MyiaShapeError) -> bool:
     ctx, node, _ = inf.calls[-1]
     if node is None:
         return False
+    for _, user, _ in reversed(inf.calls):
+        loc = user.debug.find_location() if user is not None else None
+        if loc is not None and not is_internal(loc.filename):
+            break  # the user's line
+    else:
+        return False
+    if user not in inf.inferred_nodes:
+        return False  # it fits on no path inferred so far
     inf.shape_raises[(ctx, node)] = exc
     return True

@@ -175,6 +175,7 @@ class Inferrer(LoopTypes, LoopStacks):
         self.closure_reps: dict[GraphFunction, GraphFunction] = {}
         #: Shape errors raised at run time, on a path a branch may not take (`deferred`).
         self.defer_shapes = 0
+        self.inferred_nodes: set[Node] = set()
         self.shape_raises: dict[tuple[Context, Node], MyiaShapeError] = {}
 
     # Entry ------------------------------------------------------------------------------------
@@ -327,6 +328,7 @@ class Inferrer(LoopTypes, LoopStacks):
                 if node.is_apply:
                     self.calls[-1] = (ctx, node, values)
                     values[node] = self.infer_apply(node, ctx, values)  # type: ignore[arg-type]
+                    self.inferred_nodes.add(node)
             assert graph.output is not None
             return self.value(graph.output, ctx, values)
         finally:
