@@ -148,6 +148,13 @@ def wrong_on_every_path(x, y, b):
     return x + y
 
 
+def wrong_in_a_call_in_a_branch(x, y, b):
+    z = product(x, x.T)
+    if b:
+        z = z + product(x, y)  # on no path (product fits elsewhere, with other shapes)
+    return z
+
+
 def wrong_in_a_branch(x, y, n):
     for _ in range(n):
         x = x + y  # on no path: the loop's exit fits, its body never does
@@ -183,3 +190,5 @@ def test_a_shape_that_fits_on_the_path_taken_runs(backend):
     with pytest.raises(MyiaShapeError) as info:
         myia(wrong_in_a_branch, backend=backend)(r, np.ones((4, 5)), 0)
     assert info.value.location.filename == __file__
+    with pytest.raises(MyiaShapeError, match="z = z"):
+        myia(wrong_in_a_call_in_a_branch, backend=backend)(r, r, False)

@@ -176,6 +176,7 @@ class Inferrer(LoopTypes, LoopStacks):
         #: Shape errors raised at run time, on a path a branch may not take (`deferred`).
         self.defer_shapes = 0
         self.inferred_nodes: set[Node] = set()
+        self.branch_depths: list[int] = []
         self.shape_raises: dict[tuple[Context, Node], MyiaShapeError] = {}
 
     # Entry ------------------------------------------------------------------------------------
