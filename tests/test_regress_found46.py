@@ -175,3 +175,30 @@ def test_a_shape_that_fits_on_the_path_taken_runs(backend):
     assert info.value.location.filename == __file__
     with pytest.raises(MyiaShapeError, match="z = z"):
         myia(wrong_in_a_call_in_a_branch, backend=backend)(r, r, False)
+
+
+# A literal list among arrays ------------------------------------------------------------------
+
+
+def arrays_and_literal_lists(a, v):
+    rows = np.array([a, [1.0, 2.0, 3.0]])
+    both = np.stack([a, [1, 2, 3]]) + np.concatenate([v, [[0.5, 0.25, 2.0]]], axis=0)
+    return rows, both, np.concatenate([a, [0.1], []])
+
+
+def rows_loss(a):
+    return np.sum(np.array([a, [1.0, 2.0, 3.0]]) ** 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_literal_list_among_arrays_is_numpys_array(backend):
+    # np.array([a, [1.0, 2.0, 3.0]]) (np.stack, np.concatenate) was refused: "stack expects an
+    # array, not (f64, f64, f64)"; the list is the array NumPy makes of it, promoted with `a`.
+    backend = _backend(backend)
+    a, v = np.array([1.5, -2.0, 0.25], np.float32), np.ones((1, 3), np.float32)
+    got = myia(arrays_and_literal_lists, backend=backend)(a, v)
+    want = arrays_and_literal_lists(a, v)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    check_grad(rows_loss, a.astype(np.float64), backend=backend)

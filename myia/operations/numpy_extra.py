@@ -202,10 +202,9 @@ def np_array(object, dtype=None, copy=True, ndmin=0):
     elif isinstance(object, (tuple, list)):
         if len(object) == 0:
             return P.zeros((0,), "float64" if dtype is None else dtype)
-        if isinstance(object[0], (tuple, list)):
-            rows = tuple(np_array(row, dtype) for row in object)
-            return P.stack(rows, 0)
-        out = P.stack(tuple(object), 0)
+        # A literal list among arrays (``np.array([a, [1.0, 2.0]])``) is the array NumPy
+        # makes of it, promoted with the others.
+        out = P.stack(tuple(np_array(r) if isinstance(r, (tuple, list)) else r for r in object), 0)
     else:
         out = P.astype(object, P.dtype_of(object)) if dtype is None else object
     if dtype is None:
