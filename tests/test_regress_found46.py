@@ -183,7 +183,8 @@ def test_a_shape_that_fits_on_the_path_taken_runs(backend):
 def arrays_and_literal_lists(a, v):
     rows = np.array([a, [1.0, 2.0, 3.0]])
     both = np.stack([a, [1, 2, 3]]) + np.concatenate([v, [[0.5, 0.25, 2.0]]], axis=0)
-    return rows, both, np.concatenate([a, [0.1], []])
+    stacked = np.vstack([a, [0.1, 0.2, 0.3]]), np.column_stack([a, [1, 2, 3]])
+    return rows, both, np.concatenate([a, [0.1], []]), np.hstack([a, [0.5]]), *stacked
 
 
 def rows_loss(a):
@@ -192,8 +193,9 @@ def rows_loss(a):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_literal_list_among_arrays_is_numpys_array(backend):
-    # np.array([a, [1.0, 2.0, 3.0]]) (np.stack, np.concatenate) was refused: "stack expects an
-    # array, not (f64, f64, f64)"; the list is the array NumPy makes of it, promoted with `a`.
+    # np.array([a, [1.0, 2.0, 3.0]]) (np.stack, np.concatenate, np.vstack...) was refused:
+    # "stack expects an array, not (f64, f64, f64)"; the list is NumPy's array of it, promoted
+    # with `a`.
     backend = _backend(backend)
     a, v = np.array([1.5, -2.0, 0.25], np.float32), np.ones((1, 3), np.float32)
     got = myia(arrays_and_literal_lists, backend=backend)(a, v)

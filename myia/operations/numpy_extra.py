@@ -364,8 +364,11 @@ def np_hstack(tup):
 
 
 def _rows(tup):
-    # NumPy's stacking functions iterate their argument: an array is the tuple of its rows.
-    if isinstance(tup, (tuple, list)):
+    # NumPy's stacking functions iterate their argument: an array is the tuple of its rows;
+    # a literal list among the arrays (read as a tuple) is the array NumPy makes of it.
+    if isinstance(tup, tuple):
+        return tuple(np_array(r) if isinstance(r, tuple) else r for r in tup)
+    if isinstance(tup, list):
         return tup
     return tuple(tup[i] for i in range(P.shape(tup)[0]))
 
