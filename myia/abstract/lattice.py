@@ -452,6 +452,29 @@ def join(a: AbstractValue, b: AbstractValue) -> AbstractValue:
     raise TypeMismatch(a, b)
 
 
+def join_elements(items: Any) -> AbstractValue:
+    """The element type of a list of `items`: their join, holding each value exactly.
+
+    NumPy numbers and Python numbers in one list (``[x32, 0.1]``, ``[np.uint8(200), -1]``)
+    join by NumPy's promotion, where the Python number is weak and takes the NumPy dtype
+    (``float32``, ``uint8``): the list would round it (``0.1``) or wrap it around (``-1``).
+    Such an element is the Python number of the dtype that holds them all (``np.result_type``
+    of their dtypes, a Python number's its own: ``np.array`` of the list has that dtype, as
+    NumPy's), weak still, so that arithmetic of an element with arrays keeps their dtype.
+    Raise `TypeMismatch`.
+    """
+    out: AbstractValue = BOTTOM
+    for x in items:
+        out = join(out, x)
+    if type(out) is AbstractScalar and out.weak is False:
+        weak = [x for x in items if type(x) is AbstractScalar and x.weak]
+        if weak and all(type(x) is AbstractScalar for x in items):
+            dtype = np.result_type(*(x.dtype for x in items)).name
+            if dtype != out.dtype:
+                return AbstractScalar(dtype, True)
+    return out
+
+
 def _slice(a: AbstractValue) -> AbstractSlice | None:
     """Slice `a` as an `AbstractSlice` (a constant one too); None if `a` is no slice."""
     if type(a) is AbstractSlice:

@@ -50,6 +50,7 @@ from ..errors import (
     MyiaError,
     MyiaInternalError,
     MyiaNameError,
+    MyiaShapeError,
     MyiaSyntaxError,
     MyiaTypeError,
 )
@@ -67,6 +68,7 @@ from .calls import (
     untyped_fields_hint,
 )
 from .cases import MAX_LENGTHS, case_call, case_position, dispatches, lengths_of, lengths_of_any
+from .deferred import call_branches, defer_shape_error
 from .kinds import _fold, abstract_kind, static_value, union_error
 from .loop_stacks import LoopStacks, Superseded
 from .loop_types import LoopTypes
@@ -171,6 +173,11 @@ class Inferrer(LoopTypes, LoopStacks):
         #: another closure of their graph: the context each stands for (`_merge_closures`).
         self.closure_alias: dict[Context, Context] = {}
         self.closure_reps: dict[GraphFunction, GraphFunction] = {}
+        #: Shape errors raised at run time, on a path a branch may not take (`deferred`).
+        self.defer_shapes = 0
+        self.inferred_nodes: set[Node] = set()
+        self.branch_depths: list[int] = []
+        self.shape_raises: dict[tuple[Context, Node], MyiaShapeError] = {}
 
     # Entry ------------------------------------------------------------------------------------
 
@@ -322,6 +329,7 @@ class Inferrer(LoopTypes, LoopStacks):
                 if node.is_apply:
                     self.calls[-1] = (ctx, node, values)
                     values[node] = self.infer_apply(node, ctx, values)  # type: ignore[arg-type]
+                    self.inferred_nodes.add(node)
             assert graph.output is not None
             return self.value(graph.output, ctx, values)
         finally:
@@ -405,7 +413,7 @@ class Inferrer(LoopTypes, LoopStacks):
                         self.narrowed[key] = {
                             i: args[i] for i, (x, y) in enumerate(zip(a, args)) if x != y
                         }
-                return self._join_results([self.call(f, a) for f, a in refined])
+                return self._join_results(call_branches(self, refined))
         if not fn_node.is_constant and not _is_switch(fn_node):
             # A function value is called on broadened arguments (values known at compile time
             # would make one specialization per call site); partial applications keep them.
@@ -416,7 +424,10 @@ class Inferrer(LoopTypes, LoopStacks):
                     for f in in_order(fn.options)
                 ]
             )
-        return self._join_results([self.call(f, args) for f in in_order(fn.options)])
+        calls = [(f, args) for f in in_order(fn.options)]
+        if _is_switch(fn_node):
+            return self._join_results(call_branches(self, calls))
+        return self._join_results([self.call(f, a) for f, a in calls])
 
     def _join_results(self, results: list[AbstractValue]) -> AbstractValue:
         out: AbstractValue = BOTTOM
@@ -591,6 +602,8 @@ class Inferrer(LoopTypes, LoopStacks):
         except MyiaError as exc:
             if not exc.frames:
                 exc.frames = error_frames(self.calls)
+            if isinstance(exc, MyiaShapeError) and defer_shape_error(self, exc):
+                return BOTTOM
             raise
         except (TypeError, ValueError, IndexError):
             if not any(has_unknown_dims(a) for a in args):

@@ -13,9 +13,11 @@ import dataclasses
 from typing import Any
 
 from ..abstract.data import (
+    ANYTHING,
     BOTTOM,
     AbstractConstant,
     AbstractFunction,
+    AbstractList,
     AbstractRecord,
     AbstractTuple,
     AbstractValue,
@@ -24,7 +26,7 @@ from ..abstract.data import (
     in_order,
 )
 from ..abstract.lattice import broaden, constant_abstract, erase_functions
-from ..errors import MyiaInternalError, MyiaTypeError
+from ..errors import MyiaInternalError, MyiaShapeError, MyiaTypeError
 from ..ir.analysis import toposort
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..operations import ops
@@ -275,6 +277,12 @@ class Specializer(GradientCalls, FunctionValues):
         arg_nodes = list(node.inputs[1:])
         arg_abs = [self.inf.value(i, ctx, values) for i in arg_nodes]
         result = values[node]
+        raised = self.inf.shape_raises.get((ctx, node))
+        if raised is not None:
+            # A shape error on a path a branch may not take (`myia.infer.deferred`).
+            inputs = [P.raise_, MyiaShapeError, str(raised)]
+            app = Apply([self._const(v, node, None) for v in inputs], new, node.debug.derive())
+            return _retype(app, BOTTOM)
         if fn_node.is_constant and fn_node.value is P.partial:
             return self.partial(node, ctx, values)
         made = self.inf.case_made.get((ctx, node))
@@ -597,7 +605,10 @@ class Specializer(GradientCalls, FunctionValues):
             inputs = bind_primitive_nodes(callee, refs, arg_nodes, node)
             if callee is P.make_list and inputs:
                 elem = values[node].element  # type: ignore[attr-defined]
-                inputs = [i if i.abstract == elem else self.convert(i, elem, new) for i in inputs]
+                inputs = [
+                    i if _is_element(i.abstract, elem) else self.convert(i, elem, new)
+                    for i in inputs
+                ]
             return Apply([self._const(callee, node, None), *inputs], new, dbg)
         if isinstance(callee, GraphFunction):
             g = self.graph_for(self.target(callee, arg_abs, node, ctx, values))
@@ -667,3 +678,15 @@ def specialize(inferrer: Inferrer, entry: Context) -> Graph:
 
 
 __all__ = ["DEAD", "Dead", "Specializer", "specialize"]
+
+
+def _is_element(a: Any, elem: AbstractValue) -> bool:
+    """Whether a value of type `a` is already an element of type `elem` of a list.
+
+    A literal list (``[0, 1]`` in ``x[[[0, 1], [2, 2]]]``) is one as it is: the values its
+    type keeps are no data to convert, and a conversion would forget them (the list of lists
+    made again in the gradient's forward pass would be an index unknown at compile time).
+    """
+    if a == elem:
+        return True
+    return type(a) is AbstractList and a.value is not ANYTHING and AbstractList(a.element) == elem

@@ -202,10 +202,9 @@ def np_array(object, dtype=None, copy=True, ndmin=0):
     elif isinstance(object, (tuple, list)):
         if len(object) == 0:
             return P.zeros((0,), "float64" if dtype is None else dtype)
-        if isinstance(object[0], (tuple, list)):
-            rows = tuple(np_array(row, dtype) for row in object)
-            return P.stack(rows, 0)
-        out = P.stack(tuple(object), 0)
+        # A literal list among arrays (``np.array([a, [1.0, 2.0]])``) is the array NumPy
+        # makes of it, promoted with the others.
+        out = P.stack(tuple(np_array(r) if isinstance(r, (tuple, list)) else r for r in object), 0)
     else:
         out = P.astype(object, P.dtype_of(object)) if dtype is None else object
     if dtype is None:
@@ -365,8 +364,11 @@ def np_hstack(tup):
 
 
 def _rows(tup):
-    # NumPy's stacking functions iterate their argument: an array is the tuple of its rows.
-    if isinstance(tup, (tuple, list)):
+    # NumPy's stacking functions iterate their argument: an array is the tuple of its rows;
+    # a literal list among the arrays (read as a tuple) is the array NumPy makes of it.
+    if isinstance(tup, tuple):
+        return tuple(np_array(r) if isinstance(r, tuple) else r for r in tup)
+    if isinstance(tup, list):
         return tup
     return tuple(tup[i] for i in range(P.shape(tup)[0]))
 

@@ -131,18 +131,27 @@ def np_squeeze(a, axis=None):
 # Joining, indexing, selection -----------------------------------------------------------------
 
 
+def _as_array(x):
+    """An element of a sequence of arrays: a literal list (read as a tuple) is NumPy's array."""
+    if isinstance(x, tuple):
+        if len(x) == 0:
+            return P.zeros((0,), "float64")
+        return P.stack(tuple(_as_array(r) for r in x), 0)
+    return x
+
+
 def np_concatenate(arrays, axis=0):
     """``np.concatenate`` of a tuple of arrays, or of a list of arrays."""
     if isinstance(arrays, list):
         return P.concatenate_list(arrays, axis)
-    return P.concatenate(arrays, axis)
+    return P.concatenate(tuple(_as_array(a) for a in arrays), axis)
 
 
 def np_stack(arrays, axis=0):
     """``np.stack`` of a tuple of arrays, or of a list of arrays of one shape."""
     if isinstance(arrays, list):
         return P.stack_list(arrays, axis)
-    return P.stack(arrays, axis)
+    return P.stack(tuple(_as_array(a) for a in arrays), axis)
 
 
 # Their first argument is a sequence they only read: a literal list there is parsed as a

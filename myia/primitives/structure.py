@@ -35,6 +35,7 @@ from ..abstract.lattice import (
     TypeMismatch,
     broaden,
     join,
+    join_elements,
     merge_data,
     recursive_field,
     recursive_fields,
@@ -347,13 +348,10 @@ def _expect(a, cls, what):
 
 
 def _join_all(items, what):
-    out = BOTTOM
-    for x in items:
-        try:
-            out = join(out, x)
-        except TypeMismatch as exc:
-            raise MyiaTypeError(f"{what}: elements of incompatible types {exc}") from None
-    return out
+    try:
+        return join_elements(items)
+    except TypeMismatch as exc:
+        raise MyiaTypeError(f"{what}: elements of incompatible types {exc}") from None
 
 
 @infer_rule(make_tuple)
