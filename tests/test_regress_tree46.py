@@ -16,7 +16,8 @@ from typing import Optional
 import numpy as np
 import pytest
 
-from myia import grad, jvp, myia, tree_map, vjp
+from myia import grad, jvp, myia, tree_map, vjp, vmap
+from myia.errors import MyiaTypeError
 from myia.testing import check_grad
 
 BACKENDS = ["debug", "numpy", "jax"]
@@ -138,3 +139,87 @@ def test_vjp_of_a_tree_map_with_a_tree_cotangent(backend):
         [dt.value[0], dt.left.value[0], dt.left.right.value[0]], [0.08, 0.16, 0.24]
     )
     assert dt.right is None and dt.left.left is None
+
+
+# Transformations of a function chosen at run time ------------------------------------------
+
+
+def apply_jvp(fn, x, v):
+    return jvp(fn, (x,), (v,))[1]  # MARK jvp
+
+
+def apply_vmap(fn, x, v):
+    return vmap(fn)(np.stack((x, v)))  # MARK vmap
+
+
+def sin_of(z):
+    return np.sin(z)
+
+
+def cos_of(z):
+    return np.cos(z)
+
+
+def jvp_of_chosen_lambda(W, x, v):
+    f = (lambda z: np.sin(W @ z)) if np.sum(x) > 0 else (lambda z: np.cos(W @ z))
+    return apply_jvp(f, x, v)
+
+
+def vmap_of_chosen_function(W, x, v):
+    f = sin_of if np.sum(x) > 0 else cos_of
+    return apply_vmap(f, x, v)
+
+
+def grad_chosen(W, x, v):
+    g = grad(lambda z: np.sum(sin_of(z))) if np.sum(x) > 0 else grad(lambda z: np.sum(z * z))
+    return g(x)  # MARK grad
+
+
+def _marked(tag):
+    with open(__file__) as f:
+        return next(i for i, line in enumerate(f, 1) if line.rstrip().endswith(f"# MARK {tag}"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fn, what",
+    [(jvp_of_chosen_lambda, "jvp"), (vmap_of_chosen_function, "vmap"), (grad_chosen, "grad")],
+)
+def test_a_transformation_of_a_function_chosen_at_run_time_is_refused_at_the_users_line(
+    fn, what, backend
+):
+    # It was ``<JvpValue object at 0x...> is not callable``, raised by the program run.
+    W, x, v = np.ones((3, 4)), np.ones(4), np.arange(4.0)
+    with pytest.raises(MyiaTypeError, match=f"{what} of a function chosen at run time") as e:
+        myia(fn, backend=backend)(W, x, v)
+    assert "`if` statement" in str(e.value)
+    last = e.value.frames[-1].location
+    assert last.filename == __file__ and last.line == _marked(what)
+
+
+def jvp_of_lambda_chosen_by_if(W, x, v):
+    if np.sum(x) > 0:
+        f = lambda z: np.sin(W @ z)  # noqa: E731
+    else:
+        f = lambda z: np.cos(W @ z)  # noqa: E731
+    return apply_jvp(f, x, v)
+
+
+def vmap_of_function_chosen_by_if(W, x, v):
+    if np.sum(x) > 0:
+        f = sin_of
+    else:
+        f = cos_of
+    return apply_vmap(f, x, v)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_rewrite_the_message_asks_for_works(backend):
+    W, x, v = np.ones((3, 4)), np.ones(4), np.arange(4.0)
+    for s in (1.0, -1.0):
+        got = myia(jvp_of_lambda_chosen_by_if, backend=backend)(W, s * x, v)
+        act = np.cos if s > 0 else lambda u: -np.sin(u)
+        np.testing.assert_allclose(got, act(W @ (s * x)) * (W @ v), rtol=1e-12)
+        got = myia(vmap_of_function_chosen_by_if, backend=backend)(W, s * x, v)
+        f = np.sin if s > 0 else np.cos
+        np.testing.assert_allclose(got, f(np.stack((s * x, v))), rtol=1e-12)
