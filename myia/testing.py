@@ -369,6 +369,8 @@ def vdot(a, b):
     """Return the sum of the products of the float leaves of `a` and `b` (same structures)."""
     if a is None or isinstance(a, (bool, int, np.integer, np.bool_)):
         return 0.0
+    if b is None:  # narrows `b` too where both are `T | None` (trees, linked lists)
+        return 0.0
     if isinstance(a, (float, np.floating)):
         return P.to_float(a * b)
     if isinstance(a, np.ndarray):

@@ -17,6 +17,8 @@ def _vdot(a, b):
     """The sum of the products of the leaves of two sensitivities alike (a float)."""
     if a is None:
         return 0.0
+    if b is None:  # (narrows `b` too where both are ``Tree | None``)
+        return 0.0
     if isinstance(a, (str, slice)):
         return 0.0
     if isinstance(a, tuple):

@@ -237,6 +237,32 @@ class FunctionValues:
             )
         return all(map(_dispatchable, opts))
 
+    def refuse_transform_choice(self, fn_abs: AbstractValue) -> None:
+        """Refuse a call of a transformed function chosen at run time among several.
+
+        ``grad(f)``, ``jvp(f, ...)`` or ``vmap(f)`` of ``f = g if c else h`` (or ``grad(g) if
+        c else grad(h)``): each transformed function is built at compile time, and the call
+        cannot tell at run time which to call (not supported yet). An ``if`` statement
+        assigning ``f`` in each branch transforms each function on its own path.
+        """
+        if not isinstance(fn_abs, AbstractFunction) or len(fn_abs.options) < 2:
+            return
+        from ..primitives.batching import TransformSpec
+        from ..primitives.grad_value import GradSpec
+
+        specs = [f for f in in_order(fn_abs.options) if isinstance(f, (GradSpec, TransformSpec))]
+        if not specs:
+            return
+        what = specs[0].name.split("(")[0]
+        names = sorted(_shown(_name(s.fn)) for s in specs)
+        raise MyiaTypeError(
+            f"{what} of a function chosen at run time (here one of {', '.join(names)}) is not "
+            f"supported yet: choose the function with an `if` statement (``if c: f = ... "
+            f"else: f = ...``) or apply {what} in each branch, not with a conditional "
+            f"expression or a value holding several functions",
+            error_frames(self.inf.calls),
+        )
+
     def dispatch(
         self,
         fn_abs: AbstractFunction,
@@ -520,6 +546,12 @@ def _dispatchable(f: Any) -> bool:
     if isinstance(f, PartialFunction):
         f = f.fn
     return isinstance(f, GraphFunction) and _captures_nothing(f)
+
+
+def _shown(name: str) -> str:
+    """A graph's name as a user reads it: ``f:lambda`` is "a lambda in f"."""
+    base, _, block = name.partition(":")
+    return f"a lambda in {base}" if block == "lambda" else user_name(name)
 
 
 def _name(f: Any) -> str:

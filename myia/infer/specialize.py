@@ -361,6 +361,7 @@ class Specializer(GradientCalls, FunctionValues):
         inputs = [self.ref(i, ctx, values) for i in node.inputs]
         self.inf.calls.append((ctx, node, values))
         try:
+            self.refuse_transform_choice(fn_abs)
             dispatch = self.needs_dispatch(fn_abs, fn_node)
         finally:
             self.inf.calls.pop()

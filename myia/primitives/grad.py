@@ -30,7 +30,14 @@ from ..abstract.data import (
     SelfRef,
     show,
 )
-from ..abstract.lattice import FUNCTION, TypeMismatch, broaden, join
+from ..abstract.lattice import (
+    FUNCTION,
+    TypeMismatch,
+    broaden,
+    join,
+    recursive_field,
+    recursive_fields,
+)
 from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable
 from ..infer.registry import infer_rule
@@ -728,12 +735,27 @@ def record_from_fields(r, fields):
 
 @infer_rule(record_from_fields)
 def _infer_record_from_fields(r, fields):
-    return AbstractRecord(r.cls, tuple(broaden(f) for f in fields.elements))
+    # `record_fields` unfolds the recursive fields (``Tree | None``, not ``SelfRef | None``):
+    # fold them back, as `make_record` does, so that the record has the type of its class's
+    # trees whatever made it (a tree's sensitivity joins the tree's own type).
+    rec = recursive_fields(r.cls)
+    names = r.names
+    return AbstractRecord(
+        r.cls,
+        tuple(
+            recursive_field(r.cls, n, broaden(f)) if n in rec else broaden(f)
+            for n, f in zip(names, fields.elements)
+        ),
+    )
 
 
 @bprop(record_from_fields)
 def bprop_record_from_fields(r, fields, out, dout):
-    return (gzeros(r), record_fields(dout))
+    if dout is None:
+        # The record is returned where None may be too (``tree_map`` of a tree): the
+        # sensitivity has an optional type, narrowed here (as `make_record`'s).
+        return (gzeros(r), gzeros(fields))
+    return (gzeros(r), record_fields(sens_as(dout, out)))
 
 
 nondifferentiable(env_new, gzeros, gzeros_unread)

@@ -26,6 +26,8 @@ def _vdot(a, b):
     """The sum of the products of the leaves of two structures alike (a float)."""
     if a is None:
         return 0.0
+    if b is None:  # (narrows `b` too where both are ``Tree | None``)
+        return 0.0
     if isinstance(a, tuple):
         return _vdot_tuple(a, b)
     if isinstance(a, list):
@@ -86,7 +88,14 @@ def _dict_values_of(ts):
 def _fields_of(ts):
     if len(ts) == 0:
         return ()
-    return (P.record_fields(ts[0]),) + _fields_of(ts[1:])
+    return (_record_fields(ts[0]),) + _fields_of(ts[1:])
+
+
+def _record_fields(t):
+    """The fields of record `t` (a ``Tree | None`` where the first tree holds a record)."""
+    if t is None:
+        raise ValueError("tree_map: the trees have different structures (a None for a record)")
+    return P.record_fields(t)
 
 
 def _transpose_lists(ts, n):
