@@ -1,4 +1,4 @@
-"""Functions of the table of tests/test_numpy_more.py: decompositions, statistics, shapes.
+"""Functions of the table of tests/numpy_more_table.py: decompositions, statistics, shapes.
 
 Written with NumPy as researchers write them. Eigenvectors and singular vectors are defined up
 to their signs, so the functions that return them fix the signs (a function of the vectors

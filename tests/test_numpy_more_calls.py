@@ -1,4 +1,4 @@
-"""NumPy functions of the table of tests/test_numpy_more.py in particular calls.
+"""NumPy functions of the table of tests/numpy_more_table.py in particular calls.
 
 Gradients on every backend at once and against JAX's, errors at the user's line, SciPy's
 special functions without SciPy and as XLA and machine code, the Gaussian process of the
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 from array_checks import as_myia_result, check_value
-from test_numpy_more import BACKENDS, SPD, by_dtype, f, inv, make_args, solve_triangular
+from numpy_more_table import BACKENDS, SPD, by_dtype, f, inv, make_args, solve_triangular
 
 from myia import grad, myia, vmap
 from myia.errors import MyiaShapeError, MyiaTypeError

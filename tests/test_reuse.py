@@ -2,7 +2,7 @@
 
 Elementwise operations write into dead temporaries: the results must be those of the code
 without the pass (bit for bit: the same ufuncs on the same values) and of the reference
-interpreter's backend. The programs of tests/test_numpy_more.py's table, their gradients
+interpreter's backend. The programs of the table of tests/numpy_more_table.py, their gradients
 included, are run with the pass on every array (``REUSE_MIN_BYTES = 0``); so are programs
 where a temporary is kept, viewed, captured or returned, which must not be written into.
 """
