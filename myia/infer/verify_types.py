@@ -55,6 +55,8 @@ def _no_functions_as_erased(expected: AbstractValue, actual: AbstractValue) -> A
 
 
 def _compatible(expected: AbstractValue, actual: AbstractValue) -> bool:
+    if expected == actual:  # the common case, without copying the types (a long tuple's)
+        return True
     expected, actual = erase_functions(expected), erase_functions(actual)
     expected = _no_functions_as_erased(expected, actual)
     if expected == actual or expected is BOTTOM or actual is BOTTOM:
