@@ -52,8 +52,8 @@ WORKLOADS = {
     "det": ("benchmarks.det", {}),
 }
 
-#: The frameworks whose memory is measured in a quick run (a child process each: importing a
-#: peer there takes seconds).
+#: The frameworks whose memory is measured in a quick run, their main rows only (a child
+#: process each: importing a peer, or Numba for the hand-written variants, takes seconds).
 QUICK_MEMORY = ("myia", "hand")
 
 #: Largest relative error allowed between the hand-written gradient and central differences.
@@ -215,7 +215,7 @@ def run_workload(
         from benchmarks.memory import measure_in_child
 
         for row, _, _ in results:
-            if opts.quick and row.framework not in QUICK_MEMORY:
+            if opts.quick and (row.framework not in QUICK_MEMORY or not row.main):
                 continue
             if row.ok and row.grad is not None:
                 row.memory = measure_in_child(name, row.label, row.framework, opts)
