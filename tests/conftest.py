@@ -11,6 +11,7 @@ the tests of a module marked ``xdist_group`` (they share compiled programs) run 
 """
 
 import fcntl
+import gc
 import os
 import tempfile
 from pathlib import Path
@@ -100,3 +101,12 @@ def pytest_runtest_setup(item):
     module = getattr(item, "module", None)
     name = module.__name__.rpartition(".")[2] if module is not None else ""
     myia.api.VERIFY_PASSES = VERIFY_PASSES_ALWAYS or name.startswith(VERIFY_PASSES_IN)
+
+
+def pytest_collection_finish(session):
+    # What imports and the test modules made lives as long as the process (NumPy's, JAX's and
+    # Myia's modules and registries, the tests' compiled functions): the collector's full
+    # passes, which a long run of compilations triggers often, need not walk it again.
+    if os.environ.get("MYIA_TEST_GC_FREEZE", "1") != "0":
+        gc.collect()
+        gc.freeze()
