@@ -74,22 +74,45 @@ def _close(got, want):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_has_aux_in_myia_code(backend):
-    for fn in (jacrev_aux, jacfwd_aux):
-        jac, aux = myia(fn, backend=backend)(V)
-        _close(jac, jac_scaled_sin(V))
-        _close(aux["c"], np.cos(V))
-    hess, aux = myia(hessian_aux, backend=backend)(V)
+def _check_jacobian(result):
+    jac, aux = result
+    _close(jac, jac_scaled_sin(V))
+    _close(aux["c"], np.cos(V))
+
+
+def _check_hessian(result):
+    hess, aux = result
     _close(hess, hess_loss(V))
     _close(aux, np.sum(V * V))
-    out, (ct,), aux = myia(vjp_aux, backend=backend)(V)
+
+
+def _check_vjp(result):
+    out, (ct,), aux = result
     _close(out, np.sin(V) * V[0])
     _close(ct, V @ jac_scaled_sin(V))
     _close(aux["c"], np.cos(V))
-    out, tangent, aux = myia(jvp_aux, backend=backend)(V)
+
+
+def _check_jvp(result):
+    out, tangent, aux = result
+    _close(out, np.sin(V) * V[0])
     _close(tangent, jac_scaled_sin(V) @ V)
     _close(aux["c"], np.cos(V))
+
+
+HAS_AUX = [
+    (jacrev_aux, _check_jacobian),
+    (jacfwd_aux, _check_jacobian),
+    (hessian_aux, _check_hessian),
+    (vjp_aux, _check_vjp),
+    (jvp_aux, _check_jvp),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, check", HAS_AUX, ids=[f.__name__ for f, _ in HAS_AUX])
+def test_has_aux_in_myia_code(fn, check, backend):
+    check(myia(fn, backend=backend)(V))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -137,21 +160,19 @@ def weighted(x, y):
     return np.sum(np.sin(x) * y * y)
 
 
-def negative_argnums(x, y):
-    return (
-        jacrev(product, argnums=-1)(x, y),
-        jacfwd(product, argnums=-1)(x, y),
-        hessian(weighted, argnums=-1)(x, y),
-        jacrev(product, argnums=(0, -1))(x, y)[1],
-    )
+NEGATIVE_ARGNUMS = {
+    "jacrev": (lambda x, y: jacrev(product, argnums=-1)(x, y), np.diag(np.sin(V))),
+    "jacfwd": (lambda x, y: jacfwd(product, argnums=-1)(x, y), np.diag(np.sin(V))),
+    "hessian": (lambda x, y: hessian(weighted, argnums=-1)(x, y), np.diag(2 * np.sin(V))),
+    "jacrev_tuple": (lambda x, y: jacrev(product, argnums=(0, -1))(x, y)[1], np.diag(np.sin(V))),
+}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_negative_argnums_in_myia_code(backend):
-    jr, jf, h, jt = myia(negative_argnums, backend=backend)(V, B)
-    for j in (jr, jf, jt):
-        _close(j, np.diag(np.sin(V)))
-    _close(h, np.diag(2 * np.sin(V)))
+@pytest.mark.parametrize("kind", list(NEGATIVE_ARGNUMS))
+def test_negative_argnums_in_myia_code(kind, backend):
+    fn, want = NEGATIVE_ARGNUMS[kind]
+    _close(myia(fn, backend=backend)(V, B), want)
 
 
 def test_negative_argnums_at_the_top_level():
