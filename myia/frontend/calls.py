@@ -40,7 +40,7 @@ def parse_call(fp: Any, block: Any, node: ast.Call) -> Node:
         if bound is not None:
             # Its body goes where it is called (``jvp(lambda y: x * y, ...)``: the function
             # transformed may be a closure, whose transformation reads its variables there).
-            return _inline_at(fn.value, bound, block.graph, fp.dbg(node))
+            return _inline_at(_variant(fn.value, bound), bound, block.graph, fp.dbg(node))
     by_name = _sequence_names(fn, sequences)
     for kw in node.keywords:
         value = fp.expr(block, _as_tuple(kw.value) if kw.arg in by_name else kw.value)
@@ -73,23 +73,26 @@ def _bind_at_call_site(
 ) -> list[Node] | None:
     """One node per parameter of `graph` for call `node` of it (None: bound when inferred).
 
-    Positional arguments, keywords naming positional parameters, constant defaults, and a
-    ``*args`` parameter (the tuple of the extra positional arguments) bind here.
+    Positional arguments, keywords naming positional or keyword-only parameters, constant
+    defaults, and a ``*args`` parameter (the tuple of the extra positional arguments) bind
+    here; a ``**kwargs`` parameter is bound when inferred.
     """
-    if graph.kwonly or graph.flags.get("kwarg"):
+    if graph.flags.get("kwarg"):
         return None
     vararg = bool(graph.flags.get("vararg"))
-    params = graph.parameters[: len(graph.parameters) - vararg]
+    npos = len(graph.parameters) - vararg - graph.kwonly
+    params = graph.parameters[:npos]
     if len(args) > len(params) and not vararg:
         return None
     names = [p.debug.name for p in params]
+    kwnames = [p.debug.name for p in graph.parameters[npos + vararg :]]
     given: dict[str, Node] = dict(zip(names, args))
     for kw in node.keywords:
-        if kw.arg not in names or kw.arg in given:
+        if kw.arg not in (*names, *kwnames) or kw.arg in given:
             return None
         given[kw.arg] = fp.expr(block, kw.value)
     bound = []
-    for name in names:
+    for name in (*names, *kwnames):
         if name in given:
             bound.append(given[name])
         elif isinstance(graph.defaults.get(name), Constant) and not _late(graph, name):
@@ -97,8 +100,32 @@ def _bind_at_call_site(
         else:
             return None
     if vararg:
-        bound.append(block.apply(P.make_tuple, *args[len(params) :], debug=fp.dbg(node)))
+        bound.insert(npos, block.apply(P.make_tuple, *args[npos:], debug=fp.dbg(node)))
     return [_folded(b) for b in bound]
+
+
+def _variant(graph: Graph, bound: list[Node]) -> Graph:
+    """The graph inlined for `bound`: `graph`, or the variant its ``variants`` flag names.
+
+    The flag ``(name, {value: fn})`` says that where parameter `name` is given the constant
+    `value` (``has_aux=True``), function `fn` (of the same parameters) is inlined instead: a
+    body with no branch on the option, whose closures read the function transformed where
+    it is defined.
+    """
+    variants = graph.flags.get("variants")
+    if variants is None:
+        return graph
+    name, fns = variants
+    names = [p.debug.name for p in graph.parameters]
+    given = bound[names.index(name)]
+    if not given.is_constant:
+        return graph
+    for value, fn in fns.items():
+        if type(given.value) is type(value) and given.value == value:
+            from .parser import parse
+
+            return parse(fn)
+    return graph
 
 
 def _folded(node: Node) -> Node:

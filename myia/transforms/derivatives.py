@@ -25,8 +25,52 @@ from .trees import _is_record, _vdot, tree_leaves_, tree_map_
 _AT_CALL_SITE = {"at_call_site": True}
 
 
-def vjp_(f, *primals):
+def vjp_(f, *primals, has_aux=False):
+    if has_aux:
+        return _vjp_aux(f, primals)
     return _vjp_tuple(f, primals)
+
+
+def _vjp_with_aux(f, *primals, has_aux=True):  # `vjp_` with has_aux=True
+    return _vjp_aux(f, primals)
+
+
+def _vjp_no_aux(f, *primals, has_aux=False):  # `vjp_` with has_aux=False
+    return _vjp_tuple(f, primals)
+
+
+def _vjp_aux(f, primals):
+    """``vjp`` of an `f` returning ``(out, aux)``: ``(out, vjp_fn, aux)``, as JAX's."""
+    out, vjp_fn = _vjp_tuple(_first(f), primals)
+    return out, vjp_fn, _aux_pair(f(*primals))[1]
+
+
+def _aux_pair(y):
+    """`y`, the ``(out, aux)`` pair a function transformed with ``has_aux=True`` returns."""
+    if not isinstance(y, tuple) or len(y) != 2:
+        refuse(AUX_PAIR)
+    return y
+
+
+AUX_PAIR = "with has_aux=True, the function transformed must return a pair (output, aux)"
+
+
+def _first(f):
+    """`f` without its aux: the first of the pair it returns (``has_aux=True``)."""
+
+    def first(*args, **kwargs):
+        return _aux_pair(f(*args, **kwargs))[0]
+
+    return first
+
+
+def _with_aux(jac, f):
+    """``(jac(*args), aux)``, `aux` the second of the pair ``f(*args)`` (``has_aux=True``)."""
+
+    def both(*args, **kwargs):
+        return jac(*args, **kwargs), _aux_pair(f(*args, **kwargs))[1]
+
+    return both
 
 
 def _vjp_tuple(f, primals):
@@ -65,8 +109,24 @@ def _cotangents_like(ys, cts):
 VJP_STRUCTURE = "vjp: the cotangent must have the structure of the function's output (as JAX's)"
 
 
-def jvp_(f, primals, tangents):
+def jvp_(f, primals, tangents, has_aux=False):
+    if has_aux:
+        return _jvp_aux(f, primals, tangents)
     return P.jvp_of(f)(*_interleaved(primals, tangents))
+
+
+def _jvp_with_aux(f, primals, tangents, has_aux=True):  # `jvp_` with has_aux=True
+    return _jvp_aux(f, primals, tangents)
+
+
+def _jvp_no_aux(f, primals, tangents, has_aux=False):  # `jvp_` with has_aux=False
+    return P.jvp_of(f)(*_interleaved(primals, tangents))
+
+
+def _jvp_aux(f, primals, tangents):
+    """``jvp`` of an `f` returning ``(out, aux)``: ``(out, tangent, aux)``, as JAX's."""
+    out, tangent = P.jvp_of(_first(f))(*_interleaved(primals, tangents))
+    return out, tangent, _aux_pair(f(*primals))[1]
 
 
 def _interleaved(primals, tangents):
@@ -78,8 +138,30 @@ def _interleaved(primals, tangents):
     return interleave(primals, tangents)
 
 
+def _from_end(i, n):
+    return i + n
+
+
+def _from_start(i, n):
+    return i
+
+
+def _position(i: Any, n: Any) -> Any:
+    """Position `i` among `n` arguments, at compile time: negative, it counts from the end.
+
+    As JAX's and PyTorch's ``argnums=-1`` (the last argument); out of range, refused.
+    """
+    if not isinstance(i, int) or not -n <= i < n:
+        raise NoMatch(f"argnums: there is no argument at position {i} of {n} arguments")
+    return _from_end if i < 0 else _from_start
+
+
+position = StaticOperation("position", _position, static=(0, 1))
+
+
 def _with_arg(args, i, x):
-    return args[:i] + (x,) + args[i + 1 :]
+    k = position(i, len(args))
+    return args[:k] + (x,) + args[k + 1 :]
 
 
 def _picked_args(args, argnums):
@@ -339,7 +421,21 @@ def _moved(f, argnums):
     return moved
 
 
-def jacrev_(f, argnums=0):
+def jacrev_(f, argnums=0, has_aux=False):
+    if has_aux:
+        return _with_aux(_jacrev_plain(_first(f), argnums), f)
+    return _jacrev_plain(f, argnums)
+
+
+def _jacrev_aux(f, argnums=0, has_aux=True):  # `jacrev_` with has_aux=True
+    return _with_aux(_jacrev_plain(_first(f), argnums), f)
+
+
+def _jacrev_no_aux(f, argnums=0, has_aux=False):  # `jacrev_` with has_aux=False
+    return _jacrev_plain(f, argnums)
+
+
+def _jacrev_plain(f, argnums):
     moved = _moved(f, argnums)
 
     picked = _paired(moved)
@@ -351,7 +447,21 @@ def jacrev_(f, argnums=0):
     return jac
 
 
-def jacfwd_(f, argnums=0):
+def jacfwd_(f, argnums=0, has_aux=False):
+    if has_aux:
+        return _with_aux(_jacfwd_plain(_first(f), argnums), f)
+    return _jacfwd_plain(f, argnums)
+
+
+def _jacfwd_aux(f, argnums=0, has_aux=True):  # `jacfwd_` with has_aux=True
+    return _with_aux(_jacfwd_plain(_first(f), argnums), f)
+
+
+def _jacfwd_no_aux(f, argnums=0, has_aux=False):  # `jacfwd_` with has_aux=False
+    return _jacfwd_plain(f, argnums)
+
+
+def _jacfwd_plain(f, argnums):
     moved = _moved(f, argnums)
 
     def jac(*args, **kwargs):
@@ -361,14 +471,28 @@ def jacfwd_(f, argnums=0):
     return jac
 
 
-def hessian_(f, argnums=0):
+def hessian_(f, argnums=0, has_aux=False):
+    if has_aux:
+        return _with_aux(_hessian_plain(_first(f), argnums), f)
+    return _hessian_plain(f, argnums)
+
+
+def _hessian_aux(f, argnums=0, has_aux=True):  # `hessian_` with has_aux=True
+    return _with_aux(_hessian_plain(_first(f), argnums), f)
+
+
+def _hessian_no_aux(f, argnums=0, has_aux=False):  # `hessian_` with has_aux=False
+    return _hessian_plain(f, argnums)
+
+
+def _hessian_plain(f, argnums):
     moved = _moved(f, argnums)
 
     def gradient(xs, a):  # it reads `f`: when `f` is a closure, so is it
         return grad(moved)(xs, a)
 
     def jacobian(xs, a):
-        return jacrev_(moved)(xs, a)
+        return _jacrev_plain(moved, 0)(xs, a)
 
     def hess(*args, **kwargs):
         x = _float_args("hessian", _picked_args(args, argnums))
@@ -391,6 +515,37 @@ def _float_scalar(kind: Any) -> Any:
 float_scalar = Operation("float_scalar", _float_scalar)
 
 
-_LIB = (vjp_, _vjp_tuple, jvp_, _jacfwd_first, _moved, _paired, jacrev_, jacfwd_, hessian_)
+_LIB = (
+    vjp_,
+    _vjp_tuple,
+    _vjp_aux,
+    jvp_,
+    _jvp_aux,
+    _first,
+    _with_aux,
+    _jacfwd_first,
+    _moved,
+    _paired,
+    jacrev_,
+    _jacrev_plain,
+    jacfwd_,
+    _jacfwd_plain,
+    hessian_,
+    _hessian_plain,
+)
 for _fn in _LIB:
     _fn.__myia_flags__ = _AT_CALL_SITE  # type: ignore[attr-defined]
+
+# ``has_aux`` given as a constant (as it is unless a variable holds it): the variant with no
+# branch on it is inlined instead (`myia.frontend.calls`), so that the closures it makes of
+# `f` read `f` where it is defined.
+_VARIANTS = {
+    vjp_: (_vjp_no_aux, _vjp_with_aux),
+    jvp_: (_jvp_no_aux, _jvp_with_aux),
+    jacrev_: (_jacrev_no_aux, _jacrev_aux),
+    jacfwd_: (_jacfwd_no_aux, _jacfwd_aux),
+    hessian_: (_hessian_no_aux, _hessian_aux),
+}
+for _fn, (_no, _aux) in _VARIANTS.items():
+    _no.__myia_flags__ = _aux.__myia_flags__ = _AT_CALL_SITE  # type: ignore[attr-defined]
+    _fn.__myia_flags__ = {**_AT_CALL_SITE, "variants": ("has_aux", {False: _no, True: _aux})}  # type: ignore[attr-defined]

@@ -16,14 +16,35 @@ from .. import jac_lists
 from ..boundary import boundary
 from ..errors import Frame, MyiaError, MyiaShapeError, MyiaTypeError
 from ..ir.node import Location
-from .derivatives import _vjp_tuple, hessian_, jacfwd_, jacrev_, jvp_
+from .derivatives import (
+    _aux_pair,
+    _hessian_aux,
+    _jacfwd_aux,
+    _jacrev_aux,
+    _vjp_aux,
+    _vjp_tuple,
+    hessian_,
+    jacfwd_,
+    jacrev_,
+    jvp_,
+)
 from .entries import _compiled, _Transformed
+
+AUX_VARIANTS = (_jacrev_aux, _jacfwd_aux, _hessian_aux)
 
 
 @boundary
-def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]]:
-    """``(f(*primals), vjp_fn)``: ``vjp_fn(ct)`` is the tuple of the cotangents of the primals."""
-    out = _compiled(("out", f), lambda *xs: f(*xs))(*primals)
+def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
+    """``(f(*primals), vjp_fn)``: ``vjp_fn(ct)`` is the tuple of the cotangents of the primals.
+
+    With ``has_aux=True``, `f` returns ``(out, aux)`` and the result is ``(out, vjp_fn,
+    aux)``, as JAX's: `vjp_fn` differentiates `out` only.
+    """
+    lib = _vjp_aux if has_aux else _vjp_tuple
+    if has_aux:
+        out, aux = _compiled(("out_aux", f), lambda *xs: _aux_pair(f(*xs)))(*primals)
+    else:
+        out = _compiled(("out", f), lambda *xs: f(*xs))(*primals)
 
     def vjp_fn(*cts: Any, **kwargs: Any) -> Any:
         if len(cts) != 1 or kwargs:
@@ -34,11 +55,13 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], Any]
             )
         (ct,) = cts
         _same_shapes(out, ct)
-        return _compiled(("vjp", f), lambda xs, c: _vjp_tuple(f, xs)[1](c))(primals, ct)
+        return _compiled(("vjp", f, lib), lambda xs, c: lib(f, xs)[1](c))(primals, ct)
 
     def pullback(ct: Any) -> Any:  # what it is in Myia code (`vmap(vjp_fn)`): the primals
-        return _vjp_tuple(f, primals)[1](ct)  # are constants there, as a closure's values
+        return lib(f, primals)[1](ct)  # are constants there, as a closure's values
 
+    if has_aux:
+        return out, _Transformed(f, vjp_fn, pullback), aux
     return out, _Transformed(f, vjp_fn, pullback)
 
 
@@ -61,14 +84,22 @@ def _same_shapes(y: Any, ct: Any) -> None:
 
 
 @boundary
-def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
-    """``(f(*primals), J tangents)``: the derivative of `f` at `primals` along `tangents`."""
+def jvp(f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = False) -> Any:
+    """``(f(*primals), J tangents)``: the derivative of `f` at `primals` along `tangents`.
+
+    With ``has_aux=True``, `f` returns ``(out, aux)`` and the result is ``(out, J tangents,
+    aux)``, as JAX's.
+    """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise MyiaTypeError(
             "jvp(f, primals, tangents): primals and tangents are tuples, not "
             f"{type(primals).__name__} and {type(tangents).__name__}"
         )
-    return _compiled(("jvp", f), lambda xs, ts: jvp_(f, xs, ts))(tuple(primals), tuple(tangents))
+    if has_aux:
+        entry = _compiled(("jvp_aux", f), lambda xs, ts: jvp_(f, xs, ts, has_aux=True))
+    else:
+        entry = _compiled(("jvp", f), lambda xs, ts: jvp_(f, xs, ts))
+    return entry(tuple(primals), tuple(tangents))
 
 
 def _located(exc: MyiaError, kind: str, f: Any) -> MyiaError:
@@ -85,27 +116,29 @@ def _located(exc: MyiaError, kind: str, f: Any) -> MyiaError:
 
 
 def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums: Any) -> Any:
+    """``kind(f, argnums)`` at the top level: `lib` is its Myia code (``has_aux``: a variant)."""
     argnums = tuple(argnums) if isinstance(argnums, (tuple, list)) else argnums
     positions = argnums if isinstance(argnums, tuple) else (argnums,)
     for i in positions:
         if not isinstance(i, int) or isinstance(i, bool):
             raise TypeError(f"{kind}: argnums is a position or a tuple of them, not {argnums!r}")
-        if i < 0:
-            raise ValueError(f"{kind}: argnums is a position counted from 0, not {i}")
 
     def jacobian(*args: Any, **kwargs: Any) -> Any:  # what it is in Myia code
         return lib(f, argnums)(*args, **kwargs)
 
-    compiled = _compiled((kind, f, argnums), jacobian)
+    compiled = _compiled((kind, f, argnums, lib), jacobian)
 
     def jac(*args: Any, **kwargs: Any) -> Any:  # keywords: passed to `f`, not differentiated
         lists = []
         for i in positions:
-            if i >= len(args):
+            if not -len(args) <= i < len(args):
                 raise ValueError(f"{kind}: no argument at position {i}")
+        # Negative positions count from the end, as JAX's.
+        at = tuple(i % len(args) for i in positions)
+        for i in at:
             if kind == "jacrev" or not jac_lists.holds_list(args[i]):
                 continue
-            if jac_lists.convertible(args[i]) and (kind == "jacfwd" or len(positions) == 1):
+            if jac_lists.convertible(args[i]) and (kind == "jacfwd" or len(at) == 1):
                 lists.append(i)  # passed as a tuple (`myia.jac_lists`)
                 continue
             # Refused inside the compiled code too, where the message said "inside Myia
@@ -117,45 +150,52 @@ def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums
                 "needs the argument's leaves one by one; pass tuples instead "
                 f"({kind}(f)(tuple(xs))), or use jacrev"
             )
+        if lists and lib in AUX_VARIANTS:
+            raise MyiaTypeError(
+                f"{kind} with has_aux=True with respect to a list is not supported: pass "
+                f"a tuple instead ({kind}(f, has_aux=True)(tuple(xs)))"
+            )
         if not lists:
             try:
                 return compiled(*args, **kwargs)
             except MyiaError as exc:
                 raise _located(exc, kind, f) from None
-        key = (kind, f, argnums, tuple(lists))
-        entry = jac_lists.with_lists(lib, f, argnums, key[3])
+        nums = at if isinstance(argnums, tuple) else at[0]
+        key = (kind, f, nums, tuple(lists))
+        entry = jac_lists.with_lists(lib, f, nums, key[3])
         out, y = _compiled(key, entry)(
             *(tuple(a) if k in lists else a for k, a in enumerate(args)), **kwargs
         )
-        return jac_lists.relisted(out, y, argnums, key[3], kind == "hessian")
+        return jac_lists.relisted(out, y, nums, key[3], kind == "hessian")
 
     return _Transformed(f, jac, jacobian)
 
 
-def jacrev(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+def jacrev(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False) -> Callable[..., Any]:
     """The Jacobian of `f` w.r.t. argument `argnums`, one reverse pass per output element.
 
     Its shape is the output's followed by the argument's, as in JAX. As in JAX too, a tuple
     `argnums` gives a tuple (one Jacobian per argument), an argument that is a structure
     (tuple, dict, dataclass) a structure alike, and an output that is a structure a structure
-    alike of them: a block per leaf of the output and leaf of the arguments.
+    alike of them: a block per leaf of the output and leaf of the arguments. With
+    ``has_aux=True``, `f` returns ``(out, aux)`` and the result is ``(jacobian, aux)``.
     """
-    return _jacobian("jacrev", jacrev_, f, argnums)
+    return _jacobian("jacrev", _jacrev_aux if has_aux else jacrev_, f, argnums)
 
 
-def jacfwd(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False) -> Callable[..., Any]:
     """The Jacobian of `f` w.r.t. argument `argnums`, one `jvp` per input element.
 
     Structured as `jacrev`'s (a position or a tuple of them, structured arguments and outputs).
     """
-    return _jacobian("jacfwd", jacfwd_, f, argnums)
+    return _jacobian("jacfwd", _jacfwd_aux if has_aux else jacfwd_, f, argnums)
 
 
-def hessian(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+def hessian(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False) -> Callable[..., Any]:
     """The Hessian of `f` w.r.t. argument `argnums`: ``jacfwd(grad(f))`` for a scalar `f`.
 
     Forward over reverse: one forward-mode derivative of the gradient per input element. For
     an `f` of arrays or structures, JAX's ``jacfwd(jacrev(f))`` (a Hessian per output). A
     tuple `argnums` gives a tuple of tuples (the block of each pair of arguments), as in JAX.
     """
-    return _jacobian("hessian", hessian_, f, argnums)
+    return _jacobian("hessian", _hessian_aux if has_aux else hessian_, f, argnums)
