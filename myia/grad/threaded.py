@@ -89,19 +89,27 @@ def pass_threaded_values(sp: Any, closure: Graph, call: Apply) -> None:
     they are defined (see the module's docstring); where a graph on the way is not only called,
     they are left out, and `pass_free_variables` refuses the call. `sp` is the `Specializer`.
     """
-    fvs = list(Scopes(closure).free_variables_total[closure])
-    values = threaded_values(sp, fvs, call.graph)
+    last = call.inputs[-1]
+    if last.is_constant and last.value is closure:
+        return  # the call is made where the closure is: it reads them (`pass_free_variables`)
+    scopes = Scopes(closure)
+    fvs = list(scopes.free_variables_total[closure])
+    values = threaded_values(sp, fvs, call.graph, scopes)
     if values:
         PASSED[call] = {fv: v for fv, v in values.items() if v is not None}
 
 
-def threaded_values(sp: Any, fvs: list[Node], g: Graph) -> dict[Node, Node | None]:
+def threaded_values(
+    sp: Any, fvs: list[Node], g: Graph, scopes: Scopes | None = None
+) -> dict[Node, Node | None]:
     """Nodes that graph `g` can read for the nodes `fvs` of other graphs (None: not found).
 
     `g` reads a node of a graph enclosing it as it is; another is passed to it along the
-    calls that reach it. Empty where `g` can read them all.
+    calls that reach it. Empty where `g` can read them all. `scopes`, if given, indexes the
+    graphs of `fvs` (one index serves every check).
     """
-    if all(_in_scope(fv, g) for fv in fvs):
+    scopes = scopes if scopes is not None else Scopes(g)
+    if all(_in_scope(fv, g, scopes) for fv in fvs):
         return {}
     calls = _Calls(list(sp.graphs.values()))
     memo: dict[tuple[Graph, Node], Node] = sp.__dict__.setdefault("_threaded", {})
