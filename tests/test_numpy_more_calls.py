@@ -14,24 +14,23 @@ from typing import Any
 import numpy as np
 import pytest
 from array_checks import as_myia_result, check_value
-from numpy_more_table import BACKENDS, SPD, by_dtype, f, inv, make_args, solve_triangular
+from numpy_more_table import (
+    BACKENDS,
+    SPD,
+    by_dtype,
+    f,
+    inv,
+    jax,
+    make_args,
+    sl,
+    solve_triangular,
+    ss,
+)
 
 from myia import grad, myia, vmap
 from myia.errors import MyiaShapeError, MyiaTypeError
 from myia.primitives import special as special_prims
 from myia.testing import check_grad
-
-try:
-    import scipy.linalg as sl
-    import scipy.special as ss
-except ImportError:  # pragma: no cover - depends on the environment
-    sl = ss = None
-
-try:
-    import jax
-except ImportError:  # pragma: no cover - depends on the environment
-    jax = None
-
 
 # Gradients on every backend, and JAX's -----------------------------------------------------
 
