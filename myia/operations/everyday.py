@@ -1,7 +1,7 @@
 """Everyday Python in Myia's subset: ``append``, ``* n``, ``math.gcd``, ``sorted``...
 
 ``xs.append(v)`` on a list being built, ``tuple * n`` and ``list * n``, ``math.isclose``,
-``math.factorial``, ``math.gcd``, ``sorted`` and ``slice(...)``.
+``math.factorial``, ``math.comb``, ``math.perm``, ``math.gcd``, ``sorted`` and ``slice(...)``.
 
 `mapping.py` says which Python function each one is; ``xs.append(v)`` is rewritten by the
 frontend (`myia.frontend.appends`) into a call of `list_append` (through `ops.list_append`).
@@ -87,14 +87,49 @@ def _integer(n):
 
 
 def math_factorial(n):
-    """``math.factorial`` of an int: Python's errors; above 20! Myia's 64-bit ints overflow."""
+    """``math.factorial`` of an int: Python's errors, and Python's unbounded ints (25! too)."""
     n = _integer(n)
     if n < 0:
         raise ValueError("factorial() not defined for negative values")
-    if n > 20:
-        raise OverflowError("factorial() of more than 20 does not fit in Myia's 64-bit ints")
     r = 1
     for i in range(2, n + 1):
+        r = r * i
+    return r
+
+
+def _non_negative(n, name):
+    n = _integer(n)
+    if n < 0:
+        raise ValueError(name + " must be a non-negative integer")
+    return n
+
+
+def math_comb(n, k):
+    """``math.comb``: the number of ways to choose `k` of `n` items (0 where ``k > n``).
+
+    Each partial product ``C(n - k + i, i)`` is an integer, so the floor divisions are exact.
+    """
+    n = _non_negative(n, "n")
+    k = _non_negative(k, "k")
+    if k > n:
+        return 0
+    k = min(k, n - k)
+    r = 1
+    for i in range(1, k + 1):
+        r = r * (n - k + i) // i
+    return r
+
+
+def math_perm(n, k=None):
+    """``math.perm``: the number of ordered choices of `k` of `n` items (``n!`` for no `k`)."""
+    n = _non_negative(n, "n")
+    if k is None:
+        return math_factorial(n)
+    k = _non_negative(k, "k")
+    if k > n:
+        return 0
+    r = 1
+    for i in range(n - k + 1, n + 1):
         r = r * i
     return r
 

@@ -284,6 +284,8 @@ MATH: dict[Any, Any] = {
     math.hypot: nb.math_function2(nx.np_hypot),
     math.isclose: ev.math_isclose,
     math.factorial: ev.math_factorial,
+    math.comb: ev.math_comb,
+    math.perm: ev.math_perm,
     math.gcd: ev.math_gcd,
 }
 
