@@ -6,6 +6,10 @@ exactly), and ``math.comb`` and ``math.perm`` were refused ("math.comb is not su
 binomial log-likelihood written with ``math.comb`` did not compile. All three are Python's now,
 exact and with Python's errors.
 
+``super().method(x)`` in a dataclass's method was refused ("calling super is not supported"); it
+is Python's now: the method, property or static method of the classes after the method's class
+in the instance's MRO.
+
 A conjugate-gradient solver whose trip count depends on a tolerance, written as a researcher
 writes it, is checked on every backend under ``vmap`` (each example stops after its own number
 of steps) and ``jacrev`` against NumPy's ``solve`` and ``inv``.
@@ -13,12 +17,14 @@ of steps) and ``jacrev`` against NumPy's ``solve`` and ``inv``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 
 from myia import grad, jacrev, myia, vmap
+from myia.testing import check_grad
 
 BACKENDS = ["numpy", "debug", "jax"]
 
@@ -98,3 +104,67 @@ def test_a_tolerance_loop_under_vmap_and_jacrev(backend):
     )
     jac = myia(jacrev(solve_cg), backend=backend)(bs[2])
     np.testing.assert_allclose(jac, np.linalg.inv(A), rtol=1e-8)
+
+
+# super() in the methods of dataclasses ---------------------------------------------------------
+#
+# ``super().forward(x)`` in a subclass's method (a model extending a layer) was refused:
+# "calling super is not supported in Myia".
+
+
+@dataclasses.dataclass
+class Layer:
+    w: np.ndarray
+
+    def act(self, x):
+        return np.tanh(x)
+
+    def forward(self, x):
+        return self.act(x @ self.w)
+
+    @property
+    def penalty(self):
+        return np.sum(self.w**2)
+
+    @staticmethod
+    def scale():
+        return 2.0
+
+
+@dataclasses.dataclass
+class Shifted(Layer):
+    b: np.ndarray
+
+    def act(self, x):  # the base class's forward calls this one, as in Python
+        return np.sin(x) + self.b
+
+    def forward(self, x):
+        return super().forward(x) * super().scale() + super().penalty
+
+
+@dataclasses.dataclass
+class Scaled(Layer):
+    def forward(self, x):
+        return super().forward(x) * 10.0
+
+
+@dataclasses.dataclass
+class Both(Shifted, Scaled):  # a diamond: Shifted's super() is Scaled here
+    def forward(self, x):
+        return super().forward(x) - 1.0
+
+
+def model_loss(model, x):
+    return np.sum(model.forward(x) ** 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_super_in_dataclass_methods_is_pythons(backend):
+    backend = _backend(backend)
+    w, b = np.array([[0.3, -0.5], [0.8, 0.1], [-0.2, 0.4]]), np.array([0.1, -0.3])
+    x = np.array([[0.5, -1.0, 0.2], [1.5, 0.3, -0.7]])
+    f = myia(model_loss, backend=backend)
+    for model in (Shifted(w, b), Both(w, b)):
+        assert f(model, x) == pytest.approx(model_loss(model, x), rel=1e-13)
+    check_grad(model_loss, Both(w, b), x, backend=backend)
+    assert isinstance(grad(model_loss, backend=backend)(Shifted(w, b), x), Shifted)

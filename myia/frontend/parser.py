@@ -728,6 +728,12 @@ class FunctionParser(Assignments, BranchExpressions, DataExpressions):
         chain = attribute_chain(node) if self.narrowed else None
         if chain in self.narrowed:
             return block.read(self.narrowed[chain])
+        owner = self.super_owner(node.value)
+        if owner is not None:  # ``super().name`` in a method: read after `owner` in the MRO
+            instance = self.read_variable(block, owner[1], node.value)
+            return block.apply(
+                ops.super_getattr, owner[0], instance, node.attr, debug=self.dbg(node, node.attr)
+            )
         value = self.expr(block, node.value)
         if value.is_constant and is_namespace(value.value):
             try:
@@ -745,6 +751,30 @@ class FunctionParser(Assignments, BranchExpressions, DataExpressions):
                 block, to_node(attr, full, self.loc(node), self.name).value, full, node
             )
         return block.apply(ops.getattr_, value, node.attr, debug=self.dbg(node, node.attr))
+
+    def super_owner(self, node: ast.expr) -> tuple[type, str] | None:
+        """``(cls, self)`` where `node` is ``super()`` in a method of class ``cls``, else None.
+
+        Python's zero-argument ``super()`` reads the class the method is defined in (its
+        ``__class__`` cell) and the method's first parameter.
+        """
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "super"
+            and not node.args
+            and not node.keywords
+            and self.parent is None
+            and isinstance(self.node, ast.FunctionDef)
+            and not self.binds("super")
+            and lookup_global(self.source.fn, "super") is super
+        ):
+            return None
+        cls = lookup_global(self.source.fn, "__class__")
+        params = self.node.args.posonlyargs + self.node.args.args
+        if not isinstance(cls, type) or not params:
+            return None
+        return cls, params[0].arg
 
     def expr_Lambda(self, block: Block, node: ast.Lambda) -> Node:
         graph = Graph(f"{self.graph.name}:lambda", self.loc(node))

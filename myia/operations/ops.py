@@ -607,6 +607,54 @@ def _getattr(a: Any, name: str) -> Any:
 getattr_ = StaticOperation("getattr", _getattr, static=(1,))
 
 
+def _super_method(fn: Any) -> Any:
+    def get_method(cls, obj, name):
+        return P.partial(fn, obj)
+
+    return get_method
+
+
+def _super_static(fn: Any) -> Any:
+    def get_static(cls, obj, name):
+        return fn
+
+    return get_static
+
+
+def _super_property(fn: Any) -> Any:
+    def get_property(cls, obj, name):
+        return fn(obj)
+
+    return get_property
+
+
+def _super_getattr(cls: Any, a: Any, name: str) -> Any:
+    """``super().name`` in a method of class `cls` on a dataclass instance of class `a`.
+
+    As Python's, it looks `name` up in the classes after `cls` in ``a``'s MRO: methods are
+    bound to the instance, properties read, static methods returned as they are.
+    """
+    if not (is_record(a) and isinstance(cls, type) and cls in a.__mro__):
+        raise NoMatch
+    mro = a.__mro__
+    for klass in mro[mro.index(cls) + 1 :]:
+        if name in vars(klass):
+            attr = vars(klass)[name]
+            break
+    else:
+        raise NoMatch(f"'super' object has no attribute {name!r}")
+    if isinstance(attr, property) and has_source(attr.fget):
+        return _super_property(attr.fget)
+    if isinstance(attr, staticmethod) and has_source(attr.__func__):
+        return _super_static(attr.__func__)
+    if has_source(attr):
+        return _super_method(attr)
+    raise NoMatch(f"super().{name}: Myia reads methods, properties and static methods only")
+
+
+super_getattr = StaticOperation("super_getattr", _super_getattr, static=(0, 2))
+
+
 def _getattr_builtin(a: Any, name: Any, *default: Any) -> Any:
     """Python's ``getattr(a, name)`` and ``getattr(a, name, default)`` for a constant name."""
     if not isinstance(name, str):
