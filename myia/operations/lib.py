@@ -420,6 +420,8 @@ def round_(x, ndigits=None):
     """
     if isinstance(x, np.ndarray):
         raise TypeError("type numpy.ndarray doesn't define __round__ method")
+    if isinstance(x, (int, np.integer)):  # exactly: through a float, 2**63 - 1 was 2**63
+        return int(x)
     return int(P.rint(x))
 
 
