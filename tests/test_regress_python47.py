@@ -5,6 +5,9 @@
 beside a number (``hypot(1.0, nan)`` was ``sqrt(2)``), gave NaN for an infinity beside a NaN
 (C's and Python's ``inf``), and was off by one ulp on a third of the inputs: it is now
 correctly rounded, as Python's.
+
+Everyday Python that Myia refused: ``x in range(...)``, ``(a, b) < (c, d)`` and the other
+orders of tuples and lists, ``xs == ys`` of lists, ``max(xs, key=f)``, ``min(xs, default=d)``.
 """
 
 from __future__ import annotations
@@ -119,3 +122,90 @@ def test_hypot_gradients(backend):
 
 def summed_hypot(a, b):
     return np.sum(np.hypot(a, b))
+
+
+# Refusals of everyday Python ------------------------------------------------------------------
+
+
+def in_a_range(x, n):
+    return x in range(0, n, 3), x not in range(n, -n, -2), x in range(n)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_in_a_range(backend):
+    # ``x in range(...)`` was a MyiaTypeError (no ``contains`` of a range).
+    f = myia(in_a_range, backend=_backend(backend))
+    for x in (-3, 0, 3, 4, 9, 2.0, 3.0, 3.5, -0.0, NAN, INF, True):
+        for n in (0, 10, -4):
+            assert f(x, n) == in_a_range(x, n), (x, n)
+
+
+def ordered(a, b):
+    return a < b, a <= b, a > b, a >= b, a == b, a != b
+
+
+TUPLES = [
+    ((1, 2), (1, 3)),
+    ((1, 2), (1, 2)),
+    ((1,), (1, 0)),
+    ((), (0.5,)),
+    ((2.5, 0), (1, 9)),
+    ((1, NAN), (1, 0)),
+    (((1, 2), 3), ((1, 1), 4)),
+]
+LISTS = [
+    ([1, 2], [1, 3]),
+    ([1, 2], [1, 2]),
+    ([1.0], [1, 0]),
+    ([], []),
+    ([], [0]),
+    ([2], [1, 5]),
+    ([float("nan")], [float("nan")]),  # (two NaNs: one is equal to itself in Python's lists)
+    ([1.5, 2.0], [1.5]),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tuples_and_lists_are_ordered_and_lists_compared_as_python(backend):
+    # ``(a, b) < (c, d)`` and ``xs == ys`` of lists were MyiaTypeErrors.
+    backend = _backend(backend)
+    for a, b in TUPLES + LISTS:
+        assert myia(ordered, backend=backend)(a, b) == ordered(a, b), (a, b)
+
+
+def with_keys(xs):
+    return (
+        max(xs, key=abs),
+        min(xs, key=lambda v: (v - 1) ** 2),
+        max(range(len(xs)), key=lambda i: xs[i]),
+        max(xs, default=-1.0),
+        min(xs, key=abs, default=7.0),
+    )
+
+
+def of_arguments(a, b, c):
+    return max(a, b, c, key=abs), min(a, b, c, key=lambda v: -v)
+
+
+def default_with_arguments(a, b):
+    return max(a, b, default=0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_max_and_min_with_key_and_default(backend):
+    # ``max(xs, key=f)`` was "max_n() got an unexpected keyword argument 'key'".
+    backend = _backend(backend)
+    f = myia(with_keys, backend=backend)
+    for xs in ([3.0, -5.0, 2.0, 5.0], [2.5, -2.5, 1.0]):
+        assert f(xs) == with_keys(xs)
+    with pytest.raises(ValueError, match="empty"):
+        f([])
+    assert myia(of_arguments, backend=backend)(1, -3, 3) == of_arguments(1, -3, 3) == (-3, 3)
+    with pytest.raises(TypeError, match="Cannot specify a default for max"):
+        myia(default_with_arguments, backend=backend)(1, 2)
+    check_grad(of_arguments_summed, 1.5, -2.5, 0.25, backend=backend)
+
+
+def of_arguments_summed(a, b, c):
+    u, v = of_arguments(a, b, c)
+    return u * 2.0 + v + max((a, b, c), key=lambda t: (t - 1.0) ** 2)

@@ -48,6 +48,20 @@ class Range:
             n = (self.start - self.stop - self.step - 1) // -self.step
         return P.maximum(n, 0)
 
+    def __contains__(self, x):
+        """``x in r``: between the bounds, on a step; a float where it equals an element."""
+        if self.step > 0:
+            inside = self.start <= x and x < self.stop
+        else:
+            inside = self.stop < x and x <= self.start
+        if not inside:
+            return False
+        if not isinstance(x, int):  # a float (finite: inside): exactly an int, or in none
+            if int(x) != x:
+                return False
+            x = int(x)
+        return (x - self.start) % self.step == 0
+
     def __getitem__(self, i):
         """``r[i]``: an int (Python's IndexError out of range); ``r[a:b:c]``: a range."""
         n = len(self)
@@ -546,6 +560,90 @@ def tuple_eq(a, b):
 
 def tuple_ne(a, b):
     return not tuple_eq(a, b)
+
+
+def _lt(a, b):
+    return a < b
+
+
+def _le(a, b):
+    return a <= b
+
+
+def _gt(a, b):
+    return a > b
+
+
+def _ge(a, b):
+    return a >= b
+
+
+def _tuple_order(a, b, op):
+    """Python's order of tuples: the first elements that differ decide, else the lengths."""
+    if P.tuple_len(a) == 0 or P.tuple_len(b) == 0:
+        return op(P.tuple_len(a), P.tuple_len(b))
+    if a[0] == b[0]:
+        return _tuple_order(a[1:], b[1:], op)
+    return op(a[0], b[0])
+
+
+def list_eq(a, b):
+    """``a == b`` of lists: of one length, equal element by element."""
+    if len(a) != len(b):
+        return False
+    i = 0
+    while i < len(a):
+        if not a[i] == b[i]:
+            return False
+        i = i + 1
+    return True
+
+
+def list_ne(a, b):
+    return not list_eq(a, b)
+
+
+def _list_order(a, b, op):
+    """Python's order of lists: the first elements that differ decide, else the lengths."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i = i + 1
+    if i == n:
+        return op(len(a), len(b))
+    return op(a[i], b[i])
+
+
+def list_lt(a, b):
+    return _list_order(a, b, _lt)
+
+
+def list_le(a, b):
+    return _list_order(a, b, _le)
+
+
+def list_gt(a, b):
+    return _list_order(a, b, _gt)
+
+
+def list_ge(a, b):
+    return _list_order(a, b, _ge)
+
+
+def tuple_lt(a, b):
+    return _tuple_order(a, b, _lt)
+
+
+def tuple_le(a, b):
+    return _tuple_order(a, b, _le)
+
+
+def tuple_gt(a, b):
+    return _tuple_order(a, b, _gt)
+
+
+def tuple_ge(a, b):
+    return _tuple_order(a, b, _ge)
 
 
 def getattr_default(obj, name, default):

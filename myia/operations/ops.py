@@ -262,7 +262,7 @@ def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
     def dispatch(a: Any, b: Any) -> Any:
         if is_numeric(a) and is_numeric(b):
             return prim
-        if tuple_fn and (a is str or b is str or is_dtype(a) or is_dtype(b)):
+        if name in ("eq", "ne") and (a is str or b is str or is_dtype(a) or is_dtype(b)):
             # Strings and dtypes are known at compile time: the comparison is a constant.
             return P.const_eq if name == "eq" else _lib().const_ne
         if a is str and b is str and name in ("lt", "le", "gt", "ge"):
@@ -275,6 +275,8 @@ def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
             )
         if tuple_fn and a is tuple and b is tuple:
             return getattr(_lib(), tuple_fn)
+        if tuple_fn and a is list and b is list:  # (element by element, as tuples)
+            return getattr(_lib(), tuple_fn.replace("tuple", "list"))
         return _dunders(name, REFLECTED_COMPARISON[name], a, b, comparison=True)
 
     return Operation(name, dispatch, f"Python's ``{name}`` comparison.")
@@ -282,10 +284,10 @@ def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
 
 eq = _compare("eq", P.eq, "tuple_eq")
 ne = _compare("ne", P.ne, "tuple_ne")
-lt = _compare("lt", P.lt)
-le = _compare("le", P.le)
-gt = _compare("gt", P.gt)
-ge = _compare("ge", P.ge)
+lt = _compare("lt", P.lt, "tuple_lt")
+le = _compare("le", P.le, "tuple_le")
+gt = _compare("gt", P.gt, "tuple_gt")
+ge = _compare("ge", P.ge, "tuple_ge")
 
 
 def _unary(name: str, prim: Any, of_python_bool: Any = None) -> Operation:
