@@ -285,6 +285,10 @@ MATH: dict[Any, Any] = {
     math.isclose: ev.math_isclose,
     math.factorial: ev.math_factorial,
     math.gcd: ev.math_gcd,
+    math.lcm: ev.math_lcm,
+    math.prod: ev.math_prod,
+    math.degrees: ev.math_degrees,
+    math.radians: ev.math_radians,
 }
 
 NUMPY: dict[Any, Any] = {
