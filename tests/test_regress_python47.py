@@ -7,7 +7,8 @@ beside a number (``hypot(1.0, nan)`` was ``sqrt(2)``), gave NaN for an infinity 
 correctly rounded, as Python's.
 
 Everyday Python that Myia refused: ``x in range(...)``, ``(a, b) < (c, d)`` and the other
-orders of tuples and lists, ``xs == ys`` of lists, ``max(xs, key=f)``, ``min(xs, default=d)``.
+orders of tuples and lists, ``xs == ys`` of lists, ``max(xs, key=f)``, ``min(xs, default=d)``,
+``xs.count(v)``, ``xs.index(v)``, ``math.degrees``, ``math.radians``, ``math.lcm``, ``math.prod``.
 """
 
 from __future__ import annotations
@@ -241,3 +242,18 @@ def test_math_degrees_radians_lcm_prod(backend):
     for a, b, c in [(4, 6, 10), (-6, 4, 1), (0, 6, 10), (7, -4, 1)]:
         assert g(a, b, c) == integer_math(a, b, c), (a, b, c)
     check_grad(product, (1.5, -2.0), 0.7, backend=backend)
+
+
+def counted(xs, t, v):
+    return xs.count(v), xs.index(v), xs.index(v, -2), t.count(v), t.index(v, 1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_count_and_index_of_lists_and_tuples(backend):
+    # ``xs.count(v)`` and ``xs.index(v)`` were "unsupported operation getattr".
+    f = myia(counted, backend=_backend(backend))
+    xs, t = [1, 2, 1, 2], (2, 1, 2)
+    for v in (1, 2):
+        assert f(xs, t, v) == counted(xs, t, v), v
+    with pytest.raises(ValueError, match="not in"):
+        f(xs, t, 3)
