@@ -1,7 +1,8 @@
 """Everyday Python in Myia's subset: ``append``, ``* n``, ``math.gcd``, ``sorted``...
 
 ``xs.append(v)`` on a list being built, ``tuple * n`` and ``list * n``, ``math.isclose``,
-``math.factorial``, ``math.comb``, ``math.perm``, ``math.gcd``, ``sorted`` and ``slice(...)``.
+``math.factorial``, ``math.comb``, ``math.perm``, ``math.gcd``, ``math.lcm``, ``math.prod``,
+``math.degrees``, ``math.radians``, ``sorted`` and ``slice(...)``.
 
 `mapping.py` says which Python function each one is; ``xs.append(v)`` is rewritten by the
 frontend (`myia.frontend.appends`) into a call of `list_append` (through `ops.list_append`).
@@ -144,6 +145,40 @@ def math_gcd(*integers):
             a, b = b, a % b
         g = a
     return g
+
+
+def math_lcm(*integers):
+    """``math.lcm`` of any number of ints (1 for none; 0 if one is 0), always nonnegative."""
+    m = 1
+    for k in integers:
+        b = abs(_integer(k))
+        if m == 0 or b == 0:
+            m = 0
+        else:
+            m = m // math_gcd(m, b) * b
+    return m
+
+
+def math_prod(xs, *, start=1):
+    """``math.prod``: ``start`` times each element of `xs` in turn (an int for ints)."""
+    r = start
+    for x in xs:
+        r = r * x
+    return r
+
+
+_RAD_TO_DEG = 180.0 / 3.141592653589793  # (CPython's constants: the same products)
+_DEG_TO_RAD = 3.141592653589793 / 180.0
+
+
+def math_degrees(x):
+    """``math.degrees``: radians to degrees, as CPython computes it."""
+    return math_float(x) * _RAD_TO_DEG
+
+
+def math_radians(x):
+    """``math.radians``: degrees to radians, as CPython computes it."""
+    return math_float(x) * _DEG_TO_RAD
 
 
 def sorted_(xs, *, key=None, reverse=False):

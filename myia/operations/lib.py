@@ -48,6 +48,20 @@ class Range:
             n = (self.start - self.stop - self.step - 1) // -self.step
         return P.maximum(n, 0)
 
+    def __contains__(self, x):
+        """``x in r``: between the bounds, on a step; a float where it equals an element."""
+        if self.step > 0:
+            inside = self.start <= x and x < self.stop
+        else:
+            inside = self.stop < x and x <= self.start
+        if not inside:
+            return False
+        if not isinstance(x, int):  # a float (finite: inside): exactly an int, or in none
+            if int(x) != x:
+                return False
+            x = int(x)
+        return (x - self.start) % self.step == 0
+
     def __getitem__(self, i):
         """``r[i]``: an int (Python's IndexError out of range); ``r[a:b:c]``: a range."""
         n = len(self)
@@ -420,6 +434,8 @@ def round_(x, ndigits=None):
     """
     if isinstance(x, np.ndarray):
         raise TypeError("type numpy.ndarray doesn't define __round__ method")
+    if isinstance(x, (int, np.integer)):  # exactly: through a float, 2**63 - 1 was 2**63
+        return int(x)
     return int(P.rint(x))
 
 

@@ -287,6 +287,10 @@ MATH: dict[Any, Any] = {
     math.comb: ev.math_comb,
     math.perm: ev.math_perm,
     math.gcd: ev.math_gcd,
+    math.lcm: ev.math_lcm,
+    math.prod: ev.math_prod,
+    math.degrees: ev.math_degrees,
+    math.radians: ev.math_radians,
 }
 
 NUMPY: dict[Any, Any] = {

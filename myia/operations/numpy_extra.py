@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import P
+from .number_lib import hypot_float64
 from .numpy_linalg import LINALG, cho_factor, cho_solve, scipy_cholesky, solve_triangular
 from .numpy_logic import np_all, np_any
 
@@ -280,26 +281,20 @@ def np_logaddexp2(x, y):
 
 
 def np_hypot(x, y):
-    """``np.hypot``: ``m * sqrt(1 + (n / m) ** 2)`` of the larger and smaller magnitudes.
+    """``np.hypot``: ``sqrt(x ** 2 + y ** 2)`` correctly rounded (`number_lib.hypot_float64`).
 
-    Scaled by the larger, the squares neither overflow nor underflow (``hypot(1e200, 1e200)``
-    is finite); 0 where both are.
+    Neither overflows nor underflows (``hypot(1e200, 1e200)`` is finite); ``inf`` where either
+    is infinite, NaN elsewhere where either is NaN, as C's ``hypot``.
     """
-    if not np.issubdtype(P.dtype_of(x + y), np.inexact):
+    dt = P.dtype_of(x + y)
+    if not np.issubdtype(dt, np.inexact):
         # Integers and booleans: computed in float64, rounded to the float NumPy's math
         # functions give them (float16 for int8 and bool, as np.arctan2), as NumPy does.
         dt = P.dtype_of(P.atan2(x, y))
-        return P.astype(_hypot(P.astype(x, np.float64), P.astype(y, np.float64)), dt)
-    return _hypot(x, y)
-
-
-def _hypot(x, y):
-    """The scaled formula of `np_hypot` on floats."""
-    ax = P.abs_(x)
-    ay = P.abs_(y)
-    m = P.maximum(ax, ay)
-    r = P.minimum(ax, ay) / P.where(m == 0, 1, m)
-    return m * P.sqrt(1 + r * r)
+        return P.astype(hypot_float64(P.astype(x, np.float64), P.astype(y, np.float64)), dt)
+    if dt != np.float64:  # float32, float16: the float64 result rounded, as C's ``hypotf``
+        return P.astype(hypot_float64(P.astype(x, np.float64), P.astype(y, np.float64)), dt)
+    return hypot_float64(x, y)
 
 
 def np_ptp(a, axis=None, keepdims=False):

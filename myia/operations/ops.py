@@ -36,6 +36,12 @@ def _lib() -> Any:
     return lib
 
 
+def _sequences() -> Any:
+    from . import sequences
+
+    return sequences
+
+
 def has_source(fn: Any) -> bool:
     """Whether `fn` is a Python function whose source Myia can parse."""
     code = getattr(fn, "__code__", None)
@@ -262,7 +268,7 @@ def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
     def dispatch(a: Any, b: Any) -> Any:
         if is_numeric(a) and is_numeric(b):
             return prim
-        if tuple_fn and (a is str or b is str or is_dtype(a) or is_dtype(b)):
+        if name in ("eq", "ne") and (a is str or b is str or is_dtype(a) or is_dtype(b)):
             # Strings and dtypes are known at compile time: the comparison is a constant.
             return P.const_eq if name == "eq" else _lib().const_ne
         if a is str and b is str and name in ("lt", "le", "gt", "ge"):
@@ -274,7 +280,9 @@ def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
                 "(x.dtype == np.float32) or with np.issubdtype(x.dtype, np.floating)"
             )
         if tuple_fn and a is tuple and b is tuple:
-            return getattr(_lib(), tuple_fn)
+            return getattr(_lib() if name in ("eq", "ne") else _sequences(), tuple_fn)
+        if tuple_fn and a is list and b is list:  # (element by element, as tuples)
+            return getattr(_sequences(), tuple_fn.replace("tuple", "list"))
         return _dunders(name, REFLECTED_COMPARISON[name], a, b, comparison=True)
 
     return Operation(name, dispatch, f"Python's ``{name}`` comparison.")
@@ -282,10 +290,10 @@ def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
 
 eq = _compare("eq", P.eq, "tuple_eq")
 ne = _compare("ne", P.ne, "tuple_ne")
-lt = _compare("lt", P.lt)
-le = _compare("le", P.le)
-gt = _compare("gt", P.gt)
-ge = _compare("ge", P.ge)
+lt = _compare("lt", P.lt, "tuple_lt")
+le = _compare("le", P.le, "tuple_le")
+gt = _compare("gt", P.gt, "tuple_gt")
+ge = _compare("ge", P.ge, "tuple_ge")
 
 
 def _unary(name: str, prim: Any, of_python_bool: Any = None) -> Operation:
@@ -585,6 +593,8 @@ def _getattr(a: Any, name: str) -> Any:
         return _array_attribute(name)  # NumPy scalars too; Python's have no ``shape``
     if a is dict and name in ("keys", "values", "items", "get"):
         return _method_getter(getattr(_lib(), f"dict_{name}"))
+    if a in (tuple, list) and name in ("count", "index"):
+        return _method_getter(getattr(_sequences(), f"seq_{name}"))
     if a is np.random.Generator:
         from .random_lib import METHODS
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..primitives import P
 from .lib import max_iter, min_iter
-from .ops import refuse
+from .ops import myia_hasnext, myia_iter, myia_next, refuse
 
 
 def max2(a, b):
@@ -64,12 +64,50 @@ def _uint64(x):
     return P.astype(x, "uint64")
 
 
-def max_n(*xs):
-    return max_iter(xs)
+class _NoDefault:
+    """The `default` of ``max`` and ``min`` not given (None is a default)."""
 
 
-def min_n(*xs):
-    return min_iter(xs)
+def max_n(*xs, key=None, default=_NoDefault):
+    """``max(a, b, ...)``, and ``max(xs, key=f, default=d)`` (a keyword makes two arguments)."""
+    if len(xs) == 1:
+        return _fold(xs[0], key, default, True)
+    if default is not _NoDefault:
+        raise TypeError("Cannot specify a default for max() with multiple positional arguments")
+    if key is None:
+        return max_iter(xs)
+    return _fold(xs, key, default, True)
+
+
+def min_n(*xs, key=None, default=_NoDefault):
+    """``min(a, b, ...)``, and ``min(xs, key=f, default=d)`` (`max_n`)."""
+    if len(xs) == 1:
+        return _fold(xs[0], key, default, False)
+    if default is not _NoDefault:
+        raise TypeError("Cannot specify a default for min() with multiple positional arguments")
+    if key is None:
+        return min_iter(xs)
+    return _fold(xs, key, default, False)
+
+
+def _fold(xs, key, default, largest):
+    """The first element of `xs` whose key no later one beats (Python's ``max``, ``min``)."""
+    it = myia_iter(xs)
+    if not myia_hasnext(it):
+        if default is _NoDefault:
+            if largest:
+                raise ValueError("max() arg is an empty sequence")
+            raise ValueError("min() arg is an empty sequence")
+        return default
+    best, it = myia_next(it)
+    best_key = best if key is None else key(best)
+    while myia_hasnext(it):
+        x, it = myia_next(it)
+        k = x if key is None else key(x)
+        if (k > best_key) if largest else (k < best_key):
+            best = x
+            best_key = k
+    return best
 
 
 def numpy_cast(dtype):
