@@ -1,0 +1,143 @@
+"""User mistakes and run-time errors that did not point at the user's line.
+
+A shape error deferred to run time (``x + y`` after ``if b: x = x.T``, on the path where it
+does not fit, `myia.infer.deferred`) was raised as ``MyiaShapeError(message)`` with no frames:
+its ``location`` was None, and the debug backend showed its Myia traceback twice (in the
+message and again as a note). It is now the compile-time error itself, with its frames, on
+every backend, in a saved and loaded program too.
+
+``raise ERROR`` of an exception instance defined in the user's module raised
+``TypeError: 'ValueError' object is not callable`` (the instance was called as a class); it
+raises the instance (a fresh copy per run, so that the notes of a run are not kept), and a
+saved program holding one loads.
+
+Each program is a module of its own written to ``tmp_path``, the faulty line marked ``# HERE``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import traceback
+
+import numpy as np
+import pytest
+
+import myia
+from myia import MyiaShapeError, grad
+from myia.saving import load, save
+
+PACKAGE = os.path.dirname(os.path.abspath(myia.__file__))
+BACKENDS = ["numpy", "debug", "jax"]
+
+
+def _backend(name):
+    if name == "jax":
+        pytest.importorskip("jax")
+    return name
+
+
+def user_module(tmp_path, name, source):
+    """The module of `source`, written to ``tmp_path``, and its file name."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module, str(path)
+
+
+def marked(source):
+    """The line number of ``# HERE`` in `source`, and its text."""
+    line = next(i for i, t in enumerate(source.splitlines(), 1) if "# HERE" in t)
+    return line, source.splitlines()[line - 1].split("# HERE")[0].strip()
+
+
+def check_at_line(exc, path, source):
+    """`exc` names `path` at the marked line with its text, once, and no file of Myia."""
+    line, text = marked(source)
+    shown = "".join(traceback.format_exception(exc))
+    assert PACKAGE not in shown, shown
+    assert f'File "{path}", line {line}' in shown, shown
+    assert text in shown, shown
+    assert shown.count("Myia traceback") == 1, shown
+
+
+TRANSPOSE = """\
+import numpy as np
+
+
+def f(x, y, b):
+    if b:
+        x = x.T
+    return np.sum(np.tanh(x + y) * y)  # HERE
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_shape_error_deferred_to_run_time_has_the_users_location(tmp_path, backend):
+    backend = _backend(backend)
+    module, path = user_module(tmp_path, f"deferred_{backend}", TRANSPOSE)
+    r, y = np.ones((2, 3)), np.ones((3, 2))
+    line, _ = marked(TRANSPOSE)
+    for fn in [myia.myia(module.f, backend=backend), myia.myia(grad(module.f), backend=backend)]:
+        fn(r, y, True)  # the path where ``x + y`` fits runs
+        for _ in range(2):  # (nothing a run adds to the error is kept for the next)
+            with pytest.raises(MyiaShapeError, match=r"\(2, 3\) and \(3, 2\)") as info:
+                fn(r, y, False)
+            err = info.value
+            assert err.location is not None, str(err)
+            assert (err.location.filename, err.location.line) == (path, line)
+            assert not getattr(err, "__notes__", None), err.__notes__
+            check_at_line(err, path, TRANSPOSE)
+
+
+def test_a_saved_program_keeps_the_location_of_a_deferred_shape_error(tmp_path):
+    module, path = user_module(tmp_path, "deferred_saved", TRANSPOSE)
+    r, y = np.ones((2, 3)), np.ones((3, 2))
+    save(myia.myia(module.f), tmp_path / "f.myia", r, y, True)
+    loaded = load(tmp_path / "f.myia")
+    assert loaded(r, y, True) == pytest.approx(module.f(r, y, True))
+    with pytest.raises(MyiaShapeError) as info:
+        loaded(r, y, False)
+    assert (info.value.location.filename, info.value.location.line) == (path, marked(TRANSPOSE)[0])
+    check_at_line(info.value, path, TRANSPOSE)
+
+
+RAISE_INSTANCE = """\
+ERROR = ValueError("the learning rate must be positive")
+
+
+def f(lr):
+    if lr <= 0.0:
+        raise ERROR  # HERE
+    return lr * 2.0
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_raising_an_exception_instance_raises_it(tmp_path, backend):
+    # It was ``TypeError: 'ValueError' object is not callable``.
+    backend = _backend(backend)
+    module, path = user_module(tmp_path, f"raise_instance_{backend}", RAISE_INSTANCE)
+    fn = myia.myia(module.f, backend=backend)
+    assert fn(0.5) == 1.0
+    for _ in range(2):
+        with pytest.raises(ValueError) as info:
+            fn(-1.0)
+        assert type(info.value) is ValueError
+        assert info.value.args == ("the learning rate must be positive",)
+        check_at_line(info.value, path, RAISE_INSTANCE)
+    assert not hasattr(module.ERROR, "__notes__")  # the user's object is left as it was
+
+
+def test_a_saved_program_raising_an_exception_instance_loads(tmp_path):
+    module, path = user_module(tmp_path, "raise_instance_saved", RAISE_INSTANCE)
+    save(myia.myia(module.f), tmp_path / "f.myia", 0.5)
+    loaded = load(tmp_path / "f.myia")
+    assert loaded(0.5) == 1.0
+    with pytest.raises(ValueError, match="learning rate") as info:
+        loaded(-1.0)
+    check_at_line(info.value, path, RAISE_INSTANCE)
