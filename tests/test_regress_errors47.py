@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import myia
-from myia import MyiaShapeError, grad
+from myia import MyiaNameError, MyiaShapeError, MyiaTypeError, grad
 from myia.saving import load, save
 
 PACKAGE = os.path.dirname(os.path.abspath(myia.__file__))
@@ -141,3 +141,96 @@ def test_a_saved_program_raising_an_exception_instance_loads(tmp_path):
     with pytest.raises(ValueError, match="learning rate") as info:
         loaded(-1.0)
     check_at_line(info.value, path, RAISE_INSTANCE)
+
+
+# Python's own errors, with Python's class and message -------------------------------------------
+
+AS_PYTHON = [
+    # ``a, b = xs`` of the wrong length raised ``myia.operations.lib.UnpackError``, a class of
+    # Myia's that the user's traceback showed; it is Python's ValueError.
+    ("def f(a):\n    x, y = a  # HERE\n    return x + y\n", (np.ones(3),)),
+    ("def f(a):\n    x, y = (a, a, a)  # HERE\n    return x + y\n", (np.ones(3),)),
+    ("def f(a):\n    x, y, z = (a, a)  # HERE\n    return x + y\n", (1.0,)),
+    ("def f(a):\n    x, y, z, w = a  # HERE\n    return x + y\n", (np.ones(3),)),
+    ("def f(a):\n    x, *r, y = a  # HERE\n    return x + y\n", (np.ones(1),)),
+    # ``range(x.shape)`` was "unsupported operation sub on ((i64,), i64)".
+    (
+        "def f(x):\n    s = 0.0\n    for i in range(x.shape):  # HERE\n        s = s + x[i]\n"
+        "    return s\n",
+        (np.ones(3),),
+    ),
+    (
+        "def f(x):\n    s = 0.0\n    for i in range(1, x.shape):  # HERE\n        s = s + x[i]\n"
+        "    return s\n",
+        (np.ones(3),),
+    ),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", range(len(AS_PYTHON)))
+def test_python_errors_are_pythons(tmp_path, k, backend):
+    backend = _backend(backend)
+    source, args = AS_PYTHON[k]
+    module, path = user_module(tmp_path, f"as_python_{k}_{backend}", source)
+    with pytest.raises(Exception) as expected:
+        module.f(*args)
+    with pytest.raises(Exception) as info:
+        myia.myia(module.f, backend=backend)(*args)
+    assert type(info.value) is type(expected.value)
+    assert str(info.value) == str(expected.value)
+    check_at_line(info.value, path, source)
+
+
+# Misspelt names: Python's message and its suggestion --------------------------------------------
+
+MISSPELT = [
+    # The attribute of a module showed the module's repr (its file in site-packages).
+    ("np.tahn(x)", "module 'numpy' has no attribute 'tahn'. Did you mean: 'tan'?"),
+    ("np.exq(x)", "module 'numpy' has no attribute 'exq'. Did you mean: 'exp'?"),
+    ("np.linalg.nrom(x)", "module 'numpy.linalg' has no attribute 'nrom'"),
+    ("np.frobnicate(x)", "module 'numpy' has no attribute 'frobnicate'"),
+    ("x * Config.rate", "type object 'Config' has no attribute 'rate'. Did you mean: 'rates'?"),
+    # An undefined name: the close names of the function, the module and the builtins.
+    ("x * wieght", "name 'wieght' is not defined. Did you mean: 'weight'?"),
+    ("helpr(x)", "name 'helpr' is not defined. Did you mean: 'helper'?"),
+    ("x * learning_rat", "name 'learning_rat' is not defined. Did you mean: 'learning_rate'?"),
+    ("lenn((x,)) * x", "name 'lenn' is not defined. Did you mean: 'len'?"),
+    ("x * undefined_thing", "name 'undefined_thing' is not defined"),
+]
+
+MISSPELT_MODULE = """\
+import numpy as np
+
+
+class Config:
+    rates = 2.0
+
+
+def helper(x):
+    return x
+
+
+def f(x, learning_rate=0.5):
+    weight = np.ones(3)
+    return {expr}  # HERE
+"""
+
+
+@pytest.mark.parametrize("k", range(len(MISSPELT)))
+def test_a_misspelt_name_is_named_as_python_names_it(tmp_path, k):
+    expr, said = MISSPELT[k]
+    source = MISSPELT_MODULE.format(expr=expr)
+    module, path = user_module(tmp_path, f"misspelt_{k}", source)
+    with pytest.raises(MyiaNameError) as info:
+        myia.myia(module.f)(np.ones(3))
+    assert info.value.message == said
+    check_at_line(info.value, path, source)
+
+
+def test_a_misspelt_attribute_of_a_module_passed_in_is_named_too():
+    def f(x, m=np):
+        return m.tahn(x)
+
+    with pytest.raises(MyiaTypeError, match=r"'tahn'\. Did you mean: 'tan'\?"):
+        myia.myia(f)(np.ones(3))

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import did_you_mean
 from ..primitives import P
 from .core import Array, Function, Mutation, NoMatch, Operation, UnionKind, is_record
 
@@ -580,7 +581,8 @@ def _getattr(a: Any, name: str) -> Any:
         try:
             return _static_getter(getattr(a, name))
         except AttributeError:
-            raise NoMatch(f"module {a.__name__!r} has no attribute {name!r}") from None
+            hint = did_you_mean(name, dir(a))
+            raise NoMatch(f"module {a.__name__!r} has no attribute {name!r}{hint}") from None
     if a is Array or (is_number(a) and a not in (bool, int, float)):
         return _array_attribute(name)  # NumPy scalars too; Python's have no ``shape``
     if a is dict and name in ("keys", "values", "items", "get"):
