@@ -234,3 +234,38 @@ def test_a_misspelt_attribute_of_a_module_passed_in_is_named_too():
 
     with pytest.raises(MyiaTypeError, match=r"'tahn'\. Did you mean: 'tan'\?"):
         myia.myia(f)(np.ones(3))
+
+
+# A library function called with the wrong arguments is named as the user called it -------------
+
+LIBRARY_ARGUMENTS = [
+    # They were named by Myia's library code: np_dot(), numpy_ufunc.<locals>.ufunc1(), ...
+    ("np.dot(x)", "dot() missing required argument 'b'"),
+    ("np.exp(x, x, x, x)", "exp() takes 2 positional arguments but 4 were given"),
+    ("np.sum(x, axis=0, keepdim=True)", "sum() got an unexpected keyword argument 'keepdim'"),
+    ("x.sum(axis=0, keepdim=True)", "sum() got an unexpected keyword argument 'keepdim'"),
+    ("x + np.linspace(0.0)", "linspace() missing required argument 'stop'"),
+    ("math.atan2(x[0])", "atan2() missing required argument 'y'"),
+    ("max(x[0], x[1], axis=0)", "max() got an unexpected keyword argument 'axis'"),
+]
+
+LIBRARY_MODULE = """\
+import math
+
+import numpy as np
+
+
+def f(x):
+    return {expr}  # HERE
+"""
+
+
+@pytest.mark.parametrize("k", range(len(LIBRARY_ARGUMENTS)))
+def test_a_library_function_is_named_as_the_user_called_it(tmp_path, k):
+    expr, said = LIBRARY_ARGUMENTS[k]
+    source = LIBRARY_MODULE.format(expr=expr)
+    module, path = user_module(tmp_path, f"library_{k}", source)
+    with pytest.raises(MyiaTypeError) as info:
+        myia.myia(module.f)(np.ones(3))
+    assert info.value.message == said
+    check_at_line(info.value, path, source)
