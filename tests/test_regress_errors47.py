@@ -199,6 +199,20 @@ MISSPELT = [
     ("x * undefined_thing", "name 'undefined_thing' is not defined"),
 ]
 
+#: Misspelt attributes of a dataclass or an array: "unsupported operation getattr on (P(w ::
+#: f64 x 3, bias :: f64), 'W')"; Python's AttributeError message and suggestion.
+MISSPELT_ATTRIBUTES = [
+    ("np.sum(p.W * x)", "'Params' object has no attribute 'W'. Did you mean: 'w'?"),
+    ("p.totl() * x", "'Params' object has no attribute 'totl'. Did you mean: 'total'?"),
+    ("p.frobnicate * x", "'Params' object has no attribute 'frobnicate'"),
+    ("x.shap[0] * x", "'numpy.ndarray' object has no attribute 'shap'. Did you mean: 'shape'?"),
+    (
+        "x.resahpe(3, 1)",
+        "'numpy.ndarray' object has no attribute 'resahpe'. Did you mean: 'reshape'?",
+    ),
+    ("x.detach()", "'numpy.ndarray' object has no attribute 'detach'"),
+]
+
 MISSPELT_MODULE = """\
 import numpy as np
 
@@ -223,6 +237,38 @@ def test_a_misspelt_name_is_named_as_python_names_it(tmp_path, k):
     source = MISSPELT_MODULE.format(expr=expr)
     module, path = user_module(tmp_path, f"misspelt_{k}", source)
     with pytest.raises(MyiaNameError) as info:
+        myia.myia(module.f)(np.ones(3))
+    assert info.value.message == said
+    check_at_line(info.value, path, source)
+
+
+ATTRIBUTE_MODULE = """\
+import dataclasses
+
+import numpy as np
+
+
+@dataclasses.dataclass
+class Params:
+    w: np.ndarray
+    bias: float
+
+    def total(self):
+        return np.sum(self.w) + self.bias
+
+
+def f(x):
+    p = Params(x * 2.0, 1.0)
+    return {expr}  # HERE
+"""
+
+
+@pytest.mark.parametrize("k", range(len(MISSPELT_ATTRIBUTES)))
+def test_a_misspelt_attribute_is_named_as_python_names_it(tmp_path, k):
+    expr, said = MISSPELT_ATTRIBUTES[k]
+    source = ATTRIBUTE_MODULE.format(expr=expr)
+    module, path = user_module(tmp_path, f"misspelt_attribute_{k}", source)
+    with pytest.raises(MyiaTypeError) as info:
         myia.myia(module.f)(np.ones(3))
     assert info.value.message == said
     check_at_line(info.value, path, source)

@@ -561,6 +561,9 @@ def _array_attribute(name: str) -> Any:
         return ARRAY_ATTRIBUTES[name]
     if name in ARRAY_METHODS:
         return _method_getter(ARRAY_METHODS[name])
+    if not hasattr(np.ndarray, name):  # (NumPy's attributes Myia lacks: "unsupported")
+        hint = did_you_mean(name, dir(np.ndarray))
+        raise NoMatch(f"'numpy.ndarray' object has no attribute {name!r}{hint}")
     raise NoMatch
 
 
@@ -576,6 +579,9 @@ def _getattr(a: Any, name: str) -> Any:
             return _static_getter(attr.__func__)
         if has_source(attr):
             return _method_getter(attr)
+        if attr is None and not hasattr(a, name):
+            hint = did_you_mean(name, [f.name for f in dataclasses.fields(a)] + dir(a))
+            raise NoMatch(f"{a.__name__!r} object has no attribute {name!r}{hint}")
         raise NoMatch
     if isinstance(a, types.ModuleType):  # a module passed (a default ``np=np``)
         try:
