@@ -113,6 +113,16 @@ def program_error(exc: BaseException, traceback: str) -> BaseException:
     return exc
 
 
+def usage_error(exc: BaseException) -> BaseException:
+    """`exc`, a mistake in a call of Myia's API (``backend="nmupy"``), raised as itself.
+
+    As a program's error (`program_error`), the API boundary cuts the frames of the package
+    from its Python traceback: the user's call is the last frame shown.
+    """
+    exc.__dict__["_myia_program_error"] = True
+    return exc
+
+
 def is_program_error(exc: BaseException) -> bool:
     """Whether `exc` was raised by the user's program, as `program_error` marks it."""
     return bool(getattr(exc, "__dict__", {}).get("_myia_program_error"))

@@ -315,3 +315,38 @@ def test_a_library_function_is_named_as_the_user_called_it(tmp_path, k):
         myia.myia(module.f)(np.ones(3))
     assert info.value.message == said
     check_at_line(info.value, path, source)
+
+
+# Mistakes in a call of Myia's API --------------------------------------------------------------
+
+
+def double(x):
+    return x * 2.0
+
+
+def inner_product(x, y):
+    return np.sum(x * y)
+
+
+API_MISTAKES = [
+    # They showed the frames of the package (get_backend, MyiaFunction.__init__...).
+    (lambda: myia.myia(double, backend="nmupy")(1.0), ValueError, "unknown backend 'nmupy'"),
+    (lambda: myia.myia(double, device="gpu")(1.0), ValueError, "takes no option"),
+    (lambda: myia.myia(double, backend="debug").generated_code(1.0), ValueError, "no source"),
+    (lambda: myia.myia(double).lowered_text(1.0), ValueError, "does not use XLA"),
+    (
+        lambda: myia.jacrev(inner_product, argnums=5)(np.ones(2), np.ones(2)),
+        ValueError,
+        "no argument at position 5",
+    ),
+]
+
+
+@pytest.mark.parametrize("k", range(len(API_MISTAKES)))
+def test_a_mistake_in_a_call_of_the_api_shows_no_frame_of_the_package(k):
+    call, cls, said = API_MISTAKES[k]
+    with pytest.raises(cls, match=said) as info:
+        call()
+    shown = "".join(traceback.format_exception(info.value))
+    assert PACKAGE not in shown, shown
+    assert __file__ in shown, shown
