@@ -20,7 +20,7 @@ from .boundary import boundary, boundary_call
 from .compile import Backend, get_backend
 from .compile.backend import DEVICE_ARRAY_TYPES
 from .entry import Entry
-from .errors import MyiaError, MyiaInternalError, MyiaTypeError, usage_error
+from .errors import MyiaError, MyiaInternalError, MyiaTypeError, did_you_mean, usage_error
 from .frontend.cache import new_compilation, record, recorded
 from .frontend.defaults import given_or_not
 from .infer.engine import Inferrer
@@ -286,6 +286,15 @@ class MyiaFunction:
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as exc:
+            params = self._signature.parameters
+            if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+                unknown = [k for k in kwargs if k not in params]
+                if unknown:  # Python's first complaint (inspect's is a missing argument)
+                    hint = did_you_mean(unknown[0], params)
+                    raise MyiaTypeError(
+                        f"{self.entry.name}() got an unexpected keyword argument "
+                        f"{unknown[0]!r}{hint}"
+                    ) from None
             raise MyiaTypeError(f"{self.entry.name}(): {exc}") from None
         bound.apply_defaults()
         # One value per parameter, as the graph has them: ``*args`` as a tuple, keyword-only

@@ -350,3 +350,21 @@ def test_a_mistake_in_a_call_of_the_api_shows_no_frame_of_the_package(k):
     shown = "".join(traceback.format_exception(info.value))
     assert PACKAGE not in shown, shown
     assert __file__ in shown, shown
+
+
+def scaled(x, scale=1.0):
+    return x * scale
+
+
+@pytest.mark.parametrize("how", ["myia", "grad"])
+def test_an_unknown_keyword_at_the_entry_is_pythons_complaint(how):
+    # It was "scaled(): missing a required argument: 'x'" (inspect's first complaint).
+    fn = myia.myia(scaled) if how == "myia" else grad(scaled)
+    with pytest.raises(MyiaTypeError) as info:
+        fn(y=1.0)
+    assert str(info.value) == "scaled() got an unexpected keyword argument 'y'"
+    with pytest.raises(MyiaTypeError) as info:
+        fn(1.0, scael=2.0)
+    said = "scaled() got an unexpected keyword argument 'scael'. Did you mean: 'scale'?"
+    assert str(info.value) == said
+    assert PACKAGE not in "".join(traceback.format_exception(info.value))
