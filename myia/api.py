@@ -20,7 +20,7 @@ from .boundary import boundary, boundary_call
 from .compile import Backend, get_backend
 from .compile.backend import DEVICE_ARRAY_TYPES
 from .entry import Entry
-from .errors import MyiaError, MyiaInternalError, MyiaTypeError
+from .errors import MyiaError, MyiaInternalError, MyiaTypeError, did_you_mean, usage_error
 from .frontend.cache import new_compilation, record, recorded
 from .frontend.defaults import given_or_not
 from .infer.engine import Inferrer
@@ -286,6 +286,15 @@ class MyiaFunction:
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as exc:
+            params = self._signature.parameters
+            if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+                unknown = [k for k in kwargs if k not in params]
+                if unknown:  # Python's first complaint (inspect's is a missing argument)
+                    hint = did_you_mean(unknown[0], params)
+                    raise MyiaTypeError(
+                        f"{self.entry.name}() got an unexpected keyword argument "
+                        f"{unknown[0]!r}{hint}"
+                    ) from None
             raise MyiaTypeError(f"{self.entry.name}(): {exc}") from None
         bound.apply_defaults()
         # One value per parameter, as the graph has them: ``*args`` as a tuple, keyword-only
@@ -523,9 +532,12 @@ class MyiaFunction:
         """
         compiled = self.specialization(*args, **kwargs)
         if compiled.source is None:
-            raise ValueError(f"the {self.backend.name!r} backend generates no source code")
+            raise usage_error(
+                ValueError(f"the {self.backend.name!r} backend generates no source code")
+            )
         return compiled.source
 
+    @boundary
     def lowered_text(self, *args: Any, **kwargs: Any) -> str:
         """The StableHLO text XLA receives for a call with these arguments (``backend="jax"``).
 
@@ -534,7 +546,7 @@ class MyiaFunction:
         executable = self.specialization(*args, **kwargs).executable
         lowered = getattr(executable, "lowered_text", None)
         if lowered is None:
-            raise ValueError(f"the {self.backend.name!r} backend does not use XLA")
+            raise usage_error(ValueError(f"the {self.backend.name!r} backend does not use XLA"))
         return lowered(self._arguments(args, kwargs))
 
     def compiled_signatures(self) -> list[Signature]:

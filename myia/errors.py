@@ -7,7 +7,7 @@ point down to the failing construct, each with the function name, file, line, so
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .ir.node import Location
@@ -113,9 +113,47 @@ def program_error(exc: BaseException, traceback: str) -> BaseException:
     return exc
 
 
+def usage_error(exc: BaseException) -> BaseException:
+    """`exc`, a mistake in a call of Myia's API (``backend="nmupy"``), raised as itself.
+
+    As a program's error (`program_error`), the API boundary cuts the frames of the package
+    from its Python traceback: the user's call is the last frame shown.
+    """
+    exc.__dict__["_myia_program_error"] = True
+    return exc
+
+
 def is_program_error(exc: BaseException) -> bool:
     """Whether `exc` was raised by the user's program, as `program_error` marks it."""
     return bool(getattr(exc, "__dict__", {}).get("_myia_program_error"))
+
+
+def _distance(a: str, b: str) -> int:
+    """Python's edit distance of names: 2 a change, 1 a change of case only."""
+    prev = list(range(0, 2 * len(b) + 1, 2))
+    for i, ca in enumerate(a, 1):
+        cur = [2 * i]
+        for j, cb in enumerate(b, 1):
+            change = 0 if ca == cb else 1 if ca.lower() == cb.lower() else 2
+            cur.append(min(prev[j] + 2, cur[j - 1] + 2, prev[j - 1] + change))
+        prev = cur
+    return prev[-1]
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """Python's hint for a misspelt name: ``". Did you mean: 'tanh'?"``, or ``""``.
+
+    The closest of `candidates` within Python's distance (that of its `NameError` and
+    `AttributeError` messages), the first of the closest where several are.
+    """
+    best, best_distance = None, 0
+    for c in candidates:
+        if c == name or not isinstance(c, str) or abs(len(c) - len(name)) > 4:
+            continue
+        d = _distance(name, c)
+        if d <= (len(name) + len(c) + 3) * 2 // 6 and (best is None or d < best_distance):
+            best, best_distance = c, d
+    return "" if best is None else f". Did you mean: {best!r}?"
 
 
 def at(location: Location | None, function: str = "<module>") -> list[Frame]:

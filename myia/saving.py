@@ -227,6 +227,13 @@ class _Writer:
         mapped = _mapped_names().get(id(v))
         if mapped is not None:
             return {"mapped": mapped}
+        if isinstance(v, BaseException):
+            # ``raise ERROR`` of a module's exception; a shape error deferred to run time
+            # (`myia.infer.deferred`), with its frames: the user's line.
+            out = {"exception": _class_name(type(v)), "args": [self.value(a) for a in v.args]}
+            if isinstance(v, MyiaError):
+                out["frames"] = [self.value(f) for f in v.frames]
+            return out
         if dataclasses.is_dataclass(v):
             fields = {f.name: self.value(getattr(v, f.name)) for f in dataclasses.fields(v)}
             kind = "abstract" if isinstance(v, absdata.AbstractValue) else "record"
@@ -454,6 +461,14 @@ class _Reader:
                 raise MyiaLoadError(f"Myia has no {body!r} (another version?)") from None
         if tag == "mapped":
             return _find_mapped(body)
+        if tag == "exception":
+            cls = self.find_class(body)
+            if not issubclass(cls, BaseException):
+                raise MyiaLoadError(f"{body} is not an exception")
+            exc = cls(*(self.value(a) for a in v["args"]))
+            if isinstance(exc, MyiaError):
+                exc.frames = [self.value(f) for f in v.get("frames", ())]
+            return exc
         if tag in ("abstract", "record"):
             cls = self.find_class(body)
             if tag == "abstract" and not issubclass(cls, absdata.AbstractValue):

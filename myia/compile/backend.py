@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import usage_error
 from ..ir.node import Graph
 from .codegen import Module, generate
 from .runtime import DeepRecursion, translate_error
@@ -175,12 +176,16 @@ def get_backend(name: str, **options: Any) -> Backend:
     try:
         cls = BACKENDS[name]
     except KeyError:
-        raise ValueError(f"unknown backend {name!r}; choose among {tuple(BACKENDS)}") from None
+        raise usage_error(
+            ValueError(f"unknown backend {name!r}; choose among {tuple(BACKENDS)}")
+        ) from None
     if options and cls.__init__ is object.__init__:
-        raise ValueError(f"the {name!r} backend takes no option ({', '.join(options)})")
+        raise usage_error(
+            ValueError(f"the {name!r} backend takes no option ({', '.join(options)})")
+        )
     if options:
         known = inspect.signature(cls.__init__).parameters
         unknown = [o for o in options if o not in known]
         if unknown:
-            raise ValueError(f"the {name!r} backend takes no option {unknown[0]!r}")
+            raise usage_error(ValueError(f"the {name!r} backend takes no option {unknown[0]!r}"))
     return cls(**options)

@@ -739,10 +739,18 @@ class FunctionParser(Assignments, BranchExpressions, DataExpressions):
             try:
                 attr = getattr(value.value, node.attr)
             except AttributeError:
-                from ..errors import MyiaNameError
+                from ..errors import MyiaNameError, did_you_mean
 
+                space = value.value
+                if isinstance(space, types.ModuleType):
+                    what = f"module {space.__name__!r}"
+                elif isinstance(space, type):
+                    what = f"type object {space.__qualname__!r}"
+                else:
+                    what = repr(space)
+                hint = did_you_mean(node.attr, dir(space))
                 raise MyiaNameError(
-                    f"{value.value!r} has no attribute {node.attr!r}",
+                    f"{what} has no attribute {node.attr!r}{hint}",
                     at(self.loc(node), self.name),
                 ) from None
             cache.read(value.value, node.attr, attr)

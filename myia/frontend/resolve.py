@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MyiaNameError, MyiaTypeError, at
+from ..errors import MyiaNameError, MyiaTypeError, at, did_you_mean
 from ..ir.node import Constant, DebugInfo, Graph, Location
 from ..operations.core import Operation
 from ..operations.mapping import lookup, refusal
@@ -56,6 +56,15 @@ def lookup_global(fn: types.FunctionType, name: str) -> Any:
     if name in fn.__globals__:
         return fn.__globals__[name]
     return getattr(builtins, name, _MISSING)
+
+
+def _local_names(code: types.CodeType) -> list[str]:
+    """The names of the variables of `code` and of the functions defined in it."""
+    names = [*code.co_varnames, *code.co_cellvars, *code.co_freevars]
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names += _local_names(c)
+    return names
 
 
 def is_namespace(value: Any) -> bool:
@@ -285,5 +294,8 @@ def resolve_global(
     """
     value = lookup_global(fn, name)
     if value is _MISSING:
-        raise MyiaNameError(f"name {name!r} is not defined", at(location, function or fn.__name__))
+        hint = did_you_mean(name, [*_local_names(fn.__code__), *fn.__globals__, *dir(builtins)])
+        raise MyiaNameError(
+            f"name {name!r} is not defined{hint}", at(location, function or fn.__name__)
+        )
     return to_node(value, name, location, function or fn.__name__)

@@ -31,7 +31,7 @@ from ..ir.node import Apply, Constant, DebugInfo, Node
 from ..primitives import P, Primitive
 from ..primitives.structure import keeps_constants
 from .kinds import axes_literal
-from .traceback import called_name, error_frames
+from .traceback import called_name, error_frames, is_internal
 
 
 def _split(args: list[AbstractValue]) -> tuple[list[AbstractValue], dict[str, AbstractValue]]:
@@ -50,7 +50,7 @@ def bind_graph_args(inferrer: Any, fn: GraphFunction, args: list[AbstractValue])
         if not any(type(a) is AbstractKeyword for a in args):
             return args
     names = g.param_names
-    fname = called_name(g.name)
+    fname = _called_name(inferrer, g)
     npos = len(params) - g.kwonly - (1 if vararg else 0) - (1 if kwarg else 0)
     pos, kws = _split(args)
     values: dict[str, Any] = dict(zip(names[:npos], pos))
@@ -98,6 +98,32 @@ def bind_graph_args(inferrer: Any, fn: GraphFunction, args: list[AbstractValue])
                 f"{fname}() missing required argument {name!r}", error_frames(inferrer.calls)
             )
     return out
+
+
+def _called_name(inferrer: Any, g: Any) -> str:
+    """How a message about a call of `g` names it: as the user's line names it.
+
+    A function of Myia's library (``np_dot``, the ufunc ``np.exp`` is) is named as the user
+    called it, as NumPy's messages name it: ``dot()``, ``exp()``.
+    """
+    loc = g.debug.find_location()
+    if loc is not None and is_internal(loc.filename):
+        for _, node, _ in reversed(inferrer.calls):
+            at = node.debug.find_location() if node is not None else None
+            if at is None or is_internal(at.filename):
+                continue
+            fn = node.inputs[0] if node.is_apply else None
+            name = None
+            if fn is not None and fn.is_constant:
+                name = fn.debug.name  # ``np.dot(x)``: numpy.dot
+            elif fn is not None and fn.is_apply and len(fn.inputs) == 3:
+                attr = fn.inputs[2]  # ``x.sum(...)``: getattr(x, "sum")
+                if attr.is_constant and isinstance(attr.value, str):
+                    name = attr.value
+            if isinstance(name, str) and name.split(".")[-1].isidentifier():
+                return name.split(".")[-1]
+            break
+    return called_name(g.name)
 
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

@@ -26,7 +26,7 @@ from ..abstract.data import (
     in_order,
 )
 from ..abstract.lattice import broaden, constant_abstract, erase_functions
-from ..errors import MyiaInternalError, MyiaShapeError, MyiaTypeError
+from ..errors import MyiaInternalError, MyiaTypeError
 from ..ir.analysis import toposort
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..operations import ops
@@ -279,8 +279,9 @@ class Specializer(GradientCalls, FunctionValues):
         result = values[node]
         raised = self.inf.shape_raises.get((ctx, node))
         if raised is not None:
-            # A shape error on a path a branch may not take (`myia.infer.deferred`).
-            inputs = [P.raise_, MyiaShapeError, str(raised)]
+            # A shape error on a path a branch may not take (`myia.infer.deferred`): raised
+            # as itself, with its frames (the user's line), not its compiler's traceback.
+            inputs = [P.raise_, type(raised)(raised.message, raised.frames)]
             app = Apply([self._const(v, node, None) for v in inputs], new, node.debug.derive())
             return _retype(app, BOTTOM)
         if fn_node.is_constant and fn_node.value is P.partial:

@@ -129,6 +129,8 @@ def _index(x):
     """
     if isinstance(x, float):
         raise TypeError("'float' object cannot be interpreted as an integer")
+    if isinstance(x, tuple):  # ``range(x.shape)``
+        raise TypeError("'tuple' object cannot be interpreted as an integer")
     if isinstance(x, np.ndarray):
         if x.ndim != 0 or not np.issubdtype(x.dtype, np.integer):
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
@@ -151,22 +153,13 @@ def range3(start, stop, step):
     return Range(start, stop, step)
 
 
-class UnpackError(ValueError):
-    """Python's error for ``a, b = xs`` when `xs` does not have two elements."""
-
-    def __init__(self, expected, got, at_least=""):
-        if got > expected:
-            super().__init__(f"too many values to unpack (expected {expected})")
-        else:
-            super().__init__(
-                f"not enough values to unpack (expected {at_least}{expected}, got {got})"
-            )
-
-
 def unpack(xs, n):
+    """``a, b = xs``: `xs`, after checking that it has `n` elements (Python's ValueError)."""
     k = len(xs)
-    if k != n:
-        raise UnpackError(n, k)
+    if k > n:
+        raise ValueError(f"too many values to unpack (expected {n})")
+    if k < n:
+        raise ValueError(f"not enough values to unpack (expected {n}, got {k})")
     return xs
 
 
@@ -174,7 +167,7 @@ def unpack_at_least(xs, n):
     """``a, *rest = xs``: `xs`, after checking that it has at least `n` elements."""
     k = len(xs)
     if k < n:
-        raise UnpackError(n, k, "at least ")
+        raise ValueError(f"not enough values to unpack (expected at least {n}, got {k})")
     return xs
 
 

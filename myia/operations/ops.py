@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import did_you_mean
 from ..primitives import P
 from .core import Array, Function, Mutation, NoMatch, Operation, UnionKind, is_record
 
@@ -568,6 +569,9 @@ def _array_attribute(name: str) -> Any:
         return ARRAY_ATTRIBUTES[name]
     if name in ARRAY_METHODS:
         return _method_getter(ARRAY_METHODS[name])
+    if not hasattr(np.ndarray, name):  # (NumPy's attributes Myia lacks: "unsupported")
+        hint = did_you_mean(name, dir(np.ndarray))
+        raise NoMatch(f"'numpy.ndarray' object has no attribute {name!r}{hint}")
     raise NoMatch
 
 
@@ -583,12 +587,16 @@ def _getattr(a: Any, name: str) -> Any:
             return _static_getter(attr.__func__)
         if has_source(attr):
             return _method_getter(attr)
+        if attr is None and not hasattr(a, name):
+            hint = did_you_mean(name, [f.name for f in dataclasses.fields(a)] + dir(a))
+            raise NoMatch(f"{a.__name__!r} object has no attribute {name!r}{hint}")
         raise NoMatch
     if isinstance(a, types.ModuleType):  # a module passed (a default ``np=np``)
         try:
             return _static_getter(getattr(a, name))
         except AttributeError:
-            raise NoMatch(f"module {a.__name__!r} has no attribute {name!r}") from None
+            hint = did_you_mean(name, dir(a))
+            raise NoMatch(f"module {a.__name__!r} has no attribute {name!r}{hint}") from None
     if a is Array or (is_number(a) and a not in (bool, int, float)):
         return _array_attribute(name)  # NumPy scalars too; Python's have no ``shape``
     if a is dict and name in ("keys", "values", "items", "get"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import sys
 from typing import Any
 
@@ -108,7 +109,14 @@ def assert_(cond, msg):
 
 @primitive(effect=True)
 def raise_(exc_class, *args):
-    """Raise ``exc_class(*args)``."""
+    """Raise ``exc_class(*args)``, or a copy of `exc_class` where it is an exception.
+
+    An exception as a constant (``raise ERROR`` of a module's ``ERROR = ValueError(...)``, a
+    shape error deferred to run time, `myia.infer.deferred`) is raised as a fresh copy, so
+    that the notes a run adds to it are not kept for the next run.
+    """
+    if isinstance(exc_class, BaseException):
+        raise copy.copy(exc_class).with_traceback(None)
     raise exc_class(*args)
 
 

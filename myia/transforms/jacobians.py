@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import jac_lists
 from ..boundary import boundary
-from ..errors import Frame, MyiaError, MyiaShapeError, MyiaTypeError
+from ..errors import Frame, MyiaError, MyiaShapeError, MyiaTypeError, usage_error
 from ..ir.node import Location
 from .derivatives import (
     _aux_pair,
@@ -132,7 +132,7 @@ def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums
         lists = []
         for i in positions:
             if not -len(args) <= i < len(args):
-                raise ValueError(f"{kind}: no argument at position {i}")
+                raise usage_error(ValueError(f"{kind}: no argument at position {i}"))
         # Negative positions count from the end, as JAX's.
         at = tuple(i % len(args) for i in positions)
         for i in at:

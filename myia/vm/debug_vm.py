@@ -438,10 +438,12 @@ class DebugVM:
 
     def _fail(self, frame: Frame, exc: Exception) -> Any:
         """Raise what an exception raised while running `frame` becomes, with its traceback."""
-        if isinstance(exc, UserException):
+        if isinstance(exc, UserException) and not isinstance(exc.exception, MyiaError):
             err = exc.exception
             program_error(err, _format_traceback(self._traceback(frame)))
             raise err from None
+        if isinstance(exc, UserException):
+            exc = exc.exception  # a `MyiaError` raised at run time (`myia.infer.deferred`)
         if isinstance(exc, MyiaError):
             if not exc.frames:
                 exc.frames = self._traceback(frame)
