@@ -18,12 +18,12 @@ from ..errors import MyiaSyntaxError, at
 from ..ir.node import Constant, DebugInfo, Graph, Location, Node
 from ..operations import ops
 from ..primitives import P
-from . import appends, cache, calls, comprehensions, defaults, late_reads
+from . import appends, attributes, cache, calls, comprehensions, defaults, late_reads
 from .assignments import BINOPS, Assignments
 from .blocks import BOUND, Block, Jump, Unbound
 from .branches import BranchExpressions
 from .data_expressions import DataExpressions
-from .resolve import functions_in_constant, is_namespace, lookup_global, resolve_global, to_node
+from .resolve import functions_in_constant, lookup_global, resolve_global
 from .scope import attribute_chain, bound_names, walk_scope
 from .source import find_code, module_ast, no_source_error
 from .subset import UNSUPPORTED_STATEMENTS, mutating_call_message
@@ -725,64 +725,7 @@ class FunctionParser(Assignments, BranchExpressions, DataExpressions):
         return calls.parse_call(self, block, node)
 
     def expr_Attribute(self, block: Block, node: ast.Attribute) -> Node:
-        chain = attribute_chain(node) if self.narrowed else None
-        if chain in self.narrowed:
-            return block.read(self.narrowed[chain])
-        owner = self.super_owner(node.value)
-        if owner is not None:  # ``super().name`` in a method: read after `owner` in the MRO
-            instance = self.read_variable(block, owner[1], node.value)
-            return block.apply(
-                ops.super_getattr, owner[0], instance, node.attr, debug=self.dbg(node, node.attr)
-            )
-        value = self.expr(block, node.value)
-        if value.is_constant and is_namespace(value.value):
-            try:
-                attr = getattr(value.value, node.attr)
-            except AttributeError:
-                from ..errors import MyiaNameError, did_you_mean
-
-                space = value.value
-                if isinstance(space, types.ModuleType):
-                    what = f"module {space.__name__!r}"
-                elif isinstance(space, type):
-                    what = f"type object {space.__qualname__!r}"
-                else:
-                    what = repr(space)
-                hint = did_you_mean(node.attr, dir(space))
-                raise MyiaNameError(
-                    f"{what} has no attribute {node.attr!r}{hint}",
-                    at(self.loc(node), self.name),
-                ) from None
-            cache.read(value.value, node.attr, attr)
-            full = f"{getattr(value.value, '__name__', '')}.{node.attr}"
-            return self.constant(
-                block, to_node(attr, full, self.loc(node), self.name).value, full, node
-            )
-        return block.apply(ops.getattr_, value, node.attr, debug=self.dbg(node, node.attr))
-
-    def super_owner(self, node: ast.expr) -> tuple[type, str] | None:
-        """``(cls, self)`` where `node` is ``super()`` in a method of class ``cls``, else None.
-
-        Python's zero-argument ``super()`` reads the class the method is defined in (its
-        ``__class__`` cell) and the method's first parameter.
-        """
-        if not (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "super"
-            and not node.args
-            and not node.keywords
-            and self.parent is None
-            and isinstance(self.node, ast.FunctionDef)
-            and not self.binds("super")
-            and lookup_global(self.source.fn, "super") is super
-        ):
-            return None
-        cls = lookup_global(self.source.fn, "__class__")
-        params = self.node.args.posonlyargs + self.node.args.args
-        if not isinstance(cls, type) or not params:
-            return None
-        return cls, params[0].arg
+        return attributes.parse_attribute(self, block, node)
 
     def expr_Lambda(self, block: Block, node: ast.Lambda) -> Node:
         graph = Graph(f"{self.graph.name}:lambda", self.loc(node))
