@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from collections.abc import Callable
+from typing import Any
 
 from ..abstract.data import AbstractDict, AbstractFunction
 from ..abstract.lattice import broaden, constant_abstract
 from ..errors import MyiaTypeError
 from ..ir.node import Apply, Constant, Graph, Node
+from ..operations.core import Operation
 from ..primitives import P, Primitive
 from .traceback import error_frames
 
@@ -120,18 +123,75 @@ def bind_graph_nodes(
     return out
 
 
-def bind_record_nodes(cls: type, refs: list[Node], originals: list[Node], node: Node):
-    """Field nodes, in order, for a call to dataclass `cls`."""
+@dataclasses.dataclass(frozen=True)
+class TupleDefault:
+    """A field's default that is a tuple holding functions (``(np.tanh, relu)``).
+
+    Its items are the constant nodes (`field_default`) and tuples that Myia code writing the
+    tuple out would build: a call leaving the field out builds it with ``make_tuple``.
+    """
+
+    items: tuple[Any, ...]
+
+
+def _default_node(value: Any, name: str, owner: str) -> Any:
+    from ..frontend.resolve import _holds_functions, to_node
+
+    if type(value) is tuple and _holds_functions(value):
+        items = [_default_node(v, name, owner) for v in value]
+        return TupleDefault(
+            tuple(i if isinstance(i, (Constant, TupleDefault)) else Constant(i) for i in items)
+        )
+    if callable(value) and not isinstance(value, type):
+        node = to_node(value, name, None, owner)
+        if isinstance(node.value, (Graph, Primitive, Operation)):
+            return node
+    return value
+
+
+def field_default(cache: dict[tuple[type, str], Any], cls: type, f: dataclasses.Field) -> Any:
+    """The default of field `f` of dataclass `cls`: its value, or the nodes of its functions.
+
+    A function default (``act: Callable = np.tanh``, ``field(default_factory=lambda: relu)``)
+    is the constant node Myia code naming that function would be
+    (`myia.frontend.resolve.to_node`: a parsed graph, a primitive), and a tuple holding
+    functions a `TupleDefault`, so that a call leaving the field out is inferred and
+    specialized as one passing the function explicitly. It is read once per compilation
+    (`cache`, the inferrer's): inference and specialization see the same value and graphs.
+    """
+    key = (cls, f.name)
+    if key not in cache:
+        has_default = f.default is not dataclasses.MISSING
+        value = f.default if has_default else f.default_factory()  # type: ignore[misc]
+        cache[key] = _default_node(value, f"{cls.__name__}.{f.name}", cls.__name__)
+    return cache[key]
+
+
+def bind_record_nodes(
+    cls: type,
+    refs: list[Node],
+    originals: list[Node],
+    node: Node,
+    cache: dict[tuple[type, str], Any],
+    ref: Callable[[Any], Node],
+):
+    """Field nodes, in order, for a call to dataclass `cls`.
+
+    `ref` gives the specialized node of a default holding functions (`field_default`: a
+    constant node, a `TupleDefault`).
+    """
     pos, kws = _split_nodes(refs, originals)
     bound = inspect.signature(cls).bind(*pos, **kws)
     out = []
     for f in dataclasses.fields(cls):
         if f.name in bound.arguments:
             out.append(bound.arguments[f.name])
-        else:
-            has_default = f.default is not dataclasses.MISSING
-            value = f.default if has_default else f.default_factory()  # type: ignore[misc]
-            c = Constant(value, node.debug.derive())
-            c.abstract = broaden(constant_abstract(value))
-            out.append(c)
+            continue
+        value = field_default(cache, cls, f)
+        if isinstance(value, (Constant, TupleDefault)):
+            out.append(ref(value))
+            continue
+        c = Constant(value, node.debug.derive())
+        c.abstract = broaden(constant_abstract(value))
+        out.append(c)
     return out

@@ -181,10 +181,8 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
     for f in dataclasses.fields(cls):
         if f.name in bound.arguments:
             a = bound.arguments[f.name]
-        elif f.default is not dataclasses.MISSING:
-            a = constant_abstract(f.default)
-        elif f.default_factory is not dataclasses.MISSING:
-            a = constant_abstract(f.default_factory())
+        elif f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
+            a = _default_abstract(inferrer, cls, f)
         else:
             raise MyiaTypeError(
                 f"{cls.__name__}(): field {f.name} has no value", error_frames(inferrer.calls)
@@ -210,6 +208,26 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
     if getattr(cls, "__myia_constant_fields__", False) and not keeps_constants(cls, fields):
         fields = [broaden(a) for a in fields]
     return AbstractRecord(cls, tuple(fields), axes_literal(given))
+
+
+def _default_abstract(inferrer: Any, cls: type, f: dataclasses.Field) -> AbstractValue:
+    """The abstract value of field `f`'s default (a function: as if the call passed it)."""
+    from .binding import TupleDefault, field_default
+
+    try:
+        value = field_default(inferrer.record_defaults, cls, f)
+    except MyiaTypeError as exc:  # a function Myia does not support, at the user's call
+        exc.frames = error_frames(inferrer.calls)
+        raise
+
+    def abstract(v: Any) -> AbstractValue:
+        if isinstance(v, TupleDefault):
+            return AbstractTuple(tuple(abstract(i) for i in v.items))
+        return inferrer.constant(v.value, None)
+
+    if isinstance(value, (Constant, TupleDefault)):
+        return abstract(value)
+    return constant_abstract(value)
 
 
 def _annotation_name(hint: Any) -> str:

@@ -178,6 +178,9 @@ class Inferrer(LoopTypes, LoopStacks):
         self.inferred_nodes: set[Node] = set()
         self.branch_depths: list[int] = []
         self.shape_raises: dict[tuple[Context, Node], MyiaShapeError] = {}
+        #: The default of each field of a dataclass that a call left out, read once
+        #: (`myia.infer.binding.field_default`).
+        self.record_defaults: dict[tuple[type, str], Any] = {}
 
     # Entry ------------------------------------------------------------------------------------
 

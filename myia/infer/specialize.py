@@ -36,6 +36,7 @@ from ..primitives import P, Primitive
 from ..primitives.batching import TransformSpec
 from ..primitives.grad import GradSpec
 from .binding import (
+    TupleDefault,
     bind_graph_nodes,
     bind_primitive_nodes,
     bind_record_nodes,
@@ -209,6 +210,16 @@ class Specializer(GradientCalls, FunctionValues):
                 return c
         c = self._const(v, node, a)
         return c
+
+    def default(self, d: Constant | TupleDefault, origin: Node, ctx: Context, values: Any) -> Node:
+        """The node of a record field's default holding functions (`field_default`)."""
+        if isinstance(d, Constant):
+            return self.constant(d, ctx, values)
+        items = [self.default(i, origin, ctx, values) for i in d.items]
+        fn = self._const(P.make_tuple, origin, None)
+        tup = Apply([fn, *items], self.graphs[ctx], origin.debug.derive())
+        tup.abstract = AbstractTuple(tuple(i.abstract for i in items))
+        return tup
 
     def _const(self, value: Any, origin: Node, abstract: AbstractValue | None) -> Constant:
         c = Constant(value, origin.debug.derive())
@@ -617,7 +628,14 @@ class Specializer(GradientCalls, FunctionValues):
             inputs = bind_graph_nodes(callee.graph, refs, arg_nodes, new)
             return Apply([self._const(g, node, None), *inputs], new, dbg)
         if isinstance(callee, type) and dataclasses.is_dataclass(callee):
-            inputs = bind_record_nodes(callee, refs, arg_nodes, node)
+            inputs = bind_record_nodes(
+                callee,
+                refs,
+                arg_nodes,
+                node,
+                self.inf.record_defaults,
+                lambda d: self.default(d, node, ctx, values),
+            )
             cls = self._const(callee, node, constant_abstract(callee))
             record = Apply([self._const(P.make_record, node, None), cls, *inputs], new, dbg)
             check = post_init(callee)

@@ -14,6 +14,7 @@ from ..abstract.data import (
     BOTTOM,
     AbstractDict,
     AbstractList,
+    AbstractRecord,
     AbstractStack,
     AbstractTuple,
     AbstractValue,
@@ -54,10 +55,29 @@ def _no_functions_as_erased(expected: AbstractValue, actual: AbstractValue) -> A
     return expected
 
 
+def _erase(a: AbstractValue) -> AbstractValue:
+    """`erase_functions` of `a`, also in the fields of records (``Layer(w, np.tanh)``).
+
+    A record's function field names the graph before specialization in the type inference
+    gave the call, and the specialized graph in its input's: the same function.
+    """
+    if isinstance(a, AbstractRecord):
+        return AbstractRecord(a.cls, tuple(_erase(f) for f in a.fields), a.value)
+    if isinstance(a, AbstractTuple):
+        return AbstractTuple(tuple(_erase(e) for e in a.elements))
+    if isinstance(a, AbstractStack):
+        return AbstractStack(_erase(a.element))
+    if isinstance(a, AbstractDict):
+        return AbstractDict(a.keys, tuple(_erase(e) for e in a.values))
+    if isinstance(a, AbstractList):
+        return AbstractList(_erase(a.element), a.value)
+    return erase_functions(a)
+
+
 def _compatible(expected: AbstractValue, actual: AbstractValue) -> bool:
     if expected == actual:  # the common case, without copying the types (a long tuple's)
         return True
-    expected, actual = erase_functions(expected), erase_functions(actual)
+    expected, actual = _erase(expected), _erase(actual)
     expected = _no_functions_as_erased(expected, actual)
     if expected == actual or expected is BOTTOM or actual is BOTTOM:
         return True
