@@ -42,8 +42,7 @@ UNSUPPORTED = {
         "np.trapz": "np.trapezoid where the installed NumPy has it (NumPy 2.4 removed it)",
     },
     "reductions": {
-        "np.quantile, np.percentile, np.median with several axes, or method other than "
-        "'linear'": "not yet (NotImplementedError for the method)",
+        "np.quantile, np.percentile, np.median with several axes, or with weights": "not yet",
         "np.cov(fweights=..., aweights=...)": "refused at compile time (MyiaTypeError)",
         "np.nansum, np.nanmean, np.nanmax, np.nanmin (out=...)": "refused at compile time "
         "(MyiaTypeError): values are immutable; their where= and initial= are not taken",

@@ -419,7 +419,7 @@ ARRAY_METHODS: dict[str, Any] = {
     "ravel": nl.array_flatten,
     "squeeze": nl.np_squeeze,
     "take": nl.np_take,
-    "clip": nl.np_clip,
+    "clip": nl.array_clip,
     "dot": nl.np_dot,
     "astype": nl.array_astype,
     "copy": nl.array_copy,

@@ -13,10 +13,18 @@ from ..primitives import P
 
 
 def divmod_(a, b):
-    """``divmod(a, b)``: ``(a // b, a % b)``, with Python's error for a float divisor 0."""
-    if (isinstance(a, float) or isinstance(b, float)) and b == 0:
-        raise ZeroDivisionError("float divmod()")
+    """``divmod(a, b)``: ``(a // b, a % b)``, with Python's error for a float divisor 0.
+
+    Of an array or a NumPy number, NumPy's ``np.divmod``: ``inf`` and ``nan`` there.
+    """
+    if _python_number(a) and _python_number(b):
+        if (isinstance(a, float) or isinstance(b, float)) and b == 0:
+            raise ZeroDivisionError("float divmod()")
     return a // b, a % b
+
+
+def _python_number(x):
+    return isinstance(x, (bool, int, float)) and not isinstance(x, (np.generic, np.ndarray))
 
 
 def pow_no_modulus(base, exp, mod):

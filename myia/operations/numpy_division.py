@@ -1,10 +1,10 @@
 """NumPy's remainders, reciprocals and NaN-aware extrema, written in Myia's Python subset.
 
 ``np.remainder`` (``np.mod``) and ``np.floor_divide`` are Python's ``%`` and ``//`` (the
-primitives), ``np.reciprocal`` is ``1 / x`` (of integers, NumPy's integer division), ``np.fmod``
-the remainder with the sign of the dividend (C's), ``np.fmax`` and ``np.fmin`` the extrema
-that ignore a NaN operand, ``np.count_nonzero`` a sum of a test. `MAPPING` says what the NumPy
-names mean; `mapping.py` merges it.
+primitives; ``np.divmod`` both), ``np.reciprocal`` is ``1 / x`` (of integers, NumPy's integer
+division), ``np.fmod`` the remainder with the sign of the dividend (C's), ``np.fmax`` and
+``np.fmin`` the extrema that ignore a NaN operand, ``np.count_nonzero`` a sum of a test.
+`MAPPING` says what the NumPy names mean; `mapping.py` merges it.
 """
 
 from __future__ import annotations
@@ -24,6 +24,11 @@ def np_remainder(x1, x2):
 def np_floor_divide(x1, x2):
     """``np.floor_divide``: the quotient rounded towards minus infinity."""
     return P.floordiv(x1, x2)
+
+
+def np_divmod(x1, x2):
+    """``np.divmod``: ``(np.floor_divide(x1, x2), np.remainder(x1, x2))``."""
+    return P.floordiv(x1, x2), P.mod(x1, x2)
 
 
 def np_reciprocal(x):
@@ -80,6 +85,7 @@ def np_count_nonzero(a, axis=None, keepdims=False):
 MAPPING: dict[Any, Any] = {
     np.remainder: np_remainder,
     np.floor_divide: np_floor_divide,
+    np.divmod: np_divmod,
     np.fmod: np_fmod,
     np.reciprocal: np_reciprocal,
     np.fmax: np_fmax,

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..primitives import P
 from .number_lib import hypot_float64
+from .numpy_lib import reshape_in_order
 from .numpy_linalg import LINALG, cho_factor, cho_solve, scipy_cholesky, solve_triangular
 from .numpy_logic import np_all, np_any
 
@@ -332,9 +333,9 @@ def np_empty_like(prototype, dtype=None):
     return P.zeros_like(prototype, dtype)
 
 
-def np_ravel(a):
-    """``np.ravel``."""
-    return P.reshape(a, -1)
+def np_ravel(a, order="C"):
+    """``np.ravel`` (``order="F"``: column by column)."""
+    return reshape_in_order(a, -1, order)
 
 
 def np_atleast_2d(a):
@@ -468,9 +469,10 @@ def np_roll(a, shift, axis=None):
 def np_diff(a, n=1, axis=-1, prepend=None, append=None):
     """``np.diff``: the `n`-th differences along `axis` (`n` known at compile time).
 
-    ``sum_k (-1)**(n - k) * C(n, k) * a[i + k]`` for k from 0 to `n`, one gathered shift of
-    `a` per term (bools: their parity, NumPy's repeated ``!=``); `prepend` and `append`
-    (scalars are broadcast) are joined to `a` first.
+    NumPy's repeated differences ``d[i + 1] - d[i]`` (``!=`` of booleans), `n` times (a loop
+    unrolled), so that floats round as NumPy's (a sum of binomial terms would cancel large
+    values) and integers wrap around in their dtype. `prepend` and `append` (scalars are
+    broadcast) are joined to `a` first.
     """
     if n < 0:
         raise ValueError("order must be non-negative but got " + repr(n))
@@ -478,23 +480,14 @@ def np_diff(a, n=1, axis=-1, prepend=None, append=None):
         a = P.concatenate((_diff_edge(prepend, a, axis), a), axis)
     if append is not None:
         a = P.concatenate((a, _diff_edge(append, a, axis)), axis)
-    if n == 0:
-        return a
     boolean = P.dtype_of(a) == np.bool_
-    if boolean:
-        a = P.astype(a, np.int64)
-    m = P.shape(a)[axis] - n
-    idx = P.arange(0, m if m > 0 else 0, None, None)
-    out = P.take(a, idx, axis) * (-1 if n % 2 else 1)
-    c = -1 if n % 2 else 1
-    k = 0
-    while k < n:
-        c = -c * (n - k) // (k + 1)  # (-1)**(n - k - 1) * C(n, k + 1)
-        k = k + 1
-        out = out + P.take(a, idx + k, axis) * (c % 2 if boolean else c)
-    if boolean:
-        return out % 2 == 1
-    return out
+    for _ in P.range_tuple(0, n, 1):  # (a tuple of constants: each round has its shape)
+        m = P.shape(a)[axis] - 1
+        idx = P.arange(0, m if m > 0 else 0, None, None)
+        hi = P.take(a, idx + 1, axis)
+        lo = P.take(a, idx, axis)
+        a = (hi != lo) if boolean else hi - lo
+    return a
 
 
 def _diff_edge(v, a, axis):

@@ -10,18 +10,46 @@ from __future__ import annotations
 import numpy as np
 
 from ..primitives import P
+from .ops import refuse
 from .scalar_forms import numpy_scalar
 
 # Reductions -----------------------------------------------------------------------------------
 
 
-def np_sum(a, axis=None, dtype=None, *, keepdims=False):
-    """``np.sum`` and ``a.sum`` (of a list or tuple of numbers or arrays too)."""
+def np_sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """``np.sum`` and ``a.sum`` (of a list or tuple of numbers or arrays too).
+
+    `initial` is added (in the sum's dtype); `where` masks elements out (as zeros).
+    """
+    _no_out(out)
     if isinstance(a, (list, tuple)):
-        if axis is None and not keepdims:
+        if axis is None and not keepdims and initial is None and where is None:
             return P.reduce_sum(_seq_total(a)[0], None, False, dtype)
         a = _stacked(a)
-    return P.reduce_sum(a, axis, keepdims, dtype)
+    if where is not None:
+        a = P.where(where, a, P.zeros((), P.dtype_of(a)))
+    r = P.reduce_sum(a, axis, keepdims, dtype)
+    if initial is None:
+        return r
+    return r + _initial(initial, P.dtype_of(r))
+
+
+def _no_out(out):
+    # NumPy's `out` writes into an array: refused at the user's line.
+    if out is not None:
+        refuse(
+            "NumPy's out argument is not supported in Myia code (arrays are immutable): "
+            "use the result"
+        )
+
+
+def _initial(x, dtype):
+    # A reduction's `initial` in its dtype: a Python int is checked as NumPy's promotion
+    # checks it (-1 of uint8 raises OverflowError), anything else is cast.
+    if _python_number(x) and isinstance(x, int) and not isinstance(x, bool):
+        if np.issubdtype(dtype, np.integer):
+            return P.zeros((), dtype) + x
+    return P.astype(x, dtype)
 
 
 def _stacked(seq):
@@ -40,46 +68,97 @@ def _seq_total(xs):
     return total, n
 
 
-def np_prod(a, axis=None, dtype=None, *, keepdims=False):
-    """``np.prod`` and ``a.prod`` (of a tuple or literal list of numbers or arrays too)."""
+def np_prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """``np.prod`` and ``a.prod`` (of a tuple or literal list of numbers or arrays too).
+
+    `initial` multiplies (in the product's dtype); `where` masks elements out (as ones).
+    """
+    _no_out(out)
     if isinstance(a, (list, tuple)):
         a = _stacked(a)
-    return P.reduce_prod(a, axis, keepdims, dtype)
+    if where is not None:
+        a = P.where(where, a, P.ones((), P.dtype_of(a)))
+    r = P.reduce_prod(a, axis, keepdims, dtype)
+    if initial is None:
+        return r
+    return r * _initial(initial, P.dtype_of(r))
 
 
-def np_mean(a, axis=None, dtype=None, *, keepdims=False):
-    """``np.mean`` and ``a.mean`` (of a list or tuple of numbers or arrays too)."""
+def np_mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """``np.mean`` and ``a.mean`` (of a list or tuple of numbers or arrays too).
+
+    With `where`, the mean of the elements kept (NaN where none is, as NumPy's).
+    """
+    _no_out(out)
     if isinstance(a, (list, tuple)):
-        if axis is None and not keepdims:
+        if axis is None and not keepdims and where is None:
             total, n = _seq_total(a)
             return P.reduce_mean(total / n, None, False, dtype)
         a = _stacked(a)
-    return P.reduce_mean(a, axis, keepdims, dtype)
+    if where is None:
+        return P.reduce_mean(a, axis, keepdims, dtype)
+    mean_dtype = P.dtype_of(P.reduce_mean(a, axis, keepdims, dtype))
+    sum_dtype = dtype
+    if sum_dtype is None and not np.issubdtype(P.dtype_of(a), np.floating):
+        sum_dtype = np.float64  # (NumPy's sum of integers and booleans for their mean)
+    elif sum_dtype is None and P.dtype_of(a) == np.float16:
+        sum_dtype = np.float32
+    kept = P.broadcast_to(where, P.shape(a))
+    total = P.reduce_sum(P.where(kept, a, P.zeros((), P.dtype_of(a))), axis, keepdims, sum_dtype)
+    count = P.reduce_sum(kept, axis, keepdims, None)
+    return P.astype(total / count, mean_dtype)
 
 
-def np_max(a, axis=None, *, keepdims=False):
-    """``np.max`` and ``a.max`` (of a tuple or literal list of numbers or arrays too)."""
+def np_max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``np.max`` and ``a.max`` (of a tuple or literal list of numbers or arrays too).
+
+    With `initial`, the larger of it and the maximum (`initial` of an empty array); `where`
+    masks elements out (it needs `initial`, as NumPy's).
+    """
+    _no_out(out)
+    return _extremum(P.reduce_max, P.maximum, "maximum", a, axis, keepdims, initial, where)
+
+
+def np_min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``np.min`` and ``a.min`` (of a tuple or literal list of numbers or arrays too).
+
+    With `initial`, the smaller of it and the minimum (`initial` of an empty array); `where`
+    masks elements out (it needs `initial`, as NumPy's).
+    """
+    _no_out(out)
+    return _extremum(P.reduce_min, P.minimum, "minimum", a, axis, keepdims, initial, where)
+
+
+def _extremum(reduce, pick, name, a, axis, keepdims, initial, where):
+    """`reduce` (``reduce_max``) of `a` along `axis`, `initial` and `where` as NumPy's."""
     if isinstance(a, (list, tuple)):
         a = _stacked(a)
-    return P.reduce_max(a, axis, keepdims)
+    if initial is None:
+        if where is not None:
+            raise ValueError(
+                "reduction operation '" + name + "' does not have an identity, so to use a "
+                "where mask one has to specify 'initial'"
+            )
+        return reduce(a, axis, keepdims)
+    init = _initial(initial, P.dtype_of(a))
+    if where is not None:
+        a = P.where(where, a, init)
+    if P.size(a) == 0:  # (every slice empty: NumPy's `initial`)
+        return P.full(P.shape(P.reduce_sum(a, axis, keepdims, None)), init, P.dtype_of(a))
+    return pick(reduce(a, axis, keepdims), init)
 
 
-def np_min(a, axis=None, *, keepdims=False):
-    """``np.min`` and ``a.min`` (of a tuple or literal list of numbers or arrays too)."""
-    if isinstance(a, (list, tuple)):
-        a = _stacked(a)
-    return P.reduce_min(a, axis, keepdims)
-
-
-def np_argmax(a, axis=None, *, keepdims=False):
+def np_argmax(a, axis=None, out=None, *, keepdims=False):
     """``np.argmax`` and ``a.argmax`` (of a tuple or literal list too)."""
+    _no_out(out)
     if isinstance(a, (list, tuple)):
         a = _stacked(a)
     return P.argmax(a, axis, keepdims)
 
 
-def np_argmin(a, axis=None, *, keepdims=False):
+def np_argmin(a, axis=None, out=None, *, keepdims=False):
     """``np.argmin`` and ``a.argmin`` (of a tuple or literal list too)."""
+    _no_out(out)
     if isinstance(a, (list, tuple)):
         a = _stacked(a)
     return P.argmin(a, axis, keepdims)
@@ -88,19 +167,39 @@ def np_argmin(a, axis=None, *, keepdims=False):
 # Shapes ---------------------------------------------------------------------------------------
 
 
-def np_reshape(a, shape):
-    """``np.reshape(a, shape)``."""
-    return P.reshape(a, shape)
+def np_reshape(a, shape, order="C"):
+    """``np.reshape(a, shape)``, in C's order or Fortran's (``order="F"``)."""
+    return reshape_in_order(a, shape, order)
 
 
-def array_reshape(a, *shape):
-    """``a.reshape(3, 4)`` or ``a.reshape((3, 4))``."""
-    return P.reshape(a, shape)
+def array_reshape(a, *shape, order="C"):
+    """``a.reshape(3, 4)`` or ``a.reshape((3, 4))`` (``order="F"`` too)."""
+    if len(shape) == 1:
+        return reshape_in_order(a, shape[0], order)
+    return reshape_in_order(a, shape, order)
 
 
-def array_flatten(a):
-    """``a.flatten()`` and ``a.ravel()``: a 1-D array."""
-    return P.reshape(a, -1)
+def array_flatten(a, order="C"):
+    """``a.flatten()`` and ``a.ravel()``: a 1-D array (``order="F"``: column by column)."""
+    return reshape_in_order(a, -1, order)
+
+
+def reshape_in_order(a, shape, order):
+    """`a` reshaped, its elements read and written in C's order or in Fortran's ("F").
+
+    Fortran's order is C's of the transposes: ``a.T`` reshaped to the reversed shape,
+    transposed back. ("A" and "K" depend on the memory layout, which Myia's arrays lack.)
+    """
+    if order == "C" or order == "c":
+        return P.reshape(a, shape)
+    if order == "F" or order == "f":
+        if isinstance(shape, int):
+            return P.transpose(P.reshape(P.transpose(a, None), shape), None)
+        return P.transpose(P.reshape(P.transpose(a, None), tuple(shape)[::-1]), None)
+    refuse(
+        "reshape's order must be 'C' or 'F' in Myia code: 'A' and 'K' depend on the memory "
+        "layout of the array, which Myia's arrays do not have"
+    )
 
 
 def np_transpose(a, axes=None):
@@ -176,17 +275,44 @@ np_take.sequence_argument = (1,)  # type: ignore[attr-defined]  # np.take(x, [2,
 
 
 def np_where(condition, x, y):
-    """``np.where(condition, x, y)`` (the one-argument form has a data-dependent shape)."""
+    """``np.where(condition, x, y)`` (the one-argument form has a data-dependent shape).
+
+    Of Python numbers `x` and `y`, NumPy's scalar of them (``np.where(c, 1.5, 2)`` is a
+    ``np.float64``), as NumPy makes them arrays.
+    """
+    if _python_number(x) and _python_number(y):
+        return P.where(condition, numpy_scalar(x), numpy_scalar(y))
     return P.where(condition, x, y)
 
 
-def np_clip(a, a_min=None, a_max=None):
-    """``np.clip`` and ``a.clip``.
+def _python_number(x):
+    return isinstance(x, (bool, int, float)) and not isinstance(x, (np.generic, np.ndarray))
+
+
+def np_clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    """``np.clip`` (the bounds also by NumPy 2's keywords `min` and `max`).
 
     A Python number `a` is a NumPy scalar first, as NumPy makes it an array: ``np.clip(5, 0, 2)``
-    is ``np.int64(2)``, not ``2``.
+    is ``np.int64(2)``, not ``2``. Without bounds, `a` itself.
     """
-    return P.clip(numpy_scalar(a), a_min, a_max)
+    _no_out(out)
+    if min is not None or max is not None:
+        if a_min is not None or a_max is not None:
+            raise ValueError(
+                "Passing `min` or `max` keyword argument when `a_min` and `a_max` are "
+                "provided is forbidden."
+            )
+        a_min = min
+        a_max = max
+    return array_clip(a, a_min, a_max)
+
+
+def array_clip(a, min=None, max=None, out=None):
+    """``a.clip(min, max)`` (either may be None; without bounds, `a` itself)."""
+    _no_out(out)
+    if min is None and max is None:
+        return numpy_scalar(a)
+    return P.clip(numpy_scalar(a), min, max)
 
 
 # Products -------------------------------------------------------------------------------------

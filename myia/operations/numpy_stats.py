@@ -56,14 +56,28 @@ def np_std(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return P.sqrt(np_var(a, axis, dtype, ddof, keepdims))
 
 
-def np_quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
-    """``np.quantile`` (method "linear"): `q` a scalar or a vector, `axis` None or an int.
+#: The virtual index of a quantile `q` among `n` sorted values, for the methods of Hyndman
+#: and Fan that interpolate: ``n * q + alpha + q * (1 - alpha - beta) - 1``.
+_ALPHA_BETA = {
+    "interpolated_inverted_cdf": (0.0, 1.0),
+    "hazen": (0.5, 0.5),
+    "weibull": (0.0, 0.0),
+    "median_unbiased": (1 / 3.0, 1 / 3.0),
+    "normal_unbiased": (3 / 8.0, 3 / 8.0),
+}
+_DISCRETE = ("lower", "higher", "nearest", "inverted_cdf", "closest_observation")
+_METHODS = (*_DISCRETE, "linear", "midpoint", "averaged_inverted_cdf", *_ALPHA_BETA)
 
-    From the sorted values (their gradient goes back through the permutation) and linear
-    interpolation between the two nearest; a nan among the values gives nan, as in NumPy.
+
+def np_quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    """``np.quantile`` (NumPy's methods): `q` a scalar or a vector, `axis` None or an int.
+
+    From the sorted values (their gradient goes back through the permutation): the value at
+    an index (the discrete methods, in `a`'s dtype) or NumPy's interpolation between the two
+    nearest; a nan among the values gives nan, as in NumPy.
     """
-    if method != "linear":
-        raise NotImplementedError("np.quantile: only method='linear' is supported")
+    if method not in _METHODS:
+        raise ValueError("not a valid method of np.quantile: " + method)
     a = as_array(a)
     if isinstance(q, (tuple, list)):
         q = np_array(q)  # (a literal list is a tuple: `sequence_argument`)
@@ -75,25 +89,78 @@ def np_quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     if n == 0:  # (NumPy's error; its median is NaN, `np_median`)
         raise IndexError("index -1 is out of bounds for axis 0 with size 0")
     srt = P.take_along_axis(x, P.argsort(x, ax), ax)
-    pos = q * (n - 1.0)
-    lo = P.floor(pos)
-    ilo = P.astype(lo, np.int64)
-    ihi = P.minimum(ilo + 1, n - 1)
-    frac = pos - lo
     last = P.take(srt, n - 1, ax)
-    vlo = P.take(srt, ilo, ax)
-    vhi = P.take(srt, ihi, ax)
-    if P.ndim(q) == 0:
-        r = P.where(last != last, last, vlo + (vhi - vlo) * frac)
-        if keepdims:
-            return P.reshape(r, P.shape(P.reduce_sum(a, axis, True, None)))
-        return r
-    lo_last, hi_last = P.moveaxis(vlo, ax, -1), P.moveaxis(vhi, ax, -1)
-    r = P.moveaxis(lo_last + (hi_last - lo_last) * frac, -1, 0)
-    r = P.where(last != last, last, r)
+    if method in _DISCRETE:
+        vlo = P.take(srt, _discrete_index(method, n, q), ax)
+        if P.ndim(q) != 0:
+            vlo = P.moveaxis(vlo, ax, 0)
+        r = P.where(last != last, last, vlo)
+    else:
+        pos, frac = _virtual_index(method, n, q)
+        lo = P.floor(pos)
+        ilo = P.astype(P.clip(lo, 0, n - 1), np.int64)
+        ihi = P.astype(P.clip(lo + 1, 0, n - 1), np.int64)
+        vlo = P.take(srt, ilo, ax)
+        vhi = P.take(srt, ihi, ax)
+        if P.ndim(q) == 0:
+            r = P.where(last != last, last, _lerp(vlo, vhi, frac))
+        else:
+            lo_last, hi_last = P.moveaxis(vlo, ax, -1), P.moveaxis(vhi, ax, -1)
+            r = P.where(last != last, last, P.moveaxis(_lerp(lo_last, hi_last, frac), -1, 0))
     if keepdims:
-        return P.reshape(r, P.shape(q) + P.shape(P.reduce_sum(a, axis, True, None)))
+        kept = P.shape(P.reduce_sum(a, axis, True, None))
+        return P.reshape(r, kept if P.ndim(q) == 0 else P.shape(q) + kept)
     return r
+
+
+def _discrete_index(method, n, q):
+    """The index of the value a discrete `method` picks for the quantile `q` of `n` values."""
+    if method == "lower":
+        return P.astype(P.floor(q * (n - 1.0)), np.int64)
+    if method == "higher":
+        return P.astype(P.ceil(q * (n - 1.0)), np.int64)
+    if method == "nearest":
+        return P.astype(P.rint(q * (n - 1.0)), np.int64)  # (halves to even, as np.around)
+    if method == "inverted_cdf":
+        v = q * n - 1.0
+        below = P.floor(v)
+        at = P.where(v - below == 0, below, below + 1)
+    else:  # closest_observation: the nearest even order statistic (odd, from 0) at a tie
+        v = q * n - 1.5
+        below = P.floor(v)
+        at = P.where((v - below == 0) & (below % 2 == 1), below, below + 1)
+    return P.astype(P.maximum(at, 0), np.int64)
+
+
+def _virtual_index(method, n, q):
+    """The virtual index of the quantile `q` (a float) and the weight of the value after it.
+
+    As NumPy's: past the last value (or before the first) the two values are the same, and the
+    weight is the index less the position of the value taken, ``-1`` (or ``0``).
+    """
+    if method == "linear":
+        v = q * (n - 1.0)
+    elif method == "midpoint":
+        v = (P.floor(q * (n - 1.0)) + P.ceil(q * (n - 1.0))) * 0.5
+    elif method == "averaged_inverted_cdf":
+        v = q * n - 1.0
+    else:
+        alpha, beta = _ALPHA_BETA[method]
+        v = n * q + (alpha + q * (1 - alpha - beta)) - 1
+    lo = P.floor(v)
+    taken = P.where(v >= n - 1, -1.0, P.where(v < 0, 0.0, lo))
+    frac = v - taken
+    if method == "midpoint":
+        frac = P.where(v % 1 == 0, 0.0, 0.5)
+    elif method == "averaged_inverted_cdf":
+        frac = P.where(frac == 0, 0.5, 1.0)
+    return v, frac
+
+
+def _lerp(a, b, t):
+    """NumPy's interpolation from `a` to `b` by `t`: from `b` where ``t >= 0.5``."""
+    d = b - a
+    return P.where(t >= 0.5, b - d * (1 - t), a + d * t)
 
 
 def np_percentile(
