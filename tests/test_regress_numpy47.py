@@ -13,6 +13,8 @@ dtype, its shape and its values, or the class of the exception NumPy raises.
   ``np.mean``), ``np.clip``'s NumPy 2 keywords ``min=``/``max=``, ``reshape``/``ravel``'s
   ``order="F"`` and ``np.quantile``'s methods other than "linear" (a ``NotImplementedError``)
   were refused; ``out=`` of the reductions is refused at the user's line.
+- ``np.einsum(..., optimize=True)``, ``np.dstack``, ``np.matrix_transpose`` and
+  ``np.linalg.multi_dot`` were refused.
 """
 
 from __future__ import annotations
@@ -307,4 +309,34 @@ def test_quantile_methods_are_numpys(backend):
     with pytest.raises(ValueError):
         myia(quantile_of_no_method, backend=backend)(ints)
     check_grad(lambda x: np.sum(np.quantile(x, q, axis=0, method="hazen") ** 2), x[:4],
+               backend=backend)  # fmt: skip
+
+
+# einsum(optimize=...), dstack, matrix_transpose, multi_dot ---------------------------------------
+
+
+def joins_and_products(x, y):
+    return (
+        np.einsum("ij,kj->ik", x, y, optimize=True),
+        np.einsum("ij,ij->", x, y, optimize="greedy"),
+        np.dstack([x, y]),
+        np.dstack((x[0], y[0])),
+        np.matrix_transpose(np.stack([x, y])),
+        np.linalg.matrix_transpose(x),
+        np.linalg.multi_dot([x, y.T, x]),
+        np.linalg.multi_dot((x[0], y.T, x, y[0])),
+    )
+
+
+def transpose_of_a_vector(x):
+    return np.matrix_transpose(x[0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_einsum_optimize_dstack_matrix_transpose_multi_dot(backend):
+    backend = _backend(backend)
+    x, y = np.linspace(-1.0, 1.0, 12).reshape(3, 4), np.linspace(0.5, 2.0, 12).reshape(3, 4)
+    _check(myia(joins_and_products, backend=backend), joins_and_products, x, y)
+    _check(myia(transpose_of_a_vector, backend=backend), transpose_of_a_vector, x)
+    check_grad(lambda x, y: sum(np.sum(np.sin(r)) for r in joins_and_products(x, y)), x, y,
                backend=backend)  # fmt: skip

@@ -1,8 +1,9 @@
 """NumPy's functions that turn, flip, join and select arrays, in Myia's Python subset.
 
 ``np.flipud``, ``np.fliplr``, ``np.rot90``, ``np.rollaxis``, ``np.atleast_1d``,
-``np.atleast_3d``, ``np.append``, ``np.select``, ``np.r_``, ``np.c_`` and ``np.einsum``
-(its interleaved form too), written with primitives (``flip``,
+``np.atleast_3d``, ``np.append``, ``np.select``, ``np.r_``, ``np.c_``, ``np.dstack``,
+``np.matrix_transpose``, ``np.linalg.multi_dot`` and ``np.einsum`` (its interleaved form too),
+written with primitives (``flip``,
 ``swapaxes``, ``moveaxis``, ``reshape``, ``concatenate``, ``where``): their gradients are
 exact. `MAPPING` says what the NumPy names mean; `mapping.py` merges it.
 """
@@ -175,9 +176,45 @@ def _columns(items):
     return (P.reshape(a, (-1, 1)) if P.ndim(a) < 2 else a,) + _columns(items[1:])
 
 
-def np_einsum(subscripts, *operands):
-    """``np.einsum(subscripts, *operands)``: any subscripts, ellipsis included."""
+def np_einsum(subscripts, *operands, optimize=False):
+    """``np.einsum(subscripts, *operands)``: any subscripts, ellipsis included.
+
+    (`optimize` chooses NumPy's order of the contractions: the backend chooses its own.)
+    """
     return P.einsum(subscripts, _arrays(operands))
+
+
+def np_dstack(tup):
+    """``np.dstack`` of a tuple of arrays: joined along their third axis (`np.atleast_3d`)."""
+    return P.concatenate(_each_at_least_3d(tuple(tup)), 2)
+
+
+def _each_at_least_3d(tup):
+    if len(tup) == 0:
+        return ()
+    return (np_atleast_3d(as_array(tup[0])),) + _each_at_least_3d(tup[1:])
+
+
+def np_matrix_transpose(x):
+    """``np.matrix_transpose`` and ``np.linalg.matrix_transpose``: the last two axes swapped."""
+    if P.ndim(x) < 2:
+        raise ValueError("Input array must be at least 2-dimensional")
+    return P.swapaxes(x, -1, -2)
+
+
+def np_multi_dot(arrays):
+    """``np.linalg.multi_dot``: the products from left to right.
+
+    A first vector is a row and a last one a column, as in ``np.dot``.
+    """
+    out = arrays[0]
+    for a in arrays[1:]:
+        out = P.dot(out, a)
+    return out
+
+
+np_dstack.sequence_argument = True  # type: ignore[attr-defined]
+np_multi_dot.sequence_argument = True  # type: ignore[attr-defined]
 
 
 def _arrays(xs):
@@ -238,6 +275,7 @@ np_append.sequence_argument = (0, 1)  # type: ignore[attr-defined]
 np_select.sequence_argument = (0, 1)  # type: ignore[attr-defined]
 
 MAPPING: dict[Any, Any] = {
+    **({np.matrix_transpose: np_matrix_transpose} if hasattr(np, "matrix_transpose") else {}),
     np.flipud: np_flipud,
     np.fliplr: np_fliplr,
     np.rot90: np_rot90,
@@ -247,6 +285,9 @@ MAPPING: dict[Any, Any] = {
     np.append: np_append,
     np.select: np_select,
     np.einsum: einsum_op,
+    np.dstack: np_dstack,
+    np.linalg.multi_dot: np_multi_dot,
+    np.linalg.matrix_transpose: np_matrix_transpose,
     np.r_: RowConcat(),
     np.c_: ColumnConcat(),
 }
