@@ -156,6 +156,20 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     return "" if best is None else f". Did you mean: {best!r}?"
 
 
+def too_many_arguments(fname: str, npos: int, required: int, given: int) -> str:
+    """Python's message for a call of `fname` with `given` positional arguments, too many.
+
+    ``f() takes 2 positional arguments but 3 were given``; where `required` (those of the
+    `npos` parameters with no default) is fewer, ``f() takes from 1 to 2 ...``, as Python's
+    (NumPy's ufuncs say it too, their ``out`` a parameter with a default).
+    """
+    takes = f"{npos}" if required == npos else f"from {required} to {npos}"
+    return (
+        f"{fname}() takes {takes} positional argument{'s' * (takes != '1')} but {given} "
+        f"{'was' if given == 1 else 'were'} given"
+    )
+
+
 def at(location: Location | None, function: str = "<module>") -> list[Frame]:
     """Return a one-frame traceback pointing at `location`."""
     return [Frame(function, location)]

@@ -26,7 +26,7 @@ from ..abstract.lattice import (
     recursive_fields,
     union_options,
 )
-from ..errors import MyiaTypeError
+from ..errors import MyiaTypeError, too_many_arguments
 from ..ir.node import Apply, Constant, DebugInfo, Node
 from ..primitives import P, Primitive
 from ..primitives.structure import keeps_constants
@@ -58,10 +58,9 @@ def bind_graph_args(inferrer: Any, fn: GraphFunction, args: list[AbstractValue])
     if vararg:
         values[names[npos]] = AbstractTuple(tuple(extra))
     elif extra:
+        required = sum(n not in g.defaults for n in names[:npos])
         raise MyiaTypeError(
-            f"{fname}() takes {npos} positional argument{'s' * (npos != 1)} but {len(pos)} "
-            f"{'was' if len(pos) == 1 else 'were'} given",
-            error_frames(inferrer.calls),
+            too_many_arguments(fname, npos, required, len(pos)), error_frames(inferrer.calls)
         )
     posonly = [k for k in kws if k in names[: g.flags.get("posonly", 0)]]
     if posonly and not kwarg:

@@ -223,6 +223,34 @@ def as_dtype(value: Any) -> np.dtype | None:
         raise MyiaTypeError(f"{value!r} is not a dtype") from None
 
 
+def join_axis(axis: AbstractValue, what: str) -> Any:
+    """The axis of `what` (``np.concatenate``, ``np.stack``), known at compile time.
+
+    An array there is most likely the second of the arrays joined, passed apart
+    (``np.concatenate(a, b)``): the message says to pass them as one tuple.
+    """
+    if isinstance(axis, AbstractArray):
+        raise MyiaTypeError(
+            f"the axis of {what} must be known at compile time, got {show(axis)}; to join "
+            f"arrays, pass them as one tuple: np.{what}((a, b)), not np.{what}(a, b)"
+        )
+    return const_value(axis, f"the axis of {what}")
+
+
+def shape_dtype(a: AbstractValue, what: str, example: str) -> str | None:
+    """`const_dtype` of the dtype of a creation (``np.zeros(shape, dtype)``) of shape first.
+
+    An integer there is most likely a dimension of the shape, the shape passed as several
+    arguments (``np.zeros(2, 3)``): the message says the shape is one tuple (`example`).
+    """
+    if isinstance(a, AbstractScalar) and a.dtype.startswith(("int", "uint")):
+        raise MyiaTypeError(
+            f"the dtype of {what} must be known at compile time, got {show(a)}; the shape of "
+            f"an array is one tuple: {example}"
+        )
+    return const_dtype(a, what)
+
+
 def const_dtype(a: AbstractValue, what: str) -> str | None:
     """Return the name of the dtype a ``dtype`` argument (known at compile time) gives."""
     if isinstance(a, AbstractFunction) and len(a.options) == 1:

@@ -174,6 +174,8 @@ def np_reshape(a, shape, order="C"):
 
 def array_reshape(a, *shape, order="C"):
     """``a.reshape(3, 4)`` or ``a.reshape((3, 4))`` (``order="F"`` too)."""
+    if len(shape) == 0:
+        refuse("reshape() takes exactly 1 argument (0 given)")  # NumPy's TypeError
     if len(shape) == 1:
         return reshape_in_order(a, shape[0], order)
     return reshape_in_order(a, shape, order)

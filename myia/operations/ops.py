@@ -569,10 +569,12 @@ def _array_attribute(name: str) -> Any:
         return ARRAY_ATTRIBUTES[name]
     if name in ARRAY_METHODS:
         return _method_getter(ARRAY_METHODS[name])
-    if not hasattr(np.ndarray, name):  # (NumPy's attributes Myia lacks: "unsupported")
+    if not hasattr(np.ndarray, name):
         hint = did_you_mean(name, dir(np.ndarray))
         raise NoMatch(f"'numpy.ndarray' object has no attribute {name!r}{hint}")
-    raise NoMatch
+    # NumPy's attribute, which Myia lacks (``x.tofile``): not the user's misspelling.
+    kind = "method" if callable(getattr(np.ndarray, name)) else "attribute"
+    raise NoMatch(f"Myia does not support the array {kind} {name!r}")
 
 
 def _getattr(a: Any, name: str) -> Any:

@@ -39,8 +39,10 @@ from ..infer.rulelib import (
     const_value,
     i64,
     is_none,
+    join_axis,
     normalize_axis,
     probe_shape,
+    shape_dtype,
     shape_str,
     shape_value,
 )
@@ -192,9 +194,13 @@ def _const_shape(shape, what, negative=False):
     return shape_value(shape, what, negative, _shape_arg)
 
 
-@infer_rule(zeros, ones)
-def _infer_zeros(shape, dtype):
-    return array_result(const_dtype(dtype, "zeros") or "float64", _const_shape(shape, "zeros"))
+@infer_rule(zeros)
+def _infer_zeros(shape, dtype, what="zeros"):
+    dt = shape_dtype(dtype, what, f"np.{what}((2, 3)), not np.{what}(2, 3)")
+    return array_result(dt or "float64", _const_shape(shape, what))
+
+
+infer_rule(ones)(lambda shape, dtype: _infer_zeros(shape, dtype, "ones"))
 
 
 @infer_rule(full)
@@ -202,7 +208,8 @@ def _infer_full(shape, fill_value, dtype):
     s = _const_shape(shape, "full")
     fill = as_array(fill_value, "full")
     broadcast_shapes("full", s, fill.shape)
-    return array_result(const_dtype(dtype, "full") or fill.dtype, s)
+    dt = shape_dtype(dtype, "full", "np.full((2, 3), fill_value), not np.full(2, 3, fill_value)")
+    return array_result(dt or fill.dtype, s)
 
 
 @infer_rule(zeros_like, ones_like)
@@ -415,14 +422,15 @@ def _array_tuple(arrays, what):
 @infer_rule(concatenate)
 def _infer_concatenate(arrays, axis):
     arrs = _array_tuple(arrays, "concatenate")
+    ax = None if is_none(axis) else join_axis(axis, "concatenate")  # (an array: a mistake)
     if any(not x.shape for x in arrs):
         raise MyiaShapeError("concatenate: zero-dimensional arrays cannot be concatenated")
     dtype = _strong(*arrs)
-    if is_none(axis):
+    if ax is None:
         sizes = [math.prod(x.shape) if None not in x.shape else None for x in arrs]
         return AbstractArray(dtype, (None if None in sizes else sum(sizes),))
     first = arrs[0].shape
-    ax = normalize_axis(const_value(axis, "the axis of concatenate"), len(first), first)
+    ax = normalize_axis(ax, len(first), first)
     out = list(first)
     for x in arrs[1:]:
         s = x.shape
@@ -458,7 +466,7 @@ def _infer_stack(arrays, axis):
                 f"Incompatible shapes in stack: {shape_str(first)} and {shape_str(x.shape)}"
             )
         first = tuple(d if d is not None else e for d, e in zip(first, x.shape))
-    ax = normalize_axis(const_value(axis, "the axis of stack"), len(first) + 1)
+    ax = normalize_axis(join_axis(axis, "stack"), len(first) + 1)
     return AbstractArray(_strong(*arrs), first[:ax] + (len(arrs),) + first[ax:])
 
 

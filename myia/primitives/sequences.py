@@ -32,7 +32,7 @@ from ..errors import MyiaShapeError, MyiaTypeError
 from ..grad.registry import bprop, linear, nondifferentiable
 from ..infer.kinds import static_value
 from ..infer.registry import infer_rule
-from ..infer.rulelib import as_array, const_value, normalize_axis, py_bool
+from ..infer.rulelib import as_array, join_axis, normalize_axis, py_bool
 from .control import sens_as
 from .core import primitive
 from .grad import gzeros, sens_type, unbroadcast, unbroadcast_value
@@ -133,7 +133,7 @@ def _infer_stack_list(lst, axis):
     if lst.element is BOTTOM:
         return BOTTOM  # no element seen yet (a loop's first approximation)
     a = as_array(lst.element, "np.stack of a list")
-    ax = normalize_axis(const_value(axis, "the axis of np.stack"), len(a.shape) + 1)
+    ax = normalize_axis(join_axis(axis, "stack"), len(a.shape) + 1)
     n = len(lst.value) if lst.value is not ANYTHING else None
     dtype = promote((a.dtype, False))[0]
     return AbstractArray(dtype, a.shape[:ax] + (n,) + a.shape[ax:])
@@ -151,7 +151,7 @@ def _infer_concatenate_list(lst, axis):
         return AbstractArray(dtype, (None,))
     if not a.shape:
         raise MyiaShapeError("concatenate: zero-dimensional arrays cannot be concatenated")
-    ax = normalize_axis(const_value(axis, "the axis of np.concatenate"), len(a.shape), a.shape)
+    ax = normalize_axis(join_axis(axis, "concatenate"), len(a.shape), a.shape)
     return AbstractArray(dtype, a.shape[:ax] + (None,) + a.shape[ax + 1 :])
 
 

@@ -12,6 +12,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from ..boundary import boundary
+from ..errors import usage_error
 from ..grad.lib import checkpointed
 from ..primitives import P
 from .entries import _Transformed
@@ -43,6 +45,7 @@ def stop_gradient(x: Any) -> Any:
 _CHECKPOINTS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
+@boundary
 def checkpoint(f: Callable[..., Any] | None = None, *, loops: str | None = None) -> Any:
     """`f`, whose forward pass a gradient recomputes in its backward pass instead of storing it.
 
@@ -60,7 +63,7 @@ def checkpoint(f: Callable[..., Any] | None = None, *, loops: str | None = None)
     if loops is not None:
         return _checkpoint_loops(f, loops)
     if f is None:
-        raise TypeError("checkpoint() needs a function to checkpoint")
+        raise usage_error(TypeError("checkpoint() needs a function to checkpoint"))
     fn = getattr(f, "__myia_function__", f)
     if isinstance(fn, types.FunctionType):
         # A copy of the function, which Myia parses into a graph of its own, flagged: one per
@@ -84,13 +87,17 @@ def _checkpoint_loops(f: Any, loops: str) -> Any:
     from ..grad.loop_checkpoint import STRATEGIES
 
     if loops not in STRATEGIES:
-        raise ValueError(f"checkpoint(loops={loops!r}): loops must be one of {STRATEGIES}")
+        raise usage_error(
+            ValueError(f"checkpoint(loops={loops!r}): loops must be one of {STRATEGIES}")
+        )
     if f is None:  # @checkpoint(loops="sqrt")
-        return lambda fn: _checkpoint_loops(fn, loops)
+        return boundary(lambda fn: _checkpoint_loops(fn, loops))
     fn = getattr(f, "__myia_function__", f)
     if not isinstance(fn, types.FunctionType):
-        raise TypeError(
-            f"checkpoint(f, loops={loops!r}) takes a Python function, not {type(f).__name__}"
+        raise usage_error(
+            TypeError(
+                f"checkpoint(f, loops={loops!r}) takes a Python function, not {type(f).__name__}"
+            )
         )
     copy = _CHUNKED.get(fn)
     if copy is None:

@@ -121,7 +121,9 @@ def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums
     positions = argnums if isinstance(argnums, tuple) else (argnums,)
     for i in positions:
         if not isinstance(i, int) or isinstance(i, bool):
-            raise TypeError(f"{kind}: argnums is a position or a tuple of them, not {argnums!r}")
+            raise usage_error(
+                TypeError(f"{kind}: argnums is a position or a tuple of them, not {argnums!r}")
+            )
 
     def jacobian(*args: Any, **kwargs: Any) -> Any:  # what it is in Myia code
         return lib(f, argnums)(*args, **kwargs)
@@ -171,6 +173,7 @@ def _jacobian(kind: str, lib: Callable[..., Any], f: Callable[..., Any], argnums
     return _Transformed(f, jac, jacobian)
 
 
+@boundary
 def jacrev(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False) -> Callable[..., Any]:
     """The Jacobian of `f` w.r.t. argument `argnums`, one reverse pass per output element.
 
@@ -183,6 +186,7 @@ def jacrev(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False) -> Ca
     return _jacobian("jacrev", _jacrev_aux if has_aux else jacrev_, f, argnums)
 
 
+@boundary
 def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False) -> Callable[..., Any]:
     """The Jacobian of `f` w.r.t. argument `argnums`, one `jvp` per input element.
 
@@ -191,6 +195,7 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False) -> Ca
     return _jacobian("jacfwd", _jacfwd_aux if has_aux else jacfwd_, f, argnums)
 
 
+@boundary
 def hessian(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False) -> Callable[..., Any]:
     """The Hessian of `f` w.r.t. argument `argnums`: ``jacfwd(grad(f))`` for a scalar `f`.
 

@@ -27,6 +27,7 @@ from ..errors import (
     MyiaSyntaxError,
     MyiaTypeError,
     program_error,
+    too_many_arguments,
 )
 from ..frontend.blocks import Unbound
 from ..ir.analysis import Scopes
@@ -570,9 +571,8 @@ class DebugVM:
         if vararg:
             values[names[npos]] = tuple(extra)
         elif extra:
-            raise MyiaTypeError(
-                f"{g.name}() takes {npos} positional arguments but {len(pos)} were given"
-            )
+            required = sum(n not in g.defaults for n in names[:npos])
+            raise MyiaTypeError(too_many_arguments(g.name, npos, required, len(pos)))
         rest: dict[str, Any] = {}
         for k, v in kws.items():
             if k in values or (k not in names and not kwarg) or (kwarg and k == names[-1]):
