@@ -9,7 +9,6 @@ arithmetic and math functions live in `scalar.py`, with `where` and `clip`.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any
 
@@ -21,7 +20,6 @@ from ..abstract.data import (
     AbstractConstant,
     AbstractList,
     AbstractScalar,
-    AbstractSlice,
     AbstractTuple,
     show,
 )
@@ -47,6 +45,7 @@ from ..infer.rulelib import (
     shape_value,
 )
 from .core import primitive
+from .index_probes import index_probe, plain, probe_twice
 
 _PY_SCALARS = (bool, int, float)
 
@@ -499,98 +498,10 @@ def take(a, indices, axis=None):
     return _scalar(np.take(a, indices, axis=axis))
 
 
-def _index_probe(index):
-    """Return a value standing for `index` in a probe: unknown ints 0, arrays of zeros."""
-    if isinstance(index, AbstractTuple):
-        return tuple(_index_probe(i) for i in index.elements)
-    if isinstance(index, AbstractScalar):
-        if not index.dtype.startswith(("int", "uint", "bool")):
-            raise MyiaTypeError(f"array indices must be integers, not {show(index)}")
-        if index.value is not ANYTHING:
-            return index.value
-        if index.dtype == "bool":
-            raise MyiaTypeError("indexing with a boolean gives a shape known only at run time")
-        return 0
-    if isinstance(index, AbstractArray):
-        if index.dtype == "bool":
-            # A mask: as many elements as it has True values, known at run time only. The
-            # probe reads them all, then none (`_probe_twice`).
-            return _RunTimeMask(index.shape)
-        if not index.dtype.startswith(("int", "uint")):
-            raise MyiaTypeError(f"array indices must be integers, not {show(index)}")
-        return np.zeros(index.shape, dtype=np.intp)
-    if isinstance(index, AbstractSlice):
-        for b in (index.start, index.stop, index.step):
-            if isinstance(b, AbstractScalar) and not b.dtype.startswith(("int", "uint")):
-                raise MyiaTypeError(f"slice indices must be integers or None, not {show(b)}")
-        # Bounds known at run time only (``x[:n]``): the axis is of a length known at run
-        # time; the probe reads it whole or empty, and the two lengths differ (`_probe_twice`).
-        return _RUN_TIME_SLICE
-    if isinstance(index, AbstractConstant):
-        return index.value
-    if isinstance(index, AbstractList) and index.value is not ANYTHING:
-        probe = np.asarray(index.value)  # a literal list: integer (or boolean) indices
-        if probe.dtype.kind not in "iub":
-            raise MyiaTypeError(f"array indices must be integers, not {show(index)}")
-        return probe
-    raise MyiaTypeError(f"invalid array index {show(index)}")
-
-
-#: The probe of a slice of bounds known at run time only: read whole, then empty.
-_RUN_TIME_SLICE = object()
-
-
-@dataclasses.dataclass(frozen=True)
-class _RunTimeMask:
-    """The probe of a boolean mask of `shape`: every element selected, then none."""
-
-    shape: tuple[int | None, ...]
-
-    def probe(self, full: bool, dims: tuple[int, ...], first: bool) -> np.ndarray:
-        shape = self.shape
-        if None in shape:
-            if not first:
-                raise MyiaTypeError(
-                    "indexing with a boolean array of a shape known only at run time, "
-                    "after other indices, is not supported: index with it first"
-                )
-            shape = tuple(d if d is not None else dims[k] for k, d in enumerate(shape))
-        return np.full(shape, full)
-
-
-def _probe_twice(idx: Any) -> tuple[Any, Any]:
-    """`idx` with its slices of run-time bounds read whole, and read empty.
-
-    Each is a function of the probed array's shape (a mask of unknown dimensions takes them
-    from the array's leading ones).
-    """
-
-    def subst(i: Any, s: slice, full: bool, dims: tuple[int, ...], first: bool) -> Any:
-        if i is _RUN_TIME_SLICE:
-            return s
-        if isinstance(i, _RunTimeMask):
-            return i.probe(full, dims, first)
-        if type(i) is tuple:
-            return tuple(subst(j, s, full, dims, first and k == 0) for k, j in enumerate(i))
-        return i
-
-    return (
-        lambda dims: subst(idx, slice(None), True, dims, True),
-        lambda dims: subst(idx, slice(0, 0), False, dims, True),
-    )
-
-
-def _plain(idx: Any) -> bool:
-    """Whether probe index `idx` has no slice of run-time bounds and no mask."""
-    if idx is _RUN_TIME_SLICE or isinstance(idx, _RunTimeMask):
-        return False
-    return all(_plain(i) for i in idx) if type(idx) is tuple else True
-
-
 def _getitem_shape(a: AbstractArray, idx: Any) -> Any:
-    if _plain(idx):
+    if plain(idx):
         return probe_shape(lambda s: _probe(s)[idx].shape, a.shape)
-    whole, empty = _probe_twice(idx)
+    whole, empty = probe_twice(idx)
     shape = probe_shape(lambda s: _probe(s)[whole(s)].shape, a.shape)
     other = probe_shape(lambda s: _probe(s)[empty(s)].shape, a.shape)
     return tuple(d if d == e else None for d, e in zip(shape, other))
@@ -599,7 +510,7 @@ def _getitem_shape(a: AbstractArray, idx: Any) -> Any:
 @infer_rule(array_getitem)
 def _infer_array_getitem(a, index):
     a = as_array(a, "indexing")
-    idx = _index_probe(index)
+    idx = index_probe(index)
     try:
         return array_result(a.dtype, _getitem_shape(a, idx))
     except (IndexError, ValueError, TypeError) as exc:  # (a slice's step of zero, or a float)
