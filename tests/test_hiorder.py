@@ -219,35 +219,6 @@ def test_each_order_is_a_few_times_the_previous_one(fn, monkeypatch):
         assert size <= 3 * prev, sizes
 
 
-def newton_sqrt(a):
-    y = a
-    while abs(y * y - a) > 1e-12 * a:
-        y = 0.5 * (y + a / y)
-    return y
-
-
-def sum_of_roots(x):
-    # A loop calling a function with a loop: the outer loop's stack holds the inner loop's
-    # backpropagator (a closure over the inner stack) once the gradient is simplified.
-    s = 0.0
-    i = 0
-    while i < 3:
-        s = s + newton_sqrt(1.0 + x * x * (i + 1))
-        i = i + 1
-    return s
-
-
-def test_nested_while_loops_each_order_is_a_few_times_the_previous_one(monkeypatch):
-    # Such a gradient was differentiated as specialization left it (closures, environments,
-    # zeros): 1023, then 8491 nodes for orders 1 and 2 (66530 for order 3).
-    sizes = program_sizes(sum_of_roots, range(1, 3), monkeypatch)
-    assert sizes[1] <= 4 * sizes[0], sizes
-    # sum_i sqrt(1 + c x^2), c = i + 1: its second derivative is c / (1 + c x^2)^(3/2).
-    x = 0.7
-    d2 = sum(c / (1 + c * x * x) ** 1.5 for c in (1, 2, 3))
-    assert derivative(sum_of_roots, 2)(x) == pytest.approx(d2, rel=1e-9)
-
-
 @pytest.mark.slow
 def test_eighth_derivative_of_the_inverse_is_exact():
     d8 = derivative(inverse, 8)

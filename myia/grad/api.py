@@ -365,10 +365,9 @@ def simplified(primal: Graph) -> Graph:
     tuples of sensitivities, zeros. Differentiated as it is, each order would differentiate
     all of it, and the graph would grow about tenfold per order. So a copy of it is optimized
     first (`SIMPLIFY`), and the copy is differentiated: each order then costs a few times the
-    previous one. So is a loop's gradient whose stacks still hold closures once simplified (a
-    loop calling a function with a loop pushes the inner loop's backpropagator on its stack):
-    differentiated as specialization left it, with all of its plumbing, its next order was
-    about eight times as large.
+    previous one. A loop's gradient whose stacks still hold closures once simplified is
+    differentiated as it was: differentiated, the type of such a stack would grow at every
+    iteration.
     """
     from ..ir.analysis import reachable_graphs
 
@@ -377,13 +376,33 @@ def simplified(primal: Graph) -> Graph:
     if not any(h.flags.get("gradient") for h in reachable_graphs(primal)):
         return primal
     out = SIMPLIFY[0](primal)
-    return out
+    return primal if _stacks_functions(out) else out
 
 
 #: Returns a simplified copy of a gradient, to be differentiated again (`simplified`). The
 #: optimizer, a later stage, registers it when it is imported
 #: (`myia.opt.passes.simplify_gradient`).
 SIMPLIFY: list[Callable[[Graph], Graph]] = []
+
+
+def _stacks_functions(root: Graph) -> bool:
+    """Whether the program of `root` pushes a function on a stack."""
+    from ..abstract.data import AbstractFunction
+    from ..ir.analysis import reachable_graphs, toposort
+
+    def function(a: Any) -> bool:
+        if isinstance(a, AbstractFunction):
+            return True
+        return any(function(e) for e in getattr(a, "elements", ()))
+
+    return any(
+        n.is_apply
+        and n.inputs[0].is_constant
+        and n.inputs[0].value is P.stack_push
+        and function(n.inputs[2].abstract)
+        for g in reachable_graphs(root)
+        for n in toposort(g)
+    )
 
 
 def target_graph(fn: Any) -> Graph:
