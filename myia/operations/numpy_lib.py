@@ -116,7 +116,7 @@ def np_max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     masks elements out (it needs `initial`, as NumPy's).
     """
     _no_out(out)
-    return _extremum(P.reduce_max, P.maximum, "maximum", a, axis, keepdims, initial, where)
+    return _extremum("maximum", a, axis, keepdims, initial, where)
 
 
 def np_min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
@@ -126,11 +126,15 @@ def np_min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     masks elements out (it needs `initial`, as NumPy's).
     """
     _no_out(out)
-    return _extremum(P.reduce_min, P.minimum, "minimum", a, axis, keepdims, initial, where)
+    return _extremum("minimum", a, axis, keepdims, initial, where)
 
 
-def _extremum(reduce, pick, name, a, axis, keepdims, initial, where):
-    """`reduce` (``reduce_max``) of `a` along `axis`, `initial` and `where` as NumPy's."""
+def _extremum(name, a, axis, keepdims, initial, where):
+    """The reduction `name` (``"maximum"``) of `a` along `axis`, `initial` and `where` as NumPy's.
+
+    (`name` is a constant: each branch is the primitive itself, never passed as a value,
+    which the forward mode could not transform.)
+    """
     if isinstance(a, (list, tuple)):
         a = _stacked(a)
     if initial is None:
@@ -139,13 +143,17 @@ def _extremum(reduce, pick, name, a, axis, keepdims, initial, where):
                 "reduction operation '" + name + "' does not have an identity, so to use a "
                 "where mask one has to specify 'initial'"
             )
-        return reduce(a, axis, keepdims)
+        if name == "maximum":
+            return P.reduce_max(a, axis, keepdims)
+        return P.reduce_min(a, axis, keepdims)
     init = _initial(initial, P.dtype_of(a))
     if where is not None:
         a = P.where(where, a, init)
     if P.size(a) == 0:  # (every slice empty: NumPy's `initial`)
         return P.full(P.shape(P.reduce_sum(a, axis, keepdims, None)), init, P.dtype_of(a))
-    return pick(reduce(a, axis, keepdims), init)
+    if name == "maximum":
+        return P.maximum(P.reduce_max(a, axis, keepdims), init)
+    return P.minimum(P.reduce_min(a, axis, keepdims), init)
 
 
 def np_argmax(a, axis=None, out=None, *, keepdims=False):
