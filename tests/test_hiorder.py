@@ -17,7 +17,7 @@ import time
 import pytest
 
 import myia.api
-from myia import grad
+from myia import grad, hessian, jvp
 from myia.ir.analysis import reachable_graphs, toposort
 from myia.testing import check_grad
 
@@ -194,6 +194,35 @@ def test_third_derivative_of_a_while_loop():
 @pytest.mark.slow
 def test_third_derivative_of_a_while_loop_against_finite_differences():
     check_grad(while_sin, 0.6, 3, wrt="x", order=3)
+
+
+def newton_sqrt(a):
+    y = a
+    while abs(y * y - a) > 1e-12 * a:
+        y = 0.5 * (y + a / y)
+    return y
+
+
+def sum_of_roots(x):
+    s = 0.0
+    c = 1.0
+    while c < 3.5:
+        s = s + newton_sqrt(1.0 + c * x * x)
+        c = c + 1.0
+    return s
+
+
+def test_second_derivatives_of_a_loop_calling_a_while_loop():
+    # The outer loop's gradient stacks the inner loop's backpropagators, closures whose
+    # types differ between the first iteration (c a constant) and the others: forward over
+    # reverse (hessian, jvp of grad) and reverse over reverse agree with the closed form.
+    x = 0.7
+    d2 = sum(c / (1.0 + c * x * x) ** 1.5 for c in (1.0, 2.0, 3.0))
+    assert hessian(sum_of_roots)(x) == pytest.approx(d2, rel=1e-12)
+    value, tangent = jvp(grad(sum_of_roots), (x,), (2.0,))
+    assert value == pytest.approx(sum(c * x / math.sqrt(1.0 + c * x * x) for c in (1, 2, 3)))
+    assert tangent == pytest.approx(2.0 * d2, rel=1e-12)
+    assert grad(grad(sum_of_roots))(x) == pytest.approx(d2, rel=1e-12)
 
 
 def program_sizes(fn, orders, monkeypatch):

@@ -20,6 +20,7 @@ from ..abstract.data import (
     AbstractFunction,
     AbstractList,
     AbstractRecord,
+    AbstractScalar,
     AbstractStack,
     AbstractTuple,
     AbstractUnion,
@@ -145,17 +146,23 @@ class LoopStacks:
             same.sort(key=lambda o: (o not in keep, _context_size(o.context)))
             rep = same[0]
             for other in same[1:]:
-                if self._same_captures(rep, other):
+                if self.same_captures(rep, other):
                     drop.add(other)
-                    self.closure_reps.setdefault(other, rep)
+                    if self.closure_rep(rep) != other:
+                        # (Where `other` is `rep`'s already, a join elsewhere kept it: one
+                        # of the two stands for the other, not each for the other.)
+                        self.closure_reps.setdefault(other, rep)
                     self._alias_chain(other.context, rep.context)
         return AbstractFunction(fn.options - drop) if drop else fn
 
-    def _same_captures(self, a: GraphFunction, b: GraphFunction, seen: set | None = None) -> bool:
+    def same_captures(
+        self, a: GraphFunction, b: GraphFunction, seen: set | None = None, wider: bool = False
+    ) -> bool:
         """Whether closures `a` and `b` of one graph capture values of the same types.
 
         Closures among the values are of the same graphs, and capture values of the same
-        types in turn (`seen`: the pairs compared already).
+        types in turn (`seen`: the pairs compared already). With `wider`, `b`'s may also be
+        wider than `a`'s (a number whose value `a` knows and `b` does not).
         """
         seen = set() if seen is None else seen
         if a == b or (a, b) in seen:
@@ -163,10 +170,10 @@ class LoopStacks:
         seen.add((a, b))
         for n in self.scopes.free_variables_total.get(a.graph, ()):
             va, vb = self._captured(n, a.context), self._captured(n, b.context)
-            if va is None or vb is None or _shape(va) != _shape(vb):
+            if va is None or vb is None or not _same_shape(va, vb, wider):
                 return False
             pairs = _closure_pairs(va, vb)
-            if pairs is None or not all(self._same_captures(x, y, seen) for x, y in pairs):
+            if pairs is None or not all(self.same_captures(x, y, seen, wider) for x, y in pairs):
                 return False
         return True
 
@@ -314,7 +321,7 @@ def _closure_pairs(a: Any, b: Any) -> list[tuple[GraphFunction, GraphFunction]] 
         AbstractRecord: lambda v: v.fields,
     }.get(t)
     if parts is None:
-        return None
+        return [] if t is AbstractScalar else None
     out: list[tuple[GraphFunction, GraphFunction]] = []
     for x, y in zip(parts(a), parts(b)):
         got = _closure_pairs(x, y)
@@ -322,6 +329,18 @@ def _closure_pairs(a: Any, b: Any) -> list[tuple[GraphFunction, GraphFunction]] 
             return None
         out += got
     return out
+
+
+def _same_shape(a: Any, b: Any, wider: bool) -> bool:
+    """Whether `a` and `b` are of one `_shape`, or (`wider`) `b` holds all that `a` does."""
+    if _shape(a) == _shape(b):
+        return True
+    if not wider:
+        return False
+    try:
+        return _shape(join(a, b)) == _shape(b)
+    except TypeMismatch:
+        return False
 
 
 def _shape(a: Any) -> Any:

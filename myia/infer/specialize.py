@@ -75,6 +75,8 @@ class Specializer(GradientCalls, FunctionValues):
         self.value_consts: list[tuple[Constant, GraphFunction]] = []
         #: The value standing for each function never called (`Dead`).
         self.deads: dict[GraphFunction, Dead] = {}
+        #: The closures called, by graph (`alike`), once asked for.
+        self._by_graph: dict[Graph, list[GraphFunction]] | None = None
 
     def run(self, entry: Context) -> Graph:
         """Return the specialized graph of `entry` (and specialize everything it reaches)."""
@@ -272,14 +274,40 @@ class Specializer(GradientCalls, FunctionValues):
         if _captures_nothing(fn):
             return []
         rep = self.inf.closure_rep(fn)
-        if rep is None:
-            return []
+        sources = [] if rep is None else [rep]
+        if fn.graph.flags.get("backpropagator") and not any(
+            self.inf.fn_contexts.get(o) for o in [fn, *sources]
+        ):
+            # A backpropagator made in a context that is called, but never called itself nor
+            # as the closure it was merged with: its calls went to another closure of its
+            # graph capturing values of the same types (a loop's stack joined with one made
+            # in a context that no call reaches once its callers were interpreted again).
+            sources = [o for o in self.alike(fn) if self.inf.fn_contexts.get(o)][:1]
         out = []
-        for c in self.inf.fn_contexts.get(rep, ()):
-            mine = Context(fn.graph, c.args, fn.context)
-            self.inf.closure_alias.setdefault(mine, c)
-            out.append(mine)
+        for source in sources:
+            for c in self.inf.fn_contexts.get(source, ()):
+                mine = Context(fn.graph, c.args, fn.context)
+                self.inf.closure_alias.setdefault(mine, c)
+                out.append(mine)
         return out
+
+    def alike(self, fn: GraphFunction) -> list[GraphFunction]:
+        """The closures of `fn`'s graph whose captures have the types of `fn`'s (`mirrored`).
+
+        Those capturing values of the same types come first, then those capturing wider
+        ones (a number whose value `fn`'s context knows): what their calls were specialized
+        for holds of `fn`'s captures too.
+        """
+        if self._by_graph is None:
+            self._by_graph = {}
+            for o in self.inf.fn_contexts:
+                if type(o) is GraphFunction and o.context is not None:
+                    self._by_graph.setdefault(o.graph, []).append(o)
+        others = [o for o in self._by_graph.get(fn.graph, []) if o != fn]
+        same = [o for o in others if self.inf.same_captures(fn, o)]
+        return same + [
+            o for o in others if o not in same and self.inf.same_captures(fn, o, None, True)
+        ]
 
     def apply(self, node: Apply, ctx: Context, values: dict[Node, AbstractValue]) -> Node:
         new = self.graphs[ctx]
