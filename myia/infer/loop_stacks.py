@@ -307,6 +307,8 @@ def _closure_pairs(a: Any, b: Any) -> list[tuple[GraphFunction, GraphFunction]] 
     if a == b:
         return []
     t = type(a)
+    if type(b) is not t:
+        return None  # (`b` wider: a union where `a` is one of its options)
     if t is AbstractFunction:
         mine = {o for o in a.options if o not in b.options}
         theirs = {o for o in b.options if o not in a.options}
