@@ -58,7 +58,9 @@ def of_function(fn: Any, node: Any, graph: Graph, fp: Any, location: Any) -> Non
     for a, v in given:
         debug = DebugInfo(a.arg, location(a))
         if is_function(v):
-            fp.late_defaults[a.arg] = to_node(v, a.arg, location(a), node.name)
+            fp.late_defaults[a.arg] = to_node(
+                v, a.arg, location(a), getattr(node, "name", "<lambda>")
+            )
             v = NOT_GIVEN
         graph.defaults[a.arg] = Constant(v, debug)
 

@@ -16,6 +16,7 @@ from ..abstract.data import ANYTHING, AbstractArray, AbstractScalar
 from ..ir.node import Constant
 from ..primitives import PRIMITIVES, P
 from .batch_registry import batch_rule
+from .batch_types import batched_type
 
 
 def _rank(a: Any) -> int:
@@ -534,3 +535,76 @@ def batch_einsum(b, node, args, bts):
     obts = [bts[1][i] if isinstance(bts[1], tuple) else bts[1] for i in range(len(ins))]
     ins = [letter + s if bt else s for s, bt in zip(ins, obts)]
     return b.apply(P.einsum, f"{','.join(ins)}->{letter}{out}", args[1]), True
+
+
+# Stacks (a loop's gradient) -------------------------------------------------------------------
+# Every stack of the batched program holds batched elements (`myia.grad.batching.Batcher.full`):
+# the examples push and pop together (a push under a condition that varies per example is a
+# choice between two stacks, which `where` refuses), so a stack's depth is not batched.
+
+
+@batch_rule(P.stack_push)
+def batch_stack_push(b, node, args, bts):
+    """``stack_push(s, x)``: `x` batched whole on the batched stack."""
+    s, x = (b.full(v, bt, i.abstract) for v, bt, i in zip(args, bts, node.inputs[1:]))
+    return b.apply(P.stack_push, s, x), True
+
+
+@batch_rule(P.stack_pop)
+def batch_stack_pop(b, node, args, bts):
+    """``stack_pop(s)``: the batched top and the rest."""
+    from .batching import full
+
+    return b.apply(P.stack_pop, args[0]), full(node.abstract)
+
+
+@batch_rule(P.stack_empty)
+def batch_stack_empty(b, node, args, bts):
+    """``stack_empty(s)``: the same for every example."""
+    return b.apply(P.stack_empty, args[0]), False
+
+
+@batch_rule(P.stack_unpush)
+def batch_stack_unpush(b, node, args, bts):
+    """``stack_unpush(d, x)``: the rest of `d` and its top, or batched zeros of `x`."""
+    from .batching import full
+
+    d, x = (b.full(v, bt, i.abstract) for v, bt, i in zip(args, bts, node.inputs[1:]))
+    return b.apply(P.stack_unpush, d, x), full(node.abstract)
+
+
+@batch_rule(P.env_setitem, P.env_getitem, P.env_getsens, P.env_delitem, P.env_add)
+def batch_env(b, node, args, bts):
+    """An environment of sensitivities: batched ones (as stacks), the key as it is."""
+    from .batching import full
+
+    vals = [
+        v if i == 2 else b.full(v, bt, n.abstract)
+        for i, (v, bt, n) in enumerate(zip(args, bts, node.inputs[1:]), 1)
+    ]
+    return b.apply(node.inputs[0].value, *vals), full(node.abstract)
+
+
+@batch_rule(P.env_sens)
+def batch_env_sens(b, node, args, bts):
+    """``env_sens(env, key, typ)``: the batched value, of the batched `typ`."""
+    from ..errors import MyiaTypeError
+    from .batching import CannotBatch, full
+
+    if bts[1] or bts[2]:
+        return None
+    try:
+        typ = batched_type(_const(node, 2), b.n, 0)
+    except MyiaTypeError:
+        raise CannotBatch("a sensitivity of a type with no batched form") from None
+    env = b.full(args[0], bts[0], node.inputs[1].abstract)
+    return b.apply(P.env_sens, env, args[1], typ), full(node.abstract)
+
+
+@batch_rule(P.gzeros, P.gzeros_unread)
+def batch_gzeros(b, node, args, bts):
+    """The zero sensitivity of a batched value: batched zeros."""
+    from .batching import full
+
+    x = b.full(args[0], bts[0], node.inputs[1].abstract)
+    return b.apply(node.inputs[0].value, x), full(node.abstract)

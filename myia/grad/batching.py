@@ -25,12 +25,14 @@ import copy
 from typing import Any
 
 from ..abstract.data import (
+    ENV,
     NONE,
     AbstractArray,
     AbstractDict,
     AbstractKeyword,
     AbstractList,
     AbstractScalar,
+    AbstractStack,
     AbstractTuple,
     AbstractValue,
     GraphFunction,
@@ -109,8 +111,8 @@ def _sig(e: Any, ax: Any) -> Any:
 
 def full(a: Any) -> Any:
     """The batchedness of a batched value of per-example type `a`: every array and scalar."""
-    if isinstance(a, (AbstractArray, AbstractScalar)):
-        return True
+    if isinstance(a, (AbstractArray, AbstractScalar, AbstractStack)) or a is ENV:
+        return True  # (a stack's or an environment's elements are batched: `Batcher.full`)
     ps = parts(a)
     return tuple(full(e) for _, _, e in ps) if ps is not None else False
 
@@ -145,6 +147,10 @@ def _mapped(g: Graph, a: Any, f: Any, *vs: Node) -> Node:
         a,
         [f(*(g.apply(get, v, key) for v in vs), e) for get, key, e in parts(a) or ()],
     )
+
+
+#: The primitives making an empty stack or environment: batched, as every one (`Batcher.full`).
+_NEW_STACKS = (P.stack_new, P.stack_of_functions, P.env_new)
 
 
 class CannotBatch(Exception):
@@ -264,6 +270,13 @@ class Batcher:
                 a,
                 [self.full(self.apply(get, v, k), b, e) for (get, k, e), b in zip(ps, bts)],
             )
+        if isinstance(a, AbstractStack) or a is ENV:
+            # Every stack or environment made in the batched program holds batched values
+            # (a loop's stack gets its first element in one iteration, batched or not, and
+            # the others in the next): only one made empty is batched as it is.
+            if v.is_apply and v.inputs[0].is_constant and v.inputs[0].value in _NEW_STACKS:
+                return v
+            raise CannotBatch(f"a {show(a)} of values that are not batched")
         if not isinstance(a, (AbstractArray, AbstractScalar)):
             return v
         shape = a.shape if isinstance(a, AbstractArray) else ()
@@ -301,6 +314,8 @@ class Batcher:
         if not fn.is_constant:
             raise CannotBatch("a call of a function value")
         f = fn.value
+        if f in _NEW_STACKS:
+            return self.apply(f, *[v for v, _ in args]), True
         if not any(batched(bt) for _, bt in args):
             return self.apply(f, *[v for v, _ in args]), False
         if isinstance(f, Graph):
@@ -580,7 +595,7 @@ def _simplified(primal: Graph) -> Graph:
 
     if not SIMPLIFY or Scopes(primal).free_variables_total[primal]:
         return primal
-    return SIMPLIFY[0](primal)
+    return SIMPLIFY[-1](primal)
 
 
 def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -> Graph:

@@ -41,9 +41,16 @@ from ..abstract.lattice import broaden, erase_functions
 from ..ir.analysis import Scopes, toposort
 from ..ir.node import Apply, Graph, Node, Parameter
 from ..primitives import P
+from ..primitives.grad import sens_type
 from .callsites import CallSites
 from .matcher import prim_of
 from .sweep import typed_apply, typed_constant
+
+
+def _has_function(a: Any) -> bool:
+    if isinstance(a, AbstractFunction):
+        return True
+    return isinstance(a, AbstractTuple) and any(map(_has_function, a.elements))
 
 
 def _is_fn_stack(a: Any) -> bool:
@@ -59,6 +66,9 @@ class _Flows:
         self.pushes: dict[Node, list[Apply]] = {}
         self.tops: dict[Node, list[Apply]] = {}  # tuple_getitem(stack_pop(s), 0) nodes
         self.pops: dict[Node, list[Apply]] = {}
+        self.calls: dict[Node, list[Apply]] = {}  # the calls of each top
+        #: ``stack_unpush(d, top)`` nodes read only for their stack (`_unpush_of_type`)
+        self.unpushes: dict[Node, list[Apply]] = {}
         #: (user, position, stack started) for each use of an empty stack
         self.feeds: list[tuple[Apply, int, Node]] = []
 
@@ -183,10 +193,36 @@ def _trace_pop(flows: _Flows, s: Node, pop: Apply, uses: dict) -> None:
         if index.value == 1:  # type: ignore[attr-defined]
             flows.union(s, user)
             continue
-        if not all(u is not None and j == 0 for u, j in uses.get(user, ())):
-            flows.bad.add(s)  # a popped closure used as a value
-            return
+        calls = []
+        for u, j in uses.get(user, ()):
+            if u is not None and j == 0:
+                calls.append(u)
+            elif _unpush_of_type(u, j, uses):
+                flows.unpushes.setdefault(s, []).append(u)
+            else:
+                flows.bad.add(s)  # a popped closure used as a value
+                return
         flows.tops.setdefault(s, []).append(user)
+        flows.calls[user] = calls
+
+
+def _unpush_of_type(user: Any, k: int, uses: dict) -> bool:
+    """Whether `user` is ``stack_unpush(d, top)`` (`top` at `k`) read only for its stack.
+
+    The forward mode of a gradient (``jvp(grad(f))``) pops the tangent of the closure it
+    pops with ``stack_unpush(ds, top)``, where `top` gives only the type of the zero tangent
+    (of an empty ``ds``): with nothing reading that tangent, the free values can stand in.
+    """
+    if user is None or k != 2 or prim_of(user) is not P.stack_unpush:
+        return False
+    return all(
+        u is not None and prim_of(u) is P.tuple_getitem and j == 1 and _const_is(u.inputs[2], 0)
+        for u, j in uses.get(user, ())
+    )
+
+
+def _const_is(n: Node, v: int) -> bool:
+    return n.is_constant and type(n.value) is int and n.value == v  # type: ignore[attr-defined]
 
 
 def _same_value(a: Any, b: Any) -> bool:
@@ -251,8 +287,19 @@ def _match(g1: Graph, g2: Graph, fvs1: list[Node], scopes: Scopes) -> list[Node]
     return [fv_map[f] for f in fvs1]
 
 
-def defunctionalize(root: Graph) -> Graph:
-    """Turn the stacks of closures of `root`'s program into stacks of their free values."""
+def defunctionalize(root: Graph, functions: bool = True) -> Graph:
+    """Turn the stacks of closures of `root`'s program into stacks of their free values.
+
+    Without `functions`, closures that close over functions are left (the backpropagator of
+    an inner loop, which `myia.opt.retfunc` turns into the values it closes over first).
+    """
+    defunctionalized(root, functions)
+    return root
+
+
+def defunctionalized(root: Graph, functions: bool = True) -> int:
+    """`defunctionalize`; the number of stacks it rewrote."""
+    count = 0
     sites = CallSites(root)
     uses, consts = _uses(sites)
     flows = _trace(sites, uses)
@@ -265,17 +312,22 @@ def defunctionalize(root: Graph) -> Graph:
         if any(len(uses[c]) != 1 or c not in pushed for g in graphs for c in consts[g]):
             continue  # a closure also used elsewhere
         for rep in graphs:
-            fv_of = _copies(rep, graphs, sites)
+            fv_of = _copies(rep, graphs, sites, functions)
             if fv_of is not None:
                 _rewrite(sites, flows, uses, cls, rep, fv_of, pushes)
+                count += 1
                 break
-    return root
+    return count
 
 
-def _copies(rep: Graph, graphs: list[Graph], sites: CallSites) -> dict[Graph, list[Node]] | None:
+def _copies(
+    rep: Graph, graphs: list[Graph], sites: CallSites, functions: bool = True
+) -> dict[Graph, list[Node]] | None:
     """The values each of `graphs` gives `rep`'s free variables, if all are copies of `rep`."""
     scopes = sites.scopes
     fvs = list(scopes.free_variables_total.get(rep, ()))
+    if not functions and any(_has_function(f.abstract) for f in fvs):
+        return None
     if rep.defaults or rep.kwonly or rep.flags.get("vararg"):
         return None
     if any(_is_fn_stack(f.abstract) for f in fvs):
@@ -351,8 +403,12 @@ def _rewrite(
         for pop in flows.pops.get(n, ()):
             pop.abstract = AbstractTuple((elem, stack))
     for n in cls:
+        for unpush in flows.unpushes.get(n, ()):
+            d = unpush.inputs[1].abstract
+            unpush.abstract = AbstractTuple((d, sens_type(elem)))
+    for n in cls:
         for top in flows.tops.get(n, ()):
-            for call, _ in uses.get(top, ()):
+            for call in flows.calls[top]:
                 if len(fvs) == 1:
                     parts: list[Node] = [top]
                 else:

@@ -47,7 +47,7 @@ from ..ir.node import Graph
 from .algebra import ALGEBRA, FOLD
 from .constprop import propagate_constants
 from .dce import dce
-from .defunc import defunctionalize
+from .defunc import defunctionalize, defunctionalized
 from .flatten import flatten_parameters
 from .grad_rules import GRAD, GRAD_CALLS
 from .hoist import hoist_backward
@@ -55,7 +55,7 @@ from .inline import INLINE
 from .inplace import accumulate_in_place
 from .lift import lambda_lift
 from .matcher import Matcher, Rewrite
-from .retfunc import drop_unread_results, return_values
+from .retfunc import drop_unread_results, return_values, returned_values
 from .rewrites import CONTROL, DATA
 from .sweep import run_sweeps
 from .tails import move_tails
@@ -203,7 +203,38 @@ def simplify_gradient(graph: Graph) -> Graph:
     return optimize(clone(graph), BETWEEN_ORDERS)
 
 
-SIMPLIFY.append(simplify_gradient)
+#: The passes run on a program before it is batched (``vmap``): those run between orders, then
+#: ``retfunc``, so that a loop's gradient returns the values of its backpropagator and no
+#: closure (the batching transform takes values, not functions).
+def closures_to_values(root: Graph) -> Graph:
+    """``defunc`` and ``retfunc`` from the innermost loop out, until no closure is left to do.
+
+    A loop's stack is defunctionalized before the loop returns it (``retfunc``), and an
+    outer loop's stack, whose closures close over an inner loop's backpropagator, after the
+    inner loop returns that backpropagator's values instead.
+    """
+    for _ in range(16):
+        changed = defunctionalized(root, functions=False)
+        changed += returned_values(root, fn_stacks=False)
+        if not changed:
+            break
+    return root
+
+
+BEFORE_VMAP: list[Pass] = [
+    simplify_pass(),
+    Pass("values", closures_to_values, "stacks and loops of closures become their values"),
+    PASS_LIBRARY["tails"],
+    simplify_pass(),
+]
+
+
+def simplify_for_vmap(graph: Graph) -> Graph:
+    """A simplified copy of `graph`, which is then batched (`myia.grad.batching`)."""
+    return optimize(clone(graph), BEFORE_VMAP)
+
+
+SIMPLIFY.extend([simplify_gradient, simplify_for_vmap])
 
 
 def _verify_enabled() -> bool:

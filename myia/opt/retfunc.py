@@ -31,10 +31,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..abstract.data import ENV, AbstractFunction, AbstractTuple, GraphFunction
+from ..abstract.data import (
+    BOTTOM,
+    ENV,
+    AbstractFunction,
+    AbstractStack,
+    AbstractTuple,
+    GraphFunction,
+)
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..primitives import P
 from .callsites import CallSites, Group
+from .defunc import _is_fn_stack, _match, _same_value
 from .defunc import _uses as node_uses
 from .matcher import prim_of
 from .sweep import typed_apply, typed_constant
@@ -98,23 +106,61 @@ def _has_function(a: Any) -> bool:
     return isinstance(a, AbstractTuple) and any(map(_has_function, a.elements))
 
 
-def _closure_leaf(fam: _Family, sites: CallSites, uses: dict) -> tuple[int, Graph] | None:
-    """Position and graph of the closure the one leaf of `fam` returns in a tuple, if any."""
-    if len(fam.leaves) != 1:
+def _closure_path(out: Node, sites: CallSites, uses: dict) -> tuple[int, ...] | None:
+    """Positions of the one closure in the tuple `out` (nested: ``((y, G), (dy, dG))``)."""
+    if prim_of(out) is not P.make_tuple:
         return None
-    leaf = fam.leaves[0]
+    fvs = sites.scopes.free_variables_total
+    found = []
+    for i, c in enumerate(out.inputs[1:]):  # type: ignore[union-attr]
+        if _is_graph(c) and fvs.get(c.value):  # type: ignore[attr-defined]
+            found.append((i,))
+        elif prim_of(c) is P.make_tuple and len(uses.get(c, [])) == 1:
+            inner = _closure_path(c, sites, uses)
+            if inner is not None:
+                found.append((i, *inner))
+        elif _has_function(c.abstract):
+            return None
+    return found[0] if len(found) == 1 else None
+
+
+def _at(out: Node, path: tuple[int, ...]) -> Node:
+    for i in path:
+        out = out.inputs[1 + i]  # type: ignore[union-attr]
+    return out
+
+
+def _entry_uses(node: Node, path: tuple[int, ...], uses: dict) -> bool:
+    """Whether the tuple `node` is only taken apart, and its closure at `path` only called."""
+    if not path:
+        return all(u is not None and q == 0 for u, q in uses.get(node, ()))
+    for user, k in uses.get(node, ()):
+        if user is None or prim_of(user) is not P.tuple_getitem or k != 1:
+            return False
+        j = user.inputs[2]
+        if not j.is_constant or type(j.value) is not int:  # type: ignore[attr-defined]
+            return False
+        if j.value == path[0] and not _entry_uses(user, path[1:], uses):  # type: ignore[attr-defined]
+            return False
+    return True
+
+
+def _leaf_closure(
+    leaf: Graph, sites: CallSites, uses: dict
+) -> tuple[tuple[int, ...], Graph] | None:
+    """Positions and graph of the closure `leaf` returns in a tuple, if one may be lifted."""
     out = leaf.output
     if prim_of(out) is not P.make_tuple or sites.scopes.parents.get(leaf) is not None:
         return None
     if uses.get(out, []) != [(None, -1)]:
         return None  # the tuple is also used in the leaf
     fvs = sites.scopes.free_variables_total
-    elements = out.inputs[1:]  # type: ignore[union-attr]
-    found = [(i, c.value) for i, c in enumerate(elements) if _is_graph(c) and fvs.get(c.value)]  # type: ignore[attr-defined]
-    if len(found) != 1:
+    path = _closure_path(out, sites, uses)  # type: ignore[arg-type]
+    if path is None:
         return None
-    [(i, g)] = found
-    if g.defaults or g.kwonly or g.flags.get("vararg") or len(uses.get(elements[i], [])) != 1:
+    c = _at(out, path)  # type: ignore[arg-type]
+    g = c.value  # type: ignore[attr-defined]
+    if g.defaults or g.kwonly or g.flags.get("vararg") or len(uses.get(c, [])) != 1:
         return None
     if sites.scopes.parents.get(g) is not leaf:
         return None
@@ -126,26 +172,131 @@ def _closure_leaf(fam: _Family, sites: CallSites, uses: dict) -> tuple[int, Grap
             for c in n.inputs if n.is_apply else ():
                 if _is_graph(c) and c.value not in inner and fvs.get(c.value):  # type: ignore[attr-defined]
                     return None  # G uses another closure of the leaf
-    for call in fam.entries:
-        for user, k in uses.get(call, ()):
-            if user is None or prim_of(user) is not P.tuple_getitem or k != 1:
-                return None
-            j = user.inputs[2]
-            if not j.is_constant or type(j.value) is not int:
-                return None
-            if j.value == i and not all(u is not None and q == 0 for u, q in uses.get(user, ())):
-                return None  # the closure used as a value
-    return i, g
+    return path, g
 
 
-def _return_free_values(fam: _Family, sites: CallSites, uses: dict) -> bool:
+def _same_leaf(
+    first: Graph, leaf: Graph, path: tuple[int, ...], fvs: list[Node]
+) -> list[Node] | None:
+    """The values `leaf` gives the free variables `fvs` of the closure `first` returns.
+
+    Where `leaf` is a copy of `first` (its result built alike from its parameters), whose
+    closure at `path` was simplified for what it knew of them (a loop's exit reached before
+    any iteration: its stacks known empty, the backward loop gone), `first`'s closure on
+    `leaf`'s parameters computes the same. A stack known empty is a new empty stack.
+    """
+    if leaf.name != first.name or len(leaf.parameters) != len(first.parameters):
+        return None
+    if not _alike(first.output, leaf.output, path, first, leaf):
+        return None
+    values: list[Node] = []
+    for f in fvs:
+        if not f.is_parameter or f.graph is not first:
+            return None
+        v = leaf.parameters[first.parameters.index(f)]  # type: ignore[arg-type]
+        if v.abstract != f.abstract:
+            if not (isinstance(f.abstract, AbstractStack) and _never_pushed(v.abstract)):
+                return None
+            v = typed_apply(leaf, f.abstract, P.stack_new)
+        values.append(v)
+    return values
+
+
+def _never_pushed(a: Any) -> bool:
+    return isinstance(a, AbstractStack) and (
+        a.element is BOTTOM or a.element == AbstractFunction(frozenset())
+    )
+
+
+def _alike(a: Node, b: Node, path: tuple[int, ...] | None, ga: Graph, gb: Graph) -> bool:
+    """Whether `a` (of `ga`) and `b` (of `gb`) compute alike, but for the closures at `path`."""
+    if path == ():
+        return _is_graph(a) and _is_graph(b) and a.value.name == b.value.name  # type: ignore[attr-defined]
+    if a.is_parameter or b.is_parameter:
+        return (
+            a.is_parameter
+            and b.is_parameter
+            and a.graph is ga
+            and b.graph is gb
+            and ga.parameters.index(a) == gb.parameters.index(b)  # type: ignore[arg-type]
+        )
+    if a.is_constant or b.is_constant:
+        return a.is_constant and b.is_constant and _same_value(a.value, b.value)  # type: ignore[attr-defined]
+    if a.graph is not ga or b.graph is not gb or len(a.inputs) != len(b.inputs):  # type: ignore[union-attr]
+        return False
+    tuple_ = prim_of(a) is P.make_tuple
+    return all(
+        _alike(x, y, path[1:] if tuple_ and path and k == 1 + path[0] else None, ga, gb)
+        for k, (x, y) in enumerate(zip(a.inputs, b.inputs))  # type: ignore[union-attr]
+    )
+
+
+def _closure_leaf(
+    fam: _Family, sites: CallSites, uses: dict
+) -> tuple[tuple[int, ...], Graph, dict[Graph, list[Node]]] | None:
+    """Positions and graph of the closure the leaves of `fam` return in a tuple, if any.
+
+    The tuple may hold it in a tuple (the forward mode of a gradient returns the pair of the
+    value ``(y, G)`` and its tangent). Several leaves (a loop's test peeled before it) must
+    return copies of one closure (`myia.opt.defunc._match`), at the same place: the values
+    each gives its free variables are returned by the third result.
+    """
+    found = [_leaf_closure(leaf, sites, uses) for leaf in fam.leaves]
+    first = next((k for k, f in enumerate(found) if f is not None), None)
+    if first is None:
+        return None
+    path, rep = found[first]  # type: ignore[misc]
+    fvs = list(sites.scopes.free_variables_total[rep])
+    fv_of = {fam.leaves[first]: fvs}
+    for leaf, f in zip(fam.leaves, found):
+        if leaf is fam.leaves[first]:
+            continue
+        m = None if f is None or f[0] != path else _match(rep, f[1], fvs, sites.scopes)
+        if m is None or any(v.abstract != f.abstract for v, f in zip(m, fvs)):
+            m = _same_leaf(fam.leaves[first], leaf, path, fvs)
+        if m is None:
+            return None
+        fv_of[leaf] = m
+    if not all(_entry_uses(call, path, uses) for call in fam.entries):
+        return None  # the closure used as a value
+    return path, rep, fv_of
+
+
+def _replaced(out: Apply, path: tuple[int, ...], value: Node) -> Apply:
+    """A copy of the tuple `out` with `value` at `path` (each tuple on the way retyped)."""
+    i = path[0]
+    inputs = list(out.inputs[1:])
+    inputs[i] = value if len(path) == 1 else _replaced(inputs[i], path[1:], value)  # type: ignore[arg-type]
+    elements = list(out.abstract.elements)  # type: ignore[attr-defined]
+    elements[i] = inputs[i].abstract
+    return typed_apply(out.graph, AbstractTuple(tuple(elements)), P.make_tuple, *inputs)  # type: ignore[arg-type]
+
+
+def _retype_entry_uses(node: Node, a: Any, path: tuple[int, ...], call_g: Any, uses: dict):
+    """Retype the parts of an entry's result `node` (new type `a`) along `path`; call G'."""
+    node.abstract = a
+    if not path:
+        fn, fvs = call_g
+        for site, _ in uses.get(node, ()):
+            parts = [
+                typed_apply(site.graph, f.abstract, P.tuple_getitem, node, j)
+                for j, f in enumerate(fvs)
+            ]
+            site.inputs = [fn, *parts, *site.inputs[1:]]
+        return
+    for user, _ in uses.get(node, ()):
+        if user.inputs[2].value == path[0]:
+            _retype_entry_uses(user, a.elements[path[0]], path[1:], call_g, uses)
+
+
+def _return_free_values(fam: _Family, sites: CallSites, uses: dict, fn_stacks: bool) -> bool:
     found = _closure_leaf(fam, sites, uses)
     if found is None:
         return False
-    i, g = found
-    leaf = fam.leaves[0]
-    out: Apply = leaf.output  # type: ignore[assignment]
-    fvs = list(sites.scopes.free_variables_total[g])
+    path, g, fv_of = found
+    fvs = next(iter(fv_of.values()))
+    if not fn_stacks and any(_is_fn_stack(f.abstract) for f in fvs):
+        return False
     types = AbstractTuple(tuple(f.abstract for f in fvs))
     # Lift G: its free variables become its first parameters.
     params = [Parameter(g, debug=f.debug.derive()) for f in fvs]
@@ -153,28 +304,16 @@ def _return_free_values(fam: _Family, sites: CallSites, uses: dict) -> bool:
         p.abstract = f.abstract
     g.parameters = [*params, *g.parameters]
     sites.substitute(g, dict(zip(fvs, params)))
-    # The leaf returns the free values.
-    elements = list(out.abstract.elements)  # type: ignore[attr-defined]
-    elements[i] = types
-    new = AbstractTuple(tuple(elements))
-    inputs = list(out.inputs[1:])
-    inputs[i] = typed_apply(leaf, types, P.make_tuple, *fvs)
-    leaf.output = typed_apply(leaf, new, P.make_tuple, *inputs)
+    # The leaves return the free values.
+    for leaf, values in fv_of.items():
+        out: Apply = leaf.output  # type: ignore[assignment]
+        leaf.output = _replaced(out, path, typed_apply(leaf, types, P.make_tuple, *values))
+    new = next(iter(fv_of)).output.abstract  # type: ignore[union-attr]
     _retype(fam, new)
     # Each entry calls the lifted G on them.
     fn = typed_constant(g, AbstractFunction(frozenset([GraphFunction(g)])))
     for call in fam.entries:
-        call.abstract = new
-        for user, _ in uses.get(call, ()):
-            if user.inputs[2].value != i:
-                continue
-            user.abstract = types
-            for site, _ in uses.get(user, ()):
-                parts = [
-                    typed_apply(site.graph, f.abstract, P.tuple_getitem, user, j)
-                    for j, f in enumerate(fvs)
-                ]
-                site.inputs = [fn, *parts, *site.inputs[1:]]
+        _retype_entry_uses(call, new, path, (fn, fvs), uses)
     return True
 
 
@@ -262,15 +401,26 @@ def _return_env_value(fam: _Family) -> bool:
 
 def return_values(root: Graph) -> Graph:
     """Make the loops of `root`'s program return values instead of closures and environments."""
+    returned_values(root)
+    return root
+
+
+def returned_values(root: Graph, fn_stacks: bool = True) -> int:
+    """`return_values` on `root`'s program; the number of closures it returned the values of.
+
+    Without `fn_stacks`, a closure over a stack of closures is left: that stack, returned,
+    could no longer be defunctionalized (`myia.opt.defunc`).
+    """
+    count = 0
     for rewrite in (_return_free_values, _return_env_value):
         sites = CallSites(root)
         uses = node_uses(sites)[0]
         for fam in _families(sites):
             if rewrite is _return_free_values:
-                rewrite(fam, sites, uses)  # type: ignore[call-arg]
+                count += rewrite(fam, sites, uses, fn_stacks)  # type: ignore[call-arg]
             else:
                 rewrite(fam)  # type: ignore[call-arg]
-    return root
+    return count
 
 
 def _drop_unread(fam: _Family, uses: dict) -> bool:

@@ -1,0 +1,133 @@
+"""Hessians of loops batched over the tangents: stacks and environments in `vmap`.
+
+``hessian(f)`` is ``vmap`` of the forward mode of ``grad(f)`` over the basis. The gradient of
+a loop pushes its backpropagators on a stack; before batching, they become the values they
+close over (``defunc``), from the innermost loop out, and loops return those values, not
+closures (``retfunc``). The stacks and environments of sensitivities are then batched: every
+column is computed by one program, not one run per column.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+
+import numpy as np
+import pytest
+
+from myia import grad, hessian, jvp, myia, vmap
+
+batching = importlib.import_module("myia.grad.batching")
+
+BACKENDS = ["debug", "numpy", "jax"]
+
+
+def newton_sqrt(a):
+    y = a
+    while abs(y * y - a) > 1e-12 * a:
+        y = 0.5 * (y + a / y)
+    return y
+
+
+def roots(x):
+    s = 0.0
+    i = 0
+    while i < x.shape[0] - 1:
+        s = s + newton_sqrt(1.0 + x[i] * x[i] + x[i + 1] * x[i + 1])
+        i = i + 1
+    return s
+
+
+def roots_hessian(x):
+    """The closed form: the Hessian of ``sum_i sqrt(1 + x_i^2 + x_{i+1}^2)``."""
+    out = np.zeros((x.shape[0], x.shape[0]))
+    for i in range(x.shape[0] - 1):
+        y = math.sqrt(1.0 + x[i] ** 2 + x[i + 1] ** 2)
+        u = x[i : i + 2]
+        out[i : i + 2, i : i + 2] += np.eye(2) / y - np.outer(u, u) / y**3
+    return out
+
+
+def branchy(x):
+    s = 0.0
+    for i in range(x.shape[0] - 1):
+        if x[i] > 0.0:
+            s = s + x[i] * x[i] * x[i + 1]
+        else:
+            s = s + np.sin(x[i] * x[i + 1])
+    return s
+
+
+def with_break(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        t = x[i]
+        k = 0
+        while True:
+            t = np.tanh(t) + 0.5 * x[(i + 1) % x.shape[0]]
+            k = k + 1
+            if k >= 3:
+                break
+        s = s + t * t
+    return s
+
+
+def fd_hessian(fn, x, eps=1e-5):
+    """Central differences of the gradient `fn` (compiled on the debug backend)."""
+    g = myia(lambda z: grad(fn)(z), backend="debug")
+    cols = [(g(x + eps * e) - g(x - eps * e)) / (2 * eps) for e in np.eye(x.shape[0])]
+    return np.stack(cols, axis=1)
+
+
+X = np.array([0.7, -1.3, 0.4, 2.1, -0.2])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hessian_of_nested_value_dependent_while_loops(backend):
+    got = myia(lambda x: hessian(roots)(x), backend=backend)(X)
+    np.testing.assert_allclose(got, roots_hessian(X), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [branchy, with_break], ids=["branch", "break"])
+def test_hessian_of_loops_with_branches_and_break(fn, backend):
+    got = myia(lambda x: hessian(fn)(x), backend=backend)(X)
+    np.testing.assert_allclose(got, fd_hessian(fn, X), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got, got.T, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vmap_of_jvp_of_grad_along_any_directions(backend):
+    rng = np.random.default_rng(3)
+    vs = rng.normal(size=(3, X.shape[0]))
+
+    def hvps(x, vs):
+        return vmap(lambda v: jvp(grad(roots), (x,), (v,))[1])(vs)
+
+    got = myia(hvps, backend=backend)(X, vs)
+    np.testing.assert_allclose(got, vs @ roots_hessian(X), rtol=1e-7, atol=1e-9)
+
+
+def test_the_columns_are_one_batched_program(monkeypatch):
+    # Before, the stacks of closures could not be batched: one run of jvp(grad(f)) per column.
+    # (The loops with branches or `break` still run once per column: the tag of the branch
+    # taken, popped from a stack of batched elements, is batched.)
+    looped = batching._looped
+
+    def refused(g, f, *args):
+        # (A primitive with no batching rule, `array_index_add`, runs once per example.)
+        assert f.name.endswith(":example"), "the Hessian ran once per column"
+        return looped(g, f, *args)
+
+    monkeypatch.setattr(batching, "_looped", refused)
+    got = myia(lambda x: hessian(roots)(x), backend="debug")(X)
+    np.testing.assert_allclose(got, roots_hessian(X), rtol=1e-9, atol=1e-12)
+
+
+def test_a_loop_on_batched_values_still_runs_once_per_example():
+    # The primal batched: the loops' trip counts vary per example, and so would the stacks'
+    # depths: the gradient of the sum serves (or one run per example), with the same values.
+    xs = np.stack([X, 0.5 * X, -X])
+    got = myia(lambda xs: vmap(grad(roots))(xs), backend="debug")(xs)
+    g = myia(lambda x: grad(roots)(x), backend="debug")
+    np.testing.assert_allclose(got, np.stack([g(x) for x in xs]), rtol=1e-12)
