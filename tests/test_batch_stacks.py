@@ -72,6 +72,24 @@ def with_break(x):
     return s
 
 
+def sliced(x):
+    s = 0.0
+    for i in range(x.shape[0] - 1):
+        w = x[i : i + 2]
+        s = s + np.sum(w * w) * x[i]
+    return s
+
+
+def rows(x):
+    m = np.reshape(x[:4], (2, 2))
+    s = x[4]
+    i = 0
+    while i < 2:
+        s = s + np.tanh(m[i, :] @ m[:, i]) * np.sum(m[i, 1:])
+        i = i + 1
+    return s
+
+
 def fd_hessian(fn, x, eps=1e-5):
     """Central differences of the gradient `fn` (compiled on the debug backend)."""
     g = myia(lambda z: grad(fn)(z), backend="debug")
@@ -89,7 +107,9 @@ def test_hessian_of_nested_value_dependent_while_loops(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn", [branchy, with_break], ids=["branch", "break"])
+@pytest.mark.parametrize(
+    "fn", [branchy, with_break, sliced, rows], ids=["branch", "break", "slices", "rows"]
+)
 def test_hessian_of_loops_with_branches_and_break(fn, backend):
     got = myia(lambda x: hessian(fn)(x), backend=backend)(X)
     np.testing.assert_allclose(got, fd_hessian(fn, X), rtol=1e-6, atol=1e-7)
@@ -110,8 +130,8 @@ def test_vmap_of_jvp_of_grad_along_any_directions(backend):
 
 def test_the_columns_are_one_batched_program(monkeypatch):
     # Before, the stacks of closures could not be batched: one run of jvp(grad(f)) per column.
-    # (The loops with branches or `break` still run once per column: the tag of the branch
-    # taken, popped from a stack of batched elements, is batched.)
+    # The tag of the branch taken, pushed unbatched, is popped unbatched: the backward loop's
+    # test is not batched either.
     looped = batching._looped
 
     def refused(g, f, *args):
@@ -122,6 +142,11 @@ def test_the_columns_are_one_batched_program(monkeypatch):
     monkeypatch.setattr(batching, "_looped", refused)
     got = myia(lambda x: hessian(roots)(x), backend="debug")(X)
     np.testing.assert_allclose(got, roots_hessian(X), rtol=1e-9, atol=1e-12)
+    # (`sliced` still runs once per column: its loop's first iteration, peeled, has constants
+    # where the others compute `i + 1`, and `defunc` does not take its closure for a copy.)
+    for fn in (branchy, with_break, rows):
+        got = myia(lambda x, fn=fn: hessian(fn)(x), backend="debug")(X)
+        np.testing.assert_allclose(got, fd_hessian(fn, X), rtol=1e-6, atol=1e-7)
 
 
 def test_a_loop_on_batched_values_still_runs_once_per_example():
@@ -131,3 +156,36 @@ def test_a_loop_on_batched_values_still_runs_once_per_example():
     got = myia(lambda xs: vmap(grad(roots))(xs), backend="debug")(xs)
     g = myia(lambda x: grad(roots)(x), backend="debug")
     np.testing.assert_allclose(got, np.stack([g(x) for x in xs]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vmap_of_an_index_known_at_run_time_shared_by_the_examples(backend):
+    # `x[i]`, `x[i, 1:]` and the gradient's `x[i] += v` with `i` an argument not batched.
+    def pick(xs, i, j):
+        return vmap(lambda x: x[i, 1:] * x[j, 0] + x[i, j], in_axes=0)(xs)
+
+    def scatter(xs, i):
+        return vmap(grad(lambda x: np.sum(x[i, :2] * x[i + 1, :2]) + x[i, -1] ** 2))(xs)
+
+    rng = np.random.default_rng(5)
+    xs = rng.normal(size=(4, 3, 3))
+    got = myia(pick, backend=backend)(xs, 2, -1)
+    np.testing.assert_allclose(got, [x[2, 1:] * x[-1, 0] + x[2, -1] for x in xs], rtol=1e-14)
+    got = myia(scatter, backend=backend)(xs, 1)
+    want = np.zeros_like(xs)
+    want[:, 1, :2] += xs[:, 2, :2]
+    want[:, 2, :2] += xs[:, 1, :2]
+    want[:, 1, -1] += 2 * xs[:, 1, -1]
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+
+    def constant(xs, i):  # the values added are the same in every example
+        return vmap(grad(lambda x: 3.0 * x[i, 1] + np.sum(x[i + 1, 1:])))(xs)
+
+    got = myia(constant, backend=backend)(xs, 0)
+    want = np.zeros_like(xs)
+    want[:, 0, 1] = 3.0
+    want[:, 1, 1:] = 1.0
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    # (NumPy names the batched array's axis, one past the example's.)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 3"):
+        myia(pick, backend=backend)(xs, 5, 0)

@@ -281,6 +281,8 @@ def batch_array_getitem(b, node, args, bts):
     if isinstance(bts[1], tuple) and batched_index(bts[1]):
         return _batch_integer_index(b, node, args, bts)
     index = _static_index(node.inputs[2])
+    if index is ANYTHING and not bts[1] and bts[0] is True:
+        return _batch_shared_index(b, node, args)
     if bts[1] or index is ANYTHING or bts[0] is not True:
         return None
     index = _as_integer_arrays(index if isinstance(index, tuple) else (index,))
@@ -295,6 +297,41 @@ def batch_array_getitem(b, node, args, bts):
         k = np.broadcast(*(np.asarray(index[j]) for j in advanced)).ndim
         out = b.apply(P.moveaxis, out, k, 0)
     return out, True
+
+
+def _shared_index(b, a: Any, ia: Any, index: Any) -> tuple[Any, int] | None:
+    """``(slice(None), *index)`` for the batch, `index` integers and slices known at run time.
+
+    Also the number of its integers; None where `index` (of type `ia`, into an array of type
+    `a`) holds anything else. (An integer out of range is reported by NumPy on the batched
+    array's axis, one past the example's: checking it on the example's axis first made the
+    loops of ``hessian_while`` five times slower on XLA.)
+    """
+    elements = getattr(ia, "elements", None)
+    types = elements if elements is not None else (ia,)
+    if not isinstance(a, AbstractArray) or len(types) > len(a.shape):
+        return None
+    items = (
+        [b.apply(P.tuple_getitem, index, k) for k in range(len(types))]
+        if elements is not None
+        else [index]
+    )
+    out: list[Any] = [Constant(slice(None))]
+    for e, item in zip(types, items):
+        integer = isinstance(e, AbstractScalar) and e.dtype.startswith(("int", "uint"))
+        if not integer and not (_slice_like(e) and isinstance(e.value, slice)):
+            return None
+        out.append(item)
+    ints = sum(1 for e in types if isinstance(e, AbstractScalar))
+    return b.apply(P.make_tuple, *out), ints
+
+
+def _batch_shared_index(b, node, args):
+    """``x[i, j:k]`` with integers and slices known at run time, the same in every example."""
+    shared = _shared_index(b, node.inputs[1].abstract, node.inputs[2].abstract, args[1])
+    if shared is None:
+        return None
+    return b.apply(P.array_getitem, args[0], shared[0]), True
 
 
 def _as_integer_arrays(index: tuple[Any, ...]) -> tuple[Any, ...] | None:
@@ -369,6 +406,21 @@ def _slice_like(e: Any) -> bool:
     if not isinstance(e, AbstractConstant):
         return False
     return isinstance(e.value, slice) or e.value is None or e.value is Ellipsis
+
+
+@batch_rule(P.array_index_add)
+def batch_array_index_add(b, node, args, bts):
+    """``x[index] += v`` at integers and slices every example shares: past the batch axis."""
+    a, ia, va = (i.abstract for i in node.inputs[1:])
+    if bts[1] or bts[2] not in (True, False):
+        return None
+    shared = _shared_index(b, a, ia, args[1])
+    if shared is None:
+        return None
+    index, ints = shared
+    x = b.full(args[0], bts[0], a)
+    v = _lifted(b, args[2], va, len(a.shape) - ints) if bts[2] else args[2]
+    return b.apply(P.array_index_add, x, index, v), True
 
 
 @batch_rule(P.dynamic_window)
@@ -545,17 +597,18 @@ def batch_einsum(b, node, args, bts):
 
 @batch_rule(P.stack_push)
 def batch_stack_push(b, node, args, bts):
-    """``stack_push(s, x)``: `x` batched whole on the batched stack."""
-    s, x = (b.full(v, bt, i.abstract) for v, bt, i in zip(args, bts, node.inputs[1:]))
+    """``stack_push(s, x)``: `x` batched as the elements of the stacks of its type."""
+    s = b.full(args[0], bts[0], node.inputs[1].abstract)
+    target = b.stack_element(node.abstract, bts[1])
+    x = b.widen(args[1], bts[1], target, node.inputs[2].abstract)
     return b.apply(P.stack_push, s, x), True
 
 
 @batch_rule(P.stack_pop)
 def batch_stack_pop(b, node, args, bts):
-    """``stack_pop(s)``: the batched top and the rest."""
-    from .batching import full
-
-    return b.apply(P.stack_pop, args[0]), full(node.abstract)
+    """``stack_pop(s)``: the top, batched as the elements of the stacks of its type."""
+    s = b.full(args[0], bts[0], node.inputs[1].abstract)
+    return b.apply(P.stack_pop, s), (b.stack_element(node.inputs[1].abstract), True)
 
 
 @batch_rule(P.stack_empty)
@@ -566,11 +619,11 @@ def batch_stack_empty(b, node, args, bts):
 
 @batch_rule(P.stack_unpush)
 def batch_stack_unpush(b, node, args, bts):
-    """``stack_unpush(d, x)``: the rest of `d` and its top, or batched zeros of `x`."""
-    from .batching import full
-
-    d, x = (b.full(v, bt, i.abstract) for v, bt, i in zip(args, bts, node.inputs[1:]))
-    return b.apply(P.stack_unpush, d, x), full(node.abstract)
+    """``stack_unpush(d, x)``: the rest of `d` and its top, or zeros of `x` batched alike."""
+    d = b.full(args[0], bts[0], node.inputs[1].abstract)
+    target = b.stack_element(node.inputs[1].abstract, bts[1])
+    x = b.widen(args[1], bts[1], target, node.inputs[2].abstract)
+    return b.apply(P.stack_unpush, d, x), (True, target)
 
 
 @batch_rule(P.env_setitem, P.env_getitem, P.env_getsens, P.env_delitem, P.env_add)

@@ -40,6 +40,7 @@ from ..abstract.data import (
     has_unknown_dims,
     show,
 )
+from ..abstract.lattice import broaden
 from ..errors import MyiaTypeError
 from ..ir.analysis import Scopes, reachable_graphs, toposort
 from ..ir.node import Apply, Constant, Graph, Node
@@ -149,6 +150,22 @@ def _mapped(g: Graph, a: Any, f: Any, *vs: Node) -> Node:
     )
 
 
+NOTHING = object()  # no batchedness recorded yet
+
+
+def _join_bt(a: Any, b: Any) -> Any:
+    """The batchedness batched where `a` or `b` is."""
+    if a is True or b is True:
+        return True
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return tuple(_join_bt(x, y) for x, y in zip(a, b))
+    if isinstance(a, tuple):
+        return a if not b else True
+    if isinstance(b, tuple):
+        return b if not a else True
+    return bool(a or b)
+
+
 #: The primitives making an empty stack or environment: batched, as every one (`Batcher.full`).
 _NEW_STACKS = (P.stack_new, P.stack_of_functions, P.env_new)
 
@@ -185,9 +202,13 @@ def _graph_switch(node: Apply) -> bool:
 class Batcher:
     """Builds the batched graphs of the graphs of a specialized program, for a batch of `n`."""
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, stack_bts: dict[Any, Any] | None = None):
         self.n = n
         self.done: dict[Any, Graph] = {}
+        #: The batchedness of the elements of the stacks of each type (`stack_element`)
+        self.stack_bts: dict[Any, Any] = dict(stack_bts or {})
+        self.stacks_used: set[Any] = set()
+        self.again = False  # a stack's elements turned out more batched than assumed
         self.graph: Graph = None  # type: ignore[assignment]  # the graph being built
         self.source: Node | None = None  # the node being batched
 
@@ -283,6 +304,43 @@ class Batcher:
         if any(d is None for d in shape):
             raise CannotBatch("an unbatched array of unknown shape to broadcast")
         return self.apply(P.broadcast_to, v, (self.n, *shape))
+
+    def widen(self, v: Node, bt: Any, target: Any, a: Any) -> Node:
+        """`v` (batchedness `bt`, per-example type `a`) batched as `target` (at least `bt`)."""
+        if bt == target or not batched(target):
+            return v
+        if target is True or target == full(a):
+            return self.full(v, bt, a)
+        ps = parts(a)
+        assert ps is not None and isinstance(target, tuple)
+        return rebuild(
+            self.graph,
+            a,
+            [
+                self.widen(self.apply(get, v, k), element(bt, i), element(target, i), e)
+                for i, (get, k, e) in enumerate(ps)
+            ],
+        )
+
+    def stack_element(self, stack: Any, bt: Any = None) -> Any:
+        """The batchedness of the elements of stacks of type `stack`, joined with `bt`.
+
+        Stacks of one type (their values broadened) hold elements batched alike, so that a
+        value popped has the batchedness of every value pushed there: a tag of the branch
+        taken, pushed unbatched, stays unbatched. When a push makes the elements of stacks
+        already pushed or popped more batched, the batching runs again with them so (`again`).
+        """
+        key = broaden(stack.element)
+        old = self.stack_bts.get(key, NOTHING)
+        new = old if bt is None else bt if old is NOTHING else _join_bt(old, bt)
+        if new is NOTHING:
+            new = False
+        if new != old:
+            self.stack_bts[key] = new
+            if key in self.stacks_used:
+                self.again = True
+        self.stacks_used.add(key)
+        return new
 
     def full_out(self, v: Node, bt: Any, a: Any, ax: Any) -> Node:
         """`full`, but the parts of `v` of axis None (in the tree of axes `ax`) unbatched."""
@@ -611,7 +669,15 @@ def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -
     sig = tuple(_sig(e, ax) for e, ax in zip(examples, axes))
     batcher = Batcher(n)
     try:
-        out: Node = g.apply(batcher.batch(_simplified(primal), sig, None, spec.out_axes), *moved)
+        simple = _simplified(primal)
+        for _ in range(16):
+            batched_primal = batcher.batch(simple, sig, None, spec.out_axes)
+            if not batcher.again:
+                break
+            batcher = Batcher(n, batcher.stack_bts)
+        else:
+            raise CannotBatch("stacks whose elements are batched differently each time")
+        out: Node = g.apply(batched_primal, *moved)
     except CannotBatch:
         if _none_on_values(primal.output.abstract, spec.out_axes):
             raise MyiaTypeError(

@@ -316,13 +316,23 @@ def _jacfwd_first(f, args, kind="jacfwd"):
     of the output and of the argument, as JAX's.
     """
     x = args[0]
-    y = _outputs(kind, f(*args))
     n = np.size(np.concatenate(tree_leaves_(tree_map_(np.ravel, x))))
     basis = tree_map_(lambda b, v: P.astype(b, P.dtype_of(v)), _split(np.eye(n), x)[0], x)
     rest = _zeros(args[1:])
-    cols = P.vmap_of(lambda t: jvp_(f, args, (t,) + rest)[1], 0, 0)(basis)
-    # ``f(*args)`` read above: when ``f`` is a closure, the tangent program of the columns
-    # finds its variables in scope (only the value's structure and shapes are used).
+    # ``f(*args)`` gives the blocks' structure and shapes alone: an argument, not a statement,
+    # it is not computed (the columns compute ``f``'s value, and raise its errors). Read
+    # first: when ``f`` is a closure, the tangent program of the columns finds its variables
+    # in scope.
+    return _jacfwd_blocks(
+        _outputs(kind, f(*args)),
+        P.vmap_of(lambda t: jvp_(f, args, (t,) + rest)[1], 0, 0)(basis),
+        x,
+        n,
+    )
+
+
+def _jacfwd_blocks(y, cols, x, n):
+    """The columns `cols` of the Jacobian of `y` w.r.t. `x` (`n` elements), cut into blocks."""
 
     def block(p):
         c = np.transpose(np.reshape(p(cols), (n, np.size(p(y)))))
