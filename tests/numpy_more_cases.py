@@ -48,6 +48,40 @@ def svd_values(a):
     return np.linalg.svd(a, compute_uv=False), np.linalg.svdvals(a)
 
 
+def matrix_rank(a, b):
+    return np.linalg.matrix_rank(a), np.linalg.matrix_rank(b), np.linalg.matrix_rank(b, 1e-3)
+
+
+def cond(a):
+    return np.linalg.cond(a), np.linalg.cond(a, -2), np.linalg.cond(a, "fro"), np.linalg.cond(a, 1)
+
+
+def broadcast_arrays(a, b, c):
+    x, y, z = np.broadcast_arrays(a, b, c)
+    return x * y + z
+
+
+def ufunc_outer(a, b):
+    return (
+        np.add.outer(a, b)
+        + np.subtract.outer(b, a).T * np.multiply.outer(a, b)
+        + np.divide.outer(a, b + 3.0)
+        + np.maximum.outer(a, b) * np.minimum.outer(a, b)
+    )
+
+
+def ufunc_reduce(a):
+    return (
+        np.add.reduce(a) + np.multiply.reduce(a) + np.maximum.reduce(a) * np.minimum.reduce(a),
+        np.add.reduce(a, axis=None),
+        np.add.accumulate(a),
+    )
+
+
+def ufunc_accumulate_product(a):
+    return np.multiply.accumulate(a, axis=-1)
+
+
 def svd_full_square(a):
     u, s, vh = np.linalg.svd(a)
     return u @ (s[..., :, None] * vh)

@@ -302,8 +302,10 @@ def log_in_loop(x):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_frames_of_forward_mode_are_named_after_the_users_function(backend):
-    # The tangent graph of ``g`` is ``∂g``: a frame was named ``∂▶log_in_loop``.
-    with pytest.raises(ValueError, match="math domain error") as info:
+    # The tangent graph of ``g`` is ``∂g``: a frame was named ``∂▶log_in_loop``. (The columns
+    # of the Hessian are one batched program: its tangent ``dx / (x - i)`` may divide by zero
+    # before ``math.log(x - i)`` raises, both at the user's line.)
+    with pytest.raises((ValueError, ZeroDivisionError), match="math domain|division") as info:
         compile_(lambda x: myia.hessian(log_in_loop)(x), backend=backend)(2.0)
     note = notes(info.value)
     assert "∂" not in note and "in log_in_loop" in note, note

@@ -12,6 +12,8 @@ import ast
 import types
 from typing import Any
 
+import numpy as np
+
 from ..errors import at
 from ..ir.node import Node
 from ..operations import ops
@@ -36,6 +38,10 @@ def parse_attribute(fp: Any, block: Any, node: ast.Attribute) -> Node:
         return block.apply(
             ops.super_getattr, owner[0], instance, node.attr, debug=fp.dbg(node, node.attr)
         )
+    method = _ufunc_method(fp, block, node)
+    if method is not None:  # ``np.add.outer``: NumPy's method, not an attribute of Myia's add
+        full = f"{method.__self__.__name__}.{node.attr}"
+        return fp.constant(block, to_node(method, full, fp.loc(node), fp.name).value, full, node)
     value = fp.expr(block, node.value)
     if value.is_constant and is_namespace(value.value):
         try:
@@ -59,6 +65,21 @@ def parse_attribute(fp: Any, block: Any, node: ast.Attribute) -> Node:
         full = f"{getattr(value.value, '__name__', '')}.{node.attr}"
         return fp.constant(block, to_node(attr, full, fp.loc(node), fp.name).value, full, node)
     return block.apply(ops.getattr_, value, node.attr, debug=fp.dbg(node, node.attr))
+
+
+def _ufunc_method(fp: Any, block: Any, node: ast.Attribute) -> Any:
+    """The method `node` names of a NumPy ufunc read from a module (``np.add.outer``), if any."""
+    base = node.value
+    if not (isinstance(base, ast.Attribute) and isinstance(base.value, (ast.Name, ast.Attribute))):
+        return None
+    space = fp.expr(block, base.value)
+    if not (space.is_constant and isinstance(space.value, types.ModuleType)):
+        return None
+    ufunc = getattr(space.value, base.attr, None)
+    if not isinstance(ufunc, np.ufunc) or node.attr not in ("outer", "reduce", "accumulate"):
+        return None
+    cache.read(space.value, base.attr, ufunc)
+    return getattr(ufunc, node.attr)
 
 
 def super_owner(fp: Any, node: ast.expr) -> tuple[type, str] | None:

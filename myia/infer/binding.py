@@ -137,6 +137,12 @@ class TupleDefault:
 def _default_node(value: Any, name: str, owner: str) -> Any:
     from ..frontend.resolve import _holds_functions, to_node
 
+    if type(value) is list and _holds_functions(value):
+        raise MyiaTypeError(
+            f"the default of {name} is a list holding functions, which Myia takes only as a "
+            "tuple: default_factory=lambda: (np.tanh,) (a list literal in Myia code works)",
+            error_frames([]),
+        )
     if type(value) is tuple and _holds_functions(value):
         items = [_default_node(v, name, owner) for v in value]
         return TupleDefault(

@@ -762,3 +762,10 @@ from .lib_dicts import (  # noqa: E402, F401
     dict_len,
     dict_values,
 )
+
+
+def scalar_getitem(x, index):
+    """``x[()]`` of a NumPy scalar: `x` itself, as NumPy's (another index raises, as NumPy's)."""
+    if len(index) != 0:
+        raise IndexError("invalid index to scalar variable.")
+    return x

@@ -19,6 +19,7 @@ from .number_lib import hypot_float64
 from .numpy_lib import reshape_in_order
 from .numpy_linalg import LINALG, cho_factor, cho_solve, scipy_cholesky, solve_triangular
 from .numpy_logic import np_all, np_any
+from .numpy_ufuncs import UFUNC_METHODS
 
 # Products -------------------------------------------------------------------------------------
 
@@ -262,6 +263,24 @@ def np_pad(array, pad_width, mode="constant", constant_values=0):
 def np_broadcast_to(array, shape):
     """``np.broadcast_to``."""
     return P.broadcast_to(array, shape)
+
+
+def np_broadcast_arrays(*args):
+    """``np.broadcast_arrays(*args)``: a tuple of the arrays broadcast to their common shape."""
+    shape = P.shape(_broadcast_sum(args))  # (known at compile time: the sum is not computed)
+    return _broadcast_each(args, shape)
+
+
+def _broadcast_sum(xs):
+    if len(xs) == 1:
+        return P.astype(xs[0], np.float64)
+    return P.astype(xs[0], np.float64) + _broadcast_sum(xs[1:])
+
+
+def _broadcast_each(xs, shape):
+    if len(xs) == 0:
+        return ()
+    return (P.broadcast_to(xs[0], shape),) + _broadcast_each(xs[1:], shape)
 
 
 # Shorthands ------------------------------------------------------------------------------------
@@ -625,6 +644,7 @@ np_pad.sequence_argument = (1,)  # type: ignore[attr-defined]
 
 MAPPING: dict[Any, Any] = {
     **LINALG,
+    **UFUNC_METHODS,
     np.outer: np_outer,
     np.tensordot: np_tensordot,
     np.kron: np_kron,
@@ -643,6 +663,7 @@ MAPPING: dict[Any, Any] = {
     np.tril: np_tril,
     np.triu: np_triu,
     np.broadcast_to: np_broadcast_to,
+    np.broadcast_arrays: np_broadcast_arrays,
     np.tile: np_tile,
     np.meshgrid: np_meshgrid,
     np.cumprod: np_cumprod,

@@ -111,6 +111,44 @@ def linalg_lstsq(a, b, rcond=None):
     return x, P.zeros((0,), P.dtype_of(s)), rank, s
 
 
+def linalg_matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """``np.linalg.matrix_rank(A, tol, rtol=...)``: the number of singular values above `tol`.
+
+    NumPy's default `tol` is the largest singular value times ``max(M, N) * eps``.
+    """
+    if P.ndim(A) < 2:
+        return 0 if np.all(A == 0) else 1
+    s = P.svd(A, False)[1]
+    m, n = P.shape(A)[-2], P.shape(A)[-1]
+    if tol is None:
+        if rtol is None:
+            cut = P.reduce_max(s, -1, True) * (_eps_of(s) * max(m, n))
+        else:
+            cut = P.reduce_max(s, -1, True) * P.expand_dims(np.asarray(rtol), (-1,))
+    else:
+        cut = P.expand_dims(np.asarray(tol), (-1,))
+    return P.reduce_sum(s > P.stop_gradient(cut), -1, False, np.int64)
+
+
+def linalg_cond(x, p=None):
+    """``np.linalg.cond(x, p)``: by the singular values for `p` None, 2 or -2, else by norms."""
+    if p is None:
+        return _cond_svd(x, False)
+    if isinstance(p, str):
+        return linalg_norm(x, p, (-2, -1)) * linalg_norm(P.inv(x), p, (-2, -1))
+    if p == 2 or p == -2:
+        return _cond_svd(x, p == -2)
+    return linalg_norm(x, p, (-2, -1)) * linalg_norm(P.inv(x), p, (-2, -1))
+
+
+def _cond_svd(x, smallest):
+    """The largest singular value of `x` over its smallest (the inverse if `smallest`)."""
+    s = P.svd(x, False)[1]
+    if smallest:
+        return P.array_getitem(s, (..., -1)) / P.array_getitem(s, (..., 0))
+    return P.array_getitem(s, (..., 0)) / P.array_getitem(s, (..., -1))
+
+
 def _eps_of(s):
     """The machine epsilon of the dtype of `s` (float32 or float64)."""
     one = P.ones((), P.dtype_of(s))
@@ -291,6 +329,8 @@ LINALG: dict[Any, Any] = {
     np.linalg.lstsq: linalg_lstsq,
     np.linalg.matrix_power: linalg_matrix_power,
     np.linalg.svdvals: linalg_svdvals,
+    np.linalg.matrix_rank: linalg_matrix_rank,
+    np.linalg.cond: linalg_cond,
 }
 
 linalg_norm.sequence_argument = True  # type: ignore[attr-defined]  # norm([x, y])

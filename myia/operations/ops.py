@@ -373,6 +373,8 @@ def _getitem(a: Any, i: Any) -> Any:
         return P.array_getitem
     if is_record(a) and (m := _user_method(a, "__getitem__")):
         return m
+    if is_number(a) and a not in (bool, int, float) and i is tuple:
+        return _lib().scalar_getitem  # a NumPy scalar: ``x[()]``
     raise NoMatch
 
 

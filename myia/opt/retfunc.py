@@ -189,6 +189,19 @@ def _same_leaf(
         return None
     if not _alike(first.output, leaf.output, path, first, leaf):
         return None
+    # `leaf` knows more than `first` (a stack never pushed where `first`'s may be), never
+    # less: `first`'s closure is the general one.
+    narrower = False
+    for p, q in zip(first.parameters, leaf.parameters):
+        if p.abstract == q.abstract:
+            continue
+        if not (isinstance(p.abstract, AbstractStack) and not _never_pushed(p.abstract)):
+            return None
+        if not _never_pushed(q.abstract):
+            return None
+        narrower = True
+    if not narrower:
+        return None
     values: list[Node] = []
     for f in fvs:
         if not f.is_parameter or f.graph is not first:
@@ -242,10 +255,23 @@ def _closure_leaf(
     each gives its free variables are returned by the third result.
     """
     found = [_leaf_closure(leaf, sites, uses) for leaf in fam.leaves]
-    first = next((k for k, f in enumerate(found) if f is not None), None)
-    if first is None:
-        return None
-    path, rep = found[first]  # type: ignore[misc]
+    for first, f in enumerate(found):
+        if f is None:
+            continue
+        fv_of = _free_values(fam, found, first, sites)
+        if fv_of is None:
+            continue
+        if not all(_entry_uses(call, f[0], uses) for call in fam.entries):
+            return None  # the closure used as a value
+        return f[0], f[1], fv_of
+    return None
+
+
+def _free_values(
+    fam: _Family, found: list[Any], first: int, sites: CallSites
+) -> dict[Graph, list[Node]] | None:
+    """The values each leaf of `fam` gives the free variables of leaf `first`'s closure."""
+    path, rep = found[first]
     fvs = list(sites.scopes.free_variables_total[rep])
     fv_of = {fam.leaves[first]: fvs}
     for leaf, f in zip(fam.leaves, found):
@@ -257,9 +283,7 @@ def _closure_leaf(
         if m is None:
             return None
         fv_of[leaf] = m
-    if not all(_entry_uses(call, path, uses) for call in fam.entries):
-        return None  # the closure used as a value
-    return path, rep, fv_of
+    return fv_of
 
 
 def _replaced(out: Apply, path: tuple[int, ...], value: Node) -> Apply:
