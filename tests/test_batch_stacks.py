@@ -90,6 +90,33 @@ def rows(x):
     return s
 
 
+def settle(x):  # a `while` whose test is two comparisons, one on a value
+    s = 0.0
+    t = abs(x[0]) * 0.5
+    k = 0
+    while t < 3.0 and k < 50:
+        t = t + 0.3 * np.exp(-(abs(x[1]) + 0.1) * t) + 0.01
+        s = s + t * x[2]
+        k = k + 1
+    return s + np.sum(x * x)
+
+
+def closure_steps(x):  # a closure called in a `while True` left by `break`
+    scale = x[1]
+
+    def step(v):
+        return v * scale + 0.1
+
+    v = x[0]
+    n = 0
+    while True:
+        v = step(v)
+        n = n + 1
+        if n >= 5:
+            break
+    return v * v + x[2] * v
+
+
 def fd_hessian(fn, x, eps=1e-5):
     """Central differences of the gradient `fn` (compiled on the debug backend)."""
     g = myia(lambda z: grad(fn)(z), backend="debug")
@@ -108,7 +135,9 @@ def test_hessian_of_nested_value_dependent_while_loops(backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
-    "fn", [branchy, with_break, sliced, rows], ids=["branch", "break", "slices", "rows"]
+    "fn",
+    [branchy, with_break, sliced, rows, settle, closure_steps],
+    ids=["branch", "break", "slices", "rows", "settle", "closure"],
 )
 def test_hessian_of_loops_with_branches_and_break(fn, backend):
     got = myia(lambda x: hessian(fn)(x), backend=backend)(X)
