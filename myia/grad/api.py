@@ -375,14 +375,15 @@ def simplified(primal: Graph) -> Graph:
         return primal
     if not any(h.flags.get("gradient") for h in reachable_graphs(primal)):
         return primal
-    out = SIMPLIFY[0](primal)
+    out = SIMPLIFY["gradient"](primal)
     return primal if _stacks_functions(out) else out
 
 
-#: Returns a simplified copy of a gradient, to be differentiated again (`simplified`). The
-#: optimizer, a later stage, registers it when it is imported
-#: (`myia.opt.passes.simplify_gradient`).
-SIMPLIFY: list[Callable[[Graph], Graph]] = []
+#: Simplified copies of a program, by use: "gradient", a gradient to be differentiated again
+#: (`simplified`); "vmap", a program to be batched (`myia.grad.batching`). The optimizer, a
+#: later stage, registers them when it is imported (`myia.opt.passes.simplify_gradient`,
+#: `myia.opt.passes.simplify_for_vmap`).
+SIMPLIFY: dict[str, Callable[[Graph], Graph]] = {}
 
 
 def _stacks_functions(root: Graph) -> bool:

@@ -311,19 +311,18 @@ def _shared_index(b, a: Any, ia: Any, index: Any) -> tuple[Any, int] | None:
     types = elements if elements is not None else (ia,)
     if not isinstance(a, AbstractArray) or len(types) > len(a.shape):
         return None
+    ints = 0
+    for e in types:
+        if isinstance(e, AbstractScalar) and e.dtype.startswith(("int", "uint")):
+            ints += 1
+        elif not (_slice_like(e) and isinstance(e.value, slice)):
+            return None
     items = (
         [b.apply(P.tuple_getitem, index, k) for k in range(len(types))]
         if elements is not None
         else [index]
     )
-    out: list[Any] = [Constant(slice(None))]
-    for e, item in zip(types, items):
-        integer = isinstance(e, AbstractScalar) and e.dtype.startswith(("int", "uint"))
-        if not integer and not (_slice_like(e) and isinstance(e.value, slice)):
-            return None
-        out.append(item)
-    ints = sum(1 for e in types if isinstance(e, AbstractScalar))
-    return b.apply(P.make_tuple, *out), ints
+    return b.apply(P.make_tuple, Constant(slice(None)), *items), ints
 
 
 def _batch_shared_index(b, node, args):

@@ -150,9 +150,6 @@ def _mapped(g: Graph, a: Any, f: Any, *vs: Node) -> Node:
     )
 
 
-NOTHING = object()  # no batchedness recorded yet
-
-
 def _join_bt(a: Any, b: Any) -> Any:
     """The batchedness batched where `a` or `b` is."""
     if a is True or b is True:
@@ -331,9 +328,9 @@ class Batcher:
         already pushed or popped more batched, the batching runs again with them so (`again`).
         """
         key = broaden(stack.element)
-        old = self.stack_bts.get(key, NOTHING)
-        new = old if bt is None else bt if old is NOTHING else _join_bt(old, bt)
-        if new is NOTHING:
+        old = self.stack_bts.get(key)
+        new = old if bt is None else bt if old is None else _join_bt(old, bt)
+        if new is None:
             new = False
         if new != old:
             self.stack_bts[key] = new
@@ -653,7 +650,7 @@ def _simplified(primal: Graph) -> Graph:
 
     if not SIMPLIFY or Scopes(primal).free_variables_total[primal]:
         return primal
-    return SIMPLIFY[-1](primal)
+    return SIMPLIFY["vmap"](primal)
 
 
 def build_vmap_graph(primal: Graph, spec: VmapSpec, args: list[AbstractValue]) -> Graph:

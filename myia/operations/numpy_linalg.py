@@ -134,10 +134,9 @@ def linalg_cond(x, p=None):
     """``np.linalg.cond(x, p)``: by the singular values for `p` None, 2 or -2, else by norms."""
     if p is None:
         return _cond_svd(x, False)
-    if isinstance(p, str):
-        return linalg_norm(x, p, (-2, -1)) * linalg_norm(P.inv(x), p, (-2, -1))
-    if p == 2 or p == -2:
-        return _cond_svd(x, p == -2)
+    if not isinstance(p, str):  # (a string compared with a number: refused)
+        if p == 2 or p == -2:
+            return _cond_svd(x, p == -2)
     return linalg_norm(x, p, (-2, -1)) * linalg_norm(P.inv(x), p, (-2, -1))
 
 

@@ -48,6 +48,7 @@ from .sweep import typed_apply, typed_constant
 
 
 def _has_function(a: Any) -> bool:
+    """Whether a value of type `a` is or holds (in tuples) a function."""
     if isinstance(a, AbstractFunction):
         return True
     return isinstance(a, AbstractTuple) and any(map(_has_function, a.elements))

@@ -203,9 +203,6 @@ def simplify_gradient(graph: Graph) -> Graph:
     return optimize(clone(graph), BETWEEN_ORDERS)
 
 
-#: The passes run on a program before it is batched (``vmap``): those run between orders, then
-#: ``retfunc``, so that a loop's gradient returns the values of its backpropagator and no
-#: closure (the batching transform takes values, not functions).
 def closures_to_values(root: Graph) -> Graph:
     """``defunc`` and ``retfunc`` from the innermost loop out, until no closure is left to do.
 
@@ -221,6 +218,8 @@ def closures_to_values(root: Graph) -> Graph:
     return root
 
 
+#: The passes run on a program before it is batched (``vmap``): the stacks and the results of
+#: its loops hold values, not closures (the batching transform takes values, not functions).
 BEFORE_VMAP: list[Pass] = [
     simplify_pass(),
     Pass("values", closures_to_values, "stacks and loops of closures become their values"),
@@ -234,7 +233,7 @@ def simplify_for_vmap(graph: Graph) -> Graph:
     return optimize(clone(graph), BEFORE_VMAP)
 
 
-SIMPLIFY.extend([simplify_gradient, simplify_for_vmap])
+SIMPLIFY.update(gradient=simplify_gradient, vmap=simplify_for_vmap)
 
 
 def _verify_enabled() -> bool:

@@ -13,6 +13,10 @@ results that cost more than the numbers they carry:
       leaf:  make_tuple(y, G)            => make_tuple(y, make_tuple(fv1, ..., fvk))
       entry: tuple_getitem(f(xs), i)(a)  => G'(tuple_getitem(tuple_getitem(f(xs), i), 0), ..., a)
 
+  ``G`` may sit deeper in the result (the forward mode of a gradient returns
+  ``((y, G), (dy, dG))``), and several leaves may make it (copies, or one simplified where
+  the stacks are known empty: the loop's exit before its first iteration).
+
 - **An environment.** The backward pass of a loop returns ``env_setitem(env, k, v)`` or the
   pair ``(env, v)``, where ``env`` is a parameter every iteration passes on unchanged: the
   loop returns ``v`` and each entry sets it in the environment it passed, or pairs it::
@@ -42,7 +46,7 @@ from ..abstract.data import (
 from ..ir.node import Apply, Constant, Graph, Node, Parameter
 from ..primitives import P
 from .callsites import CallSites, Group
-from .defunc import _is_fn_stack, _match, _same_value
+from .defunc import _has_function, _is_fn_stack, _match, _same_value
 from .defunc import _uses as node_uses
 from .matcher import prim_of
 from .sweep import typed_apply, typed_constant
@@ -98,12 +102,6 @@ def _retype(fam: _Family, new: Any) -> None:
 
 def _is_graph(node: Node) -> bool:
     return node.is_constant and type(node.value) is Graph  # type: ignore[attr-defined]
-
-
-def _has_function(a: Any) -> bool:
-    if isinstance(a, AbstractFunction):
-        return True
-    return isinstance(a, AbstractTuple) and any(map(_has_function, a.elements))
 
 
 def _closure_path(out: Node, sites: CallSites, uses: dict) -> tuple[int, ...] | None:
@@ -251,8 +249,9 @@ def _closure_leaf(
 
     The tuple may hold it in a tuple (the forward mode of a gradient returns the pair of the
     value ``(y, G)`` and its tangent). Several leaves (a loop's test peeled before it) must
-    return copies of one closure (`myia.opt.defunc._match`), at the same place: the values
-    each gives its free variables are returned by the third result.
+    return, at the same place, copies of one closure (`myia.opt.defunc._match`) or that
+    closure simplified for stacks they know empty (`_same_leaf`): the values each gives its
+    free variables are returned by the third result.
     """
     found = [_leaf_closure(leaf, sites, uses) for leaf in fam.leaves]
     for first, f in enumerate(found):
@@ -278,7 +277,7 @@ def _free_values(
         if leaf is fam.leaves[first]:
             continue
         m = None if f is None or f[0] != path else _match(rep, f[1], fvs, sites.scopes)
-        if m is None or any(v.abstract != f.abstract for v, f in zip(m, fvs)):
+        if m is None or any(v.abstract != fv.abstract for v, fv in zip(m, fvs)):
             m = _same_leaf(fam.leaves[first], leaf, path, fvs)
         if m is None:
             return None
