@@ -13,11 +13,13 @@ reverse) is refused under ``jit``; its forward mode can: its main row is
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from benchmarks.harness import Impl, Options, Problem, myia_impl
 from benchmarks.peers import jax_cache_size, jax_module, jax_ready, to_numpy, torch_module
-from myia import hessian
+from myia import hessian, jacfwd
 
 NAME = "hessian_while"
 
@@ -59,6 +61,10 @@ def f_hessian(x):
     return hessian(f)(x)
 
 
+def f_hessian_forward(x):
+    return jacfwd(jacfwd(f))(x)
+
+
 # By hand --------------------------------------------------------------------------------------
 
 
@@ -86,7 +92,10 @@ def _matrix(h) -> list[np.ndarray]:
 
 def build_myia(p: Problem, opts: Options) -> list[Impl]:
     note = "`hessian(f)` in one Myia function, through the `while` loops"
-    return myia_impl(p, opts, f, _matrix, step=f_hessian, note=note)
+    rows = myia_impl(p, opts, f, _matrix, step=f_hessian, note=note)
+    note = "forward over forward, as JAX's row: no stacks, n * n directions batched"
+    forward = myia_impl(p, opts, f, _matrix, step=f_hessian_forward, note=note)[0]
+    return [*rows, dataclasses.replace(forward, label="myia (jacfwd(jacfwd))", main=False)]
 
 
 def build_hand(p: Problem, opts: Options) -> list[Impl]:

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from benchmarks.hessian_while import f as roots  # nested value-dependent `while` loops
-from myia import grad, hessian, jvp, myia, vmap
+from myia import grad, hessian, jacfwd, jvp, myia, vmap
 
 batching = importlib.import_module("myia.grad.batching")
 
@@ -203,3 +203,14 @@ def test_vmap_of_an_index_known_at_run_time_shared_by_the_examples(backend):
     # (NumPy names the batched array's axis, one past the example's.)
     with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 3"):
         myia(pick, backend=backend)(xs, 5, 0)
+
+
+def test_jacfwd_of_jacfwd_through_while_loops_is_one_xla_computation():
+    # Forward over forward, as JAX's `jacfwd(jacfwd(f))`: no stacks. Its loop reads the
+    # bases (NumPy constants) at the loop's counter, which JAX traces: XLA compiles it all
+    # (NumPy's indexing of a constant asked the traced counter for its value, and the whole
+    # program ran as host code, about 15 times slower).
+    h = myia(lambda x: jacfwd(jacfwd(roots))(x), backend="jax", background=False)
+    np.testing.assert_allclose(h(X), roots_hessian(X), rtol=1e-9, atol=1e-12)
+    assert h.specialization(X).executable.jitted
+    np.testing.assert_allclose(h(-X), roots_hessian(-X), rtol=1e-9, atol=1e-12)

@@ -160,9 +160,25 @@ _INT64_MIN = np.iinfo(np.int64).min
 
 
 def check_index(a: Any, index: Any) -> Any:
-    """``a[index]``, flagged where an integer index is out of bounds (Python raises)."""
+    """``a[index]``, flagged where an integer index is out of bounds (Python raises).
+
+    A NumPy array known when tracing (a constant, such as the basis of `jacfwd`) indexed
+    by a traced integer (a loop's counter) is read as a JAX array: NumPy's indexing would
+    ask the traced integer for its value.
+    """
     check_bounds(a, index)
+    if isinstance(a, np.ndarray) and not _known_index(index):
+        a = _jnp().asarray(a)
     return lags.read(a[index], a, index)
+
+
+def _known_index(index: Any) -> bool:
+    """Whether NumPy can index with `index` when tracing (no part of it is traced)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(
+        p is None or p is Ellipsis or isinstance(p, (int, np.integer, np.ndarray, slice))
+        for p in parts
+    )
 
 
 def check_take(a: Any, indices: Any, axis: Any, along: bool = False) -> Any:
