@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from myia import grad, hessian, myia, value_and_grad
+from myia import grad, hessian, myia, value_and_grad, vmap
 from myia.errors import MyiaError
 from myia.testing import _grad as checked_grad
 from myia.testing import check_grad
@@ -94,6 +94,23 @@ def invert(a):
 
 def tuples(x, y):
     return (x + y, (x * y, x - y))
+
+
+def _shifted(x):
+    if x > 0.5:
+        y = x * 2.0
+    else:
+        y = np.sin(x) - 1.0
+    return y + 1.0
+
+
+def per_example_branch(xs):
+    # The test of the batched `if` is a mask, negated for the other side (`logical_not`).
+    return vmap(_shifted)(xs)
+
+
+def picked_rows(a):
+    return np.sin(a[[0, 2]]) + a[[True, False, True]]
 
 
 def records_in(p):
@@ -238,6 +255,8 @@ PROGRAMS = [
     (mixed, (A34f, np.float32(2.0)), True),
     (invert, (True,), False),  # ~True is -2 in Python, False in XLA
     (invert, (np.array([True, False]),), True),
+    (per_example_branch, (np.array([0.1, 0.7, 2.0, 0.3, -1.0]),), True),
+    (picked_rows, (A34,), True),
     (tuples, (A34, 2.0), True),
     (tuples, (1, 2), True),  # Python ints: flagged past int64
     (records_in, (Point(1.5, 2.0),), True),

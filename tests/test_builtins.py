@@ -681,14 +681,16 @@ def test_bitwise_comparison_and_sign_functions_are_numpys(backend, every_pair):
     for x in INTEGER_ARRAYS[:3]:
         for y in INTEGER_ARRAYS[:3]:
             check(bits_and_comparisons, x, y)
+    # (XLA on CPU flushes subnormals to zero: ``-5e-324 < -0.0`` is False there.)
+    edges = [x for x in EDGES if backend != "jax" or abs(x) != 5e-324]
     with np.errstate(over="ignore"):  # (the largest double as float32 and float16)
-        edges32, edges16 = np.array(EDGES, np.float32), np.array(EDGES, np.float16)
-    for x, x32 in list(zip(EDGES, edges32))[:: 1 if every_pair else 4]:
+        edges32, edges16 = np.array(edges, np.float32), np.array(edges, np.float16)
+    for x, x32 in list(zip(edges, edges32))[:: 1 if every_pair else 4]:
         check(of_floats, x, 0.5)
         check(of_floats, x32, x)
-    check(of_floats, np.array(EDGES), np.array(EDGES[::-1]))
+    check(of_floats, np.array(edges), np.array(edges[::-1]))
     check(of_floats, edges32, edges16)
-    check(of_floats, np.array(EDGES), np.array(EDGES))  # NaNs: equal with equal_nan only
+    check(of_floats, np.array(edges), np.array(edges))  # NaNs: equal with equal_nan only
     check(of_floats, np.ones((2, 3)), np.ones(3))  # of other shapes: not equal (not compared)
     # Shapes known at compile time: of other shapes, the constant False (the elements of
     # shapes that do not broadcast together are not compared); Python numbers are arrays.

@@ -166,6 +166,8 @@ def check_index(a: Any, index: Any) -> Any:
     by a traced integer (a loop's counter) is read as a JAX array: NumPy's indexing would
     ask the traced integer for its value.
     """
+    if type(index) is list:  # ``a[[0, 2]]``: JAX takes a sequence of indices as an array
+        index = np.asarray(index)
     check_bounds(a, index)
     if isinstance(a, np.ndarray) and not _known_index(index):
         a = _jnp().asarray(a)

@@ -226,6 +226,8 @@ def index_add(a: Any, index: Any, v: Any) -> Any:
     """
     from .jax_checks import check_bounds
 
+    if type(index) is list:  # ``a[[0, 2]]``: JAX takes a sequence of indices as an array
+        index = np.asarray(index)
     check_bounds(a, index)
     a = _jax().numpy.asarray(a)  # a constant may be a NumPy array
     return a.at[index].add(_jax().numpy.asarray(v, a.dtype))
@@ -410,7 +412,7 @@ def _astype(args: list[str], node: Any, ctx: Any) -> str | None:
 
 
 def _convert(args: list[str], node: Any, ctx: Any) -> str | None:
-    """``convert(x, typ)`` of a number or an array: an array of `typ`'s dtype.
+    """``convert(x, typ)`` of a number or an array (0-d for a number): `typ`'s dtype.
 
     Where branches return a Python float and a NumPy float64, the Python float is converted
     (NumPy's lowering calls the implementation, which dispatches on Python types).
@@ -418,8 +420,11 @@ def _convert(args: list[str], node: Any, ctx: Any) -> str | None:
     a, out = node.inputs[1].abstract, node.abstract
     if a == out:
         return args[0]
-    if not (isinstance(a, (AbstractScalar, AbstractArray)) and isinstance(out, type(a))):
+    kinds = (AbstractScalar, AbstractArray)
+    if not (isinstance(a, kinds) and isinstance(out, kinds)):
         return None
+    if type(a) is not type(out) and (a if isinstance(a, AbstractArray) else out).shape != ():
+        return None  # (only a 0-d array and a scalar are one value under JAX)
     return f"np.asarray({args[0]}, {np.dtype(out.dtype).name!r})"
 
 

@@ -280,10 +280,11 @@ def _is_none(args: list[str], node: Apply, ctx: Any) -> str:
 
 
 @lowering(P.logical_not)
-def _not(args: list[str], node: Apply, ctx: Any) -> str | None:
+def _not(args: list[str], node: Apply, ctx: Any) -> str:
+    # ``np`` is the backend's NumPy (``jax.numpy`` under XLA): a batched test's mask.
     if _is_weak(node.inputs[1]):
         return f"(not {args[0]})"
-    return None
+    return f"np.logical_not({args[0]})"
 
 
 @lowering(P.matmul)
