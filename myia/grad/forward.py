@@ -246,7 +246,10 @@ class _ScopeTangent:
             else:
                 d = t.apply(P.switch, vals[0], tans[1], tans[2])
         elif prim is P.convert:
-            d = t.apply(P.convert, tans[0], Constant(sens_type(args[1].value)))
+            # (The type may reach the call as a parameter, in a closure a call made: the
+            # result's type is the one converted to.)
+            typ = args[1].value if args[1].is_constant else node.abstract
+            d = t.apply(P.convert, tans[0], Constant(sens_type(typ)))
         elif prim in JVPS:
             rule = JVPS[prim]
             for i, d in enumerate(tans):  # a known zero's term left out (`JVPS_ZERO`)
