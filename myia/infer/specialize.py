@@ -77,12 +77,18 @@ class Specializer(GradientCalls, FunctionValues):
         self.deads: dict[GraphFunction, Dead] = {}
         #: The closures called, by graph (`alike`), once asked for.
         self._by_graph: dict[Graph, list[GraphFunction]] | None = None
+        #: The constants of function values found never called, with the value and the
+        #: context making it: looked at again once every graph is built (`revive`).
+        self.dead_values: list[tuple[Constant, GraphFunction, Context]] = []
 
     def run(self, entry: Context) -> Graph:
         """Return the specialized graph of `entry` (and specialize everything it reaches)."""
         g = self.graph_for(entry)
-        while self.todo:
-            self.build(self.todo.pop(0))
+        while True:
+            while self.todo:
+                self.build(self.todo.pop(0))
+            if not self.revive():
+                break
         for c, fn in self.value_consts:
             # A top-level function called with several types, as a value (that a call
             # chooses among others at run time: `dispatch`, or that `is_` compares): the
@@ -97,6 +103,28 @@ class Specializer(GradientCalls, FunctionValues):
         while self.pending:
             self.build_gradient(next(reversed(self.pending)))
         return g
+
+    def revive(self) -> bool:
+        """Give its graph to each function value found never called that a call reaches now.
+
+        Building a graph finishes the inference of its context where that was tentative
+        (`Inferrer.finalize`), and interpreting a context again may call closures that no
+        call reached before: a backpropagator pushed on a loop's stack, made in a context
+        built earlier and found `Dead` there, would raise at run time (which graphs are
+        built first follows the order of sets of functions and contexts). Whether any
+        value was given a graph (whose graphs are then built in turn).
+        """
+        dead, self.dead_values = self.dead_values, []
+        revived = False
+        for c, fn, where in dead:
+            target = self.indirect(fn, where)
+            if isinstance(target, Dead):
+                self.dead_values.append((c, fn, where))
+                continue
+            c.value = target
+            c.abstract = AbstractFunction(frozenset([GraphFunction(target)]))
+            revived = True
+        return revived
 
     def place_join_converts(self) -> None:
         """Move each join's ``convert`` from the call into the branches that need it.
@@ -140,7 +168,9 @@ class Specializer(GradientCalls, FunctionValues):
     def graph_for(self, ctx: Context) -> Graph:
         g = self.graphs.get(ctx)
         if g is None:
-            self.inf.finalize(ctx)
+            if ctx not in self.inf.results:
+                self.inf.finalize(ctx)
+                self._by_graph = None  # (it may call closures not called before)
             old = ctx.graph
             g = Graph()
             g.debug = old.debug.derive()
@@ -205,6 +235,8 @@ class Specializer(GradientCalls, FunctionValues):
             if isinstance(fn, GraphFunction):
                 target = self.indirect(fn, ctx)
                 c = self._const(target, node, a if isinstance(target, Dead) else None)
+                if isinstance(target, Dead):
+                    self.dead_values.append((c, fn, ctx))
                 if _captures_nothing(fn) and len(self.inf.fn_contexts.get(fn, ())) > 1:
                     # Called with several types: a call choosing among it and other
                     # functions tells them apart by the graph standing for it (`dispatch`).
