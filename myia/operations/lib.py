@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..primitives import P
-from .ops import myia_hasnext, myia_iter, myia_next
+from .ops import is_record_, myia_hasnext, myia_iter, myia_next
 
 # Iteration protocol: iter(x) gives an iterator state; hasnext(it) and next(it) -> (x, it').
 
@@ -211,6 +211,55 @@ def _kept_fields(obj, names, changes):
     return (names[0],) + keys, (P.record_getattr(obj, names[0]),) + values
 
 
+#: The functions `tuple_view` made, by callee and mask (each parsed once).
+_TUPLE_VIEWS: dict = {}
+
+
+def tuple_view(callee, mask):
+    """`callee` called with its arguments flagged in `mask` (named tuples) as plain tuples.
+
+    A named tuple is read as the tuple of its fields by the operations on sequences
+    (`myia.operations.core.Operation.sequence`): ``p[0]``, ``len(p)``, ``p + q`` give what
+    they give of tuples, as in Python. The operations take one or two arguments (a method,
+    ``p.index(v)``, the named tuple first and any others after it).
+    """
+    key = (callee, mask)
+    if key not in _TUPLE_VIEWS:
+        if mask[1:] == (True,):
+            if mask[0]:
+
+                def call(a, b):
+                    return callee(P.record_fields(a), P.record_fields(b))
+
+            else:
+
+                def call(a, b):
+                    return callee(a, P.record_fields(b))
+
+        else:
+
+            def call(a, *rest):
+                return callee(P.record_fields(a), *rest)
+
+        _TUPLE_VIEWS[key] = call
+    return _TUPLE_VIEWS[key]
+
+
+#: The functions `namedtuple_asdict` made, by the names of the fields.
+_ASDICTS: dict = {}
+
+
+def namedtuple_asdict(names):
+    """A named tuple's ``_asdict()``, for its fields `names`: a dict of them, in order."""
+    if names not in _ASDICTS:
+
+        def asdict(obj):
+            return P.dict_from_items(names, P.record_fields(obj))
+
+        _ASDICTS[names] = asdict
+    return _ASDICTS[names]
+
+
 def star_tuple(xs):
     """``*xs`` of a tuple (in a tuple display or a call): its elements, the tuple itself."""
     return xs
@@ -401,6 +450,8 @@ def map_(fn, *seqs):
 
 def tuple_(xs=()):
     # A tuple when the length of the iteration is known at compile time, else a list.
+    if is_record_(xs):  # a named tuple: the tuple of its fields
+        return P.record_fields(xs)
     if isinstance(xs, tuple):
         return xs
     if _is_view(xs):
