@@ -232,8 +232,8 @@ def _made_by_namedtuple(cls: type, name: str) -> bool:
 
 #: The attributes `collections.namedtuple` gives each class (fingerprinted by its fields).
 _NAMEDTUPLE_MADE = frozenset(
-    [*dir(collections.namedtuple("_Made", "x")), "__slots__", "__orig_bases__"]
-) - frozenset(dir(tuple))
+    [*vars(collections.namedtuple("_Made", "x")), "__orig_bases__", "__annotations__"]
+)
 
 
 def code_text(code: types.CodeType) -> str:

@@ -78,7 +78,7 @@ def relisted(jac: Any, y: Any, argnums: Any, lists: tuple[int, ...], hessian: bo
 
     def walk(y: Any, r: Any) -> Any:
         if is_record_value(y):
-            values = [walk(a, b) for a, b in zip(field_values(y), field_values(r))]
+            values = [walk(a, b) for a, b in zip(field_values(y), field_values(r, type(y)))]
             return make_value(type(y), values)
         if isinstance(y, (tuple, list)):
             return type(y)(walk(a, b) for a, b in zip(y, r))

@@ -72,11 +72,17 @@ def field_annotation(cls: type, name: str) -> Any:
     return next(f.type for f in dataclasses.fields(cls) if f.name == name)
 
 
-def field_values(x: Any) -> tuple[Any, ...]:
-    """The values of the fields of record `x`, in order."""
-    if isinstance(x, tuple):
-        return tuple(x)
-    return tuple(getattr(x, n) for n in field_names(type(x)))
+def field_values(x: Any, cls: type | None = None) -> tuple[Any, ...]:
+    """The values of the fields of record `x`, in order.
+
+    With `cls`, the fields of that class are read as attributes of `x` (a stand-in for a
+    record of `cls`, such as a lazy sensitivity, which reads them from the record it builds).
+    """
+    if cls is None:
+        if isinstance(x, tuple):
+            return tuple(x)
+        cls = type(x)
+    return tuple(getattr(x, n) for n in field_names(cls))
 
 
 def make_value(cls: type, values: Any) -> Any:

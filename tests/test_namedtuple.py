@@ -158,6 +158,7 @@ def test_namedtuples_inside_tuples_lists_and_collections_namedtuple(backend):
     ps = [Params(1.0, 2.0), Params(3.0, 4.0)]
     out = myia(f, backend=backend)(pairs, ps)
     assert out == f(pairs, ps) and type(out[1]) is Pair
+
     def first(pairs, ps):
         return f(pairs, ps)[0]
 
@@ -271,3 +272,80 @@ def test_dataclasses_is_dataclass_is_false_for_a_namedtuple():
         return dataclasses.is_dataclass(p)
 
     assert myia(f)(Params(1.0, 2.0)) is False
+
+
+# Saving and the disk cache --------------------------------------------------------------------
+
+PROGRAM = """
+from typing import NamedTuple
+import numpy as np
+
+class Params(NamedTuple):
+    w: float
+    b: float = 0.5
+
+    def predict(self, x):
+        return self.w * x + self.b
+
+def loss(p, x):
+    return (p.predict(x) - 1.0) ** 2
+
+def main():
+    import myia
+    return list(myia.grad(loss)(Params(2.0), 3.0))
+"""
+
+RUN = """
+import json
+from myia import disk_cache
+import prog
+out = prog.main()
+print(json.dumps({"out": out, "stats": disk_cache.STATS}))
+"""
+
+
+def _run(workdir, source=None):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if source is not None:
+        (workdir / "prog.py").write_text(source)
+    root = Path(__file__).resolve().parent.parent
+    env = dict(
+        os.environ,
+        PYTHONPATH=f"{root}{os.pathsep}{workdir}",
+        MYIA_CACHE_DIR=str(workdir / "cache"),
+        MYIA_CACHE_PROGRAMS="1",
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", RUN], env=env, cwd=workdir, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_the_disk_cache_checks_the_namedtuple_class(tmp_path):
+    first = _run(tmp_path, PROGRAM)
+    assert first["out"] == [2 * 5.5 * 3.0, 2 * 5.5] and first["stats"]["store"] == 1
+    assert _run(tmp_path)["stats"]["hit"] == 1
+    # A new default or a changed method is another program.
+    changed = _run(tmp_path, PROGRAM.replace("b: float = 0.5", "b: float = 1.5"))
+    assert changed["stats"]["hit"] == 0 and changed["out"] == [2 * 6.5 * 3.0, 2 * 6.5]
+    changed = _run(tmp_path, PROGRAM.replace("self.w * x + self.b", "self.w * x"))
+    assert changed["stats"]["hit"] == 0 and changed["out"] == [2 * 5.0 * 3.0, 0.0]
+
+
+def test_save_and_load_a_gradient_of_a_namedtuple(tmp_path):
+    import myia
+
+    def loss(p, x):
+        return (p.w * x + p.b) ** 2
+
+    path = tmp_path / "loss.json"
+    myia.save(grad(loss), str(path), Params(2.0, 1.0), 3.0)
+    g = myia.load(str(path))(Params(2.0, 1.0), 3.0)
+    assert type(g) is Params and g == Params(42.0, 14.0)

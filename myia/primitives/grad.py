@@ -181,7 +181,7 @@ def gadd_value(a: Any, b: Any) -> Any:
     if a is None or a is Ellipsis or isinstance(a, (str, slice, type, np.dtype, _Generator)):
         return a
     if is_record_value(a):
-        return _record(t, [gadd_value(x, y) for x, y in zip(field_values(a), field_values(b))])
+        return _record(t, [gadd_value(x, y) for x, y in zip(field_values(a), field_values(b, t))])
     if t is bool or isinstance(a, EnvKey):
         return a
     return a + b
@@ -347,7 +347,7 @@ def list_as_tuple(lst, like):
 @primitive
 def record_fields(r):
     """The tuple of the fields of record ``r``."""
-    return field_values(r)
+    return field_values(concrete(r))
 
 
 @primitive
@@ -377,7 +377,7 @@ def unbroadcast_value(d: Any, x: Any) -> Any:
         return {k: unbroadcast_value(d[k], x[k]) for k in x}
     if is_record_value(x):
         return _record(
-            t, [unbroadcast_value(a, b) for a, b in zip(field_values(d), field_values(x))]
+            t, [unbroadcast_value(a, b) for a, b in zip(field_values(d, t), field_values(x))]
         )
     if not isinstance(x, (float, int, np.generic, np.ndarray)):
         return d
@@ -421,7 +421,7 @@ def broadcast_like_value(d: Any, like: Any) -> Any:
         return {k: broadcast_like_value(d[k], like[k]) for k in like}
     if is_record_value(like):
         return _record(
-            t, [broadcast_like_value(a, b) for a, b in zip(field_values(d), field_values(like))]
+            t, [broadcast_like_value(a, b) for a, b in zip(field_values(d, t), field_values(like))]
         )
     if not isinstance(like, (float, int, np.generic, np.ndarray)):
         return d

@@ -158,7 +158,7 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
     if tree is None:
         return None
     if is_record_value(tree):
-        values = zip(field_values(tree), *(field_values(r) for r in rest))
+        values = zip(field_values(tree), *(field_values(r, type(tree)) for r in rest))
         names = field_names(type(tree))
         return replace_fields(tree, **{n: tree_map(f, *vs) for n, vs in zip(names, values)})
     if isinstance(tree, (tuple, list)):
