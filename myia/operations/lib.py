@@ -450,9 +450,9 @@ def map_(fn, *seqs):
 
 def tuple_(xs=()):
     # A tuple when the length of the iteration is known at compile time, else a list.
-    if is_record_(xs):  # a named tuple: the tuple of its fields
-        return P.record_fields(xs)
     if isinstance(xs, tuple):
+        if is_record_(xs):  # a named tuple: the tuple of its fields
+            return P.record_fields(xs)
         return xs
     if _is_view(xs):
         return xs.items
