@@ -288,7 +288,8 @@ class Params(NamedTuple):
         return self.w * x + self.b
 
 def loss(p, x):
-    return (p.predict(x) - 1.0) ** 2
+    w, _ = p
+    return (p.predict(x) - 1.0) ** 2 + 0.0 * w * len(p) * p[1]
 
 def main():
     import myia

@@ -129,7 +129,7 @@ class Operation:
 
     def _as_tuples(self, kinds: tuple[Any, ...]) -> Any:
         """The callee for `kinds` whose named tuples are read as the tuples of their fields."""
-        from .lib import tuple_view
+        from .named_tuples import tuple_view
 
         mask = tuple(is_namedtuple_class(k) for k in kinds)
         callee = self.resolve(tuple(tuple if m else k for m, k in zip(mask, kinds)))

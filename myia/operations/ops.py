@@ -46,6 +46,12 @@ def _lib() -> Any:
     return lib
 
 
+def _named() -> Any:
+    from . import named_tuples
+
+    return named_tuples
+
+
 def _sequences() -> Any:
     from . import sequences
 
@@ -653,10 +659,10 @@ def _replacer(a: Any) -> Any:
 #: their class defines: each gives the function `_getattr` returns for a class.
 _NAMEDTUPLE_ATTRIBUTES: dict[str, Any] = {
     "_replace": lambda a: _method_getter(_replacer(a)),
-    "_asdict": lambda a: _method_getter(_lib().namedtuple_asdict(field_names(a))),
+    "_asdict": lambda a: _method_getter(_named().namedtuple_asdict(field_names(a))),
     "_fields": lambda a: _static_getter(field_names(a)),
-    "count": lambda a: _method_getter(_lib().tuple_view(_sequences().seq_count, (True,))),
-    "index": lambda a: _method_getter(_lib().tuple_view(_sequences().seq_index, (True,))),
+    "count": lambda a: _method_getter(_named().tuple_view(_sequences().seq_count, (True,))),
+    "index": lambda a: _method_getter(_named().tuple_view(_sequences().seq_index, (True,))),
 }
 
 
