@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import gc
 import inspect
@@ -29,6 +28,7 @@ from .infer.specialize import specialize
 from .infer.verify_types import verify_types
 from .ir.node import Graph
 from .opt import optimize
+from .records import field_values, is_record_value
 from .results import ScalarResults, has_0d_array
 
 #: The keyword options of `myia` and `grad` that go to the backend.
@@ -223,8 +223,8 @@ def _leaves(x: Any) -> tuple[Any, ...]:
         return tuple(y for e in x for y in _leaves(e))
     if isinstance(x, dict):
         return _leaves(tuple(x.values()))
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return _leaves(tuple(getattr(x, f.name) for f in dataclasses.fields(x)))
+    if is_record_value(x):
+        return _leaves(field_values(x))
     return (x,)
 
 

@@ -44,6 +44,7 @@ from .fingerprint import Fingerprinter, Unfingerprintable, code_text, is_library
 from .frontend.resolve import _MISSING, lookup_global
 from .infer.traceback import is_internal
 from .ir.node import Graph
+from .records import field_values, is_record_value
 
 #: The layout of a cache file (part of the key).
 FORMAT = "myia-cache-1"
@@ -250,8 +251,6 @@ def manifest(
 
 def _classes(signature: tuple[Any, ...]) -> list[type]:
     """The user's classes that the abstract values of `signature` name (dataclasses...)."""
-    import dataclasses
-
     out: list[type] = []
     todo = list(signature)
     seen: set[int] = set()
@@ -263,12 +262,12 @@ def _classes(signature: tuple[Any, ...]) -> list[type]:
         if isinstance(a, type):
             if not is_library(a.__module__) and a not in out:
                 out.append(a)
+        elif is_record_value(a):
+            todo.extend(field_values(a))
         elif isinstance(a, (tuple, list, frozenset)):
             todo.extend(a)
         elif isinstance(a, dict):
             todo.extend(a.values())
-        elif dataclasses.is_dataclass(a):
-            todo.extend(getattr(a, f.name) for f in dataclasses.fields(a))
     return out
 
 

@@ -15,6 +15,7 @@ used through the values that hold them.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import hashlib
@@ -23,6 +24,8 @@ import types
 from typing import Any
 
 import numpy as np
+
+from .records import field_names, field_values, is_namedtuple_class, is_record_value
 
 #: Top-level packages whose objects are fingerprinted by name: their versions are in the key.
 _LIBRARIES = frozenset({"builtins", "numpy", "myia", "jax", "jaxlib", "numba"})
@@ -159,9 +162,8 @@ class Fingerprinter:
             how = (getattr(v, "wrt", None), getattr(v, "value", None), getattr(v, "has_aux", None))
             inner = self.text(v.entry.callable, depth)
             return f"myia:{t.__name__}({inner},{self.text(how, depth)})"
-        if dataclasses.is_dataclass(v):
-            fields = tuple(getattr(v, f.name) for f in dataclasses.fields(v))
-            return f"record({self._class(t, depth)},{items(fields, depth)})"
+        if is_record_value(v):
+            return f"record({self._class(t, depth)},{items(field_values(v), depth)})"
         if isinstance(v, tuple) and is_library(t.__module__):
             return f"{t.__module__}.{t.__qualname__}({items(v, depth)})"
         if t.__name__ == "Primitive" and is_library(t.__module__):
@@ -209,14 +211,29 @@ class Fingerprinter:
             for f in dataclasses.fields(cls):
                 default = (f.default, f.default_factory)
                 parts.append(f"{f.name}:{f.type!s}:{self.text(default, depth)}")
+        if is_namedtuple_class(cls):
+            defaults = cls._field_defaults  # type: ignore[attr-defined]
+            parts.append(f"namedtuple:{field_names(cls)}:{self.text(defaults, depth)}")
+            parts.append(repr(getattr(cls, "__annotations__", {})))
         for k, a in cls.__dict__.items():
-            if k in _CLASS_SKIP:
+            if k in _CLASS_SKIP or (is_namedtuple_class(cls) and _made_by_namedtuple(cls, k)):
                 continue
             if isinstance(a, types.FunctionType) and a.__code__.co_filename == "<string>":
                 # Made by `dataclasses` from the fields (``__init__``, ``__eq__``...).
                 continue
             parts.append(f"{k}={self.text(a, depth)}")
         return f"userclass({'|'.join(parts)})"
+
+
+def _made_by_namedtuple(cls: type, name: str) -> bool:
+    """Whether attribute `name` of named tuple class `cls` is one `namedtuple` makes."""
+    return name in _NAMEDTUPLE_MADE or name in field_names(cls)
+
+
+#: The attributes `collections.namedtuple` gives each class (fingerprinted by its fields).
+_NAMEDTUPLE_MADE = frozenset(
+    [*vars(collections.namedtuple("_Made", "x")), "__orig_bases__", "__annotations__"]
+)
 
 
 def code_text(code: types.CodeType) -> str:

@@ -13,9 +13,10 @@ lists (in a tuple, a dict, nested) are refused by the caller.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
+
+from .records import field_values, is_record_value, make_value
 
 
 def convertible(x: Any) -> bool:
@@ -31,8 +32,8 @@ def holds_list(x: Any) -> bool:
         return any(map(holds_list, x))
     if isinstance(x, dict):
         return any(map(holds_list, x.values()))
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return any(holds_list(getattr(x, f.name)) for f in dataclasses.fields(x))
+    if is_record_value(x):
+        return any(holds_list(v) for v in field_values(x))
     return False
 
 
@@ -76,13 +77,13 @@ def relisted(jac: Any, y: Any, argnums: Any, lists: tuple[int, ...], hessian: bo
         return list(b) if hessian and argnums in lists else b
 
     def walk(y: Any, r: Any) -> Any:
+        if is_record_value(y):
+            values = [walk(a, b) for a, b in zip(field_values(y), field_values(r, type(y)))]
+            return make_value(type(y), values)
         if isinstance(y, (tuple, list)):
             return type(y)(walk(a, b) for a, b in zip(y, r))
         if isinstance(y, dict):
             return {k: walk(y[k], r[k]) for k in y}
-        if dataclasses.is_dataclass(y) and not isinstance(y, type):
-            names = [fd.name for fd in dataclasses.fields(y)]
-            return type(y)(**{n: walk(getattr(y, n), getattr(r, n)) for n in names})
         return block(r)
 
     return walk(y, jac)

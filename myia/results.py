@@ -8,7 +8,6 @@ argument returned as it is) makes it the NumPy scalar of its dtype when it retur
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +22,7 @@ from .abstract.data import (
     AbstractValue,
     SelfRef,
 )
+from .records import replace_fields
 
 
 def _is_view(a: Any) -> bool:
@@ -96,7 +96,7 @@ def converter(a: AbstractValue) -> Callable[[Any], Any]:
         items = converter(a.fields[0])
         return lambda v: items(v.items)
     fields = [(n, converter(t)) for n, t in zip(a.names, a.fields) if has_0d_array(t)]
-    return lambda v: dataclasses.replace(v, **{n: c(getattr(v, n)) for n, c in fields})
+    return lambda v: replace_fields(v, **{n: c(getattr(v, n)) for n, c in fields})
 
 
 class ScalarResults:

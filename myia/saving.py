@@ -39,6 +39,7 @@ from .ir.analysis import Scopes, reachable_graphs, toposort
 from .ir.node import Apply, BackwardInfo, Constant, DebugInfo, Graph, Location, Node, Parameter
 from .operations.core import Operation
 from .primitives import PRIMITIVES, Primitive
+from .records import field_names, field_values, is_namedtuple_class, is_record_value, make_value
 from .results import ScalarResults, has_0d_array
 
 FORMAT = "myia-program"
@@ -234,8 +235,9 @@ class _Writer:
             if isinstance(v, MyiaError):
                 out["frames"] = [self.value(f) for f in v.frames]
             return out
-        if dataclasses.is_dataclass(v):
-            fields = {f.name: self.value(getattr(v, f.name)) for f in dataclasses.fields(v)}
+        if dataclasses.is_dataclass(v) or is_record_value(v):
+            names = field_names(type(v))
+            fields = {n: self.value(x) for n, x in zip(names, field_values(v))}
             kind = "abstract" if isinstance(v, absdata.AbstractValue) else "record"
             return {kind: _class_name(type(v)), "fields": fields}
         raise MyiaError(f"save: a constant of type {type(v).__qualname__} cannot be saved ({v!r})")
@@ -473,6 +475,9 @@ class _Reader:
             cls = self.find_class(body)
             if tag == "abstract" and not issubclass(cls, absdata.AbstractValue):
                 raise MyiaLoadError(f"{body} is not an abstract value")
+            if is_namedtuple_class(cls):
+                values = [self.value(v["fields"][n]) for n in field_names(cls)]
+                return make_value(cls, values)
             if not dataclasses.is_dataclass(cls):
                 raise MyiaLoadError(f"{body} is not a dataclass")
             fields = {k: self.value(x) for k, x in v["fields"].items()}

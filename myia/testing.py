@@ -27,7 +27,6 @@ tolerances depend on the lowest float precision among the arguments.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 from collections.abc import Callable, Iterator
@@ -37,6 +36,7 @@ import numpy as np
 
 from .api import MyiaFunction, grad, myia
 from .primitives import P
+from .records import field_names, field_values, is_record_value, make_value
 
 __all__ = ["check_grad", "check_jvp"]
 
@@ -178,30 +178,27 @@ def _show(x: Any) -> str:
 
 def _children(x: Any) -> Iterator[tuple[str, Any]]:
     """Yield the (path suffix, value) of the elements of structure `x` (none for a leaf)."""
-    if isinstance(x, (tuple, list)):
+    if is_record_value(x):
+        yield from ((f".{n}", v) for n, v in zip(field_names(type(x)), field_values(x)))
+    elif isinstance(x, (tuple, list)):
         yield from ((f"[{i}]", v) for i, v in enumerate(x))
     elif isinstance(x, dict):
         yield from ((f"[{k!r}]", v) for k, v in x.items())
-    elif dataclasses.is_dataclass(x) and not isinstance(x, type):
-        yield from ((f".{f.name}", getattr(x, f.name)) for f in dataclasses.fields(x))
 
 
 def _rebuild(x: Any, values: list[Any]) -> Any:
     """Structure `x` with its elements replaced by `values`."""
+    if is_record_value(x):
+        return make_value(type(x), values)
     if isinstance(x, (tuple, list)):
         return type(x)(values)
     if isinstance(x, dict):
         return dict(zip(x, values))
-    new = object.__new__(type(x))
-    for f, v in zip(dataclasses.fields(x), values):
-        object.__setattr__(new, f.name, v)
-    return new
+    raise TypeError(f"not a structure: {type(x).__name__}")
 
 
 def _is_structure(x: Any) -> bool:
-    return isinstance(x, (tuple, list, dict)) or (
-        dataclasses.is_dataclass(x) and not isinstance(x, type)
-    )
+    return isinstance(x, (tuple, list, dict)) or is_record_value(x)
 
 
 def _is_float(x: Any) -> bool:

@@ -411,6 +411,12 @@ def python_errors(x, y):
     return P.python_errors(np.log(x) * y, "log", x, None)
 
 
+def float_parts(x, y):
+    """`frexp` and `ldexp`: the mantissa's slope ``2 ** -e``, ``ldexp``'s ``2 ** i``."""
+    m, e = P.frexp(x * y)
+    return P.ldexp(m * x, 3) + m * e
+
+
 def invert(a, i):
     """`untake`, `unconcatenate`, `unstack` (gradient helpers) on their own."""
     u = P.untake(a[:, :3], a, i, 1)
@@ -664,6 +670,7 @@ CASES = [
     case("array_index_add_inplace owned_copy", index_add_inplace, [(f(3, 4), f(2))]),
     case("dynamic_window window_add window_add_inplace", windows, [(f(3, 4), f(3, 2), 1)], 2),
     case("gadd", gadd, [(PY(), PY()), (f(2), f(2))]),
+    case("frexp ldexp", float_parts, SCALARS, order=2),
     case("python_errors", python_errors, [(f(3, kind="pos"), f(3))], order=2),
     case("gadd_owned", gadd_owned, [(f(3), f(3))], order=2),
     case("partial_arg", partial_two_types, SCALARS, order=2),

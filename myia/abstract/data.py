@@ -8,9 +8,10 @@ is a cache key. Each prints in Myia's notation: ``f64``, ``f32 x 3 x 10``, ``(f6
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
+
+from ..records import field_names
 
 
 class _Anything:
@@ -161,7 +162,7 @@ class AbstractRecord(AbstractValue):
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(f.name for f in dataclasses.fields(self.cls))
+        return field_names(self.cls)
 
     def field(self, name: str) -> AbstractValue:
         """The abstract value of field `name`, with references to the class unfolded."""

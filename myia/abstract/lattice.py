@@ -10,7 +10,6 @@ result following NumPy (Python scalars are weak: ``f32 x 3`` times a Python floa
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import keyword
 import typing
@@ -18,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..records import field_annotation, field_names, is_record_value
 from .data import (
     ANYTHING,
     BOTTOM,
@@ -123,7 +123,7 @@ def to_abstract(value: Any) -> AbstractValue:
         if not all(isinstance(k, str) for k in value):
             raise TypeError("dict keys must be strings")
         return AbstractDict(tuple(value), tuple(to_abstract(v) for v in value.values()))
-    if t in _LAYOUTS or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+    if t in _LAYOUTS or is_record_value(value):
         return record_abstract(value)
     if value is None:
         return NONE
@@ -169,11 +169,11 @@ def _recursive_fields(cls: type) -> dict[str, AbstractValue]:
     except Exception:
         hints = {}
     out: dict[str, AbstractValue] = {}
-    for f in dataclasses.fields(cls):
-        h = hints.get(f.name, f.type)
+    for name in field_names(cls):
+        h = hints.get(name, field_annotation(cls, name))
         if _mentions(h, cls):
             ref = SelfRef(cls)
-            out[f.name] = AbstractUnion(frozenset([ref, NONE])) if _optional(h) else ref
+            out[name] = AbstractUnion(frozenset([ref, NONE])) if _optional(h) else ref
     return out
 
 
@@ -213,7 +213,7 @@ class _Layout:
     __slots__ = ("names", "rec", "walk")
 
     def __init__(self, cls: type):
-        self.names = tuple(f.name for f in dataclasses.fields(cls))
+        self.names = field_names(cls)
         self.rec = recursive_fields(cls)
         self.walk = _walker(cls, self.names, self.rec) if self.rec else None
 
@@ -330,7 +330,7 @@ def _other_field(fields: list[AbstractValue], i: int, v: Any, cls: type, name: s
     The field's annotation names that class (``left: Union["Leaf", "Node"]``): the field's
     type is the union of `cls` (`SelfRef`) and the records it holds.
     """
-    if not (dataclasses.is_dataclass(v) and allowed_in(cls, name, type(v))):
+    if not (is_record_value(v) and allowed_in(cls, name, type(v))):
         _bad_field(cls, name, v)
     fields[i] = join(fields[i], fold(to_abstract(v), cls))
 
@@ -342,8 +342,7 @@ def allowed_in(cls: type, name: str, other: type) -> bool:
         hints = typing.get_type_hints(cls)
     except Exception:
         hints = {}
-    f = next(f for f in dataclasses.fields(cls) if f.name == name)
-    return _mentions(hints.get(name, f.type), other)
+    return _mentions(hints.get(name, field_annotation(cls, name)), other)
 
 
 def _bad_field(cls: type, name: str, v: Any) -> None:

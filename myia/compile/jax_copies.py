@@ -23,10 +23,10 @@ are closures of one code, which `jax_skeletons.merge` joins as values of one fun
 from __future__ import annotations
 
 import ast
-import dataclasses
 from typing import Any
 
 from .. import pyast
+from ..records import field_values, is_record_value
 
 
 def without_copies(source: str, globals_: dict[str, Any], entry: str) -> str:
@@ -148,11 +148,9 @@ def _value_key(value: Any) -> Any:
         return (float, repr(value))
     if type(value) is tuple:
         return (tuple, tuple(map(_value_key, value)))
-    if (
-        dataclasses.is_dataclass(value)
-        and not isinstance(value, type)
-        and type(value).__dataclass_params__.frozen  # type: ignore[attr-defined]
+    if is_record_value(value) and (
+        isinstance(value, tuple)  # (a named tuple)
+        or type(value).__dataclass_params__.frozen  # type: ignore[attr-defined]
     ):
-        fields = dataclasses.fields(value)
-        return (type(value), tuple(_value_key(getattr(value, f.name)) for f in fields))
+        return (type(value), tuple(_value_key(v) for v in field_values(value)))
     return ("id", id(value))

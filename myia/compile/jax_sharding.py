@@ -22,13 +22,13 @@ JAX is imported by the JAX backend only: the core of Myia needs only NumPy.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
 
 from ..abstract.data import AbstractArray, AbstractRecord, AbstractTuple
 from ..errors import MyiaError
+from ..records import field_values
 
 
 class MeshLayout:
@@ -166,7 +166,7 @@ def _spec_parts(spec: Any, n: int, cls: Any, where: str) -> tuple[Any, ...]:
     if cls is tuple and isinstance(spec, tuple) and len(spec) == n:
         return spec
     if cls is not tuple and type(spec) is cls:
-        return tuple(getattr(spec, f.name) for f in dataclasses.fields(spec))
+        return field_values(spec)
     raise MyiaError(
         f"{where}: the spec {spec!r} does not have the argument's structure "
         f"({'a tuple' if cls is tuple else cls.__name__} of {n})"

@@ -21,13 +21,13 @@ skeleton):
 
 from __future__ import annotations
 
-import dataclasses
 import types
 from typing import Any
 
 import numpy as np
 
 from ..primitives.grad import EnvInstance
+from ..records import field_values, is_record_value
 from . import jax_runtime as rt
 from .jax_runtime import (
     EMPTY,
@@ -67,7 +67,7 @@ def split(value: Any, leaves: list[Any]) -> Any:
     walked; arrays and numbers are leaves (their shape and dtype are in the skeleton); other
     objects (None, keys, constants) are part of the skeleton.
     """
-    if isinstance(value, tuple):
+    if isinstance(value, tuple) and not is_record_value(value):
         return ("tuple", tuple(split(v, leaves) for v in value))
     if isinstance(value, list):
         return ("list", tuple(split(v, leaves) for v in value))
@@ -85,9 +85,8 @@ def split(value: Any, leaves: list[Any]) -> Any:
     if isinstance(value, Union):
         leaves.append(value.index)
         return ("union", tuple(split(v, leaves) for v in value.alts))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        names = [f.name for f in dataclasses.fields(value)]
-        return ("record", type(value), tuple(split(getattr(value, n), leaves) for n in names))
+    if is_record_value(value):
+        return ("record", type(value), tuple(split(v, leaves) for v in field_values(value)))
     if value is UNSET:  # before ``hasattr``: reading its attributes raises `Unreachable`
         return ("static", UNSET)
     if isinstance(value, (bool, int, float, np.ndarray, np.generic)) or hasattr(value, "shape"):

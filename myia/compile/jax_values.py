@@ -10,14 +10,13 @@ are or hold ``jax.Array``s (kept on the device) have abstract values of their sh
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 from typing import Any
 
 import numpy as np
 
 from ..abstract.data import AbstractArray, AbstractScalar, AbstractTuple
 from ..abstract.lattice import to_abstract
+from ..records import field_values, is_record_value, make_value
 from .lower import record_constructor
 
 #: The size from which XLA's CPU client copies an argument that is not at an address it can
@@ -267,11 +266,8 @@ def holds(value: Any, array: type) -> bool:
         return any(isinstance(v, array) or holds(v, array) for v in value)
     if type(value) is dict:
         return any(isinstance(v, array) or holds(v, array) for v in value.values())
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return any(
-            isinstance(v, array) or holds(v, array)
-            for v in (getattr(value, f.name) for f in dataclasses.fields(value))
-        )
+    if is_record_value(value):
+        return any(isinstance(v, array) or holds(v, array) for v in field_values(value))
     return False
 
 
@@ -290,11 +286,8 @@ def map_arrays(value: Any, array: type, fn: Any) -> Any:
         return [map_arrays(v, array, fn) for v in value]
     if type(value) is dict:
         return {k: map_arrays(v, array, fn) for k, v in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        new = copy.copy(value)
-        for f in dataclasses.fields(value):
-            object.__setattr__(new, f.name, map_arrays(getattr(value, f.name), array, fn))
-        return new
+    if is_record_value(value):
+        return make_value(type(value), [map_arrays(v, array, fn) for v in field_values(value)])
     return value
 
 

@@ -14,7 +14,6 @@ generator can nest them freely.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +37,7 @@ from ..primitives.grad import EMPTY_ENV, NO_ZERO, EnvInstance, zero_of_type
 from ..primitives.lazy_sens import lazy_zeros
 from ..primitives.randomness import METHODS as RANDOM_METHODS
 from ..primitives.stack import EMPTY_STACK, STACK
+from ..records import field_names, is_namedtuple_class
 
 Lowering = Callable[[list[str], Apply, Any], "str | None"]
 
@@ -314,8 +314,10 @@ def record_constructor(cls: type) -> Callable[..., Any]:
     fields.
     """
     fn = _CONSTRUCTORS.get(cls)
+    if fn is None and is_namedtuple_class(cls):
+        fn = _CONSTRUCTORS[cls] = _namedtuple_constructor(cls)
     if fn is None:
-        names = [f.name for f in dataclasses.fields(cls)]
+        names = field_names(cls)
         params = [f"_{i}" for i in range(len(names))]
         if hasattr(cls, "__slots__") or not names:
             body = [f"    _set(o, {n!r}, {p})" for n, p in zip(names, params)]
@@ -327,6 +329,15 @@ def record_constructor(cls: type) -> Callable[..., Any]:
         exec(src, scope)
         fn = _CONSTRUCTORS[cls] = scope["new"]
     return fn
+
+
+def _namedtuple_constructor(cls: type) -> Callable[..., Any]:
+    """`record_constructor` of a named tuple class: ``tuple.__new__`` of its fields' values."""
+    params = ", ".join(f"_{i}" for i in range(len(field_names(cls))))
+    src = f"def new({params}):\n    return _new(cls, ({params}{',' if params else ''}))"
+    scope: dict[str, Any] = {"_new": tuple.__new__, "cls": cls}
+    exec(src, scope)
+    return scope["new"]
 
 
 @lowering(P.apply_star, inline=False)

@@ -25,7 +25,6 @@ node holds its children's) is ``(tag, index)`` into lists of environments instea
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any
 
@@ -41,6 +40,7 @@ from ..infer.specialize import Dead
 from ..ir.node import Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.grad import EnvInstance
+from ..records import is_record_value
 
 _ZEROS = {"float64": "0.0", "int64": "0", "bool": "False"}
 
@@ -51,9 +51,7 @@ class NotWhole(Exception):
 
 def opaque_constant(value: Any) -> bool:
     """Whether `value` is written ``None`` in the machine code (an environment, a record)."""
-    return isinstance(value, EnvInstance) or (
-        dataclasses.is_dataclass(value) and not isinstance(value, type)
-    )
+    return isinstance(value, EnvInstance) or is_record_value(value)
 
 
 def constant_text(value: Any) -> str | None:

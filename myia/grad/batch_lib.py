@@ -8,22 +8,21 @@ or not (None); the results of the examples are stacked on axis 0.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
+from ..operations.ops import is_record_
 from ..primitives import P
 
 
 def _is_record(x):
-    return dataclasses.is_dataclass(x)
+    return is_record_(x)
 
 
 def _slice(a, ax, i):
     """Slice `i` of argument `a` along its batch axis `ax` (0), or `a` unbatched (None)."""
     if ax is None or a is None or isinstance(a, slice) or a is Ellipsis:
         return a  # (an index's slices are every example's: ``x[:, i]``)
-    if isinstance(a, tuple):
+    if isinstance(a, tuple) and not _is_record(a):
         return _slice_tuple(a, i)
     if isinstance(a, dict):
         return P.dict_from_values(a, _slice_tuple(P.dict_values(a), i))
@@ -72,7 +71,7 @@ def _batch_tree(y, n):
     """`_batch_of` at each leaf of the structure `y`."""
     if y is None:
         return None
-    if isinstance(y, tuple):
+    if isinstance(y, tuple) and not _is_record(y):
         return _batch_tuple(y, n)
     if isinstance(y, dict):
         return P.dict_from_values(y, _batch_tuple(P.dict_values(y), n))
@@ -91,7 +90,7 @@ def _put_tree(rows, i, y, put):
     """`put` (`_put`, `_put_checked`) at each leaf of the structures `rows` and `y`."""
     if y is None:
         return None
-    if isinstance(y, tuple):
+    if isinstance(y, tuple) and not _is_record(y):
         return _put_tuple(rows, i, y, put)
     if isinstance(y, dict):
         values = _put_tuple(P.dict_values(rows), i, P.dict_values(y), put)

@@ -6,10 +6,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
+from ..operations.ops import is_record_
 from ..primitives import P
 
 
@@ -21,13 +20,13 @@ def _vdot(a, b):
         return 0.0
     if isinstance(a, (str, slice)):
         return 0.0
-    if isinstance(a, tuple):
+    if isinstance(a, tuple) and not is_record_(a):
         return _vdot_tuple(a, b)
     if isinstance(a, list):
         return 0.0 + sum([_vdot(x, y) for x, y in zip(a, b)])
     if isinstance(a, dict):
         return _vdot_tuple(P.dict_values(a), P.dict_values(b))
-    if dataclasses.is_dataclass(a):
+    if is_record_(a):
         return _vdot_tuple(P.record_fields(a), P.record_fields(b))
     return 0.0 + np.sum(a * b)
 

@@ -18,6 +18,7 @@ from ..errors import MyiaTypeError
 from ..ir.node import Apply, Constant, Graph, Node
 from ..operations.core import Operation
 from ..primitives import P, Primitive
+from ..records import field_names, is_namedtuple_class
 from .traceback import error_frames
 
 
@@ -189,6 +190,15 @@ def bind_record_nodes(
     pos, kws = _split_nodes(refs, originals)
     bound = inspect.signature(cls).bind(*pos, **kws)
     out = []
+    if is_namedtuple_class(cls):  # (its defaults are values: no default factories)
+        for name in field_names(cls):
+            if name in bound.arguments:
+                out.append(bound.arguments[name])
+                continue
+            c = Constant(cls._field_defaults[name], node.debug.derive())  # type: ignore[attr-defined]
+            c.abstract = broaden(constant_abstract(c.value))
+            out.append(c)
+        return out
     for f in dataclasses.fields(cls):
         if f.name in bound.arguments:
             out.append(bound.arguments[f.name])

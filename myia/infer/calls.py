@@ -30,6 +30,7 @@ from ..errors import MyiaTypeError, too_many_arguments
 from ..ir.node import Apply, Constant, DebugInfo, Node
 from ..primitives import P, Primitive
 from ..primitives.structure import keeps_constants
+from ..records import field_annotation, field_names, is_namedtuple_class
 from .kinds import axes_literal
 from .traceback import called_name, error_frames, is_internal
 
@@ -156,7 +157,9 @@ def bind_primitive_args(prim: Primitive, args: list[AbstractValue], calls: Any) 
 
 
 def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> AbstractValue:
-    """The abstract value of calling class `cls`: a dataclass instance."""
+    """The abstract value of calling class `cls`: a dataclass or named tuple instance."""
+    if is_namedtuple_class(cls):
+        return _construct_namedtuple(inferrer, cls, args)
     if not dataclasses.is_dataclass(cls):
         raise MyiaTypeError(
             f"calling {cls.__name__} is not supported in Myia", error_frames(inferrer.calls)
@@ -207,6 +210,24 @@ def construct_record(inferrer: Any, cls: type, args: list[AbstractValue]) -> Abs
     if getattr(cls, "__myia_constant_fields__", False) and not keeps_constants(cls, fields):
         fields = [broaden(a) for a in fields]
     return AbstractRecord(cls, tuple(fields), axes_literal(given))
+
+
+def _construct_namedtuple(inferrer: Any, cls: type, args: list[AbstractValue]) -> AbstractValue:
+    """The abstract value of ``cls(...)`` for a named tuple class (bound as its ``__new__``)."""
+    pos, kws = _split(args)
+    try:
+        bound = inspect.signature(cls).bind(*pos, **kws)
+    except TypeError as exc:
+        raise MyiaTypeError(f"{cls.__name__}(): {exc}", error_frames(inferrer.calls)) from None
+    rec = recursive_fields(cls)
+    fields = []
+    for name in field_names(cls):
+        if name in bound.arguments:
+            a = broaden(bound.arguments[name])
+        else:
+            a = broaden(constant_abstract(cls._field_defaults[name]))  # type: ignore[attr-defined]
+        fields.append(recursive_field(cls, name, a) if name in rec else a)
+    return AbstractRecord(cls, tuple(fields))
 
 
 def _default_abstract(inferrer: Any, cls: type, f: dataclasses.Field) -> AbstractValue:
@@ -325,10 +346,11 @@ def untyped_fields_hint(*values: AbstractValue) -> str:
                 hints = typing.get_type_hints(o.cls)
             except Exception:
                 hints = {}
+            declared = {n: hints.get(n, field_annotation(o.cls, n)) for n in field_names(o.cls)}
             loose = [
-                (f.name, _annotation_name(hints.get(f.name, f.type)))
-                for f in dataclasses.fields(o.cls)
-                if hints.get(f.name, f.type) in (object, typing.Any, "object", "Any")
+                (n, _annotation_name(h))
+                for n, h in declared.items()
+                if h in (object, typing.Any, "object", "Any")
             ]
             if loose:
                 name = o.cls.__name__

@@ -9,7 +9,6 @@ refer to the specialization of the context they are called in.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from ..abstract.data import (
@@ -35,6 +34,7 @@ from ..operations.ops import callable_record, post_init
 from ..primitives import P, Primitive
 from ..primitives.batching import TransformSpec
 from ..primitives.grad import GradSpec
+from ..records import is_record_class
 from .binding import (
     TupleDefault,
     bind_graph_nodes,
@@ -687,7 +687,7 @@ class Specializer(GradientCalls, FunctionValues):
             g = self.graph_for(self.target(callee, arg_abs, node, ctx, values))
             inputs = bind_graph_nodes(callee.graph, refs, arg_nodes, new)
             return Apply([self._const(g, node, None), *inputs], new, dbg)
-        if isinstance(callee, type) and dataclasses.is_dataclass(callee):
+        if isinstance(callee, type) and is_record_class(callee):
             inputs = bind_record_nodes(
                 callee,
                 refs,

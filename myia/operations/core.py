@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from ..records import is_namedtuple_class, is_record_class
+
 
 class Array:
     """Kind of a NumPy array."""
@@ -69,7 +71,7 @@ def kind_of(value: Any) -> type:
         value, type
     ):
         return t if not isinstance(value, type) else type
-    if dataclasses.is_dataclass(value):
+    if is_record_class(t):
         return t
     if isinstance(value, np.random.Generator):
         return np.random.Generator
@@ -79,8 +81,8 @@ def kind_of(value: Any) -> type:
 
 
 def is_record(kind: Any) -> bool:
-    """Whether a kind is a dataclass (a record)."""
-    return isinstance(kind, type) and dataclasses.is_dataclass(kind)
+    """Whether a kind is a record: a dataclass or a named tuple class."""
+    return is_record_class(kind)
 
 
 class Operation:
@@ -88,6 +90,11 @@ class Operation:
 
     ``dispatch(*kinds)`` returns the callee for those kinds, or raises `NoMatch`.
     """
+
+    #: Whether a named tuple argument is taken as the tuple of its fields (``p[0]``,
+    #: ``len(p)``, ``a, b = p``, ``for x in p``, ``p + q``, ``p == q``): set by
+    #: `sequence_operation` on the operations that read tuples as sequences.
+    sequence = False
 
     def __init__(self, name: str, dispatch: Callable[..., Any], doc: str = ""):
         self.name = name
@@ -113,12 +120,29 @@ class Operation:
             self.check_arity(len(kinds))
             return self.dispatch(*kinds)
         self.check_arity(len(kinds))
-        callee = self.dispatch(*kinds)
+        if self.sequence and any(is_namedtuple_class(k) for k in kinds):
+            callee = self._as_tuples(kinds)
+        else:
+            callee = self.dispatch(*kinds)
         self._cache[kinds] = callee
         return callee
 
+    def _as_tuples(self, kinds: tuple[Any, ...]) -> Any:
+        """The callee for `kinds` whose named tuples are read as the tuples of their fields."""
+        from .named_tuples import tuple_view
+
+        mask = tuple(is_namedtuple_class(k) for k in kinds)
+        callee = self.resolve(tuple(tuple if m else k for m, k in zip(mask, kinds)))
+        return tuple_view(callee, mask)
+
     def __repr__(self) -> str:
         return self.name
+
+
+def sequence_operation(op: Operation) -> Operation:
+    """Mark `op` as reading tuples as sequences, named tuples included (`Operation.sequence`)."""
+    op.sequence = True
+    return op
 
 
 def operation(fn: Callable[..., Any]) -> Operation:

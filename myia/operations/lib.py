@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..primitives import P
-from .ops import myia_hasnext, myia_iter, myia_next
+from .ops import is_record_, myia_hasnext, myia_iter, myia_next
 
 # Iteration protocol: iter(x) gives an iterator state; hasnext(it) and next(it) -> (x, it').
 
@@ -402,6 +402,8 @@ def map_(fn, *seqs):
 def tuple_(xs=()):
     # A tuple when the length of the iteration is known at compile time, else a list.
     if isinstance(xs, tuple):
+        if is_record_(xs):  # a named tuple: the tuple of its fields
+            return P.record_fields(xs)
         return xs
     if _is_view(xs):
         return xs.items

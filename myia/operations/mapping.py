@@ -19,6 +19,7 @@ import numpy as np
 from ..primitives import P
 from . import everyday as ev
 from . import lib, ops, scipy_stats
+from . import math_exact as mx
 from . import number_lib as nb
 from . import numpy_division as nd
 from . import numpy_extra as nx
@@ -291,6 +292,12 @@ MATH: dict[Any, Any] = {
     math.prod: ev.math_prod,
     math.degrees: ev.math_degrees,
     math.radians: ev.math_radians,
+    math.frexp: mx.math_frexp,
+    math.ldexp: mx.math_ldexp,
+    math.modf: mx.math_modf,
+    math.fsum: mx.math_fsum,
+    math.isqrt: mx.math_isqrt,
+    math.dist: mx.math_dist,
 }
 
 NUMPY: dict[Any, Any] = {

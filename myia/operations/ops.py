@@ -6,7 +6,6 @@ value itself for arguments declared static (constant at compile time), and retur
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import types
 from typing import Any
@@ -15,7 +14,17 @@ import numpy as np
 
 from ..errors import did_you_mean
 from ..primitives import P
-from .core import Array, Function, Mutation, NoMatch, Operation, UnionKind, is_record
+from ..records import field_names, init_names, is_namedtuple_class
+from .core import (
+    Array,
+    Function,
+    Mutation,
+    NoMatch,
+    Operation,
+    UnionKind,
+    is_record,
+    sequence_operation,
+)
 
 NoneType = type(None)
 NotImplementedType = type(NotImplemented)
@@ -35,6 +44,12 @@ def _lib() -> Any:
     from . import lib
 
     return lib
+
+
+def _named() -> Any:
+    from . import named_tuples
+
+    return named_tuples
 
 
 def _sequences() -> Any:
@@ -239,15 +254,17 @@ def _binary(name: str, prim: Any, extra: dict[tuple[Any, Any], Any] | None = Non
     return Operation(name, dispatch, f"Python's ``{name}`` operator.")
 
 
-add = _binary(
-    "add",
-    P.add,
-    {(tuple, tuple): P.tuple_concat, (list, list): P.list_concat, (str, str): P.str_concat},
+add = sequence_operation(
+    _binary(
+        "add",
+        P.add,
+        {(tuple, tuple): P.tuple_concat, (list, list): P.list_concat, (str, str): P.str_concat},
+    )
 )
 sub = _binary("sub", P.sub)
 #: ``tuple * n`` and ``list * n``: filled by `myia.operations.everyday` (its library code).
 MUL_SEQUENCES: dict[tuple[Any, Any], Any] = {}
-mul = _binary("mul", P.mul, MUL_SEQUENCES)
+mul = sequence_operation(_binary("mul", P.mul, MUL_SEQUENCES))
 truediv = _binary("truediv", P.truediv)
 floordiv = _binary("floordiv", P.floordiv)
 mod = _binary("mod", P.mod)
@@ -286,7 +303,7 @@ def _compare(name: str, prim: Any, tuple_fn: str | None = None) -> Operation:
             return getattr(_sequences(), tuple_fn.replace("tuple", "list"))
         return _dunders(name, REFLECTED_COMPARISON[name], a, b, comparison=True)
 
-    return Operation(name, dispatch, f"Python's ``{name}`` comparison.")
+    return sequence_operation(Operation(name, dispatch, f"Python's ``{name}`` comparison."))
 
 
 eq = _compare("eq", P.eq, "tuple_eq")
@@ -338,7 +355,7 @@ def _truth(a: Any) -> Any:
     raise NoMatch
 
 
-truth = Operation("truth", _truth)
+truth = sequence_operation(Operation("truth", _truth))
 
 
 def _not(a: Any) -> Any:
@@ -348,7 +365,7 @@ def _not(a: Any) -> Any:
     raise NoMatch
 
 
-not_ = Operation("not", _not)
+not_ = sequence_operation(Operation("not", _not))
 
 
 def _is_none(a: Any) -> Any:
@@ -378,7 +395,7 @@ def _getitem(a: Any, i: Any) -> Any:
     raise NoMatch
 
 
-getitem = Operation("getitem", _getitem)
+getitem = sequence_operation(Operation("getitem", _getitem))
 
 
 def _len(a: Any) -> Any:
@@ -396,7 +413,7 @@ def _len(a: Any) -> Any:
     raise NoMatch
 
 
-len_ = Operation("len", _len)
+len_ = sequence_operation(Operation("len", _len))
 
 
 def _contains(x: Any, xs: Any) -> Any:
@@ -412,7 +429,7 @@ def _contains(x: Any, xs: Any) -> Any:
     raise NoMatch
 
 
-contains = Operation("contains", _contains)
+contains = sequence_operation(Operation("contains", _contains))
 
 
 def _is_view(k: Any) -> bool:
@@ -429,7 +446,7 @@ def _unpack(xs: Any, n: Any) -> Any:
     return _lib().unpack_unchecked
 
 
-unpack = Operation("unpack", _unpack)
+unpack = sequence_operation(Operation("unpack", _unpack))
 
 
 def _unpack_star(xs: Any, n: Any) -> Any:
@@ -443,7 +460,7 @@ def _unpack_star(xs: Any, n: Any) -> Any:
     )
 
 
-unpack_star = Operation("unpack_star", _unpack_star)
+unpack_star = sequence_operation(Operation("unpack_star", _unpack_star))
 
 
 def _star_tuple(xs: Any) -> Any:
@@ -484,8 +501,8 @@ def _star_list(xs: Any) -> Any:
     )
 
 
-star_tuple = Operation("star_tuple", _star_tuple)
-star_list = Operation("star_list", _star_list)
+star_tuple = sequence_operation(Operation("star_tuple", _star_tuple))
+star_list = sequence_operation(Operation("star_list", _star_list))
 
 
 def _list_append(lst: Any, value: Any) -> Any:
@@ -535,7 +552,7 @@ def _next(a: Any) -> Any:
     raise NoMatch
 
 
-myia_iter = Operation("iter", _iter)
+myia_iter = sequence_operation(Operation("iter", _iter))
 myia_hasnext = Operation("hasnext", _hasnext)
 myia_next = Operation("next", _next)
 
@@ -582,8 +599,10 @@ def _array_attribute(name: str) -> Any:
 def _getattr(a: Any, name: str) -> Any:
     """``a.name`` for a constant ``name``."""
     if is_record(a):
-        if name in {f.name for f in dataclasses.fields(a)}:
+        if name in field_names(a):
             return P.record_getattr
+        if is_namedtuple_class(a) and name in _NAMEDTUPLE_ATTRIBUTES:
+            return _NAMEDTUPLE_ATTRIBUTES[name](a)
         attr = inspect.getattr_static(a, name, None)
         if isinstance(attr, property) and has_source(attr.fget):
             return _property_getter(attr.fget)
@@ -592,7 +611,7 @@ def _getattr(a: Any, name: str) -> Any:
         if has_source(attr):
             return _method_getter(attr)
         if attr is None and not hasattr(a, name):
-            hint = did_you_mean(name, [f.name for f in dataclasses.fields(a)] + dir(a))
+            hint = did_you_mean(name, [*field_names(a), *dir(a)])
             raise NoMatch(f"{a.__name__!r} object has no attribute {name!r}{hint}")
         raise NoMatch
     if isinstance(a, types.ModuleType):  # a module passed (a default ``np=np``)
@@ -627,6 +646,24 @@ def _getattr(a: Any, name: str) -> Any:
 
 
 getattr_ = StaticOperation("getattr", _getattr, static=(1,))
+
+
+def _replacer(a: Any) -> Any:
+    """The function ``dataclasses.replace`` (a named tuple's ``_replace``) is on class `a`."""
+    if a not in _REPLACERS:
+        _REPLACERS[a] = _lib().dataclass_replacer(a, init_names(a))
+    return _REPLACERS[a]
+
+
+#: The attributes of named tuples that Myia code reads, besides their fields and the methods
+#: their class defines: each gives the function `_getattr` returns for a class.
+_NAMEDTUPLE_ATTRIBUTES: dict[str, Any] = {
+    "_replace": lambda a: _method_getter(_replacer(a)),
+    "_asdict": lambda a: _method_getter(_named().namedtuple_asdict(field_names(a))),
+    "_fields": lambda a: _static_getter(field_names(a)),
+    "count": lambda a: _method_getter(_named().tuple_view(_sequences().seq_count, (True,))),
+    "index": lambda a: _method_getter(_named().tuple_view(_sequences().seq_index, (True,))),
+}
 
 
 def _super_method(fn: Any) -> Any:
@@ -703,10 +740,20 @@ def _hasattr(a: Any, name: Any) -> Any:
 
 def _is_dataclass(a: Any) -> Any:
     """``dataclasses.is_dataclass(x)``: whether ``x`` is a dataclass instance (statically)."""
-    return _lib().true_ if is_record(a) else _lib().false_
+    return _lib().true_ if is_record(a) and not is_namedtuple_class(a) else _lib().false_
 
 
 is_dataclass_ = Operation("is_dataclass", _is_dataclass)
+
+
+def _is_record(a: Any) -> Any:
+    """Whether ``x`` is a record, a dataclass or named tuple instance (library code)."""
+    return _lib().true_ if is_record(a) else _lib().false_
+
+
+#: In Myia's library code (`myia.transforms.trees`...): a record's structure is its class's,
+#: a named tuple's included, where ``isinstance(x, tuple)`` holds too.
+is_record_ = Operation("is_record", _is_record)
 
 #: The function `lib.dataclass_replacer` makes for each dataclass (parsed once).
 _REPLACERS: dict[type, Any] = {}
@@ -714,12 +761,9 @@ _REPLACERS: dict[type, Any] = {}
 
 def _replace(a: Any, *changes: Any) -> Any:
     """``dataclasses.replace(obj, **changes)``: a new instance with the fields named replaced."""
-    if not is_record(a):
+    if not is_record(a) or is_namedtuple_class(a):
         raise NoMatch(f"replace() should be called on dataclass instances, not {_kind_name(a)}")
-    if a not in _REPLACERS:
-        names = tuple(f.name for f in dataclasses.fields(a) if f.init)
-        _REPLACERS[a] = _lib().dataclass_replacer(a, names)
-    return _REPLACERS[a]
+    return _replacer(a)
 
 
 dataclass_replace = Operation("replace", _replace)

@@ -35,6 +35,7 @@ from ..abstract.lattice import FUNCTION
 from ..ir.node import Apply, Graph, Node
 from ..primitives import P, Primitive
 from ..primitives.structure import convert_value
+from ..records import is_record_value
 from .effects import droppable
 from .matcher import NO_VALUE, Rewrite, args_of, prim_of, rewrite, value_of
 from .sweep import same_type
@@ -166,7 +167,7 @@ def getattr_constant(node: Apply, opt: Any) -> Node | None:
     record_getattr(c, name) => c.name  (a constant record, a plain field: a range's zero)
     """
     r, name = (value_of(x) for x in node.inputs[1:])
-    if r is NO_VALUE or not dataclasses.is_dataclass(r) or type(name) is not str:
+    if r is NO_VALUE or not is_record_value(r) or type(name) is not str:
         return None
     v = getattr(r, name, NO_VALUE)
     if v is NO_VALUE or not _plain(v) or type(v) is np.ndarray:

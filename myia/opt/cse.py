@@ -14,13 +14,13 @@ graph's table by `cse_key`, after its inputs, so chains of equal nodes merge in 
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
 
 from ..ir.node import Graph, Node
 from ..primitives import P, Primitive
+from ..records import field_values, is_record_value
 
 #: Primitives never merged besides effects: they call functions or build mutable values.
 NO_CSE = frozenset([P.apply_star, P.make_list, P.make_dict])
@@ -38,8 +38,8 @@ def const_key(value: Any) -> Any:
     if t is tuple:
         keys = tuple(const_key(v) for v in value)
         return None if any(k is None for k in keys) else (tuple, keys)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        keys = tuple(const_key(getattr(value, f.name)) for f in dataclasses.fields(value))
+    if is_record_value(value):
+        keys = tuple(const_key(v) for v in field_values(value))
         return None if any(k is None for k in keys) else (t, keys)
     return ("id", id(value))
 

@@ -17,12 +17,12 @@ nobody reads. Elements that are tuples or records themselves are flattened in tu
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from ..abstract.data import AbstractRecord, AbstractTuple, SelfRef
 from ..ir.node import Apply, Graph, Node, Parameter
 from ..primitives import P
+from ..records import field_names, is_record_value
 from .callsites import CallSites, Group
 from .matcher import prim_of
 from .sweep import typed_apply, typed_constant
@@ -42,8 +42,7 @@ def _parts(a: Any) -> list[tuple[Any, Any]] | None:
             return None
         if any(_refers_to_self(f) for f in a.fields):
             return None  # a tree: its type is recursive
-        names = [f.name for f in dataclasses.fields(a.cls)]
-        return list(zip(names, a.fields))
+        return list(zip(field_names(a.cls), a.fields))
     return None
 
 
@@ -64,11 +63,10 @@ def _getter(graph: Graph, a: Any, arg: Node, key: Any, typ: Any) -> Node:
             return arg.inputs[1 + key]
         if arg.is_constant and type(arg.value) is tuple:  # type: ignore[attr-defined]
             return typed_constant(arg.value[key], typ)  # type: ignore[attr-defined]
-    elif arg.is_constant and dataclasses.is_dataclass(arg.value):  # type: ignore[attr-defined]
+    elif arg.is_constant and is_record_value(arg.value):  # type: ignore[attr-defined]
         return typed_constant(getattr(arg.value, key), typ)  # type: ignore[attr-defined]
     elif prim_of(arg) is P.make_record:
-        names = [f.name for f in dataclasses.fields(a.cls)]
-        return arg.inputs[2 + names.index(key)]
+        return arg.inputs[2 + field_names(a.cls).index(key)]
     prim = P.tuple_getitem if isinstance(a, AbstractTuple) else P.record_getattr
     return typed_apply(graph, typ, prim, arg, key)
 

@@ -215,9 +215,9 @@ def _fields(node: Node) -> tuple[type, list[Node]] | None:
 
 
 def _field_index(cls: type, name: Any) -> int | None:
-    import dataclasses
+    from ..records import field_names
 
-    names = [f.name for f in dataclasses.fields(cls)]
+    names = field_names(cls)
     return names.index(name) if name in names else None
 
 

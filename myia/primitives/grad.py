@@ -11,7 +11,6 @@ the arguments of each iteration's tail call (`myia.grad.loops`).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -42,6 +41,7 @@ from ..errors import MyiaTypeError
 from ..grad.registry import bprop, nondifferentiable
 from ..infer.registry import infer_rule
 from ..infer.rulelib import const_value
+from ..records import field_names, field_values, is_record_value, make_value
 from .core import primitive
 
 # Environments ---------------------------------------------------------------------------------
@@ -156,7 +156,7 @@ def zeros_value(x: Any) -> Any:
         return lazy_zeros(x)  # built lazily: see `myia.primitives.lazy_sens`
     if x is None or x is Ellipsis or isinstance(x, (str, slice, type, np.dtype, _Generator)):
         return x
-    if dataclasses.is_dataclass(x):
+    if is_record_value(x):
         return lazy_zeros(x)
     if isinstance(x, EnvKey):
         return x
@@ -180,19 +180,15 @@ def gadd_value(a: Any, b: Any) -> Any:
         return {k: gadd_value(a[k], b[k]) for k in a}
     if a is None or a is Ellipsis or isinstance(a, (str, slice, type, np.dtype, _Generator)):
         return a
-    if dataclasses.is_dataclass(a) and not isinstance(a, type):
-        fields = dataclasses.fields(a)
-        return _record(t, [gadd_value(getattr(a, f.name), getattr(b, f.name)) for f in fields])
+    if is_record_value(a):
+        return _record(t, [gadd_value(x, y) for x, y in zip(field_values(a), field_values(b, t))])
     if t is bool or isinstance(a, EnvKey):
         return a
     return a + b
 
 
 def _record(cls: type, values: list[Any]) -> Any:
-    obj = object.__new__(cls)
-    for f, v in zip(dataclasses.fields(cls), values):
-        object.__setattr__(obj, f.name, v)
-    return obj
+    return make_value(cls, values)
 
 
 @primitive
@@ -351,7 +347,7 @@ def list_as_tuple(lst, like):
 @primitive
 def record_fields(r):
     """The tuple of the fields of record ``r``."""
-    return tuple(getattr(r, f.name) for f in dataclasses.fields(r))
+    return field_values(concrete(r))
 
 
 @primitive
@@ -379,10 +375,9 @@ def unbroadcast_value(d: Any, x: Any) -> Any:
         return [unbroadcast_value(a, b) for a, b in zip(d, x)]
     if t is dict:
         return {k: unbroadcast_value(d[k], x[k]) for k in x}
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        fields = dataclasses.fields(x)
+    if is_record_value(x):
         return _record(
-            t, [unbroadcast_value(getattr(d, f.name), getattr(x, f.name)) for f in fields]
+            t, [unbroadcast_value(a, b) for a, b in zip(field_values(d, t), field_values(x))]
         )
     if not isinstance(x, (float, int, np.generic, np.ndarray)):
         return d
@@ -424,10 +419,9 @@ def broadcast_like_value(d: Any, like: Any) -> Any:
         return [broadcast_like_value(a, b) for a, b in zip(d, like)]
     if t is dict:
         return {k: broadcast_like_value(d[k], like[k]) for k in like}
-    if dataclasses.is_dataclass(like) and not isinstance(like, type):
-        fields = dataclasses.fields(like)
+    if is_record_value(like):
         return _record(
-            t, [broadcast_like_value(getattr(d, f.name), getattr(like, f.name)) for f in fields]
+            t, [broadcast_like_value(a, b) for a, b in zip(field_values(d, t), field_values(like))]
         )
     if not isinstance(like, (float, int, np.generic, np.ndarray)):
         return d
@@ -463,9 +457,7 @@ def record_setattr(r, name, v):
 def _replace(r: Any, name: str, v: Any) -> Any:
     r = concrete(r)
     cls = type(r)
-    return _record(
-        cls, [v if f.name == name else getattr(r, f.name) for f in dataclasses.fields(cls)]
-    )
+    return _record(cls, [v if n == name else x for n, x in zip(field_names(cls), field_values(r))])
 
 
 @primitive

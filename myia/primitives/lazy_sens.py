@@ -26,20 +26,11 @@ of a number or an array is always concrete, so arithmetic never sees one.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def field_names(cls: type) -> tuple[str, ...]:
-    """The names of the fields of dataclass `cls` (cached)."""
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    return names
+from ..records import field_names, is_record_class
 
 
 def is_structure(x: Any) -> bool:
@@ -49,7 +40,7 @@ def is_structure(x: Any) -> bool:
         (t is tuple and not is_stack(x))
         or t is list
         or t is dict
-        or (hasattr(t, "__dataclass_fields__") and not isinstance(x, type))
+        or (not isinstance(x, type) and is_record_class(t))
     )
 
 
@@ -279,7 +270,7 @@ def materialize(d: Any) -> Any:
             kind: Any = t
         elif t is dict:
             members, kind = list(x.values()), (dict, tuple(x))
-        elif hasattr(t, "__dataclass_fields__") and not isinstance(x, type):
+        elif not isinstance(x, type) and is_record_class(t):
             members, kind = [getattr(x, n) for n in field_names(t)], t
         else:
             out.append(zeros_value(x) if zero else _own(x))

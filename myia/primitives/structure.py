@@ -5,7 +5,6 @@ All data structures are immutable values in Myia: every primitive here builds a 
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -47,6 +46,7 @@ from ..grad.registry import bprop, linear, nondifferentiable, special
 from ..infer.kinds import axes_literal, is_literal, static_value
 from ..infer.registry import infer_rule
 from ..infer.rulelib import const_value, elementwise, i64, int_scalar, py_bool
+from ..records import field_names, make_value
 from .core import primitive
 
 # Tuples ---------------------------------------------------------------------------------------
@@ -219,11 +219,8 @@ def dict_values(d):
 
 @primitive
 def make_record(cls, *fields):
-    """Build an instance of the dataclass ``cls`` from the values of all its fields."""
-    obj = object.__new__(cls)
-    for f, v in zip(dataclasses.fields(cls), fields):
-        object.__setattr__(obj, f.name, v)
-    return obj
+    """Build an instance of record class ``cls`` (a dataclass, a named tuple) from its fields."""
+    return make_value(cls, fields)
 
 
 @primitive
@@ -513,7 +510,7 @@ def keeps_constants(cls: type, fields: Any) -> bool:
 def _infer_make_record(cls, *fields):
     c = const_value(cls, "a record class", type)
     rec = recursive_fields(c)
-    names = [f.name for f in dataclasses.fields(c)]
+    names = field_names(c)
     if keeps_constants(c, fields):
         return AbstractRecord(c, tuple(fields))  # (``range(3)``: its length is known)
     return AbstractRecord(

@@ -204,7 +204,7 @@ def _map_picks(h, y, pick):
     """
     if y is None:
         return None
-    if isinstance(y, tuple):
+    if isinstance(y, tuple) and not _is_record(y):
         return _picks_tuple(h, y, pick)
     if isinstance(y, list):
         return [_map_picks(h, e, _pick_at(pick, i)) for i, e in enumerate(y)]
@@ -231,7 +231,7 @@ def _map_puts(h, x, put):
     """
     if x is None:
         return None
-    if isinstance(x, tuple):
+    if isinstance(x, tuple) and not _is_record(x):
         return _puts_tuple(h, x, put)
     if isinstance(x, list):
         return [_map_puts(h, e, _put_at(put, x, i)) for i, e in enumerate(x)]
@@ -350,7 +350,7 @@ def _split(c, x):
     """
     if x is None:
         return None, c
-    if isinstance(x, tuple):
+    if isinstance(x, tuple) and not _is_record(x):
         return _split_tuple(c, x)
     if isinstance(x, dict):
         values, c = _split_tuple(c, P.dict_values(x))

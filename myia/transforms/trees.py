@@ -6,20 +6,21 @@ inside ``@myia`` code); `tree_map` and `tree_leaves` are their Python counterpar
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..operations.core import NoMatch, Operation
+from ..operations.ops import is_record_
 from ..primitives import P
+from ..records import field_names, field_values, is_record_value, replace_fields
 
 # Myia code: structures ------------------------------------------------------------------------
 
 
 def _is_record(x):
-    return dataclasses.is_dataclass(x)
+    return is_record_(x)
 
 
 def _vdot(a, b):
@@ -28,7 +29,7 @@ def _vdot(a, b):
         return 0.0
     if b is None:  # (narrows `b` too where both are ``Tree | None``)
         return 0.0
-    if isinstance(a, tuple):
+    if isinstance(a, tuple) and not _is_record(a):
         return _vdot_tuple(a, b)
     if isinstance(a, list):
         return 0.0 + sum([_vdot(x, y) for x, y in zip(a, b)])
@@ -49,7 +50,7 @@ def tree_map_(f, tree, *rest):
     """``f`` applied to the leaves of `tree` (and those of `rest` at the same places)."""
     if tree is None:
         return None
-    if isinstance(tree, tuple):
+    if isinstance(tree, tuple) and not _is_record(tree):
         return _map_tuple(f, tree, rest)
     if isinstance(tree, list):
         return [tree_map_(f, x, *ys) for x, ys in zip(tree, _transpose_lists(rest, len(tree)))]
@@ -113,7 +114,7 @@ def tree_leaves_(tree):
     """The leaves of `tree`, in order, as a tuple (they may have different types)."""
     if tree is None:
         return ()
-    if isinstance(tree, tuple):
+    if isinstance(tree, tuple) and not _is_record(tree):
         return _leaves_tuple(tree)
     if isinstance(tree, list):
         return leaves_of_a_list(tree)
@@ -156,17 +157,15 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
     """
     if tree is None:
         return None
+    if is_record_value(tree):
+        values = zip(field_values(tree), *(field_values(r, type(tree)) for r in rest))
+        names = field_names(type(tree))
+        return replace_fields(tree, **{n: tree_map(f, *vs) for n, vs in zip(names, values)})
     if isinstance(tree, (tuple, list)):
         out = [tree_map(f, x, *(r[i] for r in rest)) for i, x in enumerate(tree)]
         return type(tree)(out) if isinstance(tree, list) else tuple(out)
     if isinstance(tree, dict):
         return {k: tree_map(f, v, *(r[k] for r in rest)) for k, v in tree.items()}
-    if dataclasses.is_dataclass(tree) and not isinstance(tree, type):
-        fields = {
-            fd.name: tree_map(f, getattr(tree, fd.name), *(getattr(r, fd.name) for r in rest))
-            for fd in dataclasses.fields(tree)
-        }
-        return dataclasses.replace(tree, **fields)
     return f(tree, *rest)
 
 
@@ -178,7 +177,6 @@ def tree_leaves(tree: Any) -> list[Any]:
         return [leaf for x in tree for leaf in tree_leaves(x)]
     if isinstance(tree, dict):
         return [leaf for v in tree.values() for leaf in tree_leaves(v)]
-    if dataclasses.is_dataclass(tree) and not isinstance(tree, type):
-        values = [getattr(tree, fd.name) for fd in dataclasses.fields(tree)]
-        return [leaf for v in values for leaf in tree_leaves(v)]
+    if is_record_value(tree):
+        return [leaf for v in field_values(tree) for leaf in tree_leaves(v)]
     return [tree]

@@ -6,13 +6,13 @@ function and axes.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 from ..boundary import boundary
 from ..errors import MyiaTypeError
 from ..primitives import P
+from ..records import field_values, is_record_value
 from .entries import _compiled
 
 
@@ -44,8 +44,8 @@ def _check_leaves(ax: Any, what: str) -> None:
     """A `MyiaTypeError` where a leaf of the tree of axes `ax` is not an int or None."""
     if isinstance(ax, dict):
         ax = tuple(ax.values())
-    elif dataclasses.is_dataclass(ax) and not isinstance(ax, type):
-        ax = tuple(getattr(ax, f.name) for f in dataclasses.fields(ax))
+    elif is_record_value(ax):
+        ax = field_values(ax)
     if isinstance(ax, (tuple, list)):
         for a in ax:
             _check_leaves(a, what)
@@ -93,8 +93,8 @@ def _axes_key(ax: Any) -> Any:
     """
     if isinstance(ax, dict):
         return _DictAxes((k, _axes_key(v)) for k, v in ax.items())
-    if dataclasses.is_dataclass(ax) and not isinstance(ax, type):
-        return tuple(_axes_key(getattr(ax, f.name)) for f in dataclasses.fields(ax))
+    if is_record_value(ax):
+        return tuple(_axes_key(v) for v in field_values(ax))
     return tuple(map(_axes_key, ax)) if isinstance(ax, (tuple, list)) else ax
 
 

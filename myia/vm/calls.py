@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import MyiaTypeError
 from ..primitives import P, Primitive
 from ..primitives.structure import KeywordArgument
+from ..records import is_namedtuple_class
 
 
 class UserException(Exception):
@@ -72,6 +73,13 @@ def _fields(cls: type) -> tuple[dataclasses.Field, ...]:
 
 def construct(cls: type, args: list[Any]) -> Any:
     """Call a class: build a dataclass instance (fields bound like its ``__init__``)."""
+    if is_namedtuple_class(cls):  # (its ``__new__`` binds the fields and their defaults)
+        pos = [a for a in args if type(a) is not KeywordArgument]
+        kws = {a.key: a.value for a in args if type(a) is KeywordArgument}
+        try:
+            return cls(*pos, **kws)
+        except TypeError as exc:
+            raise MyiaTypeError(f"{cls.__name__}(): {exc}") from None
     if dataclasses.is_dataclass(cls):
         fields = _fields(cls)
         if len(args) == len(fields) and all(f.init for f in fields):
