@@ -166,12 +166,16 @@ def check_index(a: Any, index: Any) -> Any:
     by a traced integer (a loop's counter) is read as a JAX array: NumPy's indexing would
     ask the traced integer for its value.
     """
-    if type(index) is list:  # ``a[[0, 2]]``: JAX takes a sequence of indices as an array
-        index = np.asarray(index)
+    index = jax_index(index)
     check_bounds(a, index)
     if isinstance(a, np.ndarray) and not _known_index(index):
         a = _jnp().asarray(a)
     return lags.read(a[index], a, index)
+
+
+def jax_index(index: Any) -> Any:
+    """`index` as JAX takes it: a list of indices (``a[[0, 2]]``) as an array, as NumPy does."""
+    return np.asarray(index) if type(index) is list else index
 
 
 def _known_index(index: Any) -> bool:

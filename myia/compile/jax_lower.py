@@ -224,10 +224,9 @@ def index_add(a: Any, index: Any, v: Any) -> Any:
     The backpropagator of ``a[index]``; an index out of bounds is flagged (XLA drops the
     update where NumPy raises).
     """
-    from .jax_checks import check_bounds
+    from .jax_checks import check_bounds, jax_index
 
-    if type(index) is list:  # ``a[[0, 2]]``: JAX takes a sequence of indices as an array
-        index = np.asarray(index)
+    index = jax_index(index)
     check_bounds(a, index)
     a = _jax().numpy.asarray(a)  # a constant may be a NumPy array
     return a.at[index].add(_jax().numpy.asarray(v, a.dtype))
